@@ -1,0 +1,110 @@
+// Configuration: environment first, then an optional <state>/config.json, validated once with zod.
+// Pipeline: locate state dir → read file → merge env over it → validate. `loadConfigFrom` lets
+// tests skip the disk.
+import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { InvalidInputError } from './errors.js';
+
+const intFromString = (min: number, max: number) =>
+  z.coerce.number({ invalid_type_error: 'must be a number' }).int('must be a whole number').min(min).max(max);
+
+export const ConfigSchema = z
+  .object({
+    home: z.string().min(1),
+    claudeBin: z.string().min(1).optional(),
+    codexBin: z.string().min(1).optional(),
+    maxAgents: intFromString(1, 256).default(8),
+    port: intFromString(0, 65535).default(0),
+    lockMode: z.enum(['auto', 'strict', 'off']).default('auto'),
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    /** How deep agents may nest (lead's children are depth 1). */
+    maxDepth: intFromString(1, 10).default(2),
+    /** Default wall clock per attempt when spawn_agent gives no timeout_s. */
+    defaultTimeoutS: intFromString(1, 7 * 24 * 3600).default(3600),
+    /** SIGTERM → SIGKILL grace period. */
+    killGraceMs: intFromString(0, 60_000).default(3000),
+    /** Attempts in all for a job with retry `same`/`analyze`. */
+    maxAttempts: intFromString(1, 10).default(3),
+    /** Longest blocking wait a tool allows (seconds); the child's MCP timeout sits above it. */
+    maxWaitS: intFromString(1, 24 * 3600).default(3600),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+const ENV_KEYS: Record<string, keyof Config> = {
+  OVERSEER_HOME: 'home',
+  CLAUDE_BIN: 'claudeBin',
+  CODEX_BIN: 'codexBin',
+  OVERSEER_MAX_AGENTS: 'maxAgents',
+  OVERSEER_PORT: 'port',
+  OVERSEER_LOCK_MODE: 'lockMode',
+  OVERSEER_LOG_LEVEL: 'logLevel',
+  OVERSEER_MAX_DEPTH: 'maxDepth',
+  OVERSEER_DEFAULT_TIMEOUT_S: 'defaultTimeoutS',
+  OVERSEER_KILL_GRACE_MS: 'killGraceMs',
+  OVERSEER_MAX_ATTEMPTS: 'maxAttempts',
+  OVERSEER_MAX_WAIT_S: 'maxWaitS',
+};
+
+/** The git top level of `dir`, or undefined outside a repository. */
+export function gitRoot(dir: string): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** `OVERSEER_HOME`, else `.overseer/` at the git root of `cwd`, else `<cwd>/.overseer`. */
+export function resolveStateDir(env: NodeJS.ProcessEnv, cwd: string): string {
+  if (env.OVERSEER_HOME) return resolve(cwd, env.OVERSEER_HOME);
+  return join(gitRoot(cwd) ?? cwd, '.overseer');
+}
+
+/** Validate a plain object (file contents merged with env) into a Config. */
+export function loadConfigFrom(raw: Record<string, unknown>, source = 'configuration'): Config {
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const key = i.path.join('.');
+      const envName = Object.entries(ENV_KEYS).find(([, k]) => k === key)?.[0];
+      const value = key in raw ? JSON.stringify(raw[key]) : '(missing)';
+      return `${key}${envName ? ` (env ${envName})` : ''} = ${value}: ${i.message}`;
+    });
+    throw new InvalidInputError(`Invalid ${source}:\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+/** Load config for a process started in `cwd` with environment `env`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
+  const home = resolveStateDir(env, cwd);
+  const file = join(home, 'config.json');
+  let fromFile: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      fromFile = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (err) {
+      throw new InvalidInputError(`${file} is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  const fromEnv: Record<string, unknown> = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') fromEnv[key] = v;
+  }
+  return loadConfigFrom({ ...fromFile, ...fromEnv, home }, existsSync(file) ? `configuration (${file} and environment)` : 'configuration (environment)');
+}
+
+/** The package root (where prompts/ and hooks/ live), found from this compiled file. */
+export function packageRoot(): string {
+  let dir = dirname(new URL(import.meta.url).pathname);
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'prompts'))) return dir;
+    dir = dirname(dir);
+  }
+  throw new Error('cannot locate the overseer-mcp package root (package.json + prompts/)');
+}

@@ -1,0 +1,47 @@
+// Opens the SQLite state file: WAL, busy timeout, foreign keys, then applies pending migrations.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS, type Migration } from './migrations.js';
+import { StoreBusyError } from '../errors.js';
+
+export type Db = Database.Database;
+
+export function openDb(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  migrate(db, migrations);
+  return db;
+}
+
+/** Apply every migration newer than the recorded version, each in its own transaction. */
+export function migrate(db: Db, migrations: readonly Migration[]): number {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  const current = (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
+  const known = migrations.at(-1)?.version ?? 0;
+  if (current > known) {
+    throw new Error(`State database schema version ${current} is newer than this overseer knows (${known}). Upgrade overseer-mcp.`);
+  }
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.up);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+    }).immediate();
+  }
+  return known;
+}
+
+/** Run `fn` in an IMMEDIATE transaction; SQLITE_BUSY becomes a StoreBusyError that says to retry. */
+export function tx<T>(db: Db, fn: () => T): T {
+  try {
+    return db.transaction(fn).immediate();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new StoreBusyError(err);
+    throw err;
+  }
+}

@@ -1,0 +1,128 @@
+// Forward-only, versioned migrations. Never reorder or rewrite an entry: append a new one.
+// Each runs in its own transaction together with its row in schema_migrations.
+
+export interface Migration {
+  version: number;
+  name: string;
+  up: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'jobs, attempts, events, messages, requests',
+    up: `
+      CREATE TABLE jobs (
+        id              TEXT PRIMARY KEY,
+        seq             INTEGER NOT NULL UNIQUE,
+        parent_id       TEXT REFERENCES jobs(id),
+        depth           INTEGER NOT NULL,
+        title           TEXT NOT NULL,
+        prompt          TEXT NOT NULL,
+        provider        TEXT NOT NULL,
+        model           TEXT,
+        cwd             TEXT NOT NULL,
+        work_dir        TEXT,
+        repo_root       TEXT,
+        worktree        INTEGER NOT NULL DEFAULT 0,
+        branch          TEXT,
+        base_commit     TEXT,
+        priority        INTEGER NOT NULL DEFAULT 0,
+        max_turns       INTEGER,
+        budget_usd      REAL,
+        timeout_s       INTEGER,
+        context_json    TEXT,
+        template        TEXT,
+        checks_json     TEXT NOT NULL DEFAULT '[]',
+        retry           TEXT NOT NULL DEFAULT 'none',
+        labels_json     TEXT NOT NULL DEFAULT '[]',
+        depends_on_json TEXT NOT NULL DEFAULT '[]',
+        status          TEXT NOT NULL,
+        status_message  TEXT,
+        progress        REAL,
+        result          TEXT,
+        outcome         TEXT,
+        error           TEXT,
+        failure_class   TEXT,
+        session_id      TEXT,
+        turns           INTEGER NOT NULL DEFAULT 0,
+        cost_usd        REAL NOT NULL DEFAULT 0,
+        pid             INTEGER,
+        pr_url          TEXT,
+        diff_stat       TEXT,
+        git_note        TEXT,
+        token_hash      TEXT UNIQUE,
+        resume_message  TEXT,
+        created_at      INTEGER NOT NULL,
+        started_at      INTEGER,
+        ended_at        INTEGER,
+        updated_at      INTEGER NOT NULL
+      );
+      CREATE INDEX jobs_status ON jobs(status);
+      CREATE INDEX jobs_parent ON jobs(parent_id);
+
+      CREATE TABLE job_deps (
+        job_id TEXT NOT NULL REFERENCES jobs(id),
+        dep_id TEXT NOT NULL REFERENCES jobs(id),
+        PRIMARY KEY (job_id, dep_id)
+      );
+      CREATE INDEX job_deps_dep ON job_deps(dep_id);
+
+      CREATE TABLE attempts (
+        job_id        TEXT NOT NULL REFERENCES jobs(id),
+        n             INTEGER NOT NULL,
+        kind          TEXT NOT NULL,
+        status        TEXT NOT NULL,
+        started_at    INTEGER NOT NULL,
+        ended_at      INTEGER,
+        session_id    TEXT,
+        pid           INTEGER,
+        exit_code     INTEGER,
+        signal        TEXT,
+        turns         INTEGER NOT NULL DEFAULT 0,
+        cost_usd      REAL NOT NULL DEFAULT 0,
+        failure_class TEXT,
+        error         TEXT,
+        diagnosis     TEXT,
+        transcript    TEXT NOT NULL,
+        PRIMARY KEY (job_id, n)
+      );
+
+      CREATE TABLE events (
+        id        INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id    TEXT NOT NULL,
+        at        INTEGER NOT NULL,
+        kind      TEXT NOT NULL,
+        data_json TEXT
+      );
+      CREATE INDEX events_job ON events(job_id, id);
+
+      CREATE TABLE messages (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        from_id      TEXT NOT NULL,
+        to_id        TEXT NOT NULL,
+        text         TEXT NOT NULL,
+        created_at   INTEGER NOT NULL,
+        delivered_at INTEGER,
+        read_at      INTEGER
+      );
+      CREATE INDEX messages_to ON messages(to_id, id);
+
+      CREATE TABLE requests (
+        id          TEXT PRIMARY KEY,
+        job_id      TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        summary     TEXT NOT NULL,
+        plan_json   TEXT,
+        options_json TEXT,
+        status      TEXT NOT NULL,
+        decision    TEXT,
+        answer      TEXT,
+        comment     TEXT,
+        created_at  INTEGER NOT NULL,
+        answered_at INTEGER
+      );
+      CREATE INDEX requests_job ON requests(job_id, status);
+    `,
+  },
+];
