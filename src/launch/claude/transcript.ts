@@ -1,0 +1,158 @@
+// Human-readable and capped-JSON views of a Claude stream-json transcript, for
+// `read_agent_output` and `overseer logs`. Every output is bounded: per field by
+// maxFieldChars, in whole by maxChars, keeping the most recent part. Pure.
+import { parseClaudeLine, type ClaudeEvent } from './events.js';
+
+/** Size caps of rendered output. */
+export interface RenderOptions {
+  /** Cap of the whole output. Default 20000. */
+  maxChars?: number;
+  /** Cap of each text, tool input or tool result. Default 2000. */
+  maxFieldChars?: number;
+}
+
+const DEFAULT_MAX_CHARS = 20000;
+const DEFAULT_MAX_FIELD = 2000;
+const UNPARSED_PREVIEW = 200;
+/** system/* subtypes that are noise in a transcript. */
+const QUIET_SYSTEM = new Set(['status', 'ui_invalidate', 'hook_started']);
+
+/** Cuts `s` to at most `n` characters, ending with "…" when cut; never splits a surrogate pair. */
+export function truncate(s: string, n: number): string {
+  if (s.length <= n) return s;
+  if (n <= 1) return n === 1 ? '…' : '';
+  let cut = n - 1;
+  if (isHighSurrogate(s.charCodeAt(cut - 1))) cut--;
+  return s.slice(0, cut) + '…';
+}
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+function compactJson(v: unknown): string {
+  if (v === undefined) return '';
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+const fmtCost = (usd: number): string => `$${usd.toFixed(4)}`;
+
+/** One readable line (or a few) per event; '' for events not worth showing (stream_event etc.). */
+export function renderEvent(e: ClaudeEvent, opts: RenderOptions = {}): string {
+  const f = opts.maxFieldChars ?? DEFAULT_MAX_FIELD;
+  const raw = e.raw as Record<string, unknown>;
+  switch (e.kind) {
+    case 'init': {
+      const mcp = e.mcpServers.map((s) => `${s.name}=${s.status}`).join(', ');
+      return `init: model ${e.model ?? '?'}${mcp ? `, mcp ${mcp}` : ''}`;
+    }
+    case 'assistant':
+      return [
+        ...e.text.filter((t) => t.trim() !== '').map((t) => `assistant: ${truncate(t, f)}`),
+        ...e.toolUses.map((u) => `tool_use ${u.name} ${truncate(compactJson(u.input), f)}`.trimEnd()),
+      ].join('\n');
+    case 'tool_result':
+      return e.results.map((r) => `tool_result ${r.isError ? 'ERROR' : 'ok'}: ${truncate(r.text, f)}`).join('\n');
+    case 'user_text':
+      return e.text.trim() === '' ? '' : `user: ${truncate(e.text, f)}`;
+    case 'result': {
+      const label = e.isError
+        ? `ERROR ${e.subtype && e.subtype !== 'success' ? e.subtype : (e.terminalReason ?? e.subtype ?? 'unknown')}` +
+          (e.apiErrorStatus != null ? ` status ${e.apiErrorStatus}` : '')
+        : (e.subtype ?? 'success');
+      const turns = e.numTurns !== undefined ? `${e.numTurns} turn${e.numTurns === 1 ? '' : 's'}, ` : '';
+      const body = e.result ?? (e.errors ?? []).join('; ');
+      return `result: ${label} (${turns}${fmtCost(e.costUsd)})${body ? ` ${truncate(body, f)}` : ''}`;
+    }
+    case 'api_retry': {
+      const status = e.errorStatus != null ? `status ${e.errorStatus}` : 'no status';
+      return `api_retry ${e.attempt ?? '?'}/${e.maxRetries ?? '?'}: ${status}${e.error ? ` ${truncate(e.error, f)}` : ''}`;
+    }
+    case 'permission_denied':
+      return `permission_denied ${e.toolName ?? '?'}${e.message ? `: ${truncate(e.message, f)}` : ''}`;
+    case 'system': {
+      if (QUIET_SYSTEM.has(e.subtype)) return '';
+      if (e.subtype === 'hook_response') {
+        const out = typeof raw.output === 'string' ? raw.output.trim() : '';
+        return `hook ${String(raw.hook_name ?? '?')} ${String(raw.outcome ?? '?')}${out ? `: ${truncate(out, f)}` : ''}`;
+      }
+      if (e.subtype === 'informational' && typeof raw.content === 'string') return `info: ${truncate(raw.content, f)}`;
+      return `system/${e.subtype || '?'}`;
+    }
+    case 'other':
+      if (e.type === 'tool_progress') return `tool_progress ${String(raw.tool_name ?? '?')} ${String(raw.elapsed_time_seconds ?? '?')}s`;
+      return '';
+  }
+}
+
+/** Keeps the end of `text` within `max` chars, prefixed by "… (N earlier characters omitted)". */
+function keepEnd(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let omitted = text.length - max;
+  for (let i = 0; i < 4; i++) {
+    const prefix = `… (${omitted} earlier characters omitted)\n`;
+    if (prefix.length >= max) break;
+    const next = text.length - (max - prefix.length);
+    if (next === omitted) {
+      const start = isLowSurrogate(text.charCodeAt(omitted)) ? omitted + 1 : omitted;
+      return prefix + text.slice(start);
+    }
+    omitted = next;
+  }
+  return text.slice(text.length - max);
+}
+
+const lastN = <T>(xs: T[], n: number): T[] => (n >= 1 ? xs.slice(-Math.floor(n)) : []);
+
+/** Renders the last `tail` lines (JSONL) of a transcript; the result never exceeds maxChars. */
+export function renderTranscript(lines: string[], tail: number, opts: RenderOptions = {}): string {
+  const out: string[] = [];
+  for (const line of lastN(lines, tail)) {
+    if (line.trim() === '') continue;
+    const p = parseClaudeLine(line);
+    const text = p.ok ? renderEvent(p.event, opts) : `[unparsed] ${truncate(line, UNPARSED_PREVIEW)}`;
+    if (text) out.push(text);
+  }
+  return keepEnd(out.join('\n'), opts.maxChars ?? DEFAULT_MAX_CHARS);
+}
+
+/** Copies `v` with every string longer than `max` truncated, at any depth. */
+function truncateDeep(v: unknown, max: number, depth = 0): unknown {
+  if (typeof v === 'string') return truncate(v, max);
+  if (typeof v !== 'object' || v === null) return v;
+  if (depth > 64) return '[too deep]';
+  if (Array.isArray(v)) return v.map((x) => truncateDeep(x, max, depth + 1));
+  const o: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) o[k] = truncateDeep(x, max, depth + 1);
+  return o;
+}
+
+/** The last `tail` lines as parsed objects, strings capped, serialized size under maxChars (oldest dropped first). */
+export function tailJson(lines: string[], tail: number, opts: RenderOptions = {}): unknown[] {
+  const maxChars = opts.maxChars ?? DEFAULT_MAX_CHARS;
+  const maxField = opts.maxFieldChars ?? DEFAULT_MAX_FIELD;
+  const entries: { value: unknown; size: number }[] = [];
+  for (const line of lastN(lines, tail)) {
+    if (line.trim() === '') continue;
+    const p = parseClaudeLine(line);
+    let value: unknown = p.ok ? truncateDeep(p.event.raw, maxField) : { type: 'unparsed', line: truncate(line, UNPARSED_PREVIEW) };
+    let size = JSON.stringify(value).length;
+    if (size + 2 > maxChars) {
+      // One entry alone too big (many fields): keep a stub rather than lose the newest event.
+      value = { type: p.ok ? p.event.raw.type : 'unparsed', omitted: `entry too large (${size} characters)` };
+      size = JSON.stringify(value).length;
+    }
+    entries.push({ value, size });
+  }
+  // Serialized array = "[" + entries joined by "," + "]".
+  let total = 2 + entries.reduce((n, e) => n + e.size, 0) + Math.max(0, entries.length - 1);
+  let drop = 0;
+  while (drop < entries.length && total > maxChars) {
+    total -= entries[drop]!.size + (entries.length - drop > 1 ? 1 : 0);
+    drop++;
+  }
+  return entries.slice(drop).map((e) => e.value);
+}
