@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// The `overseer` command. Every subcommand loads its module lazily so `overseer mcp` starts fast.
+import { Command } from 'commander';
+import { packageVersion } from '../hub.js';
+
+const program = new Command();
+program
+  .name('overseer')
+  .description('MCP server that makes one Claude Code session the lead of a crew of coding agents')
+  .version(packageVersion(), '-v, --version');
+
+program.command('mcp').description('stdio MCP server for the lead (becomes the hub, or bridges to the running one)')
+  .action(async () => (await import('./mcp.js')).runMcp());
+program.command('serve').description('long-lived hub over HTTP (lead connects with the token in <state>/lead.token)')
+  .option('-p, --port <port>', 'port on 127.0.0.1 (default: OVERSEER_PORT or any free port)')
+  .action(async (o: { port?: string }) => (await import('./mcp.js')).runServe(o));
+program.command('status').description('table of jobs').option('--json', 'machine-readable output')
+  .action(async (o: { json?: boolean }) => (await import('./status.js')).runStatus(o));
+program.command('logs <job>').description('readable transcript of a job').option('-f, --follow', 'keep printing new events')
+  .option('--json', 'raw stream-json lines').option('--tail <n>', 'how many events', '200').option('--attempt <n>', 'which attempt (default latest)')
+  .action(async (job: string, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string }) => (await import('./status.js')).runLogs(job, o));
+program.command('demo').description('a real orchestration: a lead claude fans out to three child claudes (offline fake model unless --live)')
+  .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
+  .action(async (o: { live?: boolean; keep?: boolean }) => (await import('./demo.js')).runDemo(o));
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  const name = (err as Error)?.constructor?.name;
+  const msg = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`overseer: ${msg}\n`);
+  if (name !== 'CliError' && name !== 'InvalidInputError' && process.env.OVERSEER_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,130 @@
+// Composition root: builds the hub's services from config and injected seams (clock, ids,
+// process launcher, logger), reconciles the database, opens the children's HTTP endpoint
+// and hands out MCP servers per caller. Used by `overseer mcp`, `overseer serve`, the tests
+// and the demo.
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Config } from './config.js';
+import { packageRoot } from './config.js';
+import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
+import { silentLogger, type Logger } from './log.js';
+import { openDb, type Db } from './store/db.js';
+import { JobStore } from './store/jobs.js';
+import { Bus } from './services/bus.js';
+import type { Caller, HubContext } from './services/context.js';
+import { JobService } from './services/jobs.js';
+import { hashToken as sha } from './services/runner.js';
+import { reconcile, type ReconcileReport } from './services/reconcile.js';
+import { ExecaLauncher } from './launch/process.js';
+import { ClaudeLauncher } from './launch/claude/launcher.js';
+import type { AgentLauncher, ProcessLauncher } from './launch/types.js';
+import { PromptLibrary } from './prompts/load.js';
+import { agentTools } from './tools/agents.js';
+import type { ToolDef } from './tools/registry.js';
+import { createServer } from './server/createServer.js';
+import { startHttp, type HttpEndpoint } from './server/http.js';
+import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
+
+export interface HubOptions {
+  config: Config;
+  projectDir: string;
+  clock?: Clock;
+  ids?: IdSource;
+  log?: Logger;
+  processes?: ProcessLauncher;
+  launchers?: Partial<Record<'claude' | 'codex', AgentLauncher>>;
+  childEnv?: NodeJS.ProcessEnv;
+  progressEveryMs?: number;
+  /** Write hub.json (real hubs do; in-process test hubs may not). */
+  writeHubInfo?: boolean;
+}
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export class Hub {
+  readonly ctx: HubContext;
+  readonly jobs: JobService;
+  readonly tools: ToolDef[];
+  readonly db: Db;
+  readonly version: string;
+  leadToken = '';
+  http?: HttpEndpoint;
+  reconciled?: ReconcileReport;
+  private stopping?: Promise<void>;
+
+  constructor(private readonly o: HubOptions) {
+    const log = o.log ?? silentLogger;
+    this.db = openDb(join(o.config.home, 'state.db'));
+    const root = packageRoot();
+    let url = '';
+    this.ctx = {
+      config: o.config,
+      projectDir: o.projectDir,
+      db: this.db,
+      store: new JobStore(this.db),
+      bus: new Bus(),
+      clock: o.clock ?? systemClock,
+      ids: o.ids ?? randomIds,
+      log,
+      processes: o.processes ?? new ExecaLauncher(),
+      launchers: o.launchers ?? { claude: new ClaudeLauncher({ bin: o.config.claudeBin, packageRoot: root }) },
+      prompts: new PromptLibrary(join(root, 'prompts')),
+      mcpUrl: () => url,
+      childEnv: o.childEnv ?? process.env,
+      progressEveryMs: o.progressEveryMs ?? 10_000,
+    };
+    this.version = packageVersion();
+    this.jobs = new JobService(this.ctx);
+    this.tools = agentTools(this.jobs);
+    this.setUrl = (u) => { url = u; };
+  }
+
+  private readonly setUrl: (u: string) => void;
+
+  /** Reconcile, listen for children, and start whatever is queued. */
+  async start(): Promise<void> {
+    this.reconciled = reconcile(this.ctx);
+    this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
+    const leadHash = sha(this.leadToken);
+    this.http = await startHttp({
+      port: this.o.config.port,
+      log: this.ctx.log,
+      makeServer: (c) => this.server(c),
+      auth: {
+        identify: (token) => {
+          const h = sha(token);
+          if (h === leadHash) return { role: 'lead' };
+          const job = this.ctx.store.byTokenHash(h);
+          return job ? { role: 'agent', jobId: job.id } : undefined;
+        },
+      },
+    });
+    this.setUrl(this.http.url);
+    if (this.o.writeHubInfo !== false) {
+      const info: HubInfo = { pid: process.pid, port: this.http.port, url: this.http.url, started_at: new Date().toISOString(), version: this.version };
+      writeFileAtomic(join(this.o.config.home, 'hub.json'), `${JSON.stringify(info, null, 2)}\n`);
+    }
+    this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
+    this.jobs.runner.dispatch();
+  }
+
+  /** An MCP server for one connection of `caller`. */
+  server(caller: Caller): McpServer {
+    return createServer({ tools: this.tools, version: this.version, log: this.ctx.log }, caller);
+  }
+
+  /** Stop children (their jobs become interrupted), close the endpoint and the database. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.jobs.runner.shutdown();
+      await this.http?.close();
+      this.db.close();
+      this.ctx.log.info('hub stopped');
+    })();
+    return this.stopping;
+  }
+}
+

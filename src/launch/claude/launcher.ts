@@ -1,0 +1,98 @@
+// The Claude Code launcher: the invocation of claude-code-interface.md §0 in stream-json
+// input mode (stdin stays open so message_agent can reach a running child), and the mapping
+// of its event stream onto the supervisor's AgentSignals.
+import { join } from 'node:path';
+import type { AgentLauncher, AgentSignal, LaunchSpec, SpawnCmd, StreamParser } from '../types.js';
+import { parseClaudeLine } from './events.js';
+import { firstExisting, which } from '../which.js';
+
+/** Built-in tools a child may use without a prompt (issue #3 routes the rest through a policy). */
+export const CHILD_ALLOWED_TOOLS = ['mcp__overseer__*', 'Read', 'Edit', 'Write', 'NotebookEdit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task'];
+
+export class ClaudeLauncher implements AgentLauncher {
+  readonly provider = 'claude' as const;
+  readonly streamsInput = true;
+  readonly binHint = 'Install Claude Code (npm i -g @anthropic-ai/claude-code) or set CLAUDE_BIN to the path of the claude binary.';
+
+  constructor(private readonly opts: { bin?: string; packageRoot?: string; pathEnv?: string }) {}
+
+  resolveBin(): string | undefined {
+    if (this.opts.bin) return this.opts.bin;
+    return which('claude', this.opts.pathEnv) ?? (this.opts.packageRoot ? firstExisting([join(this.opts.packageRoot, 'node_modules', '.bin', 'claude')]) : undefined);
+  }
+
+  build(spec: LaunchSpec, bin: string): SpawnCmd {
+    const mcpConfig = {
+      mcpServers: {
+        overseer: {
+          type: 'http',
+          url: spec.mcpUrl,
+          // Expanded by Claude Code from the child's environment, so the token is not in argv.
+          headers: { Authorization: 'Bearer ${OVERSEER_TOKEN}' },
+          timeout: spec.mcpTimeoutMs,
+        },
+      },
+    };
+    const args = [
+      '-p',
+      '--input-format', 'stream-json',
+      '--output-format', 'stream-json',
+      '--verbose',
+      ...(spec.resume ? ['--resume', spec.sessionId] : ['--session-id', spec.sessionId]),
+      '--mcp-config', JSON.stringify(mcpConfig),
+      '--strict-mcp-config',
+      '--permission-mode', 'dontAsk',
+      '--allowedTools', ...CHILD_ALLOWED_TOOLS,
+      '--append-system-prompt', spec.appendSystemPrompt,
+    ];
+    if (spec.settings) args.push('--settings', spec.settings);
+    if (spec.model) args.push('--model', spec.model);
+    if (spec.maxTurns !== undefined) args.push('--max-turns', String(spec.maxTurns));
+    if (spec.budgetUsd !== undefined) args.push('--max-budget-usd', String(spec.budgetUsd));
+    if (spec.jsonSchema) args.push('--json-schema', spec.jsonSchema);
+    return {
+      bin,
+      args,
+      cwd: spec.cwd,
+      stdin: 'pipe',
+      env: {
+        ...spec.env,
+        OVERSEER_AGENT_ID: spec.jobId,
+        OVERSEER_URL: spec.mcpUrl,
+        OVERSEER_TOKEN: spec.token,
+        // MCP tools of the hub can block for a long time (waits, locks): progress keeps the
+        // idle timer alive, the per-server timeout above covers the hard one.
+        MCP_TOOL_TIMEOUT: String(spec.mcpTimeoutMs),
+      },
+    };
+  }
+
+  userMessageLine(text: string): string {
+    return `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
+  }
+
+  newParser(): StreamParser {
+    let sawInit = false;
+    return {
+      line(line: string) {
+        const p = parseClaudeLine(line);
+        if (!p.ok) return { kind: 'unparsed', reason: p.reason };
+        const e = p.event;
+        switch (e.kind) {
+          case 'init': {
+            if (sawInit) return { kind: 'noise' };
+            sawInit = true;
+            const ov = e.mcpServers.find((s) => s.name === 'overseer');
+            return { kind: 'init', sessionId: e.sessionId, mcpConnected: ov?.status === 'connected', mcpStatus: ov?.status ?? 'absent' } satisfies AgentSignal;
+          }
+          case 'assistant':
+            return { kind: 'turn', messageId: e.messageId, text: e.text.join('\n') || undefined };
+          case 'result':
+            return { kind: 'result', isError: e.isError, costUsd: e.costUsd, numTurns: e.numTurns, sessionId: e.sessionId, text: e.result, raw: e.raw };
+          default:
+            return { kind: 'noise' };
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,29 @@
+// createServer(hub, caller): one McpServer per connection, carrying exactly the tools the
+// caller's role may see. Used by the stdio entry (lead), the HTTP entry (lead or agent) and
+// the in-memory transport of the integration tests.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Caller } from '../services/context.js';
+import type { Logger } from '../log.js';
+import { registerTools, type ToolDef } from '../tools/registry.js';
+
+export const SERVER_NAME = 'overseer';
+
+export interface ServerDeps {
+  tools: readonly ToolDef[];
+  version: string;
+  log: Logger;
+}
+
+export function createServer(deps: ServerDeps, caller: Caller): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: deps.version },
+    {
+      capabilities: { tools: {}, logging: {} },
+      instructions: caller.role === 'lead'
+        ? 'Overseer runs a crew of coding agents for you. spawn_agent starts one (returns a job_id at once); wait_for_agents blocks until they end; get_agent / read_agent_output show what they did.'
+        : 'You are an Overseer agent. Use report_status while you work and finish when done.',
+    },
+  );
+  registerTools(server, deps.tools, caller, deps.log);
+  return server;
+}

@@ -1,0 +1,139 @@
+// Streamable HTTP endpoint for children (and lead clients of `overseer serve`), on loopback
+// only. Every request must carry a bearer token: the lead token, or the per-agent token the
+// hub generated for a running job. Host and Origin are checked against the listening
+// address (no DNS rebinding). An MCP session is bound to the token that opened it.
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Caller } from '../services/context.js';
+import type { Logger } from '../log.js';
+
+export interface HttpAuth {
+  /** Resolve a bearer token to a caller, or undefined when unknown. */
+  identify(token: string): Caller | undefined;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  token: string;
+}
+
+export interface HttpEndpoint {
+  port: number;
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+  sessionCount(): number;
+}
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (c: Caller) => McpServer; log: Logger }): Promise<HttpEndpoint> {
+  const sessions = new Map<string, Session>();
+  let port = o.port;
+  const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  const allowedOrigins = (): string[] => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
+
+  const deny = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/mcp') return deny(res, 404, 'not found: the MCP endpoint is /mcp');
+    if (!allowedHosts().includes(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins().includes(origin)) return deny(res, 403, 'forbidden: bad Origin header');
+    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    const token = m?.[1];
+    const caller = token ? o.auth.identify(token) : undefined;
+    if (!token || !caller) return deny(res, 401, token ? 'unauthorized: unknown or expired token' : 'unauthorized: missing bearer token', { 'www-authenticate': 'Bearer' });
+
+    const sid = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(sid) ? sid[0] : sid;
+    if (sessionId) {
+      const s = sessions.get(sessionId);
+      if (!s) return deny(res, 404, 'unknown MCP session: initialize again');
+      if (!sameToken(s.token, token)) return deny(res, 403, 'forbidden: this MCP session belongs to another identity');
+      const body = req.method === 'POST' ? await readJson(req) : undefined;
+      if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+      await s.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== 'POST') return deny(res, 400, 'no MCP session: send initialize first');
+    const body = await readJson(req);
+    if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+    if (!isInitializeRequest(body)) {
+      // e.g. Claude Code's `server/discover` probe: answer "method not found" so it falls back.
+      const id = (body as { id?: unknown })?.id ?? null;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));
+      return;
+    }
+    const server = o.makeServer(caller);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => { sessions.set(id, { transport, server, token }); },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      void server.close().catch(() => undefined);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const http = createHttpServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      o.log.error({ err }, 'HTTP request failed');
+      if (!res.headersSent) deny(res, 500, 'internal error');
+      else res.end();
+    });
+  });
+  http.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(o.port, '127.0.0.1', () => resolve());
+  });
+  port = (http.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/mcp`,
+    server: http,
+    sessionCount: () => sessions.size,
+    close: async () => {
+      for (const s of sessions.values()) await s.transport.close().catch(() => undefined);
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
+
+const BAD_BODY = Symbol('bad body');
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) return BAD_BODY;
+    chunks.push(c as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return BAD_BODY;
+  }
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

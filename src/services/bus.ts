@@ -1,0 +1,29 @@
+// In-process event bus: the hub's services publish state changes here, blocking tools
+// subscribe. Events only wake waiters; the database stays the source of truth.
+import { EventEmitter } from 'node:events';
+
+export interface BusEvents {
+  /** A job's status changed (committed to the DB before emit). */
+  job: { jobId: string; status: string };
+  /** A request (approval, question) was opened or answered. */
+  request: { jobId: string; requestId: string };
+  /** A message was stored for a recipient. */
+  message: { to: string };
+}
+
+export class Bus {
+  private readonly ee = new EventEmitter();
+  constructor() {
+    this.ee.setMaxListeners(0);
+  }
+
+  emit<K extends keyof BusEvents>(name: K, ev: BusEvents[K]): void {
+    this.ee.emit(name, ev);
+  }
+
+  /** Subscribe; returns the unsubscribe function. */
+  on<K extends keyof BusEvents>(name: K, fn: (ev: BusEvents[K]) => void): () => void {
+    this.ee.on(name, fn);
+    return () => this.ee.off(name, fn);
+  }
+}

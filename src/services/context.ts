@@ -1,0 +1,33 @@
+// Everything the hub's services share, injected once at start (composition root: src/hub.ts).
+import type { Config } from '../config.js';
+import type { Clock, IdSource } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import type { JobStore } from '../store/jobs.js';
+import type { AgentLauncher, ProcessLauncher } from '../launch/types.js';
+import type { PromptLibrary } from '../prompts/load.js';
+import type { Bus } from './bus.js';
+
+export interface HubContext {
+  config: Config;
+  /** The directory the hub serves (the person's project): default cwd of agents. */
+  projectDir: string;
+  db: Db;
+  store: JobStore;
+  bus: Bus;
+  clock: Clock;
+  ids: IdSource;
+  log: Logger;
+  processes: ProcessLauncher;
+  launchers: Partial<Record<'claude' | 'codex', AgentLauncher>>;
+  prompts: PromptLibrary;
+  /** Children's MCP endpoint; known once the HTTP listener is up. */
+  mcpUrl(): string;
+  /** Environment children inherit. */
+  childEnv: NodeJS.ProcessEnv;
+  /** Progress tick for blocking tools (ms). */
+  progressEveryMs: number;
+}
+
+/** Who is calling a tool. */
+export type Caller = { role: 'lead' } | { role: 'agent'; jobId: string };

@@ -1,0 +1,359 @@
+// The agent operations behind the agent tools: spawn, wait, inspect, cancel, pause, resume,
+// message, status reports. Validates what zod cannot (file system, ids, subtree rights),
+// writes each change in one transaction before returning, and leaves launching to Runner.
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type { Caller, HubContext } from './context.js';
+import type { JobRow } from '../store/jobs.js';
+import { tx } from '../store/db.js';
+import { Runner } from './runner.js';
+import { summarize, type AgentSummary } from './summary.js';
+import { waitUntil } from './wait.js';
+import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
+import { dependencyState } from '../domain/scheduler.js';
+import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
+import { branchExists, repoRootOf } from '../git/worktree.js';
+import { readTailLines } from '../launch/readTail.js';
+import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
+import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
+
+export interface WaitProgress {
+  signal?: AbortSignal;
+  onProgress?: (elapsedMs: number, done: number, total: number) => void;
+}
+
+export interface WaitResultShape {
+  done: AgentSummary[];
+  pending: string[];
+  attention: { request_id: string; job_id: string; kind: string; summary: string; created_at: string }[];
+  timed_out: boolean;
+}
+
+export class JobService {
+  readonly runner: Runner;
+
+  constructor(private readonly ctx: HubContext) {
+    this.runner = new Runner(ctx);
+  }
+
+  // ---- lookups and rights ------------------------------------------------------------
+
+  /** The job, or a NotFoundError naming ids that do exist. */
+  job(id: string): JobRow {
+    const j = this.ctx.store.get(id);
+    if (!j) {
+      const near = this.ctx.store.nearbyIds(id);
+      throw new NotFoundError(`No agent job ${JSON.stringify(id)}.${near.length ? ` Known job ids: ${near.join(', ')}.` : ' No jobs exist yet.'} Use list_agents to see them.`);
+    }
+    return j;
+  }
+
+  /** The job, if the caller may act on it: the lead on anything, an agent on its own subtree. */
+  visibleJob(id: string, caller: Caller, opts: { self?: boolean } = {}): JobRow {
+    const j = this.job(id);
+    if (caller.role === 'agent') {
+      const own = j.id === caller.jobId;
+      if ((own && !opts.self) || (!own && !this.ctx.store.inSubtree(caller.jobId, j.id))) {
+        throw new ForbiddenError(`Job ${id} is outside your subtree: an agent can only act on the agents it spawned (and their descendants).`);
+      }
+    }
+    return j;
+  }
+
+  summary(id: string): AgentSummary {
+    return summarize(this.job(id), this.ctx.store.attempts(id));
+  }
+
+  // ---- spawn ---------------------------------------------------------------------------
+
+  async spawn(input: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string }> {
+    const { ctx } = this;
+    const parent = caller.role === 'agent' ? this.job(caller.jobId) : undefined;
+    const depth = parent ? parent.depth + 1 : 1;
+    if (depth > ctx.config.maxDepth) {
+      throw new ForbiddenError(`Agents may nest ${ctx.config.maxDepth} level(s) deep (OVERSEER_MAX_DEPTH); ${caller.role === 'agent' ? caller.jobId : 'this job'} is at depth ${depth - 1}. Do the work yourself or report back to your parent.`);
+    }
+    if (!ctx.launchers[input.provider]) {
+      throw new InvalidInputError(`provider ${JSON.stringify(input.provider)} is not available in this hub. Use provider "claude".`);
+    }
+    if (input.template !== undefined) {
+      throw new InvalidInputError(`Unknown template ${JSON.stringify(input.template)}: no templates are defined (put them in .overseer/templates/<name>.md). Omit template.`);
+    }
+    const base = parent ? (parent.work_dir ?? parent.cwd) : ctx.projectDir;
+    const cwd = input.cwd === undefined ? base : isAbsolute(input.cwd) ? resolve(input.cwd) : resolve(base, input.cwd);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+      throw new InvalidInputError(`cwd ${JSON.stringify(input.cwd ?? cwd)} does not exist or is not a directory (resolved to ${cwd}). Pass an existing directory.`);
+    }
+    let repoRoot: string | null = null;
+    let branch: string | null = null;
+    const id = this.newJobId();
+    const title = input.title ?? titleFromPrompt(input.prompt);
+    if (input.worktree) {
+      repoRoot = await repoRootOf(cwd);
+      branch = input.branch ?? `overseer/${slugify(title)}-${id.slice(2, 8)}`;
+      if (await branchExists(repoRoot, branch)) {
+        throw new InvalidInputError(`branch ${JSON.stringify(branch)} already exists in ${repoRoot}. Pass another branch name, or omit branch to get a fresh one.`);
+      }
+    } else if (input.branch !== undefined) {
+      throw new InvalidInputError('branch is only used with worktree: true. Set worktree: true or omit branch.');
+    }
+    const deps = [...new Set(input.depends_on)];
+    for (const d of deps) this.job(d);
+    const depState = dependencyState(this.ctx.store.depsOfIds(deps));
+    const now = ctx.clock.now();
+    const status: JobStatus = depState === 'ready' ? 'queued' : 'waiting';
+    tx(ctx.db, () => {
+      ctx.store.insertJob({
+        id, parent_id: parent?.id ?? null, depth, title, prompt: input.prompt, provider: input.provider, model: input.model ?? null,
+        cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
+        priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
+        context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
+        checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
+        depends_on_json: JSON.stringify(deps), status, session_id: ctx.ids.uuid(), token_hash: null,
+      }, now);
+      ctx.store.addEvent(id, now, 'spawned', { by: caller.role === 'agent' ? caller.jobId : 'lead', status });
+    });
+    ctx.bus.emit('job', { jobId: id, status });
+    if (depState !== 'ready' && depState !== 'blocked') {
+      this.runner.failWaiting(id, `dependency ${depState.failed} ${depState.status}`);
+    }
+    this.runner.dispatch();
+    return { job_id: id, status: this.job(id).status, title };
+  }
+
+  private newJobId(): string {
+    for (let i = 0; i < 10; i++) {
+      const id = this.ctx.ids.jobId();
+      if (!this.ctx.store.get(id)) return id;
+    }
+    throw new Error('could not generate a unique job id');
+  }
+
+  // ---- wait ----------------------------------------------------------------------------
+
+  async wait(input: WaitInput, caller: Caller, p: WaitProgress = {}): Promise<WaitResultShape> {
+    const ids = [...new Set(input.job_ids)];
+    for (const id of ids) this.visibleJob(id, caller);
+    const maxMs = Math.min(input.timeout_s, this.ctx.config.maxWaitS) * 1000;
+    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention'] } => {
+      const rows = ids.map((id) => this.ctx.store.get(id)!);
+      const settled = rows.filter((r) => isSettled(r.status));
+      const pending = rows.filter((r) => !isSettled(r.status)).map((r) => r.id);
+      const attention = this.ctx.store.openRequestsFor(pending).map((r) => ({
+        request_id: r.id, job_id: r.job_id, kind: r.kind, summary: r.summary, created_at: new Date(r.created_at).toISOString(),
+      }));
+      return { settled, pending, attention };
+    };
+    const r = await waitUntil({
+      bus: this.ctx.bus,
+      events: ['job', 'request'],
+      timeoutMs: maxMs,
+      signal: p.signal,
+      progressEveryMs: this.ctx.progressEveryMs,
+      onProgress: (ms) => {
+        const s = snapshot();
+        p.onProgress?.(ms, s.settled.length, ids.length);
+      },
+      check: () => {
+        const s = snapshot();
+        const satisfied = input.mode === 'all' ? s.pending.length === 0 : s.settled.length > 0;
+        return satisfied || s.attention.length > 0 ? s : undefined;
+      },
+    });
+    const s = r.ok ? r.value : snapshot();
+    const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
+    return {
+      done: s.settled.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
+      pending: s.pending,
+      attention: s.attention,
+      timed_out: !r.ok && r.reason === 'timeout',
+    };
+  }
+
+  // ---- inspect -------------------------------------------------------------------------
+
+  get(id: string, caller: Caller): AgentSummary {
+    this.visibleJob(id, caller, { self: true });
+    return this.summary(id);
+  }
+
+  list(input: ListAgentsInput, caller: Caller): { agents: AgentSummary[]; next_cursor: string | null } {
+    const afterSeq = input.cursor ? this.decodeCursor(input.cursor) : undefined;
+    const parentId = input.parent_id === undefined ? undefined : input.parent_id === 'lead' ? null : input.parent_id;
+    const rows = this.ctx.store.list({
+      status: input.status, label: input.label, parentId, afterSeq, limit: input.limit + 1,
+      subtreeOf: caller.role === 'agent' ? caller.jobId : undefined,
+    });
+    const page = rows.slice(0, input.limit);
+    const fieldCap = Math.max(200, Math.floor(12_000 / Math.max(1, page.length)));
+    return {
+      agents: page.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
+      next_cursor: rows.length > input.limit ? `s${page.at(-1)!.seq}` : null,
+    };
+  }
+
+  private decodeCursor(c: string): number {
+    const m = /^s(\d+)$/.exec(c);
+    if (!m) throw new InvalidInputError(`cursor ${JSON.stringify(c)} is not one this server gave out: pass next_cursor from the previous list_agents result, or omit it.`);
+    return Number(m[1]);
+  }
+
+  async output(input: ReadOutputInput, caller: Caller): Promise<{ job_id: string; attempt: number | null; format: string; output: string | unknown[] }> {
+    const j = this.visibleJob(input.job_id, caller, { self: true });
+    const attempts = this.ctx.store.attempts(j.id);
+    const a = input.attempt === undefined ? attempts.at(-1) : attempts.find((x) => x.n === input.attempt);
+    if (input.attempt !== undefined && !a) {
+      throw new NotFoundError(`Job ${j.id} has no attempt ${input.attempt}; it has ${attempts.length} (1..${attempts.length}).`);
+    }
+    if (!a) return { job_id: j.id, attempt: null, format: input.format, output: input.format === 'json' ? [] : `(job ${j.id} has not started yet: ${j.status})` };
+    const lines = await readTailLines(a.transcript, input.tail);
+    const output = input.format === 'json' ? tailJson(lines, input.tail, { maxChars: 18_000 }) : renderTranscript(lines, input.tail, { maxChars: 18_000 });
+    return { job_id: j.id, attempt: a.n, format: input.format, output };
+  }
+
+  // ---- control -------------------------------------------------------------------------
+
+  async cancel(input: CancelInput, caller: Caller): Promise<AgentSummary> {
+    const j = this.visibleJob(input.job_id, caller);
+    const targets = input.cascade ? [...this.ctx.store.descendants(j.id).reverse(), j] : [j];
+    const reason = input.reason ?? 'cancelled';
+    const waits: Promise<unknown>[] = [];
+    for (const t of targets) {
+      const cur = this.ctx.store.get(t.id)!;
+      if (isTerminal(cur.status)) continue;
+      const sup = this.runner.supervisors.get(t.id);
+      if (sup) {
+        sup.stop('cancelled');
+        waits.push(sup.done.then(() => this.settledOnce(t.id)));
+      } else if (this.runner.isActiveJob(t.id)) {
+        waits.push(this.settledOnce(t.id).then(() => this.cancel({ ...input, job_id: t.id, cascade: false }, { role: 'lead' })));
+      } else {
+        this.markCancelled(t.id, reason);
+      }
+    }
+    await Promise.all(waits);
+    const now = this.ctx.clock.now();
+    for (const t of targets) {
+      if (this.ctx.store.get(t.id)?.status === 'cancelled') this.ctx.store.update(t.id, { error: `cancelled: ${reason}` }, now);
+    }
+    return this.summary(j.id);
+  }
+
+  /** Resolves once the job's attempt has been fully processed by the runner. */
+  private settledOnce(jobId: string): Promise<void> {
+    return waitUntil({
+      bus: this.ctx.bus, events: ['job'], timeoutMs: this.ctx.config.killGraceMs + 30_000,
+      check: () => (!this.runner.isActiveJob(jobId) && !['running', 'frozen', 'needs_input'].includes(this.ctx.store.get(jobId)!.status) ? true : undefined),
+    }).then(() => undefined);
+  }
+
+  private markCancelled(jobId: string, reason: string): void {
+    const now = this.ctx.clock.now();
+    tx(this.ctx.db, () => {
+      this.ctx.store.update(jobId, { status: 'cancelled', failure_class: 'cancelled', error: `cancelled: ${reason}`, ended_at: now }, now);
+      this.ctx.store.addEvent(jobId, now, 'ended', { status: 'cancelled', reason });
+    });
+    this.ctx.bus.emit('job', { jobId, status: 'cancelled' });
+    this.runner.settleDependents(jobId, 'cancelled');
+  }
+
+  async pause(input: PauseInput, caller: Caller): Promise<AgentSummary> {
+    const j = this.visibleJob(input.job_id, caller);
+    const sup = this.runner.supervisors.get(j.id);
+    if (!sup || !['running', 'needs_input', 'frozen'].includes(j.status)) {
+      throw new InvalidStateError(`Job ${j.id} is ${j.status}, not running: only a running agent can be paused.${isTerminal(j.status) ? ' Use resume_agent to continue its session.' : ''}`);
+    }
+    if (input.mode === 'freeze') {
+      if (j.status === 'frozen') return this.summary(j.id);
+      if (!sup.freeze()) throw new InvalidStateError(`Job ${j.id}'s process could not be stopped (it may have just exited).`);
+      this.setStatus(j.id, 'frozen', 'frozen');
+    } else {
+      sup.stop('stopped');
+      await sup.done;
+      await this.settledOnce(j.id);
+    }
+    return this.summary(j.id);
+  }
+
+  async resume(input: ResumeInput, caller: Caller): Promise<AgentSummary> {
+    const j = this.visibleJob(input.job_id, caller);
+    if (j.status === 'frozen') {
+      const sup = this.runner.supervisors.get(j.id);
+      if (!sup?.thaw()) throw new InvalidStateError(`Job ${j.id} is frozen but its process is gone.`);
+      this.setStatus(j.id, 'running', 'thawed');
+      if (input.message) this.message(j.id, input.message, caller);
+      this.flushQueued(j.id);
+      return this.summary(j.id);
+    }
+    if (j.status === 'running' || j.status === 'needs_input') {
+      throw new InvalidStateError(`Job ${j.id} is already running. Use message_agent to tell it something.`);
+    }
+    if (j.status === 'queued' || j.status === 'waiting') {
+      throw new InvalidStateError(`Job ${j.id} has not started yet (${j.status}); it will start by itself.`);
+    }
+    const now = this.ctx.clock.now();
+    tx(this.ctx.db, () => {
+      this.ctx.store.update(j.id, { status: 'queued', resume_message: input.message ?? 'Continue where you left off.', ended_at: null, error: null, failure_class: null, outcome: null }, now);
+      this.ctx.store.addEvent(j.id, now, 'resumed', { message: input.message ?? null });
+    });
+    this.ctx.bus.emit('job', { jobId: j.id, status: 'queued' });
+    this.runner.dispatch();
+    return this.summary(j.id);
+  }
+
+  /** Deliver into a running conversation, or queue for the agent's next turn. */
+  message(id: string, text: string, caller: Caller): { job_id: string; delivered: boolean; queued: boolean; message_id: number } {
+    const j = this.visibleJob(id, caller);
+    const from = caller.role === 'agent' ? caller.jobId : 'lead';
+    const sup = this.runner.supervisors.get(j.id);
+    const framed = `Message from ${from === 'lead' ? 'the lead' : `agent ${from}`}: ${text}`;
+    const now = this.ctx.clock.now();
+    const delivered = !!sup && j.status === 'running' && sup.acceptsInput() && sup.deliver(framed);
+    const mid = this.ctx.store.addMessage(from, j.id, framed, now, delivered);
+    this.ctx.store.addEvent(j.id, now, 'message', { from, delivered });
+    this.ctx.bus.emit('message', { to: j.id });
+    return { job_id: j.id, delivered, queued: !delivered, message_id: mid };
+  }
+
+  private flushQueued(jobId: string): void {
+    const sup = this.runner.supervisors.get(jobId);
+    if (!sup) return;
+    const q = this.ctx.store.undeliveredMessages(jobId);
+    const sent = q.filter((m) => sup.acceptsInput() && sup.deliver(m.text));
+    this.ctx.store.markDelivered(sent.map((m) => m.id), this.ctx.clock.now());
+  }
+
+  reportStatus(caller: Caller, message: string, progress?: number): { ok: true } {
+    const jobId = this.agentOnly(caller, 'report_status');
+    const now = this.ctx.clock.now();
+    tx(this.ctx.db, () => {
+      this.ctx.store.update(jobId, { status_message: message, progress: progress ?? this.job(jobId).progress }, now);
+      this.ctx.store.addEvent(jobId, now, 'status', { message, progress: progress ?? null });
+    });
+    return { ok: true };
+  }
+
+  finish(caller: Caller, result: string, outcome: 'success' | 'failure'): { ok: true } {
+    const jobId = this.agentOnly(caller, 'finish');
+    const now = this.ctx.clock.now();
+    tx(this.ctx.db, () => {
+      this.ctx.store.update(jobId, { result, outcome, progress: 1 }, now);
+      this.ctx.store.addEvent(jobId, now, 'finish', { outcome });
+    });
+    return { ok: true };
+  }
+
+  private agentOnly(caller: Caller, tool: string): string {
+    if (caller.role !== 'agent') throw new ForbiddenError(`${tool} is for agents reporting on their own job; the lead has nothing to report it for.`);
+    return caller.jobId;
+  }
+
+  private setStatus(jobId: string, status: JobStatus, event: string): void {
+    const now = this.ctx.clock.now();
+    tx(this.ctx.db, () => {
+      this.ctx.store.update(jobId, { status }, now);
+      this.ctx.store.addEvent(jobId, now, event);
+    });
+    this.ctx.bus.emit('job', { jobId, status });
+  }
+}

@@ -1,0 +1,359 @@
+// Runs attempts: moves a queued job to running, prepares its work tree, builds the prompt,
+// starts a Supervisor, and when the process is gone decides the job's fate (checks, retry,
+// interrupted, final), closes its worktree, wakes dependents and dispatches the queue.
+// Dispatch is event-driven: it runs on spawn, on every job end and on resume, never on a timer.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Caller, HubContext } from './context.js';
+import type { JobRow } from '../store/jobs.js';
+import { tx } from '../store/db.js';
+import { Supervisor, type AttemptOutcome } from './supervisor.js';
+import { pickRunnable, dependencyState } from '../domain/scheduler.js';
+import { isActive, type FailureClass, type JobStatus } from '../domain/job.js';
+import { isRetryable } from '../domain/failure.js';
+import { runChecks } from './checks.js';
+import { createWorktree, finishWorktree, headCommit } from '../git/worktree.js';
+import { attachWorktree } from '../git/attach.js';
+import { readTailLines } from '../launch/readTail.js';
+import { renderTranscript } from '../launch/claude/transcript.js';
+import { errorMessage } from '../errors.js';
+
+export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
+
+export class Runner {
+  readonly supervisors = new Map<string, Supervisor>();
+  /** Jobs between "marked running" and "supervisor started" (async worktree prep). */
+  private readonly preparing = new Set<string>();
+  private dispatching = false;
+  private stopped = false;
+
+  constructor(private readonly ctx: HubContext) {}
+
+  transcriptPath(jobId: string, n: number): string {
+    return join(this.ctx.config.home, 'agents', jobId, `attempt-${n}.jsonl`);
+  }
+
+  /** Start as many queued jobs as the cap allows, best first. */
+  dispatch(): void {
+    if (this.dispatching || this.stopped) return;
+    this.dispatching = true;
+    try {
+      const { store, config } = this.ctx;
+      const queued = store.byStatus('queued');
+      const active = store.countByStatus('running', 'frozen', 'needs_input');
+      for (const id of pickRunnable(queued, active, config.maxAgents)) {
+        const job = store.get(id);
+        if (job?.status === 'queued') this.startAttempt(job);
+      }
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  /** Stop dispatching and end every child; their jobs become `interrupted`. */
+  async shutdown(): Promise<void> {
+    this.stopped = true;
+    const running = [...this.supervisors.values()];
+    for (const s of running) s.stop('hub_shutdown');
+    await Promise.all(running.map((s) => s.done));
+    await this.settling;
+  }
+
+  private settling: Promise<unknown> = Promise.resolve();
+
+  private startAttempt(job: JobRow): void {
+    const { store, clock, ids } = this.ctx;
+    const now = clock.now();
+    const prev = store.lastAttempt(job.id);
+    const n = (prev?.n ?? 0) + 1;
+    const kind = job.resume_message !== null ? 'resume' : n === 1 ? 'initial' : 'retry';
+    const token = ids.token();
+    tx(this.ctx.db, () => {
+      store.update(job.id, { status: 'running', started_at: job.started_at ?? now, ended_at: null, token_hash: hashToken(token) }, now);
+      store.insertAttempt({
+        job_id: job.id, n, kind, status: 'running', started_at: now, ended_at: null, session_id: null, pid: null,
+        exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null,
+        transcript: this.transcriptPath(job.id, n),
+      });
+      store.addEvent(job.id, now, 'started', { attempt: n, kind });
+    });
+    this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
+    const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir))) || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
+    if (!needsPrep) {
+      this.launch(store.get(job.id)!, n, kind, token);
+      return;
+    }
+    this.preparing.add(job.id);
+    void this.prepare(job)
+      .then(() => this.launch(store.get(job.id)!, n, kind, token))
+      .catch((err: unknown) => {
+        this.ctx.log.error({ err, jobId: job.id }, 'preparing the work tree failed');
+        void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });
+      })
+      .finally(() => this.preparing.delete(job.id));
+  }
+
+  private async prepare(job: JobRow): Promise<void> {
+    const { store, clock } = this.ctx;
+    if (job.worktree === 1) {
+      const wt = job.work_dir && job.branch && job.repo_root
+        ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch })
+        : await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch! });
+      store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
+    } else {
+      store.update(job.id, { base_commit: (await headCommit(job.cwd)) ?? null }, clock.now());
+    }
+  }
+
+  private launch(job: JobRow, n: number, kind: string, token: string): void {
+    const { ctx } = this;
+    const launcher = ctx.launchers[job.provider as 'claude' | 'codex'];
+    const workDir = job.work_dir ?? job.cwd;
+    const resume = kind === 'resume' && job.session_id !== null && ctx.store.attempts(job.id).some((a) => a.session_id !== null);
+    const pending = ctx.store.undeliveredMessages(job.id);
+    const message = this.firstMessage(job, n, kind, resume, pending.map((m) => m.text));
+    const sessionId = resume ? job.session_id! : ctx.ids.uuid();
+    const sup = new Supervisor(
+      {
+        launcher: launcher!,
+        processes: ctx.processes,
+        clock: ctx.clock,
+        log: ctx.log.child({ jobId: job.id, attempt: n }),
+        transcriptPath: this.transcriptPath(job.id, n),
+        timeoutMs: (job.timeout_s ?? ctx.config.defaultTimeoutS) * 1000,
+        budgetUsd: job.budget_usd === null ? undefined : Math.max(0, job.budget_usd - job.cost_usd),
+        killGraceMs: ctx.config.killGraceMs,
+        reportedOutcome: () => (ctx.store.get(job.id)?.outcome as 'success' | 'failure' | null) ?? undefined,
+      },
+      {
+        onStarted: (pid) => {
+          const now = ctx.clock.now();
+          tx(ctx.db, () => {
+            ctx.store.update(job.id, { pid: pid ?? null, resume_message: null, session_id: sessionId }, now);
+            ctx.store.updateAttempt(job.id, n, { pid: pid ?? null });
+            if (pending.length) ctx.store.markDelivered(pending.map((m) => m.id), now);
+          });
+        },
+        onSession: (sid) => {
+          ctx.store.updateAttempt(job.id, n, { session_id: sid });
+          ctx.store.update(job.id, { session_id: sid }, ctx.clock.now());
+        },
+        onProgress: (p) => {
+          const base = ctx.store.attempts(job.id).filter((a) => a.n !== n);
+          ctx.store.updateAttempt(job.id, n, { turns: p.turns, cost_usd: p.costUsd });
+          ctx.store.update(job.id, {
+            turns: base.reduce((s, a) => s + a.turns, 0) + p.turns,
+            cost_usd: base.reduce((s, a) => s + a.cost_usd, 0) + p.costUsd,
+          }, ctx.clock.now());
+        },
+      },
+    );
+    this.supervisors.set(job.id, sup);
+    const budgetLeft = job.budget_usd === null ? undefined : Math.max(0.0001, job.budget_usd - job.cost_usd);
+    sup.start({
+      jobId: job.id,
+      message,
+      cwd: workDir,
+      model: job.model ?? undefined,
+      maxTurns: job.max_turns ?? undefined,
+      budgetUsd: budgetLeft,
+      sessionId,
+      resume,
+      mcpUrl: ctx.mcpUrl(),
+      token,
+      appendSystemPrompt: this.preamble(job, workDir),
+      env: ctx.childEnv,
+      mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
+    });
+    const settled = sup.done.then((o) => this.onExit(job.id, n, o));
+    this.settling = Promise.all([this.settling, settled]);
+  }
+
+  private preamble(job: JobRow, workDir: string): string {
+    return this.ctx.prompts.render('child-preamble', {
+      job_id: job.id,
+      title: job.title,
+      parent_line: job.parent_id ? `You were spawned by agent \`${job.parent_id}\`.` : 'You were spawned by the lead.',
+      work_dir: workDir,
+      branch_line: job.branch ? ` (git branch \`${job.branch}\`)` : '',
+      depth_left: Math.max(0, this.ctx.config.maxDepth - job.depth),
+    });
+  }
+
+  private firstMessage(job: JobRow, n: number, kind: string, resume: boolean, queued: string[]): string {
+    const parts: string[] = [];
+    if (resume) {
+      parts.push(job.resume_message || 'Continue where you left off.');
+    } else {
+      parts.push(job.prompt);
+      if (job.context_json) {
+        const ctxMap = JSON.parse(job.context_json) as Record<string, string>;
+        const keys = Object.keys(ctxMap);
+        if (keys.length) parts.push(['## Context', ...keys.map((k) => `### ${k}\n${ctxMap[k]}`)].join('\n\n'));
+      }
+      if (kind === 'retry' || (kind === 'resume' && n > 1)) {
+        const prev = this.ctx.store.attempts(job.id).filter((a) => a.n < n).at(-1);
+        if (prev) {
+          parts.push(this.ctx.prompts.render('retry', {
+            attempt: prev.n,
+            failure_class: prev.failure_class ?? 'unknown',
+            error: prev.error ?? 'no error recorded',
+            diagnosis: prev.diagnosis ? `Diagnosis of that attempt:\n${prev.diagnosis}\n` : '',
+          }));
+        }
+      }
+      if (job.resume_message) parts.push(job.resume_message);
+    }
+    if (queued.length) parts.push(['## Messages received while you were not running', ...queued.map((t) => `- ${t}`)].join('\n'));
+    return parts.join('\n\n');
+  }
+
+  private async onExit(jobId: string, n: number, o: AttemptOutcome): Promise<void> {
+    this.supervisors.delete(jobId);
+    await this.endAttempt(jobId, n, o);
+  }
+
+  /** Decide a finished attempt's consequences. Runs once per attempt. */
+  async endAttempt(jobId: string, n: number, o: Partial<AttemptOutcome> & { ok: boolean; failureClass?: FailureClass; error?: string }): Promise<void> {
+    const { ctx } = this;
+    const job = ctx.store.get(jobId);
+    if (!job) return;
+    let ok = o.ok;
+    let failureClass = o.failureClass;
+    let error = o.error;
+    const workDir = job.work_dir ?? job.cwd;
+    const checks = JSON.parse(job.checks_json) as string[];
+    if (ok && checks.length) {
+      const results = await runChecks(checks, { workDir, baseCommit: job.base_commit ?? undefined, sawErrorResult: !!o.sawErrorResult, resultText: o.resultText, env: ctx.childEnv, timeoutMs: 10 * 60_000 });
+      const failed = results.filter((r) => !r.ok);
+      if (failed.length) {
+        ok = false;
+        failureClass = 'check_failed';
+        error = `completion checks failed: ${failed.map((f) => `${f.check} (${f.detail})`).join('; ')}`;
+      }
+    }
+    const attempts = ctx.store.attempts(jobId);
+    let next: JobStatus;
+    if (o.stopReason === 'stopped' || o.stopReason === 'hub_shutdown') next = 'interrupted';
+    else if (ok) next = 'succeeded';
+    else if (failureClass === 'cancelled') next = 'cancelled';
+    else if (job.retry !== 'none' && failureClass && isRetryable(failureClass) && attempts.length < ctx.config.maxAttempts && !this.stopped) next = 'queued';
+    else next = 'failed';
+
+    let diagnosis: string | null = null;
+    if (next === 'queued' && job.retry === 'analyze') diagnosis = await this.diagnose(job, n, failureClass, error);
+
+    const now = ctx.clock.now();
+    const finalResult = ok ? (job.result ?? o.resultText ?? null) : job.result;
+    tx(ctx.db, () => {
+      ctx.store.updateAttempt(jobId, n, {
+        status: ok ? 'succeeded' : next === 'interrupted' ? 'interrupted' : failureClass === 'cancelled' ? 'cancelled' : 'failed',
+        ended_at: now, exit_code: o.exit?.code ?? null, signal: o.exit?.signal ?? null,
+        failure_class: ok ? null : failureClass ?? null, error: ok ? null : error ?? null, diagnosis,
+      });
+      ctx.store.update(jobId, {
+        status: next,
+        pid: null,
+        token_hash: null,
+        ended_at: next === 'queued' ? null : now,
+        result: finalResult,
+        error: ok ? null : error ?? null,
+        failure_class: ok ? null : failureClass ?? null,
+        outcome: next === 'queued' ? null : job.outcome,
+      }, now);
+      ctx.store.addEvent(jobId, now, next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null });
+    });
+    if (next !== 'queued' && next !== 'interrupted' && job.worktree === 1 && job.work_dir && job.repo_root) {
+      await this.closeWorktree(jobId);
+    }
+    ctx.bus.emit('job', { jobId, status: next });
+    this.settleDependents(jobId, next);
+    this.dispatch();
+  }
+
+  private async closeWorktree(jobId: string): Promise<void> {
+    const { ctx } = this;
+    const job = ctx.store.get(jobId)!;
+    try {
+      const r = await finishWorktree(
+        { repoRoot: job.repo_root!, path: job.work_dir!, branch: job.branch!, baseCommit: job.base_commit! },
+        { message: `overseer: ${job.title} (${job.id})` },
+      );
+      ctx.store.update(jobId, { diff_stat: r.diffStat || '(no changes)', pr_url: r.prUrl ?? null, git_note: r.note ?? null }, ctx.clock.now());
+    } catch (err) {
+      ctx.log.error({ err, jobId }, 'closing the worktree failed');
+      ctx.store.update(jobId, { git_note: `closing the worktree failed: ${errorMessage(err)}` }, ctx.clock.now());
+    }
+  }
+
+  /** Wake or fail the jobs that wait on `depId`. */
+  settleDependents(depId: string, status: JobStatus): void {
+    const { ctx } = this;
+    if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
+    for (const d of ctx.store.dependents(depId)) {
+      if (d.status !== 'waiting') continue;
+      const st = dependencyState(ctx.store.depsOf(d.id));
+      const now = ctx.clock.now();
+      if (st === 'ready') {
+        ctx.store.update(d.id, { status: 'queued' }, now);
+        ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
+      } else if (st !== 'blocked') {
+        this.failWaiting(d.id, `dependency ${st.failed} ${st.status}`);
+      }
+    }
+  }
+
+  /** Fail a job that never started (its dependency failed), cascading to its own dependents. */
+  failWaiting(jobId: string, reason: string, failureClass: FailureClass = 'dependency_failed'): void {
+    const now = this.ctx.clock.now();
+    tx(this.ctx.db, () => {
+      this.ctx.store.update(jobId, { status: 'failed', failure_class: failureClass, error: reason, ended_at: now }, now);
+      this.ctx.store.addEvent(jobId, now, 'ended', { status: 'failed', failure_class: failureClass, reason });
+    });
+    this.ctx.bus.emit('job', { jobId, status: 'failed' });
+    this.settleDependents(jobId, 'failed');
+  }
+
+  /** A short `claude -p` run that reads the failed attempt's transcript tail and says what to change. */
+  private async diagnose(job: JobRow, n: number, failureClass?: string, error?: string): Promise<string | null> {
+    const { ctx } = this;
+    try {
+      const lines = await readTailLines(this.transcriptPath(job.id, n), 60);
+      const prompt = ctx.prompts.render('retry-analysis', {
+        prompt: job.prompt.slice(0, 8000),
+        failure_class: failureClass ?? 'unknown',
+        error: (error ?? '').slice(0, 2000),
+        transcript: renderTranscript(lines, 60, { maxChars: 12000, maxFieldChars: 600 }),
+      });
+      return await runDiagnosis(ctx, job, prompt);
+    } catch (err) {
+      ctx.log.warn({ err, jobId: job.id }, 'retry diagnosis failed; retrying without it');
+      return null;
+    }
+  }
+
+  isActiveJob(jobId: string): boolean {
+    return this.supervisors.has(jobId) || this.preparing.has(jobId);
+  }
+}
+
+/** Run the diagnosis agent: one turn, no tools, a 2-minute limit; returns its text. */
+async function runDiagnosis(ctx: HubContext, job: JobRow, prompt: string): Promise<string | null> {
+  const launcher = ctx.launchers.claude;
+  const bin = launcher?.resolveBin();
+  if (!bin) return null;
+  const { execa } = await import('execa');
+  const args = ['-p', '--output-format', 'json', '--max-turns', '1', '--tools', '', '--no-session-persistence'];
+  if (job.model) args.push('--model', job.model);
+  const r = await execa(bin, args, { input: prompt, cwd: job.work_dir ?? job.cwd, env: ctx.childEnv, reject: false, timeout: 120_000 });
+  try {
+    const j = JSON.parse(r.stdout) as { result?: string; is_error?: boolean };
+    return j.is_error ? null : (j.result ?? null);
+  } catch {
+    return null;
+  }
+}
+
+export type { Caller };
+export { isActive };

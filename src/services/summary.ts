@@ -1,0 +1,99 @@
+// Turns job rows into the `get_agent` summary of the tool contract, with long fields capped
+// so a tool result stays under 20,000 characters.
+import type { AttemptRow, JobRow } from '../store/jobs.js';
+import { isoTime } from '../clock.js';
+
+export const FIELD_CAP = 4000;
+
+export interface AttemptSummary {
+  n: number;
+  kind: string;
+  status: string;
+  started_at: string;
+  ended_at: string | null;
+  turns: number;
+  cost_usd: number;
+  failure_class: string | null;
+  error: string | null;
+  diagnosis: string | null;
+}
+
+export interface AgentSummary {
+  job_id: string;
+  title: string;
+  status: string;
+  provider: string;
+  model: string | null;
+  cwd: string;
+  branch: string | null;
+  worktree: string | null;
+  parent_id: string | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  turns: number;
+  cost_usd: number;
+  status_message: string | null;
+  progress: number | null;
+  result: string | null;
+  error: string | null;
+  failure_class: string | null;
+  session_id: string | null;
+  pr_url: string | null;
+  diff_stat: string | null;
+  git_note: string | null;
+  labels: string[];
+  depends_on: string[];
+  priority: number;
+  attempts: AttemptSummary[];
+}
+
+export function cap(s: string | null | undefined, max = FIELD_CAP): string | null {
+  if (s === null || s === undefined) return null;
+  return s.length <= max ? s : `${s.slice(0, max - 40)}… (${s.length - max + 40} more characters)`;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));
+
+export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CAP): AgentSummary {
+  return {
+    job_id: j.id,
+    title: j.title,
+    status: j.status,
+    provider: j.provider,
+    model: j.model,
+    cwd: j.work_dir ?? j.cwd,
+    branch: j.branch,
+    worktree: j.worktree ? j.work_dir : null,
+    parent_id: j.parent_id,
+    created_at: isoTime(j.created_at),
+    started_at: iso(j.started_at),
+    ended_at: iso(j.ended_at),
+    turns: j.turns,
+    cost_usd: Math.round(j.cost_usd * 1e6) / 1e6,
+    status_message: cap(j.status_message, 500),
+    progress: j.progress,
+    result: cap(j.result, fieldCap),
+    error: cap(j.error, fieldCap),
+    failure_class: j.failure_class,
+    session_id: j.session_id,
+    pr_url: j.pr_url,
+    diff_stat: cap(j.diff_stat, 1500),
+    git_note: j.git_note,
+    labels: JSON.parse(j.labels_json) as string[],
+    depends_on: JSON.parse(j.depends_on_json) as string[],
+    priority: j.priority,
+    attempts: attempts.map((a) => ({
+      n: a.n,
+      kind: a.kind,
+      status: a.status,
+      started_at: isoTime(a.started_at),
+      ended_at: iso(a.ended_at),
+      turns: a.turns,
+      cost_usd: Math.round(a.cost_usd * 1e6) / 1e6,
+      failure_class: a.failure_class,
+      error: cap(a.error, 500),
+      diagnosis: cap(a.diagnosis, 1500),
+    })),
+  };
+}

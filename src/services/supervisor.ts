@@ -1,0 +1,236 @@
+// Supervises one attempt of one job: launches the provider's process, tees its stdout to
+// the raw transcript, turns the event stream into job state (session, turns, cost, status),
+// delivers follow-up messages through stdin, enforces timeout and budget, and reports one
+// outcome when the process is gone. The first termination reason wins.
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Logger } from '../log.js';
+import type { Clock } from '../clock.js';
+import type { AgentLauncher, ChildHandle, ExitInfo, LaunchSpec, ProcessLauncher } from '../launch/types.js';
+import { LineSplitter } from '../launch/lineSplitter.js';
+import { classifyAttempt, type AttemptFacts, type Classification, type StopReason } from '../domain/failure.js';
+
+export interface AttemptOutcome extends Classification {
+  exit: ExitInfo;
+  costUsd: number;
+  turns: number;
+  sessionId?: string;
+  sessionStarted: boolean;
+  resultText?: string;
+  stopReason?: StopReason;
+  /** Any `result` event had is_error (for the no_error_in_output check). */
+  sawErrorResult: boolean;
+  durationMs: number;
+}
+
+export interface SupervisorHooks {
+  onStarted(pid: number | undefined): void;
+  onSession(sessionId: string): void;
+  onProgress(p: { turns: number; costUsd: number; lastText?: string }): void;
+  /** Called once every delivered message has been answered with a result: the job's work is done. */
+  onIdle?(): void;
+}
+
+export interface SupervisorOptions {
+  launcher: AgentLauncher;
+  processes: ProcessLauncher;
+  clock: Clock;
+  log: Logger;
+  transcriptPath: string;
+  timeoutMs: number;
+  budgetUsd?: number;
+  killGraceMs: number;
+  reportedOutcome: () => 'success' | 'failure' | undefined;
+}
+
+const STDERR_TAIL = 8192;
+
+export class Supervisor {
+  private child?: ChildHandle;
+  private stopReason?: StopReason;
+  private costUsd = 0;
+  private turns = 0;
+  private readonly messageIds = new Set<string>();
+  private sessionId?: string;
+  private sessionStarted = false;
+  private lastResult?: AttemptFacts['lastResult'];
+  private sawErrorResult = false;
+  private lastText?: string;
+  private stderrTail = '';
+  private sent = 0;
+  private answered = 0;
+  private transcript?: WriteStream;
+  private timer?: NodeJS.Timeout;
+  private killTimer?: NodeJS.Timeout;
+  private deadline = 0;
+  private frozenAt?: number;
+  private startedAt = 0;
+  readonly done: Promise<AttemptOutcome>;
+  private resolveDone!: (o: AttemptOutcome) => void;
+
+  constructor(private readonly o: SupervisorOptions, private readonly hooks: SupervisorHooks) {
+    this.done = new Promise((r) => { this.resolveDone = r; });
+  }
+
+  get pid(): number | undefined { return this.child?.pid; }
+
+  /** Launch the process. Outcome arrives through `done`, also for a binary that is missing. */
+  start(spec: LaunchSpec): void {
+    this.startedAt = this.o.clock.now();
+    const bin = this.o.launcher.resolveBin();
+    if (!bin) {
+      this.finish({ code: null, signal: null, spawnError: { code: 'ENOENT', message: `no ${this.o.launcher.provider} binary found. ${this.o.launcher.binHint}` } });
+      return;
+    }
+    mkdirSync(dirname(this.o.transcriptPath), { recursive: true });
+    this.transcript = createWriteStream(this.o.transcriptPath, { flags: 'a' });
+    const cmd = this.o.launcher.build(spec, bin);
+    const child = this.o.processes.launch(cmd);
+    this.child = child;
+    const parser = this.o.launcher.newParser();
+    const splitter = new LineSplitter((line) => this.onLine(line, parser), {
+      onOverflow: (n) => this.o.log.warn({ bytes: n }, 'dropped an over-long line from the child stream'),
+    });
+    child.onStdout((c) => splitter.push(c));
+    child.onStderr((c) => {
+      this.stderrTail = (this.stderrTail + c.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    if (cmd.stdin === 'pipe') this.deliver(spec.message);
+    this.hooks.onStarted(child.pid);
+    this.deadline = this.startedAt + this.o.timeoutMs;
+    this.armTimer();
+    void child.exited.then((exit) => {
+      splitter.end();
+      if (exit.spawnError) exit.spawnError.message = `${exit.spawnError.message}. ${this.o.launcher.binHint}`;
+      this.finish(exit);
+    });
+  }
+
+  /** Write a user message into the running conversation; false if stdin is closed. */
+  deliver(text: string): boolean {
+    if (!this.child || !this.o.launcher.streamsInput || this.frozenAt !== undefined) return false;
+    const ok = this.child.write(this.o.launcher.userMessageLine(text));
+    if (ok) this.sent++;
+    return ok;
+  }
+
+  /** Can a message be written into the conversation right now? */
+  acceptsInput(): boolean {
+    return !!this.child && this.o.launcher.streamsInput && this.child.stdinOpen() && this.frozenAt === undefined;
+  }
+
+  /** End the process group: SIGTERM, then SIGKILL after the grace period. */
+  stop(reason: StopReason): void {
+    this.stopReason ??= reason;
+    if (!this.child) return;
+    if (this.frozenAt !== undefined) this.child.signalGroup('SIGCONT');
+    this.child.closeStdin();
+    this.child.signalGroup('SIGTERM');
+    this.killTimer ??= setTimeout(() => this.child?.signalGroup('SIGKILL'), this.o.killGraceMs);
+  }
+
+  /** SIGSTOP the group; the timeout clock stops with it. */
+  freeze(): boolean {
+    if (!this.child || this.frozenAt !== undefined) return false;
+    if (!this.child.signalGroup('SIGSTOP')) return false;
+    this.frozenAt = this.o.clock.now();
+    if (this.timer) clearTimeout(this.timer);
+    return true;
+  }
+
+  /** SIGCONT the group and restart the timeout clock where it stopped. */
+  thaw(): boolean {
+    if (!this.child || this.frozenAt === undefined) return false;
+    this.deadline += this.o.clock.now() - this.frozenAt;
+    this.frozenAt = undefined;
+    this.child.signalGroup('SIGCONT');
+    this.armTimer();
+    return true;
+  }
+
+  private armTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const ms = Math.max(0, this.deadline - this.o.clock.now());
+    this.timer = setTimeout(() => this.stop('timeout'), Math.min(ms, 2 ** 31 - 1));
+    this.timer.unref();
+  }
+
+  private onLine(line: string, parser: ReturnType<AgentLauncher['newParser']>): void {
+    this.transcript?.write(`${line}\n`);
+    const s = parser.line(line);
+    switch (s.kind) {
+      case 'unparsed':
+        this.o.log.debug({ reason: s.reason, line: line.slice(0, 200) }, 'non-event line from child');
+        return;
+      case 'init':
+        if (s.sessionId) {
+          this.sessionId = s.sessionId;
+          this.sessionStarted = true;
+          this.hooks.onSession(s.sessionId);
+        }
+        if (!s.mcpConnected) {
+          this.o.log.warn({ status: s.mcpStatus }, 'overseer MCP server not connected in child');
+          this.stop('mcp_unavailable');
+        }
+        return;
+      case 'turn':
+        if (s.messageId && !this.messageIds.has(s.messageId)) {
+          this.messageIds.add(s.messageId);
+          this.turns++;
+        }
+        if (s.text) this.lastText = s.text;
+        this.hooks.onProgress({ turns: this.turns, costUsd: this.costUsd, lastText: this.lastText });
+        return;
+      case 'result': {
+        this.costUsd += s.costUsd;
+        const raw = s.raw as NonNullable<AttemptFacts['lastResult']>;
+        this.lastResult = raw;
+        if (s.isError) this.sawErrorResult = true;
+        if (s.text) this.lastText = s.text;
+        this.answered++;
+        this.hooks.onProgress({ turns: this.turns, costUsd: this.costUsd, lastText: this.lastText });
+        if (this.o.budgetUsd !== undefined && this.costUsd > this.o.budgetUsd) {
+          this.stop('budget');
+          return;
+        }
+        // Every message we wrote has been answered: close stdin so the child exits.
+        if (this.answered >= this.sent) {
+          this.child?.closeStdin();
+          this.hooks.onIdle?.();
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private finish(exit: ExitInfo): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.killTimer) clearTimeout(this.killTimer);
+    // Sweep whatever the child left in its group (its own MCP servers, tool processes).
+    this.child?.signalGroup('SIGKILL');
+    this.transcript?.end();
+    const cls = classifyAttempt({
+      stopReason: this.stopReason,
+      spawnError: exit.spawnError,
+      exitCode: exit.code,
+      signal: exit.signal,
+      lastResult: this.lastResult,
+      stderrTail: this.stderrTail,
+      reportedOutcome: this.o.reportedOutcome(),
+    });
+    this.resolveDone({
+      ...cls,
+      exit,
+      costUsd: this.costUsd,
+      turns: this.turns,
+      sessionId: this.sessionId,
+      sessionStarted: this.sessionStarted,
+      resultText: typeof this.lastResult?.result === 'string' ? this.lastResult.result : this.lastText,
+      stopReason: this.stopReason,
+      sawErrorResult: this.sawErrorResult,
+      durationMs: this.o.clock.now() - this.startedAt,
+    });
+  }
+}

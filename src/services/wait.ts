@@ -1,0 +1,59 @@
+// One wait engine for every blocking tool: subscribe first, then check, so no wakeup is
+// lost between the check and the subscription; re-check on each relevant event; a single
+// AbortController owns the timeout, the progress ticker and the caller's cancellation.
+import type { Bus, BusEvents } from './bus.js';
+
+export interface WaitOptions<T> {
+  bus: Bus;
+  events: (keyof BusEvents)[];
+  /** Returns a value when the wait is satisfied, undefined to keep waiting. */
+  check: () => T | undefined;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Called every `progressEveryMs` while waiting (MCP progress notifications). */
+  onProgress?: (elapsedMs: number) => void;
+  progressEveryMs?: number;
+}
+
+export type WaitResult<T> = { ok: true; value: T } | { ok: false; reason: 'timeout' | 'aborted' };
+
+export function waitUntil<T>(o: WaitOptions<T>): Promise<WaitResult<T>> {
+  return new Promise((resolve) => {
+    const ac = new AbortController();
+    const unsubs: (() => void)[] = [];
+    const started = Date.now();
+    const settle = (r: WaitResult<T>): void => {
+      if (ac.signal.aborted) return;
+      ac.abort();
+      for (const u of unsubs) u();
+      resolve(r);
+    };
+    const recheck = (): void => {
+      if (ac.signal.aborted) return;
+      let v: T | undefined;
+      try {
+        v = o.check();
+      } catch {
+        return;
+      }
+      if (v !== undefined) settle({ ok: true, value: v });
+    };
+    // Subscribe before the first check (see header).
+    for (const e of o.events) unsubs.push(o.bus.on(e, recheck));
+    if (o.signal) {
+      if (o.signal.aborted) return settle({ ok: false, reason: 'aborted' });
+      const onAbort = (): void => settle({ ok: false, reason: 'aborted' });
+      o.signal.addEventListener('abort', onAbort, { once: true });
+      unsubs.push(() => o.signal?.removeEventListener('abort', onAbort));
+    }
+    recheck();
+    if (ac.signal.aborted) return;
+    const t = setTimeout(() => settle({ ok: false, reason: 'timeout' }), Math.min(o.timeoutMs, 2 ** 31 - 1));
+    unsubs.push(() => clearTimeout(t));
+    if (o.onProgress) {
+      const every = o.progressEveryMs ?? 10_000;
+      const p = setInterval(() => o.onProgress?.(Date.now() - started), every);
+      unsubs.push(() => clearInterval(p));
+    }
+  });
+}

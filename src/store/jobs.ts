@@ -1,0 +1,257 @@
+// Job, attempt, event and message rows. Synchronous better-sqlite3 statements; callers group
+// writes that must land together with `tx` (src/store/db.ts).
+import type { Db } from './db.js';
+import type { FailureClass, JobStatus } from '../domain/job.js';
+
+export interface JobRow {
+  id: string;
+  seq: number;
+  parent_id: string | null;
+  depth: number;
+  title: string;
+  prompt: string;
+  provider: string;
+  model: string | null;
+  cwd: string;
+  work_dir: string | null;
+  repo_root: string | null;
+  worktree: number;
+  branch: string | null;
+  base_commit: string | null;
+  priority: number;
+  max_turns: number | null;
+  budget_usd: number | null;
+  timeout_s: number | null;
+  context_json: string | null;
+  template: string | null;
+  checks_json: string;
+  retry: 'none' | 'same' | 'analyze';
+  labels_json: string;
+  depends_on_json: string;
+  status: JobStatus;
+  status_message: string | null;
+  progress: number | null;
+  result: string | null;
+  outcome: string | null;
+  error: string | null;
+  failure_class: FailureClass | null;
+  session_id: string | null;
+  turns: number;
+  cost_usd: number;
+  pid: number | null;
+  pr_url: string | null;
+  diff_stat: string | null;
+  git_note: string | null;
+  token_hash: string | null;
+  resume_message: string | null;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  updated_at: number;
+}
+
+export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
+
+export interface AttemptRow {
+  job_id: string;
+  n: number;
+  kind: 'initial' | 'retry' | 'resume';
+  status: string;
+  started_at: number;
+  ended_at: number | null;
+  session_id: string | null;
+  pid: number | null;
+  exit_code: number | null;
+  signal: string | null;
+  turns: number;
+  cost_usd: number;
+  failure_class: string | null;
+  error: string | null;
+  diagnosis: string | null;
+  transcript: string;
+}
+
+export interface MessageRow {
+  id: number;
+  from_id: string;
+  to_id: string;
+  text: string;
+  created_at: number;
+  delivered_at: number | null;
+  read_at: number | null;
+}
+
+export interface RequestRow {
+  id: string;
+  job_id: string;
+  kind: string;
+  summary: string;
+  plan_json: string | null;
+  options_json: string | null;
+  status: string;
+  decision: string | null;
+  answer: string | null;
+  comment: string | null;
+  created_at: number;
+  answered_at: number | null;
+}
+
+export class JobStore {
+  constructor(readonly db: Db) {}
+
+  insertJob(j: NewJob, now: number): void {
+    const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM jobs').get() as { s: number }).s;
+    this.db
+      .prepare(
+        `INSERT INTO jobs (id, seq, parent_id, depth, title, prompt, provider, model, cwd, work_dir, repo_root, worktree, branch, base_commit,
+          priority, max_turns, budget_usd, timeout_s, context_json, template, checks_json, retry, labels_json, depends_on_json, status,
+          session_id, token_hash, created_at, updated_at)
+         VALUES (@id, @seq, @parent_id, @depth, @title, @prompt, @provider, @model, @cwd, @work_dir, @repo_root, @worktree, @branch, @base_commit,
+          @priority, @max_turns, @budget_usd, @timeout_s, @context_json, @template, @checks_json, @retry, @labels_json, @depends_on_json, @status,
+          @session_id, @token_hash, @created_at, @created_at)`,
+      )
+      .run({ ...j, seq, created_at: now });
+    const dep = this.db.prepare('INSERT INTO job_deps (job_id, dep_id) VALUES (?, ?)');
+    for (const d of JSON.parse(j.depends_on_json) as string[]) dep.run(j.id, d);
+  }
+
+  get(id: string): JobRow | undefined {
+    return this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+  }
+
+  byTokenHash(hash: string): JobRow | undefined {
+    return this.db.prepare('SELECT * FROM jobs WHERE token_hash = ?').get(hash) as JobRow | undefined;
+  }
+
+  /** Update columns of a job; `updated_at` is always set. */
+  update(id: string, fields: Partial<JobRow>, now: number): void {
+    const keys = Object.keys(fields).filter((k) => k !== 'id');
+    const sets = [...keys.map((k) => `${k} = @${k}`), 'updated_at = @__now'].join(', ');
+    this.db.prepare(`UPDATE jobs SET ${sets} WHERE id = @__id`).run({ ...nullify(fields), __now: now, __id: id });
+  }
+
+  byStatus(...statuses: JobStatus[]): JobRow[] {
+    return this.db.prepare(`SELECT * FROM jobs WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY seq`).all(...statuses) as JobRow[];
+  }
+
+  countByStatus(...statuses: JobStatus[]): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS c FROM jobs WHERE status IN (${statuses.map(() => '?').join(',')})`).get(...statuses) as { c: number }).c;
+  }
+
+  children(id: string): JobRow[] {
+    return this.db.prepare('SELECT * FROM jobs WHERE parent_id = ? ORDER BY seq').all(id) as JobRow[];
+  }
+
+  /** All descendants of `id` (not including it), breadth first. */
+  descendants(id: string): JobRow[] {
+    return this.db
+      .prepare(
+        `WITH RECURSIVE d(id) AS (SELECT id FROM jobs WHERE parent_id = ? UNION ALL SELECT j.id FROM jobs j JOIN d ON j.parent_id = d.id)
+         SELECT jobs.* FROM jobs JOIN d ON jobs.id = d.id ORDER BY jobs.depth, jobs.seq`,
+      )
+      .all(id) as JobRow[];
+  }
+
+  /** Is `id` inside the subtree rooted at `root` (or equal to it)? */
+  inSubtree(root: string, id: string): boolean {
+    const row = this.db
+      .prepare(`WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM jobs WHERE id = ? UNION ALL SELECT j.id, j.parent_id FROM jobs j JOIN up ON j.id = up.parent_id) SELECT 1 AS hit FROM up WHERE id = ?`)
+      .get(id, root);
+    return row !== undefined;
+  }
+
+  dependents(depId: string): JobRow[] {
+    return this.db.prepare('SELECT jobs.* FROM jobs JOIN job_deps ON job_deps.job_id = jobs.id WHERE job_deps.dep_id = ? ORDER BY jobs.seq').all(depId) as JobRow[];
+  }
+
+  depsOf(jobId: string): { id: string; status: JobStatus }[] {
+    return this.db.prepare('SELECT jobs.id, jobs.status FROM job_deps JOIN jobs ON jobs.id = job_deps.dep_id WHERE job_deps.job_id = ?').all(jobId) as { id: string; status: JobStatus }[];
+  }
+
+  depsOfIds(ids: string[]): { id: string; status: JobStatus }[] {
+    if (ids.length === 0) return [];
+    return this.db.prepare(`SELECT id, status FROM jobs WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as { id: string; status: JobStatus }[];
+  }
+
+  list(f: { status?: JobStatus; label?: string; parentId?: string | null; subtreeOf?: string; afterSeq?: number; limit: number }): JobRow[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (f.status) { where.push('status = ?'); args.push(f.status); }
+    if (f.label) { where.push('EXISTS (SELECT 1 FROM json_each(labels_json) WHERE value = ?)'); args.push(f.label); }
+    if (f.parentId !== undefined) {
+      if (f.parentId === null) where.push('parent_id IS NULL');
+      else { where.push('parent_id = ?'); args.push(f.parentId); }
+    }
+    if (f.subtreeOf) {
+      where.push(`id IN (WITH RECURSIVE d(id) AS (SELECT id FROM jobs WHERE parent_id = ? UNION ALL SELECT j.id FROM jobs j JOIN d ON j.parent_id = d.id) SELECT id FROM d)`);
+      args.push(f.subtreeOf);
+    }
+    if (f.afterSeq !== undefined) { where.push('seq > ?'); args.push(f.afterSeq); }
+    const sql = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`;
+    return this.db.prepare(sql).all(...args, f.limit) as JobRow[];
+  }
+
+  /** Ids close to an unknown one, for "did you mean" errors: same prefix first, then the most recent. */
+  nearbyIds(id: string, max = 5): string[] {
+    const prefix = id.slice(0, 4);
+    const similar = this.db.prepare('SELECT id FROM jobs WHERE id LIKE ? ORDER BY seq DESC LIMIT ?').all(`${prefix}%`, max) as { id: string }[];
+    const recent = this.db.prepare('SELECT id FROM jobs ORDER BY seq DESC LIMIT ?').all(max) as { id: string }[];
+    return [...new Set([...similar, ...recent].map((r) => r.id))].slice(0, max);
+  }
+
+  // attempts
+  insertAttempt(a: AttemptRow): void {
+    this.db
+      .prepare(`INSERT INTO attempts (job_id, n, kind, status, started_at, ended_at, session_id, pid, exit_code, signal, turns, cost_usd, failure_class, error, diagnosis, transcript)
+        VALUES (@job_id, @n, @kind, @status, @started_at, @ended_at, @session_id, @pid, @exit_code, @signal, @turns, @cost_usd, @failure_class, @error, @diagnosis, @transcript)`)
+      .run(a);
+  }
+
+  updateAttempt(jobId: string, n: number, fields: Partial<AttemptRow>): void {
+    const keys = Object.keys(fields);
+    if (keys.length === 0) return;
+    this.db.prepare(`UPDATE attempts SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE job_id = @__job AND n = @__n`).run({ ...nullify(fields), __job: jobId, __n: n });
+  }
+
+  attempts(jobId: string): AttemptRow[] {
+    return this.db.prepare('SELECT * FROM attempts WHERE job_id = ? ORDER BY n').all(jobId) as AttemptRow[];
+  }
+
+  lastAttempt(jobId: string): AttemptRow | undefined {
+    return this.db.prepare('SELECT * FROM attempts WHERE job_id = ? ORDER BY n DESC LIMIT 1').get(jobId) as AttemptRow | undefined;
+  }
+
+  // events
+  addEvent(jobId: string, at: number, kind: string, data?: unknown): void {
+    this.db.prepare('INSERT INTO events (job_id, at, kind, data_json) VALUES (?, ?, ?, ?)').run(jobId, at, kind, data === undefined ? null : JSON.stringify(data));
+  }
+
+  events(jobId: string, limit = 200): { id: number; at: number; kind: string; data_json: string | null }[] {
+    return this.db.prepare('SELECT id, at, kind, data_json FROM events WHERE job_id = ? ORDER BY id DESC LIMIT ?').all(jobId, limit).reverse() as { id: number; at: number; kind: string; data_json: string | null }[];
+  }
+
+  // messages
+  addMessage(from: string, to: string, text: string, now: number, delivered: boolean): number {
+    return Number(this.db.prepare('INSERT INTO messages (from_id, to_id, text, created_at, delivered_at) VALUES (?, ?, ?, ?, ?)').run(from, to, text, now, delivered ? now : null).lastInsertRowid);
+  }
+
+  undeliveredMessages(to: string): MessageRow[] {
+    return this.db.prepare('SELECT * FROM messages WHERE to_id = ? AND delivered_at IS NULL ORDER BY id').all(to) as MessageRow[];
+  }
+
+  markDelivered(ids: number[], now: number): void {
+    const st = this.db.prepare('UPDATE messages SET delivered_at = ? WHERE id = ?');
+    for (const id of ids) st.run(now, id);
+  }
+
+  // requests (opened by issue #3's tools; here only read for `attention`)
+  openRequestsFor(jobIds: string[]): RequestRow[] {
+    if (jobIds.length === 0) return [];
+    return this.db.prepare(`SELECT * FROM requests WHERE status = 'pending' AND job_id IN (${jobIds.map(() => '?').join(',')}) ORDER BY created_at`).all(...jobIds) as RequestRow[];
+  }
+}
+
+/** better-sqlite3 refuses `undefined` bindings: store them as NULL. */
+function nullify(o: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === undefined ? null : v]));
+}

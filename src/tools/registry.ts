@@ -1,0 +1,58 @@
+// Tool definitions as data: name, which roles see it, MCP metadata, zod input schema and a
+// handler. `registerTools` puts the tools a caller's role may see onto an McpServer and
+// wraps every handler with the single error mapping of result.ts.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { Caller } from '../services/context.js';
+import type { Logger } from '../log.js';
+import { errorResult, okResult } from './result.js';
+
+export interface ToolExtra {
+  signal: AbortSignal;
+  /** Send an MCP progress notification if the caller asked for them. */
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+export interface ToolDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
+  name: string;
+  roles: readonly Caller['role'][];
+  title: string;
+  description: string;
+  input: S;
+  annotations?: ToolAnnotations;
+  handler(input: z.infer<S>, caller: Caller, extra: ToolExtra): unknown;
+}
+
+/** Identity helper that keeps the schema's type flowing into the handler. */
+export function defineTool<S extends z.ZodTypeAny>(def: ToolDef<S>): ToolDef<S> {
+  return def;
+}
+
+export function registerTools(server: McpServer, defs: readonly ToolDef[], caller: Caller, log: Logger): string[] {
+  const names: string[] = [];
+  for (const def of defs) {
+    if (!def.roles.includes(caller.role)) continue;
+    server.registerTool(
+      def.name,
+      { title: def.title, description: def.description, inputSchema: def.input as never, annotations: def.annotations },
+      (async (args: unknown, extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> }) => {
+        const token = extra._meta?.progressToken;
+        const toolExtra: ToolExtra = {
+          signal: extra.signal,
+          progress: (progress, total, message) => {
+            if (token === undefined) return;
+            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } } as never).catch(() => undefined);
+          },
+        };
+        try {
+          return okResult(await def.handler(args as never, caller, toolExtra));
+        } catch (err) {
+          return errorResult(err, log);
+        }
+      }) as never,
+    );
+    names.push(def.name);
+  }
+  return names;
+}
