@@ -19,6 +19,7 @@ import { reconcile, type ReconcileReport } from './services/reconcile.js';
 import { ExecaLauncher } from './launch/process.js';
 import { ClaudeLauncher } from './launch/claude/launcher.js';
 import type { AgentLauncher, ProcessLauncher } from './launch/types.js';
+import { childEnvFrom } from './launch/childEnv.js';
 import { PromptLibrary } from './prompts/load.js';
 import { agentTools } from './tools/agents.js';
 import type { ToolDef } from './tools/registry.js';
@@ -73,7 +74,7 @@ export class Hub {
       launchers: o.launchers ?? { claude: new ClaudeLauncher({ bin: o.config.claudeBin, packageRoot: root }) },
       prompts: new PromptLibrary(join(root, 'prompts')),
       mcpUrl: () => url,
-      childEnv: o.childEnv ?? process.env,
+      childEnv: childEnvFrom(o.childEnv ?? process.env),
       progressEveryMs: o.progressEveryMs ?? 10_000,
     };
     this.version = packageVersion();

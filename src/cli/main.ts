@@ -21,7 +21,7 @@ program.command('logs <job>').description('readable transcript of a job').option
   .action(async (job: string, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string }) => (await import('./status.js')).runLogs(job, o));
 program.command('demo').description('a real orchestration: a lead claude fans out to three child claudes (offline fake model unless --live)')
   .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
-  .action(async (o: { live?: boolean; keep?: boolean }) => (await import('./demo.js')).runDemo(o));
+  .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const name = (err as Error)?.constructor?.name;

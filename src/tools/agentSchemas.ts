@@ -8,8 +8,9 @@ export const MAX_PROMPT_CHARS = 500_000;
 const jobId = z.string().min(1, 'job_id is empty: pass an id returned by spawn_agent or list_agents').max(100);
 
 export const SpawnInput = z.object({
-  prompt: z.string().trim().min(1, 'prompt is empty: say what the agent should do')
-    .max(MAX_PROMPT_CHARS, `prompt is longer than ${MAX_PROMPT_CHARS} characters: put large material in a file in the work tree and point the agent at it`),
+  prompt: z.string()
+    .max(MAX_PROMPT_CHARS, `prompt is longer than ${MAX_PROMPT_CHARS} characters: put large material in a file in the work tree and point the agent at it`)
+    .refine((s) => s.trim().length > 0, 'prompt is empty: say what the agent should do'),
   title: z.string().trim().min(1).max(200).optional(),
   provider: z.enum(['claude', 'codex']).default('claude'),
   model: z.string().min(1).max(200).optional(),

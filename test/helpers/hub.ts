@@ -1,0 +1,78 @@
+// Harness for integration and end-to-end tests: a real Hub (real SQLite file, real HTTP
+// endpoint on port 0, real claude children) against the fake Anthropic API, with a lead
+// client linked in memory. `call` returns the parsed JSON result or throws the error text.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Hub } from '../../src/hub.js';
+import { loadConfigFrom, type Config } from '../../src/config.js';
+import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/testing/fakeAnthropic.js';
+import { claudeBin, claudeEnv, makeTempDir } from './claude.js';
+import type { Caller } from '../../src/services/context.js';
+import type { ProcessLauncher } from '../../src/launch/types.js';
+
+export interface TestHub {
+  hub: Hub;
+  fake: FakeAnthropic;
+  dir: string;
+  home: string;
+  project: string;
+  client: Client;
+  call<T = any>(tool: string, args: Record<string, unknown>, opts?: { onprogress?: (p: unknown) => void; signal?: AbortSignal }): Promise<T>;
+  callRaw(tool: string, args: Record<string, unknown>): Promise<{ isError?: boolean; text: string }>;
+  connect(caller: Caller): Promise<Client>;
+  stop(opts?: { keep?: boolean }): Promise<void>;
+}
+
+export class ToolError extends Error {}
+
+export async function startTestHub(o: {
+  scripts?: Record<string, Script>;
+  config?: Partial<Config>;
+  project?: string;
+  fake?: FakeAnthropic;
+  processes?: ProcessLauncher;
+  progressEveryMs?: number;
+} = {}): Promise<TestHub> {
+  const dir = await makeTempDir('ovs-test');
+  const home = join(dir, 'state');
+  const project = o.project ?? dir;
+  const fake = o.fake ?? (await startFakeAnthropic({ scripts: o.scripts }));
+  if (o.fake && o.scripts) for (const [k, v] of Object.entries(o.scripts)) fake.addScript(k, v);
+  const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, ...o.config });
+  const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url });
+  const hub = new Hub({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs });
+  await hub.start();
+  const clients: Client[] = [];
+  const connect = async (caller: Caller): Promise<Client> => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const server = hub.server(caller);
+    await server.connect(a);
+    const client = new Client({ name: 'test-lead', version: '1.0.0' });
+    await client.connect(b);
+    clients.push(client);
+    return client;
+  };
+  const client = await connect({ role: 'lead' });
+  const callRaw = async (tool: string, args: Record<string, unknown>, opts: { onprogress?: (p: unknown) => void; signal?: AbortSignal } = {}) => {
+    const r = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 600_000, onprogress: opts.onprogress, signal: opts.signal, resetTimeoutOnProgress: true });
+    const content = r.content as { type: string; text: string }[];
+    return { isError: r.isError as boolean | undefined, text: content.map((c) => c.text).join('\n') };
+  };
+  return {
+    hub, fake, dir, home, project, client, connect,
+    callRaw,
+    async call(tool, args, opts) {
+      const r = await callRaw(tool, args, opts);
+      if (r.isError) throw new ToolError(r.text);
+      return JSON.parse(r.text);
+    },
+    async stop(opts = {}) {
+      for (const c of clients) await c.close().catch(() => undefined);
+      await hub.stop();
+      if (!o.fake) await fake.close();
+      if (!opts.keep) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
