@@ -1,15 +1,16 @@
 // Re-attach a job's worktree on its existing branch (resume after the worktree was closed,
-// or after a crash left the directory half-gone). Counterpart of createWorktree.
+// or after a crash left the directory gone). Counterpart of createWorktree; the job keeps
+// its original base commit, so diffs and checks still compare against where it started.
 import { existsSync } from 'node:fs';
-import { simpleGit } from 'simple-git';
-import type { WorktreeInfo } from './worktree.js';
+import { git, withLock } from './exec.js';
+import type { WorktreeInfo } from './create.js';
 
-export async function attachWorktree(o: { repoRoot: string; path: string; branch: string }): Promise<WorktreeInfo> {
-  const git = simpleGit(o.repoRoot).env({ ...process.env, GIT_TERMINAL_PROMPT: '0' });
+export async function attachWorktree(o: { repoRoot: string; path: string; branch: string; baseCommit: string }): Promise<WorktreeInfo> {
   if (!existsSync(o.path)) {
-    await git.raw(['worktree', 'prune']);
-    await git.raw(['worktree', 'add', o.path, o.branch]);
+    await withLock(`worktrees:${o.repoRoot}`, async () => {
+      await git(o.repoRoot).raw(['worktree', 'prune']);
+      await git(o.repoRoot).raw(['worktree', 'add', o.path, o.branch]);
+    });
   }
-  const head = (await simpleGit(o.path).revparse(['HEAD'])).trim();
-  return { repoRoot: o.repoRoot, path: o.path, branch: o.branch, baseCommit: head };
+  return { repoRoot: o.repoRoot, path: o.path, branch: o.branch, baseCommit: o.baseCommit };
 }

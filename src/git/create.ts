@@ -1,0 +1,154 @@
+// Creating and removing per-job git worktrees: <repo>/.overseer-worktrees/<jobId> on a new
+// branch at the repo's HEAD, with Overseer's folders kept out of `git status` via info/exclude.
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { InvalidInputError } from '../errors.js';
+import { TRANSIENT_GIT_ERROR, errText, firstLine, git, outLines, realPathOrUndefined, withLock } from './exec.js';
+
+/** Folder (relative to the repo top level) that holds every job worktree. */
+export const WORKTREES_DIR = '.overseer-worktrees';
+/** Lines added to <git-common-dir>/info/exclude so Overseer's folders never show as untracked. */
+const EXCLUDES = ['.overseer-worktrees/', '.overseer/'];
+
+/** A job's worktree: the repo it belongs to, its directory, its branch and the commit it started from. */
+export interface WorktreeInfo {
+  repoRoot: string;
+  path: string;
+  branch: string;
+  baseCommit: string;
+}
+
+/** Reject branch names git would misread or refuse, before spending a process on them. */
+function checkBranchName(branch: string): void {
+  if (branch.trim() === '' || branch.startsWith('-') || /[\s~^:?*[\\\x00-\x1f\x7f]/.test(branch) || branch.includes('..') || branch.includes('@{') || branch.endsWith('.lock') || branch.endsWith('/') || branch.endsWith('.') || branch === 'HEAD') {
+    throw new InvalidInputError(`branch ${JSON.stringify(branch)} is not a valid git branch name; pass a name like "overseer/fix-login".`);
+  }
+}
+
+/** Append the Overseer folders to <commonDir>/info/exclude unless already listed (serialised per
+ * file in this process so concurrent creates append once). */
+async function ensureExcluded(commonDir: string): Promise<void> {
+  const file = path.join(commonDir, 'info', 'exclude');
+  await withLock(`exclude:${file}`, async () => {
+    let text = '';
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      await mkdir(path.dirname(file), { recursive: true });
+    }
+    const have = new Set(outLines(text).map((l) => l.replace(/^\//, '').replace(/\/?$/, '/')));
+    const missing = EXCLUDES.filter((e) => !have.has(e));
+    if (missing.length === 0) return;
+    const sep = text.length > 0 && !text.endsWith('\n') ? '\n' : '';
+    await appendFile(file, `${sep}${missing.join('\n')}\n`);
+  });
+}
+
+/** Undo what a failed `worktree add -b` may have left: its folder, its registration and the
+ * branch it created (deleted only while it still points at baseCommit). */
+async function undoPartialAdd(top: string, branch: string, wtPath: string, baseCommit: string): Promise<void> {
+  const g = git(top);
+  await g.raw(['worktree', 'remove', '--force', '--force', wtPath]).catch(() => undefined);
+  await rm(wtPath, { recursive: true, force: true });
+  await g.raw(['worktree', 'prune']).catch(() => undefined);
+  await g.raw(['update-ref', '-d', `refs/heads/${branch}`, baseCommit]).catch(() => undefined);
+}
+
+/** `git worktree add -b`, serialised per repository in this process and retried when another
+ * git process got in the way. Throws git's error otherwise. */
+async function addWorktree(top: string, branch: string, wtPath: string, baseCommit: string): Promise<void> {
+  await withLock(`worktrees:${top}`, async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await git(top).raw(['worktree', 'add', '-b', branch, wtPath, baseCommit]);
+        return;
+      } catch (err) {
+        const msg = errText(err);
+        if (/already exists|is not a valid branch name/i.test(msg)) throw err;
+        await undoPartialAdd(top, branch, wtPath, baseCommit);
+        if (attempt >= 3 || !TRANSIENT_GIT_ERROR.test(msg)) throw err;
+        await new Promise((r) => setTimeout(r, 25 * attempt));
+      }
+    }
+  });
+}
+
+/** Create <repoRoot>/.overseer-worktrees/<jobId> on a new branch at the repo's HEAD. Two git
+ * processes: one rev-parse (top level, common dir, HEAD), one `worktree add`. Creates in one
+ * repository are serialised in this process (git's worktree bookkeeping is not concurrency-safe). */
+export async function createWorktree(opts: { repoRoot: string; jobId: string; branch: string }): Promise<WorktreeInfo> {
+  const { jobId, branch } = opts;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(jobId)) {
+    throw new InvalidInputError(`job id ${JSON.stringify(jobId)} cannot name a worktree folder (letters, digits, ".", "_" and "-" only).`);
+  }
+  checkBranchName(branch);
+  const real = await realPathOrUndefined(opts.repoRoot);
+  if (real === undefined) throw new InvalidInputError(`Repository ${opts.repoRoot} does not exist.`);
+
+  let top: string;
+  let commonDir: string;
+  let baseCommit: string;
+  try {
+    const [t, c, h] = outLines(await git(real).raw(['rev-parse', '--show-toplevel', '--git-common-dir', 'HEAD']));
+    if (!t || !c || !h) throw new Error(`unexpected rev-parse output in ${real}`);
+    top = (await realPathOrUndefined(t)) ?? t;
+    commonDir = path.resolve(real, c);
+    baseCommit = h;
+  } catch (err) {
+    const msg = errText(err);
+    if (/ambiguous argument 'HEAD'|unknown revision/i.test(msg)) {
+      throw new InvalidInputError(`The git repository at ${opts.repoRoot} has no commits yet; make a first commit so the worktree has a base.`, { cause: err });
+    }
+    if (/not a git repository|must be run in a work tree/i.test(msg)) {
+      throw new InvalidInputError(`${opts.repoRoot} is not inside a git repository; worktree: true needs one (try \`git init\`).`, { cause: err });
+    }
+    throw err;
+  }
+
+  await ensureExcluded(commonDir);
+  const wtPath = path.join(top, WORKTREES_DIR, jobId);
+  try {
+    await addWorktree(top, branch, wtPath, baseCommit);
+  } catch (err) {
+    const msg = errText(err);
+    if (/a branch named .* already exists/i.test(msg)) {
+      throw new InvalidInputError(`Branch "${branch}" already exists in ${top}; pass another \`branch\` (e.g. "${branch}-2").`, { cause: err });
+    }
+    if (/is not a valid branch name/i.test(msg)) {
+      throw new InvalidInputError(`branch "${branch}" is not a valid git branch name; pass another \`branch\`.`, { cause: err });
+    }
+    if (/already exists/i.test(msg)) {
+      throw new InvalidInputError(`Worktree folder ${wtPath} already exists; remove it or use another job id.`, { cause: err });
+    }
+    throw new Error(`git worktree add failed in ${top}: ${firstLine(msg)}`, { cause: err });
+  }
+  return { repoRoot: top, path: wtPath, branch, baseCommit };
+}
+
+/** Remove a worktree folder and prune git's record of it. A path that is not (or no longer) a
+ * worktree is not an error; leftovers inside .overseer-worktrees/ are deleted. */
+export async function removeWorktree(repoRoot: string, wtPath: string): Promise<void> {
+  const root = await realPathOrUndefined(repoRoot);
+  if (root === undefined) return;
+  const target = (await realPathOrUndefined(wtPath)) ?? path.resolve(wtPath);
+  const g = git(root);
+  await withLock(`worktrees:${root}`, async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await g.raw(['worktree', 'remove', '--force', '--force', target]);
+        break;
+      } catch (err) {
+        const msg = errText(err);
+        if (/is not a working tree|does not exist|No such file|not a git repository/i.test(msg)) break;
+        if (attempt >= 3 || !TRANSIENT_GIT_ERROR.test(msg)) throw err;
+        await new Promise((r) => setTimeout(r, 25 * attempt));
+      }
+    }
+    // A half-created folder (spawn failed mid-way) is not a registered worktree; delete it when
+    // it lies under our own folder, never elsewhere.
+    const ours = path.join(root, WORKTREES_DIR) + path.sep;
+    if (target.startsWith(ours)) await rm(target, { recursive: true, force: true });
+    // pruning is housekeeping; a failure here changes nothing for the caller
+    await g.raw(['worktree', 'prune']).catch(() => undefined);
+  });
+}

@@ -1,0 +1,65 @@
+// Waiting helpers for tests: poll-free where an event exists; where the only signal is the
+// world itself (a process gone, a file appearing), a bounded re-check on the hub's bus events
+// or a short-interval check with a hard deadline.
+import { readFileSync } from 'node:fs';
+import type { Hub } from '../../src/hub.js';
+import type { JobRow } from '../../src/store/jobs.js';
+
+/** Resolves with the job row once `pred` holds; re-checked on every job event of the hub. */
+export function waitForJob(hub: Hub, jobId: string, pred: (j: JobRow) => boolean, timeoutMs = 30_000): Promise<JobRow> {
+  return new Promise((resolve, reject) => {
+    const check = (): boolean => {
+      const j = hub.ctx.store.get(jobId);
+      if (j && pred(j)) {
+        cleanup();
+        resolve(j);
+        return true;
+      }
+      return false;
+    };
+    const off = hub.ctx.bus.on('job', () => void check());
+    const offMsg = hub.ctx.bus.on('message', () => void check());
+    const t = setTimeout(() => {
+      cleanup();
+      const j = hub.ctx.store.get(jobId);
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for job ${jobId}; it is ${j?.status} (${j?.error ?? ''})`));
+    }, timeoutMs);
+    const cleanup = (): void => { off(); offMsg(); clearTimeout(t); };
+    check();
+  });
+}
+
+/** Checks `pred` every `everyMs` until it holds or the deadline passes (for facts with no event, e.g. a pid exiting). */
+export async function eventually<T>(what: string, pred: () => T | undefined | false, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = pred();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Is this pid alive (and not a zombie)? */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
+    return stat.split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** The one-letter process state from /proc (R, S, T = stopped, Z…). */
+export function procState(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+  } catch {
+    return undefined;
+  }
+}
