@@ -20,6 +20,7 @@ import { ExecaLauncher } from './launch/process.js';
 import { ClaudeLauncher } from './launch/claude/launcher.js';
 import type { AgentLauncher, ProcessLauncher } from './launch/types.js';
 import { childEnvFrom } from './launch/childEnv.js';
+import { excludeOverseerDirs } from './git/worktree.js';
 import { PromptLibrary } from './prompts/load.js';
 import { agentTools } from './tools/agents.js';
 import type { ToolDef } from './tools/registry.js';
@@ -88,6 +89,7 @@ export class Hub {
   /** Reconcile, listen for children, and start whatever is queued. */
   async start(): Promise<void> {
     this.reconciled = reconcile(this.ctx);
+    await excludeOverseerDirs(this.o.projectDir);
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);
     this.http = await startHttp({

@@ -44,6 +44,17 @@ async function ensureExcluded(commonDir: string): Promise<void> {
   });
 }
 
+/** Best effort: list .overseer/ and .overseer-worktrees/ in the exclude file of the repository
+ * holding `dir` (the hub does this at start so its state never shows up as a change). */
+export async function excludeOverseerDirs(dir: string): Promise<void> {
+  try {
+    const common = (await git(dir).raw(['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
+    if (common) await ensureExcluded(common);
+  } catch {
+    /* not a repository: nothing to exclude */
+  }
+}
+
 /** Undo what a failed `worktree add -b` may have left: its folder, its registration and the
  * branch it created (deleted only while it still points at baseCommit). */
 async function undoPartialAdd(top: string, branch: string, wtPath: string, baseCommit: string): Promise<void> {
