@@ -34,8 +34,10 @@ export async function startTestHub(o: {
   fake?: FakeAnthropic;
   processes?: ProcessLauncher;
   progressEveryMs?: number;
+  /** Reuse this directory (state in <dir>/state, HOME in <dir>/home) instead of a fresh one. */
+  dir?: string;
 } = {}): Promise<TestHub> {
-  const dir = await makeTempDir('ovs-test');
+  const dir = o.dir ?? (await makeTempDir('ovs-test'));
   const home = join(dir, 'state');
   const project = o.project ?? dir;
   const fake = o.fake ?? (await startFakeAnthropic({ scripts: o.scripts }));

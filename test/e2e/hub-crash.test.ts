@@ -1,0 +1,84 @@
+// End-to-end: the hub itself going away. kill -9 of a hub process (the `overseer mcp` a lead
+// runs) leaves an orphaned child; the next hub on the same state directory reconciles it
+// (process ended, job interrupted, nothing left running) and resume_agent continues the
+// child's session. A clean hub stop marks running children interrupted.
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startFakeAnthropic, type Script } from '../../src/testing/fakeAnthropic.js';
+import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
+import { startTestHub } from '../helpers/hub.js';
+import { alive, eventually, waitForJob } from '../helpers/wait.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); });
+
+const resumable: Script = (ctx) => {
+  if (ctx.userTexts.some((t) => t.includes('AFTER-CRASH'))) return { text: `resumed after ${ctx.body.messages.filter((m: any) => m.role === 'assistant').length} assistant turns` };
+  if (ctx.step === 0) return { tools: [{ name: 'mcp__overseer__report_status', input: { message: 'working' } }] };
+  return { delayMs: 120_000, text: 'never' };
+};
+
+describe('hub crash and restart', () => {
+  test('kill -9 of the hub: the restarted hub reconciles the orphan and the job resumes its session', async () => {
+    const fake = await startFakeAnthropic({ scripts: { r: resumable } });
+    cleanups.push(() => fake.close());
+    const dir = await makeTempDir('ovs-crash');
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const home = join(dir, 'state');
+    const env = { ...claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url }), OVERSEER_HOME: home, CLAUDE_BIN: claudeBin() } as Record<string, string>;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [join(process.cwd(), 'dist/cli/main.js'), 'mcp'], env, cwd: dir, stderr: 'ignore' });
+    const lead = new Client({ name: 'crash-test', version: '1' });
+    await lead.connect(transport);
+    const r = await lead.callTool({ name: 'spawn_agent', arguments: { prompt: '@script:r long task' } });
+    const jobId = JSON.parse((r.content as any)[0].text).job_id as string;
+    await fake.waitForRequest((q) => q.script === 'r' && q.step === 1, 30_000);
+    const hubPid = JSON.parse(readFileSync(join(home, 'hub.json'), 'utf8')).pid as number;
+    const db = new Database(join(home, 'state.db'), { readonly: true });
+    const childPid = (db.prepare('SELECT pid FROM jobs WHERE id = ?').get(jobId) as { pid: number }).pid;
+    db.close();
+    assert.ok(childPid > 0);
+
+    process.kill(hubPid, 'SIGKILL');
+    await eventually('hub gone', () => !alive(hubPid), 5000);
+    await lead.close().catch(() => undefined);
+    assert.ok(alive(childPid), 'the child outlives the killed hub (own process group)');
+
+    const h = await startTestHub({ dir, fake });
+    cleanups.push(() => h.stop({ keep: true }));
+    assert.deepEqual(h.hub.reconciled?.interrupted, [jobId]);
+    assert.ok(h.hub.reconciled?.killed.includes(childPid));
+    await eventually('orphan ended', () => !alive(childPid), 5000);
+    const got = await h.call('get_agent', { job_id: jobId });
+    assert.equal(got.status, 'interrupted');
+    assert.equal(got.failure_class, 'interrupted');
+    assert.equal(h.hub.ctx.store.byStatus('running').length, 0, 'nothing left running');
+
+    await h.call('resume_agent', { job_id: jobId, message: 'AFTER-CRASH: carry on' });
+    const w = await h.call('wait_for_agents', { job_ids: [jobId], timeout_s: 60 });
+    assert.equal(w.done[0].status, 'succeeded', JSON.stringify(w.done[0]));
+    assert.match(w.done[0].result, /resumed after [1-9]/, 'the earlier turns were in the resumed conversation');
+    assert.equal(w.done[0].session_id, got.session_id);
+  });
+
+  test('stopping the hub ends its children and marks them interrupted', async () => {
+    const h = await startTestHub({ scripts: { r: resumable } });
+    const id = (await h.call('spawn_agent', { prompt: '@script:r' })).job_id;
+    await h.fake.waitForRequest((q) => q.script === 'r' && q.step === 1, 30_000);
+    const pid = (await waitForJob(h.hub, id, (j) => j.pid !== null)).pid!;
+    const store = h.hub.ctx.store;
+    await h.hub.stop();
+    assert.equal(alive(pid), false, 'child ended with the hub');
+    const db = new Database(join(h.home, 'state.db'), { readonly: true });
+    const row = db.prepare('SELECT status FROM jobs WHERE id = ?').get(id) as { status: string };
+    db.close();
+    void store;
+    assert.equal(row.status, 'interrupted');
+    await h.fake.close();
+    rmSync(h.dir, { recursive: true, force: true });
+  });
+});
