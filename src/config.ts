@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
 
@@ -69,6 +70,7 @@ export function loadConfigFrom(raw: Record<string, unknown>, source = 'configura
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {
+      if (i.code === 'unrecognized_keys') return `unknown key(s) ${i.keys.map((k) => JSON.stringify(k)).join(', ')}: remove them (known keys: ${Object.keys(ConfigSchema.shape).join(', ')})`;
       const key = i.path.join('.');
       const envName = Object.entries(ENV_KEYS).find(([, k]) => k === key)?.[0];
       const value = key in raw ? JSON.stringify(raw[key]) : '(missing)';
@@ -101,7 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
 
 /** The package root (where prompts/ and hooks/ live), found from this compiled file. */
 export function packageRoot(): string {
-  let dir = dirname(new URL(import.meta.url).pathname);
+  let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'prompts'))) return dir;
     dir = dirname(dir);

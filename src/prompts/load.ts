@@ -12,7 +12,7 @@ export interface PromptTemplate {
 
 /** Split `---` front matter from the body. */
 export function parsePrompt(name: string, text: string): PromptTemplate {
-  const m = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(text);
+  const m = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(text.replace(/\r\n/g, '\n'));
   if (!m) return { name, meta: {}, body: text };
   const meta: Record<string, string> = {};
   for (const line of m[1]!.split('\n')) {

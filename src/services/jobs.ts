@@ -17,6 +17,9 @@ import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
 
+/** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
+const LIST_BUDGET = 17_000;
+
 export interface WaitProgress {
   signal?: AbortSignal;
   onProgress?: (elapsedMs: number, done: number, total: number) => void;
@@ -184,12 +187,22 @@ export class JobService {
       status: input.status, label: input.label, parentId, afterSeq, limit: input.limit + 1,
       subtreeOf: caller.role === 'agent' ? caller.jobId : undefined,
     });
-    const page = rows.slice(0, input.limit);
-    const fieldCap = Math.max(200, Math.floor(12_000 / Math.max(1, page.length)));
-    return {
-      agents: page.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
-      next_cursor: rows.length > input.limit ? `s${page.at(-1)!.seq}` : null,
-    };
+    // Fill the page up to `limit` or a size budget under the 20,000-character result cap;
+    // next_cursor continues right after the last summary that fit.
+    const fieldCap = Math.max(200, Math.floor(12_000 / Math.max(1, Math.min(rows.length, input.limit))));
+    const agents: AgentSummary[] = [];
+    let size = 100;
+    let lastSeq: number | undefined;
+    for (const j of rows.slice(0, input.limit)) {
+      const sum = summarize(j, this.ctx.store.attempts(j.id), fieldCap);
+      const len = JSON.stringify(sum, null, 1).length;
+      if (agents.length > 0 && size + len > LIST_BUDGET) break;
+      agents.push(sum);
+      size += len;
+      lastSeq = j.seq;
+    }
+    const more = rows.length > agents.length;
+    return { agents, next_cursor: more && lastSeq !== undefined ? `s${lastSeq}` : null };
   }
 
   private decodeCursor(c: string): number {

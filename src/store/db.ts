@@ -14,7 +14,12 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  migrate(db, migrations);
+  try {
+    migrate(db, migrations);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 

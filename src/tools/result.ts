@@ -32,18 +32,34 @@ export function formatZod(err: ZodError): string {
 
 /** Shrink the longest strings until the JSON fits the cap. */
 export function fit(value: unknown, max = MAX_RESULT_CHARS): unknown {
-  let v = value;
+  let v = JSON.parse(JSON.stringify(value ?? null)) as unknown;
   let limit = 8000;
   while (JSON.stringify(v, null, 1).length > max && limit > 20) {
     v = truncateStrings(v, limit);
     limit = Math.floor(limit / 2);
   }
-  if (JSON.stringify(v, null, 1).length > max && Array.isArray(v)) {
-    const arr = [...v];
-    while (arr.length > 1 && JSON.stringify(arr, null, 1).length > max) arr.shift();
-    v = arr;
+  // Still too big: many small items. Drop items from the longest array until it fits
+  // (from the front of a top-level array — the newest entries are last — else from the end).
+  for (let guard = 0; guard < 10_000 && JSON.stringify(v, null, 1).length > max; guard++) {
+    const arr = longestArray(v);
+    if (!arr || arr.length === 0) break;
+    if (arr === v) arr.shift();
+    else arr.pop();
+    if (v && typeof v === 'object' && !Array.isArray(v)) (v as Record<string, unknown>).truncated = true;
   }
   return v;
+}
+
+function longestArray(v: unknown): unknown[] | undefined {
+  let best: unknown[] | undefined;
+  const visit = (x: unknown): void => {
+    if (Array.isArray(x)) {
+      if (!best || x.length > best.length) best = x;
+      x.forEach(visit);
+    } else if (x && typeof x === 'object') Object.values(x).forEach(visit);
+  };
+  visit(v);
+  return best;
 }
 
 function truncateStrings(v: unknown, limit: number): unknown {

@@ -1,0 +1,275 @@
+// Configuration: defaults, env string coercion, error messages that name key + env var + value,
+// strict keys, loadConfig from <state>/config.json with env on top, state dir resolution.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfigFrom, loadConfig, resolveStateDir, gitRoot, packageRoot } from '../../src/config.js';
+import { InvalidInputError } from '../../src/errors.js';
+
+/** Asserts `fn` throws an InvalidInputError and returns its message. */
+function invalid(fn: () => unknown): string {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof InvalidInputError, `expected InvalidInputError, got ${String(caught)}`);
+  assert.equal(caught.code, 'invalid_input');
+  return caught.message;
+}
+
+let tmp = '';
+before(() => {
+  // realpath: git reports the resolved top level, so compare against the resolved path.
+  tmp = realpathSync(mkdtempSync(join(tmpdir(), 'overseer-config-')));
+});
+after(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function freshDir(name: string): string {
+  const d = join(tmp, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+function gitInit(dir: string): void {
+  execFileSync('git', ['init', '-q', dir], { stdio: 'ignore' });
+}
+
+describe('loadConfigFrom', () => {
+  test('fills every default', () => {
+    const c = loadConfigFrom({ home: '/state' });
+    assert.deepEqual(c, {
+      home: '/state',
+      maxAgents: 8,
+      port: 0,
+      lockMode: 'auto',
+      logLevel: 'info',
+      maxDepth: 2,
+      defaultTimeoutS: 3600,
+      killGraceMs: 3000,
+      maxAttempts: 3,
+      maxWaitS: 3600,
+    });
+    assert.equal(c.claudeBin, undefined);
+  });
+
+  test('coerces numeric strings from the environment', () => {
+    const c = loadConfigFrom({ home: '/s', maxAgents: '4', port: '8080', maxDepth: '3', killGraceMs: '0', maxWaitS: '60' });
+    assert.equal(c.maxAgents, 4);
+    assert.equal(c.port, 8080);
+    assert.equal(c.maxDepth, 3);
+    assert.equal(c.killGraceMs, 0);
+    assert.equal(c.maxWaitS, 60);
+    assert.equal(typeof c.maxAgents, 'number');
+  });
+
+  test('accepts numbers as numbers (config.json) and the enum values', () => {
+    const c = loadConfigFrom({ home: '/s', maxAgents: 16, lockMode: 'strict', logLevel: 'debug', claudeBin: '/usr/bin/claude' });
+    assert.equal(c.maxAgents, 16);
+    assert.equal(c.lockMode, 'strict');
+    assert.equal(c.logLevel, 'debug');
+    assert.equal(c.claudeBin, '/usr/bin/claude');
+  });
+
+  test('OVERSEER_MAX_AGENTS="0" → error naming key, env var and value', () => {
+    const msg = invalid(() => loadConfigFrom({ home: '/s', maxAgents: '0' }));
+    assert.match(msg, /maxAgents/);
+    assert.match(msg, /OVERSEER_MAX_AGENTS/);
+    assert.match(msg, /"0"/);
+    assert.match(msg, /greater than or equal to 1/);
+  });
+
+  test('OVERSEER_MAX_AGENTS="abc" → "must be a number"', () => {
+    const msg = invalid(() => loadConfigFrom({ home: '/s', maxAgents: 'abc' }));
+    assert.match(msg, /maxAgents \(env OVERSEER_MAX_AGENTS\) = "abc"/);
+    assert.match(msg, /must be a number/);
+  });
+
+  test('a fractional value → "must be a whole number"', () => {
+    const msg = invalid(() => loadConfigFrom({ home: '/s', maxAttempts: '2.5' }));
+    assert.match(msg, /maxAttempts/);
+    assert.match(msg, /OVERSEER_MAX_ATTEMPTS/);
+    assert.match(msg, /whole number/);
+  });
+
+  test('above the maximum is rejected', () => {
+    const msg = invalid(() => loadConfigFrom({ home: '/s', port: '70000' }));
+    assert.match(msg, /port \(env OVERSEER_PORT\) = "70000"/);
+  });
+
+  test('a bad enum value names the key, the env var and the choices', () => {
+    const msg = invalid(() => loadConfigFrom({ home: '/s', lockMode: 'sometimes' }));
+    assert.match(msg, /lockMode/);
+    assert.match(msg, /OVERSEER_LOCK_MODE/);
+    assert.match(msg, /"sometimes"/);
+    assert.match(msg, /auto/);
+  });
+
+  test('every bad key is reported, not only the first', () => {
+    const msg = invalid(() => loadConfigFrom({ home: '/s', maxAgents: 'x', logLevel: 'loud' }));
+    assert.match(msg, /OVERSEER_MAX_AGENTS/);
+    assert.match(msg, /OVERSEER_LOG_LEVEL/);
+  });
+
+  test('missing home → error says (missing)', () => {
+    const msg = invalid(() => loadConfigFrom({}));
+    assert.match(msg, /home/);
+    assert.match(msg, /\(missing\)/);
+  });
+
+  test('an unknown key is rejected and named', () => {
+    const msg = invalid(() => loadConfigFrom({ home: '/s', maxAgentz: 4 }));
+    assert.match(msg, /maxAgentz/);
+  });
+
+  test('the source label appears in the message', () => {
+    const msg = invalid(() => loadConfigFrom({ home: '/s', maxAgents: '0' }, 'configuration (x.json)'));
+    assert.match(msg, /^Invalid configuration \(x\.json\)/);
+  });
+});
+
+describe('resolveStateDir', () => {
+  test('absolute OVERSEER_HOME is used as is', () => {
+    assert.equal(resolveStateDir({ OVERSEER_HOME: '/var/overseer' }, '/somewhere/else'), '/var/overseer');
+  });
+
+  test('relative OVERSEER_HOME resolves against cwd', () => {
+    assert.equal(resolveStateDir({ OVERSEER_HOME: 'state/dir' }, '/a/b'), '/a/b/state/dir');
+    assert.equal(resolveStateDir({ OVERSEER_HOME: '../up' }, '/a/b'), '/a/up');
+  });
+
+  test('inside a git repository → .overseer at the git root, even from a subdirectory', () => {
+    const repo = freshDir('repo');
+    gitInit(repo);
+    const sub = join(repo, 'pkg', 'deep');
+    mkdirSync(sub, { recursive: true });
+    assert.equal(gitRoot(sub), repo);
+    assert.equal(resolveStateDir({}, sub), join(repo, '.overseer'));
+    assert.equal(resolveStateDir({}, repo), join(repo, '.overseer'));
+  });
+
+  test('outside a git repository → <cwd>/.overseer', (t) => {
+    const plain = freshDir('plain');
+    if (gitRoot(plain) !== undefined) {
+      // The temp dir itself sits inside some repository on this machine; the rule can't be observed.
+      t.diagnostic(`tmpdir is inside git repo ${gitRoot(plain)}`);
+      return;
+    }
+    assert.equal(resolveStateDir({}, plain), join(plain, '.overseer'));
+  });
+
+  test('an empty OVERSEER_HOME falls back to the git rule', () => {
+    const repo = freshDir('repo-empty-home');
+    gitInit(repo);
+    assert.equal(resolveStateDir({ OVERSEER_HOME: '' }, repo), join(repo, '.overseer'));
+  });
+
+  test('gitRoot of a directory that does not exist → undefined', () => {
+    assert.equal(gitRoot(join(tmp, 'no', 'such', 'dir')), undefined);
+  });
+});
+
+describe('loadConfig', () => {
+  test('no file, empty env → defaults with home at <git root>/.overseer', () => {
+    const repo = freshDir('lc-defaults');
+    gitInit(repo);
+    const c = loadConfig({}, repo);
+    assert.equal(c.home, join(repo, '.overseer'));
+    assert.equal(c.maxAgents, 8);
+    assert.equal(existsSync(join(repo, '.overseer')), false, 'loading config does not create the state dir');
+  });
+
+  test('reads .overseer/config.json; env overrides the file key by key', () => {
+    const repo = freshDir('lc-file');
+    gitInit(repo);
+    mkdirSync(join(repo, '.overseer'));
+    writeFileSync(join(repo, '.overseer', 'config.json'), JSON.stringify({ maxAgents: 2, logLevel: 'debug', maxDepth: 4 }));
+    const fileOnly = loadConfig({}, repo);
+    assert.equal(fileOnly.maxAgents, 2);
+    assert.equal(fileOnly.logLevel, 'debug');
+    assert.equal(fileOnly.maxDepth, 4);
+
+    const withEnv = loadConfig({ OVERSEER_MAX_AGENTS: '5', OVERSEER_LOG_LEVEL: 'warn', PATH: '/usr/bin' }, repo);
+    assert.equal(withEnv.maxAgents, 5);
+    assert.equal(withEnv.logLevel, 'warn');
+    assert.equal(withEnv.maxDepth, 4, 'keys not in env still come from the file');
+  });
+
+  test('an empty env variable does not override the file', () => {
+    const repo = freshDir('lc-empty-env');
+    gitInit(repo);
+    mkdirSync(join(repo, '.overseer'));
+    writeFileSync(join(repo, '.overseer', 'config.json'), JSON.stringify({ maxAgents: 3 }));
+    assert.equal(loadConfig({ OVERSEER_MAX_AGENTS: '' }, repo).maxAgents, 3);
+  });
+
+  test('home is always the resolved state dir, even if the file sets another', () => {
+    const repo = freshDir('lc-home');
+    gitInit(repo);
+    mkdirSync(join(repo, '.overseer'));
+    writeFileSync(join(repo, '.overseer', 'config.json'), JSON.stringify({ home: '/elsewhere' }));
+    assert.equal(loadConfig({}, repo).home, join(repo, '.overseer'));
+  });
+
+  test('relative OVERSEER_HOME: file read from there, home absolute', () => {
+    const base = freshDir('lc-rel');
+    mkdirSync(join(base, 'mystate'));
+    writeFileSync(join(base, 'mystate', 'config.json'), JSON.stringify({ maxAttempts: 5 }));
+    const c = loadConfig({ OVERSEER_HOME: 'mystate' }, base);
+    assert.equal(c.home, join(base, 'mystate'));
+    assert.equal(c.maxAttempts, 5);
+  });
+
+  test('a bad env value is reported with the env var name and the file in the source', () => {
+    const repo = freshDir('lc-bad-env');
+    gitInit(repo);
+    mkdirSync(join(repo, '.overseer'));
+    const file = join(repo, '.overseer', 'config.json');
+    writeFileSync(file, JSON.stringify({ maxAgents: 2 }));
+    const msg = invalid(() => loadConfig({ OVERSEER_MAX_AGENTS: 'abc' }, repo));
+    assert.match(msg, /OVERSEER_MAX_AGENTS/);
+    assert.match(msg, /"abc"/);
+    assert.ok(msg.includes(file), msg);
+  });
+
+  test('a bad env value without a file says environment', () => {
+    const repo = freshDir('lc-bad-env-nofile');
+    gitInit(repo);
+    const msg = invalid(() => loadConfig({ OVERSEER_MAX_AGENTS: '0' }, repo));
+    assert.match(msg, /configuration \(environment\)/);
+  });
+
+  test('an unknown key in config.json is rejected', () => {
+    const repo = freshDir('lc-unknown');
+    gitInit(repo);
+    mkdirSync(join(repo, '.overseer'));
+    writeFileSync(join(repo, '.overseer', 'config.json'), JSON.stringify({ maxAgent: 2 }));
+    const msg = invalid(() => loadConfig({}, repo));
+    assert.match(msg, /maxAgent/);
+  });
+
+  test('invalid JSON in config.json names the file', () => {
+    const repo = freshDir('lc-badjson');
+    gitInit(repo);
+    mkdirSync(join(repo, '.overseer'));
+    const file = join(repo, '.overseer', 'config.json');
+    writeFileSync(file, '{ "maxAgents": 2, ');
+    const msg = invalid(() => loadConfig({}, repo));
+    assert.ok(msg.includes(file), msg);
+    assert.match(msg, /not valid JSON/);
+  });
+});
+
+describe('packageRoot', () => {
+  test('finds the repository root with package.json and prompts/', () => {
+    const root = packageRoot();
+    assert.ok(existsSync(join(root, 'package.json')));
+    assert.ok(existsSync(join(root, 'prompts', 'child-preamble.md')));
+  });
+});
