@@ -41,6 +41,8 @@ export interface ProcessLauncher {
 export type AgentSignal =
   | { kind: 'init'; sessionId?: string; mcpConnected: boolean; mcpStatus: string }
   | { kind: 'turn'; messageId?: string; text?: string }
+  /** The child took a user message we wrote to its stdin (Claude's replay of it). */
+  | { kind: 'consumed'; text: string }
   | { kind: 'result'; isError: boolean; costUsd: number; numTurns?: number; sessionId?: string; text?: string; raw: unknown }
   | { kind: 'noise' };
 

@@ -57,8 +57,8 @@ export class Supervisor {
   private sawErrorResult = false;
   private lastText?: string;
   private stderrTail = '';
-  private sent = 0;
-  private answered = 0;
+  /** Messages written to stdin that Claude has not replayed yet (see docs/claude-stream-input.md). */
+  private readonly unconsumed: string[] = [];
   private transcript?: WriteStream;
   private timer?: NodeJS.Timeout;
   private killTimer?: NodeJS.Timeout;
@@ -110,7 +110,7 @@ export class Supervisor {
   deliver(text: string): boolean {
     if (!this.child || !this.o.launcher.streamsInput || this.frozenAt !== undefined) return false;
     const ok = this.child.write(this.o.launcher.userMessageLine(text));
-    if (ok) this.sent++;
+    if (ok) this.unconsumed.push(text);
     return ok;
   }
 
@@ -173,6 +173,11 @@ export class Supervisor {
           this.stop('mcp_unavailable');
         }
         return;
+      case 'consumed': {
+        // Claude merges messages queued together into one replay: drop every one it contains.
+        for (let i = this.unconsumed.length - 1; i >= 0; i--) if (s.text.includes(this.unconsumed[i]!)) this.unconsumed.splice(i, 1);
+        return;
+      }
       case 'turn':
         if (s.messageId && !this.messageIds.has(s.messageId)) {
           this.messageIds.add(s.messageId);
@@ -187,14 +192,14 @@ export class Supervisor {
         this.lastResult = raw;
         if (s.isError) this.sawErrorResult = true;
         if (s.text) this.lastText = s.text;
-        this.answered++;
         this.hooks.onProgress({ turns: this.turns, costUsd: this.costUsd, lastText: this.lastText });
         if (this.o.budgetUsd !== undefined && this.costUsd > this.o.budgetUsd) {
           this.stop('budget');
           return;
         }
-        // Every message we wrote has been answered: close stdin so the child exits.
-        if (this.answered >= this.sent) {
+        // Every message we wrote was taken before this result: the work is done, close stdin
+        // so the child exits. A message still unconsumed will run as a turn of its own.
+        if (this.unconsumed.length === 0) {
           this.child?.closeStdin();
           this.hooks.onIdle?.();
         }

@@ -44,6 +44,23 @@ describe('messages and sessions', () => {
     assert.match(w.done[0].result, /PINEAPPLE/);
   });
 
+  test('a message that arrives during a tool turn is injected into that turn, and the job still ends', async () => {
+    const h = await hubWith({
+      tooly: (ctx) => {
+        if (ctx.step === 0) return { delayMs: 1500, tools: [{ name: 'Bash', input: { command: 'true' } }] };
+        const said = ctx.userTexts.find((t) => t.includes('MANGO'));
+        if (ctx.step === 1) return { tools: [{ name: 'mcp__overseer__finish', input: { result: said ? 'heard MANGO mid-turn' : 'heard nothing' } }] };
+        return { text: 'end' };
+      },
+    });
+    const id = (await h.call('spawn_agent', { prompt: '@script:tooly' })).job_id;
+    await h.fake.waitForRequest((r) => r.script === 'tooly' && r.step === 0, 30_000);
+    assert.equal((await h.call('message_agent', { job_id: id, text: 'MANGO' })).delivered, true);
+    const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 60 });
+    assert.equal(w.done[0].status, 'succeeded');
+    assert.equal(w.done[0].result, 'heard MANGO mid-turn');
+  });
+
   test('pause stop keeps the session; resume_agent continues it with the new message', async () => {
     const h = await hubWith({
       sess: (ctx) => {

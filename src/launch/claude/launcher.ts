@@ -38,6 +38,9 @@ export class ClaudeLauncher implements AgentLauncher {
       '--input-format', 'stream-json',
       '--output-format', 'stream-json',
       '--verbose',
+      // Replays each stdin message when Claude takes it (mid-turn or as a new turn), which is
+      // how the supervisor knows every message was handled before closing stdin.
+      '--replay-user-messages',
       ...(spec.resume ? ['--resume', spec.sessionId] : ['--session-id', spec.sessionId]),
       '--mcp-config', JSON.stringify(mcpConfig),
       '--strict-mcp-config',
@@ -87,6 +90,8 @@ export class ClaudeLauncher implements AgentLauncher {
           }
           case 'assistant':
             return { kind: 'turn', messageId: e.messageId, text: e.text.join('\n') || undefined };
+          case 'user_text':
+            return (e.raw as { isReplay?: boolean }).isReplay ? { kind: 'consumed', text: e.text } : { kind: 'noise' };
           case 'result':
             return { kind: 'result', isError: e.isError, costUsd: e.costUsd, numTurns: e.numTurns, sessionId: e.sessionId, text: e.result, raw: e.raw };
           default:
