@@ -38,30 +38,48 @@ export function writeFileAtomic(file: string, data: string, mode = 0o644): void 
   renameSync(tmp, file);
 }
 
-export async function acquireHubLock(stateDir: string, log: Logger, attempts = 3): Promise<LockOutcome> {
+export async function acquireHubLock(stateDir: string, log: Logger, deadlineMs = 20_000): Promise<LockOutcome> {
   mkdirSync(stateDir, { recursive: true });
   const lockfilePath = join(stateDir, 'hub.lock');
-  for (let i = 0; i < attempts; i++) {
+  const until = Date.now() + deadlineMs;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     try {
       const release = await lockfile.lock(stateDir, {
         lockfilePath,
         realpath: false,
         stale: 15_000,
         update: 5_000,
-        retries: { retries: 5, minTimeout: 100, maxTimeout: 1000 },
+        retries: 0,
         onCompromised: (err) => log.error({ err }, 'the hub lock was compromised (another process removed it)'),
       });
-      return { kind: 'acquired', release };
+      // Claim the directory at once, before the endpoint exists: others see a live pid and wait
+      // for the url instead of mistaking a stale hub.json for a dead hub.
+      writeFileAtomic(hubInfoPath(stateDir), `${JSON.stringify({ pid: process.pid, port: 0, url: '', started_at: new Date().toISOString(), version: '' })}\n`);
+      return {
+        kind: 'acquired',
+        release: async () => {
+          rmSync(hubInfoPath(stateDir), { force: true });
+          await release();
+        },
+      };
     } catch (err) {
       if ((err as { code?: string }).code !== 'ELOCKED') throw err;
       const info = readHubInfo(stateDir);
-      if (info && info.pid !== process.pid && pidAlive(info.pid)) return { kind: 'running', info };
-      // The recorded hub is gone (killed with -9): its lock is dead, take it over now.
-      log.warn({ pid: info?.pid }, 'taking over the lock of a hub that is no longer running');
-      if (existsSync(lockfilePath)) rmSync(lockfilePath, { recursive: true, force: true });
+      if (info && info.pid !== process.pid && pidAlive(info.pid)) {
+        if (info.url) return { kind: 'running', info };
+        // A hub is starting: its url follows in a moment.
+      } else if (info) {
+        // The recorded hub is gone (killed with -9): its lock is dead, take it over now.
+        log.warn({ pid: info.pid }, 'taking over the lock of a hub that is no longer running');
+        rmSync(lockfilePath, { recursive: true, force: true });
+        continue;
+      }
+      // No hub.json: a process is between taking the lock and claiming it; proper-lockfile
+      // declares the lock stale after 15 s if that process died there.
+      if (Date.now() > until) throw new Error(`could not lock ${stateDir}: ${lockfilePath} is held and no live hub is recorded in hub.json; if no overseer runs, delete ${lockfilePath}`);
+      await new Promise((r) => setTimeout(r, delay));
     }
   }
-  throw new Error(`could not lock ${stateDir}: another process keeps taking the hub lock`);
 }
 
 /** The lead token (0600); reused across restarts so `overseer serve` clients keep working. */
