@@ -1,0 +1,160 @@
+// `npm run bench`: runs every benchmark in order, prints each one's figures, then a summary
+// table with the goals beside the figures, and writes it all to bench/results/latest.json.
+// Benchmarks measure; they do not assert. A goal that is missed is reported, not failed; a
+// benchmark that crashes is reported and makes the exit code 1 (the others still run).
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { BENCH_DIR, f1, f2, out } from './common.js';
+import { benchSpawnLatency, type SpawnLatencyResult } from './spawn-latency.js';
+import { benchDependencyLatency, type DependencyLatencyResult } from './dependency-latency.js';
+import { benchWaitWakeup, type WaitWakeupResult } from './wait-wakeup.js';
+import { benchVsBare, type VsBareResult } from './vs-bare.js';
+import { benchWorktree } from './worktree.js';
+import { benchHubRss, type HubRssResult } from './hub-rss.js';
+
+type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
+
+interface Row {
+  benchmark: string;
+  figure: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  goal: string;
+  /** 'yes' | 'no' | '' (no goal for this figure) */
+  met: string;
+}
+
+interface Entry<T> {
+  name: string;
+  title: string;
+  run: () => Promise<T>;
+  rows: (r: T) => Row[];
+}
+
+const ms = (n: number): string => `${f1(n)} ms`;
+const met = (ok: boolean): string => (ok ? 'yes' : 'NO');
+
+const entries: Entry<any>[] = [
+  {
+    name: 'spawn_latency',
+    title: '1. spawn_agent → child exec (fake binary, free capacity)',
+    run: benchSpawnLatency,
+    rows: (r: SpawnLatencyResult) => [
+      { benchmark: 'spawn → exec', figure: 'p50', value: ms(r.hub.p50), baseline: ms(r.baseline.p50), ratio: f2(r.ratioP50), goal: 'p50 ≤ 20 ms', met: met(r.hub.p50 <= 20) },
+      { benchmark: 'spawn → exec', figure: 'p99', value: ms(r.hub.p99), baseline: ms(r.baseline.p99), ratio: f2(r.hub.p99 / r.baseline.p99), goal: '', met: '' },
+      { benchmark: 'spawn → exec', figure: 'min', value: ms(r.hub.min), baseline: ms(r.baseline.min), ratio: f2(r.hub.min / r.baseline.min), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'dependency_latency',
+    title: '2. dependency done → dependent exec',
+    run: benchDependencyLatency,
+    rows: (r: DependencyLatencyResult) => [
+      { benchmark: 'dep done → dependent exec', figure: 'p50', value: ms(r.latency.p50), baseline: '', ratio: '', goal: '≤ 50 ms', met: met(r.latency.p50 <= 50) },
+      { benchmark: 'dep done → dependent exec', figure: 'p99', value: ms(r.latency.p99), baseline: '', ratio: '', goal: '(≤ 50 ms)', met: met(r.latency.p99 <= 50) },
+    ],
+  },
+  {
+    name: 'wait_wakeup',
+    title: '3. wait_for_agents wake-up after a child ends (includes the hub noticing the exit)',
+    run: benchWaitWakeup,
+    rows: (r: WaitWakeupResult) => [
+      { benchmark: 'wait wake-up (incl. exit notice)', figure: 'p50', value: ms(r.wakeup.p50), baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'wait wake-up (incl. exit notice)', figure: 'p99', value: ms(r.wakeup.p99), baseline: '', ratio: '', goal: 'p99 ≤ 10 ms', met: met(r.wakeup.p99 <= 10) },
+    ],
+  },
+  {
+    name: 'vs_bare',
+    title: '4. Overseer child vs bare claude -p (real claude, fake model, one Write)',
+    run: benchVsBare,
+    rows: (r: VsBareResult) => [
+      { benchmark: 'Overseer child vs bare claude', figure: 'median wall', value: ms(r.overseer.p50), baseline: ms(r.bare.p50), ratio: f2(r.ratioP50), goal: 'ratio ≤ 1.10', met: met(r.ratioP50 <= 1.1) },
+      { benchmark: 'Overseer child vs bare claude', figure: 'start → 1st API req', value: ms(r.overseerFirstRequest.p50), baseline: ms(r.bareFirstRequest.p50), ratio: f2(r.overseerFirstRequest.p50 / r.bareFirstRequest.p50), goal: '', met: '' },
+      { benchmark: 'Overseer child vs bare claude', figure: '1st API req → end', value: ms(r.overseerRest.p50), baseline: ms(r.bareRest.p50), ratio: f2(r.overseerRest.p50 / r.bareRest.p50), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'worktree',
+    title: '5. createWorktree vs plain git worktree add -b (1,000-file repo)',
+    run: benchWorktree,
+    rows: (r: WorktreeResult) => [
+      { benchmark: 'createWorktree', figure: 'p50', value: ms(r.p50), baseline: ms(r.baselineP50), ratio: f2(r.ratio), goal: '', met: '' },
+      { benchmark: 'createWorktree', figure: 'p90', value: ms(r.p90), baseline: '', ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'hub_rss',
+    title: '6. hub RSS with 32 concurrent light children (real `overseer serve` process)',
+    run: benchHubRss,
+    rows: (r: HubRssResult) => [
+      { benchmark: 'hub RSS', figure: 'idle', value: `${f1(r.idleMb)} MB`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'hub RSS', figure: '32 children', value: `${f1(r.with32Mb)} MB`, baseline: `${f1(r.idleMb)} MB idle`, ratio: f2(r.with32Mb / r.idleMb), goal: '', met: '' },
+      { benchmark: 'hub RSS', figure: 'peak (VmHWM)', value: `${f1(r.peakMb)} MB`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'hub RSS', figure: 'per child', value: `${(r.perChildMb * 1024).toFixed(0)} kB`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'hub RSS', figure: 'children left', value: `${r.aliveAfterCancel} after cancel, ${r.leftoverChildren} after stop`, baseline: '', ratio: '', goal: '0', met: met(r.aliveAfterCancel === 0 && r.leftoverChildren === 0) },
+    ],
+  },
+];
+
+function table(rows: Row[]): string {
+  const head: Row = { benchmark: 'benchmark', figure: 'figure', value: 'value', baseline: 'baseline', ratio: 'ratio', goal: 'goal', met: 'met' };
+  const cols = Object.keys(head) as (keyof Row)[];
+  const all = [head, ...rows];
+  const width = (c: keyof Row): number => Math.max(...all.map((r) => [...r[c]].length));
+  const line = (r: Row): string => cols.map((c) => r[c] + ' '.repeat(width(c) - [...r[c]].length)).join(' | ').trimEnd();
+  const sep = cols.map((c) => '-'.repeat(width(c))).join('-+-');
+  return [line(head), sep, ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  out(`Overseer benchmarks — node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), ${os.platform()} ${os.release()}\n`);
+  const rows: Row[] = [];
+  const results: Record<string, unknown> = {};
+  let failed = 0;
+  for (const e of entries) {
+    out(`\n== ${e.title}\n`);
+    const t0 = performance.now();
+    try {
+      const r = await e.run();
+      const secs = (performance.now() - t0) / 1000;
+      results[e.name] = { ...r, seconds: secs };
+      rows.push(...e.rows(r));
+      out(`   (${secs.toFixed(1)} s)\n`);
+    } catch (err) {
+      failed++;
+      const msg = err instanceof Error ? err.message : String(err);
+      results[e.name] = { error: msg };
+      rows.push({ benchmark: e.title.replace(/^\d+\.\s*/, '').slice(0, 40), figure: 'ERROR', value: msg.split('\n')[0]!.slice(0, 100), baseline: '', ratio: '', goal: '', met: '' });
+      out(`   FAILED: ${err instanceof Error ? err.stack ?? msg : msg}\n`);
+    }
+  }
+  const totalS = (performance.now() - started) / 1000;
+  out(`\n== Summary (ratios are ours/baseline measured in this run; goals are reported, not asserted)\n${table(rows)}\n`);
+  out(`total ${totalS.toFixed(1)} s\n`);
+
+  const dir = path.join(BENCH_DIR, 'results');
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, 'latest.json');
+  const json = {
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? null,
+    totalSeconds: totalS,
+    summary: rows,
+    results,
+  };
+  await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
+  out(`written to ${path.relative(process.cwd(), file) || file}\n`);
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});
