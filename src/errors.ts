@@ -52,6 +52,14 @@ export class ForbiddenError extends OverseerError {
   }
 }
 
+/** A compare-and-set or lock conflict: the state moved on; the message says where it is now. */
+export class ConflictError extends OverseerError {
+  constructor(message: string) {
+    super('conflict', message);
+    this.name = 'ConflictError';
+  }
+}
+
 /** SQLite was busy past its timeout; a retry may work. */
 export class StoreBusyError extends OverseerError {
   constructor(cause: unknown) {

@@ -14,6 +14,15 @@ import { JobStore } from './store/jobs.js';
 import { Bus } from './services/bus.js';
 import type { Caller, HubContext } from './services/context.js';
 import { JobService } from './services/jobs.js';
+import { Runner } from './services/runner.js';
+import { MessageService } from './services/messages.js';
+import { LockService } from './services/locks.js';
+import { NoteService } from './services/notes.js';
+import { RequestService } from './services/requests.js';
+import { PermissionService } from './services/permissions.js';
+import { HookService, type HookInput } from './services/hook.js';
+import { coordTools } from './tools/coord.js';
+import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
 import { ExecaLauncher } from './launch/process.js';
@@ -49,6 +58,13 @@ export function packageVersion(): string {
 export class Hub {
   readonly ctx: HubContext;
   readonly jobs: JobService;
+  readonly messages: MessageService;
+  readonly locks: LockService;
+  readonly notes: NoteService;
+  readonly requests: RequestService;
+  readonly permissions: PermissionService;
+  readonly hook: HookService;
+  private readonly elicitor = new LeadElicitor();
   readonly tools: ToolDef[];
   readonly db: Db;
   readonly version: string;
@@ -79,8 +95,16 @@ export class Hub {
       progressEveryMs: o.progressEveryMs ?? 10_000,
     };
     this.version = packageVersion();
-    this.jobs = new JobService(this.ctx);
-    this.tools = agentTools(this.jobs);
+    const runner = new Runner(this.ctx);
+    this.messages = new MessageService(this.ctx, runner);
+    this.jobs = new JobService(this.ctx, runner, this.messages);
+    this.locks = new LockService(this.ctx);
+    this.notes = new NoteService(this.ctx);
+    this.requests = new RequestService(this.ctx);
+    this.requests.elicitor = this.elicitor;
+    this.permissions = new PermissionService(this.ctx, this.requests);
+    this.hook = new HookService(this.locks);
+    this.tools = [...agentTools(this.jobs), ...coordTools(this)];
     this.setUrl = (u) => { url = u; };
   }
 
@@ -89,6 +113,7 @@ export class Hub {
   /** Reconcile, listen for children, and start whatever is queued. */
   async start(): Promise<void> {
     this.reconciled = reconcile(this.ctx);
+    this.reconciled.locksReleasedFor = this.locks.reconcile();
     await excludeOverseerDirs(this.o.projectDir);
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);
@@ -96,6 +121,7 @@ export class Hub {
       port: this.o.config.port,
       log: this.ctx.log,
       makeServer: (c) => this.server(c),
+      onHook: (c, body) => this.hook.check(c, body as HookInput),
       auth: {
         identify: (token) => {
           const h = sha(token);
@@ -116,13 +142,16 @@ export class Hub {
 
   /** An MCP server for one connection of `caller`. */
   server(caller: Caller): McpServer {
-    return createServer({ tools: this.tools, version: this.version, log: this.ctx.log }, caller);
+    const server = createServer({ tools: this.tools, version: this.version, log: this.ctx.log, onCall: (c) => this.locks.renew(c) }, caller);
+    if (caller.role === 'lead') this.elicitor.add(server);
+    return server;
   }
 
   /** Stop children (their jobs become interrupted), close the endpoint and the database. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.jobs.runner.shutdown();
+      this.locks.close();
       await this.http?.close();
       this.db.close();
       this.ctx.log.info('hub stopped');

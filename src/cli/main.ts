@@ -14,6 +14,9 @@ program.command('mcp').description('stdio MCP server for the lead (becomes the h
 program.command('serve').description('long-lived hub over HTTP (lead connects with the token in <state>/lead.token)')
   .option('-p, --port <port>', 'port on 127.0.0.1 (default: OVERSEER_PORT or any free port)')
   .action(async (o: { port?: string }) => (await import('./mcp.js')).runServe(o));
+program.command('init').description('add Overseer to this repository: .mcp.json entry and the lock hook in .claude/settings.json')
+  .option('--dry-run', 'show what would change, change nothing')
+  .action(async (o: { dryRun?: boolean }) => (await import('./init.js')).runInit(o));
 program.command('status').description('table of jobs').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./status.js')).runStatus(o));
 program.command('logs <job>').description('readable transcript of a job').option('-f, --follow', 'keep printing new events')

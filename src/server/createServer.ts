@@ -12,6 +12,8 @@ export interface ServerDeps {
   tools: readonly ToolDef[];
   version: string;
   log: Logger;
+  /** Runs before every tool call (renews the caller's locks). */
+  onCall?: (c: Caller) => void;
 }
 
 export function createServer(deps: ServerDeps, caller: Caller): McpServer {
@@ -24,6 +26,6 @@ export function createServer(deps: ServerDeps, caller: Caller): McpServer {
         : 'You are an Overseer agent. Use report_status while you work and finish when done.',
     },
   );
-  registerTools(server, deps.tools, caller, deps.log);
+  registerTools(server, deps.tools, caller, deps.log, deps.onCall);
   return server;
 }

@@ -16,6 +16,9 @@ export interface HttpAuth {
   identify(token: string): Caller | undefined;
 }
 
+/** POST /hook: the lock hook's question, answered as JSON. */
+export type HookHandler = (caller: Caller, body: unknown) => unknown;
+
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
@@ -30,9 +33,9 @@ export interface HttpEndpoint {
   sessionCount(): number;
 }
 
-const MAX_BODY = 4 * 1024 * 1024;
+const MAX_BODY = 32 * 1024 * 1024;
 
-export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (c: Caller) => McpServer; log: Logger }): Promise<HttpEndpoint> {
+export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (c: Caller) => McpServer; log: Logger; onHook?: HookHandler }): Promise<HttpEndpoint> {
   const sessions = new Map<string, Session>();
   let port = o.port;
   const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
@@ -45,7 +48,7 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/mcp') return deny(res, 404, 'not found: the MCP endpoint is /mcp');
+    if (url.pathname !== '/mcp' && url.pathname !== '/hook') return deny(res, 404, 'not found: the MCP endpoint is /mcp');
     if (!allowedHosts().includes(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins().includes(origin)) return deny(res, 403, 'forbidden: bad Origin header');
@@ -54,6 +57,15 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
     const caller = token ? o.auth.identify(token) : undefined;
     if (!token || !caller) return deny(res, 401, token ? 'unauthorized: unknown or expired token' : 'unauthorized: missing bearer token', { 'www-authenticate': 'Bearer' });
 
+    if (url.pathname === '/hook') {
+      if (req.method !== 'POST' || !o.onHook) return deny(res, 405, 'POST the hook input to /hook');
+      const body = await readJson(req);
+      if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+      const verdict = o.onHook(caller, body);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(verdict));
+      return;
+    }
     const sid = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
     if (sessionId) {

@@ -9,6 +9,10 @@ export interface BusEvents {
   request: { jobId: string; requestId: string };
   /** A message was stored for a recipient. */
   message: { to: string };
+  /** A note was written or deleted. */
+  note: { key: string; version: number };
+  /** Locks changed: acquired, released, expired, or a waiter was granted. */
+  lock: { holder: string };
 }
 
 export class Bus {

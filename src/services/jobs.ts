@@ -6,7 +6,8 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
-import { Runner } from './runner.js';
+import type { Runner } from './runner.js';
+import { frameMessage, messageView, senderOf, type MessageService, type MessageView } from './messages.js';
 import { summarize, type AgentSummary } from './summary.js';
 import { waitUntil } from './wait.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
@@ -28,16 +29,12 @@ export interface WaitProgress {
 export interface WaitResultShape {
   done: AgentSummary[];
   pending: string[];
-  attention: { request_id: string; job_id: string; kind: string; summary: string; created_at: string }[];
+  attention: ({ request_id: string; job_id: string; kind: string; summary: string; created_at: string } | ({ kind: 'message' } & MessageView))[];
   timed_out: boolean;
 }
 
 export class JobService {
-  readonly runner: Runner;
-
-  constructor(private readonly ctx: HubContext) {
-    this.runner = new Runner(ctx);
-  }
+  constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {}
 
   // ---- lookups and rights ------------------------------------------------------------
 
@@ -138,18 +135,22 @@ export class JobService {
     const ids = [...new Set(input.job_ids)];
     for (const id of ids) this.visibleJob(id, caller);
     const maxMs = Math.min(input.timeout_s, this.ctx.config.maxWaitS) * 1000;
-    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention'] } => {
+    // Messages to the caller from the awaited agents (or their sub-agents) also need attention.
+    const senders = [...new Set(ids.flatMap((id) => [id, ...this.ctx.store.descendants(id).map((d) => d.id)]))];
+    const me = senderOf(caller);
+    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; messageIds: number[] } => {
       const rows = ids.map((id) => this.ctx.store.get(id)!);
       const settled = rows.filter((r) => isSettled(r.status));
       const pending = rows.filter((r) => !isSettled(r.status)).map((r) => r.id);
-      const attention = this.ctx.store.openRequestsFor(pending).map((r) => ({
+      const requests = this.ctx.store.openRequestsFor(pending).map((r) => ({
         request_id: r.id, job_id: r.job_id, kind: r.kind, summary: r.summary, created_at: new Date(r.created_at).toISOString(),
       }));
-      return { settled, pending, attention };
+      const msgs = this.messages.unreadFrom(me, senders);
+      return { settled, pending, attention: [...requests, ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))], messageIds: msgs.map((m) => m.id) };
     };
     const r = await waitUntil({
       bus: this.ctx.bus,
-      events: ['job', 'request'],
+      events: ['job', 'request', 'message'],
       timeoutMs: maxMs,
       signal: p.signal,
       progressEveryMs: this.ctx.progressEveryMs,
@@ -164,6 +165,7 @@ export class JobService {
       },
     });
     const s = r.ok ? r.value : snapshot();
+    this.messages.markRead(s.messageIds);
     const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
     return {
       done: s.settled.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
@@ -317,22 +319,15 @@ export class JobService {
   /** Deliver into a running conversation, or queue for the agent's next turn. */
   message(id: string, text: string, caller: Caller): { job_id: string; delivered: boolean; queued: boolean; message_id: number } {
     const j = this.visibleJob(id, caller);
-    const from = caller.role === 'agent' ? caller.jobId : 'lead';
-    const sup = this.runner.supervisors.get(j.id);
-    const framed = `Message from ${from === 'lead' ? 'the lead' : `agent ${from}`}: ${text}`;
-    const now = this.ctx.clock.now();
-    const delivered = !!sup && j.status === 'running' && sup.acceptsInput() && sup.deliver(framed);
-    const mid = this.ctx.store.addMessage(from, j.id, framed, now, delivered);
-    this.ctx.store.addEvent(j.id, now, 'message', { from, delivered });
-    this.ctx.bus.emit('message', { to: j.id });
-    return { job_id: j.id, delivered, queued: !delivered, message_id: mid };
+    const r = this.messages.deliver(senderOf(caller), j.id, text);
+    return { job_id: j.id, delivered: r.delivered, queued: !r.delivered, message_id: r.message_id };
   }
 
   private flushQueued(jobId: string): void {
     const sup = this.runner.supervisors.get(jobId);
     if (!sup) return;
     const q = this.ctx.store.undeliveredMessages(jobId);
-    const sent = q.filter((m) => sup.acceptsInput() && sup.deliver(m.text));
+    const sent = q.filter((m) => sup.acceptsInput() && sup.deliver(frameMessage(m.from_id, m.text)));
     this.ctx.store.markDelivered(sent.map((m) => m.id), this.ctx.clock.now());
   }
 

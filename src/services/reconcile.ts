@@ -11,6 +11,8 @@ export interface ReconcileReport {
   interrupted: string[];
   requeued: string[];
   killed: number[];
+  /** Holders whose locks were released because their job is not running. */
+  locksReleasedFor?: string[];
 }
 
 /** True when pid is still the child we launched for jobId (guards against pid reuse). */

@@ -18,6 +18,9 @@ import { attachWorktree } from '../git/attach.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript } from '../launch/claude/transcript.js';
 import { errorMessage } from '../errors.js';
+import { frameMessage } from './messages.js';
+import { hookSettings } from '../launch/claude/launcher.js';
+import { packageRoot } from '../config.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
 
@@ -112,7 +115,7 @@ export class Runner {
     const workDir = job.work_dir ?? job.cwd;
     const resume = kind === 'resume' && job.session_id !== null && ctx.store.attempts(job.id).some((a) => a.session_id !== null);
     const pending = ctx.store.undeliveredMessages(job.id);
-    const message = this.firstMessage(job, n, kind, resume, pending.map((m) => m.text));
+    const message = this.firstMessage(job, n, kind, resume, pending.map((m) => frameMessage(m.from_id, m.text)));
     const sessionId = resume ? job.session_id! : ctx.ids.uuid();
     const sup = new Supervisor(
       {
@@ -163,6 +166,7 @@ export class Runner {
       mcpUrl: ctx.mcpUrl(),
       token,
       appendSystemPrompt: this.preamble(job, workDir),
+      settings: ctx.config.lockMode === 'off' ? undefined : hookSettings(process.execPath, join(packageRoot(), 'hooks', 'overseer-hook.mjs')),
       env: ctx.childEnv,
       mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
     });

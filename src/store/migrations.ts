@@ -125,4 +125,43 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX requests_job ON requests(job_id, status);
     `,
   },
+  {
+    version: 2,
+    name: 'locks, lock waits, notes, request details',
+    up: `
+      CREATE TABLE locks (
+        path        TEXT PRIMARY KEY,
+        holder      TEXT NOT NULL,
+        reason      TEXT,
+        ttl_s       INTEGER NOT NULL,
+        acquired_at INTEGER NOT NULL,
+        expires_at  INTEGER NOT NULL
+      );
+      CREATE INDEX locks_holder ON locks(holder);
+      CREATE INDEX locks_expiry ON locks(expires_at);
+
+      CREATE TABLE lock_waits (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        holder     TEXT NOT NULL,
+        paths_json TEXT NOT NULL,
+        reason     TEXT,
+        ttl_s      INTEGER NOT NULL,
+        status     TEXT NOT NULL DEFAULT 'waiting',
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE notes (
+        key        TEXT PRIMARY KEY,
+        value      TEXT NOT NULL,
+        version    INTEGER NOT NULL,
+        author     TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      ALTER TABLE requests ADD COLUMN tool_name TEXT;
+      ALTER TABLE requests ADD COLUMN tool_input_json TEXT;
+      ALTER TABLE requests ADD COLUMN expires_at INTEGER;
+      ALTER TABLE requests ADD COLUMN answered_by TEXT;
+    `,
+  },
 ];

@@ -21,6 +21,8 @@ export interface ToolDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   description: string;
   input: S;
   annotations?: ToolAnnotations;
+  /** Return the handler's value as JSON text without shrinking it (check_permission's updatedInput must arrive whole). */
+  raw?: boolean;
   handler(input: z.infer<S>, caller: Caller, extra: ToolExtra): unknown;
 }
 
@@ -29,7 +31,7 @@ export function defineTool<S extends z.ZodTypeAny>(def: ToolDef<S>): ToolDef<S> 
   return def;
 }
 
-export function registerTools(server: McpServer, defs: readonly ToolDef[], caller: Caller, log: Logger): string[] {
+export function registerTools(server: McpServer, defs: readonly ToolDef[], caller: Caller, log: Logger, onCall?: (c: Caller) => void): string[] {
   const names: string[] = [];
   for (const def of defs) {
     if (!def.roles.includes(caller.role)) continue;
@@ -46,7 +48,9 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
           },
         };
         try {
-          return okResult(await def.handler(args as never, caller, toolExtra));
+          onCall?.(caller);
+          const value = await def.handler(args as never, caller, toolExtra);
+          return def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
         } catch (err) {
           return errorResult(err, log);
         }

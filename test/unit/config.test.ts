@@ -55,6 +55,7 @@ describe('loadConfigFrom', () => {
       killGraceMs: 3000,
       maxAttempts: 3,
       maxWaitS: 3600,
+      noteMaxBytes: 1048576,
     });
     assert.equal(c.claudeBin, undefined);
   });

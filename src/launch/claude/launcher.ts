@@ -6,8 +6,20 @@ import type { AgentLauncher, AgentSignal, LaunchSpec, SpawnCmd, StreamParser } f
 import { parseClaudeLine } from './events.js';
 import { firstExisting, which } from '../which.js';
 
-/** Built-in tools a child may use without a prompt (issue #3 routes the rest through a policy). */
-export const CHILD_ALLOWED_TOOLS = ['mcp__overseer__*', 'Read', 'Edit', 'Write', 'NotebookEdit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task'];
+/** Tools a child may use without asking: Overseer's own. Everything else that needs
+ * permission goes to mcp__overseer__check_permission, i.e. the hub's policy. */
+export const CHILD_ALLOWED_TOOLS = ['mcp__overseer__*'];
+export const PERMISSION_PROMPT_TOOL = 'mcp__overseer__check_permission';
+
+/** `--settings` JSON installing the lock hook on every edit (fails closed). */
+export function hookSettings(nodeBin: string, hookScript: string): string {
+  const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  return JSON.stringify({
+    hooks: {
+      PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash', hooks: [{ type: 'command', command: `${q(nodeBin)} ${q(hookScript)}`, timeout: 15, onFailure: 'block' }] }],
+    },
+  });
+}
 
 export class ClaudeLauncher implements AgentLauncher {
   readonly provider = 'claude' as const;
@@ -44,7 +56,8 @@ export class ClaudeLauncher implements AgentLauncher {
       ...(spec.resume ? ['--resume', spec.sessionId] : ['--session-id', spec.sessionId]),
       '--mcp-config', JSON.stringify(mcpConfig),
       '--strict-mcp-config',
-      '--permission-mode', 'dontAsk',
+      '--permission-mode', 'default',
+      '--permission-prompt-tool', PERMISSION_PROMPT_TOOL,
       '--allowedTools', ...CHILD_ALLOWED_TOOLS,
       '--append-system-prompt', spec.appendSystemPrompt,
     ];

@@ -1,0 +1,69 @@
+// The hub side of the PreToolUse lock hook (hooks/overseer-hook.mjs forwards Claude Code's
+// hook input here). Finds the files a tool call would write — Edit/Write/NotebookEdit paths,
+// recognisable Bash write targets, apply_patch headers — and asks the lock service.
+import { isAbsolute, resolve } from 'node:path';
+import type { Caller } from './context.js';
+import type { LockService } from './locks.js';
+import { bashWriteTargets } from '../domain/bashTargets.js';
+import { applyPatchTargets } from '../domain/applyPatch.js';
+import { resolveLockPath } from '../domain/paths.js';
+
+export interface HookInput {
+  tool_name?: string;
+  tool_input?: Record<string, unknown>;
+  cwd?: string;
+}
+
+export interface HookVerdict {
+  decision: 'none' | 'deny';
+  reason?: string;
+  /** Files the hook locked for the caller on the spot (auto mode). */
+  locked?: string[];
+}
+
+/** Paths (as written, relative ones against cwd) a tool call would write. */
+export function writeTargets(h: HookInput): string[] {
+  const input = h.tool_input ?? {};
+  const str = (k: string): string | undefined => (typeof input[k] === 'string' ? (input[k] as string) : undefined);
+  switch (h.tool_name) {
+    case 'Edit':
+    case 'Write':
+    case 'MultiEdit': {
+      const p = str('file_path');
+      return p ? [p] : [];
+    }
+    case 'NotebookEdit': {
+      const p = str('notebook_path');
+      return p ? [p] : [];
+    }
+    case 'Bash':
+    case 'shell': {
+      const cmd = str('command') ?? (Array.isArray(input.command) ? (input.command as unknown[]).map(String).join(' ') : undefined);
+      if (!cmd) return [];
+      // apply_patch run through the shell (Codex does this with a heredoc).
+      return cmd.includes('*** Begin Patch') ? [...applyPatchTargets(cmd), ...bashWriteTargets(cmd).paths] : bashWriteTargets(cmd).paths;
+    }
+    case 'apply_patch': {
+      const patch = str('input') ?? str('patch') ?? str('command');
+      return patch ? applyPatchTargets(patch) : [];
+    }
+    default:
+      return [];
+  }
+}
+
+export class HookService {
+  constructor(private readonly locks: LockService) {}
+
+  check(caller: Caller, h: HookInput): HookVerdict {
+    const root = this.locks.workTree(caller);
+    const base = h.cwd && isAbsolute(h.cwd) ? h.cwd : root;
+    const paths: string[] = [];
+    for (const t of writeTargets(h)) {
+      const r = resolveLockPath(isAbsolute(t) ? t : resolve(base, t), base, root);
+      if (r.ok) paths.push(r.path); // outside the work tree: not lockable here; the permission policy decides
+    }
+    this.locks.renew(caller);
+    return this.locks.hookCheck(caller, [...new Set(paths)]);
+  }
+}

@@ -1,0 +1,235 @@
+// File locks: all-or-nothing over the requested files, waiters served in arrival order when
+// locks free up, deadlocks refused at once (the wait-for graph is derived from the database),
+// TTLs renewed by any call or hook check of the holder, everything of a job released when it
+// ends. Paths are absolute real paths confined to the caller's work tree.
+import type { Caller, HubContext } from './context.js';
+import { LockStore, type LockRow } from '../store/locks.js';
+import { tx } from '../store/db.js';
+import { waitUntil } from './wait.js';
+import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
+import { isoTime } from '../clock.js';
+import { resolveLockPaths, isInside } from '../domain/paths.js';
+import { findCycle, describeCycle } from '../domain/waitGraph.js';
+import { isActive } from '../domain/job.js';
+import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../tools/lockSchemas.js';
+import { realpathSync } from 'node:fs';
+
+export const holderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
+
+export class LockService {
+  readonly store: LockStore;
+  private timer?: NodeJS.Timeout;
+  private readonly offJob: () => void;
+
+  constructor(private readonly ctx: HubContext) {
+    this.store = new LockStore(ctx.db);
+    // A job that is no longer running holds nothing and waits for nothing.
+    this.offJob = ctx.bus.on('job', (e) => {
+      if (!isActive(e.status as never)) this.releaseAll(e.jobId);
+    });
+  }
+
+  /** The caller's work tree (real path): its job's work dir, or the project for the lead. */
+  workTree(caller: Caller): string {
+    const dir = caller.role === 'agent' ? (() => {
+      const j = this.ctx.store.get(caller.jobId);
+      return j?.work_dir ?? j?.cwd ?? this.ctx.projectDir;
+    })() : this.ctx.projectDir;
+    try {
+      return realpathSync(dir);
+    } catch {
+      return dir;
+    }
+  }
+
+  resolve(caller: Caller, files: readonly string[], base?: string): string[] {
+    const root = this.workTree(caller);
+    const r = resolveLockPaths([...files], base ?? root, root);
+    if (!r.ok) throw new InvalidInputError(r.rejected.map((x) => `${JSON.stringify(x.input)}: ${x.reason}`).join('; '));
+    return r.paths;
+  }
+
+  private describeHolder(holder: string): string {
+    if (holder === 'lead') return 'the lead';
+    const j = this.ctx.store.get(holder);
+    return j ? `agent ${holder} ("${j.title}")` : `agent ${holder}`;
+  }
+
+  private conflictText(rows: LockRow[]): string {
+    return rows.map((r) => `${r.path} is held by ${this.describeHolder(r.holder)}${r.reason ? ` for "${r.reason}"` : ''} until ${isoTime(r.expires_at)}`).join('; ');
+  }
+
+  async acquire(i: LockFilesInput, caller: Caller, signal?: AbortSignal, progress?: (ms: number) => void): Promise<{ acquired: string[]; expires_at: string }> {
+    const me = holderOf(caller);
+    const paths = this.resolve(caller, i.files);
+    const reason = i.reason ?? null;
+    const now = this.ctx.clock.now();
+    const first = tx(this.ctx.db, () => {
+      this.expire(now);
+      const others = this.store.heldAmong(paths).filter((r) => r.holder !== me);
+      if (others.length === 0) {
+        this.store.take(me, paths, reason, i.ttl_s, now);
+        this.store.renew(me, now);
+        return { granted: true as const };
+      }
+      if (i.timeout_s === 0) throw new ConflictError(`not acquired: ${this.conflictText(others)}. Nothing was locked. Pass timeout_s to wait for them.`);
+      const cycle = findCycle(this.facts(), me, paths);
+      if (cycle) throw new ConflictError(`deadlock: ${describeCycle(cycle)}. Nothing was locked; release what you hold (release_files) or lock all the files you need in one call.`);
+      return { granted: false as const, waitId: this.store.addWait(me, paths, reason, i.ttl_s, now) };
+    });
+    if (first.granted) {
+      this.changed(me);
+      return { acquired: paths, expires_at: isoTime(now + i.ttl_s * 1000) };
+    }
+    const waitId = first.waitId;
+    const r = await waitUntil({
+      bus: this.ctx.bus, events: ['lock'], signal,
+      timeoutMs: Math.min(i.timeout_s, this.ctx.config.maxWaitS) * 1000,
+      progressEveryMs: this.ctx.progressEveryMs, onProgress: progress,
+      check: () => (this.store.wait(waitId)?.status === 'granted' ? true : undefined),
+    });
+    const outcome = tx(this.ctx.db, () => {
+      const w = this.store.wait(waitId);
+      this.store.dropWait(waitId);
+      if (w?.status === 'granted') {
+        if (r.ok) return 'granted';
+        this.store.release(me, paths); // granted to a caller that is gone
+        return 'released';
+      }
+      return 'gone';
+    });
+    if (outcome !== 'granted') this.grantWaiters();
+    if (outcome === 'granted') {
+      return { acquired: paths, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000) };
+    }
+    const still = this.store.heldAmong(paths).filter((x) => x.holder !== me);
+    throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still) || 'the files just became free — try again'}. Nothing was locked.`);
+  }
+
+  release(i: ReleaseFilesInput, caller: Caller): { released: string[] } {
+    const me = holderOf(caller);
+    let released: string[];
+    if (i.files) {
+      const paths = this.resolve(caller, i.files);
+      const held = this.store.heldAmong(paths);
+      const foreign = held.filter((r) => r.holder !== me);
+      if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign)}. Nothing was released.`);
+      const notHeld = paths.filter((p) => !held.some((r) => r.path === p));
+      if (notHeld.length === paths.length) return { released: [] };
+      released = tx(this.ctx.db, () => this.store.release(me, paths));
+    } else {
+      released = tx(this.ctx.db, () => this.store.release(me));
+    }
+    if (released.length) this.changed(me);
+    return { released };
+  }
+
+  list(i: ListLocksInput): { locks: { path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number }[] } {
+    this.expire(this.ctx.clock.now());
+    return {
+      locks: this.store.all(i.path_prefix).map((l) => ({
+        path: l.path, holder: l.holder, reason: l.reason, acquired_at: isoTime(l.acquired_at), expires_at: isoTime(l.expires_at), waiters: this.store.waitersOf(l.path),
+      })),
+    };
+  }
+
+  /** Any call of a holder renews its locks. */
+  renew(caller: Caller): void {
+    this.store.renew(holderOf(caller), this.ctx.clock.now());
+  }
+
+  /** Release everything a holder has and forget its waits (its job ended). */
+  releaseAll(holder: string): void {
+    const released = tx(this.ctx.db, () => {
+      this.store.dropWaitsOf(holder);
+      return this.store.release(holder);
+    });
+    if (released.length) this.changed(holder);
+  }
+
+  /** At hub start: waits died with the old hub's connections; locks of jobs that are not running are released. */
+  reconcile(): string[] {
+    return tx(this.ctx.db, () => {
+      this.store.dropAllWaits();
+      const dead = this.store.holders().filter((h) => h !== 'lead' && !isActive((this.ctx.store.get(h)?.status ?? 'failed') as never));
+      for (const h of dead) this.store.release(h);
+      return dead;
+    });
+  }
+
+  /** Lock check for the PreToolUse hook: deny paths held by others; in auto mode take free ones. */
+  hookCheck(caller: Caller, paths: readonly string[]): { decision: 'none' | 'deny'; reason?: string; locked?: string[] } {
+    const mode = this.ctx.config.lockMode;
+    const me = holderOf(caller);
+    const now = this.ctx.clock.now();
+    if (mode === 'off' || paths.length === 0) return { decision: 'none' };
+    const root = this.workTree(caller);
+    const inTree = paths.filter((p) => isInside(p, root));
+    const res = tx(this.ctx.db, () => {
+      this.expire(now);
+      this.store.renew(me, now);
+      const held = this.store.heldAmong(inTree);
+      const others = held.filter((r) => r.holder !== me);
+      if (others.length) return { deny: `${this.conflictText(others)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` };
+      const free = inTree.filter((p) => !held.some((r) => r.path === p));
+      if (mode === 'strict' && free.length) return { deny: `strict lock mode: lock ${free.join(', ')} with lock_files before editing.` };
+      if (free.length) this.store.take(me, free, 'edited (auto lock)', 600, now);
+      return { took: free };
+    });
+    if ('deny' in res) return { decision: 'deny', reason: res.deny };
+    if (res.took.length) this.changed(me);
+    return { decision: 'none', locked: res.took };
+  }
+
+  close(): void {
+    this.offJob();
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** path → holder and waiter → paths, for the wait-for graph. */
+  private facts(): { holders: Map<string, string>; waiting: Map<string, string[]> } {
+    const holders = new Map(this.store.all().map((l) => [l.path, l.holder]));
+    const waiting = new Map<string, string[]>();
+    for (const w of this.store.waiting()) waiting.set(w.holder, [...(waiting.get(w.holder) ?? []), ...(JSON.parse(w.paths_json) as string[])]);
+    return { holders, waiting };
+  }
+
+  private expire(now: number): void {
+    const gone = this.store.expire(now);
+    if (gone.length) queueMicrotask(() => this.grantWaiters());
+  }
+
+  /** Serve waiters in arrival order: each whose files are all free (or its own) gets them. */
+  grantWaiters(): void {
+    const now = this.ctx.clock.now();
+    const granted = tx(this.ctx.db, () => {
+      this.store.expire(now);
+      const out: string[] = [];
+      for (const w of this.store.waiting()) {
+        const paths = JSON.parse(w.paths_json) as string[];
+        if (this.store.heldAmong(paths).some((r) => r.holder !== w.holder)) continue;
+        this.store.take(w.holder, paths, w.reason, w.ttl_s, now);
+        this.store.grant(w.id);
+        out.push(w.holder);
+      }
+      return out;
+    });
+    for (const h of granted) this.ctx.bus.emit('lock', { holder: h });
+    this.armExpiry();
+  }
+
+  /** Something changed for holder: wake waiters that may now proceed, re-arm the TTL timer. */
+  private changed(holder: string): void {
+    this.ctx.bus.emit('lock', { holder });
+    this.grantWaiters();
+  }
+
+  private armExpiry(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const next = this.store.nextExpiry();
+    if (next === undefined) return;
+    const ms = Math.max(0, next - this.ctx.clock.now()) + 5;
+    this.timer = setTimeout(() => this.grantWaiters(), Math.min(ms, 2 ** 31 - 1));
+    this.timer.unref();
+  }
+}

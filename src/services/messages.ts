@@ -1,0 +1,98 @@
+// Messages between the lead and agents. A message to a running Claude child is also pushed
+// into its conversation (stream-json stdin); otherwise it waits for the recipient's next
+// launch or read_messages. Messages to the lead wake the lead's wait_for_agents (attention).
+import type { Caller, HubContext } from './context.js';
+import type { Runner } from './runner.js';
+import type { MessageRow } from '../store/jobs.js';
+import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { isoTime } from '../clock.js';
+import { isTerminal } from '../domain/job.js';
+
+export const senderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
+
+/** How a message reads inside the recipient's conversation. */
+export function frameMessage(from: string, text: string): string {
+  return `Message from ${from === 'lead' ? 'the lead' : `agent ${from}`}: ${text}`;
+}
+
+export interface MessageView {
+  message_id: number;
+  from: string;
+  to: string;
+  text: string;
+  created_at: string;
+  read: boolean;
+}
+
+export const messageView = (m: MessageRow): MessageView => ({ message_id: m.id, from: m.from_id, to: m.to_id, text: m.text, created_at: isoTime(m.created_at), read: m.read_at !== null });
+
+export class MessageService {
+  constructor(private readonly ctx: HubContext, private readonly runner: Runner) {}
+
+  /** Store a message for a job and push it into its conversation when it is running. */
+  deliver(from: string, to: string, text: string): { message_id: number; delivered: boolean } {
+    const sup = this.runner.supervisors.get(to);
+    const job = this.ctx.store.get(to);
+    const delivered = !!sup && job?.status === 'running' && sup.acceptsInput() && sup.deliver(frameMessage(from, text));
+    const now = this.ctx.clock.now();
+    const id = this.ctx.store.addMessage(from, to, text, now, delivered);
+    this.ctx.store.addEvent(to, now, 'message', { from, delivered });
+    this.ctx.bus.emit('message', { to });
+    return { message_id: id, delivered };
+  }
+
+  send(caller: Caller, to: string, text: string): { message_id: number; message_ids: number[]; recipients: string[]; delivered: string[] } {
+    const from = senderOf(caller);
+    if (to === 'lead') {
+      if (caller.role === 'lead') throw new InvalidInputError('to: "lead" is you. Send to a job id, or use message_agent.');
+      const id = this.ctx.store.addMessage(from, 'lead', text, this.ctx.clock.now(), false);
+      this.ctx.bus.emit('message', { to: 'lead' });
+      return { message_id: id, message_ids: [id], recipients: ['lead'], delivered: [] };
+    }
+    let recipients: string[];
+    if (to === '*') {
+      if (caller.role === 'lead') throw new InvalidInputError('to: "*" means the sender\'s siblings, and the lead has none. Send to a job id.');
+      const me = this.ctx.store.get(caller.jobId)!;
+      recipients = this.ctx.store.list({ parentId: me.parent_id, limit: 10_000 }).filter((j) => j.id !== me.id && !isTerminal(j.status)).map((j) => j.id);
+      if (recipients.length === 0) throw new InvalidInputError('you have no running or pending siblings to message. Send to "lead" instead.');
+    } else {
+      const target = this.ctx.store.get(to);
+      if (!target) throw new NotFoundError(`No job ${JSON.stringify(to)} to message. Use "lead", "*" (your siblings) or a job id from list_agents.`);
+      if (caller.role === 'agent' && !this.mayMessage(caller.jobId, target.id, target.parent_id)) {
+        throw new ForbiddenError(`Job ${to} is outside your reach: an agent can message the lead, its parent, its siblings and its own sub-agents.`);
+      }
+      recipients = [target.id];
+    }
+    const results = recipients.map((r) => ({ r, ...this.deliver(from, r, text) }));
+    return { message_id: results[0]!.message_id, message_ids: results.map((x) => x.message_id), recipients, delivered: results.filter((x) => x.delivered).map((x) => x.r) };
+  }
+
+  private mayMessage(me: string, target: string, targetParent: string | null): boolean {
+    const mine = this.ctx.store.get(me)!;
+    return target === mine.parent_id || targetParent === mine.parent_id || this.ctx.store.inSubtree(me, target);
+  }
+
+  /** The caller's inbox, newest last; marks what it returns as read. */
+  read(caller: Caller, unreadOnly: boolean, limit = 100): { messages: MessageView[] } {
+    const me = senderOf(caller);
+    const rows = this.ctx.db
+      .prepare(`SELECT * FROM messages WHERE to_id = ? ${unreadOnly ? 'AND read_at IS NULL' : ''} ORDER BY id DESC LIMIT ?`)
+      .all(me, limit) as MessageRow[];
+    this.markRead(rows.map((r) => r.id));
+    return { messages: rows.reverse().map(messageView) };
+  }
+
+  /** Unread messages to `to` from any of `senders` (wait_for_agents' attention). */
+  unreadFrom(to: string, senders: readonly string[]): MessageRow[] {
+    if (senders.length === 0) return [];
+    return this.ctx.db
+      .prepare(`SELECT * FROM messages WHERE to_id = ? AND read_at IS NULL AND from_id IN (${senders.map(() => '?').join(',')}) ORDER BY id`)
+      .all(to, ...senders) as MessageRow[];
+  }
+
+  markRead(ids: readonly number[]): void {
+    const st = this.ctx.db.prepare('UPDATE messages SET read_at = ? WHERE id = ? AND read_at IS NULL');
+    const now = this.ctx.clock.now();
+    for (const id of ids) st.run(now, id);
+  }
+}

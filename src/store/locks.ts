@@ -1,0 +1,105 @@
+// Lock and lock-wait rows. The wait-for graph is derived from these tables, so deadlock
+// detection survives a hub restart.
+import type { Db } from './db.js';
+
+export interface LockRow {
+  path: string;
+  holder: string;
+  reason: string | null;
+  ttl_s: number;
+  acquired_at: number;
+  expires_at: number;
+}
+
+export interface WaitRow {
+  id: number;
+  holder: string;
+  paths_json: string;
+  reason: string | null;
+  ttl_s: number;
+  status: 'waiting' | 'granted';
+  created_at: number;
+}
+
+export class LockStore {
+  constructor(private readonly db: Db) {}
+
+  heldAmong(paths: readonly string[]): LockRow[] {
+    if (paths.length === 0) return [];
+    return this.db.prepare(`SELECT * FROM locks WHERE path IN (${paths.map(() => '?').join(',')})`).all(...paths) as LockRow[];
+  }
+
+  all(prefix?: string): LockRow[] {
+    if (!prefix) return this.db.prepare('SELECT * FROM locks ORDER BY path').all() as LockRow[];
+    return this.db.prepare('SELECT * FROM locks WHERE path >= ? AND path < ? ORDER BY path').all(prefix, `${prefix}\uffff`) as LockRow[];
+  }
+
+  byHolder(holder: string): LockRow[] {
+    return this.db.prepare('SELECT * FROM locks WHERE holder = ? ORDER BY path').all(holder) as LockRow[];
+  }
+
+  /** Take or renew `paths` for holder. */
+  take(holder: string, paths: readonly string[], reason: string | null, ttlS: number, now: number): void {
+    const st = this.db.prepare(`INSERT INTO locks (path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT(path) DO UPDATE SET reason = COALESCE(excluded.reason, locks.reason), ttl_s = excluded.ttl_s, expires_at = excluded.expires_at WHERE locks.holder = excluded.holder`);
+    for (const p of paths) st.run(p, holder, reason, ttlS, now, now + ttlS * 1000);
+  }
+
+  release(holder: string, paths?: readonly string[]): string[] {
+    const mine = this.byHolder(holder).map((l) => l.path).filter((p) => !paths || paths.includes(p));
+    const st = this.db.prepare('DELETE FROM locks WHERE path = ? AND holder = ?');
+    for (const p of mine) st.run(p, holder);
+    return mine;
+  }
+
+  /** Push every lock of holder to now + its own TTL. */
+  renew(holder: string, now: number): number {
+    return this.db.prepare('UPDATE locks SET expires_at = ? + ttl_s * 1000 WHERE holder = ?').run(now, holder).changes;
+  }
+
+  expire(now: number): LockRow[] {
+    const gone = this.db.prepare('SELECT * FROM locks WHERE expires_at <= ?').all(now) as LockRow[];
+    if (gone.length) this.db.prepare('DELETE FROM locks WHERE expires_at <= ?').run(now);
+    return gone;
+  }
+
+  nextExpiry(): number | undefined {
+    return (this.db.prepare('SELECT MIN(expires_at) AS t FROM locks').get() as { t: number | null }).t ?? undefined;
+  }
+
+  addWait(holder: string, paths: readonly string[], reason: string | null, ttlS: number, now: number): number {
+    return Number(this.db.prepare('INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, ?, ?, ?)').run(holder, JSON.stringify(paths), reason, ttlS, now).lastInsertRowid);
+  }
+
+  wait(id: number): WaitRow | undefined {
+    return this.db.prepare('SELECT * FROM lock_waits WHERE id = ?').get(id) as WaitRow | undefined;
+  }
+
+  waiting(): WaitRow[] {
+    return this.db.prepare(`SELECT * FROM lock_waits WHERE status = 'waiting' ORDER BY id`).all() as WaitRow[];
+  }
+
+  grant(id: number): void {
+    this.db.prepare(`UPDATE lock_waits SET status = 'granted' WHERE id = ?`).run(id);
+  }
+
+  dropWait(id: number): void {
+    this.db.prepare('DELETE FROM lock_waits WHERE id = ?').run(id);
+  }
+
+  dropWaitsOf(holder: string): void {
+    this.db.prepare('DELETE FROM lock_waits WHERE holder = ?').run(holder);
+  }
+
+  dropAllWaits(): void {
+    this.db.prepare('DELETE FROM lock_waits').run();
+  }
+
+  holders(): string[] {
+    return (this.db.prepare('SELECT DISTINCT holder FROM locks').all() as { holder: string }[]).map((r) => r.holder);
+  }
+
+  waitersOf(path: string): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS c FROM lock_waits, json_each(lock_waits.paths_json) WHERE status = 'waiting' AND json_each.value = ?`).get(path) as { c: number }).c;
+  }
+}

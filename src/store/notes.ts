@@ -1,0 +1,49 @@
+// Note rows: key → value with a version that grows by one on every write (compare-and-set).
+import type { Db } from './db.js';
+
+export interface NoteRow {
+  key: string;
+  value: string;
+  version: number;
+  author: string;
+  updated_at: number;
+}
+
+export class NoteStore {
+  constructor(private readonly db: Db) {}
+
+  get(key: string): NoteRow | undefined {
+    return this.db.prepare('SELECT * FROM notes WHERE key = ?').get(key) as NoteRow | undefined;
+  }
+
+  /** Insert or bump the version; returns the new version. Call inside a transaction. */
+  put(key: string, value: string, author: string, now: number): number {
+    const cur = this.get(key);
+    const version = (cur?.version ?? 0) + 1;
+    this.db
+      .prepare('INSERT INTO notes (key, value, version, author, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, version = excluded.version, author = excluded.author, updated_at = excluded.updated_at')
+      .run(key, value, version, author, now);
+    return version;
+  }
+
+  delete(key: string): boolean {
+    return this.db.prepare('DELETE FROM notes WHERE key = ?').run(key).changes > 0;
+  }
+
+  /** Keys under a prefix (all when empty), without values, ordered by key. */
+  list(prefix: string, limit: number, afterKey?: string): Omit<NoteRow, 'value'>[] {
+    const end = prefix ? `${prefix}\uffff` : '\uffff';
+    return this.db
+      .prepare('SELECT key, version, author, updated_at FROM notes WHERE key >= ? AND key < ? AND key > ? ORDER BY key LIMIT ?')
+      .all(prefix, end, afterKey ?? '', limit) as Omit<NoteRow, 'value'>[];
+  }
+
+  /** Full rows for the given keys and/or a prefix. */
+  select(keys: readonly string[], prefix: string | undefined): NoteRow[] {
+    const rows: NoteRow[] = [];
+    if (keys.length) rows.push(...(this.db.prepare(`SELECT * FROM notes WHERE key IN (${keys.map(() => '?').join(',')})`).all(...keys) as NoteRow[]));
+    if (prefix !== undefined) rows.push(...(this.db.prepare('SELECT * FROM notes WHERE key >= ? AND key < ?').all(prefix, `${prefix}\uffff`) as NoteRow[]));
+    const seen = new Set<string>();
+    return rows.filter((r) => !seen.has(r.key) && seen.add(r.key)).sort((a, b) => (a.key < b.key ? -1 : 1));
+  }
+}
