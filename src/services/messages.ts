@@ -33,7 +33,8 @@ export class MessageService {
   deliver(from: string, to: string, text: string): { message_id: number; delivered: boolean } {
     const sup = this.runner.supervisors.get(to);
     const job = this.ctx.store.get(to);
-    const delivered = !!sup && job?.status === 'running' && sup.acceptsInput() && sup.deliver(frameMessage(from, text));
+    // needs_input: the child is blocked in request_approval/ask_lead, its stdin is still open.
+    const delivered = !!sup && (job?.status === 'running' || job?.status === 'needs_input') && sup.acceptsInput() && sup.deliver(frameMessage(from, text));
     const now = this.ctx.clock.now();
     const id = this.ctx.store.addMessage(from, to, text, now, delivered);
     this.ctx.store.addEvent(to, now, 'message', { from, delivered });
