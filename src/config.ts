@@ -30,6 +30,8 @@ export const ConfigSchema = z
     maxAttempts: intFromString(1, 10).default(3),
     /** Longest blocking wait a tool allows (seconds); the child's MCP timeout sits above it. */
     maxWaitS: intFromString(1, 24 * 3600).default(3600),
+    /** Models a workflow phase rotates to when its model is rate limited (comma-separated in env). */
+    fallbackModels: z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v), z.array(z.string().min(1)).max(10)).default([]),
     /** Largest note value in bytes. */
     noteMaxBytes: intFromString(1, 64 * 1024 * 1024).default(1024 * 1024),
   })
@@ -51,6 +53,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_MAX_ATTEMPTS: 'maxAttempts',
   OVERSEER_MAX_WAIT_S: 'maxWaitS',
   OVERSEER_NOTE_MAX_BYTES: 'noteMaxBytes',
+  OVERSEER_FALLBACK_MODELS: 'fallbackModels',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

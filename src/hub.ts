@@ -22,6 +22,8 @@ import { RequestService } from './services/requests.js';
 import { PermissionService } from './services/permissions.js';
 import { HookService, type HookInput } from './services/hook.js';
 import { coordTools } from './tools/coord.js';
+import { WorkflowService } from './services/workflows.js';
+import { workflowTools } from './tools/workflows.js';
 import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
@@ -64,6 +66,7 @@ export class Hub {
   readonly requests: RequestService;
   readonly permissions: PermissionService;
   readonly hook: HookService;
+  readonly workflows: WorkflowService;
   private readonly elicitor = new LeadElicitor();
   readonly tools: ToolDef[];
   readonly db: Db;
@@ -104,7 +107,8 @@ export class Hub {
     this.requests.elicitor = this.elicitor;
     this.permissions = new PermissionService(this.ctx, this.requests);
     this.hook = new HookService(this.locks);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this)];
+    this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows)];
     this.setUrl = (u) => { url = u; };
   }
 
@@ -138,6 +142,7 @@ export class Hub {
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     this.jobs.runner.dispatch();
+    this.workflows.reconcile();
   }
 
   /** An MCP server for one connection of `caller`. */

@@ -4,7 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
-import type { JobRow } from '../store/jobs.js';
+import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import type { Runner } from './runner.js';
 import { frameMessage, messageView, senderOf, type MessageService, type MessageView } from './messages.js';
@@ -99,26 +99,34 @@ export class JobService {
     }
     const deps = [...new Set(input.depends_on)];
     for (const d of deps) this.job(d);
-    const depState = dependencyState(this.ctx.store.depsOfIds(deps));
+    return this.create({
+      id, parent_id: parent?.id ?? null, depth, title, prompt: input.prompt, provider: input.provider, model: input.model ?? null,
+      cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
+      priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
+      context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
+      checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
+      depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null,
+    }, caller.role === 'agent' ? caller.jobId : 'lead');
+  }
+
+  /** Insert a validated job (spawn_agent, or a workflow phase) and dispatch the queue. */
+  create(spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string }, by: string): { job_id: string; status: JobStatus; title: string } {
+    const { ctx } = this;
+    const id = spec.id ?? this.newJobId();
+    const deps = JSON.parse(spec.depends_on_json) as string[];
+    const depState = dependencyState(ctx.store.depsOfIds(deps));
     const now = ctx.clock.now();
     const status: JobStatus = depState === 'ready' ? 'queued' : 'waiting';
     tx(ctx.db, () => {
-      ctx.store.insertJob({
-        id, parent_id: parent?.id ?? null, depth, title, prompt: input.prompt, provider: input.provider, model: input.model ?? null,
-        cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
-        priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
-        context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
-        checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
-        depends_on_json: JSON.stringify(deps), status, session_id: ctx.ids.uuid(), token_hash: null,
-      }, now);
-      ctx.store.addEvent(id, now, 'spawned', { by: caller.role === 'agent' ? caller.jobId : 'lead', status });
+      ctx.store.insertJob({ ...spec, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
+      ctx.store.addEvent(id, now, 'spawned', { by, status });
     });
     ctx.bus.emit('job', { jobId: id, status });
     if (depState !== 'ready' && depState !== 'blocked') {
       this.runner.failWaiting(id, `dependency ${depState.failed} ${depState.status}`);
     }
     this.runner.dispatch();
-    return { job_id: id, status: this.job(id).status, title };
+    return { job_id: id, status: this.job(id).status, title: spec.title };
   }
 
   private newJobId(): string {

@@ -45,6 +45,13 @@ export class NoteService {
     return { key: i.key, version };
   }
 
+  /** Write as the hub itself (workflow artifacts), without compare-and-set. */
+  writeAs(key: string, value: string, author: string): number {
+    const version = tx(this.ctx.db, () => this.store.put(key, value, author, this.ctx.clock.now()));
+    this.ctx.bus.emit('note', { key, version });
+    return version;
+  }
+
   read(key: string): NoteView | { key: string; found: false } {
     const r = this.store.get(key);
     return r ? view(r) : { key, found: false };

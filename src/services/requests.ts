@@ -91,6 +91,24 @@ export class RequestService {
     return requestView(this.store.get(id)!);
   }
 
+  /** Open a request on behalf of the hub itself (a workflow's plan approval): it does not block. */
+  openDetached(o: { jobId: string; kind: RequestKind; summary: string; plan?: unknown }): string {
+    const now = this.ctx.clock.now();
+    const id = `r-${now.toString(36)}-${(this.seq++).toString(36)}`;
+    this.store.insert({
+      id, job_id: o.jobId, kind: o.kind, summary: o.summary, plan_json: o.plan === undefined ? null : JSON.stringify(o.plan),
+      options_json: null, created_at: now, tool_name: null, tool_input_json: null, expires_at: null,
+    });
+    this.ctx.bus.emit('request', { jobId: o.jobId, requestId: id });
+    void this.tryElicit(id, new AbortController().signal);
+    return id;
+  }
+
+  /** Close a pending request without an answer (e.g. its workflow was cancelled). */
+  cancel(id: string, comment: string): void {
+    this.close(id, { status: 'cancelled', comment }, null);
+  }
+
   list(i: ListRequestsInput, caller: Caller): { requests: RequestView[] } {
     if (caller.role !== 'lead') throw new ForbiddenError('list_requests is the lead\'s: agents cannot read requests.');
     return { requests: this.store.list(i.status, i.limit).map(requestView) };

@@ -166,6 +166,7 @@ export class Runner {
       mcpUrl: ctx.mcpUrl(),
       token,
       appendSystemPrompt: this.preamble(job, workDir),
+      jsonSchema: job.json_schema ?? undefined,
       settings: ctx.config.lockMode === 'off' ? undefined : hookSettings(process.execPath, join(packageRoot(), 'hooks', 'overseer-hook.mjs')),
       env: ctx.childEnv,
       mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
@@ -265,6 +266,7 @@ export class Runner {
         error: ok ? null : error ?? null,
         failure_class: ok ? null : failureClass ?? null,
         outcome: next === 'queued' ? null : job.outcome,
+        structured_json: o.structured === undefined ? job.structured_json : JSON.stringify(o.structured),
       }, now);
       ctx.store.addEvent(jobId, now, next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null });
     });

@@ -20,6 +20,8 @@ export interface AttemptOutcome extends Classification {
   stopReason?: StopReason;
   /** Any `result` event had is_error (for the no_error_in_output check). */
   sawErrorResult: boolean;
+  /** The last result's `structured_output` (runs with --json-schema). */
+  structured?: unknown;
   durationMs: number;
 }
 
@@ -235,6 +237,7 @@ export class Supervisor {
       resultText: typeof this.lastResult?.result === 'string' ? this.lastResult.result : this.lastText,
       stopReason: this.stopReason,
       sawErrorResult: this.sawErrorResult,
+      structured: (this.lastResult as { structured_output?: unknown } | undefined)?.structured_output,
       durationMs: this.o.clock.now() - this.startedAt,
     });
   }

@@ -48,9 +48,14 @@ export interface JobRow {
   started_at: number | null;
   ended_at: number | null;
   updated_at: number;
+  workflow_id: string | null;
+  phase: string | null;
+  cycle: number | null;
+  json_schema: string | null;
+  structured_json: string | null;
 }
 
-export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
+export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
 
 export interface AttemptRow {
   job_id: string;
@@ -105,10 +110,10 @@ export class JobStore {
       .prepare(
         `INSERT INTO jobs (id, seq, parent_id, depth, title, prompt, provider, model, cwd, work_dir, repo_root, worktree, branch, base_commit,
           priority, max_turns, budget_usd, timeout_s, context_json, template, checks_json, retry, labels_json, depends_on_json, status,
-          session_id, token_hash, created_at, updated_at)
+          session_id, token_hash, created_at, updated_at, workflow_id, phase, cycle, json_schema)
          VALUES (@id, @seq, @parent_id, @depth, @title, @prompt, @provider, @model, @cwd, @work_dir, @repo_root, @worktree, @branch, @base_commit,
           @priority, @max_turns, @budget_usd, @timeout_s, @context_json, @template, @checks_json, @retry, @labels_json, @depends_on_json, @status,
-          @session_id, @token_hash, @created_at, @created_at)`,
+          @session_id, @token_hash, @created_at, @created_at, @workflow_id, @phase, @cycle, @json_schema)`,
       )
       .run({ ...j, seq, created_at: now });
     const dep = this.db.prepare('INSERT INTO job_deps (job_id, dep_id) VALUES (?, ?)');

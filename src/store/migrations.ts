@@ -164,4 +164,48 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE requests ADD COLUMN answered_by TEXT;
     `,
   },
+  {
+    version: 3,
+    name: 'workflows; phase jobs carry their workflow, schema and structured result',
+    up: `
+      CREATE TABLE workflows (
+        id               TEXT PRIMARY KEY,
+        seq              INTEGER NOT NULL UNIQUE,
+        title            TEXT NOT NULL,
+        task             TEXT NOT NULL,
+        status           TEXT NOT NULL,
+        cycle            INTEGER NOT NULL DEFAULT 0,
+        phase            TEXT NOT NULL,
+        cwd              TEXT NOT NULL,
+        repo_root        TEXT,
+        worktree_path    TEXT,
+        branch           TEXT,
+        base_commit      TEXT,
+        implementer_json TEXT NOT NULL,
+        reviewer_json    TEXT NOT NULL,
+        max_cycles       INTEGER NOT NULL,
+        approve_plan     INTEGER NOT NULL DEFAULT 0,
+        plan_approved    INTEGER NOT NULL DEFAULT 0,
+        checks_json      TEXT NOT NULL DEFAULT '[]',
+        template         TEXT,
+        phase_limits_json TEXT,
+        state_json       TEXT NOT NULL DEFAULT '{}',
+        blocked_json     TEXT,
+        current_job      TEXT,
+        approval_request TEXT,
+        pr_url           TEXT,
+        git_note         TEXT,
+        created_at       INTEGER NOT NULL,
+        updated_at       INTEGER NOT NULL,
+        ended_at         INTEGER
+      );
+      CREATE INDEX workflows_status ON workflows(status);
+      ALTER TABLE jobs ADD COLUMN workflow_id TEXT;
+      ALTER TABLE jobs ADD COLUMN phase TEXT;
+      ALTER TABLE jobs ADD COLUMN cycle INTEGER;
+      ALTER TABLE jobs ADD COLUMN json_schema TEXT;
+      ALTER TABLE jobs ADD COLUMN structured_json TEXT;
+      CREATE INDEX jobs_workflow ON jobs(workflow_id);
+    `,
+  },
 ];

@@ -1,0 +1,72 @@
+// Workflow rows: one per implement/review workflow; its counters live in state_json.
+import type { Db } from './db.js';
+
+export interface WorkflowRow {
+  id: string;
+  seq: number;
+  title: string;
+  task: string;
+  status: string;
+  cycle: number;
+  phase: string;
+  cwd: string;
+  repo_root: string | null;
+  worktree_path: string | null;
+  branch: string | null;
+  base_commit: string | null;
+  implementer_json: string;
+  reviewer_json: string;
+  max_cycles: number;
+  approve_plan: number;
+  plan_approved: number;
+  checks_json: string;
+  template: string | null;
+  phase_limits_json: string | null;
+  state_json: string;
+  blocked_json: string | null;
+  current_job: string | null;
+  approval_request: string | null;
+  pr_url: string | null;
+  git_note: string | null;
+  created_at: number;
+  updated_at: number;
+  ended_at: number | null;
+}
+
+export class WorkflowStore {
+  constructor(private readonly db: Db) {}
+
+  insert(w: Omit<WorkflowRow, 'seq' | 'updated_at'>): void {
+    const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM workflows').get() as { s: number }).s;
+    const cols = Object.keys(w);
+    this.db.prepare(`INSERT INTO workflows (seq, updated_at, ${cols.join(', ')}) VALUES (@seq, @created_at, ${cols.map((c) => `@${c}`).join(', ')})`).run({ ...w, seq });
+  }
+
+  get(id: string): WorkflowRow | undefined {
+    return this.db.prepare('SELECT * FROM workflows WHERE id = ?').get(id) as WorkflowRow | undefined;
+  }
+
+  update(id: string, fields: Partial<WorkflowRow>, now: number): void {
+    const keys = Object.keys(fields);
+    const sets = [...keys.map((k) => `${k} = @${k}`), 'updated_at = @__now'].join(', ');
+    const vals = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v === undefined ? null : v]));
+    this.db.prepare(`UPDATE workflows SET ${sets} WHERE id = @__id`).run({ ...vals, __now: now, __id: id });
+  }
+
+  list(status?: string, limit = 100): WorkflowRow[] {
+    if (status) return this.db.prepare('SELECT * FROM workflows WHERE status = ? ORDER BY seq DESC LIMIT ?').all(status, limit) as WorkflowRow[];
+    return this.db.prepare('SELECT * FROM workflows ORDER BY seq DESC LIMIT ?').all(limit) as WorkflowRow[];
+  }
+
+  byStatus(...statuses: string[]): WorkflowRow[] {
+    return this.db.prepare(`SELECT * FROM workflows WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY seq`).all(...statuses) as WorkflowRow[];
+  }
+
+  recentIds(max = 5): string[] {
+    return (this.db.prepare('SELECT id FROM workflows ORDER BY seq DESC LIMIT ?').all(max) as { id: string }[]).map((r) => r.id);
+  }
+
+  jobsOf(id: string): { id: string; phase: string | null; cycle: number | null; status: string; failure_class: string | null; model: string | null; provider: string }[] {
+    return this.db.prepare('SELECT id, phase, cycle, status, failure_class, model, provider FROM jobs WHERE workflow_id = ? ORDER BY seq').all(id) as never;
+  }
+}
