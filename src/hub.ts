@@ -118,6 +118,7 @@ export class Hub {
   async start(): Promise<void> {
     this.reconciled = reconcile(this.ctx);
     this.reconciled.locksReleasedFor = this.locks.reconcile();
+    this.reconciled.requestsCancelled = this.requests.reconcile();
     await excludeOverseerDirs(this.o.projectDir);
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);

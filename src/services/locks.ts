@@ -13,6 +13,7 @@ import { findCycle, describeCycle } from '../domain/waitGraph.js';
 import { isActive } from '../domain/job.js';
 import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../tools/lockSchemas.js';
 import { realpathSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 
 export const holderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
@@ -77,6 +78,7 @@ export class LockService {
       if (cycle) throw new ConflictError(`deadlock: ${describeCycle(cycle)}. Nothing was locked; release what you hold (release_files) or lock all the files you need in one call.`);
       return { granted: false as const, waitId: this.store.addWait(me, paths, reason, i.ttl_s, now) };
     });
+    this.armExpiry(); // the held locks may expire before anyone releases them
     if (first.granted) {
       this.changed(me);
       return { acquired: paths, expires_at: isoTime(now + i.ttl_s * 1000) };
@@ -86,7 +88,11 @@ export class LockService {
       bus: this.ctx.bus, events: ['lock'], signal,
       timeoutMs: Math.min(i.timeout_s, this.ctx.config.maxWaitS) * 1000,
       progressEveryMs: this.ctx.progressEveryMs, onProgress: progress,
-      check: () => (this.store.wait(waitId)?.status === 'granted' ? true : undefined),
+      // Granted, or the wait row is gone (its job ended, or a hub restart dropped it).
+      check: () => {
+        const w = this.store.wait(waitId);
+        return !w || w.status === 'granted' ? true : undefined;
+      },
     });
     const outcome = tx(this.ctx.db, () => {
       const w = this.store.wait(waitId);
@@ -124,10 +130,12 @@ export class LockService {
     return { released };
   }
 
-  list(i: ListLocksInput): { locks: { path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number }[] } {
+  list(i: ListLocksInput, caller?: Caller): { locks: { path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number }[] } {
     this.expire(this.ctx.clock.now());
+    // A relative prefix is relative to the caller's work tree, like lock paths.
+    const prefix = i.path_prefix && caller && !isAbsolute(i.path_prefix) ? join(this.workTree(caller), i.path_prefix) : i.path_prefix;
     return {
-      locks: this.store.all(i.path_prefix).map((l) => ({
+      locks: this.store.all(prefix).map((l) => ({
         path: l.path, holder: l.holder, reason: l.reason, acquired_at: isoTime(l.acquired_at), expires_at: isoTime(l.expires_at), waiters: this.store.waitersOf(l.path),
       })),
     };
@@ -149,12 +157,14 @@ export class LockService {
 
   /** At hub start: waits died with the old hub's connections; locks of jobs that are not running are released. */
   reconcile(): string[] {
-    return tx(this.ctx.db, () => {
+    const dead = tx(this.ctx.db, () => {
       this.store.dropAllWaits();
-      const dead = this.store.holders().filter((h) => h !== 'lead' && !isActive((this.ctx.store.get(h)?.status ?? 'failed') as never));
-      for (const h of dead) this.store.release(h);
-      return dead;
+      const gone = this.store.holders().filter((h) => h !== 'lead' && !isActive((this.ctx.store.get(h)?.status ?? 'failed') as never));
+      for (const h of gone) this.store.release(h);
+      return gone;
     });
+    this.grantWaiters(); // expires what is due and arms the TTL timer for the locks that survived
+    return dead;
   }
 
   /** Lock check for the PreToolUse hook: deny paths held by others; in auto mode take free ones. */

@@ -12,7 +12,7 @@ import { ForbiddenError } from '../errors.js';
 export type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 
 export class PermissionService {
-  private cached?: { mtimeMs: number; policy: Policy | { error: string } };
+  private cached?: { stamp: string; policy: Policy | { error: string } };
 
   constructor(private readonly ctx: HubContext, private readonly requests: RequestService) {}
 
@@ -22,13 +22,14 @@ export class PermissionService {
 
   /** The policy in force: the file's, the default when there is none, or the parse error. */
   policy(): Policy | { error: string } {
-    let mtimeMs: number;
+    let stamp: string;
     try {
-      mtimeMs = statSync(this.file).mtimeMs;
+      const st = statSync(this.file);
+      stamp = `${st.mtimeMs}:${st.size}:${st.ino}`;
     } catch {
       return DEFAULT_POLICY;
     }
-    if (this.cached?.mtimeMs === mtimeMs) return this.cached.policy;
+    if (this.cached?.stamp === stamp) return this.cached.policy;
     let policy: Policy | { error: string };
     try {
       const parsed = PolicySchema.safeParse(JSON.parse(readFileSync(this.file, 'utf8')));
@@ -37,7 +38,7 @@ export class PermissionService {
       policy = { error: `not valid JSON: ${(err as Error).message}` };
     }
     if ('error' in policy) this.ctx.log.error({ file: this.file, error: policy.error }, 'invalid policy file: denying every permission prompt');
-    this.cached = { mtimeMs, policy };
+    this.cached = { stamp, policy };
     return policy;
   }
 

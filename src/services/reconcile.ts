@@ -13,6 +13,8 @@ export interface ReconcileReport {
   killed: number[];
   /** Holders whose locks were released because their job is not running. */
   locksReleasedFor?: string[];
+  /** Pending requests of agents that did not survive. */
+  requestsCancelled?: string[];
 }
 
 /** True when pid is still the child we launched for jobId (guards against pid reuse). */

@@ -12,6 +12,9 @@ import { isoTime } from '../clock.js';
 import { isActive } from '../domain/job.js';
 import type { ListRequestsInput, RespondInput } from '../tools/coordSchemas.js';
 
+/** tool_name marking a request the hub opened itself (it outlives the job it is attached to). */
+const DETACHED = 'overseer:detached';
+
 export type RequestKind = 'approval' | 'question' | 'permission';
 
 export interface Elicitor {
@@ -57,7 +60,7 @@ export class RequestService {
     this.store = new RequestStore(ctx.db);
     ctx.bus.on('job', (e) => {
       if (isActive(e.status as never)) return;
-      const closed = this.store.cancelOf(e.jobId, ctx.clock.now());
+      const closed = this.store.cancelOf(e.jobId, ctx.clock.now(), DETACHED);
       for (const id of closed) ctx.bus.emit('request', { jobId: e.jobId, requestId: id });
     });
   }
@@ -91,13 +94,21 @@ export class RequestService {
     return requestView(this.store.get(id)!);
   }
 
+  /** At hub start: requests of agents that are no longer running can never be answered to them. */
+  reconcile(): string[] {
+    const now = this.ctx.clock.now();
+    const stale = this.store.list('pending', 100_000).filter((r) => r.tool_name !== DETACHED && !isActive((this.ctx.store.get(r.job_id)?.status ?? 'failed') as never));
+    for (const r of stale) this.store.close(r.id, { status: 'cancelled', comment: 'the agent stopped running (hub restart)' }, now);
+    return stale.map((r) => r.id);
+  }
+
   /** Open a request on behalf of the hub itself (a workflow's plan approval): it does not block. */
   openDetached(o: { jobId: string; kind: RequestKind; summary: string; plan?: unknown }): string {
     const now = this.ctx.clock.now();
     const id = `r-${now.toString(36)}-${(this.seq++).toString(36)}`;
     this.store.insert({
       id, job_id: o.jobId, kind: o.kind, summary: o.summary, plan_json: o.plan === undefined ? null : JSON.stringify(o.plan),
-      options_json: null, created_at: now, tool_name: null, tool_input_json: null, expires_at: null,
+      options_json: null, created_at: now, tool_name: DETACHED, tool_input_json: null, expires_at: null,
     });
     this.ctx.bus.emit('request', { jobId: o.jobId, requestId: id });
     void this.tryElicit(id, new AbortController().signal);

@@ -35,8 +35,8 @@ export class RequestStore {
   }
 
   /** Close every pending request of a job (its process ended). */
-  cancelOf(jobId: string, now: number): string[] {
-    const ids = (this.db.prepare(`SELECT id FROM requests WHERE job_id = ? AND status = 'pending'`).all(jobId) as { id: string }[]).map((r) => r.id);
+  cancelOf(jobId: string, now: number, keepToolName?: string): string[] {
+    const ids = (this.db.prepare(`SELECT id FROM requests WHERE job_id = ? AND status = 'pending' AND (tool_name IS NULL OR tool_name != ?)`).all(jobId, keepToolName ?? '') as { id: string }[]).map((r) => r.id);
     for (const id of ids) this.close(id, { status: 'cancelled', comment: 'the agent is no longer running' }, now);
     return ids;
   }

@@ -39,7 +39,7 @@ export function coordTools(s: CoordServices): ToolDef[] {
       name: 'list_locks', roles: BOTH, title: 'List locks',
       description: 'Current locks (path, holder, reason, acquired_at, expires_at, waiters), optionally under a path prefix.',
       input: ListLocksInput, annotations: { readOnlyHint: true },
-      handler: (i) => s.locks.list(i),
+      handler: (i, c) => s.locks.list(i, c),
     }),
     defineTool({
       name: 'write_note', roles: BOTH, title: 'Write a note',

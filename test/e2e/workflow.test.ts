@@ -19,7 +19,7 @@ const phaseOf = (ctx: StepContext): string => /# Workflow \S+ — (assess|review
 const workDirOf = (ctx: StepContext): string => /working directory is `([^`]+)`/.exec(ctx.system)?.[1] ?? '.';
 
 /** A well-behaved crew: a two-milestone plan; each implement writes a file and commits it. */
-function crew(o: { plan?: (ctx: StepContext, n: number) => string; implement?: 'good' | 'lazy' } = {}): Script {
+function crew(o: { plan?: (ctx: StepContext, n: number) => string; implement?: 'good' | 'lazy' } = {}): (ctx: StepContext) => Step {
   let assessCalls = 0;
   return (ctx) => {
     const phase = phaseOf(ctx);

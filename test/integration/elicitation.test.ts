@@ -33,7 +33,7 @@ async function setup(answer: (msg: string) => ElicitResult): Promise<{ h: TestHu
   return { h, agent, jobId, asked, firstAsk };
 }
 
-const text = (r: { content: unknown }): any => JSON.parse((r.content as { text: string }[])[0]!.text);
+const text = (r: any): any => JSON.parse((r.content as { text: string }[])[0]!.text);
 
 describe('elicitation', () => {
   test('an interactive lead client asks the person, whose answer closes the request', async () => {

@@ -54,6 +54,10 @@ function job(id: string, over: Partial<NewJob> = {}): NewJob {
     status: 'queued',
     session_id: `sess-${id}`,
     token_hash: null,
+    workflow_id: null,
+    phase: null,
+    cycle: null,
+    json_schema: null,
     ...over,
   };
 }

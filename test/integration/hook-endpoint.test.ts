@@ -1,0 +1,267 @@
+// Integration: the real PreToolUse lock hook (hooks/overseer-hook.mjs) run as a child process
+// against a real hub's POST /hook, with a real agent token (captured from the child's launch
+// environment) or as the lead (hub.json + lead.token). Auto mode takes free files and denies
+// files other agents hold (Edit/Write, Bash write targets, Codex apply_patch); strict mode
+// denies unlocked files; off mode allows everything. It fails closed: unreachable hub,
+// unknown token or garbage input → deny.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { waitForJob } from '../helpers/wait.js';
+import { makeTempDir } from '../helpers/claude.js';
+import { ExecaLauncher } from '../../src/launch/process.js';
+import type { ChildHandle, ProcessLauncher, SpawnCmd } from '../../src/launch/types.js';
+import type { Config } from '../../src/config.js';
+
+const HOOK = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'hooks', 'overseer-hook.mjs');
+const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
+
+/** Delegates to the real launcher and records each child's agent token by job id. */
+class TokenRecorder implements ProcessLauncher {
+  private readonly inner = new ExecaLauncher();
+  private readonly tokens = new Map<string, string>();
+  private readonly waiters = new Map<string, ((t: string) => void)[]>();
+
+  launch(cmd: SpawnCmd): ChildHandle {
+    const id = cmd.env.OVERSEER_AGENT_ID;
+    const token = cmd.env.OVERSEER_TOKEN;
+    if (id && token) {
+      this.tokens.set(id, token);
+      for (const w of this.waiters.get(id) ?? []) w(token);
+      this.waiters.delete(id);
+    }
+    return this.inner.launch(cmd);
+  }
+
+  token(jobId: string, ms = 30_000): Promise<string> {
+    const t = this.tokens.get(jobId);
+    if (t) return Promise.resolve(t);
+    return new Promise((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`job ${jobId} was not launched within ${ms} ms`)), ms);
+      const list = this.waiters.get(jobId) ?? [];
+      list.push((tok) => { clearTimeout(timer); res(tok); });
+      this.waiters.set(jobId, list);
+    });
+  }
+}
+
+interface HubUnderTest { h: TestHub; rec: TokenRecorder; root: string }
+interface Agent { id: string; title: string; token: string; client: Client }
+interface HookRun { code: number | null; stdout: string; stderr: string }
+
+const hubs: TestHub[] = [];
+const temps: string[] = [];
+
+async function hubWith(config: Partial<Config> = {}): Promise<HubUnderTest> {
+  const rec = new TokenRecorder();
+  const h = await startTestHub({ scripts: HANG, processes: rec, config });
+  hubs.push(h);
+  return { h, rec, root: realpathSync(h.project) };
+}
+
+async function agentOf(t: HubUnderTest, title: string): Promise<Agent> {
+  const id = (await t.h.call('spawn_agent', { prompt: '@script:hang', title })).job_id as string;
+  await waitForJob(t.h.hub, id, (j) => j.status === 'running');
+  return { id, title, token: await t.rec.token(id), client: await t.h.connect({ role: 'agent', jobId: id }) };
+}
+
+/** The environment without anything Overseer- or Claude-specific from the outer shell. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith('OVERSEER_') && !k.startsWith('CLAUDE_')) env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+const agentEnv = (t: HubUnderTest, a: Agent): NodeJS.ProcessEnv => cleanEnv({ OVERSEER_URL: t.h.hub.http!.url, OVERSEER_TOKEN: a.token, OVERSEER_AGENT_ID: a.id });
+
+/** Runs the hook with `stdin`; resolves when it exits (killed after 20 s). */
+function runHook(stdin: string, env: NodeJS.ProcessEnv, cwd: string): Promise<HookRun> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [HOOK], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the hook did not exit within 20 s; stderr: ${stderr}`)); }, 20_000);
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('close', (code) => { clearTimeout(timer); resolveRun({ code, stdout, stderr }); });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(stdin);
+  });
+}
+
+/** A Claude-Code-shaped PreToolUse input. */
+function preToolUse(cwd: string, toolName: string, toolInput: Record<string, unknown>): string {
+  return JSON.stringify({
+    session_id: '00000000-0000-4000-8000-000000000000',
+    transcript_path: '/dev/null',
+    cwd,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: toolName,
+    tool_input: toolInput,
+    tool_use_id: 'toolu_test',
+  });
+}
+
+function assertAllowed(r: HookRun, what: string): void {
+  assert.equal(r.code, 0, `${what}: exit code (stderr: ${r.stderr})`);
+  assert.equal(r.stdout.trim(), '', `${what}: no output means allow, got ${r.stdout}`);
+}
+
+/** The deny reason; asserts Claude Code's JSON shape. */
+function denied(r: HookRun, what: string): string {
+  assert.ok(r.code === 0 || r.code === 2, `${what}: exit ${r.code}`);
+  if (r.code === 2) return r.stderr;
+  let out: any;
+  try { out = JSON.parse(r.stdout.trim()); } catch { assert.fail(`${what}: expected a JSON deny, got ${JSON.stringify(r.stdout)} (stderr ${r.stderr})`); }
+  assert.equal(out.hookSpecificOutput?.hookEventName, 'PreToolUse', what);
+  assert.equal(out.hookSpecificOutput?.permissionDecision, 'deny', `${what}: ${r.stdout}`);
+  assert.equal(typeof out.hookSpecificOutput.permissionDecisionReason, 'string');
+  return out.hookSpecificOutput.permissionDecisionReason as string;
+}
+
+async function lockRows(h: TestHub, prefix: string): Promise<[string, string, string | null][]> {
+  return ((await h.call('list_locks', { path_prefix: prefix })).locks as { path: string; holder: string; reason: string | null }[]).map((l) => [l.path, l.holder, l.reason]);
+}
+
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+after(async () => {
+  for (const h of hubs) await h.stop();
+  for (const d of temps) await rm(d, { recursive: true, force: true });
+});
+
+describe('lock hook, auto mode', () => {
+  let t: HubUnderTest;
+  let A: Agent;
+  let B: Agent;
+  const file = (rel: string): string => join(t.root, rel);
+
+  before(async () => {
+    t = await hubWith();
+    A = await agentOf(t, 'Hook A');
+    B = await agentOf(t, 'Hook B');
+    const r = await B.client.callTool({ name: 'lock_files', arguments: { files: ['locked.txt'], reason: 'B rewrites it' } });
+    assert.notEqual(r.isError, true);
+  });
+
+  test('Write of a free file: allowed silently, and the file is now locked by that agent', async () => {
+    const r = await runHook(preToolUse(t.root, 'Write', { file_path: file('free.txt'), content: 'x' }), agentEnv(t, A), t.root);
+    assertAllowed(r, 'Write free.txt');
+    assert.deepEqual(await lockRows(t.h, file('free.txt')), [[file('free.txt'), A.id, 'edited (auto lock)']]);
+    const again = await runHook(preToolUse(t.root, 'Edit', { file_path: 'free.txt', old_string: 'x', new_string: 'y' }), agentEnv(t, A), t.root);
+    assertAllowed(again, 'Edit of its own auto-locked file (relative path)');
+    const other = await runHook(preToolUse(t.root, 'Write', { file_path: file('free.txt'), content: 'z' }), agentEnv(t, B), t.root);
+    assert.match(denied(other, 'B writing A\'s auto-locked file'), new RegExp(A.id));
+  });
+
+  test('Write of a file another agent locked: deny naming the holder (id and title) and lock_files', async () => {
+    const r = await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'mine now' }), agentEnv(t, A), t.root);
+    const reason = denied(r, 'Write locked.txt');
+    assert.ok(reason.includes(B.id), reason);
+    assert.ok(reason.includes('"Hook B"'), reason);
+    assert.match(reason, /lock_files/);
+    assert.deepEqual(await lockRows(t.h, file('locked.txt')), [[file('locked.txt'), B.id, 'B rewrites it']], 'the lock did not move');
+    for (const [tool, input] of [
+      ['Edit', { file_path: file('locked.txt'), old_string: 'a', new_string: 'b' }],
+      ['MultiEdit', { file_path: 'locked.txt', edits: [{ old_string: 'a', new_string: 'b' }] }],
+      ['NotebookEdit', { notebook_path: file('locked.txt'), new_source: 'x' }],
+    ] as const) {
+      assert.ok(denied(await runHook(preToolUse(t.root, tool, input), agentEnv(t, A), t.root), tool).includes(B.id), tool);
+    }
+  });
+
+  test('Bash: recognised write targets are checked like edits; reads are allowed', async () => {
+    for (const command of ['echo hi > locked.txt', 'sed -i s/a/b/ locked.txt', `cp other.txt ${file('locked.txt')}`, 'echo x | tee -a locked.txt',
+      'git checkout -- locked.txt', 'rm -f locked.txt', 'mv tmp.txt locked.txt', 'npm run build 2> locked.txt']) {
+      const reason = denied(await runHook(preToolUse(t.root, 'Bash', { command }), agentEnv(t, A), t.root), command);
+      assert.ok(reason.includes(B.id), `${command}: ${reason}`);
+    }
+    assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'cat locked.txt' }), agentEnv(t, A), t.root), 'cat locked.txt');
+    assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'grep -n foo locked.txt | wc -l' }), agentEnv(t, A), t.root), 'grep');
+    assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'echo hi > /dev/null' }), agentEnv(t, A), t.root), 'outside the tree: the policy decides');
+  });
+
+  test('Codex apply_patch: targets parsed from the patch', async () => {
+    const patch = '*** Begin Patch\n*** Update File: locked.txt\n@@\n-a\n+b\n*** End Patch\n';
+    const stdin = JSON.stringify({ session_id: 's', cwd: t.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch } });
+    assert.ok(denied(await runHook(stdin, agentEnv(t, A), t.root), 'apply_patch').includes(B.id));
+    const free = '*** Begin Patch\n*** Add File: patched-new.txt\n+hello\n*** End Patch\n';
+    const ok = JSON.stringify({ session_id: 's', cwd: t.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: free } });
+    assertAllowed(await runHook(ok, agentEnv(t, A), t.root), 'apply_patch adding a free file');
+    assert.deepEqual((await lockRows(t.h, file('patched-new.txt'))).map((r) => r[1]), [A.id]);
+  });
+
+  test('fails closed: unreachable hub, unknown token, garbage input', async () => {
+    const port = await closedPort();
+    const down = await runHook(preToolUse(t.root, 'Write', { file_path: file('any.txt'), content: 'x' }),
+      cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: A.token }), t.root);
+    assert.match(denied(down, 'hub unreachable'), /could not reach the hub/);
+    const badToken = await runHook(preToolUse(t.root, 'Write', { file_path: file('any.txt'), content: 'x' }),
+      cleanEnv({ OVERSEER_URL: t.h.hub.http!.url, OVERSEER_TOKEN: 'not-a-real-token' }), t.root);
+    assert.match(denied(badToken, 'unknown token'), /401/);
+    const garbage = await runHook('this is {not json', agentEnv(t, A), t.root);
+    assert.match(denied(garbage, 'garbage stdin'), /hook/);
+    const empty = await runHook('', agentEnv(t, A), t.root);
+    denied(empty, 'empty stdin');
+    assert.deepEqual(await lockRows(t.h, file('any.txt')), [], 'nothing was locked by the failed checks');
+  });
+
+  test('lead mode: no agent env, hub.json and lead.token from OVERSEER_HOME', async () => {
+    assert.ok(existsSync(join(t.h.home, 'hub.json')), 'the test hub wrote hub.json');
+    const env = cleanEnv({ OVERSEER_HOME: t.h.home });
+    const reason = denied(await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'lead' }), env, t.root), 'lead writing locked.txt');
+    assert.ok(reason.includes(B.id), reason);
+    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: file('lead-free.txt'), content: 'x' }), env, t.root), 'lead writing a free file');
+    assert.deepEqual((await lockRows(t.h, file('lead-free.txt'))).map((r) => r[1]), ['lead']);
+    await t.h.call('release_files', {});
+
+    const empty = await makeTempDir('ovs-nohub');
+    temps.push(empty);
+    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'x' }), cleanEnv({ OVERSEER_HOME: empty }), t.root), 'no hub.json: no hub, nothing to check');
+  });
+});
+
+describe('lock hook, strict and off modes', () => {
+  test('strict: editing a file that is not locked is denied; after lock_files it is allowed', async () => {
+    const t = await hubWith({ lockMode: 'strict' });
+    const S = await agentOf(t, 'Strict agent');
+    const f = join(t.root, 'strict.txt');
+    const reason = denied(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, S), t.root), 'strict, unlocked');
+    assert.match(reason, /strict/);
+    assert.match(reason, /lock_files/);
+    assert.deepEqual(await lockRows(t.h, f), [], 'strict mode takes nothing on its own');
+    const locked = await S.client.callTool({ name: 'lock_files', arguments: { files: ['strict.txt'] } });
+    assert.notEqual(locked.isError, true);
+    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, S), t.root), 'strict, locked by me');
+    denied(await runHook(preToolUse(t.root, 'Bash', { command: 'echo x > other.txt' }), agentEnv(t, S), t.root), 'strict, Bash write to an unlocked file');
+  });
+
+  test('off: always allowed, nothing locked', async () => {
+    const t = await hubWith({ lockMode: 'off' });
+    const O1 = await agentOf(t, 'Off one');
+    const O2 = await agentOf(t, 'Off two');
+    const held = await O2.client.callTool({ name: 'lock_files', arguments: { files: ['held.txt'] } });
+    assert.notEqual(held.isError, true);
+    const f = join(t.root, 'held.txt');
+    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, O1), t.root), 'off, held by another');
+    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: join(t.root, 'free.txt'), content: 'x' }), agentEnv(t, O1), t.root), 'off, free');
+    assert.deepEqual(await lockRows(t.h, t.root), [[f, O2.id, null]], 'no auto locks in off mode');
+  });
+});
