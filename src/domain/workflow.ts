@@ -23,7 +23,7 @@ export interface Milestone {
   line: number;
 }
 
-const MILESTONE = /^(\s*[-*]\s+\[)( |x|X)(\]\s+)(.+?)\s*$/;
+const MILESTONE = /^(\s*[-*]\s+\[)( |x|X)(\]\s+)(\S.*?)\s*$/;
 
 /** Every `- [ ] text` / `- [x] text` line of a plan, in order. */
 export function parseMilestones(plan: string): Milestone[] {

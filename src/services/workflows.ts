@@ -32,7 +32,11 @@ export const CONTEXT_CAP = 50_000;
 interface WfState extends Counters {
   /** milestones checked when the current implement phase started */
   doneBefore?: number;
+  /** each role's position in its model rotation (Counters.modelIndex is the current phase's) */
+  models?: { implementer: number; reviewer: number };
 }
+
+const roleKey = (phase: Phase): 'implementer' | 'reviewer' => (phase === 'review' ? 'reviewer' : 'implementer');
 
 /** Keys of a workflow's notes. */
 export const wfKeys = (id: string) => ({
@@ -203,6 +207,7 @@ export class WorkflowService {
       st.phaseFailures = 0;
       st.zeroProgress = 0;
       st.repairs = {};
+      st.models = { implementer: 0, reviewer: 0 };
       this.store.update(w.id, { status: 'running', blocked_json: null, ended_at: null, approval_request: null, state_json: JSON.stringify(st) }, this.ctx.clock.now());
       this.spawnPhase(this.workflow(w.id), phase, cycle);
     });
@@ -253,7 +258,7 @@ export class WorkflowService {
     const st = this.state(w);
     const role = this.role(w, phase);
     const models = this.models(w, phase);
-    const model = models[Math.min(st.modelIndex, models.length - 1)];
+    const model = models[Math.min(st.models?.[roleKey(phase)] ?? 0, models.length - 1)];
     const workDir = w.worktree_path ?? w.cwd;
     const prompt = this.phasePrompt(w, phase, cycle, workDir, repair);
     const limits = w.phase_limits_json ? (JSON.parse(w.phase_limits_json) as { max_turns?: number; budget_usd?: number; timeout_s?: number }) : {};
@@ -280,7 +285,7 @@ export class WorkflowService {
     const plan = this.plan(id);
     const contract = this.notes.store.get(k.contract)?.value;
     const logs = this.notes.store.select([], k.worklogPrefix)
-      .sort((a, b) => a.updated_at - b.updated_at || a.version - b.version)
+      .sort((a, b) => a.updated_at - b.updated_at || cycleOf(a.key) - cycleOf(b.key) || (a.key.endsWith('review') ? -1 : 1))
       .slice(-4)
       .map((n) => `### ${n.key.slice(k.worklogPrefix.length)}\n${n.value}`);
     const head = [plan ? `## Plan\n${plan}` : '', contract ? `## Contract\n${contract}` : ''].filter(Boolean).join('\n\n');
@@ -342,10 +347,16 @@ export class WorkflowService {
     const st = this.state(w);
     const structured = job.structured_json ? (JSON.parse(job.structured_json) as Record<string, unknown>) : undefined;
     let next: Next;
+    const models = { implementer: 0, reviewer: 0, ...st.models };
     if (job.status !== 'succeeded') {
+      st.modelIndex = models[roleKey(phase)];
       next = afterFailure(phase, cycle, job.failure_class ?? 'crashed', job.error ?? '', st, this.models(w, phase).length);
+      models[roleKey(phase)] = st.modelIndex;
+      st.models = models;
     } else {
       st.phaseFailures = 0;
+      // A phase that got through: the role's own model is tried first again next time.
+      st.models = { ...models, [roleKey(phase)]: 0 };
       if (phase === 'assess') {
         next = afterAssess(structured, cycle, st);
         if (next.kind === 'spawn' && !next.repair) {
@@ -497,6 +508,8 @@ export interface WorkflowView {
   ended_at: string | null;
   plan: string | null;
 }
+
+const cycleOf = (key: string): number => Number(/cycle-(\d+)-/.exec(key)?.[1] ?? 0);
 
 /** `git add -A && git commit` when there is anything to commit; returns the short sha or ''. */
 async function commitAll(dir: string, message: string): Promise<string> {

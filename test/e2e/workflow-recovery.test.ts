@@ -1,0 +1,132 @@
+// End-to-end recovery of workflows, with real claude phase agents against the fake model:
+// a branch deleted under a blocked workflow, and a hub that stops while a phase runs (the
+// restarted hub respawns the phase, or blocks when the plan note was lost meanwhile).
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { gitOut, initRepo } from '../helpers/git.js';
+import { promptOf, type Script, type Step, type StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { Hub } from '../../src/hub.js';
+
+const hubs: TestHub[] = [];
+after(async () => { for (const h of hubs.reverse()) await h.stop(); });
+
+const structured = (input: Record<string, unknown>): Step => ({ tools: [{ name: 'StructuredOutput', input }] });
+const phaseIn = (prompt: string): string => /# Workflow \S+ — (assess|review|implement)/.exec(prompt)?.[1] ?? '?';
+const workDirOf = (ctx: StepContext): string => /working directory is `([^`]+)`/.exec(ctx.system)?.[1] ?? '.';
+
+/** A one-milestone crew. `implement`: 'good' writes alpha.txt and commits it, 'lazy' does
+ * nothing, 'hang' never answers (a long delay the fake aborts when claude goes away). */
+function crew(mode: () => 'good' | 'lazy' | 'hang'): Script {
+  return (ctx) => {
+    const phase = phaseIn(ctx.prompt);
+    if (phase === 'assess') return structured({ plan: '# Plan\n- [ ] add alpha.txt\n', contract: 'alpha.txt exists' });
+    if (phase === 'review') return structured({ verdict: 'approve', notes: 'fine' });
+    const milestone = /## Your milestone\n- \[ \] (.+)/.exec(ctx.prompt)?.[1] ?? '';
+    const m = mode();
+    if (m === 'hang') return { delayMs: 600_000, text: 'never' };
+    if (m === 'lazy') return structured({ milestone, completed: false, summary: 'did not get to it' });
+    if (ctx.step === 0) return { tools: [{ name: 'Write', input: { file_path: join(workDirOf(ctx), 'alpha.txt'), content: 'alpha\n' } }] };
+    if (ctx.step === 1) return { tools: [{ name: 'Bash', input: { command: 'git add -A && git -c user.name=t -c user.email=t@t commit -qm "add alpha.txt"' } }] };
+    return structured({ milestone, completed: true, summary: 'added alpha.txt' });
+  };
+}
+
+/** Resolves when the workflow leaves `running` (event-driven: every job change re-checks). */
+function settled(hub: Hub, id: string, timeoutMs = 120_000): Promise<any> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const check = async (): Promise<void> => {
+      await hub.workflows.idle(id);
+      const w = hub.workflows.get(id);
+      if (!done && w.status !== 'running') { done = true; off(); clearTimeout(t); resolve(w); }
+    };
+    const off = hub.ctx.bus.on('job', () => void check());
+    const t = setTimeout(() => { off(); reject(new Error(`workflow ${id} still ${hub.workflows.get(id).status} after ${timeoutMs} ms`)); }, timeoutMs);
+    void check();
+  });
+}
+
+async function setup(script: Script): Promise<{ h: TestHub; repo: string }> {
+  const h = await startTestHub({ scripts: { wf: script } });
+  hubs.push(h);
+  const repo = await initRepo(join(h.dir, 'repo'), { 'README.md': '# repo\n' });
+  return { h, repo };
+}
+
+/** Start a workflow whose implement phase hangs; resolves once that phase's request reached the model. */
+async function startHanging(h: TestHub, repo: string): Promise<{ id: string; implJob: string }> {
+  const s = await h.call('start_workflow', { task: '@script:wf add alpha', cwd: repo });
+  await h.fake.waitForRequest((r) => phaseIn(promptOf(r.body)) === 'implement', 120_000);
+  const w = h.hub.workflows.get(s.workflow_id);
+  assert.equal(w.status, 'running');
+  assert.equal(w.phase, 'implement');
+  const impl = w.jobs.find((j) => j.phase === 'implement');
+  assert.ok(impl);
+  assert.equal(h.hub.ctx.store.get(impl.job_id)!.status, 'running');
+  return { id: s.workflow_id, implJob: impl.job_id };
+}
+
+describe('workflow recovery', () => {
+  test('a blocked workflow whose worktree and branch were deleted: resume blocks with branch_missing', async () => {
+    const { h, repo } = await setup(crew(() => 'lazy'));
+    const s = await h.call('start_workflow', { task: '@script:wf add alpha', cwd: repo, max_cycles: 1 });
+    const b = await settled(h.hub, s.workflow_id);
+    assert.equal(b.status, 'blocked');
+    assert.equal(b.blocked_reason.code, 'max_cycles');
+    assert.deepEqual(b.jobs.map((j: any) => `${j.phase}:${j.cycle}`), ['assess:0', 'review:1', 'implement:1']);
+
+    await gitOut(repo, ['worktree', 'remove', '--force', b.worktree]);
+    await gitOut(repo, ['branch', '-D', b.branch]);
+    const r = await h.call('resume_workflow', { workflow_id: s.workflow_id });
+    assert.equal(r.status, 'blocked');
+    assert.equal(r.blocked_reason.code, 'branch_missing');
+    assert.match(r.blocked_reason.message, /no longer exists/);
+    assert.equal(r.blocked_reason.phase, 'implement');
+    assert.equal(r.blocked_reason.cycle, 1);
+    assert.equal(r.jobs.length, 3, 'no phase was spawned without a branch');
+    assert.equal(await gitOut(repo, ['branch', '--list', b.branch]), '', 'the branch is not silently re-created');
+  });
+
+  test('hub restart: the interrupted phase of a running workflow is respawned and the workflow succeeds', async () => {
+    let mode: 'good' | 'hang' = 'hang';
+    const { h, repo } = await setup(crew(() => mode));
+    const { id, implJob } = await startHanging(h, repo);
+    await h.hub.stop();
+
+    mode = 'good';
+    const h2 = await startTestHub({ dir: h.dir, fake: h.fake });
+    hubs.push(h2);
+    assert.equal(h2.hub.ctx.store.get(implJob)!.status, 'interrupted');
+    const w = await settled(h2.hub, id);
+    assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
+    assert.deepEqual(w.jobs.map((j: any) => `${j.phase}:${j.cycle}:${j.status}`),
+      ['assess:0:succeeded', 'review:1:succeeded', 'implement:1:interrupted', 'implement:1:succeeded']);
+    assert.equal(w.milestones_done, 1);
+    assert.deepEqual((await gitOut(repo, ['log', '--format=%s', `main..${w.branch}`])).split('\n'), ['add alpha.txt']);
+  });
+
+  test('hub restart with the plan note deleted meanwhile: the workflow blocks with missing_artifact', async () => {
+    const { h, repo } = await setup(crew(() => 'hang'));
+    const { id, implJob } = await startHanging(h, repo);
+    await h.hub.stop();
+
+    const db = new Database(join(h.home, 'state.db'));
+    assert.equal(db.prepare('DELETE FROM notes WHERE key = ?').run(`workflow/${id}/plan`).changes, 1);
+    db.close();
+
+    const h2 = await startTestHub({ dir: h.dir, fake: h.fake });
+    hubs.push(h2);
+    await h2.hub.workflows.idle(id);
+    const w = h2.hub.workflows.get(id);
+    assert.equal(w.status, 'blocked');
+    assert.equal(w.blocked_reason?.code, 'missing_artifact');
+    assert.match(w.blocked_reason?.message ?? '', /plan note is missing/);
+    assert.equal(w.blocked_reason?.phase, 'implement');
+    assert.equal(w.blocked_reason?.job_id, implJob);
+    assert.equal(w.jobs.length, 3, 'nothing respawned');
+    assert.equal(h2.hub.ctx.store.get(implJob)!.status, 'interrupted');
+  });
+});
