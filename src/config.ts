@@ -32,6 +32,8 @@ export const ConfigSchema = z
     maxWaitS: intFromString(1, 24 * 3600).default(3600),
     /** Models a workflow phase rotates to when its model is rate limited (comma-separated in env). */
     fallbackModels: z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v), z.array(z.string().min(1)).max(10)).default([]),
+    /** Triage reported learnings with a short claude run (small model) before storing them. */
+    kbTriage: z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean()).default(false),
     /** Largest note value in bytes. */
     noteMaxBytes: intFromString(1, 64 * 1024 * 1024).default(1024 * 1024),
   })
@@ -54,6 +56,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_MAX_WAIT_S: 'maxWaitS',
   OVERSEER_NOTE_MAX_BYTES: 'noteMaxBytes',
   OVERSEER_FALLBACK_MODELS: 'fallbackModels',
+  OVERSEER_KB_TRIAGE: 'kbTriage',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

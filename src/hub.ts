@@ -24,6 +24,12 @@ import { HookService, type HookInput } from './services/hook.js';
 import { coordTools } from './tools/coord.js';
 import { WorkflowService } from './services/workflows.js';
 import { workflowTools } from './tools/workflows.js';
+import { workflowTemplates } from './templates/templates.js';
+import { KnowledgeBase, globalKbPath } from './kb/service.js';
+import { createTriageAgent } from './kb/triageAgent.js';
+import { kbTools } from './tools/kb.js';
+import type { PromptDeps } from './server/prompts.js';
+import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
@@ -49,6 +55,8 @@ export interface HubOptions {
   launchers?: Partial<Record<'claude' | 'codex', AgentLauncher>>;
   childEnv?: NodeJS.ProcessEnv;
   progressEveryMs?: number;
+  /** The global knowledge base file (default: $XDG_DATA_HOME/overseer/kb.db); tests pass a temp path. */
+  kbGlobalDb?: string;
   /** Write hub.json (real hubs do; in-process test hubs may not). */
   writeHubInfo?: boolean;
 }
@@ -67,6 +75,9 @@ export class Hub {
   readonly permissions: PermissionService;
   readonly hook: HookService;
   readonly workflows: WorkflowService;
+  readonly kb: KnowledgeBase;
+  private readonly promptDeps: PromptDeps;
+  private readonly resourceDeps: ResourceDeps;
   private readonly elicitor = new LeadElicitor();
   readonly tools: ToolDef[];
   readonly db: Db;
@@ -98,6 +109,11 @@ export class Hub {
       progressEveryMs: o.progressEveryMs ?? 10_000,
     };
     this.version = packageVersion();
+    this.kb = new KnowledgeBase({
+      projectDb: join(o.config.home, 'kb.db'), globalDb: o.kbGlobalDb ?? globalKbPath(process.env), projectDir: o.projectDir, log,
+      triageAgent: o.config.kbTriage ? createTriageAgent({ bin: () => this.ctx.launchers.claude?.resolveBin(), prompts: this.ctx.prompts, env: this.ctx.childEnv, cwd: o.projectDir, log }) : undefined,
+    });
+    this.ctx.kb = this.kb;
     const runner = new Runner(this.ctx);
     this.messages = new MessageService(this.ctx, runner);
     this.jobs = new JobService(this.ctx, runner, this.messages);
@@ -108,7 +124,14 @@ export class Hub {
     this.permissions = new PermissionService(this.ctx, this.requests);
     this.hook = new HookService(this.locks);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows)];
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb)];
+    const templatesDir = join(o.config.home, 'templates');
+    this.workflows.templates = workflowTemplates(templatesDir);
+    this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
+    this.resourceDeps = hubResourceDeps(this, {
+      plan: (id) => this.workflows.get(id).plan ?? undefined,
+      recent: (n) => this.workflows.list({ limit: Math.min(n, 100) }).workflows.map((w) => ({ id: w.workflow_id, title: w.title })),
+    });
     this.setUrl = (u) => { url = u; };
   }
 
@@ -148,7 +171,7 @@ export class Hub {
 
   /** An MCP server for one connection of `caller`. */
   server(caller: Caller): McpServer {
-    const server = createServer({ tools: this.tools, version: this.version, log: this.ctx.log, onCall: (c) => this.locks.renew(c) }, caller);
+    const server = createServer({ tools: this.tools, version: this.version, log: this.ctx.log, onCall: (c) => this.locks.renew(c), prompts: this.promptDeps, resources: this.resourceDeps }, caller);
     if (caller.role === 'lead') this.elicitor.add(server);
     return server;
   }
@@ -160,6 +183,7 @@ export class Hub {
       this.locks.close();
       await this.http?.close();
       this.db.close();
+      this.kb.close();
       this.ctx.log.info('hub stopped');
     })();
     return this.stopping;

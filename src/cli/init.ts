@@ -1,7 +1,7 @@
 // `overseer init [--dry-run]`: wires Overseer into the person's repository. Merges the
 // `overseer` server into .mcp.json and the lock hook into .claude/settings.json (so the lead's
 // own edits respect agents' locks), prints what it changed, and changes nothing on a second run.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gitRoot, packageRoot } from '../config.js';
@@ -46,18 +46,20 @@ export function init(cwd: string, dryRun: boolean): InitChange[] {
   const changes: InitChange[] = [];
 
   const mcpFile = join(root, '.mcp.json');
+  const settingsFile = join(root, '.claude', 'settings.json');
+  // Read (and so validate) both files before writing either: a bad one changes nothing.
   const mcp = readJson(mcpFile);
+  const settings = readJson(settingsFile);
+  const writes: { file: string; text: string }[] = [];
   const servers = (mcp?.mcpServers ?? {}) as Json;
   if (mcp?.mcpServers !== undefined && (typeof mcp.mcpServers !== 'object' || Array.isArray(mcp.mcpServers))) throw new CliError(`${mcpFile}: mcpServers is not an object; fix it by hand. Nothing was changed.`);
   if (servers.overseer) changes.push({ file: mcpFile, action: 'unchanged', what: 'mcpServers.overseer already present (kept as is)' });
   else {
     const next = { ...(mcp ?? {}), mcpServers: { ...servers, overseer: serverEntry() } };
     changes.push({ file: mcpFile, action: mcp ? 'updated' : 'created', what: 'added mcpServers.overseer' });
-    if (!dryRun) writeFileAtomic(mcpFile, `${JSON.stringify(next, null, 2)}\n`);
+    writes.push({ file: mcpFile, text: `${JSON.stringify(next, null, 2)}\n` });
   }
 
-  const settingsFile = join(root, '.claude', 'settings.json');
-  const settings = readJson(settingsFile);
   const hooks = (settings?.hooks ?? {}) as Json;
   const pre = (Array.isArray(hooks.PreToolUse) ? hooks.PreToolUse : []) as { matcher?: string; hooks?: { command?: string }[] }[];
   const command = hookCommand();
@@ -71,9 +73,13 @@ export function init(cwd: string, dryRun: boolean): InitChange[] {
     else list.push(entry);
     const next = { ...(settings ?? {}), hooks: { ...hooks, PreToolUse: list } };
     changes.push({ file: settingsFile, action: settings ? 'updated' : 'created', what: ours >= 0 ? 'updated the Overseer lock hook command' : `added the Overseer lock hook (PreToolUse ${HOOK_MATCHER})` });
-    if (!dryRun) {
-      mkdirSync(dirname(settingsFile), { recursive: true });
-      writeFileAtomic(settingsFile, `${JSON.stringify(next, null, 2)}\n`);
+    writes.push({ file: settingsFile, text: `${JSON.stringify(next, null, 2)}\n` });
+  }
+  if (!dryRun) {
+    for (const w of writes) {
+      mkdirSync(dirname(w.file), { recursive: true });
+      // Keep the mode of a file that exists (a 0600 .mcp.json stays 0600).
+      writeFileAtomic(w.file, w.text, existsSync(w.file) ? statSync(w.file).mode & 0o777 : 0o644);
     }
   }
   return changes;

@@ -17,6 +17,16 @@ program.command('serve').description('long-lived hub over HTTP (lead connects wi
 program.command('init').description('add Overseer to this repository: .mcp.json entry and the lock hook in .claude/settings.json')
   .option('--dry-run', 'show what would change, change nothing')
   .action(async (o: { dryRun?: boolean }) => (await import('./init.js')).runInit(o));
+const kb = program.command('kb').description('the knowledge base (project and global)');
+kb.command('list').description('entries, newest first').option('--scope <scope>', 'project|global|all').option('--tag <tag>').option('--limit <n>').option('--json')
+  .action(async (o: Record<string, string>) => (await import('./kb.js')).runKb('list', [], o));
+kb.command('search <query...>').description('full-text search (bm25)').option('--scope <scope>').option('--limit <n>').option('--json')
+  .action(async (q: string[], o: Record<string, string>) => (await import('./kb.js')).runKb('search', q, o));
+kb.command('add').description('add a learning (triaged like report_learnings)').requiredOption('--title <title>').requiredOption('--content <content>').option('--tags <a,b>').option('--scope <scope>', 'project|global').option('--json')
+  .action(async (o: Record<string, string>) => (await import('./kb.js')).runKb('add', [], o));
+kb.command('rm <entry_id>').description('delete an entry').option('--json').action(async (id: string, o: Record<string, string>) => (await import('./kb.js')).runKb('rm', [id], o));
+program.command('templates').description('project templates (<state>/templates/*.md) with their run stats').option('--json', 'machine-readable output')
+  .action(async (o: { json?: boolean }) => (await import('./templates.js')).runTemplates(o));
 program.command('status').description('table of jobs').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./status.js')).runStatus(o));
 program.command('logs <job>').description('readable transcript of a job').option('-f, --follow', 'keep printing new events')

@@ -5,6 +5,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import { registerTools, type ToolDef } from '../tools/registry.js';
+import { registerPrompts, type PromptDeps } from './prompts.js';
+import { registerResources, type ResourceDeps } from './resources.js';
 
 export const SERVER_NAME = 'overseer';
 
@@ -14,6 +16,9 @@ export interface ServerDeps {
   log: Logger;
   /** Runs before every tool call (renews the caller's locks). */
   onCall?: (c: Caller) => void;
+  /** MCP prompts (recipes and project templates) and resources, for leads. */
+  prompts?: PromptDeps;
+  resources?: ResourceDeps;
 }
 
 export function createServer(deps: ServerDeps, caller: Caller): McpServer {
@@ -27,5 +32,10 @@ export function createServer(deps: ServerDeps, caller: Caller): McpServer {
     },
   );
   registerTools(server, deps.tools, caller, deps.log, deps.onCall);
+  // Resources ignore subtree rights and prompts are slash commands for the person: lead only.
+  if (caller.role === 'lead') {
+    if (deps.prompts) registerPrompts(server, deps.prompts);
+    if (deps.resources) registerResources(server, deps.resources);
+  }
   return server;
 }

@@ -7,6 +7,7 @@ import type { JobStore } from '../store/jobs.js';
 import type { AgentLauncher, ProcessLauncher } from '../launch/types.js';
 import type { PromptLibrary } from '../prompts/load.js';
 import type { Bus } from './bus.js';
+import type { KnowledgeBase } from '../kb/service.js';
 
 export interface HubContext {
   config: Config;
@@ -25,6 +26,8 @@ export interface HubContext {
   mcpUrl(): string;
   /** Environment children inherit. */
   childEnv: NodeJS.ProcessEnv;
+  /** The knowledge base (memory injection at launch). */
+  kb?: KnowledgeBase;
   /** Progress tick for blocking tools (ms). */
   progressEveryMs: number;
 }

@@ -2,7 +2,7 @@
 // message, status reports. Validates what zod cannot (file system, ids, subtree rights),
 // writes each change in one transaction before returning, and leaves launching to Runner.
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
@@ -14,6 +14,7 @@ import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from 
 import { dependencyState } from '../domain/scheduler.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
+import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
@@ -66,8 +67,17 @@ export class JobService {
 
   // ---- spawn ---------------------------------------------------------------------------
 
-  async spawn(input: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string }> {
+  async spawn(raw: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string }> {
     const { ctx } = this;
+    // A template fills in what the call left out; its body becomes the prompt's ## Guidelines.
+    let guidelines = '';
+    let merged: SpawnInput = raw;
+    if (raw.template !== undefined) {
+      const t = applyTemplate(getTemplate(join(ctx.config.home, 'templates'), raw.template), raw);
+      guidelines = t.guidelines;
+      merged = t as SpawnInput;
+    }
+    const input = { ...merged, provider: merged.provider ?? 'claude', worktree: merged.worktree ?? false, checks: merged.checks ?? [], retry: merged.retry ?? 'none' };
     const parent = caller.role === 'agent' ? this.job(caller.jobId) : undefined;
     const depth = parent ? parent.depth + 1 : 1;
     if (depth > ctx.config.maxDepth) {
@@ -75,9 +85,6 @@ export class JobService {
     }
     if (!ctx.launchers[input.provider]) {
       throw new InvalidInputError(`provider ${JSON.stringify(input.provider)} is not available in this hub. Use provider "claude".`);
-    }
-    if (input.template !== undefined) {
-      throw new InvalidInputError(`Unknown template ${JSON.stringify(input.template)}: no templates are defined (put them in .overseer/templates/<name>.md). Omit template.`);
     }
     const base = parent ? (parent.work_dir ?? parent.cwd) : ctx.projectDir;
     const cwd = input.cwd === undefined ? base : isAbsolute(input.cwd) ? resolve(input.cwd) : resolve(base, input.cwd);
@@ -87,7 +94,7 @@ export class JobService {
     let repoRoot: string | null = null;
     let branch: string | null = null;
     const id = this.newJobId();
-    const title = input.title ?? titleFromPrompt(input.prompt);
+    const title = input.title ?? titleFromPrompt(raw.prompt);
     if (input.worktree) {
       repoRoot = await repoRootOf(cwd);
       branch = input.branch ?? `overseer/${slugify(title)}-${id.slice(2, 8)}`;
@@ -100,7 +107,7 @@ export class JobService {
     const deps = [...new Set(input.depends_on)];
     for (const d of deps) this.job(d);
     return this.create({
-      id, parent_id: parent?.id ?? null, depth, title, prompt: input.prompt, provider: input.provider, model: input.model ?? null,
+      id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: input.model ?? null,
       cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
       priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
       context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,

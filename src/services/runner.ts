@@ -21,6 +21,7 @@ import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { hookSettings } from '../launch/claude/launcher.js';
 import { packageRoot } from '../config.js';
+import { memorySection } from '../kb/memory.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
 
@@ -196,6 +197,14 @@ export class Runner {
         const ctxMap = JSON.parse(job.context_json) as Record<string, string>;
         const keys = Object.keys(ctxMap);
         if (keys.length) parts.push(['## Context', ...keys.map((k) => `### ${k}\n${ctxMap[k]}`)].join('\n\n'));
+      }
+      if (this.ctx.kb) {
+        try {
+          const mem = memorySection(this.ctx.kb, job.prompt);
+          if (mem) parts.push(mem);
+        } catch (err) {
+          this.ctx.log.warn({ err, jobId: job.id }, 'memory section failed');
+        }
       }
       if (kind === 'retry' || (kind === 'resume' && n > 1)) {
         const prev = this.ctx.store.attempts(job.id).filter((a) => a.n < n).at(-1);

@@ -12,10 +12,10 @@ export const SpawnInput = z.object({
     .max(MAX_PROMPT_CHARS, `prompt is longer than ${MAX_PROMPT_CHARS} characters: put large material in a file in the work tree and point the agent at it`)
     .refine((s) => s.trim().length > 0, 'prompt is empty: say what the agent should do'),
   title: z.string().trim().min(1).max(200).optional(),
-  provider: z.enum(['claude', 'codex']).default('claude'),
+  provider: z.enum(['claude', 'codex']).optional().describe('default claude (or the template\'s)'),
   model: z.string().min(1).max(200).optional(),
   cwd: z.string().min(1).max(4096).optional().describe('work directory (default: the project); relative paths resolve against the project (or, for an agent, its own work dir)'),
-  worktree: z.boolean().default(false).describe('run in a new git worktree on its own branch'),
+  worktree: z.boolean().optional().describe('run in a new git worktree on its own branch (default false, or the template\'s)'),
   branch: z.string().regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._\/-]+(?<!\.lock)(?<![\/.])$/, 'branch must be a valid git branch name such as "feature/login-form"').max(200).optional(),
   depends_on: z.array(jobId).max(100, 'depends_on takes at most 100 job ids').default([]),
   priority: z.number().int('priority must be a whole number').min(-10, 'priority must be between -10 and 10').max(10, 'priority must be between -10 and 10').default(0),
@@ -24,8 +24,8 @@ export const SpawnInput = z.object({
   timeout_s: z.number().int().min(1, 'timeout_s must be at least 1').max(7 * 24 * 3600, 'timeout_s must be at most 604800 (a week)').optional(),
   context: z.record(z.string().max(100), z.string().max(200_000)).optional().describe('named strings added to the prompt under ## Context'),
   template: z.string().min(1).max(200).optional(),
-  checks: z.array(z.string().refine(isValidCheck, (c) => ({ message: `unknown check ${JSON.stringify(c)}: use "diff_not_empty", "no_error_in_output" or "command:<shell command>"` }))).max(20).default([]),
-  retry: z.enum(['none', 'same', 'analyze']).default('none'),
+  checks: z.array(z.string().refine(isValidCheck, (c) => ({ message: `unknown check ${JSON.stringify(c)}: use "diff_not_empty", "no_error_in_output" or "command:<shell command>"` }))).max(20).optional(),
+  retry: z.enum(['none', 'same', 'analyze']).optional(),
   labels: z.array(z.string().min(1).max(100)).max(50).default([]),
 }).strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;

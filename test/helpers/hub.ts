@@ -44,7 +44,7 @@ export async function startTestHub(o: {
   if (o.fake && o.scripts) for (const [k, v] of Object.entries(o.scripts)) fake.addScript(k, v);
   const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, ...o.config });
   const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url });
-  const hub = new Hub({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs });
+  const hub = new Hub({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db') });
   await hub.start();
   const clients: Client[] = [];
   const connect = async (caller: Caller): Promise<Client> => {

@@ -56,6 +56,8 @@ describe('loadConfigFrom', () => {
       maxAttempts: 3,
       maxWaitS: 3600,
       noteMaxBytes: 1048576,
+      fallbackModels: [],
+      kbTriage: false,
     });
     assert.equal(c.claudeBin, undefined);
   });

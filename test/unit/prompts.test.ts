@@ -109,7 +109,7 @@ describe('renderPrompt', () => {
 });
 
 describe('the prompts/ directory', () => {
-  const files = readdirSync(PROMPTS_DIR).filter((f) => f.endsWith('.md')).sort();
+  const files = readdirSync(PROMPTS_DIR).filter((f) => f.endsWith('.md') && !f.startsWith('recipe-') && !f.startsWith('workflow-') && f !== 'triage.md').sort();
 
   test('holds exactly the prompts the runner renders', () => {
     assert.deepEqual(files.map((f) => f.replace(/\.md$/, '')).sort(), Object.keys(RUNNER_VARS).sort());
@@ -185,4 +185,14 @@ describe('PromptLibrary on the real prompts', () => {
   test('an unknown prompt name throws (file not found)', () => {
     assert.throws(() => lib.get('no-such-prompt'), /ENOENT/);
   });
+});
+
+describe('every prompt file', () => {
+  for (const f of readdirSync(PROMPTS_DIR).filter((x) => x.endsWith('.md'))) {
+    test(`${f}: front matter with its name and a description`, () => {
+      const t = parsePrompt(f.replace(/\.md$/, ''), readFileSync(join(PROMPTS_DIR, f), 'utf8'));
+      assert.equal(t.meta.name, f.replace(/\.md$/, ''));
+      assert.ok((t.meta.description ?? '').length > 10);
+    });
+  }
 });

@@ -1,0 +1,78 @@
+// `overseer templates [--json]`: the project's templates (<state>/templates/*.md) with how they
+// have done so far (src/templates/stats.ts), read from the state database opened read-only
+// (works whether or not a hub runs). Invalid template files are reported, not fatal.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { loadConfig } from '../config.js';
+import { describeDefaults, scanTemplates, type Template, type TemplateProblem } from '../templates/templates.js';
+import { templateStats, type RunStats, type TemplateStats } from '../templates/stats.js';
+import { table } from './status.js';
+
+export interface TemplatesReport {
+  dir: string;
+  templates: (Pick<Template, 'name' | 'description' | 'file' | 'defaults'> & { stats: TemplateStats | null })[];
+  /** Template files that could not be loaded. */
+  invalid: TemplateProblem[];
+  /** Stats of templates that jobs used but whose file is gone. */
+  without_file: TemplateStats[];
+}
+
+/** Templates of `<home>/templates` with their stats from `<home>/state.db` (none if there is no database yet). */
+export function templatesReport(home: string): TemplatesReport {
+  const dir = join(home, 'templates');
+  const { templates, problems } = scanTemplates(dir);
+  let stats: TemplateStats[] = [];
+  const dbFile = join(home, 'state.db');
+  if (existsSync(dbFile)) {
+    const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      stats = templateStats(db);
+    } finally {
+      db.close();
+    }
+  }
+  const byName = new Map(stats.map((s) => [s.template, s]));
+  const names = new Set([...templates.map((t) => t.name), ...problems.map((p) => p.name)]);
+  return {
+    dir,
+    templates: templates.map((t) => ({ name: t.name, description: t.description, file: t.file, defaults: t.defaults, stats: byName.get(t.name) ?? null })),
+    invalid: problems,
+    without_file: stats.filter((s) => !names.has(s.template)),
+  };
+}
+
+const pct = (x: number | null): string => (x === null ? '-' : `${Math.round(x * 100)}%`);
+const money = (x: number | null): string => (x === null ? '-' : `$${x.toFixed(4)}`);
+const num = (x: number | null): string => (x === null ? '-' : String(x));
+const secs = (x: number | null): string => (x === null ? '-' : x < 120 ? `${Math.round(x)}s` : `${Math.round(x / 60)}m`);
+const statCells = (s: RunStats | null): string[] => (s ? [String(s.runs), pct(s.success_rate), money(s.avg_cost_usd), num(s.avg_turns), secs(s.avg_duration_s)] : ['0', '-', '-', '-', '-']);
+
+/** The report as a table: one row per template, then one indented row per model it ran with. */
+export function formatTemplates(r: TemplatesReport): string {
+  const lines: string[] = [];
+  if (r.templates.length === 0 && r.invalid.length === 0) {
+    lines.push(`No templates in ${r.dir}.`, `Create ${join(r.dir, '<name>.md')}: front matter with spawn defaults (description, model, provider, cwd, checks, max_turns, budget_usd, timeout_s, worktree, retry), body with guidelines.`);
+  } else if (r.templates.length > 0) {
+    const rows: string[][] = [['TEMPLATE', 'MODEL', 'RUNS', 'SUCCESS', 'AVG COST', 'AVG TURNS', 'AVG TIME', 'DESCRIPTION']];
+    for (const t of r.templates) {
+      const desc = t.description || describeDefaults(t.defaults);
+      rows.push([t.name, t.defaults.model ?? '(default)', ...statCells(t.stats), desc.replace(/\s+/g, ' ').slice(0, 60)]);
+      if (t.stats && (t.stats.by_model.length > 1 || (t.stats.by_model[0] && t.stats.by_model[0].model !== (t.defaults.model ?? null)))) {
+        for (const m of t.stats.by_model) rows.push(['', `  ${m.model ?? '(default)'}`, ...statCells(m), '']);
+      }
+    }
+    lines.push(...table(rows).split('\n').map((l) => l.trimEnd()));
+  }
+  for (const s of r.without_file) lines.push(`(template ${s.template} has no file any more: ${s.runs} run(s), success ${pct(s.success_rate)})`);
+  for (const p of r.invalid) lines.push(`invalid: ${p.message}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function runTemplates(opts: { json?: boolean }, io: { home?: string; write?: (s: string) => void } = {}): void {
+  const home = io.home ?? loadConfig().home;
+  const write = io.write ?? ((s: string) => void process.stdout.write(s));
+  const r = templatesReport(home);
+  write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : formatTemplates(r));
+}
