@@ -5,11 +5,15 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ExecaLauncher } from '../src/launch/process.js';
 import { Hub } from '../src/hub.js';
 import { loadConfigFrom, type Config } from '../src/config.js';
+import type { ChildHandle, ProcessLauncher, SpawnCmd } from '../src/launch/types.js';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(BENCH_DIR, '..');
@@ -138,7 +142,7 @@ export interface BenchHub {
  * client in memory), but with the fake agent binary as claudeBin and our own child environment
  * (BENCH_STAMP_FILE and friends), and no fake Anthropic API.
  */
-export async function startBenchHub(o: { claudeBin: string; env?: Record<string, string>; config?: Partial<Config> }): Promise<BenchHub> {
+export async function startBenchHub(o: { claudeBin: string; env?: Record<string, string>; config?: Partial<Config>; processes?: ProcessLauncher }): Promise<BenchHub> {
   const dir = await tempDir('hub');
   let hub: Hub | undefined;
   let client: Client | undefined;
@@ -148,7 +152,7 @@ export async function startBenchHub(o: { claudeBin: string; env?: Record<string,
     const stampFile = path.join(dir, 'stamps.txt');
     const config = loadConfigFrom({ home: path.join(dir, 'state'), claudeBin: o.claudeBin, killGraceMs: 2000, ...o.config });
     const childEnv = cleanEnv({ HOME: path.join(dir, 'home'), BENCH_STAMP_FILE: stampFile, ...o.env });
-    const h = new Hub({ config, projectDir: project, childEnv });
+    const h = new Hub({ config, projectDir: project, childEnv, processes: o.processes });
     hub = h;
     await h.start();
     const [a, b] = InMemoryTransport.createLinkedPair();
@@ -185,4 +189,100 @@ export async function awaitJob(h: BenchHub, jobId: string): Promise<any> {
   if (!d) throw new Error(`job ${jobId} did not end within 60 s`);
   if (d.status !== 'succeeded') throw new Error(`job ${jobId} ended ${d.status}: ${d.error ?? ''}`);
   return d;
+}
+
+/** Delegates to the real launcher and records each child's agent token (SpawnCmd env.OVERSEER_TOKEN) by job id. */
+export class TokenRecorder implements ProcessLauncher {
+  private readonly inner = new ExecaLauncher();
+  private readonly tokens = new Map<string, string>();
+  private readonly waiters = new Map<string, ((t: string) => void)[]>();
+
+  launch(cmd: SpawnCmd): ChildHandle {
+    const id = cmd.env.OVERSEER_AGENT_ID;
+    const token = cmd.env.OVERSEER_TOKEN;
+    if (id && token) {
+      this.tokens.set(id, token);
+      for (const w of this.waiters.get(id) ?? []) w(token);
+      this.waiters.delete(id);
+    }
+    return this.inner.launch(cmd);
+  }
+
+  /** The token of `jobId`'s latest launch; rejects after `ms`. */
+  token(jobId: string, ms = 30_000): Promise<string> {
+    const t = this.tokens.get(jobId);
+    if (t) return Promise.resolve(t);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`job ${jobId} was not launched within ${ms} ms`)), ms);
+      const list = this.waiters.get(jobId) ?? [];
+      list.push((tok) => { clearTimeout(timer); resolve(tok); });
+      this.waiters.set(jobId, list);
+    });
+  }
+}
+
+/** Spawn a job whose fake binary hangs (sleep-agent.sh must be the hub's claudeBin); returns its id and agent token. */
+export async function spawnHangingAgent(h: BenchHub, rec: TokenRecorder, title: string): Promise<{ jobId: string; token: string }> {
+  const { job_id } = await h.call<{ job_id: string }>('spawn_agent', { prompt: `bench ${title}`, title });
+  const token = await rec.token(job_id);
+  return { jobId: job_id, token };
+}
+
+export interface ToolClient {
+  client: Client;
+  /** Call a tool; the parsed JSON result, or throws ToolCallError with the error text. */
+  call<T = any>(tool: string, args: Record<string, unknown>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export class ToolCallError extends Error {}
+
+function toolCaller(c: Client): ToolClient['call'] {
+  return async (tool, args) => {
+    const r = await c.callTool({ name: tool, arguments: args }, undefined, { timeout: 600_000 });
+    const text = (r.content as { type: string; text: string }[]).map((x) => x.text).join('\n');
+    if (r.isError) throw new ToolCallError(`${tool} failed: ${text}`);
+    return JSON.parse(text);
+  };
+}
+
+/** A real MCP SDK client over Streamable HTTP with a bearer token (lead or agent). */
+export async function httpClient(url: string, token: string, name = 'bench-http'): Promise<ToolClient> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return { client, call: toolCaller(client), close: () => client.close().catch(() => undefined) };
+}
+
+/** A lead client linked to the hub in memory (no HTTP), as test/helpers/hub.ts does. */
+export async function memoryClient(hub: Hub, name = 'bench-mem'): Promise<ToolClient> {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await hub.server({ role: 'lead' }).connect(a);
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(b);
+  return { client, call: toolCaller(client), close: () => client.close().catch(() => undefined) };
+}
+
+/** Run `fn` for i = 0..n-1 with at most `limit` in flight. */
+export async function pool<T>(n: number, limit: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const res: T[] = new Array(n);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(n, limit) }, async () => {
+    while (next < n) {
+      const i = next++;
+      res[i] = await fn(i);
+    }
+  }));
+  return res;
+}
+
+/**
+ * A worker thread running a TypeScript module of bench/ (tsx is registered in the worker
+ * first, since workers do not inherit the --import loader). Used to put the MCP clients of a
+ * benchmark on their own event loop, apart from the in-process hub's.
+ */
+export function startTsWorker(file: string, workerData?: unknown): Worker {
+  const target = pathToFileURL(path.isAbsolute(file) ? file : path.join(BENCH_DIR, file)).href;
+  const code = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
+  return new Worker(code, { eval: true, workerData });
 }

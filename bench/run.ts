@@ -13,6 +13,12 @@ import { benchWaitWakeup, type WaitWakeupResult } from './wait-wakeup.js';
 import { benchVsBare, type VsBareResult } from './vs-bare.js';
 import { benchWorktree } from './worktree.js';
 import { benchHubRss, type HubRssResult } from './hub-rss.js';
+import { benchHookCost, type HookCostResult } from './hook-cost.js';
+import { LEVELS, benchCoordLatency, opLabel, type CoordLatencyResult } from './coord-latency.js';
+import { benchWakeups, type WakeupsResult } from './wakeups.js';
+import { benchCas, type CasResult } from './cas.js';
+import { benchKbSearch, type KbSearchResult } from './kb-search.js';
+import { benchWorkflowOverhead, type WorkflowOverheadResult } from './workflow-overhead.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -36,6 +42,8 @@ interface Entry<T> {
 
 const ms = (n: number): string => `${f1(n)} ms`;
 const met = (ok: boolean): string => (ok ? 'yes' : 'NO');
+/** A ratio far below 1 with two significant digits (f2 would print 0.00). */
+const small = (n: number): string => (Number.isFinite(n) ? (n >= 0.1 ? f2(n) : n.toPrecision(2)) : String(n));
 
 const entries: Entry<any>[] = [
   {
@@ -97,6 +105,79 @@ const entries: Entry<any>[] = [
       { benchmark: 'hub RSS', figure: 'children left', value: `${r.aliveAfterCancel} after cancel, ${r.leftoverChildren} after stop`, baseline: '', ratio: '', goal: '0', met: met(r.aliveAfterCancel === 0 && r.leftoverChildren === 0) },
     ],
   },
+  {
+    name: 'hook_cost',
+    title: '7. PreToolUse lock hook per edit (node hooks/overseer-hook.mjs, Write, real hub) vs node -e 0',
+    run: benchHookCost,
+    rows: (r: HookCostResult) => [
+      { benchmark: 'lock hook per edit', figure: 'median, free file (auto-lock)', value: ms(r.free.p50), baseline: `${ms(r.baseline.p50)} node -e 0`, ratio: f2(r.ratioFree), goal: 'ratio ≤ 1.3', met: met(r.ratioFree <= 1.3) },
+      { benchmark: 'lock hook per edit', figure: 'median, held file (deny)', value: ms(r.deny.p50), baseline: `${ms(r.baseline.p50)} node -e 0`, ratio: f2(r.ratioDeny), goal: 'ratio ≤ 1.3', met: met(r.ratioDeny <= 1.3) },
+      { benchmark: 'lock hook per edit', figure: 'of which hub (POST /hook) p50', value: ms(r.postFree.p50), baseline: '', ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'coord_latency',
+    title: '8. coordination tool-call latency over HTTP (MCP SDK clients, lead token, closed loop)',
+    run: benchCoordLatency,
+    rows: (r: CoordLatencyResult) =>
+      LEVELS.flatMap((n) =>
+        (['write_note', 'read_note', 'lock_release'] as const).map((op): Row => {
+          const f = r.levels[String(n)]![op];
+          const one = r.levels['1']![op];
+          const at64 = n === 64;
+          return {
+            benchmark: 'coord call latency (HTTP)',
+            figure: `${opLabel(op)} ×${n} p50/p99 (${f.throughput.toFixed(0)}/s)`,
+            value: `${f1(f.latency.p50)} / ${f1(f.latency.p99)} ms`,
+            baseline: n === 1 ? '' : `${f1(one.latency.p50)} ms ×1 p50`,
+            ratio: n === 1 ? '' : f2(f.latency.p50 / one.latency.p50),
+            goal: at64 ? 'p50 ≤ 2 / p99 ≤ 10 ms' : '',
+            met: at64 ? met(f.latency.p50 <= 2 && f.latency.p99 <= 10) : '',
+          };
+        }),
+      ),
+  },
+  {
+    name: 'wakeups',
+    title: '9. note write → watcher woken, lock release → waiter granted (HTTP) vs 1 s polling',
+    run: benchWakeups,
+    rows: (r: WakeupsResult) => [
+      { benchmark: 'note write → watcher', figure: 'p50', value: ms(r.note.p50), baseline: `${ms(r.polling.p50)} poll 1 s`, ratio: small(r.note.p50 / r.polling.p50), goal: '', met: '' },
+      { benchmark: 'note write → watcher', figure: 'p99', value: ms(r.note.p99), baseline: `${ms(r.polling.p99)} poll 1 s`, ratio: small(r.note.p99 / r.polling.p99), goal: 'p99 ≤ 10 ms', met: met(r.note.p99 <= 10) },
+      { benchmark: 'lock release → waiter', figure: 'p50', value: ms(r.lock.p50), baseline: `${ms(r.polling.p50)} poll 1 s`, ratio: small(r.lock.p50 / r.polling.p50), goal: '', met: '' },
+      { benchmark: 'lock release → waiter', figure: 'p99', value: ms(r.lock.p99), baseline: `${ms(r.polling.p99)} poll 1 s`, ratio: small(r.lock.p99 / r.polling.p99), goal: 'p99 ≤ 10 ms', met: met(r.lock.p99 <= 10) },
+      { benchmark: 'baseline: read_note every 1 s', figure: `mean (n=${r.polling.n})`, value: ms(r.polling.mean), baseline: '', ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'cas',
+    title: '10. 64 clients × 1,000 compare-and-set increments on one note',
+    run: benchCas,
+    rows: (r: CasResult) => [
+      { benchmark: `CAS 64×1000 (${r.transport === 'http' ? 'HTTP' : 'in-memory clients'})`, figure: 'final value', value: String(r.finalValue), baseline: '', ratio: '', goal: `= ${r.expected}`, met: met(r.exact) },
+      { benchmark: `CAS 64×1000 (${r.transport === 'http' ? 'HTTP' : 'in-memory clients'})`, figure: 'conflicts', value: `${r.conflicts} of ${r.attempts} attempts`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: `CAS 64×1000 (${r.transport === 'http' ? 'HTTP' : 'in-memory clients'})`, figure: 'total time', value: `${r.seconds.toFixed(1)} s`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: `CAS 64×1000 (${r.transport === 'http' ? 'HTTP' : 'in-memory clients'})`, figure: 'HTTP probe (3 s)', value: `${r.probeRate.toFixed(0)} incr/s`, baseline: '', ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'kb_search',
+    title: '11. search_kb on 10,000 entries',
+    run: benchKbSearch,
+    rows: (r: KbSearchResult) => [
+      { benchmark: 'search_kb (10k entries)', figure: 'p50', value: ms(r.search.p50), baseline: '', ratio: '', goal: 'p50 ≤ 5 ms', met: met(r.search.p50 <= 5) },
+      { benchmark: 'search_kb (10k entries)', figure: 'p99', value: ms(r.search.p99), baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'memory section at spawn', figure: 'p50', value: ms(r.memory.p50), baseline: '', ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'workflow_overhead',
+    title: '12. workflow overhead per phase (scripted phase agents)',
+    run: () => benchWorkflowOverhead(),
+    rows: (r: WorkflowOverheadResult) => [
+      { benchmark: 'workflow overhead per phase', figure: 'p50', value: ms(r.p50), baseline: `${ms(r.plainJobMs)} plain job`, ratio: '', goal: '≤ 100 ms', met: met(r.p50 <= 100) },
+    ],
+  },,
 ];
 
 function table(rows: Row[]): string {
@@ -111,7 +192,8 @@ function table(rows: Row[]): string {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  out(`Overseer benchmarks — node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), ${os.platform()} ${os.release()}\n`);
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  out(`Overseer benchmarks — node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), ${os.platform()} ${os.release()}, load average ${load} at start\n`);
   const rows: Row[] = [];
   const results: Record<string, unknown> = {};
   let failed = 0;
@@ -134,7 +216,7 @@ async function main(): Promise<void> {
   }
   const totalS = (performance.now() - started) / 1000;
   out(`\n== Summary (ratios are ours/baseline measured in this run; goals are reported, not asserted)\n${table(rows)}\n`);
-  out(`total ${totalS.toFixed(1)} s\n`);
+  out(`total ${totalS.toFixed(1)} s (load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})\n`);
 
   const dir = path.join(BENCH_DIR, 'results');
   await mkdir(dir, { recursive: true });
@@ -145,6 +227,8 @@ async function main(): Promise<void> {
     platform: `${os.platform()} ${os.release()}`,
     cpus: os.cpus().length,
     cpu: os.cpus()[0]?.model ?? null,
+    loadAverageAtStart: load,
+    loadAverageAtEnd: os.loadavg().map((x) => x.toFixed(2)).join(' '),
     totalSeconds: totalS,
     summary: rows,
     results,

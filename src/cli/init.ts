@@ -6,6 +6,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gitRoot, packageRoot } from '../config.js';
 import { which } from '../launch/which.js';
+import { hookCommandLine } from '../launch/claude/launcher.js';
 import { writeFileAtomic } from '../server/hubLock.js';
 import { CliError } from './status.js';
 
@@ -31,7 +32,7 @@ export function serverEntry(): Json {
 }
 
 export function hookCommand(): string {
-  return `'${process.execPath}' '${join(packageRoot(), 'hooks', 'overseer-hook.mjs')}'`;
+  return hookCommandLine(process.execPath, join(packageRoot(), 'hooks', 'overseer-hook.mjs'));
 }
 
 export interface InitChange {

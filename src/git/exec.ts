@@ -117,3 +117,14 @@ export async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T>
 /** git errors that come from another git process touching the same repository at that moment;
  * the same command usually succeeds when tried again. */
 export const TRANSIENT_GIT_ERROR = /failed to read .*worktrees|could not lock|Unable to create '.*\.lock'|unable to (create|write) .*lock|cannot lock ref/i;
+
+/**
+ * Run one git command with execa and return stdout. For hot paths: simple-git waits an extra
+ * 50 ms after any command that printed nothing (its completion detection), which made every
+ * silent `git add`/`git commit -q` cost ~55 ms instead of ~3 ms.
+ */
+export async function gitQuick(dir: string, args: string[]): Promise<string> {
+  const { execa } = await import('execa');
+  const r = await execa('git', args, { cwd: dir, env: { ...process.env, ...gitEnv() }, stdin: 'ignore', timeout: 120_000 });
+  return r.stdout;
+}

@@ -20,7 +20,7 @@ import { isSettled, slugify } from '../domain/job.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError, errorMessage } from '../errors.js';
 import { branchExists, createWorktree, finishWorktree, headCommit, removeWorktree, repoRootOf } from '../git/worktree.js';
 import { attachWorktree } from '../git/attach.js';
-import { git } from '../git/exec.js';
+import { git, gitQuick } from '../git/exec.js';
 import { runChecks } from './checks.js';
 import { isoTime } from '../clock.js';
 import type { CancelInput } from '../tools/agentSchemas.js';
@@ -514,12 +514,10 @@ const cycleOf = (key: string): number => Number(/cycle-(\d+)-/.exec(key)?.[1] ??
 /** `git add -A && git commit` when there is anything to commit; returns the short sha or ''. */
 async function commitAll(dir: string, message: string): Promise<string> {
   try {
-    const g = git(dir);
-    const status = await g.raw(['status', '--porcelain']);
-    if (!status.trim()) return '';
-    await g.raw(['add', '-A']);
-    await g.raw(['-c', 'user.name=Overseer', '-c', 'user.email=overseer@localhost', 'commit', '--no-verify', '-q', '-m', message]);
-    return (await g.raw(['rev-parse', '--short', 'HEAD'])).trim();
+    if (!(await gitQuick(dir, ['status', '--porcelain'])).trim()) return '';
+    await gitQuick(dir, ['add', '-A']);
+    await gitQuick(dir, ['-c', 'user.name=Overseer', '-c', 'user.email=overseer@localhost', 'commit', '--no-verify', '-q', '-m', message]);
+    return (await gitQuick(dir, ['rev-parse', '--short', 'HEAD'])).trim();
   } catch {
     return '';
   }

@@ -14,6 +14,7 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  cacheStatements(db);
   try {
     migrate(db, migrations);
   } catch (err) {
@@ -21,6 +22,25 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
     throw err;
   }
   return db;
+}
+
+/**
+ * Memoise db.prepare by SQL text (bounded): the stores prepare their statements where they
+ * use them, and preparing is a measurable share of the hub's CPU on hot paths (tool calls,
+ * hook checks). Statements are reusable in better-sqlite3 because every call is synchronous.
+ */
+function cacheStatements(db: Database.Database, max = 1000): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let st = cache.get(sql);
+    if (!st) {
+      st = prepare(sql);
+      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, st);
+    }
+    return st;
+  }) as typeof db.prepare;
 }
 
 /** Apply every migration newer than the recorded version, each in its own transaction. */

@@ -330,8 +330,8 @@ describe('overseer init', { timeout: 180_000 }, () => {
     }
   });
 
-  // src bug (reported): init() writes .mcp.json before it reads .claude/settings.json, so a
-  // bad settings file fails with "Nothing was changed" after .mcp.json was already written.
+  // Regression: init() used to write .mcp.json before reading .claude/settings.json, so a bad
+  // settings file failed with "Nothing was changed" after .mcp.json had been written.
   test('invalid JSON in .claude/settings.json → an error and nothing changed (no .mcp.json written either)', async () => {
     const root = await repo();
     mkdirSync(join(root, '.claude'));
@@ -341,8 +341,8 @@ describe('overseer init', { timeout: 180_000 }, () => {
     assertSameFiles(before, snapshot(root));
   });
 
-  // src bug (reported): writeFileAtomic always creates the new file 0644, so merging into a
-  // private .mcp.json (which may hold API keys in env/headers) makes it world-readable.
+  // Regression: the merged file used to be written 0644 whatever the old mode, so a private
+  // .mcp.json (which may hold API keys in env/headers) became world-readable.
   test('merging keeps the permissions of an existing .mcp.json', async () => {
     const root = await repo();
     writeFileSync(mcpFile(root), '{"mcpServers":{"acme":{"command":"acme","env":{"ACME_KEY":"secret"}}}}');

@@ -179,7 +179,7 @@ describe('finishWorktree', () => {
     assert.equal(await exists(wt.path), false);
     assert.equal(await gitOut(repo, ['log', 'overseer/f1', '-1', '--format=%s|%an']), 'Job f1: edit files|Test User');
     assert.equal(await gitOut(repo, ['rev-parse', 'overseer/f1^']), wt.baseCommit);
-    assert.doesNotMatch(await gitOut(repo, ['worktree', 'list', '--porcelain']), /f1/);
+    assert.doesNotMatch(await gitOut(repo, ['worktree', 'list', '--porcelain']), /^worktree .*\/f1$/m); // a path line, not a sha that happens to contain f1
     assert.equal(await gitOut(repo, ['status', '--porcelain']), '');
   });
 

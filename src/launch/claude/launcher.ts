@@ -11,12 +11,17 @@ import { firstExisting, which } from '../which.js';
 export const CHILD_ALLOWED_TOOLS = ['mcp__overseer__*'];
 export const PERMISSION_PROMPT_TOOL = 'mcp__overseer__check_permission';
 
+/** A POSIX shell word for `s` (single-quoted, inner quotes escaped). */
+export const shellWord = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The command that runs the lock hook (for --settings and for overseer init). */
+export const hookCommandLine = (nodeBin: string, hookScript: string): string => `${shellWord(nodeBin)} ${shellWord(hookScript)}`;
+
 /** `--settings` JSON installing the lock hook on every edit (fails closed). */
 export function hookSettings(nodeBin: string, hookScript: string): string {
-  const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   return JSON.stringify({
     hooks: {
-      PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash', hooks: [{ type: 'command', command: `${q(nodeBin)} ${q(hookScript)}`, timeout: 15, onFailure: 'block' }] }],
+      PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash', hooks: [{ type: 'command', command: hookCommandLine(nodeBin, hookScript), timeout: 15, onFailure: 'block' }] }],
     },
   });
 }
