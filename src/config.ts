@@ -8,6 +8,16 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
 
+/** Env values are strings: a JSON object in an env var is parsed before validation. */
+const jsonText = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v; // zod then says it is not an object
+  }
+};
+
 const intFromString = (min: number, max: number) =>
   z.coerce.number({ invalid_type_error: 'must be a number' }).int('must be a whole number').min(min).max(max);
 
@@ -34,6 +44,19 @@ export const ConfigSchema = z
     fallbackModels: z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v), z.array(z.string().min(1)).max(10)).default([]),
     /** Triage reported learnings with a short claude run (small model) before storing them. */
     kbTriage: z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean()).default(false),
+    /** Codex children: default model, sandbox, a Responses-compatible provider, extra prices. */
+    codexModel: z.string().min(1).optional(),
+    codexSandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).default('workspace-write'),
+    codexProvider: z.preprocess(jsonText, z.object({
+      id: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'id must be lower-case letters, digits, - or _').optional(),
+      name: z.string().optional(),
+      base_url: z.string().url('base_url must be a URL such as http://127.0.0.1:8080/v1'),
+      env_key: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'env_key names an environment variable, e.g. MY_API_KEY').optional(),
+      supports_websockets: z.boolean().optional(),
+      request_max_retries: z.number().int().min(0).max(100).optional(),
+      stream_max_retries: z.number().int().min(0).max(100).optional(),
+    }).strict()).optional(),
+    codexPrices: z.preprocess(jsonText, z.record(z.object({ input: z.number().min(0), output: z.number().min(0), cached_input: z.number().min(0).optional() }).strict())).default({}),
     /** Largest note value in bytes. */
     noteMaxBytes: intFromString(1, 64 * 1024 * 1024).default(1024 * 1024),
   })
@@ -57,6 +80,10 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_NOTE_MAX_BYTES: 'noteMaxBytes',
   OVERSEER_FALLBACK_MODELS: 'fallbackModels',
   OVERSEER_KB_TRIAGE: 'kbTriage',
+  OVERSEER_CODEX_MODEL: 'codexModel',
+  OVERSEER_CODEX_SANDBOX: 'codexSandbox',
+  OVERSEER_CODEX_PROVIDER: 'codexProvider',
+  OVERSEER_CODEX_PRICES: 'codexPrices',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

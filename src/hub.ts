@@ -35,6 +35,7 @@ import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
 import { ExecaLauncher } from './launch/process.js';
 import { ClaudeLauncher } from './launch/claude/launcher.js';
+import { CodexLauncher, writeCodexHome } from './launch/codex/launcher.js';
 import type { AgentLauncher, ProcessLauncher } from './launch/types.js';
 import { childEnvFrom } from './launch/childEnv.js';
 import { excludeOverseerDirs } from './git/worktree.js';
@@ -102,7 +103,14 @@ export class Hub {
       ids: o.ids ?? randomIds,
       log,
       processes: o.processes ?? new ExecaLauncher(),
-      launchers: o.launchers ?? { claude: new ClaudeLauncher({ bin: o.config.claudeBin, packageRoot: root }) },
+      launchers: o.launchers ?? {
+        claude: new ClaudeLauncher({ bin: o.config.claudeBin, packageRoot: root }),
+        codex: new CodexLauncher({
+          bin: o.config.codexBin, packageRoot: root, codexHome: join(o.config.home, 'codex-home'), model: o.config.codexModel,
+          sandbox: o.config.codexSandbox, nodeBin: process.execPath, hookScript: join(root, 'hooks', 'overseer-hook.mjs'),
+          hook: o.config.lockMode !== 'off', prices: o.config.codexPrices,
+        }),
+      },
       prompts: new PromptLibrary(join(root, 'prompts')),
       mcpUrl: () => url,
       childEnv: childEnvFrom(o.childEnv ?? process.env),
@@ -139,6 +147,7 @@ export class Hub {
 
   /** Reconcile, listen for children, and start whatever is queued. */
   async start(): Promise<void> {
+    writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider });
     this.reconciled = reconcile(this.ctx);
     this.reconciled.locksReleasedFor = this.locks.reconcile();
     this.reconciled.requestsCancelled = this.requests.reconcile();

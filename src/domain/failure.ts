@@ -61,6 +61,8 @@ export function classifyAttempt(f: AttemptFacts): Classification {
   if (!r) {
     const how = f.signal ? `signal ${f.signal}` : `exit code ${f.exitCode ?? 'unknown'}`;
     const tail = f.stderrTail?.trim();
+    // Codex with `required = true` exits before any event when the overseer server cannot connect.
+    if (tail && /required MCP servers? failed to initiali[sz]e/i.test(tail)) return { ok: false, failureClass: 'mcp_unavailable', error: `the overseer MCP server did not connect: ${tail.slice(-500)}` };
     if (tail && /invalid api key|not logged in|authentication/i.test(tail)) return { ok: false, failureClass: 'auth', error: tail.slice(-500) };
     return { ok: false, failureClass: 'crashed', error: `the process ended (${how}) without a result${tail ? `: ${tail.slice(-500)}` : ''}` };
   }

@@ -37,14 +37,46 @@ export interface ProcessLauncher {
   launch(cmd: SpawnCmd): ChildHandle;
 }
 
+/** Token counts (per invocation, or a thread's running total). */
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cachedInput?: number;
+}
+
 /** What a provider's event stream means to the supervisor. */
 export type AgentSignal =
   | { kind: 'init'; sessionId?: string; mcpConnected: boolean; mcpStatus: string }
   | { kind: 'turn'; messageId?: string; text?: string }
   /** The child took a user message we wrote to its stdin (Claude's replay of it). */
   | { kind: 'consumed'; text: string }
-  | { kind: 'result'; isError: boolean; costUsd: number; numTurns?: number; sessionId?: string; text?: string; raw: unknown }
+  | {
+      kind: 'result';
+      isError: boolean;
+      /** Money spent by this invocation; null when it cannot be known (unpriced model). */
+      costUsd: number | null;
+      numTurns?: number;
+      sessionId?: string;
+      text?: string;
+      /** Tokens of this invocation, when the provider reports them. */
+      tokens?: TokenUsage;
+      /** The thread's running total after this turn (Codex reports cumulative usage). */
+      threadUsage?: TokenUsage;
+      /** The structured result of a run with a JSON schema. */
+      structured?: unknown;
+      /** A Claude-shaped result object for the failure classifier. */
+      raw: unknown;
+    }
   | { kind: 'noise' };
+
+export interface ParserOptions {
+  /** The thread's usage before this invocation (resumed Codex threads report running totals). */
+  priorUsage?: TokenUsage;
+  /** The model, for pricing. */
+  model?: string;
+  /** The run asked for structured output. */
+  structured?: boolean;
+}
 
 export interface StreamParser {
   /** Parse one line of the child's stdout. Never throws. */
@@ -71,6 +103,8 @@ export interface LaunchSpec {
   settings?: string;
   /** Structured output schema (workflows). */
   jsonSchema?: string;
+  /** The thread's usage before this invocation (for resumed Codex threads). */
+  priorUsage?: TokenUsage;
 }
 
 export interface AgentLauncher {
@@ -80,9 +114,17 @@ export interface AgentLauncher {
   /** How to tell the user to point at the binary. */
   readonly binHint: string;
   build(spec: LaunchSpec, bin: string): SpawnCmd;
-  newParser(): StreamParser;
-  /** Whether follow-up user messages can be written to stdin while it runs. */
+  newParser(opts?: ParserOptions): StreamParser;
+  /** Whether follow-up user messages can be written to stdin while it runs (Claude's stream-json);
+   * otherwise stdin carries the prompt once and is closed, and messages wait for a resume. */
   readonly streamsInput: boolean;
-  /** One stdin line carrying a user message. */
+  /** What goes on stdin for a user message. */
   userMessageLine(text: string): string;
+  /** The first message of an attempt, when the provider needs more than spec.message (Codex has
+   * no system-prompt flag, so a fresh thread gets the preamble in front of the task). */
+  firstInput?(spec: LaunchSpec): string;
+  /** The signal that ends the child gracefully (then SIGKILL after the grace period). */
+  readonly stopSignal: NodeJS.Signals;
+  /** Its tools can escape the process group (setsid): sweep by environment after every attempt. */
+  readonly sweepsDescendants: boolean;
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Caller, HubContext } from './context.js';
-import type { JobRow } from '../store/jobs.js';
+import type { AttemptRow, JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
 import { pickRunnable, dependencyState } from '../domain/scheduler.js';
@@ -19,7 +19,9 @@ import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript } from '../launch/claude/transcript.js';
 import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
+import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
+import type { TokenUsage } from '../launch/types.js';
 import { packageRoot } from '../config.js';
 import { memorySection } from '../kb/memory.js';
 
@@ -145,10 +147,14 @@ export class Runner {
         },
         onProgress: (p) => {
           const base = ctx.store.attempts(job.id).filter((a) => a.n !== n);
-          ctx.store.updateAttempt(job.id, n, { turns: p.turns, cost_usd: p.costUsd });
+          const sum = (f: (a: AttemptRow) => number): number => base.reduce((s, a) => s + f(a), 0);
+          ctx.store.updateAttempt(job.id, n, { turns: p.turns, cost_usd: p.costUsd, input_tokens: p.tokens.input, output_tokens: p.tokens.output, cost_unknown: p.costUnknown ? 1 : 0 });
           ctx.store.update(job.id, {
-            turns: base.reduce((s, a) => s + a.turns, 0) + p.turns,
-            cost_usd: base.reduce((s, a) => s + a.cost_usd, 0) + p.costUsd,
+            turns: sum((a) => a.turns) + p.turns,
+            cost_usd: sum((a) => a.cost_usd) + p.costUsd,
+            input_tokens: sum((a) => a.input_tokens ?? 0) + p.tokens.input,
+            output_tokens: sum((a) => a.output_tokens ?? 0) + p.tokens.output,
+            cost_unknown: p.costUnknown || base.some((a) => a.cost_unknown) ? 1 : 0,
           }, ctx.clock.now());
         },
       },
@@ -168,6 +174,7 @@ export class Runner {
       token,
       appendSystemPrompt: this.preamble(job, workDir),
       jsonSchema: job.json_schema ?? undefined,
+      priorUsage: resume && job.thread_usage_json ? (JSON.parse(job.thread_usage_json) as TokenUsage) : undefined,
       settings: ctx.config.lockMode === 'off' ? undefined : hookSettings(process.execPath, join(packageRoot(), 'hooks', 'overseer-hook.mjs')),
       env: ctx.childEnv,
       mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
@@ -247,9 +254,12 @@ export class Runner {
         error = `completion checks failed: ${failed.map((f) => `${f.check} (${f.detail})`).join('; ')}`;
       }
     }
+    // Codex: files the agent changed without holding their lock (before its locks are released).
+    if (job.provider === 'codex' && ctx.config.lockMode !== 'off') await this.recordLockViolations(jobId, workDir, job.base_commit);
     const attempts = ctx.store.attempts(jobId);
     let next: JobStatus;
     if (o.stopReason === 'stopped' || o.stopReason === 'hub_shutdown') next = 'interrupted';
+    else if (ok && this.pendingForResume(job)) next = 'queued'; // messages that waited for the turn to end
     else if (ok) next = 'succeeded';
     else if (failureClass === 'cancelled') next = 'cancelled';
     else if (job.retry !== 'none' && failureClass && isRetryable(failureClass) && attempts.length < ctx.config.maxAttempts && !this.stopped) next = 'queued';
@@ -276,6 +286,7 @@ export class Runner {
         failure_class: ok ? null : failureClass ?? null,
         outcome: next === 'queued' ? null : job.outcome,
         structured_json: o.structured === undefined ? job.structured_json : JSON.stringify(o.structured),
+        thread_usage_json: o.threadUsage ? JSON.stringify(o.threadUsage) : job.thread_usage_json,
       }, now);
       ctx.store.addEvent(jobId, now, next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null });
     });
@@ -285,6 +296,38 @@ export class Runner {
     ctx.bus.emit('job', { jobId, status: next });
     this.settleDependents(jobId, next);
     this.dispatch();
+  }
+
+  /** A provider that cannot take input while running (Codex) gets queued messages by a resume. */
+  private pendingForResume(job: JobRow): boolean {
+    const launcher = this.ctx.launchers[job.provider as 'claude' | 'codex'];
+    if (!launcher || launcher.streamsInput || this.stopped) return false;
+    if (this.ctx.store.undeliveredMessages(job.id).length === 0) return false;
+    this.ctx.store.update(job.id, { resume_message: 'New messages arrived while you worked; read them and act on them.' }, this.ctx.clock.now());
+    return true;
+  }
+
+  /** Compare what the agent changed in its work tree with the locks it holds; record the rest. */
+  private async recordLockViolations(jobId: string, workDir: string, baseCommit: string | null): Promise<void> {
+    try {
+      const changed = await changedFiles(workDir, baseCommit);
+      if (!changed.length) return;
+      // In its own worktree every change is the agent's; in a shared tree a file another holder
+      // has locked is that holder's work, so only unlocked changes are attributed to this agent.
+      const own = this.ctx.store.get(jobId)?.worktree === 1;
+      const locks = this.ctx.db.prepare('SELECT path, holder FROM locks').all() as { path: string; holder: string }[];
+      const mine = new Set(locks.filter((l) => l.holder === jobId).map((l) => l.path));
+      const others = new Set(locks.filter((l) => l.holder !== jobId).map((l) => l.path));
+      const violations = changed.filter((p) => !mine.has(p) && (own || !others.has(p)));
+      if (!violations.length) return;
+      const prev = this.ctx.store.get(jobId)?.lock_violations_json;
+      const all = [...new Set([...(prev ? (JSON.parse(prev) as string[]) : []), ...violations])];
+      this.ctx.store.update(jobId, { lock_violations_json: JSON.stringify(all) }, this.ctx.clock.now());
+      this.ctx.store.addEvent(jobId, this.ctx.clock.now(), 'lock_violation', { files: violations });
+      this.ctx.log.warn({ jobId, files: violations }, 'agent changed files it did not hold a lock for');
+    } catch (err) {
+      this.ctx.log.debug({ err, jobId }, 'lock violation check skipped');
+    }
   }
 
   private async closeWorktree(jobId: string): Promise<void> {

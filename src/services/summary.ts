@@ -32,7 +32,10 @@ export interface AgentSummary {
   started_at: string | null;
   ended_at: string | null;
   turns: number;
-  cost_usd: number;
+  /** null when some of the spending could not be priced (unknown model): see the tokens. */
+  cost_usd: number | null;
+  input_tokens: number;
+  output_tokens: number;
   status_message: string | null;
   progress: number | null;
   result: string | null;
@@ -40,6 +43,8 @@ export interface AgentSummary {
   failure_class: string | null;
   session_id: string | null;
   pr_url: string | null;
+  /** Files the agent changed without holding their lock (checked at the end of Codex turns). */
+  lock_violations: string[] | null;
   diff_stat: string | null;
   git_note: string | null;
   labels: string[];
@@ -70,7 +75,9 @@ export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CA
     started_at: iso(j.started_at),
     ended_at: iso(j.ended_at),
     turns: j.turns,
-    cost_usd: Math.round(j.cost_usd * 1e6) / 1e6,
+    cost_usd: j.cost_unknown ? null : Math.round(j.cost_usd * 1e6) / 1e6,
+    input_tokens: j.input_tokens ?? 0,
+    output_tokens: j.output_tokens ?? 0,
     status_message: cap(j.status_message, 500),
     progress: j.progress,
     result: cap(j.result, fieldCap),
@@ -78,6 +85,7 @@ export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CA
     failure_class: j.failure_class,
     session_id: j.session_id,
     pr_url: j.pr_url,
+    lock_violations: j.lock_violations_json ? (JSON.parse(j.lock_violations_json) as string[]) : null,
     diff_stat: cap(j.diff_stat, 1500),
     git_note: j.git_note,
     labels: JSON.parse(j.labels_json) as string[],

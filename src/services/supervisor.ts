@@ -6,13 +6,19 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
 import type { Clock } from '../clock.js';
-import type { AgentLauncher, ChildHandle, ExitInfo, LaunchSpec, ProcessLauncher } from '../launch/types.js';
+import type { AgentLauncher, ChildHandle, ExitInfo, LaunchSpec, ProcessLauncher, TokenUsage } from '../launch/types.js';
+import { sweepAgentProcesses } from '../launch/sweep.js';
 import { LineSplitter } from '../launch/lineSplitter.js';
 import { classifyAttempt, type AttemptFacts, type Classification, type StopReason } from '../domain/failure.js';
 
 export interface AttemptOutcome extends Classification {
   exit: ExitInfo;
   costUsd: number;
+  /** Some invocation's cost could not be known (unpriced model): costUsd is a lower bound. */
+  costUnknown: boolean;
+  tokens: TokenUsage;
+  /** The thread's running usage after this attempt (Codex), for the next resume. */
+  threadUsage?: TokenUsage;
   turns: number;
   sessionId?: string;
   sessionStarted: boolean;
@@ -28,7 +34,7 @@ export interface AttemptOutcome extends Classification {
 export interface SupervisorHooks {
   onStarted(pid: number | undefined): void;
   onSession(sessionId: string): void;
-  onProgress(p: { turns: number; costUsd: number; lastText?: string }): void;
+  onProgress(p: { turns: number; costUsd: number; costUnknown: boolean; tokens: TokenUsage; lastText?: string }): void;
   /** Called once every delivered message has been answered with a result: the job's work is done. */
   onIdle?(): void;
 }
@@ -51,6 +57,11 @@ export class Supervisor {
   private child?: ChildHandle;
   private stopReason?: StopReason;
   private costUsd = 0;
+  private costUnknown = false;
+  private readonly tokens: TokenUsage = { input: 0, output: 0, cachedInput: 0 };
+  private threadUsage?: TokenUsage;
+  private structured?: unknown;
+  private launchSpec?: LaunchSpec;
   private turns = 0;
   private readonly messageIds = new Set<string>();
   private sessionId?: string;
@@ -89,7 +100,8 @@ export class Supervisor {
     const cmd = this.o.launcher.build(spec, bin);
     const child = this.o.processes.launch(cmd);
     this.child = child;
-    const parser = this.o.launcher.newParser();
+    this.launchSpec = spec;
+    const parser = this.o.launcher.newParser({ priorUsage: spec.priorUsage, model: spec.model, structured: !!spec.jsonSchema });
     const splitter = new LineSplitter((line) => this.onLine(line, parser), {
       onOverflow: (n) => this.o.log.warn({ bytes: n }, 'dropped an over-long line from the child stream'),
     });
@@ -97,7 +109,15 @@ export class Supervisor {
     child.onStderr((c) => {
       this.stderrTail = (this.stderrTail + c.toString('utf8')).slice(-STDERR_TAIL);
     });
-    if (cmd.stdin === 'pipe') this.deliver(spec.message);
+    if (cmd.stdin === 'pipe') {
+      const first = this.o.launcher.firstInput?.(spec) ?? spec.message;
+      if (this.o.launcher.streamsInput) this.deliver(first);
+      else {
+        // The prompt goes on stdin once (no argv size limit), then stdin closes.
+        child.write(this.o.launcher.userMessageLine(first));
+        child.closeStdin();
+      }
+    }
     this.hooks.onStarted(child.pid);
     this.deadline = this.startedAt + this.o.timeoutMs;
     this.armTimer();
@@ -127,7 +147,7 @@ export class Supervisor {
     if (!this.child) return;
     if (this.frozenAt !== undefined) this.child.signalGroup('SIGCONT');
     this.child.closeStdin();
-    this.child.signalGroup('SIGTERM');
+    this.child.signalGroup(this.o.launcher.stopSignal);
     this.killTimer ??= setTimeout(() => this.child?.signalGroup('SIGKILL'), this.o.killGraceMs);
   }
 
@@ -186,15 +206,23 @@ export class Supervisor {
           this.turns++;
         }
         if (s.text) this.lastText = s.text;
-        this.hooks.onProgress({ turns: this.turns, costUsd: this.costUsd, lastText: this.lastText });
+        this.hooks.onProgress(this.progress());
         return;
       case 'result': {
-        this.costUsd += s.costUsd;
+        if (s.costUsd === null) this.costUnknown = true;
+        else this.costUsd += s.costUsd;
+        if (s.tokens) {
+          this.tokens.input += s.tokens.input;
+          this.tokens.output += s.tokens.output;
+          this.tokens.cachedInput = (this.tokens.cachedInput ?? 0) + (s.tokens.cachedInput ?? 0);
+        }
+        if (s.threadUsage) this.threadUsage = s.threadUsage;
+        if (s.structured !== undefined) this.structured = s.structured;
         const raw = s.raw as NonNullable<AttemptFacts['lastResult']>;
         this.lastResult = raw;
         if (s.isError) this.sawErrorResult = true;
         if (s.text) this.lastText = s.text;
-        this.hooks.onProgress({ turns: this.turns, costUsd: this.costUsd, lastText: this.lastText });
+        this.hooks.onProgress(this.progress());
         if (this.o.budgetUsd !== undefined && this.costUsd > this.o.budgetUsd) {
           this.stop('budget');
           return;
@@ -212,11 +240,20 @@ export class Supervisor {
     }
   }
 
+  private progress(): { turns: number; costUsd: number; costUnknown: boolean; tokens: TokenUsage; lastText?: string } {
+    return { turns: this.turns, costUsd: this.costUsd, costUnknown: this.costUnknown, tokens: { ...this.tokens }, lastText: this.lastText };
+  }
+
   private finish(exit: ExitInfo): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.killTimer) clearTimeout(this.killTimer);
-    // Sweep whatever the child left in its group (its own MCP servers, tool processes).
+    // Sweep whatever the child left in its group (its own MCP servers, tool processes), and
+    // descendants that escaped the group with setsid (Codex runs tools in their own session):
+    // they still carry the agent's OVERSEER_AGENT_ID.
     this.child?.signalGroup('SIGKILL');
+    // Only where it can matter (it reads /proc: ~ms), and before the outcome is reported, so a
+    // retry's new processes are never mistaken for leftovers.
+    if (this.launchSpec && (this.o.launcher.sweepsDescendants || this.stopReason)) sweepAgentProcesses(this.launchSpec.jobId, this.o.log);
     this.transcript?.end();
     const cls = classifyAttempt({
       stopReason: this.stopReason,
@@ -231,13 +268,16 @@ export class Supervisor {
       ...cls,
       exit,
       costUsd: this.costUsd,
+      costUnknown: this.costUnknown,
+      tokens: { ...this.tokens },
+      threadUsage: this.threadUsage,
       turns: this.turns,
       sessionId: this.sessionId,
       sessionStarted: this.sessionStarted,
       resultText: typeof this.lastResult?.result === 'string' ? this.lastResult.result : this.lastText,
       stopReason: this.stopReason,
       sawErrorResult: this.sawErrorResult,
-      structured: (this.lastResult as { structured_output?: unknown } | undefined)?.structured_output,
+      structured: this.structured,
       durationMs: this.o.clock.now() - this.startedAt,
     });
   }

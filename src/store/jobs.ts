@@ -53,9 +53,14 @@ export interface JobRow {
   cycle: number | null;
   json_schema: string | null;
   structured_json: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_unknown: number;
+  thread_usage_json: string | null;
+  lock_violations_json: string | null;
 }
 
-export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
+export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'thread_usage_json' | 'lock_violations_json' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
 
 export interface AttemptRow {
   job_id: string;
@@ -74,6 +79,9 @@ export interface AttemptRow {
   error: string | null;
   diagnosis: string | null;
   transcript: string;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_unknown?: number;
 }
 
 export interface MessageRow {

@@ -208,4 +208,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_workflow ON jobs(workflow_id);
     `,
   },
+  {
+    version: 4,
+    name: 'tokens, unknown costs, lock violations, thread usage',
+    up: `
+      ALTER TABLE jobs ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN thread_usage_json TEXT;
+      ALTER TABLE jobs ADD COLUMN lock_violations_json TEXT;
+      ALTER TABLE attempts ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE attempts ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE attempts ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

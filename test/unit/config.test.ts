@@ -58,6 +58,8 @@ describe('loadConfigFrom', () => {
       noteMaxBytes: 1048576,
       fallbackModels: [],
       kbTriage: false,
+      codexSandbox: 'workspace-write',
+      codexPrices: {},
     });
     assert.equal(c.claudeBin, undefined);
   });

@@ -2,7 +2,7 @@
 // input mode (stdin stays open so message_agent can reach a running child), and the mapping
 // of its event stream onto the supervisor's AgentSignals.
 import { join } from 'node:path';
-import type { AgentLauncher, AgentSignal, LaunchSpec, SpawnCmd, StreamParser } from '../types.js';
+import type { AgentLauncher, AgentSignal, LaunchSpec, SpawnCmd, StreamParser, TokenUsage } from '../types.js';
 import { parseClaudeLine } from './events.js';
 import { firstExisting, which } from '../which.js';
 
@@ -29,6 +29,8 @@ export function hookSettings(nodeBin: string, hookScript: string): string {
 export class ClaudeLauncher implements AgentLauncher {
   readonly provider = 'claude' as const;
   readonly streamsInput = true;
+  readonly stopSignal = 'SIGTERM' as const;
+  readonly sweepsDescendants = false;
   readonly binHint = 'Install Claude Code (npm i -g @anthropic-ai/claude-code) or set CLAUDE_BIN to the path of the claude binary.';
 
   constructor(private readonly opts: { bin?: string; packageRoot?: string; pathEnv?: string }) {}
@@ -111,11 +113,31 @@ export class ClaudeLauncher implements AgentLauncher {
           case 'user_text':
             return (e.raw as { isReplay?: boolean }).isReplay ? { kind: 'consumed', text: e.text } : { kind: 'noise' };
           case 'result':
-            return { kind: 'result', isError: e.isError, costUsd: e.costUsd, numTurns: e.numTurns, sessionId: e.sessionId, text: e.result, raw: e.raw };
+            return {
+              kind: 'result', isError: e.isError, costUsd: e.costUsd, numTurns: e.numTurns, sessionId: e.sessionId, text: e.result, raw: e.raw,
+              structured: (e.raw as { structured_output?: unknown }).structured_output,
+              tokens: usageOf(e.raw),
+            };
           default:
             return { kind: 'noise' };
         }
       },
     };
   }
+}
+
+/** Tokens of this invocation from a result's model_usage_since_last_result (else usage). */
+function usageOf(raw: unknown): TokenUsage | undefined {
+  const r = raw as { model_usage_since_last_result?: Record<string, { inputTokens?: number; outputTokens?: number; cacheReadInputTokens?: number }>; usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number } };
+  if (r.model_usage_since_last_result && Object.keys(r.model_usage_since_last_result).length) {
+    const t = { input: 0, output: 0, cachedInput: 0 };
+    for (const m of Object.values(r.model_usage_since_last_result)) {
+      t.input += m.inputTokens ?? 0;
+      t.output += m.outputTokens ?? 0;
+      t.cachedInput += m.cacheReadInputTokens ?? 0;
+    }
+    return t;
+  }
+  if (r.usage) return { input: r.usage.input_tokens ?? 0, output: r.usage.output_tokens ?? 0, cachedInput: r.usage.cache_read_input_tokens ?? 0 };
+  return undefined;
 }

@@ -1,0 +1,98 @@
+// All doctor checks in their report order, the verdict, and the plain-text rendering.
+import { homedir } from 'node:os';
+import { packageRoot } from '../config.js';
+import { pidAlive } from '../launch/process.js';
+import { CLAUDE_CLI, CODEX_CLI, checkAgentBinary, checkClaudeCredentials, checkClaudeEndpoint, checkCodexCredentials, checkCodexEndpoint } from './agents.js';
+import { execCommand, httpFetch } from './io.js';
+import { checkConfig, checkHub, checkStateDb, checkStateDir } from './state.js';
+import { checkGh, checkGit, checkNode } from './system.js';
+import type { Check, CheckStatus, DoctorDeps } from './types.js';
+
+export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
+export const DEFAULT_FETCH_TIMEOUT_MS = 3_000;
+
+function ownPackageRoot(): string | undefined {
+  try {
+    return packageRoot();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Real dependencies, with any of them replaced. */
+export function doctorDeps(over: Partial<DoctorDeps> = {}): DoctorDeps {
+  const env = over.env ?? process.env;
+  return {
+    env,
+    cwd: over.cwd ?? process.cwd(),
+    exec: over.exec ?? execCommand,
+    fetch: over.fetch ?? httpFetch,
+    homedir: over.homedir ?? (env.HOME || homedir()),
+    platform: over.platform ?? process.platform,
+    nodeVersion: over.nodeVersion ?? process.versions.node,
+    packageRoot: 'packageRoot' in over ? over.packageRoot : ownPackageRoot(),
+    pidAlive: over.pidAlive ?? pidAlive,
+    execTimeoutMs: over.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
+    fetchTimeoutMs: over.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+  };
+}
+
+/** Every check, in report order. Slow ones (commands, requests) run concurrently. Never throws. */
+export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
+  const cfg = checkConfig(deps);
+  const guard = async (name: string, f: () => Check | Promise<Check>): Promise<Check> => {
+    try {
+      return await f();
+    } catch (err) {
+      return { name, status: 'fail', detail: `the check itself failed: ${(err as Error).message}`, fix: 'report this as an overseer bug (run with OVERSEER_DEBUG=1 for details)' };
+    }
+  };
+  const codexPart = async (): Promise<Check[]> => {
+    const bin = await checkAgentBinary(CODEX_CLI, cfg.config, deps);
+    // Without a codex binary, its endpoint and key do not matter: one warning is enough.
+    if (bin.bin === undefined) return [bin.check];
+    return [bin.check, ...(await Promise.all([
+      guard('codex endpoint', () => checkCodexEndpoint(cfg.config, deps)),
+      guard('codex credentials', () => checkCodexCredentials(cfg.config, deps)),
+    ]))];
+  };
+  const [git, claude, claudeEndpoint, codex, gh] = await Promise.all([
+    guard('git', () => checkGit(deps)),
+    guard('claude', async () => (await checkAgentBinary(CLAUDE_CLI, cfg.config, deps)).check),
+    guard('claude endpoint', () => checkClaudeEndpoint(deps)),
+    codexPart().catch(async (err: unknown) => [await guard('codex', () => { throw err; })]),
+    guard('gh', () => checkGh(deps)),
+  ]);
+  return [
+    checkNode(deps),
+    git,
+    cfg.check,
+    await guard('state dir', () => checkStateDir(cfg.home)),
+    await guard('state db', () => checkStateDb(cfg.home)),
+    await guard('hub', () => checkHub(cfg.home, deps)),
+    claude,
+    claudeEndpoint,
+    await guard('claude credentials', () => checkClaudeCredentials(deps)),
+    ...codex,
+    gh,
+  ];
+}
+
+/** Everything needed for Claude children works: no check failed (warnings are fine). */
+export const doctorOk = (checks: readonly Check[]): boolean => checks.every((c) => c.status !== 'fail');
+
+const MARK: Record<CheckStatus, string> = { ok: '✔', warn: '!', fail: '✘' };
+
+/** One line per check, then a summary line. */
+export function renderText(checks: readonly Check[]): string {
+  const width = Math.max(...checks.map((c) => c.name.length));
+  const lines = checks.map((c) => `${MARK[c.status]} ${c.name.padEnd(width)}  ${c.detail}${c.fix ? ` — fix: ${c.fix}` : ''}`);
+  const fails = checks.filter((c) => c.status === 'fail').map((c) => c.name);
+  const warns = checks.filter((c) => c.status === 'warn').map((c) => c.name);
+  const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const warnText = warns.length ? `${plural(warns.length, 'warning')} (${warns.join(', ')})` : '';
+  lines.push(fails.length
+    ? `Not ready: ${plural(fails.length, 'problem')} (${fails.join(', ')}) must be fixed before overseer can run Claude children${warnText ? `; ${warnText}` : ''}.`
+    : `Ready: overseer can run Claude children${warnText ? `; ${warnText}` : ''}.`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,25 @@
+// Files changed in a work tree (uncommitted, untracked and committed since a base commit), as
+// absolute real paths — what an agent touched in its turn, for the lock-violation check.
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { gitQuick } from './exec.js';
+
+export async function changedFiles(workDir: string, baseCommit?: string | null): Promise<string[]> {
+  const top = (await gitQuick(workDir, ['rev-parse', '--show-toplevel'])).trim();
+  const out = new Set<string>();
+  // -z: NUL-separated, no quoting; rename entries carry the new path first.
+  const status = await gitQuick(workDir, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+  const parts = status.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const e = parts[i]!;
+    if (e.length < 4) continue;
+    out.add(e.slice(3));
+    if (e[0] === 'R' || e[0] === 'C') i++; // skip the rename source
+  }
+  if (baseCommit) {
+    const diff = await gitQuick(workDir, ['diff', '--name-only', '-z', baseCommit, 'HEAD']);
+    for (const p of diff.split('\0')) if (p) out.add(p);
+  }
+  const real = (() => { try { return realpathSync(top); } catch { return top; } })();
+  return [...out].map((p) => join(real, p)).sort();
+}
