@@ -108,7 +108,9 @@ export interface ImplementResult { milestone?: unknown; completed?: unknown; sum
 
 export const MAX_REPAIRS = 2;
 export const ZERO_PROGRESS_LIMIT = 2;
-export const MAX_PHASE_RETRIES = 3;
+/** Retries of a phase after a transient failure: the third failure of one provider ends them
+ * (the engine then falls back to the other provider when one is configured, else blocks). */
+export const MAX_PHASE_RETRIES = 2;
 
 export interface Counters {
   /** repairs so far, per `${phase}:${cycle}` */
@@ -172,7 +174,7 @@ export function afterImplement(newlyChecked: boolean, allDone: boolean, cycle: n
   return { kind: 'spawn', phase: 'review', cycle: cycle + 1 };
 }
 
-const TRANSIENT = new Set(['crashed', 'api_error', 'timeout', 'mcp_unavailable', 'rate_limited', 'interrupted']);
+export const TRANSIENT = new Set(['crashed', 'api_error', 'timeout', 'mcp_unavailable', 'rate_limited', 'interrupted']);
 
 /** After a phase job failed: retry it (rotating the model on rate limits) or block. */
 export function afterFailure(phase: Phase, cycle: number, failureClass: string, error: string, c: Counters, models: number): Next {

@@ -12,7 +12,7 @@ import type { RequestService } from './requests.js';
 import { WorkflowStore, type WorkflowRow } from '../store/workflows.js';
 import { tx } from '../store/db.js';
 import {
-  ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA, afterAssess, afterFailure, afterImplement, afterReview, checkOff,
+  ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA, TRANSIENT, afterAssess, afterFailure, afterImplement, afterReview, checkOff,
   freshCounters, parseMilestones, progress, reopen, topUnchecked,
   type BlockedReason, type Counters, type Next, type Phase, type WorkflowStatus,
 } from '../domain/workflow.js';
@@ -34,6 +34,8 @@ interface WfState extends Counters {
   doneBefore?: number;
   /** each role's position in its model rotation (Counters.modelIndex is the current phase's) */
   models?: { implementer: number; reviewer: number };
+  /** a role moved to the other provider after repeated transient failures */
+  providers?: { implementer?: 'claude' | 'codex'; reviewer?: 'claude' | 'codex' };
 }
 
 const roleKey = (phase: Phase): 'implementer' | 'reviewer' => (phase === 'review' ? 'reviewer' : 'implementer');
@@ -245,7 +247,17 @@ export class WorkflowService {
   }
 
   private role(w: WorkflowRow, phase: Phase): RoleSpec {
-    return JSON.parse(phase === 'review' ? w.reviewer_json : w.implementer_json) as RoleSpec;
+    const spec = JSON.parse(phase === 'review' ? w.reviewer_json : w.implementer_json) as RoleSpec;
+    const switched = this.state(w).providers?.[roleKey(phase)];
+    // On the fallback provider the role's model (another provider's slug) does not apply.
+    return switched && switched !== spec.provider ? { provider: switched, model: switched === 'codex' ? this.ctx.config.codexModel : undefined } : spec;
+  }
+
+  /** The other provider, when the workflow has one configured (its other role uses it) and its binary is found. */
+  private fallbackProvider(w: WorkflowRow, phase: Phase, current: 'claude' | 'codex'): 'claude' | 'codex' | undefined {
+    const other = current === 'claude' ? 'codex' : 'claude';
+    const otherRole = JSON.parse(phase === 'review' ? w.implementer_json : w.reviewer_json) as RoleSpec;
+    return otherRole.provider === other && this.ctx.launchers[other]?.resolveBin() ? other : undefined;
   }
 
   /** The model rotation of a role: its own model, then OVERSEER_FALLBACK_MODELS. */
@@ -353,6 +365,16 @@ export class WorkflowService {
       next = afterFailure(phase, cycle, job.failure_class ?? 'crashed', job.error ?? '', st, this.models(w, phase).length);
       models[roleKey(phase)] = st.modelIndex;
       st.models = models;
+      // Repeated transient failures of one provider: the phase moves to the other provider.
+      const current = this.role(w, phase).provider;
+      const other = this.fallbackProvider(w, phase, current);
+      if (next.kind === 'block' && TRANSIENT.has(job.failure_class ?? '') && other && !st.providers?.[roleKey(phase)]) {
+        st.providers = { ...st.providers, [roleKey(phase)]: other };
+        st.phaseFailures = 0;
+        st.models = { ...models, [roleKey(phase)]: 0 };
+        this.ctx.log.warn({ workflow: w.id, phase, from: current, to: other }, 'workflow phase falls back to the other provider');
+        next = { kind: 'spawn', phase, cycle };
+      }
     } else {
       st.phaseFailures = 0;
       // A phase that got through: the role's own model is tried first again next time.

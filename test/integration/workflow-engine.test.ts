@@ -355,16 +355,35 @@ describe('workflow engine', () => {
     assert.deepEqual(w.jobs.filter((j: any) => j.phase === 'review').map((j: any) => j.model), ['rev-x', 'rev-x']);
   });
 
+  test('three transient failures of one provider move the phase to the workflow\'s other provider', async () => {
+    const { h, repo, fake } = await setup(crew({ plan: PLAN1, implement: () => ({ isError: true, resultText: 'tool crashed' }) }));
+    const s = await h.call('start_workflow', {
+      task: 'crashing claude implementer', cwd: repo,
+      implementer: { provider: 'claude', model: 'claude-x' }, reviewer: { provider: 'codex' },
+    });
+    // The scripted launcher cannot play Codex's JSONL, so every codex attempt ends without a
+    // result (crashed, transient): the codex reviewer falls back to claude after 3, and the
+    // crashing claude implementer falls back to codex after 3, whose attempts crash too.
+    const w = await settled(h.hub, s.workflow_id);
+    assert.equal(w.status, 'blocked');
+    const by = (phase: string): string[] => w.jobs.filter((j: any) => j.phase === phase).map((j: any) => j.provider);
+    assert.deepEqual(by('review'), ['codex', 'codex', 'codex', 'claude']);
+    assert.deepEqual(by('implement'), ['claude', 'claude', 'claude', 'codex', 'codex', 'codex']);
+    const firstCodexImpl = w.jobs.find((j: any) => j.phase === 'implement' && j.provider === 'codex');
+    assert.equal(firstCodexImpl.model, null, 'the claude model is not passed to codex');
+    assert.ok(fake.spawned.some((c) => c.args[0] === 'exec' && argValue(c.args, '-m') === undefined));
+  });
+
   test('transient phase failures are retried up to 3 times, then blocked phase_failed; an auth failure blocks at once', async () => {
     const { h, repo } = await setup(crew({ plan: PLAN1, implement: () => ({ isError: true, resultText: 'tool crashed' }) }));
     const s = await h.call('start_workflow', { task: 'crashing implementer', cwd: repo });
     const w = await settled(h.hub, s.workflow_id);
     assert.equal(w.status, 'blocked');
     const impl = w.jobs.filter((j: any) => j.phase === 'implement');
-    assert.equal(impl.length, 4);
+    assert.equal(impl.length, 3);
     assert.ok(impl.every((j: any) => j.failure_class === 'crashed'));
     assert.equal(w.blocked_reason.code, 'phase_failed');
-    assert.match(w.blocked_reason.message, /failed 4 times \(last: crashed: tool crashed\)/);
+    assert.match(w.blocked_reason.message, /failed 3 times \(last: crashed: tool crashed\)/);
 
     const { h: h2, repo: repo2 } = await setup(crew({ assess: () => ({ isError: true, apiErrorStatus: 401, resultText: 'Invalid API key' }) }));
     const s2 = await h2.call('start_workflow', { task: 'bad key', cwd: repo2 });
