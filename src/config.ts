@@ -46,6 +46,8 @@ export const ConfigSchema = z
     kbTriage: z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean()).default(false),
     /** Codex children: default model, sandbox, a Responses-compatible provider, extra prices. */
     codexModel: z.string().min(1).optional(),
+    /** A Codex model catalog (JSON) describing models Codex does not know, e.g. behind a gateway. */
+    codexModelCatalog: z.string().min(1).optional(),
     codexSandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).default('workspace-write'),
     codexProvider: z.preprocess(jsonText, z.object({
       id: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'id must be lower-case letters, digits, - or _').optional(),
@@ -82,6 +84,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_KB_TRIAGE: 'kbTriage',
   OVERSEER_CODEX_MODEL: 'codexModel',
   OVERSEER_CODEX_SANDBOX: 'codexSandbox',
+  OVERSEER_CODEX_MODEL_CATALOG: 'codexModelCatalog',
   OVERSEER_CODEX_PROVIDER: 'codexProvider',
   OVERSEER_CODEX_PRICES: 'codexPrices',
 };

@@ -147,7 +147,7 @@ export class Hub {
 
   /** Reconcile, listen for children, and start whatever is queued. */
   async start(): Promise<void> {
-    writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider });
+    writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider, modelCatalog: this.o.config.codexModelCatalog });
     this.reconciled = reconcile(this.ctx);
     this.reconciled.locksReleasedFor = this.locks.reconcile();
     this.reconciled.requestsCancelled = this.requests.reconcile();

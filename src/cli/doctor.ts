@@ -21,11 +21,16 @@ export interface DoctorReport {
   checks: Check[];
 }
 
-export async function runDoctor(opts: DoctorOptions = {}, io: DoctorIo = {}): Promise<DoctorReport> {
+/** Run every check against `io` (default: this process's environment, cwd and machine). */
+export async function doctorReport(io: Partial<DoctorDeps> = {}): Promise<DoctorReport> {
+  const checks = await runChecks(doctorDeps(io));
+  return { ok: doctorOk(checks), checks };
+}
+
+/** The `overseer doctor` command: print the report (text or --json), exit code 1 when not ok. */
+export async function runDoctor(opts: DoctorOptions = {}, io: DoctorIo = {}): Promise<void> {
   const { out = (t: string) => void process.stdout.write(t), setExitCode = (c: number) => { process.exitCode = c; }, ...over } = io;
-  const checks = await runChecks(doctorDeps(over));
-  const ok = doctorOk(checks);
-  out(opts.json ? `${JSON.stringify({ ok, checks }, null, 2)}\n` : renderText(checks));
-  if (!ok) setExitCode(1);
-  return { ok, checks };
+  const report = await doctorReport(over);
+  out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report.checks));
+  if (!report.ok) setExitCode(1);
 }

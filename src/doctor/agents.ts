@@ -158,50 +158,58 @@ export interface CodexProvider {
   base_url: string;
   env_key?: string;
   name?: string;
+  id?: string;
 }
 
-/** `codexProvider` from the configuration, read defensively (the key is not in every Config). */
+/** `codexProvider` from the configuration, read defensively (shape checked here, not trusted). */
 export function codexProviderOf(config: unknown): { provider?: CodexProvider; problem?: string } {
   const raw = (config as { codexProvider?: unknown } | undefined)?.codexProvider;
   if (raw === undefined || raw === null) return {};
   const p = raw as Record<string, unknown>;
   if (typeof raw !== 'object' || typeof p.base_url !== 'string' || p.base_url === '') return { problem: 'codexProvider in the configuration has no base_url' };
-  return {
-    provider: {
-      base_url: p.base_url,
-      env_key: typeof p.env_key === 'string' && p.env_key ? p.env_key : undefined,
-      name: typeof p.name === 'string' && p.name ? p.name : undefined,
-    },
-  };
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+  return { provider: { base_url: p.base_url, env_key: str(p.env_key), name: str(p.name), id: str(p.id) } };
 }
+
+/** How a provider is named in reports: its name, else its id, else the id the hub gives it. */
+const providerLabel = (p: CodexProvider): string => `provider ${p.name ?? p.id ?? 'overseer'}`;
+
+/** The private CODEX_HOME the hub gives codex children (CodexLauncher: <state>/codex-home). */
+export const codexHomeOf = (stateHome: string): string => join(stateHome, 'codex-home');
 
 export async function checkCodexEndpoint(config: unknown, deps: Pick<DoctorDeps, 'fetch' | 'fetchTimeoutMs' | 'env'>): Promise<Check> {
   const { provider, problem } = codexProviderOf(config);
-  if (problem) return { name: 'codex endpoint', status: 'warn', detail: problem, fix: 'give codexProvider a base_url (e.g. {"base_url": "https://host/v1", "env_key": "MY_KEY"})' };
+  if (problem) return { name: 'codex endpoint', status: 'warn', detail: problem, fix: 'give codexProvider a base_url, e.g. OVERSEER_CODEX_PROVIDER=\'{"base_url":"https://host/v1","env_key":"MY_KEY"}\'' };
   return checkEndpoint({
     name: 'codex endpoint',
     url: provider?.base_url ?? DEFAULT_OPENAI_URL,
-    source: provider ? `provider ${provider.name ?? 'codexProvider'}` : "codex's built-in OpenAI provider",
+    source: provider ? providerLabel(provider) : "codex's built-in OpenAI provider",
     worst: 'warn',
     fix: provider
-      ? 'start the server codexProvider.base_url points at, or correct codexProvider.base_url'
-      : 'check the network connection, firewall or proxy, or configure codexProvider with a reachable base_url',
+      ? 'start the server codexProvider.base_url points at, or correct base_url in OVERSEER_CODEX_PROVIDER / codexProvider in config.json'
+      : 'check the network connection, firewall or proxy, or set OVERSEER_CODEX_PROVIDER=\'{"base_url":"https://host/v1","env_key":"MY_KEY"}\' for a reachable Responses endpoint',
   }, deps);
 }
 
-export function checkCodexCredentials(config: unknown, deps: Pick<DoctorDeps, 'env' | 'homedir'>): Check {
+/**
+ * Which key codex children would authenticate with. They run with the hub's private CODEX_HOME
+ * (<state>/codex-home), so a login in the user's own ~/.codex does not reach them.
+ */
+export function checkCodexCredentials(config: unknown, stateHome: string, deps: Pick<DoctorDeps, 'env' | 'homedir'>): Check {
   const name = 'codex credentials';
   const env = deps.env;
   const { provider } = codexProviderOf(config);
   if (provider) {
-    const label = `provider ${provider.name ?? 'codexProvider'}`;
+    const label = providerLabel(provider);
     if (!provider.env_key) return { name, status: 'ok', detail: `${label} names no env_key: no key is sent` };
     if (env[provider.env_key]) return { name, status: 'ok', detail: `${provider.env_key} is set (${label})` };
     return { name, status: 'warn', detail: `${label} takes its key from ${provider.env_key}, which is not set`, fix: `export ${provider.env_key}=<key for ${safeUrl(provider.base_url)}>` };
   }
   if (env.CODEX_API_KEY) return { name, status: 'ok', detail: 'CODEX_API_KEY is set' };
-  const authFile = join(env.CODEX_HOME || join(deps.homedir, '.codex'), 'auth.json');
-  if (existsSync(authFile)) return { name, status: 'ok', detail: `CODEX_API_KEY is not set; a codex login exists (${authFile})` };
+  const privateHome = codexHomeOf(stateHome);
+  const privateLogin = join(privateHome, 'auth.json');
+  if (existsSync(privateLogin)) return { name, status: 'ok', detail: `CODEX_API_KEY is not set; a codex login exists in overseer's CODEX_HOME (${privateLogin})` };
+  const fix = 'export CODEX_API_KEY=<your OpenAI key>';
   if (env.OPENAI_API_KEY) {
     return {
       name, status: 'warn',
@@ -209,5 +217,13 @@ export function checkCodexCredentials(config: unknown, deps: Pick<DoctorDeps, 'e
       fix: 'export CODEX_API_KEY="$OPENAI_API_KEY"',
     };
   }
-  return { name, status: 'warn', detail: `no codex credentials: CODEX_API_KEY is not set and there is no codex login (${authFile})`, fix: 'export CODEX_API_KEY=<your OpenAI key>, or run codex login' };
+  const userLogin = join(env.CODEX_HOME || join(deps.homedir, '.codex'), 'auth.json');
+  if (existsSync(userLogin)) {
+    return {
+      name, status: 'warn',
+      detail: `CODEX_API_KEY is not set; your codex login (${userLogin}) does not reach children, which run with overseer's own CODEX_HOME (${privateHome})`,
+      fix: `${fix}, or log in for overseer: CODEX_HOME=${privateHome} codex login`,
+    };
+  }
+  return { name, status: 'warn', detail: 'no codex credentials: CODEX_API_KEY is not set', fix };
 }

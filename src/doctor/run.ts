@@ -53,7 +53,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     if (bin.bin === undefined) return [bin.check];
     return [bin.check, ...(await Promise.all([
       guard('codex endpoint', () => checkCodexEndpoint(cfg.config, deps)),
-      guard('codex credentials', () => checkCodexCredentials(cfg.config, deps)),
+      guard('codex credentials', () => checkCodexCredentials(cfg.config, cfg.home, deps)),
     ]))];
   };
   const [git, claude, claudeEndpoint, codex, gh] = await Promise.all([

@@ -658,8 +658,12 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       scripts.set(name, s);
     },
     waitForRequest(pred, timeoutMs) {
-      for (const r of requests) {
-        if (pred(r)) return Promise.resolve(r);
+      try {
+        for (const r of requests) {
+          if (pred(r)) return Promise.resolve(r);
+        }
+      } catch (e) {
+        return Promise.reject(e);
       }
       if (closed) return Promise.reject(new Error('fake openai is closed'));
       return new Promise<RecordedRequest>((resolve, reject) => {

@@ -134,10 +134,11 @@ export interface CodexProviderConfig {
 }
 
 /** Write <codexHome>/config.toml: the default model and, when configured, a Responses provider. */
-export function writeCodexHome(codexHome: string, o: { model?: string; provider?: CodexProviderConfig }): void {
+export function writeCodexHome(codexHome: string, o: { model?: string; provider?: CodexProviderConfig; modelCatalog?: string }): void {
   mkdirSync(codexHome, { recursive: true });
   const lines: string[] = ['# Written by Overseer at hub start; edits are overwritten.'];
   if (o.model) lines.push(`model = ${toml(o.model)}`);
+  if (o.modelCatalog) lines.push(`model_catalog_json = ${toml(o.modelCatalog)}`);
   if (o.provider) {
     const id = o.provider.id ?? 'overseer';
     lines.push(`model_provider = ${toml(id)}`, '', `[model_providers.${id}]`,
