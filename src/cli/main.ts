@@ -27,6 +27,8 @@ kb.command('add').description('add a learning (triaged like report_learnings)').
 kb.command('rm <entry_id>').description('delete an entry').option('--json').action(async (id: string, o: Record<string, string>) => (await import('./kb.js')).runKb('rm', [id], o));
 program.command('templates').description('project templates (<state>/templates/*.md) with their run stats').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./templates.js')).runTemplates(o));
+program.command('doctor').description('check node, git, the state, the claude/codex CLIs, their endpoints and credentials, gh').option('--json', 'machine-readable output')
+  .action(async (o: { json?: boolean }) => (await import('./doctor.js')).runDoctor(o));
 program.command('status').description('table of jobs').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./status.js')).runStatus(o));
 program.command('logs <job>').description('readable transcript of a job').option('-f, --follow', 'keep printing new events')
