@@ -177,7 +177,7 @@ const entries: Entry<any>[] = [
     rows: (r: WorkflowOverheadResult) => [
       { benchmark: 'workflow overhead per phase', figure: 'p50', value: ms(r.p50), baseline: `${ms(r.plainJobMs)} plain job`, ratio: '', goal: '≤ 100 ms', met: met(r.p50 <= 100) },
     ],
-  },,
+  },
 ];
 
 function table(rows: Row[]): string {
