@@ -10,10 +10,12 @@ import { Worker } from 'node:worker_threads';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ExecaLauncher } from '../src/launch/process.js';
 import { Hub } from '../src/hub.js';
 import { loadConfigFrom, type Config } from '../src/config.js';
-import type { ChildHandle, ProcessLauncher, SpawnCmd } from '../src/launch/types.js';
+import type { ProcessLauncher } from '../src/launch/types.js';
+import { TokenRecorder } from '../test/helpers/tokens.js';
+
+export { TokenRecorder };
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(BENCH_DIR, '..');
@@ -189,36 +191,6 @@ export async function awaitJob(h: BenchHub, jobId: string): Promise<any> {
   if (!d) throw new Error(`job ${jobId} did not end within 60 s`);
   if (d.status !== 'succeeded') throw new Error(`job ${jobId} ended ${d.status}: ${d.error ?? ''}`);
   return d;
-}
-
-/** Delegates to the real launcher and records each child's agent token (SpawnCmd env.OVERSEER_TOKEN) by job id. */
-export class TokenRecorder implements ProcessLauncher {
-  private readonly inner = new ExecaLauncher();
-  private readonly tokens = new Map<string, string>();
-  private readonly waiters = new Map<string, ((t: string) => void)[]>();
-
-  launch(cmd: SpawnCmd): ChildHandle {
-    const id = cmd.env.OVERSEER_AGENT_ID;
-    const token = cmd.env.OVERSEER_TOKEN;
-    if (id && token) {
-      this.tokens.set(id, token);
-      for (const w of this.waiters.get(id) ?? []) w(token);
-      this.waiters.delete(id);
-    }
-    return this.inner.launch(cmd);
-  }
-
-  /** The token of `jobId`'s latest launch; rejects after `ms`. */
-  token(jobId: string, ms = 30_000): Promise<string> {
-    const t = this.tokens.get(jobId);
-    if (t) return Promise.resolve(t);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`job ${jobId} was not launched within ${ms} ms`)), ms);
-      const list = this.waiters.get(jobId) ?? [];
-      list.push((tok) => { clearTimeout(timer); resolve(tok); });
-      this.waiters.set(jobId, list);
-    });
-  }
 }
 
 /** Spawn a job whose fake binary hangs (sleep-agent.sh must be the hub's claudeBin); returns its id and agent token. */

@@ -11,6 +11,7 @@ import { benchSpawnLatency, type SpawnLatencyResult } from './spawn-latency.js';
 import { benchDependencyLatency, type DependencyLatencyResult } from './dependency-latency.js';
 import { benchWaitWakeup, type WaitWakeupResult } from './wait-wakeup.js';
 import { benchVsBare, type VsBareResult } from './vs-bare.js';
+import { benchVsBareCodex, type VsBareCodexResult } from './vs-bare-codex.js';
 import { benchWorktree } from './worktree.js';
 import { benchHubRss, type HubRssResult } from './hub-rss.js';
 import { benchHookCost, type HookCostResult } from './hook-cost.js';
@@ -176,6 +177,18 @@ const entries: Entry<any>[] = [
     run: () => benchWorkflowOverhead(),
     rows: (r: WorkflowOverheadResult) => [
       { benchmark: 'workflow overhead per phase', figure: 'p50', value: ms(r.p50), baseline: `${ms(r.plainJobMs)} plain job`, ratio: '', goal: '≤ 100 ms', met: met(r.p50 <= 100) },
+    ],
+  },
+  {
+    name: 'vs_bare_codex',
+    title: '13. Overseer codex child vs bare codex exec (real codex, fake model, one shell call)',
+    run: benchVsBareCodex,
+    rows: (r: VsBareCodexResult) => [
+      { benchmark: 'Overseer codex child vs bare codex', figure: 'median wall', value: ms(r.overseer.p50), baseline: ms(r.bare.p50), ratio: f2(r.ratioP50), goal: 'ratio ≤ 1.10', met: met(r.ratioP50 <= 1.1) },
+      { benchmark: 'Overseer codex child vs bare codex', figure: 'median wall, lockMode off', value: ms(r.overseerNoLocks.p50), baseline: ms(r.bare.p50), ratio: f2(r.ratioNoLocksP50), goal: '', met: '' },
+      { benchmark: 'Overseer codex child vs bare codex', figure: 'start → 1st API req', value: ms(r.overseerFirstRequest.p50), baseline: ms(r.bareFirstRequest.p50), ratio: f2(r.overseerFirstRequest.p50 / r.bareFirstRequest.p50), goal: '', met: '' },
+      { benchmark: 'Overseer codex child vs bare codex', figure: 'shell call (1st → 2nd req)', value: ms(r.overseerToolCall.p50), baseline: ms(r.bareToolCall.p50), ratio: f2(r.overseerToolCall.p50 / r.bareToolCall.p50), goal: '', met: '' },
+      { benchmark: 'Overseer codex child vs bare codex', figure: 'last API req → end', value: ms(r.overseerTail.p50), baseline: ms(r.bareTail.p50), ratio: f2(r.overseerTail.p50 / r.bareTail.p50), goal: '', met: '' },
     ],
   },
 ];

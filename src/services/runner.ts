@@ -76,7 +76,8 @@ export class Runner {
     const kind = job.resume_message !== null ? 'resume' : n === 1 ? 'initial' : 'retry';
     const token = ids.token();
     tx(this.ctx.db, () => {
-      store.update(job.id, { status: 'running', started_at: job.started_at ?? now, ended_at: null, token_hash: hashToken(token) }, now);
+      // A new attempt starts without the last one's result: finish() or this attempt's final text sets it.
+      store.update(job.id, { status: 'running', started_at: job.started_at ?? now, ended_at: null, token_hash: hashToken(token), result: null, outcome: null }, now);
       store.insertAttempt({
         job_id: job.id, n, kind, status: 'running', started_at: now, ended_at: null, session_id: null, pid: null,
         exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null,

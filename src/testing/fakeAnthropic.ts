@@ -2,8 +2,9 @@
 // Tests and `overseer demo` point ANTHROPIC_BASE_URL at it; each request is answered by a
 // named script whose step index is the number of assistant messages in the conversation.
 // Wire shapes follow docs/claude-code-interface.md §8 (captured from claude 2.1.330).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequestLog, createScriptBook, playStep, readJsonBody, scriptedFake, sendJson, startFakeHttp } from './fakeHttp.js';
+import type { ScriptedFake, ScriptedFakeOptions, ScriptedRequest } from './fakeHttp.js';
 
 export interface ToolCall {
   name: string;
@@ -48,39 +49,19 @@ export interface StepContext {
 
 export type Script = Step[] | ((ctx: StepContext) => Step | Promise<Step>);
 
-export interface FakeAnthropicOptions {
-  scripts?: Record<string, Script>;
-  /** choose a script name for a request; default: first `@script:NAME` marker (NAME = [A-Za-z0-9_.-]+) found in the prompt, else in the system prompt, else 'default' */
-  route?: (body: any, prompt: string) => string | undefined;
-  host?: string;
-}
+/** `route` default: the first `@script:NAME` marker (NAME = [A-Za-z0-9_.-]+) found in the prompt, else in the system prompt, else 'default'. */
+export interface FakeAnthropicOptions extends ScriptedFakeOptions<Script> {}
 
-export interface RecordedRequest {
-  /** arrival time (ms since epoch) */
-  at: number;
-  script: string;
-  step: number;
-  body: any;
+export interface RecordedRequest extends ScriptedRequest {
   /** set once the request is finished: 'sent' (a turn was rendered), 'error' (a scripted or
    * internal error status was sent), 'aborted' (the client went away before the answer) */
   outcome?: 'sent' | 'error' | 'aborted';
-  /** HTTP status sent, once sent */
-  status?: number;
 }
 
-export interface FakeAnthropic {
-  url: string;
-  port: number;
-  requests: RecordedRequest[];
-  addScript(name: string, s: Script): void;
-  /** resolves when a request matching pred has arrived (checks already-recorded ones first), rejects after timeoutMs.
-   * The predicate is re-checked whenever a request arrives or a recorded request gets its `outcome`. */
-  waitForRequest(pred: (r: RecordedRequest) => boolean, timeoutMs: number): Promise<RecordedRequest>;
-  close(): Promise<void>;
-}
+/** url: the origin (http://127.0.0.1:PORT) to set as ANTHROPIC_BASE_URL. */
+export interface FakeAnthropic extends ScriptedFake<Script, RecordedRequest> {}
 
 const MARKER = /@script:([A-Za-z0-9_.-]+)/;
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_USAGE = { input_tokens: 100, output_tokens: 20 };
 
 /** Text of a message `content` (string, or array of blocks: text blocks joined with "\n"). */
@@ -295,151 +276,23 @@ function defaultErrorType(status: number): string {
   }
 }
 
-class BodyError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new BodyError(413, `request body over ${MAX_BODY_BYTES} bytes`));
-        req.removeAllListeners('data');
-        req.resume();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
-  const host = opts.host ?? '127.0.0.1';
-  const scripts = new Map<string, Script>(Object.entries(opts.scripts ?? {}));
-  const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  const closers = new Set<() => void>();
+  const scripts = createScriptBook<StepContext, Step>(opts.scripts);
+  const log = createRequestLog<RecordedRequest>('fake anthropic');
   let counter = 0;
-  let closed = false;
 
-  interface Waiter {
-    pred: (r: RecordedRequest) => boolean;
-    resolve: (r: RecordedRequest) => void;
-    reject: (e: unknown) => void;
-    timer: NodeJS.Timeout;
-  }
-  const waiters = new Set<Waiter>();
-
-  const check = (r: RecordedRequest): void => {
-    for (const w of [...waiters]) {
-      let hit: boolean;
-      try {
-        hit = w.pred(r);
-      } catch (e) {
-        waiters.delete(w);
-        clearTimeout(w.timer);
-        w.reject(e);
-        continue;
-      }
-      if (hit) {
-        waiters.delete(w);
-        clearTimeout(w.timer);
-        w.resolve(r);
-      }
-    }
-  };
-
-  const finish = (rec: RecordedRequest | undefined, outcome: NonNullable<RecordedRequest['outcome']>, status?: number): void => {
-    if (!rec || rec.outcome) return;
-    rec.outcome = outcome;
-    if (status !== undefined) rec.status = status;
-    check(rec);
-  };
-
-  const resolveScriptName = (body: any, prompt: string): string => {
-    const routed = opts.route?.(body, prompt);
-    if (routed !== undefined) return routed;
-    let name = defaultRoute(prompt, systemOf(body));
-    // Allow a marker at the end of a sentence ("… @script:demo.") to name script "demo".
-    if (!scripts.has(name) && name.endsWith('.')) {
-      const trimmed = name.replace(/\.+$/, '');
-      if (scripts.has(trimmed)) name = trimmed;
-    }
-    return name;
-  };
-
-  const stepFor = async (ctx: StepContext): Promise<Step> => {
-    const script = scripts.get(ctx.script);
-    if (script === undefined) return { text: `no script named ${ctx.script}` };
-    if (typeof script === 'function') return await script(ctx);
-    return script[ctx.step] ?? { text: 'done' };
-  };
-
-  /** Waits ms, or less if the client goes away; resolves true when the client is still there. */
-  const waitUnlessGone = (ms: number, res: ServerResponse): Promise<boolean> =>
-    new Promise((resolve) => {
-      if (res.destroyed || res.socket === null || res.socket.destroyed) return resolve(false);
-      const done = (alive: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        closers.delete(onClose);
-        resolve(alive);
-      };
-      const onClose = (): void => done(false);
-      const timer = setTimeout(() => done(true), ms);
-      res.on('close', onClose);
-      closers.add(onClose);
-    });
-
-  const sendJson = (res: ServerResponse, status: number, payload: string): void => {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-    res.end(payload);
-  };
-
-  const handleMessages = async (req: IncomingMessage, res: ServerResponse, body: any): Promise<void> => {
+  const handleMessages = async (res: ServerResponse, body: any): Promise<void> => {
     const prompt = promptOf(body);
-    const script = resolveScriptName(body, prompt);
+    const script = scripts.name(opts.route?.(body, prompt), () => defaultRoute(prompt, systemOf(body)));
     const ctx = contextOf(body, script);
     const rec: RecordedRequest = { at: Date.now(), script, step: ctx.step, body };
-    requests.push(rec);
-    check(rec);
-
-    let step: Step;
-    try {
-      step = await stepFor(ctx);
-      if (!isObj(step)) throw new Error(`script returned ${step === undefined ? 'undefined' : typeof step}, not a Step`);
-    } catch (e) {
-      // Answer 400 (not retried by claude) so a broken script fails fast and visibly.
-      const msg = `fake script ${script} step ${ctx.step} threw: ${e instanceof Error ? e.message : String(e)}`;
-      sendJson(res, 400, errorBody('invalid_request_error', msg));
-      finish(rec, 'error', 400);
-      return;
-    }
-
-    if (step.delayMs && step.delayMs > 0) {
-      const alive = await waitUnlessGone(step.delayMs, res);
-      if (!alive) {
-        finish(rec, 'aborted');
-        return;
-      }
-    }
-    if (res.destroyed || (res.socket !== null && res.socket.destroyed)) {
-      finish(rec, 'aborted');
-      return;
-    }
+    const step = await playStep({ scripts, log, http }, rec, ctx, res, (msg) => errorBody('invalid_request_error', msg));
+    if (!step) return;
 
     if (step.error) {
       const status = step.error.status;
       sendJson(res, status, errorBody(step.error.type ?? defaultErrorType(status), step.error.message));
-      finish(rec, 'error', status);
+      log.finish(rec, 'error', status);
       return;
     }
 
@@ -452,7 +305,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     } else {
       sendJson(res, 200, JSON.stringify(toJsonMessage(r)));
     }
-    finish(rec, 'sent', 200);
+    log.finish(rec, 'sent', 200);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -464,15 +317,8 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
       sendJson(res, 404, errorBody('not_found_error', `fake anthropic: no route ${req.method} ${path}`));
       return;
     }
-    let body: any;
-    try {
-      const raw = await readBody(req);
-      body = JSON.parse(raw);
-    } catch (e) {
-      const status = e instanceof BodyError ? e.status : 400;
-      sendJson(res, status, errorBody(defaultErrorType(status), `malformed request body: ${e instanceof Error ? e.message : String(e)}`));
-      return;
-    }
+    const body: any = await readJsonBody(req, res, (status, message) => errorBody(defaultErrorType(status), message));
+    if (body === undefined) return;
     if (!isObj(body) || (isMessages && !Array.isArray(body.messages))) {
       sendJson(res, 400, errorBody('invalid_request_error', 'request body must be an object with a messages array'));
       return;
@@ -482,82 +328,14 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
       sendJson(res, 200, JSON.stringify({ input_tokens: Math.max(1, Math.ceil(size / 4)) }));
       return;
     }
-    await handleMessages(req, res, body);
+    await handleMessages(res, body);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      // Never let a handler failure escape into the test process.
-      try {
-        if (!res.headersSent) sendJson(res, 500, errorBody('api_error', `fake anthropic internal error: ${String(e)}`));
-        else res.destroy();
-      } catch {
-        /* ignore */
-      }
-    });
+  const http = await startFakeHttp({
+    name: 'fake anthropic',
+    host: opts.host,
+    handle,
+    internalError: (e) => errorBody('api_error', `fake anthropic internal error: ${String(e)}`),
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.on('error', () => {
-    /* after listen, errors are per-connection; never crash the test process */
-  });
-  const addr = server.address();
-  if (addr === null || typeof addr === 'string') throw new Error('fake anthropic: unexpected server address');
-  const port = addr.port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-
-  return {
-    url,
-    port,
-    requests,
-    addScript(name: string, s: Script): void {
-      scripts.set(name, s);
-    },
-    waitForRequest(pred, timeoutMs) {
-      for (const r of requests) {
-        if (pred(r)) return Promise.resolve(r);
-      }
-      if (closed) return Promise.reject(new Error('fake anthropic is closed'));
-      return new Promise<RecordedRequest>((resolve, reject) => {
-        const w: Waiter = {
-          pred,
-          resolve,
-          reject,
-          timer: setTimeout(() => {
-            waiters.delete(w);
-            reject(new Error(`fake anthropic: no matching request within ${timeoutMs} ms (${requests.length} recorded)`));
-          }, timeoutMs),
-        };
-        waiters.add(w);
-      });
-    },
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      for (const w of waiters) {
-        clearTimeout(w.timer);
-        w.reject(new Error('fake anthropic closed while waiting for a request'));
-      }
-      waiters.clear();
-      for (const c of [...closers]) c();
-      const done = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-      await done;
-    },
-  };
+  return scriptedFake({ scripts, log, http }, http.origin);
 }

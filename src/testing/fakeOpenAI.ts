@@ -11,8 +11,9 @@
 // runs over the whole thread: `codex exec resume` re-sends the full history, so the resumed turn
 // continues the same script at the next step. A request that failed (HTTP error, response.failed,
 // early close, abort) left nothing in the history, so its retry gets the same step again.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createRequestLog, createScriptBook, playStep, readJsonBody, scriptedFake, sendJson, startFakeHttp } from './fakeHttp.js';
+import type { ScriptedFake, ScriptedFakeOptions, ScriptedRequest } from './fakeHttp.js';
 
 export type CodexCall =
   /** a `function_call` to `exec_command` with arguments {"cmd": shell[, "workdir": workdir]} */
@@ -89,41 +90,23 @@ export interface CodexStepContext {
 
 export type CodexScript = CodexStep[] | ((ctx: CodexStepContext) => CodexStep | Promise<CodexStep>);
 
-export interface FakeOpenAIOptions {
-  scripts?: Record<string, CodexScript>;
-  /** choose a script name for a request; default: the first `@script:NAME` marker (NAME = [A-Za-z0-9_.-]+)
-   * in the prompt, else in earlier user messages (latest first, so `resume "next"` stays on the
-   * thread's script), else in the developer text, else 'default' */
-  route?: (body: any, prompt: string) => string | undefined;
-  host?: string;
-}
+/** `route` default: the first `@script:NAME` marker (NAME = [A-Za-z0-9_.-]+) in the prompt, else in
+ * earlier user messages (latest first, so `resume "next"` stays on the thread's script), else in the
+ * developer text, else 'default'. */
+export interface FakeOpenAIOptions extends ScriptedFakeOptions<CodexScript> {}
 
-export interface RecordedRequest {
-  /** arrival time (ms since epoch) */
-  at: number;
-  script: string;
-  step: number;
+export interface RecordedRequest extends ScriptedRequest {
   prompt: string;
-  body: any;
   headers: IncomingHttpHeaders;
   /** set once finished: 'sent' (response.completed sent), 'failed' (response.failed sent), 'closed'
    * (stream ended early on purpose), 'error' (an HTTP error status was sent), 'aborted' (the client
    * went away before the answer) */
   outcome?: 'sent' | 'failed' | 'closed' | 'error' | 'aborted';
-  /** HTTP status sent, once sent */
-  status?: number;
 }
 
-export interface FakeOpenAI {
+export interface FakeOpenAI extends ScriptedFake<CodexScript, RecordedRequest> {
   /** base URL to configure as the provider's base_url; ends in /v1 (codex POSTs {url}/responses) */
   url: string;
-  port: number;
-  requests: RecordedRequest[];
-  addScript(name: string, s: CodexScript): void;
-  /** resolves when a request matching pred has arrived (checks already-recorded ones first), rejects after timeoutMs.
-   * The predicate is re-checked whenever a request arrives or a recorded request gets its `outcome`. */
-  waitForRequest(pred: (r: RecordedRequest) => boolean, timeoutMs: number): Promise<RecordedRequest>;
-  close(): Promise<void>;
 }
 
 /**
@@ -158,7 +141,6 @@ export function fakeModelCatalog(slugs: string[] = ['fake-model']): { models: Re
 }
 
 const MARKER = /@script:([A-Za-z0-9_.-]+)/;
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_USAGE = { input_tokens: 100, output_tokens: 10 };
 const ENV_CONTEXT = '<environment_context>';
 
@@ -427,153 +409,23 @@ function defaultErrorType(status: number): string {
   return 'invalid_request_error';
 }
 
-class BodyError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new BodyError(413, `request body over ${MAX_BODY_BYTES} bytes`));
-        req.removeAllListeners('data');
-        req.resume();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
-  const host = opts.host ?? '127.0.0.1';
-  const scripts = new Map<string, CodexScript>(Object.entries(opts.scripts ?? {}));
-  const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  const closers = new Set<() => void>();
+  const scripts = createScriptBook<CodexStepContext, CodexStep>(opts.scripts);
+  const log = createRequestLog<RecordedRequest>('fake openai');
   let counter = 0;
-  let closed = false;
-
-  interface Waiter {
-    pred: (r: RecordedRequest) => boolean;
-    resolve: (r: RecordedRequest) => void;
-    reject: (e: unknown) => void;
-    timer: NodeJS.Timeout;
-  }
-  const waiters = new Set<Waiter>();
-
-  const check = (r: RecordedRequest): void => {
-    for (const w of [...waiters]) {
-      let hit: boolean;
-      try {
-        hit = w.pred(r);
-      } catch (e) {
-        waiters.delete(w);
-        clearTimeout(w.timer);
-        w.reject(e);
-        continue;
-      }
-      if (hit) {
-        waiters.delete(w);
-        clearTimeout(w.timer);
-        w.resolve(r);
-      }
-    }
-  };
-
-  const finish = (rec: RecordedRequest, outcome: NonNullable<RecordedRequest['outcome']>, status?: number): void => {
-    if (rec.outcome) return;
-    rec.outcome = outcome;
-    if (status !== undefined) rec.status = status;
-    check(rec);
-  };
-
-  const resolveScriptName = (body: any, prompt: string, ctx: CodexStepContext): string => {
-    const routed = opts.route?.(body, prompt);
-    if (routed !== undefined) return routed;
-    let name = defaultRoute(ctx);
-    // Allow a marker at the end of a sentence ("… @script:demo.") to name script "demo".
-    if (!scripts.has(name) && name.endsWith('.')) {
-      const trimmed = name.replace(/\.+$/, '');
-      if (scripts.has(trimmed)) name = trimmed;
-    }
-    return name;
-  };
-
-  const stepFor = async (ctx: CodexStepContext): Promise<CodexStep> => {
-    const script = scripts.get(ctx.script);
-    if (script === undefined) return { text: `no script named ${ctx.script}` };
-    if (typeof script === 'function') return await script(ctx);
-    return script[ctx.step] ?? { text: 'done' };
-  };
-
-  /** Waits ms, or less if the client goes away; resolves true when the client is still there. */
-  const waitUnlessGone = (ms: number, res: ServerResponse): Promise<boolean> =>
-    new Promise((resolve) => {
-      if (gone(res)) return resolve(false);
-      const done = (alive: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        closers.delete(onClose);
-        resolve(alive);
-      };
-      const onClose = (): void => done(false);
-      const timer = setTimeout(() => done(true), ms);
-      res.on('close', onClose);
-      closers.add(onClose);
-    });
-
-  const gone = (res: ServerResponse): boolean => closed || res.destroyed || (res.socket !== null && res.socket.destroyed);
-
-  const sendJson = (res: ServerResponse, status: number, payload: string): void => {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-    res.end(payload);
-  };
 
   const handleResponses = async (req: IncomingMessage, res: ServerResponse, body: any): Promise<void> => {
     const prompt = promptOf(body);
     const ctx = contextOf(body, '');
-    ctx.script = resolveScriptName(body, prompt, ctx);
+    ctx.script = scripts.name(opts.route?.(body, prompt), () => defaultRoute(ctx));
     const rec: RecordedRequest = { at: Date.now(), script: ctx.script, step: ctx.step, prompt, body, headers: req.headers };
-    requests.push(rec);
-    check(rec);
-
-    let step: CodexStep;
-    try {
-      step = await stepFor(ctx);
-      if (!isObj(step)) throw new Error(`script returned ${step === undefined ? 'undefined' : typeof step}, not a step`);
-    } catch (e) {
-      // Answer 400 (codex does not retry it) so a broken script fails fast and visibly.
-      const msg = `fake script ${ctx.script} step ${ctx.step} threw: ${e instanceof Error ? e.message : String(e)}`;
-      sendJson(res, 400, errorBody(msg, 'invalid_request_error'));
-      finish(rec, 'error', 400);
-      return;
-    }
-
-    if (step.delayMs && step.delayMs > 0) {
-      const alive = await waitUnlessGone(step.delayMs, res);
-      if (!alive) {
-        finish(rec, 'aborted');
-        return;
-      }
-    }
-    if (gone(res)) {
-      finish(rec, 'aborted');
-      return;
-    }
+    const step = await playStep({ scripts, log, http }, rec, ctx, res, (msg) => errorBody(msg, 'invalid_request_error'));
+    if (!step) return;
 
     const err = step.error;
     if (err && 'status' in err) {
       sendJson(res, err.status, errorBody(err.message, defaultErrorType(err.status), err.code));
-      finish(rec, 'error', err.status);
+      log.finish(rec, 'error', err.status);
       return;
     }
 
@@ -583,13 +435,13 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_fake_${n}` });
     if (err && 'failed' in err) {
       res.end(createdEvent(r) + failedEvent(r, err.failed));
-      finish(rec, 'failed', 200);
+      log.finish(rec, 'failed', 200);
     } else if (err && 'closeEarly' in err) {
       res.end(createdEvent(r) + itemEvents(r));
-      finish(rec, 'closed', 200);
+      log.finish(rec, 'closed', 200);
     } else {
       res.end(createdEvent(r) + itemEvents(r) + completedEvent(r));
-      finish(rec, 'sent', 200);
+      log.finish(rec, 'sent', 200);
     }
   };
 
@@ -600,14 +452,8 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       sendJson(res, 404, errorBody(`fake openai: no route ${req.method} ${path}`, 'invalid_request_error'));
       return;
     }
-    let body: any;
-    try {
-      body = JSON.parse(await readBody(req));
-    } catch (e) {
-      const status = e instanceof BodyError ? e.status : 400;
-      sendJson(res, status, errorBody(`malformed request body: ${e instanceof Error ? e.message : String(e)}`, 'invalid_request_error'));
-      return;
-    }
+    const body: any = await readJsonBody(req, res, (_status, message) => errorBody(message, 'invalid_request_error'));
+    if (body === undefined) return;
     if (!isObj(body) || !Array.isArray(body.input)) {
       sendJson(res, 400, errorBody('request body must be an object with an input array', 'invalid_request_error'));
       return;
@@ -615,83 +461,11 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     await handleResponses(req, res, body);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      // Never let a handler failure escape into the test process.
-      try {
-        if (!res.headersSent) sendJson(res, 500, errorBody(`fake openai internal error: ${String(e)}`, 'server_error'));
-        else res.destroy();
-      } catch {
-        /* ignore */
-      }
-    });
+  const http = await startFakeHttp({
+    name: 'fake openai',
+    host: opts.host,
+    handle,
+    internalError: (e) => errorBody(`fake openai internal error: ${String(e)}`, 'server_error'),
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.on('error', () => {
-    /* after listen, errors are per-connection; never crash the test process */
-  });
-  const addr = server.address();
-  if (addr === null || typeof addr === 'string') throw new Error('fake openai: unexpected server address');
-  const port = addr.port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`;
-
-  return {
-    url,
-    port,
-    requests,
-    addScript(name: string, s: CodexScript): void {
-      scripts.set(name, s);
-    },
-    waitForRequest(pred, timeoutMs) {
-      try {
-        for (const r of requests) {
-          if (pred(r)) return Promise.resolve(r);
-        }
-      } catch (e) {
-        return Promise.reject(e);
-      }
-      if (closed) return Promise.reject(new Error('fake openai is closed'));
-      return new Promise<RecordedRequest>((resolve, reject) => {
-        const w: Waiter = {
-          pred,
-          resolve,
-          reject,
-          timer: setTimeout(() => {
-            waiters.delete(w);
-            reject(new Error(`fake openai: no matching request within ${timeoutMs} ms (${requests.length} recorded)`));
-          }, timeoutMs),
-        };
-        waiters.add(w);
-      });
-    },
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      for (const w of waiters) {
-        clearTimeout(w.timer);
-        w.reject(new Error('fake openai closed while waiting for a request'));
-      }
-      waiters.clear();
-      for (const c of [...closers]) c();
-      const done = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-      await done;
-    },
-  };
+  return scriptedFake({ scripts, log, http }, `${http.origin}/v1`);
 }

@@ -3,52 +3,22 @@
 // scripted fake model. Ordering between children is made explicit: a step awaits another
 // child's request (fake.waitForRequest) or the moment a blocking tool subscribes to the hub's
 // bus — never a sleep.
-import { describe, test, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import type { TestHub } from '../helpers/hub.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { initRepo } from '../helpers/git.js';
-import type { Script, StepContext, ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
-import type { Bus, BusEvents } from '../../src/services/bus.js';
+import type { Script, ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import { subscribed } from '../helpers/bus.js';
+import { scriptedHubs } from '../helpers/scripted.js';
+import { cwdOf, lastResult } from '../helpers/steps.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-after(async () => { for (const c of cleanups.reverse()) await c(); });
+const { cleanups, hubWith } = scriptedHubs();
 
-async function hubWith(scripts: Record<string, Script>): Promise<TestHub> {
-  const h = await startTestHub({ scripts });
-  cleanups.push(() => h.stop());
-  return h;
-}
-
-const cwdOf = (ctx: StepContext): string => /working directory is `([^`]+)`/.exec(ctx.system)?.[1] ?? '.';
-const lastResult = (ctx: StepContext): ToolResultInfo => {
-  const r = ctx.lastToolResults[0];
-  if (!r) throw new Error(`step ${ctx.step}: no tool result in the last user message`);
-  return r;
-};
 const finish = (result: string, outcome: 'success' | 'failure' = 'success') => ({ tools: [{ name: 'mcp__overseer__finish', input: { result, outcome } }] });
-
-/** Resolves once something has subscribed to `event` on the hub's bus since this call (only
- * watch_notes subscribes to 'note': a watcher is in place). */
-function subscribed(bus: Bus, event: keyof BusEvents, timeoutMs = 30_000): Promise<void> {
-  const p = new Promise<void>((resolve, reject) => {
-    const orig = bus.on;
-    const call = orig.bind(bus);
-    const restore = (): void => { bus.on = orig; clearTimeout(t); };
-    const t = setTimeout(() => { restore(); reject(new Error(`nothing subscribed to bus event ${event} within ${timeoutMs} ms`)); }, timeoutMs);
-    const wrapped: Bus['on'] = (name, fn) => {
-      const off = call(name, fn);
-      if (name === event) { restore(); resolve(); }
-      return off;
-    };
-    bus.on = wrapped;
-  });
-  p.catch(() => undefined); // seen by whoever awaits it; never an unhandled rejection
-  return p;
-}
 
 describe('notes', () => {
   test('watch_notes is woken by another child\'s write and returns the value', async () => {

@@ -7,15 +7,15 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { gitOut, initRepo } from '../helpers/git.js';
-import { promptOf, type Script, type Step, type StepContext } from '../../src/testing/fakeAnthropic.js';
-import type { Hub } from '../../src/hub.js';
+import { cwdOf } from '../helpers/steps.js';
+import { settled } from '../helpers/workflow.js';
+import { promptOf, type Script, type Step } from '../../src/testing/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop(); });
 
 const structured = (input: Record<string, unknown>): Step => ({ tools: [{ name: 'StructuredOutput', input }] });
 const phaseIn = (prompt: string): string => /# Workflow \S+ — (assess|review|implement)/.exec(prompt)?.[1] ?? '?';
-const workDirOf = (ctx: StepContext): string => /working directory is `([^`]+)`/.exec(ctx.system)?.[1] ?? '.';
 
 /** A one-milestone crew. `implement`: 'good' writes alpha.txt and commits it, 'lazy' does
  * nothing, 'hang' never answers (a long delay the fake aborts when claude goes away). */
@@ -28,25 +28,10 @@ function crew(mode: () => 'good' | 'lazy' | 'hang'): Script {
     const m = mode();
     if (m === 'hang') return { delayMs: 600_000, text: 'never' };
     if (m === 'lazy') return structured({ milestone, completed: false, summary: 'did not get to it' });
-    if (ctx.step === 0) return { tools: [{ name: 'Write', input: { file_path: join(workDirOf(ctx), 'alpha.txt'), content: 'alpha\n' } }] };
+    if (ctx.step === 0) return { tools: [{ name: 'Write', input: { file_path: join(cwdOf(ctx), 'alpha.txt'), content: 'alpha\n' } }] };
     if (ctx.step === 1) return { tools: [{ name: 'Bash', input: { command: 'git add -A && git -c user.name=t -c user.email=t@t commit -qm "add alpha.txt"' } }] };
     return structured({ milestone, completed: true, summary: 'added alpha.txt' });
   };
-}
-
-/** Resolves when the workflow leaves `running` (event-driven: every job change re-checks). */
-function settled(hub: Hub, id: string, timeoutMs = 120_000): Promise<any> {
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const check = async (): Promise<void> => {
-      await hub.workflows.idle(id);
-      const w = hub.workflows.get(id);
-      if (!done && w.status !== 'running') { done = true; off(); clearTimeout(t); resolve(w); }
-    };
-    const off = hub.ctx.bus.on('job', () => void check());
-    const t = setTimeout(() => { off(); reject(new Error(`workflow ${id} still ${hub.workflows.get(id).status} after ${timeoutMs} ms`)); }, timeoutMs);
-    void check();
-  });
 }
 
 async function setup(script: Script): Promise<{ h: TestHub; repo: string }> {
@@ -73,7 +58,7 @@ describe('workflow recovery', () => {
   test('a blocked workflow whose worktree and branch were deleted: resume blocks with branch_missing', async () => {
     const { h, repo } = await setup(crew(() => 'lazy'));
     const s = await h.call('start_workflow', { task: '@script:wf add alpha', cwd: repo, max_cycles: 1 });
-    const b = await settled(h.hub, s.workflow_id);
+    const b = await settled(h.hub, s.workflow_id, 120_000);
     assert.equal(b.status, 'blocked');
     assert.equal(b.blocked_reason.code, 'max_cycles');
     assert.deepEqual(b.jobs.map((j: any) => `${j.phase}:${j.cycle}`), ['assess:0', 'review:1', 'implement:1']);
@@ -100,7 +85,7 @@ describe('workflow recovery', () => {
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake });
     hubs.push(h2);
     assert.equal(h2.hub.ctx.store.get(implJob)!.status, 'interrupted');
-    const w = await settled(h2.hub, id);
+    const w = await settled(h2.hub, id, 120_000);
     assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
     assert.deepEqual(w.jobs.map((j: any) => `${j.phase}:${j.cycle}:${j.status}`),
       ['assess:0:succeeded', 'review:1:succeeded', 'implement:1:interrupted', 'implement:1:succeeded']);

@@ -1,11 +1,11 @@
 // Harness for running the real `codex` CLI (devDependency) in tests, against the fake OpenAI
 // Responses API: a private CODEX_HOME with a custom provider, a clean environment, a fresh HOME,
 // its own process group, killed at the end. See docs/codex-notes.md.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fakeModelCatalog } from '../../src/testing/fakeOpenAI.js';
+import { runProcess, type ProcessRun, type RunProcessOptions } from './process.js';
 
 export { makeTempDir } from './claude.js';
 
@@ -93,37 +93,9 @@ export function codexEnv(opts: { home: string; codexHome: string; extra?: Record
   return env;
 }
 
-export interface CodexRun {
-  code: number | null;
-  signal: string | null;
-  /** stdout lines that parsed as JSON, in order */
-  events: any[];
-  /** the whole stdout, JSON lines included */
-  stdout: string;
-  stderr: string;
-  durationMs: number;
-}
+export type CodexRun = ProcessRun;
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    /* ESRCH: the group is already gone */
-  }
-}
-
-export interface RunCodexOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  timeoutMs: number;
-  /** written to stdin, then stdin is closed; without it stdin is /dev/null ('ignore') */
-  stdin?: string;
-  /** called with each parsed JSONL event as it arrives (e.g. to signal the child mid-run) */
-  onEvent?: (ev: any, child: ChildProcess) => void;
-  /** called once right after spawn */
-  onSpawn?: (child: ChildProcess) => void;
-}
+export type RunCodexOptions = RunProcessOptions;
 
 /**
  * Runs `codex <args>` in its own process group. Resolves when codex has exited and its output is
@@ -131,86 +103,7 @@ export interface RunCodexOptions {
  * Note: tool processes that codex starts with setsid are outside the group (codex-interface.md §5).
  */
 export async function runCodex(args: string[], opts: RunCodexOptions): Promise<CodexRun> {
-  const started = Date.now();
-  const child = spawn(codexBin(), args, {
-    cwd: opts.cwd,
-    env: opts.env,
-    detached: true,
-    stdio: [opts.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-  });
-  const pid = child.pid;
-  let stdout = '';
-  let stderr = '';
-  let partial = '';
-  const events: any[] = [];
-  const takeLine = (line: string): void => {
-    const t = line.trim();
-    if (!t.startsWith('{')) return;
-    let ev: any;
-    try {
-      ev = JSON.parse(t);
-    } catch {
-      return; /* not JSON: kept in stdout only */
-    }
-    events.push(ev);
-    opts.onEvent?.(ev, child);
-  };
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  child.stdout!.on('data', (d: string) => {
-    stdout += d;
-    partial += d;
-    let nl: number;
-    while ((nl = partial.indexOf('\n')) >= 0) {
-      takeLine(partial.slice(0, nl));
-      partial = partial.slice(nl + 1);
-    }
-  });
-  child.stderr!.on('data', (d: string) => {
-    stderr += d;
-  });
-
-  let exited = false;
-  try {
-    return await new Promise<CodexRun>((resolve, reject) => {
-      let code: number | null = null;
-      let signal: string | null = null;
-      const timer = setTimeout(() => {
-        killGroup(pid, 'SIGKILL');
-        reject(
-          new Error(
-            `codex timed out after ${opts.timeoutMs} ms (args: ${args.join(' ')})\n` +
-              `--- stderr ---\n${stderr.slice(-4000)}\n--- stdout (tail) ---\n${stdout.slice(-4000)}`,
-          ),
-        );
-      }, opts.timeoutMs);
-      child.on('error', (e) => {
-        clearTimeout(timer);
-        reject(new Error(`could not run ${codexBin()}: ${e.message}`));
-      });
-      child.on('exit', (c, s) => {
-        exited = true;
-        code = c;
-        signal = s;
-        // Leftovers in the group (the native binary, MCP servers, tools) could hold the pipes open.
-        killGroup(pid, 'SIGKILL');
-      });
-      child.on('close', () => {
-        clearTimeout(timer);
-        if (partial) takeLine(partial);
-        resolve({ code, signal, events, stdout, stderr, durationMs: Date.now() - started });
-      });
-      opts.onSpawn?.(child);
-      if (opts.stdin !== undefined && child.stdin) {
-        child.stdin.on('error', () => {
-          /* EPIPE if codex exits early: reported through the exit code */
-        });
-        child.stdin.end(opts.stdin);
-      }
-    });
-  } finally {
-    if (!exited) killGroup(pid, 'SIGKILL');
-  }
+  return runProcess(codexBin(), args, opts);
 }
 
 /** Items of `item.completed` events, optionally of one type. */

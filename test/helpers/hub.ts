@@ -36,6 +36,8 @@ export async function startTestHub(o: {
   progressEveryMs?: number;
   /** Reuse this directory (state in <dir>/state, HOME in <dir>/home) instead of a fresh one. */
   dir?: string;
+  /** Extra variables for the children's environment (e.g. a Codex provider's API key). */
+  extraEnv?: Record<string, string>;
 } = {}): Promise<TestHub> {
   const dir = o.dir ?? (await makeTempDir('ovs-test'));
   const home = join(dir, 'state');
@@ -43,7 +45,7 @@ export async function startTestHub(o: {
   const fake = o.fake ?? (await startFakeAnthropic({ scripts: o.scripts }));
   if (o.fake && o.scripts) for (const [k, v] of Object.entries(o.scripts)) fake.addScript(k, v);
   const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, ...o.config });
-  const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url });
+  const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url, extra: o.extraEnv });
   const hub = new Hub({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db') });
   await hub.start();
   const clients: Client[] = [];

@@ -16,41 +16,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/claude.js';
-import { ExecaLauncher } from '../../src/launch/process.js';
-import type { ChildHandle, ProcessLauncher, SpawnCmd } from '../../src/launch/types.js';
+import { TokenRecorder } from '../helpers/tokens.js';
 import type { Config } from '../../src/config.js';
 
 const HOOK = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'hooks', 'overseer-hook.mjs');
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
-
-/** Delegates to the real launcher and records each child's agent token by job id. */
-class TokenRecorder implements ProcessLauncher {
-  private readonly inner = new ExecaLauncher();
-  private readonly tokens = new Map<string, string>();
-  private readonly waiters = new Map<string, ((t: string) => void)[]>();
-
-  launch(cmd: SpawnCmd): ChildHandle {
-    const id = cmd.env.OVERSEER_AGENT_ID;
-    const token = cmd.env.OVERSEER_TOKEN;
-    if (id && token) {
-      this.tokens.set(id, token);
-      for (const w of this.waiters.get(id) ?? []) w(token);
-      this.waiters.delete(id);
-    }
-    return this.inner.launch(cmd);
-  }
-
-  token(jobId: string, ms = 30_000): Promise<string> {
-    const t = this.tokens.get(jobId);
-    if (t) return Promise.resolve(t);
-    return new Promise((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`job ${jobId} was not launched within ${ms} ms`)), ms);
-      const list = this.waiters.get(jobId) ?? [];
-      list.push((tok) => { clearTimeout(timer); res(tok); });
-      this.waiters.set(jobId, list);
-    });
-  }
-}
 
 interface HubUnderTest { h: TestHub; rec: TokenRecorder; root: string }
 interface Agent { id: string; title: string; token: string; client: Client }

@@ -8,38 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { ExecaLauncher } from '../../src/launch/process.js';
-import type { ChildHandle, ProcessLauncher, SpawnCmd } from '../../src/launch/types.js';
-
-/** Delegates to the real launcher and records each child's agent token by job id. */
-class TokenRecorder implements ProcessLauncher {
-  private readonly inner = new ExecaLauncher();
-  private readonly tokens = new Map<string, string>();
-  private readonly waiters = new Map<string, ((t: string) => void)[]>();
-
-  launch(cmd: SpawnCmd): ChildHandle {
-    const id = cmd.env.OVERSEER_AGENT_ID;
-    const token = cmd.env.OVERSEER_TOKEN;
-    if (id && token) {
-      this.tokens.set(id, token);
-      for (const w of this.waiters.get(id) ?? []) w(token);
-      this.waiters.delete(id);
-    }
-    return this.inner.launch(cmd);
-  }
-
-  /** The token of `jobId`'s latest launch; rejects after `ms`. */
-  token(jobId: string, ms: number): Promise<string> {
-    const t = this.tokens.get(jobId);
-    if (t) return Promise.resolve(t);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`job ${jobId} was not launched within ${ms} ms`)), ms);
-      const list = this.waiters.get(jobId) ?? [];
-      list.push((tok) => { clearTimeout(timer); resolve(tok); });
-      this.waiters.set(jobId, list);
-    });
-  }
-}
+import { TokenRecorder } from '../helpers/tokens.js';
 
 const INIT = {
   jsonrpc: '2.0',

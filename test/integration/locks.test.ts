@@ -12,12 +12,12 @@ import { rm } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
+import { callAs, ok } from '../helpers/mcp.js';
 import { makeTempDir } from '../helpers/claude.js';
 
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
 interface Agent { id: string; title: string; client: Client }
-interface CallResult { isError: boolean; value: any; text: string }
 
 let h: TestHub;
 let A: Agent;
@@ -25,21 +25,6 @@ let B: Agent;
 let C: Agent;
 let root: string; // real path of the project (the agents' work tree)
 const temps: string[] = [];
-
-async function callAs(c: Client, tool: string, args: Record<string, unknown>): Promise<CallResult> {
-  const r = await c.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 });
-  const text = (r.content as { text: string }[]).map((x) => x.text).join('');
-  let value: unknown;
-  try { value = JSON.parse(text); } catch { value = undefined; }
-  return { isError: !!r.isError, value, text };
-}
-
-/** A successful call's value; fails the test with the error text otherwise. */
-async function ok(c: Client, tool: string, args: Record<string, unknown>): Promise<any> {
-  const r = await callAs(c, tool, args);
-  assert.equal(r.isError, false, `${tool} ${JSON.stringify(args).slice(0, 200)} failed: ${r.text}`);
-  return r.value;
-}
 
 async function spawnAgent(hub: TestHub, title: string): Promise<Agent> {
   const id = (await hub.call('spawn_agent', { prompt: '@script:hang', title })).job_id as string;

@@ -10,27 +10,13 @@ import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
+import { callAs, ok } from '../helpers/mcp.js';
 
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
 interface Agent { id: string; title: string; client: Client }
-interface CallResult { isError: boolean; value: any; text: string }
 
 let h: TestHub;
-
-async function callAs(c: Client, tool: string, args: Record<string, unknown>): Promise<CallResult> {
-  const r = await c.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 });
-  const text = (r.content as { text: string }[]).map((x) => x.text).join('');
-  let value: unknown;
-  try { value = JSON.parse(text); } catch { value = undefined; }
-  return { isError: !!r.isError, value, text };
-}
-
-async function ok(c: Client, tool: string, args: Record<string, unknown>): Promise<any> {
-  const r = await callAs(c, tool, args);
-  assert.equal(r.isError, false, `${tool} ${JSON.stringify(args).slice(0, 200)} failed: ${r.text}`);
-  return r.value;
-}
 
 /** Calling `tool` fails, whether the SDK throws or answers with an error result; returns the text. */
 async function fails(c: Client, tool: string, args: Record<string, unknown>): Promise<string> {

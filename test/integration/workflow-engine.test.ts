@@ -7,11 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { gitOut, initRepo } from '../helpers/git.js';
+import { settled } from '../helpers/workflow.js';
 import { ScriptedLauncher, argValue, type ScriptedTurn, type TurnScript } from '../helpers/fakeLauncher.js';
 import { CONTEXT_CAP } from '../../src/services/workflows.js';
 import { ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA } from '../../src/domain/workflow.js';
 import { packageRoot, type Config } from '../../src/config.js';
-import type { Hub } from '../../src/hub.js';
 import type { SpawnCmd } from '../../src/launch/types.js';
 
 const hubs: TestHub[] = [];
@@ -64,21 +64,6 @@ async function setup(script: TurnScript, config: Partial<Config> = {}): Promise<
   hubs.push(h);
   const repo = await initRepo(join(h.dir, 'repo'), { 'README.md': '# repo\n' });
   return { h, repo, fake };
-}
-
-/** Resolves when the workflow leaves `running` (event-driven: every job change re-checks). */
-function settled(hub: Hub, id: string, timeoutMs = 30_000): Promise<any> {
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const check = async (): Promise<void> => {
-      await hub.workflows.idle(id);
-      const w = hub.workflows.get(id);
-      if (!done && w.status !== 'running') { done = true; off(); clearTimeout(t); resolve(w); }
-    };
-    const off = hub.ctx.bus.on('job', () => void check());
-    const t = setTimeout(() => { off(); reject(new Error(`workflow ${id} still ${hub.workflows.get(id).status} after ${timeoutMs} ms`)); }, timeoutMs);
-    void check();
-  });
 }
 
 const seq = (w: any): string[] => w.jobs.map((j: any) => `${j.phase}:${j.cycle}`);

@@ -1,0 +1,161 @@
+// End-to-end: controlling REAL codex children (codex-cli 0.169.0) from an in-process hub against
+// the scripted fake Responses API: pause_agent stop + resume_agent continue the same thread,
+// message_agent to a running Codex child is queued and delivered by resuming its thread when the
+// turn ends, and cancel leaves no process of the agent behind (the sandboxed tool included).
+// Ordering comes from the fake's requests (waitForRequest) and gates the test opens.
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { eventually, waitForJob } from '../helpers/wait.js';
+import { codexBin, FAKE_API_KEY, makeTempDir } from '../helpers/codex.js';
+import { fakeModelCatalog, startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
+import type { Config } from '../../src/config.js';
+
+const MODEL = 'fake-model';
+const cleanups: (() => Promise<void>)[] = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); });
+
+/** A hub whose Codex children talk to a fresh fake Responses API (the catalog defines fake-model). */
+async function codexHub(scripts: Record<string, CodexScript>, config: Partial<Config> = {}): Promise<{ h: TestHub; openai: FakeOpenAI }> {
+  const openai = await startFakeOpenAI({ scripts });
+  cleanups.push(() => openai.close());
+  const dir = await makeTempDir('ovs-cx');
+  const catalog = join(dir, 'models.json');
+  writeFileSync(catalog, JSON.stringify(fakeModelCatalog([MODEL])));
+  const h = await startTestHub({
+    dir,
+    extraEnv: { FAKE_API_KEY },
+    config: {
+      codexProvider: { base_url: openai.url, env_key: 'FAKE_API_KEY', request_max_retries: 0, stream_max_retries: 0 },
+      codexModel: MODEL, codexModelCatalog: catalog, codexBin: codexBin(), ...config,
+    },
+  });
+  cleanups.push(() => h.stop());
+  return { h, openai };
+}
+
+/** A promise the test resolves by hand (with a fallback so a failing test cannot hang a child forever). */
+function gate(fallbackMs = 60_000): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+    setTimeout(resolve, fallbackMs).unref();
+  });
+  return { wait, open };
+}
+
+/** Pids whose environment carries OVERSEER_AGENT_ID=<jobId>, with their command lines. */
+function agentProcesses(jobId: string): { pid: number; cmd: string }[] {
+  const marker = `OVERSEER_AGENT_ID=${jobId}`;
+  const found: { pid: number; cmd: string }[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (!readFileSync(`/proc/${e}/environ`, 'latin1').split('\0').includes(marker)) continue;
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      if (stat.split(') ')[1]?.[0] === 'Z') continue; // a zombie is gone, only not yet reaped
+      found.push({ pid: Number(e), cmd: readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+    } catch {
+      /* gone meanwhile, or not ours */
+    }
+  }
+  return found;
+}
+
+describe('codex children: pause, resume, messages, cancel', () => {
+  test('pause_agent stop interrupts a codex child; resume_agent continues the same thread with the message', async () => {
+    const { h, openai } = await codexHub({
+      long: (ctx) => {
+        if (ctx.turn > 0) return { text: `resumed: ${ctx.prompt}` };
+        if (ctx.step === 0) return { text: 'step one', calls: [{ shell: 'echo one > one.txt' }] };
+        return { delayMs: 120_000, text: 'never' };
+      },
+    });
+    const id = (await h.call('spawn_agent', { prompt: '@script:long work slowly', provider: 'codex' })).job_id;
+    await openai.waitForRequest((r) => r.script === 'long' && r.step === 1, 60_000);
+    const session = h.hub.ctx.store.get(id)!.session_id;
+    assert.ok(session, 'the thread id is recorded before the pause');
+
+    const paused = await h.call('pause_agent', { job_id: id, mode: 'stop' });
+    assert.equal(paused.status, 'interrupted');
+    assert.equal(paused.session_id, session);
+    await openai.waitForRequest((r) => r.script === 'long' && r.step === 1 && r.outcome === 'aborted', 10_000);
+
+    const resumed = await h.call('resume_agent', { job_id: id, message: 'please continue with marker-7731' });
+    assert.ok(['queued', 'running'].includes(resumed.status), resumed.status);
+    const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 120 });
+    assert.equal(w.done[0].status, 'succeeded', w.done[0].error);
+    assert.equal(w.done[0].result, 'resumed: please continue with marker-7731');
+
+    const req = openai.requests.find((r) => r.script === 'long' && r.prompt.includes('marker-7731'));
+    assert.ok(req, 'the fake got the resume message as the prompt');
+    assert.equal(req.headers['thread-id'], session, 'same codex thread');
+    const body = JSON.stringify(req.body.input);
+    assert.match(body, /@script:long work slowly/, 'the earlier prompt is in the history');
+    assert.match(body, /echo one > one\.txt/, 'the earlier tool call is in the history');
+    assert.match(body, /turn_aborted/, 'codex recorded the interrupted turn');
+    const a = await h.call('get_agent', { job_id: id });
+    assert.equal(a.session_id, session);
+    assert.deepEqual(a.attempts.map((x: any) => [x.kind, x.status]), [['initial', 'interrupted'], ['resume', 'succeeded']]);
+    assert.equal(readFileSync(join(realpathSync(h.project), 'one.txt'), 'utf8'), 'one\n');
+  });
+
+  test('message_agent to a running codex child is queued, then delivered by resuming its thread when the turn ends', async () => {
+    const turnEnd = gate();
+    const { h, openai } = await codexHub({
+      busy: async (ctx) => {
+        if (ctx.turn > 0) return { text: `got: ${/lead: (.*)/.exec(ctx.prompt)?.[1] ?? ctx.prompt}` };
+        await turnEnd.wait;
+        return { text: 'first turn done' };
+      },
+    });
+    const id = (await h.call('spawn_agent', { prompt: '@script:busy do the first part', provider: 'codex' })).job_id;
+    await openai.waitForRequest((r) => r.script === 'busy' && r.step === 0, 60_000);
+    const session = h.hub.ctx.store.get(id)!.session_id;
+
+    const m = await h.call('message_agent', { job_id: id, text: 'also handle note-4411' });
+    assert.equal(m.delivered, false, 'codex cannot take input mid-turn');
+    assert.equal(m.queued, true);
+    assert.equal(h.hub.ctx.store.get(id)!.status, 'running');
+    turnEnd.open();
+
+    const req = await openai.waitForRequest((r) => r.script === 'busy' && r.prompt.includes('note-4411'), 60_000);
+    assert.equal(req.headers['thread-id'], session, 'delivered into the same thread');
+    assert.match(JSON.stringify(req.body.input), /first turn done/, 'after the first turn ended');
+    const done = await waitForJob(h.hub, id, (j) => j.status === 'succeeded' || j.status === 'failed', 60_000);
+    assert.equal(done.status, 'succeeded', done.error ?? '');
+    const a = await h.call('get_agent', { job_id: id });
+    assert.deepEqual(a.attempts.map((x: any) => [x.kind, x.status]), [['initial', 'succeeded'], ['resume', 'succeeded']]);
+    assert.equal(a.session_id, session);
+    assert.deepEqual(h.hub.ctx.store.undeliveredMessages(id), [], 'the message is marked delivered');
+    // The job's result is what the agent said last (after handling the message), not the text of
+    // the turn that ended before the message was delivered.
+    assert.match(a.result, /^got: .*note-4411/);
+  });
+
+  test('cancel ends a codex child in the middle of a sandboxed `sleep 60`: no process of the agent remains', async () => {
+    const { h, openai } = await codexHub({
+      sleeper: (ctx) => (ctx.step === 0
+        ? { text: 'sleeping', calls: [{ shell: 'sleep 60' }] }
+        : { delayMs: 120_000, text: 'never' }),
+    }, { codexSandbox: 'workspace-write' });
+    const id = (await h.call('spawn_agent', { prompt: '@script:sleeper wait a minute', provider: 'codex' })).job_id;
+    await openai.waitForRequest((r) => r.script === 'sleeper' && r.step === 0, 60_000);
+    const sleeping = await eventually('the agent runs sleep 60', () => agentProcesses(id).find((p) => /(^|\/| )sleep 60$/.test(p.cmd)), 30_000);
+    assert.ok(sleeping.pid > 0);
+    assert.ok(agentProcesses(id).length >= 2, 'codex and its tool both carry the agent id');
+
+    const t0 = Date.now();
+    const res = await h.call('cancel_agent', { job_id: id, reason: 'test' });
+    assert.equal(res.status, 'cancelled');
+    const left = await eventually('no process of the agent left', () => {
+      const p = agentProcesses(id);
+      return p.length === 0 ? ([] as { pid: number; cmd: string }[]) : false;
+    }, 10_000).catch(() => agentProcesses(id));
+    assert.deepEqual(left, [], `left behind: ${JSON.stringify(left)}`);
+    assert.ok(Date.now() - t0 < 10_000);
+    assert.equal(h.hub.ctx.store.get(id)!.status, 'cancelled');
+  });
+});

@@ -1,0 +1,17 @@
+// Waiting for a workflow (src/services/workflows.ts) in a test hub to settle.
+import type { Hub } from '../../src/hub.js';
+
+/** Resolves when the workflow leaves `running` (event-driven: every job change re-checks). */
+export function settled(hub: Hub, id: string, timeoutMs = 30_000): Promise<any> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const check = async (): Promise<void> => {
+      await hub.workflows.idle(id);
+      const w = hub.workflows.get(id);
+      if (!done && w.status !== 'running') { done = true; off(); clearTimeout(t); resolve(w); }
+    };
+    const off = hub.ctx.bus.on('job', () => void check());
+    const t = setTimeout(() => { off(); reject(new Error(`workflow ${id} still ${hub.workflows.get(id).status} after ${timeoutMs} ms`)); }, timeoutMs);
+    void check();
+  });
+}
