@@ -258,3 +258,12 @@ export function startTsWorker(file: string, workerData?: unknown): Worker {
   const code = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
   return new Worker(code, { eval: true, workerData });
 }
+
+/** Runs `bench` when the module `moduleUrl` (its import.meta.url) is the entry point (`node --import tsx bench/<file>.ts`); a failure sets the exit code. */
+export function runAlone(moduleUrl: string, bench: () => Promise<unknown>): void {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  bench().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}

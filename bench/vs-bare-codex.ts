@@ -15,29 +15,20 @@
 // start → first API request at the fake (fake.requests[].at), which makes the child's MCP
 // connect to the hub (and the rest of its start-up) visible.
 // Run alone: node --import tsx bench/vs-bare-codex.ts
-import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { fakeModelCatalog, startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../src/testing/fakeOpenAI.js';
+import { startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../src/testing/fakeOpenAI.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
-import { codexBin, codexEnv, codexHome, execFlags, FAKE_API_KEY, FAKE_MODEL, runCodex } from '../test/helpers/codex.js';
-import { f1, f2, out, removeDir, statLine, stats, tempDir, type Stats } from './common.js';
+import { codexEnv, codexHome, execFlags, FAKE_API_KEY, FAKE_MODEL, runCodex } from '../test/helpers/codex.js';
+import { fakeCodexConfig, writeFakeModelCatalog } from '../test/helpers/codexConfig.js';
+import { f2, out, removeDir, runAlone, statLine, stats, tempDir, type Stats } from './common.js';
+import {
+  bareRun, difference, interleave, overseerRun, overseerVsBare, promptFor, ratioText, splitText, TIMEOUT_MS, vsBareResult, wallLines, type VsBareResult,
+} from './vsBare.js';
 
-const RUNS = 7;
-const TIMEOUT_MS = 120_000;
 const SCRIPT = 'bench-shell';
 
-export interface VsBareCodexResult {
-  overseer: Stats;
-  bare: Stats;
-  ratioP50: number;
-  /** start → first request at the fake API */
-  overseerFirstRequest: Stats;
-  bareFirstRequest: Stats;
-  /** first request → end (wait return / process exit) */
-  overseerRest: Stats;
-  bareRest: Stats;
+export interface VsBareCodexResult extends VsBareResult {
   /** first request → second request: the shell call (with Overseer's lock hook in front of it) */
   overseerToolCall: Stats;
   bareToolCall: Stats;
@@ -56,34 +47,9 @@ const shellOnce: CodexScript = (ctx) => {
   return { text: 'done' };
 };
 
-function promptFor(file: string): string {
-  return `@script:${SCRIPT} write one file into ${file}`;
-}
-
 /** Arrival times of the requests at the fake for this run's prompt (Date.now() clock). */
 function requestTimes(fake: FakeOpenAI, file: string): number[] {
   return fake.requests.filter((r) => r.prompt.includes(file)).map((r) => r.at);
-}
-
-function checkWritten(file: string, who: string): void {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    /* reported below */
-  }
-  if (text !== 'bench\n') throw new Error(`${who} run did not write ${file}`);
-}
-
-/** One Overseer codex child that writes `file`; returns spawn_agent → wait_for_agents return in ms. */
-async function overseerRun(hub: TestHub, file: string, title: string): Promise<number> {
-  const p0 = performance.now();
-  const { job_id } = await hub.call('spawn_agent', { prompt: promptFor(file), cwd: path.dirname(file), provider: 'codex', title });
-  const w = await hub.call('wait_for_agents', { job_ids: [job_id], timeout_s: TIMEOUT_MS / 1000 });
-  const ms = performance.now() - p0;
-  if (w.done?.[0]?.status !== 'succeeded') throw new Error(`Overseer codex child ${job_id} did not succeed: ${JSON.stringify(w.done?.[0] ?? w).slice(0, 800)}`);
-  checkWritten(file, 'Overseer');
-  return ms;
 }
 
 export async function benchVsBareCodex(): Promise<VsBareCodexResult> {
@@ -103,92 +69,58 @@ export async function benchVsBareCodex(): Promise<VsBareCodexResult> {
     await Promise.all([mkdir(bareHome), mkdir(bareCodexHome), mkdir(ovsWork), mkdir(bareWork), mkdir(hubDir), mkdir(offDir)]);
     // Same provider settings and model catalog on both sides.
     await codexHome(bareCodexHome, fake.url);
-    const catalog = path.join(hubDir, 'models.json');
-    writeFileSync(catalog, JSON.stringify(fakeModelCatalog([FAKE_MODEL])));
-    const hubConfig = {
-      codexProvider: { base_url: fake.url, env_key: 'FAKE_API_KEY', request_max_retries: 0, stream_max_retries: 0 },
-      codexModel: FAKE_MODEL, codexModelCatalog: catalog, codexBin: codexBin(),
-    };
-    h = await startTestHub({ dir: hubDir, extraEnv: { FAKE_API_KEY }, config: hubConfig });
-    hOff = await startTestHub({ dir: offDir, extraEnv: { FAKE_API_KEY }, config: { ...hubConfig, lockMode: 'off' } });
+    const hubConfig = fakeCodexConfig(fake.url, writeFakeModelCatalog(hubDir));
+    const hub = (h = await startTestHub({ dir: hubDir, extraEnv: { FAKE_API_KEY }, config: hubConfig }));
+    const hubOff = (hOff = await startTestHub({ dir: offDir, extraEnv: { FAKE_API_KEY }, config: { ...hubConfig, lockMode: 'off' } }));
+    const api = fake;
     const env = codexEnv({ home: bareHome, codexHome: bareCodexHome });
 
-    const ovs: number[] = [];
-    const off: number[] = [];
-    const bare: number[] = [];
-    const ovsFirst: number[] = [];
-    const bareFirst: number[] = [];
-    const ovsRest: number[] = [];
-    const bareRest: number[] = [];
-    const ovsTool: number[] = [];
-    const bareTool: number[] = [];
-    const ovsTail: number[] = [];
-    const bareTail: number[] = [];
-    for (let i = -1; i < RUNS; i++) {
-      // Overseer child. Date.now() is the fake's clock for request arrival.
-      const f1File = path.join(ovsWork, `out-${i + 1}.txt`);
-      const t0 = Date.now();
-      const oMs = await overseerRun(h, f1File, `vs-bare-codex ${i + 1}`);
-      const oEnd = t0 + oMs;
-      const oReqs = requestTimes(fake, f1File);
-      const offMs = await overseerRun(hOff, path.join(ovsWork, `off-${i + 1}.txt`), `vs-bare-codex no locks ${i + 1}`);
-
+    const s = await interleave({
+      // Overseer child.
+      overseer: {
+        split: 'tool',
+        run: async (n) => {
+          const file = path.join(ovsWork, `out-${n}.txt`);
+          const t = await overseerRun(hub, { script: SCRIPT, file, title: `vs-bare-codex ${n}`, provider: 'codex', who: 'Overseer codex child' });
+          return { ...t, requests: requestTimes(api, file) };
+        },
+      },
+      // The same child, lockMode off.
+      noLocks: {
+        run: (n) => overseerRun(hubOff, { script: SCRIPT, file: path.join(ovsWork, `off-${n}.txt`), title: `vs-bare-codex no locks ${n}`, provider: 'codex', who: 'Overseer codex child' }),
+      },
       // Bare codex exec.
-      const f2File = path.join(bareWork, `out-${i + 1}.txt`);
-      const b0 = Date.now();
-      const q0 = performance.now();
-      const run = await runCodex(['exec', ...execFlags(bareWork), '-m', FAKE_MODEL, promptFor(f2File)], { cwd: bareWork, env, timeoutMs: TIMEOUT_MS });
-      const bMs = performance.now() - q0;
-      const bEnd = b0 + bMs;
-      if (run.code !== 0) throw new Error(`bare codex exited ${run.code}: ${run.stderr.slice(-2000)}`);
-      checkWritten(f2File, 'bare');
-      const bReqs = requestTimes(fake, f2File);
-
-      if (i < 0) continue;
-      ovs.push(oMs);
-      off.push(offMs);
-      bare.push(bMs);
-      if (oReqs.length === 2) {
-        ovsFirst.push(oReqs[0]! - t0);
-        ovsRest.push(oEnd - oReqs[0]!);
-        ovsTool.push(oReqs[1]! - oReqs[0]!);
-        ovsTail.push(oEnd - oReqs[1]!);
-      }
-      if (bReqs.length === 2) {
-        bareFirst.push(bReqs[0]! - b0);
-        bareRest.push(bEnd - bReqs[0]!);
-        bareTool.push(bReqs[1]! - bReqs[0]!);
-        bareTail.push(bEnd - bReqs[1]!);
-      }
-    }
+      bare: {
+        split: 'tool',
+        run: async (n) => {
+          const file = path.join(bareWork, `out-${n}.txt`);
+          const t = await bareRun({
+            cli: 'codex',
+            file,
+            run: () => runCodex(['exec', ...execFlags(bareWork), '-m', FAKE_MODEL, promptFor(SCRIPT, file)], { cwd: bareWork, env, timeoutMs: TIMEOUT_MS }),
+          });
+          return { ...t, requests: requestTimes(api, file) };
+        },
+      },
+    });
     const r: VsBareCodexResult = {
-      overseer: stats(ovs),
-      bare: stats(bare),
-      ratioP50: NaN,
-      overseerFirstRequest: stats(ovsFirst),
-      bareFirstRequest: stats(bareFirst),
-      overseerRest: stats(ovsRest),
-      bareRest: stats(bareRest),
-      overseerToolCall: stats(ovsTool),
-      bareToolCall: stats(bareTool),
-      overseerTail: stats(ovsTail),
-      bareTail: stats(bareTail),
-      overseerNoLocks: stats(off),
+      ...vsBareResult(s.overseer, s.bare),
+      overseerToolCall: stats(s.overseer.tool),
+      bareToolCall: stats(s.bare.tool),
+      overseerTail: stats(s.overseer.tail),
+      bareTail: stats(s.bare.tail),
+      overseerNoLocks: stats(s.noLocks.total),
       ratioNoLocksP50: NaN,
     };
-    r.ratioP50 = r.overseer.p50 / r.bare.p50;
     r.ratioNoLocksP50 = r.overseerNoLocks.p50 / r.bare.p50;
     out(
-      statLine(`Overseer codex child: spawn_agent → wait_for_agents return (${RUNS} runs)`, r.overseer) +
-        statLine('bare codex exec: spawn → exit', r.bare) +
+      wallLines(r, 'Overseer codex child', 'bare codex exec') +
         statLine('Overseer codex child, lockMode off (no lock hook)', r.overseerNoLocks) +
-        `ratio Overseer/bare (median): ${f2(r.ratioP50)}  (difference ${f1(r.overseer.p50 - r.bare.p50)} ms); ` +
-        `lockMode off: ${f2(r.ratioNoLocksP50)} (difference ${f1(r.overseerNoLocks.p50 - r.bare.p50)} ms)\n` +
-        `split, medians: start → first API request: Overseer ${f1(r.overseerFirstRequest.p50)} ms vs bare ${f1(r.bareFirstRequest.p50)} ms ` +
-        `(Δ ${f1(r.overseerFirstRequest.p50 - r.bareFirstRequest.p50)} ms: MCP connect to the hub + preamble); ` +
-        `first request → end: Overseer ${f1(r.overseerRest.p50)} ms vs bare ${f1(r.bareRest.p50)} ms, of which ` +
-        `the shell call (1st → 2nd request): Overseer ${f1(r.overseerToolCall.p50)} ms vs bare ${f1(r.bareToolCall.p50)} ms (Δ: the lock hook) and ` +
-        `last request → end: Overseer ${f1(r.overseerTail.p50)} ms vs bare ${f1(r.bareTail.p50)} ms\n`,
+        `${ratioText(r)}; ` +
+        `lockMode off: ${f2(r.ratioNoLocksP50)} ${difference(r.overseerNoLocks, r.bare)}\n` +
+        `${splitText(r, 'MCP connect to the hub + preamble')}, of which ` +
+        `the shell call (1st → 2nd request): ${overseerVsBare(r.overseerToolCall.p50, r.bareToolCall.p50)} (Δ: the lock hook) and ` +
+        `last request → end: ${overseerVsBare(r.overseerTail.p50, r.bareTail.p50)}\n`,
     );
     return r;
   } finally {
@@ -199,9 +131,4 @@ export async function benchVsBareCodex(): Promise<VsBareCodexResult> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchVsBareCodex().catch((err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  });
-}
+runAlone(import.meta.url, benchVsBareCodex);

@@ -10,30 +10,17 @@
 // start → first API request at the fake (fake.requests[].at), which makes the child's MCP
 // connect to the hub (and the rest of its start-up) visible.
 // Run alone: node --import tsx bench/vs-bare.ts
-import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { startFakeAnthropic, promptOf, type FakeAnthropic, type Script } from '../src/testing/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
-import { f1, f2, out, removeDir, statLine, stats, tempDir, type Stats } from './common.js';
+import { out, removeDir, runAlone, tempDir } from './common.js';
+import { bareRun, interleave, overseerRun, promptFor, ratioText, splitText, TIMEOUT_MS, vsBareResult, wallLines, type VsBareResult } from './vsBare.js';
 
-const RUNS = 7;
-const TIMEOUT_MS = 120_000;
+export type { VsBareResult };
+
 const SCRIPT = 'bench-write';
-
-export interface VsBareResult {
-  overseer: Stats;
-  bare: Stats;
-  ratioP50: number;
-  /** start → first request at the fake API */
-  overseerFirstRequest: Stats;
-  bareFirstRequest: Stats;
-  /** first request → end (wait return / process exit) */
-  overseerRest: Stats;
-  bareRest: Stats;
-}
 
 /** Writes the file named in the prompt ("… into <path>"), then ends with a text turn. */
 const writeOnce: Script = (ctx) => {
@@ -42,23 +29,9 @@ const writeOnce: Script = (ctx) => {
   return { text: 'done' };
 };
 
-function promptFor(file: string): string {
-  return `@script:${SCRIPT} write one file into ${file}`;
-}
-
-/** Arrival time of the first request at the fake for this run's prompt (Date.now() clock). */
-function firstRequestAt(fake: FakeAnthropic, file: string): number | undefined {
-  return fake.requests.find((r) => promptOf(r.body).includes(file))?.at;
-}
-
-function checkWritten(file: string, who: string): void {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    /* reported below */
-  }
-  if (text !== 'bench\n') throw new Error(`${who} run did not write ${file}`);
+/** Arrival times of the requests at the fake for this run's prompt (Date.now() clock). */
+function requestTimes(fake: FakeAnthropic, file: string): number[] {
+  return fake.requests.filter((r) => promptOf(r.body).includes(file)).map((r) => r.at);
 }
 
 export async function benchVsBare(): Promise<VsBareResult> {
@@ -72,71 +45,42 @@ export async function benchVsBare(): Promise<VsBareResult> {
     const ovsWork = path.join(work, 'ovs-work');
     const bareWork = path.join(work, 'bare-work');
     await Promise.all([mkdir(bareHome), mkdir(ovsWork), mkdir(bareWork)]);
-    h = await startTestHub({ fake });
+    const hub = (h = await startTestHub({ fake }));
+    const api = fake;
     const env = claudeEnv({ home: bareHome, baseUrl: fake.url });
 
-    const ovs: number[] = [];
-    const bare: number[] = [];
-    const ovsFirst: number[] = [];
-    const bareFirst: number[] = [];
-    const ovsRest: number[] = [];
-    const bareRest: number[] = [];
-    for (let i = -1; i < RUNS; i++) {
-      // Overseer child. Date.now() is the fake's clock for request arrival.
-      const f1File = path.join(ovsWork, `out-${i + 1}.txt`);
-      const t0 = Date.now();
-      const p0 = performance.now();
-      const { job_id } = await h.call('spawn_agent', { prompt: promptFor(f1File), cwd: ovsWork, title: `vs-bare ${i + 1}` });
-      const w = await h.call('wait_for_agents', { job_ids: [job_id], timeout_s: TIMEOUT_MS / 1000 });
-      const oMs = performance.now() - p0;
-      const oEnd = t0 + oMs;
-      if (w.done?.[0]?.status !== 'succeeded') throw new Error(`Overseer child ${job_id} did not succeed: ${JSON.stringify(w.done?.[0] ?? w).slice(0, 800)}`);
-      checkWritten(f1File, 'Overseer');
-      const oFirst = firstRequestAt(fake, f1File);
-
+    const s = await interleave({
+      // Overseer child.
+      overseer: {
+        split: 'first',
+        run: async (n) => {
+          const file = path.join(ovsWork, `out-${n}.txt`);
+          const t = await overseerRun(hub, { script: SCRIPT, file, title: `vs-bare ${n}`, who: 'Overseer child' });
+          return { ...t, requests: requestTimes(api, file) };
+        },
+      },
       // Bare claude -p.
-      const f2File = path.join(bareWork, `out-${i + 1}.txt`);
-      const b0 = Date.now();
-      const q0 = performance.now();
-      const run = await runClaude(
-        ['-p', promptFor(f2File), '--output-format', 'stream-json', '--verbose', '--permission-mode', 'dontAsk', '--allowedTools', 'Write'],
-        { cwd: bareWork, env, timeoutMs: TIMEOUT_MS },
-      );
-      const bMs = performance.now() - q0;
-      const bEnd = b0 + bMs;
-      if (run.code !== 0) throw new Error(`bare claude exited ${run.code}: ${run.stderr.slice(-2000)}`);
-      checkWritten(f2File, 'bare');
-      const bFirst = firstRequestAt(fake, f2File);
-
-      if (i < 0) continue;
-      ovs.push(oMs);
-      bare.push(bMs);
-      if (oFirst !== undefined) {
-        ovsFirst.push(oFirst - t0);
-        ovsRest.push(oEnd - oFirst);
-      }
-      if (bFirst !== undefined) {
-        bareFirst.push(bFirst - b0);
-        bareRest.push(bEnd - bFirst);
-      }
-    }
-    const r: VsBareResult = {
-      overseer: stats(ovs),
-      bare: stats(bare),
-      ratioP50: NaN,
-      overseerFirstRequest: stats(ovsFirst),
-      bareFirstRequest: stats(bareFirst),
-      overseerRest: stats(ovsRest),
-      bareRest: stats(bareRest),
-    };
-    r.ratioP50 = r.overseer.p50 / r.bare.p50;
+      bare: {
+        split: 'first',
+        run: async (n) => {
+          const file = path.join(bareWork, `out-${n}.txt`);
+          const t = await bareRun({
+            cli: 'claude',
+            file,
+            run: () => runClaude(
+              ['-p', promptFor(SCRIPT, file), '--output-format', 'stream-json', '--verbose', '--permission-mode', 'dontAsk', '--allowedTools', 'Write'],
+              { cwd: bareWork, env, timeoutMs: TIMEOUT_MS },
+            ),
+          });
+          return { ...t, requests: requestTimes(api, file) };
+        },
+      },
+    });
+    const r = vsBareResult(s.overseer, s.bare);
     out(
-      statLine(`Overseer child: spawn_agent → wait_for_agents return (${RUNS} runs)`, r.overseer) +
-        statLine('bare claude -p: spawn → exit', r.bare) +
-        `ratio Overseer/bare (median): ${f2(r.ratioP50)}  (difference ${f1(r.overseer.p50 - r.bare.p50)} ms)\n` +
-        `split, medians: start → first API request: Overseer ${f1(r.overseerFirstRequest.p50)} ms vs bare ${f1(r.bareFirstRequest.p50)} ms ` +
-        `(Δ ${f1(r.overseerFirstRequest.p50 - r.bareFirstRequest.p50)} ms: MCP connect to the hub + longer argv/system prompt); ` +
-        `first request → end: Overseer ${f1(r.overseerRest.p50)} ms vs bare ${f1(r.bareRest.p50)} ms\n`,
+      wallLines(r, 'Overseer child', 'bare claude -p') +
+        `${ratioText(r)}\n` +
+        `${splitText(r, 'MCP connect to the hub + longer argv/system prompt')}\n`,
     );
     return r;
   } finally {
@@ -146,9 +90,4 @@ export async function benchVsBare(): Promise<VsBareResult> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchVsBare().catch((err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  });
-}
+runAlone(import.meta.url, benchVsBare);

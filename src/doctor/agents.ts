@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { which } from '../launch/which.js';
+import { bundledAgentBin } from '../launch/common.js';
 import { describeFetchError, firstLine, formatSeconds, safeUrl } from './io.js';
 import { execProblem } from './system.js';
 import type { Check, CheckStatus, DoctorDeps } from './types.js';
@@ -29,7 +30,11 @@ export type BinChoice = { found: true; path: string; why: string } | { found: fa
 
 type Deps = Pick<DoctorDeps, 'env' | 'cwd' | 'packageRoot'>;
 
-/** The binary a launcher would run, and why; mirrors ClaudeLauncher.resolveBin. */
+/**
+ * The binary a launcher would run, and why. Mirrors resolveAgentBin (launch/common.ts) with the
+ * reasons added: a configured value is checked here (relative paths, PATH names) rather than
+ * trusted, and a miss says what was tried.
+ */
 export function resolveAgentBin(cli: AgentCli, config: Partial<Config> | undefined, deps: Deps): BinChoice {
   const fromEnv = deps.env[cli.envVar];
   const configured = fromEnv || config?.[cli.configKey];
@@ -46,7 +51,7 @@ export function resolveAgentBin(cli: AgentCli, config: Partial<Config> | undefin
   }
   const onPath = which(cli.name, deps.env.PATH ?? '');
   if (onPath) return { found: true, path: onPath, why: `${cli.name} on PATH` };
-  const bundled = deps.packageRoot ? join(deps.packageRoot, 'node_modules', '.bin', cli.name) : undefined;
+  const bundled = deps.packageRoot ? bundledAgentBin(cli.name, deps.packageRoot) : undefined;
   if (bundled && existsSync(bundled)) return { found: true, path: bundled, why: 'bundled with overseer-mcp' };
   return {
     found: false,

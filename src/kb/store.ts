@@ -85,20 +85,8 @@ export interface KbSearchHit {
   snippet: string;
 }
 
-interface Row {
-  id: number;
-  title: string;
-  content: string;
-  tags_json: string;
-  scope: KbScope;
-  source_job: string | null;
-  project: string | null;
-  norm_title: string;
-  created_at: number;
-  updated_at: number;
-  merged_count: number;
-  sources_json: string;
-}
+/** An entries row: a KbEntry with its tags and sources still JSON text. */
+type Row = Omit<KbEntry, 'tags' | 'sources'> & { tags_json: string; sources_json: string };
 
 function toEntry(r: Row): KbEntry {
   const { tags_json, sources_json, ...rest } = r;

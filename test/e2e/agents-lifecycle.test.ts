@@ -123,10 +123,11 @@ describe('control', () => {
     await h.fake.waitForRequest((r) => r.script === 'slow', 30_000);
     const frozen = await h.call('pause_agent', { job_id: id, mode: 'freeze' });
     assert.equal(frozen.status, 'frozen');
-    assert.equal(procState(running.pid!), 'T', 'process is stopped (SIGSTOP)');
+    // SIGSTOP takes effect once the process leaves an uninterruptible wait (state D): wait for T.
+    await eventually('process stopped (state T)', () => procState(running.pid!) === 'T', 5000);
     const resumed = await h.call('resume_agent', { job_id: id });
     assert.equal(resumed.status, 'running');
-    assert.notEqual(procState(running.pid!), 'T');
+    await eventually('process running again', () => procState(running.pid!) !== 'T', 5000);
     const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 60 });
     assert.equal(w.done[0].status, 'succeeded');
   });

@@ -4,41 +4,16 @@
 // the thread as its session, turns, tokens and a cost from the price table (null when the
 // model has no price). Failures: a missing binary, a provider that refuses connections, and an
 // uncatalogued model slug that still works.
-import { describe, test, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { codexBin, FAKE_API_KEY, makeTempDir } from '../helpers/codex.js';
-import { fakeModelCatalog, startFakeOpenAI, type CodexScript, type CodexStepContext, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
-import type { Config } from '../../src/config.js';
+import { FAKE_MODEL } from '../helpers/codex.js';
+import { codexHubs } from '../helpers/codexHub.js';
+import type { CodexScript, CodexStepContext } from '../../src/testing/fakeOpenAI.js';
 
-const MODEL = 'fake-model';
-const cleanups: (() => Promise<void>)[] = [];
-after(async () => { for (const c of cleanups.reverse()) await c(); });
-
-/** A hub whose Codex children talk to a fresh fake Responses API (the catalog defines fake-model). */
-async function codexHub(scripts: Record<string, CodexScript>, o: { config?: Partial<Config>; catalog?: boolean } = {}): Promise<{ h: TestHub; openai: FakeOpenAI }> {
-  const openai = await startFakeOpenAI({ scripts });
-  cleanups.push(() => openai.close());
-  const dir = await makeTempDir('ovs-cx');
-  const catalog = join(dir, 'models.json');
-  writeFileSync(catalog, JSON.stringify(fakeModelCatalog([MODEL])));
-  const h = await startTestHub({
-    dir,
-    extraEnv: { FAKE_API_KEY },
-    config: {
-      codexProvider: { base_url: openai.url, env_key: 'FAKE_API_KEY', request_max_retries: 0, stream_max_retries: 0 },
-      codexModel: MODEL,
-      ...(o.catalog === false ? {} : { codexModelCatalog: catalog }),
-      codexBin: codexBin(),
-      ...o.config,
-    },
-  });
-  cleanups.push(() => h.stop());
-  return { h, openai };
-}
+const { codexHub } = codexHubs();
 
 const mcp = (tool: string, args: Record<string, unknown>) => ({ mcp: { server: 'overseer', tool, args } });
 const outputsText = (ctx: CodexStepContext): string => ctx.lastOutputs.map((o) => `[${o.name}] ${o.text}`).join('\n');
@@ -92,7 +67,7 @@ describe('codex children: tools, files and accounting', () => {
     const script: CodexScript = (ctx) => (ctx.turn === 0
       ? { text: 'first turn', usage: { input_tokens: 1000, output_tokens: 100 } }
       : { text: 'second turn', usage: { input_tokens: 2000, output_tokens: 500 } });
-    const { h } = await codexHub({ priced: script }, { config: { codexPrices: { [MODEL]: { input: 1, output: 2 } } } });
+    const { h } = await codexHub({ priced: script }, { config: { codexPrices: { [FAKE_MODEL]: { input: 1, output: 2 } } } });
     const id = (await h.call('spawn_agent', { prompt: '@script:priced say something', provider: 'codex' })).job_id;
     const w1 = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 120 });
     assert.equal(w1.done[0].status, 'succeeded', w1.done[0].error);

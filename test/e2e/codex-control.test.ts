@@ -3,48 +3,15 @@
 // message_agent to a running Codex child is queued and delivered by resuming its thread when the
 // turn ends, and cancel leaves no process of the agent behind (the sandboxed tool included).
 // Ordering comes from the fake's requests (waitForRequest) and gates the test opens.
-import { describe, test, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
-import { codexBin, FAKE_API_KEY, makeTempDir } from '../helpers/codex.js';
-import { fakeModelCatalog, startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
-import type { Config } from '../../src/config.js';
+import { codexHubs } from '../helpers/codexHub.js';
+import { gate } from '../helpers/gate.js';
 
-const MODEL = 'fake-model';
-const cleanups: (() => Promise<void>)[] = [];
-after(async () => { for (const c of cleanups.reverse()) await c(); });
-
-/** A hub whose Codex children talk to a fresh fake Responses API (the catalog defines fake-model). */
-async function codexHub(scripts: Record<string, CodexScript>, config: Partial<Config> = {}): Promise<{ h: TestHub; openai: FakeOpenAI }> {
-  const openai = await startFakeOpenAI({ scripts });
-  cleanups.push(() => openai.close());
-  const dir = await makeTempDir('ovs-cx');
-  const catalog = join(dir, 'models.json');
-  writeFileSync(catalog, JSON.stringify(fakeModelCatalog([MODEL])));
-  const h = await startTestHub({
-    dir,
-    extraEnv: { FAKE_API_KEY },
-    config: {
-      codexProvider: { base_url: openai.url, env_key: 'FAKE_API_KEY', request_max_retries: 0, stream_max_retries: 0 },
-      codexModel: MODEL, codexModelCatalog: catalog, codexBin: codexBin(), ...config,
-    },
-  });
-  cleanups.push(() => h.stop());
-  return { h, openai };
-}
-
-/** A promise the test resolves by hand (with a fallback so a failing test cannot hang a child forever). */
-function gate(fallbackMs = 60_000): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => {
-    open = resolve;
-    setTimeout(resolve, fallbackMs).unref();
-  });
-  return { wait, open };
-}
+const { codexHub } = codexHubs();
 
 /** Pids whose environment carries OVERSEER_AGENT_ID=<jobId>, with their command lines. */
 function agentProcesses(jobId: string): { pid: number; cmd: string }[] {
@@ -140,7 +107,7 @@ describe('codex children: pause, resume, messages, cancel', () => {
       sleeper: (ctx) => (ctx.step === 0
         ? { text: 'sleeping', calls: [{ shell: 'sleep 60' }] }
         : { delayMs: 120_000, text: 'never' }),
-    }, { codexSandbox: 'workspace-write' });
+    }, { config: { codexSandbox: 'workspace-write' } });
     const id = (await h.call('spawn_agent', { prompt: '@script:sleeper wait a minute', provider: 'codex' })).job_id;
     await openai.waitForRequest((r) => r.script === 'sleeper' && r.step === 0, 60_000);
     const sleeping = await eventually('the agent runs sleep 60', () => agentProcesses(id).find((p) => /(^|\/| )sleep 60$/.test(p.cmd)), 30_000);

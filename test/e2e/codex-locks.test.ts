@@ -3,49 +3,21 @@
 // denies an apply_patch on a file a REAL claude child holds; a shell write the hook cannot parse
 // is caught after the turn as a lock violation. Ordering: fake requests (waitForRequest) and
 // gates, never sleeps.
-import { describe, test, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { codexBin, FAKE_API_KEY, makeTempDir } from '../helpers/codex.js';
+import type { TestHub } from '../helpers/hub.js';
+import { codexHubs } from '../helpers/codexHub.js';
+import { gate } from '../helpers/gate.js';
 import { initRepo } from '../helpers/git.js';
-import { fakeModelCatalog, startFakeOpenAI, type CodexScript, type CodexToolOutput, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
+import type { CodexScript, CodexToolOutput } from '../../src/testing/fakeOpenAI.js';
 import type { Script } from '../../src/testing/fakeAnthropic.js';
 
-const MODEL = 'fake-model';
-const cleanups: (() => Promise<void>)[] = [];
-after(async () => { for (const c of cleanups.reverse()) await c(); });
+const { codexHub } = codexHubs();
 
 /** A hub with claude children (fake Anthropic `scripts`) and Codex children (fake Responses `codex`). */
-async function mixedHub(scripts: Record<string, Script>, codex: Record<string, CodexScript>): Promise<{ h: TestHub; openai: FakeOpenAI }> {
-  const openai = await startFakeOpenAI({ scripts: codex });
-  cleanups.push(() => openai.close());
-  const dir = await makeTempDir('ovs-cx');
-  const catalog = join(dir, 'models.json');
-  writeFileSync(catalog, JSON.stringify(fakeModelCatalog([MODEL])));
-  const h = await startTestHub({
-    dir,
-    scripts,
-    extraEnv: { FAKE_API_KEY },
-    config: {
-      codexProvider: { base_url: openai.url, env_key: 'FAKE_API_KEY', request_max_retries: 0, stream_max_retries: 0 },
-      codexModel: MODEL, codexModelCatalog: catalog, codexBin: codexBin(),
-    },
-  });
-  cleanups.push(() => h.stop());
-  return { h, openai };
-}
-
-/** A promise the test resolves by hand (with a fallback so a failing test cannot hang a child forever). */
-function gate(fallbackMs = 60_000): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => {
-    open = resolve;
-    setTimeout(resolve, fallbackMs).unref();
-  });
-  return { wait, open };
-}
+const mixedHub = (scripts: Record<string, Script>, codex: Record<string, CodexScript>) => codexHub(codex, { scripts });
 
 describe('codex children and file locks', () => {
   test('the lock hook denies a codex apply_patch on a file a claude child holds, naming the holder; the file is untouched', async () => {

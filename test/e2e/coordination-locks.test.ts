@@ -13,18 +13,9 @@ import type { Script, ToolResultInfo } from '../../src/testing/fakeAnthropic.js'
 import { subscribed } from '../helpers/bus.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
+import { gate } from '../helpers/gate.js';
 
 const { cleanups, hubWith } = scriptedHubs();
-
-/** A promise the test resolves by hand (with a fallback so a failing test cannot hang a child forever). */
-function gate(fallbackMs = 60_000): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => {
-    open = resolve;
-    setTimeout(resolve, fallbackMs).unref();
-  });
-  return { wait, open };
-}
 
 const finish = (result: string) => ({ tools: [{ name: 'mcp__overseer__finish', input: { result } }] });
 

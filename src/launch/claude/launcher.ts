@@ -1,10 +1,9 @@
 // The Claude Code launcher: the invocation of claude-code-interface.md §0 in stream-json
 // input mode (stdin stays open so message_agent can reach a running child), and the mapping
 // of its event stream onto the supervisor's AgentSignals.
-import { join } from 'node:path';
 import type { AgentLauncher, AgentSignal, LaunchSpec, SpawnCmd, StreamParser, TokenUsage } from '../types.js';
 import { parseClaudeLine } from './events.js';
-import { firstExisting, which } from '../which.js';
+import { agentEnv, resolveAgentBin } from '../common.js';
 
 /** Tools a child may use without asking: Overseer's own. Everything else that needs
  * permission goes to mcp__overseer__check_permission, i.e. the hub's policy. */
@@ -36,8 +35,7 @@ export class ClaudeLauncher implements AgentLauncher {
   constructor(private readonly opts: { bin?: string; packageRoot?: string; pathEnv?: string }) {}
 
   resolveBin(): string | undefined {
-    if (this.opts.bin) return this.opts.bin;
-    return which('claude', this.opts.pathEnv) ?? (this.opts.packageRoot ? firstExisting([join(this.opts.packageRoot, 'node_modules', '.bin', 'claude')]) : undefined);
+    return resolveAgentBin('claude', this.opts.bin, this.opts.packageRoot, this.opts.pathEnv);
   }
 
   build(spec: LaunchSpec, bin: string): SpawnCmd {
@@ -78,15 +76,9 @@ export class ClaudeLauncher implements AgentLauncher {
       args,
       cwd: spec.cwd,
       stdin: 'pipe',
-      env: {
-        ...spec.env,
-        OVERSEER_AGENT_ID: spec.jobId,
-        OVERSEER_URL: spec.mcpUrl,
-        OVERSEER_TOKEN: spec.token,
-        // MCP tools of the hub can block for a long time (waits, locks): progress keeps the
-        // idle timer alive, the per-server timeout above covers the hard one.
-        MCP_TOOL_TIMEOUT: String(spec.mcpTimeoutMs),
-      },
+      // MCP tools of the hub can block for a long time (waits, locks): progress keeps the
+      // idle timer alive, the per-server timeout above covers the hard one.
+      env: agentEnv(spec, { MCP_TOOL_TIMEOUT: String(spec.mcpTimeoutMs) }),
     };
   }
 

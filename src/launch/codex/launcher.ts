@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentLauncher, LaunchSpec, ParserOptions, SpawnCmd, StreamParser } from '../types.js';
-import { firstExisting, which } from '../which.js';
+import { agentEnv, resolveAgentBin } from '../common.js';
 import { hookCommandLine } from '../claude/launcher.js';
 import { newCodexParser } from './events.js';
 import type { Price } from './prices.js';
@@ -61,8 +61,7 @@ export class CodexLauncher implements AgentLauncher {
   constructor(private readonly o: CodexLauncherOptions) {}
 
   resolveBin(): string | undefined {
-    if (this.o.bin) return this.o.bin;
-    return which('codex', this.o.pathEnv) ?? (this.o.packageRoot ? firstExisting([join(this.o.packageRoot, 'node_modules', '.bin', 'codex')]) : undefined);
+    return resolveAgentBin('codex', this.o.bin, this.o.packageRoot, this.o.pathEnv);
   }
 
   build(spec: LaunchSpec, bin: string): SpawnCmd {
@@ -90,13 +89,7 @@ export class CodexLauncher implements AgentLauncher {
       args,
       cwd: spec.cwd,
       stdin: 'pipe',
-      env: {
-        ...spec.env,
-        CODEX_HOME: this.o.codexHome,
-        OVERSEER_AGENT_ID: spec.jobId,
-        OVERSEER_URL: spec.mcpUrl,
-        OVERSEER_TOKEN: spec.token,
-      },
+      env: agentEnv(spec, { CODEX_HOME: this.o.codexHome }),
     };
   }
 
