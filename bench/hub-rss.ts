@@ -112,7 +112,9 @@ export async function benchHubRss(): Promise<HubRssResult> {
     const info = await until('hub.json', 20_000, () => {
       if (hub.exitCode !== null) throw new Error(`the hub exited with ${hub.exitCode}: ${stderr}`);
       try {
-        return JSON.parse(readFileSync(path.join(state, 'hub.json'), 'utf8')) as { url: string; pid: number };
+        // hub.json is claimed (url empty) as soon as the hub locks the directory; it is ready once the url is in.
+        const i = JSON.parse(readFileSync(path.join(state, 'hub.json'), 'utf8')) as { url: string; pid: number };
+        return i.url ? i : undefined;
       } catch {
         return undefined;
       }
