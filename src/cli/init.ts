@@ -6,11 +6,10 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gitRoot, packageRoot } from '../config.js';
 import { which } from '../launch/which.js';
-import { hookCommandLine } from '../launch/claude/launcher.js';
+import { HOOK_MATCHER, hookCommandLine } from '../launch/claude/launcher.js';
 import { writeFileAtomic } from '../server/hubLock.js';
 import { CliError } from './status.js';
 
-const HOOK_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|Bash';
 
 type Json = Record<string, unknown>;
 

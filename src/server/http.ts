@@ -61,9 +61,13 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
       if (req.method !== 'POST' || !o.onHook) return deny(res, 405, 'POST the hook input to /hook');
       const body = await readJson(req);
       if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
-      const verdict = o.onHook(caller, body);
+      const verdict = o.onHook(caller, body) as { decision?: string; reason?: string };
+      // ?format=claude: Claude Code's HTTP hook reads the same JSON a command hook prints.
+      const out = url.searchParams.get('format') === 'claude'
+        ? (verdict.decision === 'deny' ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: verdict.reason ?? 'denied by Overseer' } } : {})
+        : verdict;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(verdict));
+      res.end(JSON.stringify(out));
       return;
     }
     const sid = req.headers['mcp-session-id'];

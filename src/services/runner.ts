@@ -22,7 +22,6 @@ import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
 import type { TokenUsage } from '../launch/types.js';
-import { packageRoot } from '../config.js';
 import { memorySection } from '../kb/memory.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
@@ -176,7 +175,7 @@ export class Runner {
       appendSystemPrompt: this.preamble(job, workDir),
       jsonSchema: job.json_schema ?? undefined,
       priorUsage: resume && job.thread_usage_json ? (JSON.parse(job.thread_usage_json) as TokenUsage) : undefined,
-      settings: ctx.config.lockMode === 'off' ? undefined : hookSettings(process.execPath, join(packageRoot(), 'hooks', 'overseer-hook.mjs')),
+      settings: ctx.config.lockMode === 'off' ? undefined : hookSettings(ctx.mcpUrl()),
       env: ctx.childEnv,
       mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
     });

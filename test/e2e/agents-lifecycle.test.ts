@@ -123,8 +123,11 @@ describe('control', () => {
     await h.fake.waitForRequest((r) => r.script === 'slow', 30_000);
     const frozen = await h.call('pause_agent', { job_id: id, mode: 'freeze' });
     assert.equal(frozen.status, 'frozen');
-    // SIGSTOP takes effect once the process leaves an uninterruptible wait (state D): wait for T.
-    await eventually('process stopped (state T)', () => procState(running.pid!) === 'T', 5000);
+    // SIGSTOP takes effect once the process leaves an uninterruptible wait (state D — e.g. paging
+    // in the 380 MB claude binary on a cold cache): wait for T.
+    let seen = '';
+    await eventually('process stopped (state T)', () => (seen = procState(running.pid!) ?? 'gone') === 'T', 30_000)
+      .catch((err: Error) => { throw new Error(`${err.message}; last state ${seen}`); });
     const resumed = await h.call('resume_agent', { job_id: id });
     assert.equal(resumed.status, 'running');
     await eventually('process running again', () => procState(running.pid!) !== 'T', 5000);

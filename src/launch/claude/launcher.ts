@@ -16,11 +16,23 @@ export const shellWord = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 /** The command that runs the lock hook (for --settings and for overseer init). */
 export const hookCommandLine = (nodeBin: string, hookScript: string): string => `${shellWord(nodeBin)} ${shellWord(hookScript)}`;
 
-/** `--settings` JSON installing the lock hook on every edit (fails closed). */
-export function hookSettings(nodeBin: string, hookScript: string): string {
+export const HOOK_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|Bash';
+
+/**
+ * `--settings` JSON installing the lock check on every edit of a Claude child. It is Claude
+ * Code's HTTP hook straight to the hub's /hook (the agent's bearer token expanded from its
+ * environment): the same check as hooks/overseer-hook.mjs without starting a Node process per
+ * edit (~60 ms). It fails closed: `onFailure: block` denies when the hub cannot be reached, and
+ * the model sees the reason (verified: "PreToolUse:Write hook error: <reason>").
+ */
+export function hookSettings(mcpUrl: string): string {
+  const url = new URL('/hook?format=claude', mcpUrl).toString();
   return JSON.stringify({
     hooks: {
-      PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash', hooks: [{ type: 'command', command: hookCommandLine(nodeBin, hookScript), timeout: 15, onFailure: 'block' }] }],
+      PreToolUse: [{
+        matcher: HOOK_MATCHER,
+        hooks: [{ type: 'http', url, headers: { Authorization: 'Bearer ${OVERSEER_TOKEN}' }, allowedEnvVars: ['OVERSEER_TOKEN'], timeout: 15, onFailure: 'block' }],
+      }],
     },
   });
 }
