@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { waitForJob, eventually, alive, procState } from '../helpers/wait.js';
+import { waitForJob, eventually, alive, procStopped } from '../helpers/wait.js';
 import type { Script } from '../../src/testing/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
@@ -123,14 +123,12 @@ describe('control', () => {
     await h.fake.waitForRequest((r) => r.script === 'slow', 30_000);
     const frozen = await h.call('pause_agent', { job_id: id, mode: 'freeze' });
     assert.equal(frozen.status, 'frozen');
-    // SIGSTOP takes effect once the process leaves an uninterruptible wait (state D — e.g. paging
-    // in the 380 MB claude binary on a cold cache): wait for T.
-    let seen = '';
-    await eventually('process stopped (state T)', () => (seen = procState(running.pid!) ?? 'gone') === 'T', 30_000)
-      .catch((err: Error) => { throw new Error(`${err.message}; last state ${seen}`); });
+    // Every thread stopped (a multi-threaded process may show its main thread in D behind a
+    // stopped thread, so /proc/<pid>/stat alone is not enough).
+    await eventually('every thread of the process stopped', () => procStopped(running.pid!), 10_000);
     const resumed = await h.call('resume_agent', { job_id: id });
     assert.equal(resumed.status, 'running');
-    await eventually('process running again', () => procState(running.pid!) !== 'T', 5000);
+    await eventually('process running again', () => !procStopped(running.pid!), 10_000);
     const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 60 });
     assert.equal(w.done[0].status, 'succeeded');
   });

@@ -1,7 +1,7 @@
 // Waiting helpers for tests: poll-free where an event exists; where the only signal is the
 // world itself (a process gone, a file appearing), a bounded re-check on the hub's bus events
 // or a short-interval check with a hard deadline.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Hub } from '../../src/hub.js';
 import type { JobRow } from '../../src/store/jobs.js';
 
@@ -55,11 +55,25 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** The one-letter process state from /proc (R, S, T = stopped, Z…). */
-export function procState(pid: number): string | undefined {
+
+/**
+ * Is every thread of the process stopped? A SIGSTOPped multi-threaded process can show its main
+ * thread in D (blocked behind a stopped thread) rather than T, so the threads are checked: some
+ * thread is stopped (T/t) and none is running or sleeping (R/S).
+ */
+export function procStopped(pid: number): boolean {
+  let tids: string[];
   try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    tids = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return undefined;
+    return false;
   }
+  const states = tids.map((t) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8').split(') ')[1]?.[0] ?? '?';
+    } catch {
+      return '?';
+    }
+  });
+  return states.some((st) => st === 'T' || st === 't') && !states.some((st) => st === 'R' || st === 'S');
 }
