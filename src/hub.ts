@@ -189,6 +189,7 @@ export class Hub {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.jobs.runner.shutdown();
+      await this.workflows.drain();
       this.locks.close();
       await this.http?.close();
       this.db.close();

@@ -88,6 +88,11 @@ export class WorkflowService {
     return this.chains.get(id) ?? Promise.resolve();
   }
 
+  /** Wait until no workflow has queued work (hub shutdown, before the database closes). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.chains.values()]);
+  }
+
   private lead(caller: Caller, tool: string): void {
     if (caller.role !== 'lead') throw new ForbiddenError(`${tool} is the lead's: agents do not run workflows.`);
   }
