@@ -5,12 +5,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Caller, HubContext } from './context.js';
+import type { HubContext } from './context.js';
 import type { AttemptRow, JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
 import { pickRunnable, dependencyState } from '../domain/scheduler.js';
-import { isActive, type FailureClass, type JobStatus } from '../domain/job.js';
+import type { FailureClass, JobStatus } from '../domain/job.js';
 import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
 import { createWorktree, finishWorktree, headCommit } from '../git/worktree.js';
@@ -413,5 +413,3 @@ async function runDiagnosis(ctx: HubContext, job: JobRow, prompt: string): Promi
   }
 }
 
-export type { Caller };
-export { isActive };

@@ -13,7 +13,7 @@ import { WorkflowStore, type WorkflowRow } from '../store/workflows.js';
 import { tx } from '../store/db.js';
 import {
   ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA, TRANSIENT, afterAssess, afterFailure, afterImplement, afterReview, checkOff,
-  freshCounters, parseMilestones, progress, reopen, topUnchecked,
+  freshCounters, progress, reopen, topUnchecked,
   type BlockedReason, type Counters, type Next, type Phase, type WorkflowStatus,
 } from '../domain/workflow.js';
 import { isSettled, slugify } from '../domain/job.js';
@@ -550,4 +550,3 @@ async function commitAll(dir: string, message: string): Promise<string> {
   }
 }
 
-export { parseMilestones };

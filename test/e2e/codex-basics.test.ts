@@ -7,11 +7,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, realpathSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
 import { FAKE_MODEL } from '../helpers/codex.js';
 import { codexHubs } from '../helpers/codexHub.js';
 import type { CodexScript, CodexStepContext } from '../../src/testing/fakeOpenAI.js';
+import { deadPort } from '../helpers/net.js';
 
 const { codexHub } = codexHubs();
 
@@ -88,15 +88,6 @@ describe('codex children: tools, files and accounting', () => {
     assert.equal(a2.attempts[1].cost_usd, (2000 * 1 + 500 * 2) / 1e6, 'the resumed attempt is charged the difference only');
   });
 });
-
-/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
-async function deadPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 describe('codex children: failures', () => {
   test('codex missing → binary_not_found saying how to set CODEX_BIN', async () => {

@@ -13,6 +13,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { contextOf, startFakeOpenAI, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
+import { deadPort } from '../helpers/net.js';
 import {
   codexEnv,
   codexHome,
@@ -34,15 +35,6 @@ function threadId(run: CodexRun): string {
   const ev = run.events.find((e) => e.type === 'thread.started');
   assert.ok(ev, `no thread.started\n${diag(run)}`);
   return ev.thread_id as string;
-}
-
-/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
-async function deadPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 interface EchoMcp {

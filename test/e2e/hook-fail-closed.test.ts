@@ -4,26 +4,17 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ExecaLauncher } from '../../src/launch/process.js';
 import { cwdOf } from '../helpers/steps.js';
+import { deadPort } from '../helpers/net.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
 
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 test('a Claude child whose lock check cannot reach the hub is denied the edit, and told why', async () => {
-  const port = await closedPort();
+  const port = await deadPort();
   const real = new ExecaLauncher();
   let target = '';
   const h = await startTestHub({

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +17,7 @@ import { waitForJob } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { TokenRecorder } from '../helpers/tokens.js';
 import type { Config } from '../../src/config.js';
+import { deadPort } from '../helpers/net.js';
 
 const HOOK = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'hooks', 'overseer-hook.mjs');
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
@@ -104,14 +104,6 @@ async function lockRows(h: TestHub, prefix: string): Promise<[string, string, st
   return ((await h.call('list_locks', { path_prefix: prefix })).locks as { path: string; holder: string; reason: string | null }[]).map((l) => [l.path, l.holder, l.reason]);
 }
 
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
 after(async () => {
   for (const h of hubs) await h.stop();
   for (const d of temps) await rm(d, { recursive: true, force: true });
@@ -179,7 +171,7 @@ describe('lock hook, auto mode', () => {
   });
 
   test('fails closed: unreachable hub, unknown token, garbage input', async () => {
-    const port = await closedPort();
+    const port = await deadPort();
     const down = await runHook(preToolUse(t.root, 'Write', { file_path: file('any.txt'), content: 'x' }),
       cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: A.token }), t.root);
     assert.match(denied(down, 'hub unreachable'), /could not reach the hub/);

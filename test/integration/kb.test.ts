@@ -20,6 +20,7 @@ import { PromptLibrary } from '../../src/prompts/load.js';
 import { createTriageAgent, parseTriageOutput, TRIAGE_MODEL } from '../../src/kb/triageAgent.js';
 import { startFakeAnthropic, type FakeAnthropic, type StepContext } from '../../src/testing/fakeAnthropic.js';
 import { claudeBin, claudeEnv } from '../helpers/claude.js';
+import { callAs } from '../helpers/mcp.js';
 
 const PROMPTS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prompts');
 
@@ -49,14 +50,6 @@ async function rig(dir: string, triageAgent?: TriageAgent): Promise<Rig> {
   return { kb, lead, agent, async close() { for (const c of clients) await c.close(); kb.close(); } };
 }
 
-async function call(c: Client, tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; value: any; text: string }> {
-  const r = await c.callTool({ name: tool, arguments: args });
-  const text = (r.content as { text: string }[]).map((x) => x.text).join('');
-  let value: unknown;
-  try { value = JSON.parse(text); } catch { value = undefined; }
-  return { isError: !!r.isError, value, text };
-}
-
 const CLOCK = { title: 'Login tests need a frozen clock', content: 'The login session tests compare expiry times; freeze the clock with the fakeClock helper or they fail near midnight.', tags: ['tests', 'login'] };
 
 describe('kb tools over MCP', () => {
@@ -79,17 +72,17 @@ describe('kb tools over MCP', () => {
   });
 
   test('an agent reports: stored; the same again: merged with the id; a secret: rejected with a reason', async () => {
-    const first = await call(r.agent, 'report_learnings', { learnings: [CLOCK] });
+    const first = await callAs(r.agent, 'report_learnings', { learnings: [CLOCK] });
     assert.equal(first.isError, false, first.text);
     assert.deepEqual(first.value.results, [{ status: 'stored', entry_id: 'p-1', scope: 'project', title: CLOCK.title }]);
 
-    const again = await call(r.agent, 'report_learnings', { learnings: [{ ...CLOCK, tags: ['flaky'] }] });
+    const again = await callAs(r.agent, 'report_learnings', { learnings: [{ ...CLOCK, tags: ['flaky'] }] });
     assert.equal(again.value.results[0].status, 'merged');
     assert.equal(again.value.results[0].entry_id, 'p-1');
     assert.equal(again.value.results[0].into, 'p-1');
 
     const key = `${'AKIA'}${'Q7ZP3XK2M9LW4RTV'}`;
-    const secret = await call(r.agent, 'report_learnings', { learnings: [{ title: 'S3 upload credentials', content: `Upload the fixtures with access key ${key} from the shared account.` }] });
+    const secret = await callAs(r.agent, 'report_learnings', { learnings: [{ title: 'S3 upload credentials', content: `Upload the fixtures with access key ${key} from the shared account.` }] });
     const res = secret.value.results[0];
     assert.equal(res.status, 'rejected');
     assert.match(res.reason, /secret: an AWS access key id/);
@@ -102,45 +95,45 @@ describe('kb tools over MCP', () => {
   });
 
   test('the lead can report too (no source job)', async () => {
-    const res = await call(r.lead, 'report_learnings', { learnings: [{ title: 'Release notes live in CHANGES.md', content: 'The release script reads CHANGES.md, not the GitHub releases page; update it before tagging.' }] });
+    const res = await callAs(r.lead, 'report_learnings', { learnings: [{ title: 'Release notes live in CHANGES.md', content: 'The release script reads CHANGES.md, not the GitHub releases page; update it before tagging.' }] });
     assert.equal(res.value.results[0].status, 'stored');
     assert.equal(r.kb.get(res.value.results[0].entry_id)!.source_job, null);
   });
 
   test('search_kb: scope project / global / all', async () => {
-    await call(r.agent, 'report_learnings', { learnings: [{ title: 'Session cookies need SameSite=None', content: 'Cross-site login session cookies are dropped by browsers without SameSite=None; Secure.', scope: 'global' }] });
-    const all = await call(r.agent, 'search_kb', { query: 'login session' });
+    await callAs(r.agent, 'report_learnings', { learnings: [{ title: 'Session cookies need SameSite=None', content: 'Cross-site login session cookies are dropped by browsers without SameSite=None; Secure.', scope: 'global' }] });
+    const all = await callAs(r.agent, 'search_kb', { query: 'login session' });
     assert.equal(all.isError, false, all.text);
     const ids = all.value.entries.map((e: { entry_id: string }) => e.entry_id);
     assert.ok(ids.includes('p-1') && ids.includes('g-1'), ids.join(','));
     const hit = all.value.entries[0];
     assert.deepEqual(Object.keys(hit).sort(), ['entry_id', 'scope', 'score', 'snippet', 'source_job', 'tags', 'title']);
     assert.match(JSON.stringify(all.value.entries), /\*\*session\*\*/i);
-    const project = await call(r.lead, 'search_kb', { query: 'login session', scope: 'project' });
+    const project = await callAs(r.lead, 'search_kb', { query: 'login session', scope: 'project' });
     assert.ok(project.value.entries.every((e: { scope: string }) => e.scope === 'project'));
     assert.ok(project.value.entries.length > 0);
-    const global = await call(r.lead, 'search_kb', { query: 'login session', scope: 'global' });
+    const global = await callAs(r.lead, 'search_kb', { query: 'login session', scope: 'global' });
     assert.deepEqual(global.value.entries.map((e: { entry_id: string }) => e.entry_id), ['g-1']);
-    const none = await call(r.lead, 'search_kb', { query: 'xylophone quartet' });
+    const none = await callAs(r.lead, 'search_kb', { query: 'xylophone quartet' });
     assert.deepEqual(none.value.entries, []);
   });
 
   test('hostile and empty queries: no FTS5 error; a word-less query says how to fix it', async () => {
     for (const q of ['AND OR NOT', 'login*', '(login', 'login" OR "x', 'title:login', 'x'.repeat(2000)]) {
-      const res = await call(r.agent, 'search_kb', { query: q });
+      const res = await callAs(r.agent, 'search_kb', { query: q });
       assert.equal(res.isError, false, `${q.slice(0, 30)}: ${res.text}`);
     }
     // Punctuation only: a clear input error, never an FTS5 syntax error.
     for (const q of ['"', '*', '()']) {
-      const res = await call(r.agent, 'search_kb', { query: q });
+      const res = await callAs(r.agent, 'search_kb', { query: q });
       assert.equal(res.isError, true);
       assert.doesNotMatch(res.text, /fts5|syntax/i);
       assert.match(res.text, /search with words/);
     }
-    const empty = await call(r.agent, 'search_kb', { query: '?!' });
+    const empty = await callAs(r.agent, 'search_kb', { query: '?!' });
     assert.equal(empty.isError, true);
     assert.match(empty.text, /^invalid_input: query has no letters or digits/);
-    const blank = await call(r.agent, 'search_kb', { query: '' });
+    const blank = await callAs(r.agent, 'search_kb', { query: '' });
     assert.equal(blank.isError, true);
     assert.match(blank.text, /query is empty/);
   });
@@ -158,7 +151,7 @@ describe('kb tools over MCP', () => {
       ['delete_kb_entry', { entry_id: '12' }, /entry_id looks like "p-12"/],
     ];
     for (const [tool, args, re] of cases) {
-      const res = await call(r.lead, tool, args);
+      const res = await callAs(r.lead, tool, args);
       assert.equal(res.isError, true, `${tool} ${JSON.stringify(args).slice(0, 60)} should fail`);
       assert.match(res.text, re);
     }
@@ -166,7 +159,7 @@ describe('kb tools over MCP', () => {
   });
 
   test('one bad learning among good ones is rejected alone', async () => {
-    const res = await call(r.agent, 'report_learnings', { learnings: [
+    const res = await callAs(r.agent, 'report_learnings', { learnings: [
       { title: 'Too short', content: 'meh' },
       { title: 'Docker builds need BuildKit', content: 'The Dockerfile uses RUN --mount=type=cache, which only works with DOCKER_BUILDKIT=1.' },
     ] });
@@ -176,7 +169,7 @@ describe('kb tools over MCP', () => {
 
   test('list_kb and delete_kb_entry are lead-only', async () => {
     for (const [tool, args] of [['list_kb', {}], ['delete_kb_entry', { entry_id: 'p-1' }]] as const) {
-      const res = await call(r.agent, tool, args);
+      const res = await callAs(r.agent, tool, args);
       assert.equal(res.isError, true);
       assert.match(res.text, /not found/i);
     }
@@ -184,21 +177,21 @@ describe('kb tools over MCP', () => {
   });
 
   test('list_kb pages; delete_kb_entry deletes; an unknown id lists nearby ids', async () => {
-    const page = await call(r.lead, 'list_kb', { limit: 2 });
+    const page = await callAs(r.lead, 'list_kb', { limit: 2 });
     assert.equal(page.value.entries.length, 2);
     assert.ok(page.value.next_cursor);
-    const rest = await call(r.lead, 'list_kb', { limit: 200, cursor: page.value.next_cursor });
+    const rest = await callAs(r.lead, 'list_kb', { limit: 200, cursor: page.value.next_cursor });
     const all = [...page.value.entries, ...rest.value.entries].map((e: { entry_id: string }) => e.entry_id);
     assert.equal(new Set(all).size, all.length, 'no entry twice');
     assert.ok(all.includes('p-1') && all.includes('g-1'));
-    const tagged = await call(r.lead, 'list_kb', { tag: 'flaky' });
+    const tagged = await callAs(r.lead, 'list_kb', { tag: 'flaky' });
     assert.deepEqual(tagged.value.entries.map((e: { entry_id: string }) => e.entry_id), ['p-1']);
 
-    const del = await call(r.lead, 'delete_kb_entry', { entry_id: 'p-1' });
+    const del = await callAs(r.lead, 'delete_kb_entry', { entry_id: 'p-1' });
     assert.deepEqual(del.value, { deleted: 'p-1', title: CLOCK.title });
-    const gone = await call(r.lead, 'search_kb', { query: 'fakeClock midnight' });
+    const gone = await callAs(r.lead, 'search_kb', { query: 'fakeClock midnight' });
     assert.ok(!gone.value.entries.some((e: { entry_id: string }) => e.entry_id === 'p-1'));
-    const unknown = await call(r.lead, 'delete_kb_entry', { entry_id: 'p-1' });
+    const unknown = await callAs(r.lead, 'delete_kb_entry', { entry_id: 'p-1' });
     assert.equal(unknown.isError, true);
     assert.match(unknown.text, /^not_found: no project knowledge base entry p-1\. Nearby: p-2/);
   });
@@ -209,13 +202,13 @@ describe('kb tools over MCP', () => {
         title: `Bulk learning ${i}-${j} about gizmo widgets`,
         content: `Gizmo widget rule ${i * 5 + j}: ${Array.from({ length: 120 }, (_, k) => `term${(i * 5 + j) * 1000 + k}`).join(' ')}. Gizmo widgets matter.`,
       }));
-      const res = await call(r.lead, 'report_learnings', { learnings });
+      const res = await callAs(r.lead, 'report_learnings', { learnings });
       assert.ok(res.value.results.every((x: { status: string }) => x.status === 'stored'), res.text.slice(0, 300));
     }
-    const search = await call(r.lead, 'search_kb', { query: 'gizmo widgets', limit: 50 });
+    const search = await callAs(r.lead, 'search_kb', { query: 'gizmo widgets', limit: 50 });
     assert.equal(search.value.entries.length, 50);
     assert.ok(search.text.length <= 20_000, String(search.text.length));
-    const list = await call(r.lead, 'list_kb', { limit: 200 });
+    const list = await callAs(r.lead, 'list_kb', { limit: 200 });
     assert.ok(list.text.length <= 20_000, String(list.text.length));
   });
 });
@@ -227,7 +220,7 @@ describe('kb tools with a triage agent (stub)', () => {
     const verdicts: Record<string, TriageVerdict> = { 'Node fetch ignores HTTP_PROXY': 'global', 'Done with the refactor': 'discard' };
     const r = await rig(dir, async (l) => { asked.push(l.title); return verdicts[l.title]; });
     try {
-      const res = await call(r.agent, 'report_learnings', { learnings: [
+      const res = await callAs(r.agent, 'report_learnings', { learnings: [
         { title: 'Node fetch ignores HTTP_PROXY', content: 'Node 20 global fetch ignores HTTP_PROXY; pass an undici ProxyAgent as dispatcher.' },
         { title: 'Done with the refactor', content: 'I finished the refactor of the user service and the tests pass.' },
         { title: 'Seeds run with npm run db:seed', content: 'Local seeds need npm run db:seed after every migration, or the e2e tests see an empty db.', scope: 'project' },
@@ -302,7 +295,7 @@ describe('the real triage agent (claude CLI against the fake API)', () => {
   test('through report_learnings: the real agent puts a learning in the global KB', async () => {
     const r = await rig(join(dir, 'rig'), agent());
     try {
-      const res = await call(r.agent, 'report_learnings', { learnings: [{ title: 'Node fetch ignores HTTP_PROXY', content: 'Node 20 global fetch ignores HTTP_PROXY; use an undici ProxyAgent. @script:tri-global' }] });
+      const res = await callAs(r.agent, 'report_learnings', { learnings: [{ title: 'Node fetch ignores HTTP_PROXY', content: 'Node 20 global fetch ignores HTTP_PROXY; use an undici ProxyAgent. @script:tri-global' }] });
       assert.equal(res.value.results[0].status, 'stored', res.text);
       assert.equal(res.value.results[0].entry_id, 'g-1');
     } finally {

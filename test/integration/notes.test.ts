@@ -5,18 +5,11 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob } from '../helpers/wait.js';
+import { callAs } from '../helpers/mcp.js';
 
 let h: TestHub;
 let agent: Client;
 let agentId: string;
-
-async function callAs(c: Client, tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; value: any; text: string }> {
-  const r = await c.callTool({ name: tool, arguments: args });
-  const text = (r.content as { text: string }[]).map((x) => x.text).join('');
-  let value: unknown;
-  try { value = JSON.parse(text); } catch { value = undefined; }
-  return { isError: !!r.isError, value, text };
-}
 
 before(async () => {
   h = await startTestHub({ scripts: { hang: [{ delayMs: 120_000, text: 'never' }] }, progressEveryMs: 50 });

@@ -4,27 +4,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startFakeAnthropic, textOf, type FakeAnthropic, type StepContext } from '../../src/testing/fakeAnthropic.js';
-
-interface SseEvent {
-  event: string;
-  data: any;
-}
-
-function parseSse(raw: string): SseEvent[] {
-  const out: SseEvent[] = [];
-  for (const chunk of raw.split('\n\n')) {
-    if (!chunk.trim()) continue;
-    let event = '';
-    const data: string[] = [];
-    for (const line of chunk.split('\n')) {
-      if (line.startsWith('event: ')) event = line.slice(7);
-      else if (line.startsWith('data: ')) data.push(line.slice(6));
-      else assert.fail(`unexpected SSE line: ${JSON.stringify(line)}`);
-    }
-    out.push({ event, data: JSON.parse(data.join('\n')) });
-  }
-  return out;
-}
+import { parseSse } from '../helpers/sse.js';
 
 const userMsg = (content: unknown) => ({ role: 'user', content });
 const asstMsg = (text: string) => ({ role: 'assistant', content: [{ type: 'text', text }] });

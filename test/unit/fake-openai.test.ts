@@ -3,6 +3,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { parseSse } from '../helpers/sse.js';
 import {
   contextOf,
   fakeModelCatalog,
@@ -11,27 +12,6 @@ import {
   type CodexStepContext,
   type FakeOpenAI,
 } from '../../src/testing/fakeOpenAI.js';
-
-interface SseEvent {
-  event: string;
-  data: any;
-}
-
-function parseSse(raw: string): SseEvent[] {
-  const out: SseEvent[] = [];
-  for (const chunk of raw.split('\n\n')) {
-    if (!chunk.trim()) continue;
-    let event = '';
-    const data: string[] = [];
-    for (const line of chunk.split('\n')) {
-      if (line.startsWith('event: ')) event = line.slice(7);
-      else if (line.startsWith('data: ')) data.push(line.slice(6));
-      else assert.fail(`unexpected SSE line: ${JSON.stringify(line)}`);
-    }
-    out.push({ event, data: JSON.parse(data.join('\n')) });
-  }
-  return out;
-}
 
 const text = (role: string, t: string) => ({
   type: 'message',

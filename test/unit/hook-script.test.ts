@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deadPort } from '../helpers/net.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HOOK = join(REPO_ROOT, 'hooks', 'overseer-hook.mjs');
@@ -112,15 +113,6 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-/** A port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
-
 /** The pid of a process that has exited (and been reaped). */
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
@@ -185,7 +177,7 @@ describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
 
   test('OVERSEER_URL at a closed port → a deny that says the hub could not be reached', async () => {
     const cwd = dir('closed');
-    const port = await closedPort();
+    const port = await deadPort();
     const url = `http://127.0.0.1:${port}/mcp`;
     const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: url, OVERSEER_TOKEN: 'tok' } });
     const reason = denyReason(r);
