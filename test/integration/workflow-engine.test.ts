@@ -1,4 +1,4 @@
-// The workflow engine (src/services/workflows.ts) in a real hub — real SQLite, real git
+// The workflow engine (src/workflow/) in a real hub — real SQLite, real git
 // worktrees and commits, the real supervisor and runner — with scripted phase "children"
 // (test/helpers/fakeLauncher.ts) instead of claude processes, so each phase takes milliseconds.
 import { describe, test, after } from 'node:test';
@@ -9,7 +9,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
 import { ScriptedLauncher, argValue, type ScriptedTurn, type TurnScript } from '../helpers/fakeLauncher.js';
-import { CONTEXT_CAP } from '../../src/services/workflows.js';
+import { CONTEXT_CAP } from '../../src/workflow/phases.js';
 import { ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA } from '../../src/domain/workflow.js';
 import { packageRoot, type Config } from '../../src/config.js';
 import type { SpawnCmd } from '../../src/launch/types.js';
@@ -267,7 +267,7 @@ describe('workflow engine', () => {
     assert.match(impl2, /## Your milestone\n- \[ \] add alpha\.txt/);
     assert.match(impl2, /## Plan\n# Plan\n- \[ \] add alpha\.txt\n- \[ \] add beta\.txt/);
     assert.match(promptOf(h, w.jobs[6].job_id), /## Your milestone\n- \[ \] add beta\.txt/);
-    assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/worklog/cycle-2-review` })).value, 'verdict: changes_requested\n\nalpha.txt is wrong');
+    assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/worklog/cycle-2-review` })).value, 'verdict: changes_requested\nre-opened: add alpha.txt\n\nalpha.txt is wrong');
     assert.equal(w.milestones_done, 2);
     assert.deepEqual((await gitOut(repo, ['log', '--format=%s', `main..${w.branch}`])).split('\n'), ['add beta.txt', 'alpha v2', 'alpha v1']);
   });
@@ -448,13 +448,13 @@ describe('workflow engine', () => {
     assert.equal(done.milestones_done, 2);
   });
 
-  test('resume_workflow from a later phase needs the plan note', async () => {
+  test('resume_workflow from a later phase needs a plan', async () => {
     const { h, repo } = await setup(crew({ assess: () => ({ structured: { plan: PLAN1 } }) }));
     const s = await h.call('start_workflow', { task: 'no contract', cwd: repo });
     assert.equal((await settled(h.hub, s.workflow_id)).status, 'blocked');
     const r = await h.callRaw('resume_workflow', { workflow_id: s.workflow_id, phase: 'implement', cycle: 1 });
     assert.equal(r.isError, true);
-    assert.match(r.text, /has no plan note yet: resume from phase "assess"/);
+    assert.match(r.text, /has no plan yet: resume from phase "assess"/);
   });
 
   test('resume of a running workflow is refused without force; with force its phase job is cancelled and a new one spawned', async () => {
