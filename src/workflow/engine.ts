@@ -25,9 +25,11 @@ export class WorkflowEngine {
 
   /** Run fn after everything already queued for this workflow. */
   serial(id: string, fn: () => Promise<void>): Promise<void> {
-    const next = (this.chains.get(id) ?? Promise.resolve()).then(fn).catch((err: unknown) => {
+    const next = (this.chains.get(id) ?? Promise.resolve()).then(fn).catch(async (err: unknown) => {
       this.ctx.log.error({ err, workflow: id }, 'workflow step failed');
-      return this.blockNow(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null);
+      // Blocking can fail too (the database closing under a late step): the chain never rejects.
+      await this.blockNow(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null)
+        .catch((e: unknown) => this.ctx.log.error({ err: e, workflow: id }, 'could not block the workflow'));
     });
     this.chains.set(id, next);
     return next;
