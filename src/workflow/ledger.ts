@@ -1,8 +1,9 @@
 // Check-off reconciliation: the hub's own record of which milestone an implement phase
 // completed (src/store/workflows.ts), and the plan note kept as a rendering of it. The hub is
 // the only one that checks milestones off or re-opens them; an edit of the plan note by anyone
-// else is reverted (an agent's) or adopted as the new plan with the record kept for unchanged
-// milestones (the lead's), and either way what differed is reported for the worklog.
+// else is reverted (an agent's, or anyone's once the workflow succeeded) or adopted as the new
+// plan with the record kept for unchanged milestones (the lead's), and either way what differed
+// is reported for the worklog.
 import type { HubContext } from '../services/context.js';
 import type { NoteService } from '../services/notes.js';
 import type { WorkflowStore } from '../store/workflows.js';
@@ -104,7 +105,8 @@ export class MilestoneLedger {
       this.writeNote(id, want); // an older rendering of the hub's own
       return [];
     }
-    if (note.author === 'lead' && parseMilestones(note.value).length) {
+    // The lead may change the plan of a workflow that can still run; a succeeded one's is history.
+    if (note.author === 'lead' && parseMilestones(note.value).length && this.store.get(id)?.status !== 'succeeded') {
       const fixed = this.fix(id, note.value, true);
       const boxes = noteDiscrepancies(note.value, fixed.record);
       return [`the lead's edit of the plan note (version ${note.version}) is the plan now: ${fixed.record.length} milestones, ${progressOf(fixed.record).done} done (check-offs kept where the name is unchanged and the box still checked)${boxes.length ? `; not counted: ${boxes.join('; ')}` : ''}`];

@@ -723,6 +723,12 @@ describe('workflow check-offs: the hub owns them', () => {
     assert.deepEqual(await branchLog(repo, done), ['add gamma.txt', 'add beta.txt', 'add alpha.txt']);
     assert.match(await worklog(h, s.workflow_id, 'cycle-1-implement'),
       /^plan note: the lead's edit of the plan note \(version \d+\) is the plan now: 3 milestones, 0 done .*; not counted: "add alpha\.txt" was checked, but no implement phase reported it completed$/m);
+    // Once it succeeded, the plan is history: even the lead's edit is reverted.
+    await h.call('write_note', { key: `workflow/${s.workflow_id}/plan`, value: '# Plan\n- [x] add alpha.txt\n' });
+    await h.hub.workflows.idle(s.workflow_id);
+    const after = await h.call('get_workflow', { workflow_id: s.workflow_id });
+    assert.deepEqual([after.status, after.milestones_done, after.milestones_total], ['succeeded', 3, 3]);
+    assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/plan` })).value, '# Plan\n- [x] add alpha.txt\n- [x] add beta.txt\n- [x] add gamma.txt\n');
   });
 
   test('a workflow from before the hub kept a record adopts its plan note once; with neither record nor note a restart blocks missing_artifact', async () => {
