@@ -22,7 +22,7 @@ import { RequestService } from './services/requests.js';
 import { PermissionService } from './services/permissions.js';
 import { HookService, type HookInput } from './services/hook.js';
 import { coordTools } from './tools/coord.js';
-import { WorkflowService } from './services/workflows.js';
+import { WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';

@@ -1,6 +1,8 @@
-// The implement/review workflow as pure decisions: plan milestones (`- [ ]` lines), and what
-// to do after each phase ends — next phase, a repair, the lead's plan approval, blocked (with
-// a structured reason), or done. No I/O: the engine (src/services/workflows.ts) applies them.
+// The implement/review workflow as pure decisions: what to do after each phase ends — next
+// phase, a repair, the lead's plan approval, blocked (with a structured reason), or done.
+// Milestones and their check-offs are src/domain/milestones.ts. No I/O: the engine
+// (src/workflow/) applies them.
+import { parseMilestones } from './milestones.js';
 
 export type Phase = 'assess' | 'review' | 'implement';
 export type WorkflowStatus = 'running' | 'waiting_approval' | 'blocked' | 'succeeded' | 'cancelled';
@@ -15,60 +17,6 @@ export interface BlockedReason {
   phase: Phase;
   cycle: number;
   job_id: string | null;
-}
-
-export interface Milestone {
-  text: string;
-  done: boolean;
-  line: number;
-}
-
-const MILESTONE = /^(\s*[-*]\s+\[)( |x|X)(\]\s+)(\S.*?)\s*$/;
-
-/** Every `- [ ] text` / `- [x] text` line of a plan, in order. */
-export function parseMilestones(plan: string): Milestone[] {
-  const out: Milestone[] = [];
-  plan.split('\n').forEach((l, line) => {
-    const m = MILESTONE.exec(l);
-    if (m) out.push({ text: m[4]!, done: m[2] !== ' ', line });
-  });
-  return out;
-}
-
-export function topUnchecked(plan: string): Milestone | undefined {
-  return parseMilestones(plan).find((m) => !m.done);
-}
-
-const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-
-/** Mark `milestone` done (matched by normalised text, else the top unchecked one when `fallbackTop`). */
-export function checkOff(plan: string, milestone: string, fallbackTop = true): { plan: string; checked: string | null } {
-  const ms = parseMilestones(plan);
-  const target = ms.find((m) => !m.done && norm(m.text) === norm(milestone)) ?? (fallbackTop ? ms.find((m) => !m.done) : undefined);
-  if (!target) return { plan, checked: null };
-  const lines = plan.split('\n');
-  lines[target.line] = lines[target.line]!.replace(MILESTONE, (_, a: string, _c: string, b: string, t: string) => `${a}x${b}${t}`);
-  return { plan: lines.join('\n'), checked: target.text };
-}
-
-/** Uncheck milestones a reviewer reopened. */
-export function reopen(plan: string, texts: readonly string[]): { plan: string; reopened: string[] } {
-  const want = new Set(texts.map(norm));
-  const reopened: string[] = [];
-  const lines = plan.split('\n').map((l) => {
-    const m = MILESTONE.exec(l);
-    if (m && m[2] !== ' ' && want.has(norm(m[4]!))) {
-      reopened.push(m[4]!);
-      return `${m[1]} ${m[3]}${m[4]}`;
-    }
-    return l;
-  });
-  return { plan: lines.join('\n'), reopened };
-}
-
-export function progress(plan: string): { done: number; total: number } {
-  const ms = parseMilestones(plan);
-  return { done: ms.filter((m) => m.done).length, total: ms.length };
 }
 
 // ---- structured results of the phases (what --json-schema asks each phase for) ----

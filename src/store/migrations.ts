@@ -222,4 +222,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE attempts ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 10,
+    name: "workflows: the hub's own plan text and record of milestone check-offs",
+    up: `
+      ALTER TABLE workflows ADD COLUMN plan_text TEXT;
+      CREATE TABLE workflow_milestones (
+        workflow_id TEXT NOT NULL REFERENCES workflows(id) ON DELETE CASCADE,
+        idx         INTEGER NOT NULL,
+        text        TEXT NOT NULL,
+        done_at     INTEGER,
+        done_cycle  INTEGER,
+        done_job    TEXT,
+        PRIMARY KEY (workflow_id, idx)
+      );
+    `,
+  },
 ];

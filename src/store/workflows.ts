@@ -1,5 +1,8 @@
-// Workflow rows: one per implement/review workflow; its counters live in state_json.
+// Workflow rows: one per implement/review workflow; its counters live in state_json. Its plan
+// text (plan_text) and the record of which milestone an implement phase completed
+// (workflow_milestones) are the hub's own: the plan note is only a rendering of them.
 import type { Db } from './db.js';
+import type { MilestoneRecord } from '../domain/milestones.js';
 
 export interface WorkflowRow {
   id: string;
@@ -31,6 +34,8 @@ export interface WorkflowRow {
   created_at: number;
   updated_at: number;
   ended_at: number | null;
+  /** the plan as fixed after assess (null: no plan yet, or a workflow from before migration 10) */
+  plan_text: string | null;
 }
 
 export class WorkflowStore {
@@ -60,6 +65,26 @@ export class WorkflowStore {
 
   byStatus(...statuses: string[]): WorkflowRow[] {
     return this.db.prepare(`SELECT * FROM workflows WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY seq`).all(...statuses) as WorkflowRow[];
+  }
+
+  milestones(id: string): MilestoneRecord[] {
+    const rows = this.db.prepare('SELECT text, done_at, done_cycle, done_job FROM workflow_milestones WHERE workflow_id = ? ORDER BY idx').all(id) as
+      { text: string; done_at: number | null; done_cycle: number | null; done_job: string | null }[];
+    return rows.map((r) => ({ text: r.text, done: r.done_at !== null, cycle: r.done_cycle, job: r.done_job }));
+  }
+
+  /** Replace the plan text and the whole milestone record. Call inside a transaction. */
+  setPlan(id: string, plan: string, record: readonly MilestoneRecord[], now: number): void {
+    this.db.prepare('UPDATE workflows SET plan_text = ?, updated_at = ? WHERE id = ?').run(plan, now, id);
+    this.db.prepare('DELETE FROM workflow_milestones WHERE workflow_id = ?').run(id);
+    const ins = this.db.prepare('INSERT INTO workflow_milestones (workflow_id, idx, text, done_at, done_cycle, done_job) VALUES (?, ?, ?, ?, ?, ?)');
+    record.forEach((m, i) => ins.run(id, i, m.text, m.done ? now : null, m.done ? m.cycle : null, m.done ? m.job : null));
+  }
+
+  /** Set one milestone done (by an implement phase) or open again. Call inside a transaction. */
+  setDone(id: string, idx: number, m: MilestoneRecord, now: number): void {
+    this.db.prepare('UPDATE workflow_milestones SET done_at = ?, done_cycle = ?, done_job = ? WHERE workflow_id = ? AND idx = ?')
+      .run(m.done ? now : null, m.done ? m.cycle : null, m.done ? m.job : null, id, idx);
   }
 
   recentIds(max = 5): string[] {

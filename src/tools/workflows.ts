@@ -1,5 +1,5 @@
 // Workflow tools of the contract (design.md "Workflows"): lead only.
-import type { WorkflowService } from '../services/workflows.js';
+import type { WorkflowService } from '../workflow/service.js';
 import { defineTool, type ToolDef } from './registry.js';
 import { CancelWorkflowInput, GetWorkflowInput, ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from './workflowSchemas.js';
 

@@ -1,6 +1,7 @@
 // End-to-end recovery of workflows, with real claude phase agents against the fake model:
 // a branch deleted under a blocked workflow, and a hub that stops while a phase runs (the
-// restarted hub respawns the phase, or blocks when the plan note was lost meanwhile).
+// restarted hub respawns the phase, and restores the plan note from its record when the note
+// was lost meanwhile).
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -93,8 +94,9 @@ describe('workflow recovery', () => {
     assert.deepEqual((await gitOut(repo, ['log', '--format=%s', `main..${w.branch}`])).split('\n'), ['add alpha.txt']);
   });
 
-  test('hub restart with the plan note deleted meanwhile: the workflow blocks with missing_artifact', async () => {
-    const { h, repo } = await setup(crew(() => 'hang'));
+  test('hub restart with the plan note deleted meanwhile: the hub restores it from its own record and the workflow goes on', async () => {
+    let mode: 'good' | 'hang' = 'hang';
+    const { h, repo } = await setup(crew(() => mode));
     const { id, implJob } = await startHanging(h, repo);
     await h.hub.stop();
 
@@ -102,16 +104,16 @@ describe('workflow recovery', () => {
     assert.equal(db.prepare('DELETE FROM notes WHERE key = ?').run(`workflow/${id}/plan`).changes, 1);
     db.close();
 
+    mode = 'good';
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake });
     hubs.push(h2);
-    await h2.hub.workflows.idle(id);
-    const w = h2.hub.workflows.get(id);
-    assert.equal(w.status, 'blocked');
-    assert.equal(w.blocked_reason?.code, 'missing_artifact');
-    assert.match(w.blocked_reason?.message ?? '', /plan note is missing/);
-    assert.equal(w.blocked_reason?.phase, 'implement');
-    assert.equal(w.blocked_reason?.job_id, implJob);
-    assert.equal(w.jobs.length, 3, 'nothing respawned');
+    const w = await settled(h2.hub, id, 120_000);
+    assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
     assert.equal(h2.hub.ctx.store.get(implJob)!.status, 'interrupted');
+    assert.deepEqual(w.jobs.map((j: any) => `${j.phase}:${j.cycle}:${j.status}`),
+      ['assess:0:succeeded', 'review:1:succeeded', 'implement:1:interrupted', 'implement:1:succeeded']);
+    assert.equal((await h2.call('read_note', { key: `workflow/${id}/plan` })).value, '# Plan\n- [x] add alpha.txt\n');
+    assert.match((await h2.call('read_note', { key: `workflow/${id}/worklog/cycle-1-implement` })).value, /^plan note: the plan note was deleted: restored from the hub's record$/m);
+    assert.deepEqual((await gitOut(repo, ['log', '--format=%s', `main..${w.branch}`])).split('\n'), ['add alpha.txt']);
   });
 });

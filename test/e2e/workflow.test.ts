@@ -1,6 +1,7 @@
 // End-to-end: implement/review workflows with real claude phase agents against the fake
 // model. The fake plays implementer and reviewer; the hub drives the phases, stores plan,
 // contract and worklogs as notes, checks milestones off, and commits on the workflow branch.
+// What is checked off when implementers edit the plan note is workflow-checkoff.test.ts.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { initRepo } from '../helpers/git.js';
 import type { Script, Step, StepContext } from '../../src/testing/fakeAnthropic.js';
-import type { Hub } from '../../src/hub.js';
+import { settled as settledWithin } from '../helpers/workflow.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -44,19 +45,7 @@ async function setup(script: Script): Promise<{ h: TestHub; repo: string }> {
   return { h, repo };
 }
 
-/** Resolves when the workflow leaves `running` (event-driven: every job change re-checks). */
-function settled(hub: Hub, id: string, timeoutMs = 120_000): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const check = async (): Promise<void> => {
-      await hub.workflows.idle(id);
-      const w = hub.workflows.get(id);
-      if (w.status !== 'running') { off(); clearTimeout(t); resolve(w); }
-    };
-    const off = hub.ctx.bus.on('job', () => void check());
-    const t = setTimeout(() => { off(); reject(new Error(`workflow ${id} still ${hub.workflows.get(id).status} after ${timeoutMs} ms`)); }, timeoutMs);
-    void check();
-  });
-}
+const settled = (hub: TestHub['hub'], id: string): Promise<any> => settledWithin(hub, id, 120_000);
 
 describe('workflows', () => {
   test('two milestones: assess → review → implement → review → implement → done, two commits on the branch', async () => {

@@ -1,4 +1,4 @@
-// Waiting for a workflow (src/services/workflows.ts) in a test hub to settle.
+// Waiting for a workflow (src/workflow/) in a test hub to settle.
 import type { Hub } from '../../src/hub.js';
 
 /** Resolves when the workflow leaves `running` (event-driven: every job change re-checks). */

@@ -1,4 +1,4 @@
-// The workflow engine (src/services/workflows.ts) in a real hub — real SQLite, real git
+// The workflow engine (src/workflow/) in a real hub — real SQLite, real git
 // worktrees and commits, the real supervisor and runner — with scripted phase "children"
 // (test/helpers/fakeLauncher.ts) instead of claude processes, so each phase takes milliseconds.
 import { describe, test, after } from 'node:test';
@@ -9,7 +9,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
 import { ScriptedLauncher, argValue, type ScriptedTurn, type TurnScript } from '../helpers/fakeLauncher.js';
-import { CONTEXT_CAP } from '../../src/services/workflows.js';
+import { CONTEXT_CAP } from '../../src/workflow/phases.js';
 import { ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA } from '../../src/domain/workflow.js';
 import { packageRoot, type Config } from '../../src/config.js';
 import type { SpawnCmd } from '../../src/launch/types.js';
@@ -267,7 +267,7 @@ describe('workflow engine', () => {
     assert.match(impl2, /## Your milestone\n- \[ \] add alpha\.txt/);
     assert.match(impl2, /## Plan\n# Plan\n- \[ \] add alpha\.txt\n- \[ \] add beta\.txt/);
     assert.match(promptOf(h, w.jobs[6].job_id), /## Your milestone\n- \[ \] add beta\.txt/);
-    assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/worklog/cycle-2-review` })).value, 'verdict: changes_requested\n\nalpha.txt is wrong');
+    assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/worklog/cycle-2-review` })).value, 'verdict: changes_requested\nre-opened: add alpha.txt\n\nalpha.txt is wrong');
     assert.equal(w.milestones_done, 2);
     assert.deepEqual((await gitOut(repo, ['log', '--format=%s', `main..${w.branch}`])).split('\n'), ['add beta.txt', 'alpha v2', 'alpha v1']);
   });
@@ -448,13 +448,13 @@ describe('workflow engine', () => {
     assert.equal(done.milestones_done, 2);
   });
 
-  test('resume_workflow from a later phase needs the plan note', async () => {
+  test('resume_workflow from a later phase needs a plan', async () => {
     const { h, repo } = await setup(crew({ assess: () => ({ structured: { plan: PLAN1 } }) }));
     const s = await h.call('start_workflow', { task: 'no contract', cwd: repo });
     assert.equal((await settled(h.hub, s.workflow_id)).status, 'blocked');
     const r = await h.callRaw('resume_workflow', { workflow_id: s.workflow_id, phase: 'implement', cycle: 1 });
     assert.equal(r.isError, true);
-    assert.match(r.text, /has no plan note yet: resume from phase "assess"/);
+    assert.match(r.text, /has no plan yet: resume from phase "assess"/);
   });
 
   test('resume of a running workflow is refused without force; with force its phase job is cancelled and a new one spawned', async () => {
@@ -595,5 +595,170 @@ describe('workflow engine', () => {
     const review2 = promptOf(h, w.jobs.find((j: any) => j.phase === 'review' && j.cycle === 2).job_id);
     assert.doesNotMatch(review1, /Results of the workflow's checks/);
     assert.match(review2, /Results of the workflow's checks, run by the hub just now:\n- command:test -f alpha\.txt: passed\n- command:test -f beta\.txt: FAILED — `test -f beta\.txt` exited 1/);
+  });
+});
+
+/** The plan note as an implement phase's agent writes it with write_note (its own job as author). */
+function agentEditsPlan(h: TestHub, cmd: SpawnCmd, edit: (plan: string) => string): void {
+  const key = /workflow\/(w-[0-9a-f]+)\//.exec(h.hub.ctx.store.get(jobIdOf(cmd))!.prompt)?.[0] ?? '';
+  const cur = h.hub.notes.store.get(`${key}plan`)!;
+  h.hub.notes.write({ key: `${key}plan`, value: edit(cur.value) }, { role: 'agent', jobId: jobIdOf(cmd) });
+}
+const checkIn = (m: string) => (plan: string): string => plan.replace(`- [ ] ${m}`, `- [x] ${m}`);
+const worklog = async (h: TestHub, id: string, name: string): Promise<string> => (await h.call('read_note', { key: `workflow/${id}/worklog/${name}` })).value;
+const branchLog = async (repo: string, w: any): Promise<string[]> => (await gitOut(repo, ['log', '--format=%s', `main..${w.branch}`])).split('\n');
+
+describe('workflow check-offs: the hub owns them', () => {
+  test('the reproduction: implementers that check their own milestone in the plan note — each is checked off once, by the hub, and success needs both files', async () => {
+    const seen: { done: number; plan: string; note: string }[] = [];
+    let h!: TestHub;
+    const s0 = await setup(crew({
+      implement: async (_p, cmd, m) => {
+        agentEditsPlan(h, cmd, checkIn(m));
+        const id = h.hub.ctx.store.get(jobIdOf(cmd))!.workflow_id!;
+        await h.hub.workflows.idle(id);
+        const v = h.hub.workflows.get(id);
+        seen.push({ done: v.milestones_done, plan: v.plan ?? '', note: h.hub.notes.store.get(`workflow/${id}/plan`)!.value });
+        return goodImplement(m);
+      },
+    }));
+    h = s0.h;
+    const s = await h.call('start_workflow', { task: 'add two files, checking them off yourself', cwd: s0.repo });
+    const w = await settled(h.hub, s.workflow_id);
+    assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
+    assert.deepEqual(seq(w), ['assess:0', 'review:1', 'implement:1', 'review:2', 'implement:2']);
+    assert.deepEqual(await branchLog(s0.repo, w), ['add beta.txt', 'add alpha.txt']);
+    assert.equal(w.milestones_done, 2);
+    // While the first implementer ran, its own check was reverted at once and not counted.
+    assert.deepEqual(seen[0], { done: 0, plan: PLAN2, note: PLAN2 });
+    assert.deepEqual(seen[1], { done: 1, plan: '# Plan\n- [x] add alpha.txt\n- [ ] add beta.txt\n', note: '# Plan\n- [x] add alpha.txt\n- [ ] add beta.txt\n' });
+    assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/plan` })).value, '# Plan\n- [x] add alpha.txt\n- [x] add beta.txt\n');
+    const log1 = await worklog(h, s.workflow_id, 'cycle-1-implement');
+    assert.match(log1, /^completed: true \(checked off: add alpha\.txt\)$/m);
+    assert.match(log1, new RegExp(`^plan note: ${w.jobs[2].job_id} edited the plan note \\(version \\d+\\) outside the hub; restored it: "add alpha\\.txt" was checked, but no implement phase reported it completed$`, 'm'));
+    assert.match(await worklog(h, s.workflow_id, 'cycle-2-implement'), /^completed: true \(checked off: add beta\.txt\)$/m);
+  });
+
+  test('a greedy implementer that checks every milestone in the note and completes only the first does not end the workflow', async () => {
+    const { h, repo } = await setup(crew({
+      implement: (_p, cmd, m) => {
+        if (/alpha/.test(m)) agentEditsPlan(h, cmd, (p) => p.replace(/- \[ \]/g, '- [x]'));
+        return goodImplement(m);
+      },
+    }));
+    const s = await h.call('start_workflow', { task: 'greedy', cwd: repo });
+    const w = await settled(h.hub, s.workflow_id);
+    assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
+    assert.deepEqual(seq(w), ['assess:0', 'review:1', 'implement:1', 'review:2', 'implement:2']);
+    assert.deepEqual(await branchLog(repo, w), ['add beta.txt', 'add alpha.txt']);
+    assert.match(promptOf(h, w.jobs[4].job_id), /## Your milestone\n- \[ \] add beta\.txt/);
+    assert.match(await worklog(h, s.workflow_id, 'cycle-1-implement'), /restored it: "add alpha\.txt" was checked, but no implement phase reported it completed; "add beta\.txt" was checked, but no implement phase reported it completed$/m);
+  });
+
+  test('an agent that deletes or rewords milestones in the note cannot shrink the work: the note is restored, both are still required', async () => {
+    const { h, repo } = await setup(crew({
+      implement: (_p, cmd, m) => {
+        if (/alpha/.test(m)) agentEditsPlan(h, cmd, () => '# Plan\n- [x] add alpha.txt\n- [x] add beta.txt (not needed)\n');
+        return goodImplement(m);
+      },
+    }));
+    const s = await h.call('start_workflow', { task: 'reword', cwd: repo });
+    const w = await settled(h.hub, s.workflow_id);
+    assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
+    assert.deepEqual(await branchLog(repo, w), ['add beta.txt', 'add alpha.txt']);
+    assert.equal(w.plan, '# Plan\n- [x] add alpha.txt\n- [x] add beta.txt\n');
+    assert.match(await worklog(h, s.workflow_id, 'cycle-1-implement'), /"add beta\.txt" was removed or reworded; "add beta\.txt \(not needed\)" was added/);
+  });
+
+  test('an implement phase that names another open milestone gets exactly that one checked off, not the top one; the name is matched tolerantly', async () => {
+    const { h, repo } = await setup(crew({
+      implement: (p, _c, m) => (cycleOf(p) === 1
+        ? { ...goodImplement('add beta.txt'), structured: { milestone: '- [ ] ADD beta.txt.', completed: true, summary: 'did beta first' } }
+        : goodImplement(m)),
+    }));
+    const s = await h.call('start_workflow', { task: 'out of order', cwd: repo });
+    const w = await settled(h.hub, s.workflow_id);
+    assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
+    assert.deepEqual(seq(w), ['assess:0', 'review:1', 'implement:1', 'review:2', 'implement:2']);
+    assert.match(promptOf(h, w.jobs[2].job_id), /## Your milestone\n- \[ \] add alpha\.txt/);
+    assert.match(promptOf(h, w.jobs[4].job_id), /## Your milestone\n- \[ \] add alpha\.txt/, 'alpha is still open after cycle 1');
+    assert.match(await worklog(h, s.workflow_id, 'cycle-1-implement'), /^completed: true \(checked off: add beta\.txt\)$/m);
+    assert.deepEqual(await branchLog(repo, w), ['add alpha.txt', 'add beta.txt']);
+  });
+
+  test('an unknown milestone, or completed: false with the box checked in the note: nothing is checked off, it is in the worklog, and it is zero progress', async () => {
+    const { h, repo } = await setup(crew({
+      implement: (p, cmd, m) => {
+        if (cycleOf(p) === 1) return { writeFiles: { 'gamma.txt': 'g\n' }, gitCommit: 'add gamma.txt', structured: { milestone: 'add gamma.txt', completed: true, summary: 'gamma' } };
+        agentEditsPlan(h, cmd, checkIn(m));
+        return { structured: { milestone: m, completed: false, summary: 'not yet' } };
+      },
+    }));
+    const s = await h.call('start_workflow', { task: 'nothing real', cwd: repo });
+    const w = await settled(h.hub, s.workflow_id);
+    assert.equal(w.status, 'blocked');
+    assert.equal(w.blocked_reason.code, 'zero_progress');
+    assert.equal(w.milestones_done, 0);
+    assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/plan` })).value, PLAN2);
+    assert.match(await worklog(h, s.workflow_id, 'cycle-1-implement'),
+      /^completed: true; NOT checked off: no milestone of the plan matches "add gamma\.txt" \(the plan's open milestones: "add alpha\.txt", "add beta\.txt"\)$/m);
+    const log2 = await worklog(h, s.workflow_id, 'cycle-2-implement');
+    assert.match(log2, /^completed: false \(nothing checked off\)$/m);
+    assert.match(log2, /^plan note: .* restored it: "add alpha\.txt" was checked, but no implement phase reported it completed$/m);
+  });
+
+  test('the lead\'s edit of the plan note is the plan: an added milestone must be done too; a box the lead checks is not counted', async () => {
+    const { h, repo } = await setup(crew({ contract: 'c' }));
+    const s = await h.call('start_workflow', { task: 'lead edits', cwd: repo, approve_plan: true });
+    const w = await settled(h.hub, s.workflow_id);
+    assert.equal(w.status, 'waiting_approval');
+    await h.call('write_note', { key: `workflow/${s.workflow_id}/plan`, value: '# Plan\n- [x] add alpha.txt\n- [ ] add beta.txt\n- [ ] add gamma.txt\n' });
+    await h.hub.workflows.idle(s.workflow_id);
+    const edited = await h.call('get_workflow', { workflow_id: s.workflow_id });
+    assert.deepEqual([edited.milestones_done, edited.milestones_total], [0, 3]);
+    assert.equal(edited.plan, '# Plan\n- [ ] add alpha.txt\n- [ ] add beta.txt\n- [ ] add gamma.txt\n');
+    await h.call('respond', { request_id: w.approval_request_id, decision: 'approved' });
+    const done = await settled(h.hub, s.workflow_id);
+    assert.equal(done.status, 'succeeded', JSON.stringify(done.blocked_reason));
+    assert.deepEqual(await branchLog(repo, done), ['add gamma.txt', 'add beta.txt', 'add alpha.txt']);
+    assert.match(await worklog(h, s.workflow_id, 'cycle-1-implement'),
+      /^plan note: the lead's edit of the plan note \(version \d+\) is the plan now: 3 milestones, 0 done .*; not counted: "add alpha\.txt" was checked, but no implement phase reported it completed$/m);
+    // Once it succeeded, the plan is history: even the lead's edit is reverted.
+    await h.call('write_note', { key: `workflow/${s.workflow_id}/plan`, value: '# Plan\n- [x] add alpha.txt\n' });
+    await h.hub.workflows.idle(s.workflow_id);
+    const after = await h.call('get_workflow', { workflow_id: s.workflow_id });
+    assert.deepEqual([after.status, after.milestones_done, after.milestones_total], ['succeeded', 3, 3]);
+    assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/plan` })).value, '# Plan\n- [x] add alpha.txt\n- [x] add beta.txt\n- [x] add gamma.txt\n');
+  });
+
+  test('a workflow from before the hub kept a record adopts its plan note once; with neither record nor note a restart blocks missing_artifact', async () => {
+    const fake = new ScriptedLauncher(crew({ implement: () => ({ hang: true }) }));
+    const h = await startTestHub({ processes: fake });
+    hubs.push(h);
+    const repo = await initRepo(join(h.dir, 'repo'));
+    const a = await h.call('start_workflow', { task: 'legacy one', cwd: repo });
+    const b = await h.call('start_workflow', { task: 'legacy two', cwd: repo });
+    await fake.launched((c) => phaseOf(c.prompt ?? '') === 'implement' && (c.prompt ?? '').includes(a.workflow_id));
+    await fake.launched((c) => phaseOf(c.prompt ?? '') === 'implement' && (c.prompt ?? '').includes(b.workflow_id));
+    await h.hub.stop();
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(join(h.home, 'state.db'));
+    db.prepare('UPDATE workflows SET plan_text = NULL').run();
+    db.prepare('DELETE FROM workflow_milestones').run();
+    db.prepare('UPDATE notes SET value = ? WHERE key = ?').run('# Plan\n- [x] add alpha.txt\n- [ ] add beta.txt\n', `workflow/${a.workflow_id}/plan`);
+    db.prepare('DELETE FROM notes WHERE key = ?').run(`workflow/${b.workflow_id}/plan`);
+    db.close();
+
+    const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: new ScriptedLauncher(crew()) });
+    hubs.push(h2);
+    const wa = await settled(h2.hub, a.workflow_id);
+    assert.equal(wa.status, 'succeeded', JSON.stringify(wa.blocked_reason));
+    assert.deepEqual(seq(wa).slice(-1), ['implement:1']);
+    assert.match(promptOf(h2, wa.jobs.at(-1).job_id), /## Your milestone\n- \[ \] add beta\.txt/);
+    await h2.hub.workflows.idle(b.workflow_id);
+    const wb = h2.hub.workflows.get(b.workflow_id);
+    assert.equal(wb.status, 'blocked');
+    assert.equal(wb.blocked_reason?.code, 'missing_artifact');
+    assert.match(wb.blocked_reason?.message ?? '', /has no plan/);
   });
 });

@@ -1,13 +1,19 @@
-// The workflow's pure decisions (src/domain/workflow.ts): the milestone parser, check-off and
-// reopen, progress, and what comes after each phase — repairs, plan re-assessment, plan
-// approval, zero progress, max_cycles, retries and model rotation on rate limits.
+// The workflow's pure decisions: milestones (src/domain/milestones.ts) — the parser, the
+// matching rules of check-offs, the hub's record, its rendering into the plan note and the
+// reconciliation of edited notes — and (src/domain/workflow.ts) what comes after each phase:
+// repairs, plan re-assessment, plan approval, zero progress, max_cycles, retries and model
+// rotation on rate limits.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   MAX_PHASE_RETRIES, MAX_REPAIRS, ZERO_PROGRESS_LIMIT,
-  afterAssess, afterFailure, afterImplement, afterReview, assessProblem, checkOff, freshCounters, parseMilestones, progress, reopen, topUnchecked,
+  afterAssess, afterFailure, afterImplement, afterReview, assessProblem, freshCounters,
   type Counters,
 } from '../../src/domain/workflow.js';
+import {
+  carryOver, matchMilestone, matchProblem, milestoneKey, noteDiscrepancies, parseMilestones, progressOf, recordOf, renderPlan, reopenIn, topOpen,
+  type MilestoneRecord,
+} from '../../src/domain/milestones.js';
 
 const PLAN = [
   '# Plan',
@@ -50,65 +56,121 @@ describe('parseMilestones', () => {
     assert.deepEqual(parseMilestones('- [ ]  \n* [x] \t '), []);
   });
 
-  test('topUnchecked is the first milestone not done', () => {
-    assert.equal(topUnchecked(PLAN)?.text, 'Add the parser');
-    assert.equal(topUnchecked('- [x] a\n- [ ] b\n- [ ] c')?.text, 'b');
-    assert.equal(topUnchecked('- [x] a'), undefined);
+});
+
+const rec = (text: string, done = false, cycle: number | null = done ? 1 : null): MilestoneRecord => ({ text, done, cycle, job: done ? `j-${cycle}` : null });
+
+describe('milestoneKey: the matching rules of check-offs', () => {
+  test('tolerates whitespace, a copied list prefix with either box, bullet style, trailing punctuation and letter case', () => {
+    const same = [
+      'Add the parser', '  add   the\tparser  ', '- [ ] Add the parser', '* [x] Add the parser', '- [X] add the parser', '[ ] Add the parser',
+      '[x]Add the parser', '-[ ] Add the parser', '+ [ ] Add the parser', '- Add the parser', 'Add the parser.', 'ADD THE PARSER!!', 'Add the parser :', 'Add the parser…',
+    ];
+    for (const s of same) assert.equal(milestoneKey(s), 'add the parser', JSON.stringify(s));
+  });
+
+  test('words, inner punctuation, backticks and numbers must be the same', () => {
+    const base = milestoneKey('Wire the CLI (step 2)');
+    for (const s of ['Wire the CLI — step 2', 'Wire the CLI step 2', 'Wire the CLI (step 3)', 'Wire a CLI (step 2)', 'Wire the `CLI` (step 2)', 'Wire the CLI (step 2) and docs']) {
+      assert.notEqual(milestoneKey(s), base, JSON.stringify(s));
+    }
+    assert.notEqual(milestoneKey('add alpha.txt'), milestoneKey('add alpha txt'));
+    assert.equal(milestoneKey('add alpha.txt.'), milestoneKey('add alpha.txt'), 'only trailing punctuation goes');
+  });
+
+  test('a name that is only a prefix, punctuation or blanks is empty (names no milestone)', () => {
+    for (const s of ['', '   ', '- [ ]', '- [x] ', '...', '*']) assert.equal(milestoneKey(s), '', JSON.stringify(s));
   });
 });
 
-describe('checkOff', () => {
-  const plan = '# Plan\n- [ ] Add the parser\n- [ ] Wire the CLI (step 2)\n- [ ] Docs\n';
+describe('matchMilestone', () => {
+  const record = [rec('Add the parser', true), rec('Wire the CLI (step 2)'), rec('Docs')];
 
-  test('matches the named milestone by normalised text (case, punctuation, spacing) and checks only that line', () => {
-    const r = checkOff(plan, '  wire THE cli — step 2!! ');
-    assert.equal(r.checked, 'Wire the CLI (step 2)');
-    assert.equal(r.plan, '# Plan\n- [ ] Add the parser\n- [x] Wire the CLI (step 2)\n- [ ] Docs\n');
+  test('finds the open milestone the phase named, whichever it is (not only the top one)', () => {
+    assert.deepEqual(matchMilestone(record, '- [ ] wire the cli (step 2).'), { index: 1 });
+    assert.deepEqual(matchMilestone(record, 'DOCS'), { index: 2 });
   });
 
-  test('keeps the bullet, indentation and spacing of the line', () => {
-    const r = checkOff('  *   [ ]   Indented one\n', 'indented one');
-    assert.equal(r.plan, '  *   [x]   Indented one\n');
+  test('a done milestone is not checked again; an unknown or empty name matches nothing — never another milestone', () => {
+    assert.deepEqual(matchMilestone(record, 'add the parser'), { problem: 'already_done', index: 0 });
+    assert.deepEqual(matchMilestone(record, 'Wire the CLI'), { problem: 'unknown' });
+    assert.deepEqual(matchMilestone(record, 'something the plan never said'), { problem: 'unknown' });
+    assert.deepEqual(matchMilestone(record, ''), { problem: 'unnamed' });
+    assert.deepEqual(matchMilestone([], 'Docs'), { problem: 'unknown' });
   });
 
-  test('an unknown milestone falls back to the top unchecked one, unless fallbackTop is false', () => {
-    const r = checkOff(plan, 'something the plan never said');
-    assert.equal(r.checked, 'Add the parser');
-    assert.match(r.plan, /- \[x\] Add the parser\n- \[ \] Wire/);
-    const none = checkOff(plan, 'something the plan never said', false);
-    assert.equal(none.checked, null);
-    assert.equal(none.plan, plan);
+  test('two milestones with one name: the first open one', () => {
+    assert.deepEqual(matchMilestone([rec('tests', true), rec('tests'), rec('tests')], 'Tests'), { index: 1 });
   });
 
-  test('an already checked milestone is not checked again: the name matches no unchecked line', () => {
-    const p = '- [x] A\n- [ ] B\n';
-    assert.deepEqual(checkOff(p, 'A', false), { plan: p, checked: null });
-  });
-
-  test('nothing unchecked left: the plan is unchanged and nothing is checked', () => {
-    const done = '- [x] a\n- [X] b\n';
-    assert.deepEqual(checkOff(done, 'a'), { plan: done, checked: null });
-    assert.deepEqual(checkOff('no milestones at all', 'x'), { plan: 'no milestones at all', checked: null });
+  test('matchProblem says why, naming the open milestones or the cycle that did it', () => {
+    assert.equal(matchProblem({ problem: 'unnamed' }, '', record), 'the implement phase named no milestone');
+    assert.equal(matchProblem({ problem: 'already_done', index: 0 }, 'add the parser', record), '"Add the parser" was already checked off by the implement phase of cycle 1');
+    assert.equal(matchProblem({ problem: 'unknown' }, 'nope', record), 'no milestone of the plan matches "nope" (the plan\'s open milestones: "Wire the CLI (step 2)", "Docs")');
   });
 });
 
-describe('reopen and progress', () => {
-  test('reopen unchecks the named checked milestones (normalised match) and reports them', () => {
-    const p = '- [x] Add parser\n  * [X] Wire CLI\n- [ ] Docs\n- [x] Tests\n';
-    const r = reopen(p, ['wire cli', 'DOCS', 'not in the plan', 'add   parser.']);
+describe('the record: recordOf, renderPlan, carryOver, reopenIn, progress', () => {
+  test('a fresh record has every milestone open, even boxes the assessor checked', () => {
+    assert.deepEqual(recordOf('# P\n- [ ] a\n* [x] b\n'), [rec('a'), rec('b')]);
+  });
+
+  test('renderPlan sets each milestone line\'s box from the record and leaves every other character alone', () => {
+    const plan = '# Plan\nprose - [ ] not a milestone\n- [ ] a\n  *   [x]   b  \n- [X] c\r\n';
+    assert.equal(renderPlan(plan, [rec('a', true), rec('b'), rec('c', true)]), '# Plan\nprose - [ ] not a milestone\n- [x] a\n  *   [ ]   b  \n- [x] c\r\n');
+    assert.equal(renderPlan('- [x] a\n- [x] b', []), '- [ ] a\n- [ ] b', 'no record: nothing is done');
+  });
+
+  test('carryOver keeps the check-offs of milestones whose name is unchanged; reworded and new ones are open', () => {
+    const old = [rec('Add parser', true, 1), rec('Wire CLI', true, 2), rec('Docs')];
+    const next = carryOver('- [ ] add parser.\n- [ ] Wire the CLI\n- [ ] Docs\n- [ ] New one', old);
+    assert.deepEqual(next, [{ text: 'add parser.', done: true, cycle: 1, job: 'j-1' }, rec('Wire the CLI'), rec('Docs'), rec('New one')]);
+  });
+
+  test('carryOver with uncheckReopens: a done milestone the new text leaves unchecked is open; a checked box without a record is not done', () => {
+    const old = [rec('a', true, 1), rec('b', true, 2), rec('c')];
+    assert.deepEqual(carryOver('- [x] a\n- [ ] b\n- [x] c', old, true), [{ ...rec('a', true, 1) }, rec('b'), rec('c')]);
+    assert.deepEqual(carryOver('- [x] a\n- [ ] b\n- [x] c', old).map((m) => m.done), [true, true, false]);
+  });
+
+  test('a check-off is used once: a duplicated name does not double a done milestone', () => {
+    assert.deepEqual(carryOver('- [ ] t\n- [ ] t', [rec('t', true)]).map((m) => m.done), [true, false]);
+  });
+
+  test('reopenIn opens the named done milestones (same matching) and reports them; open or unknown names change nothing', () => {
+    const r = reopenIn([rec('Add parser', true), rec('Wire CLI', true), rec('Docs'), rec('Tests', true)], ['- [x] wire cli', 'DOCS', 'not in the plan', 'add   parser.']);
     assert.deepEqual(r.reopened, ['Add parser', 'Wire CLI']);
-    assert.equal(r.plan, '- [ ] Add parser\n  * [ ] Wire CLI\n- [ ] Docs\n- [x] Tests\n');
+    assert.deepEqual(r.record.map((m) => m.done), [false, false, false, true]);
+    assert.deepEqual(r.record[0], rec('Add parser'));
+    assert.deepEqual(reopenIn([rec('a', true)], []).reopened, []);
   });
 
-  test('reopen of nothing changes nothing', () => {
-    const p = '- [x] a\n- [ ] b';
-    assert.deepEqual(reopen(p, []), { plan: p, reopened: [] });
+  test('topOpen and progressOf count the record', () => {
+    assert.equal(topOpen([rec('a', true), rec('b'), rec('c')])?.text, 'b');
+    assert.equal(topOpen([rec('a', true)]), undefined);
+    assert.deepEqual(progressOf([rec('a', true), rec('b')]), { done: 1, total: 2 });
+    assert.deepEqual(progressOf([]), { done: 0, total: 0 });
+  });
+});
+
+describe('noteDiscrepancies: an edited plan note against the record', () => {
+  const record = [rec('add alpha.txt', true, 1), rec('add beta.txt')];
+
+  test('the reproduction: an agent checks its own milestone (and more) before the hub did', () => {
+    assert.deepEqual(noteDiscrepancies('- [x] add alpha.txt\n- [x] add beta.txt', record), ['"add beta.txt" was checked, but no implement phase reported it completed']);
   });
 
-  test('progress counts done and total milestones', () => {
-    assert.deepEqual(progress(PLAN), { done: 2, total: 5 });
-    assert.deepEqual(progress(''), { done: 0, total: 0 });
-    assert.deepEqual(progress(checkOff('- [ ] a\n- [ ] b', 'b').plan), { done: 1, total: 2 });
+  test('unchecked done milestones, reworded, removed and added ones are named', () => {
+    assert.deepEqual(noteDiscrepancies('- [ ] add alpha.txt\n- [ ] add beta file\n- [x] extra', record), [
+      '"add alpha.txt" was unchecked, but the implement phase of cycle 1 completed it',
+      '"add beta.txt" was removed or reworded',
+      '"add beta file" was added',
+      '"extra" was added',
+    ]);
+  });
+
+  test('matched by name, not position; a note that only differs elsewhere has no milestone discrepancy', () => {
+    assert.deepEqual(noteDiscrepancies('# new title\n* [ ] Add beta.txt\n- [X] add alpha.txt', record), []);
   });
 });
 

@@ -1,0 +1,221 @@
+// The workflow engine: when a phase job settles, the pure decisions of src/domain/workflow.ts
+// say what comes next and this applies them — the plan, check-offs and re-opened milestones
+// (through the ledger), worklogs, repairs, the lead's plan approval, blocked reasons, and the
+// final commit/push/PR. Work on one workflow is serialised.
+import type { HubContext } from '../services/context.js';
+import type { NoteService } from '../services/notes.js';
+import type { RequestService } from '../services/requests.js';
+import type { WorkflowRow, WorkflowStore } from '../store/workflows.js';
+import { TRANSIENT, afterAssess, afterFailure, afterImplement, afterReview, type BlockedReason, type Next, type Phase } from '../domain/workflow.js';
+import { finishWorktree } from '../git/worktree.js';
+import { runChecks } from '../services/checks.js';
+import { errorMessage } from '../errors.js';
+import type { MilestoneLedger } from './ledger.js';
+import type { PhaseSpawner } from './phases.js';
+import { readState, roleKey, wfKeys, type WfState } from './state.js';
+import { commitAll, worktreeProblem } from './worktree.js';
+
+export class WorkflowEngine {
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly ctx: HubContext, private readonly notes: NoteService, private readonly requests: RequestService,
+    private readonly store: WorkflowStore, private readonly ledger: MilestoneLedger, private readonly phases: PhaseSpawner,
+  ) {}
+
+  /** Run fn after everything already queued for this workflow. */
+  serial(id: string, fn: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(id) ?? Promise.resolve()).then(fn).catch(async (err: unknown) => {
+      this.ctx.log.error({ err, workflow: id }, 'workflow step failed');
+      // Blocking can fail too (the database closing under a late step): the chain never rejects.
+      await this.blockNow(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null)
+        .catch((e: unknown) => this.ctx.log.error({ err: e, workflow: id }, 'could not block the workflow'));
+    });
+    this.chains.set(id, next);
+    return next;
+  }
+
+  idle(id: string): Promise<void> {
+    return this.chains.get(id) ?? Promise.resolve();
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all([...this.chains.values()]);
+  }
+
+  private workflow(id: string): WorkflowRow {
+    return this.store.get(id)!;
+  }
+
+  /** Reconcile the plan note with the hub's record; what was found goes to the next worklog. */
+  reconcilePlan(id: string): void {
+    const found = this.ledger.reconcileNote(id);
+    if (!found.length) return;
+    this.ctx.log.warn({ workflow: id, found }, 'workflow plan note reconciled');
+    const w = this.workflow(id);
+    const st = readState(w);
+    st.planEdits = [...(st.planEdits ?? []), ...found];
+    this.store.update(id, { state_json: JSON.stringify(st) }, this.ctx.clock.now());
+  }
+
+  /** Spawn a phase once the worktree is verified (blocked instead when it cannot be used). */
+  async spawnVerified(w: WorkflowRow, phase: Phase, cycle: number, repair?: string): Promise<string | undefined> {
+    const problem = await worktreeProblem(w);
+    if (problem) {
+      await this.blockNow(w.id, problem.code, problem.message, null, phase, cycle);
+      return undefined;
+    }
+    return this.phases.spawn(this.workflow(w.id), phase, cycle, repair);
+  }
+
+  async onPhaseEnded(wfId: string, jobId: string): Promise<void> {
+    const w0 = this.store.get(wfId);
+    if (!w0 || w0.status !== 'running' || w0.current_job !== jobId) return;
+    const job = this.ctx.store.get(jobId)!;
+    if (job.status === 'interrupted') return; // hub stopping or pause_agent stop: resume_workflow / restart picks it up
+    this.reconcilePlan(wfId);
+    const w = this.workflow(wfId);
+    const phase = job.phase as Phase;
+    const cycle = job.cycle ?? w.cycle;
+    const st = readState(w);
+    const structured = job.structured_json ? (JSON.parse(job.structured_json) as Record<string, unknown>) : undefined;
+    let next: Next;
+    const models = { implementer: 0, reviewer: 0, ...st.models };
+    if (job.status !== 'succeeded') {
+      st.modelIndex = models[roleKey(phase)];
+      next = afterFailure(phase, cycle, job.failure_class ?? 'crashed', job.error ?? '', st, this.phases.models(w, phase).length);
+      models[roleKey(phase)] = st.modelIndex;
+      st.models = models;
+      // Repeated transient failures of one provider: the phase moves to the other provider.
+      const current = this.phases.role(w, phase).provider;
+      const other = this.phases.fallbackProvider(w, phase, current);
+      if (next.kind === 'block' && TRANSIENT.has(job.failure_class ?? '') && other && !st.providers?.[roleKey(phase)]) {
+        st.providers = { ...st.providers, [roleKey(phase)]: other };
+        st.phaseFailures = 0;
+        st.models = { ...models, [roleKey(phase)]: 0 };
+        this.ctx.log.warn({ workflow: w.id, phase, from: current, to: other }, 'workflow phase falls back to the other provider');
+        next = { kind: 'spawn', phase, cycle };
+      }
+    } else {
+      st.phaseFailures = 0;
+      // A phase that got through: the role's own model is tried first again next time.
+      st.models = { ...models, [roleKey(phase)]: 0 };
+      if (phase === 'assess') {
+        next = afterAssess(structured, cycle, st);
+        if (next.kind === 'spawn' && !next.repair) {
+          this.ledger.fix(w.id, String(structured!.plan));
+          this.notes.writeAs(wfKeys(w.id).contract, String(structured!.contract), `workflow:${w.id}`);
+        }
+      } else if (phase === 'review') {
+        const notes = typeof structured?.notes === 'string' ? structured.notes : '(the reviewer returned no notes)';
+        const verdict = structured?.verdict === 'changes_requested' ? 'changes_requested' : 'approve';
+        const reopened = Array.isArray(structured?.reopen) ? this.ledger.reopen(w.id, structured.reopen.map(String)) : [];
+        const extra = [reopened.length ? `re-opened: ${reopened.join('; ')}` : '', ...planEditLines(st)].filter(Boolean);
+        this.notes.writeAs(wfKeys(w.id).worklog(cycle, 'review'), `verdict: ${verdict}${extra.length ? `\n${extra.join('\n')}` : ''}\n\n${notes}`, `workflow:${w.id}`);
+        next = afterReview({ ...structured, verdict }, cycle, st, { approvePlan: !!w.approve_plan, planApproved: !!w.plan_approved });
+      } else {
+        next = await this.afterImplementPhase(w, job.id, cycle, structured, st);
+      }
+    }
+    this.store.update(w.id, { state_json: JSON.stringify(st) }, this.ctx.clock.now());
+    await this.apply(this.workflow(w.id), next, phase, cycle, jobId);
+  }
+
+  /** The hub commits leftovers, then checks off exactly the milestone the phase reported
+   * completed — or nothing, which counts toward zero progress — and writes the worklog. */
+  private async afterImplementPhase(w: WorkflowRow, jobId: string, cycle: number, s: Record<string, unknown> | undefined, st: WfState): Promise<Next> {
+    const workDir = w.worktree_path ?? w.cwd;
+    const milestone = typeof s?.milestone === 'string' ? s.milestone : '';
+    // "a commit": whatever the implementer left uncommitted is committed for it.
+    const committed = await commitAll(workDir, `overseer workflow ${w.id}: cycle ${cycle} ${milestone || 'implement'}`.slice(0, 200));
+    const completed = s?.completed === true;
+    const r = completed ? this.ledger.checkOff(w.id, milestone, jobId, cycle) : undefined;
+    const outcome = !r ? ' (nothing checked off)' : 'checked' in r ? ` (checked off: ${r.checked})` : `; NOT checked off: ${r.problem}`;
+    if (r && 'problem' in r) this.ctx.log.warn({ workflow: w.id, job: jobId, milestone, problem: r.problem }, 'implement phase reported a milestone the hub could not check off');
+    const summary = typeof s?.summary === 'string' ? s.summary : '(no summary)';
+    const lines = [
+      `milestone: ${milestone || '(none named)'}`, `completed: ${completed}${outcome}`,
+      committed ? `hub committed leftovers: ${committed}` : '', `job: ${jobId}`, ...planEditLines(st),
+    ].filter(Boolean);
+    this.notes.writeAs(wfKeys(w.id).worklog(cycle, 'implement'), `${lines.join('\n')}\n\n${summary}`, `workflow:${w.id}`);
+    const { done, total } = this.ledger.progress(w.id);
+    return afterImplement(!!r && 'checked' in r, total > 0 && done === total, cycle, w.max_cycles, st);
+  }
+
+  private async apply(w: WorkflowRow, next: Next, phase: Phase, cycle: number, jobId: string): Promise<void> {
+    switch (next.kind) {
+      case 'spawn': {
+        if (next.phase === 'review' && next.cycle >= 2) await this.runWorkflowChecks(w);
+        await this.spawnVerified(this.workflow(w.id), next.phase, next.cycle, next.repair);
+        return;
+      }
+      case 'approval': {
+        const reqId = this.requests.openDetached({
+          jobId, kind: 'approval', summary: `Approve the plan of workflow ${w.id} ("${w.title}") before implementation starts`,
+          plan: { rationale: this.ledger.rendered(w.id) ?? '', resources: this.notes.store.get(wfKeys(w.id).contract)?.value ?? '' },
+        });
+        this.store.update(w.id, { status: 'waiting_approval', approval_request: reqId, phase: 'review', cycle }, this.ctx.clock.now());
+        return;
+      }
+      case 'block':
+        await this.blockNow(w.id, next.code, next.message, jobId, phase, cycle);
+        return;
+      case 'done':
+        await this.finish(w);
+    }
+  }
+
+  async onApproval(id: string): Promise<void> {
+    const w = this.store.get(id);
+    if (!w || w.status !== 'waiting_approval' || !w.approval_request) return;
+    const r = this.requests.store.get(w.approval_request);
+    if (!r || r.status === 'pending') return;
+    if (r.status === 'answered' && r.decision === 'approved') {
+      this.store.update(id, { status: 'running', plan_approved: 1, approval_request: null }, this.ctx.clock.now());
+      const cur = this.workflow(id);
+      await this.spawnVerified(cur, 'implement', Math.max(1, cur.cycle));
+      return;
+    }
+    this.store.update(id, { status: 'running', approval_request: null }, this.ctx.clock.now());
+    await this.blockNow(id, 'plan_rejected', `the lead did not approve the plan (${r.status}${r.comment ? `: ${r.comment}` : ''})`, r.job_id, 'review', w.cycle);
+  }
+
+  private async runWorkflowChecks(w: WorkflowRow): Promise<void> {
+    const checks = JSON.parse(w.checks_json) as string[];
+    if (!checks.length) return;
+    const results = await runChecks(checks, { workDir: w.worktree_path ?? w.cwd, baseCommit: w.base_commit ?? undefined, sawErrorResult: false, env: this.ctx.childEnv, timeoutMs: 10 * 60_000 });
+    const text = results.map((r) => `- ${r.check}: ${r.ok ? 'passed' : `FAILED — ${r.detail}`}`).join('\n');
+    const st = { ...readState(this.workflow(w.id)), lastChecks: text };
+    this.store.update(w.id, { state_json: JSON.stringify(st) }, this.ctx.clock.now());
+  }
+
+  async blockNow(id: string, code: BlockedReason['code'], message: string, jobId: string | null, phase?: Phase, cycle?: number): Promise<void> {
+    const w = this.store.get(id);
+    if (!w || w.status === 'cancelled' || w.status === 'succeeded') return;
+    const reason: BlockedReason = { code, message, phase: phase ?? (w.phase as Phase), cycle: cycle ?? w.cycle, job_id: jobId };
+    this.store.update(id, { status: 'blocked', blocked_json: JSON.stringify(reason) }, this.ctx.clock.now());
+    this.ctx.log.warn({ workflow: id, reason }, 'workflow blocked');
+  }
+
+  /** Every milestone is in the hub's record as completed: commit, push, PR, close the worktree (the branch stays). */
+  private async finish(w: WorkflowRow): Promise<void> {
+    let pr: string | null = null;
+    let note: string | null = null;
+    if (w.worktree_path && w.repo_root && w.branch) {
+      const r = await finishWorktree({ repoRoot: w.repo_root, path: w.worktree_path, branch: w.branch, baseCommit: w.base_commit ?? '' }, { message: `overseer workflow ${w.id}: ${w.title}` });
+      pr = r.prUrl ?? null;
+      note = r.note ?? null;
+    } else {
+      await commitAll(w.cwd, `overseer workflow ${w.id}: ${w.title}`);
+    }
+    const now = this.ctx.clock.now();
+    this.store.update(w.id, { status: 'succeeded', pr_url: pr, git_note: note, ended_at: now }, now);
+  }
+}
+
+/** The plan-note edits found since the last worklog, as worklog lines; clears them from st. */
+function planEditLines(st: WfState): string[] {
+  const lines = (st.planEdits ?? []).map((e) => `plan note: ${e}`);
+  delete st.planEdits;
+  return lines;
+}

@@ -1,0 +1,227 @@
+// The workflow tools (design.md "Workflows"): start, get, list, cancel and resume a workflow,
+// and the hub-start reconciliation of running ones. A workflow owns a worktree and branch; its
+// phases are ordinary jobs spawned one at a time (phases.ts); the engine (engine.ts) advances
+// it when a phase settles; the ledger (ledger.ts) keeps the hub's record of check-offs.
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Caller, HubContext } from '../services/context.js';
+import type { JobService } from '../services/jobs.js';
+import type { NoteService } from '../services/notes.js';
+import type { RequestService } from '../services/requests.js';
+import { WorkflowStore, type WorkflowRow } from '../store/workflows.js';
+import { tx } from '../store/db.js';
+import { freshCounters, type Phase } from '../domain/workflow.js';
+import { isSettled, slugify } from '../domain/job.js';
+import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
+import { branchExists, createWorktree, headCommit, removeWorktree, repoRootOf } from '../git/worktree.js';
+import { git } from '../git/exec.js';
+import type { CancelInput } from '../tools/agentSchemas.js';
+import type { ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from '../tools/workflowSchemas.js';
+import { WorkflowEngine } from './engine.js';
+import { MilestoneLedger } from './ledger.js';
+import { PhaseSpawner } from './phases.js';
+import { planKeyOwner, readState, type Guidelines } from './state.js';
+import { workflowView, type WorkflowView } from './view.js';
+
+export class WorkflowService {
+  readonly store: WorkflowStore;
+  private readonly ledger: MilestoneLedger;
+  private readonly phases: PhaseSpawner;
+  private readonly engine: WorkflowEngine;
+
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, notes: NoteService, private readonly requests: RequestService) {
+    this.store = new WorkflowStore(ctx.db);
+    this.ledger = new MilestoneLedger(ctx, notes, this.store);
+    this.phases = new PhaseSpawner(ctx, jobs, notes, this.store, this.ledger);
+    this.engine = new WorkflowEngine(ctx, notes, requests, this.store, this.ledger, this.phases);
+    ctx.bus.on('job', (e) => {
+      if (!isSettled(e.status as never)) return;
+      const j = ctx.store.get(e.jobId);
+      if (!j?.workflow_id) return;
+      const wfId = j.workflow_id;
+      void this.engine.serial(wfId, () => this.engine.onPhaseEnded(wfId, e.jobId));
+    });
+    ctx.bus.on('request', (e) => {
+      const w = this.store.byStatus('waiting_approval').find((x) => x.approval_request === e.requestId);
+      if (w) void this.engine.serial(w.id, () => this.engine.onApproval(w.id));
+    });
+    // Whoever writes a plan note, the hub's record wins: the note is reconciled at once.
+    ctx.bus.on('note', (e) => {
+      const id = planKeyOwner(e.key);
+      if (id && this.store.get(id)) void this.engine.serial(id, async () => this.engine.reconcilePlan(id));
+    });
+  }
+
+  set templates(t: Guidelines | undefined) {
+    this.phases.templates = t;
+  }
+
+  get templates(): Guidelines | undefined {
+    return this.phases.templates;
+  }
+
+  /** Wait until queued work on a workflow is done (tests, shutdown). */
+  idle(id: string): Promise<void> {
+    return this.engine.idle(id);
+  }
+
+  /** Wait until no workflow has queued work (hub shutdown, before the database closes). */
+  drain(): Promise<void> {
+    return this.engine.drain();
+  }
+
+  private lead(caller: Caller, tool: string): void {
+    if (caller.role !== 'lead') throw new ForbiddenError(`${tool} is the lead's: agents do not run workflows.`);
+  }
+
+  workflow(id: string): WorkflowRow {
+    const w = this.store.get(id);
+    if (!w) {
+      const near = this.store.recentIds();
+      throw new NotFoundError(`No workflow ${JSON.stringify(id)}.${near.length ? ` Recent workflows: ${near.join(', ')}.` : ' No workflows exist yet.'} Use list_workflows.`);
+    }
+    return w;
+  }
+
+  async start(i: StartWorkflowInput, caller: Caller): Promise<{ workflow_id: string; status: string; assess_job_id: string; branch: string | null }> {
+    this.lead(caller, 'start_workflow');
+    const tpl = i.template !== undefined ? this.resolveTemplate(i.template) : undefined;
+    const cwd = i.cwd === undefined ? this.ctx.projectDir : isAbsolute(i.cwd) ? resolve(i.cwd) : resolve(this.ctx.projectDir, i.cwd);
+    if (!existsSync(cwd)) throw new InvalidInputError(`cwd ${JSON.stringify(i.cwd)} does not exist (resolved to ${cwd}). Pass an existing directory.`);
+    const implementer = { provider: 'claude' as const, ...tpl?.implementer, ...i.implementer };
+    const reviewer = { provider: 'claude' as const, ...i.reviewer };
+    for (const r of [implementer, reviewer]) {
+      if (!this.ctx.launchers[r.provider]) throw new InvalidInputError(`provider ${JSON.stringify(r.provider)} is not available in this hub. Use "claude".`);
+    }
+    const id = `w-${randomBytes(4).toString('hex')}`;
+    const title = i.title ?? (i.task.split('\n').find((l) => l.trim())?.trim().slice(0, 80) ?? 'workflow');
+    let repoRoot: string | null = null;
+    let worktreePath: string | null = null;
+    let branch: string | null = null;
+    let baseCommit: string | null = null;
+    if (i.worktree) {
+      repoRoot = await repoRootOf(cwd);
+      branch = `overseer/wf-${slugify(title)}-${id.slice(2, 8)}`;
+      if (await branchExists(repoRoot, branch)) throw new InvalidInputError(`branch ${branch} already exists; pass another title.`);
+      const wt = await createWorktree({ repoRoot, jobId: id, branch });
+      worktreePath = wt.path;
+      baseCommit = wt.baseCommit;
+    } else {
+      baseCommit = (await headCommit(cwd)) ?? null;
+    }
+    try {
+      const now = this.ctx.clock.now();
+      tx(this.ctx.db, () => {
+        this.store.insert({
+          id, title, task: i.task, status: 'running', cycle: 0, phase: 'assess', cwd, repo_root: repoRoot, worktree_path: worktreePath, branch,
+          base_commit: baseCommit, implementer_json: JSON.stringify(implementer), reviewer_json: JSON.stringify(reviewer), max_cycles: i.max_cycles,
+          approve_plan: i.approve_plan ? 1 : 0, plan_approved: 0, checks_json: JSON.stringify(i.checks.length ? i.checks : tpl?.checks ?? []),
+          template: i.template ?? null, phase_limits_json: i.phase_limits ? JSON.stringify(i.phase_limits) : null,
+          state_json: JSON.stringify(freshCounters()), blocked_json: null, current_job: null, approval_request: null,
+          pr_url: null, git_note: null, created_at: now, ended_at: null, plan_text: null,
+        });
+      });
+      const jobId = this.phases.spawn(this.store.get(id)!, 'assess', 0);
+      return { workflow_id: id, status: 'running', assess_job_id: jobId, branch };
+    } catch (err) {
+      // Nothing half-created: no orphan worktree or branch.
+      if (worktreePath && repoRoot) {
+        await removeWorktree(repoRoot, worktreePath).catch(() => undefined);
+        await git(repoRoot).raw(['branch', '-D', branch!]).catch(() => undefined);
+      }
+      this.ctx.db.prepare('DELETE FROM workflows WHERE id = ?').run(id);
+      throw err;
+    }
+  }
+
+  private resolveTemplate(name: string): ReturnType<Guidelines['resolve']> {
+    if (!this.templates) throw new InvalidInputError(`Unknown template ${JSON.stringify(name)}: no templates are defined (put them in .overseer/templates/<name>.md). Omit template.`);
+    return this.templates.resolve(name);
+  }
+
+  get(id: string): WorkflowView {
+    return this.view(this.workflow(id));
+  }
+
+  list(i: ListWorkflowsInput): { workflows: Omit<WorkflowView, 'plan' | 'jobs'>[] } {
+    return { workflows: this.store.list(i.status, i.limit).map((w) => { const { plan: _p, jobs: _j, ...rest } = this.view(w); return rest; }) };
+  }
+
+  private view(w: WorkflowRow): WorkflowView {
+    return workflowView(w, this.ledger, this.store);
+  }
+
+  async cancel(id: string, caller: Caller): Promise<WorkflowView> {
+    this.lead(caller, 'cancel_workflow');
+    const w = this.workflow(id);
+    if (w.status === 'succeeded' || w.status === 'cancelled') return this.view(w);
+    this.store.update(id, { status: 'cancelled', ended_at: this.ctx.clock.now() }, this.ctx.clock.now());
+    if (w.approval_request) this.requests.cancel(w.approval_request, 'the workflow was cancelled');
+    if (w.current_job) {
+      const j = this.ctx.store.get(w.current_job);
+      if (j && !isSettled(j.status)) await this.jobs.cancel({ job_id: j.id, cascade: true, reason: 'workflow cancelled' } as CancelInput, { role: 'lead' });
+    }
+    await this.idle(id);
+    if (w.worktree_path && w.repo_root) await removeWorktree(w.repo_root, w.worktree_path).catch(() => undefined);
+    return this.view(this.workflow(id));
+  }
+
+  async resume(i: ResumeWorkflowInput, caller: Caller): Promise<WorkflowView> {
+    this.lead(caller, 'resume_workflow');
+    const w = this.workflow(i.workflow_id);
+    if (w.status === 'succeeded') throw new InvalidStateError(`Workflow ${w.id} is finished (succeeded); there is nothing to resume. Start a new workflow for more work.`);
+    if ((w.status === 'running' || w.status === 'waiting_approval') && !i.force) {
+      throw new InvalidStateError(`Workflow ${w.id} is still ${w.status} (phase ${w.phase}, cycle ${w.cycle}). Pass force: true to restart it from a phase anyway.`);
+    }
+    const phase = i.phase ?? (w.phase as Phase);
+    const cycle = i.cycle ?? (phase === 'assess' ? 0 : Math.max(1, w.cycle));
+    if (phase !== 'assess' && cycle < 1) throw new InvalidInputError('cycle must be 1 or more for review and implement phases (cycle 0 is assess).');
+    if (phase !== 'assess' && !this.ledger.get(w.id)) {
+      throw new InvalidInputError(`workflow ${w.id} has no plan yet: resume from phase "assess".`);
+    }
+    if (cycle > w.max_cycles) throw new InvalidInputError(`cycle ${cycle} is past max_cycles (${w.max_cycles}).`);
+    if (w.current_job) {
+      const j = this.ctx.store.get(w.current_job);
+      if (j && !isSettled(j.status)) await this.jobs.cancel({ job_id: j.id, cascade: true, reason: 'workflow resumed' } as CancelInput, { role: 'lead' });
+    }
+    await this.idle(w.id);
+    if (w.approval_request) this.requests.cancel(w.approval_request, 'the workflow was resumed');
+    await this.engine.serial(w.id, async () => {
+      this.engine.reconcilePlan(w.id);
+      const st = readState(this.workflow(w.id));
+      st.phaseFailures = 0;
+      st.zeroProgress = 0;
+      st.repairs = {};
+      st.models = { implementer: 0, reviewer: 0 };
+      this.store.update(w.id, { status: 'running', blocked_json: null, ended_at: null, approval_request: null, state_json: JSON.stringify(st) }, this.ctx.clock.now());
+      await this.engine.spawnVerified(this.workflow(w.id), phase, cycle);
+    });
+    return this.view(this.workflow(w.id));
+  }
+
+  /** At hub start: a running workflow whose phase job is no longer alive gets that phase again. */
+  reconcile(): string[] {
+    const touched: string[] = [];
+    for (const w of this.store.byStatus('running')) {
+      const j = w.current_job ? this.ctx.store.get(w.current_job) : undefined;
+      if (j && !isSettled(j.status)) continue; // queued: the scheduler runs it
+      touched.push(w.id);
+      void this.engine.serial(w.id, async () => {
+        const cur = this.workflow(w.id);
+        const phase = cur.phase as Phase;
+        if (phase !== 'assess' && !this.ledger.get(w.id)) {
+          await this.engine.blockNow(w.id, 'missing_artifact', 'after a hub restart the workflow has no plan: neither the hub\'s record nor the plan note', cur.current_job);
+          return;
+        }
+        this.engine.reconcilePlan(w.id);
+        if (j && j.status === 'succeeded') {
+          await this.engine.onPhaseEnded(w.id, j.id); // it ended while the hub was down: take its result
+          return;
+        }
+        await this.engine.spawnVerified(cur, phase, cur.cycle);
+      });
+    }
+    return touched;
+  }
+}

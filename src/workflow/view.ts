@@ -1,0 +1,43 @@
+// What get_workflow / list_workflows show of a workflow. Milestone counts and the plan come
+// from the hub's record of check-offs, not from boxes in the plan note.
+import type { BlockedReason, WorkflowStatus } from '../domain/workflow.js';
+import type { WorkflowRow, WorkflowStore } from '../store/workflows.js';
+import { isoTime } from '../clock.js';
+import type { MilestoneLedger } from './ledger.js';
+import { wfKeys } from './state.js';
+
+export interface WorkflowView {
+  workflow_id: string;
+  title: string;
+  status: WorkflowStatus;
+  cycle: number;
+  phase: string;
+  milestones_done: number;
+  milestones_total: number;
+  blocked_reason: BlockedReason | null;
+  jobs: { job_id: string; phase: string | null; cycle: number | null; status: string; failure_class: string | null; provider: string; model: string | null }[];
+  branch: string | null;
+  worktree: string | null;
+  pr_url: string | null;
+  git_note: string | null;
+  approval_request_id: string | null;
+  max_cycles: number;
+  created_at: string;
+  ended_at: string | null;
+  plan: string | null;
+}
+
+export function workflowView(w: WorkflowRow, ledger: MilestoneLedger, store: WorkflowStore): WorkflowView {
+  const plan = ledger.rendered(w.id) ?? null;
+  const { done, total } = ledger.progress(w.id);
+  return {
+    workflow_id: w.id, title: w.title, status: w.status as WorkflowStatus, cycle: w.cycle, phase: w.phase,
+    milestones_done: done, milestones_total: total,
+    blocked_reason: w.blocked_json ? (JSON.parse(w.blocked_json) as BlockedReason) : null,
+    jobs: store.jobsOf(w.id).map((j) => ({ job_id: j.id, phase: j.phase, cycle: j.cycle, status: j.status, failure_class: j.failure_class, provider: j.provider, model: j.model })),
+    branch: w.branch, worktree: w.worktree_path, pr_url: w.pr_url, git_note: w.git_note,
+    approval_request_id: w.approval_request, max_cycles: w.max_cycles,
+    created_at: isoTime(w.created_at), ended_at: w.ended_at ? isoTime(w.ended_at) : null,
+    plan: plan && plan.length > 8000 ? `${plan.slice(0, 8000)}… (read the note ${wfKeys(w.id).plan} for all of it)` : plan,
+  };
+}
