@@ -3,7 +3,7 @@
 // wraps every handler with the single error mapping of result.ts.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import { errorResult, okResult } from './result.js';
@@ -35,9 +35,13 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
   const names: string[] = [];
   for (const def of defs) {
     if (!def.roles.includes(caller.role)) continue;
+    // The SDK publishes an object schema only: a refined schema (z.object(…).refine) would be
+    // published empty, so models saw no parameters. Publish the object inside, check the
+    // refinements here.
+    const published = objectInside(def.input);
     server.registerTool(
       def.name,
-      { title: def.title, description: def.description, inputSchema: def.input as never, annotations: def.annotations },
+      { title: def.title, description: def.description, inputSchema: published as never, annotations: def.annotations },
       (async (args: unknown, extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> }) => {
         const token = extra._meta?.progressToken;
         const toolExtra: ToolExtra = {
@@ -49,7 +53,8 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
         };
         try {
           onCall?.(caller);
-          const value = await def.handler(args as never, caller, toolExtra);
+          const input = published === def.input ? args : (def.input.parse(args) as unknown);
+          const value = await def.handler(input as never, caller, toolExtra);
           return def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
         } catch (err) {
           return errorResult(err, log);
@@ -59,4 +64,11 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
     names.push(def.name);
   }
   return names;
+}
+
+/** The z.object a tool's schema refines (the schema itself when it is not refined). */
+export function objectInside(s: z.ZodTypeAny): z.ZodTypeAny {
+  let cur = s;
+  while (cur instanceof z.ZodEffects) cur = cur.innerType() as z.ZodTypeAny;
+  return cur instanceof z.ZodObject ? cur : s;
 }
