@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import { errorResult, okResult } from './result.js';
+import { InvalidInputError } from '../errors.js';
 
 export interface ToolExtra {
   signal: AbortSignal;
@@ -53,6 +54,7 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
         };
         try {
           onCall?.(caller);
+          checkBounds(args);
           const input = published === def.input ? args : (def.input.parse(args) as unknown);
           const value = await def.handler(input as never, caller, toolExtra);
           return def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
@@ -71,4 +73,22 @@ export function objectInside(s: z.ZodTypeAny): z.ZodTypeAny {
   let cur = s;
   while (cur instanceof z.ZodEffects) cur = cur.innerType() as z.ZodTypeAny;
   return cur instanceof z.ZodObject ? cur : s;
+}
+
+/** How deep a tool's arguments may nest (Claude Code's own tool inputs stay under 10). */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * Refuse arguments nested deeper than MAX_INPUT_DEPTH before any handler (or the policy, or
+ * JSON.stringify) recurses into them: a hostile input must get a readable refusal, not a stack
+ * overflow. Iterative, so the check itself cannot overflow.
+ */
+export function checkBounds(args: unknown): void {
+  const stack: Array<[unknown, number, string]> = [[args, 0, '']];
+  while (stack.length) {
+    const [v, depth, at] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) throw new InvalidInputError(`${at.replace(/^\./, '') || '(input)'}: nested deeper than ${MAX_INPUT_DEPTH} levels; send flatter input`);
+    for (const [k, x] of Object.entries(v)) stack.push([x, depth + 1, at.length < 200 ? `${at}.${k}` : at]);
+  }
 }
