@@ -8,6 +8,7 @@ import type { Caller, HubContext } from './context.js';
 import type { RequestService } from './requests.js';
 import { DEFAULT_POLICY, PolicySchema, decide, type Policy } from '../domain/policy.js';
 import { ForbiddenError } from '../errors.js';
+import { realTarget } from '../domain/paths.js';
 
 export type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 
@@ -47,8 +48,18 @@ export class PermissionService {
     const policy = this.policy();
     if ('error' in policy) return { behavior: 'deny', message: `Overseer's policy file ${this.file} is invalid (${policy.error}); every permission prompt is denied until it is fixed.` };
     const job = this.ctx.store.get(caller.jobId);
-    const workDir = job?.work_dir ?? job?.cwd ?? this.ctx.projectDir;
-    const d = decide(policy, { toolName, input, workDir });
+    const workDir = realTarget(job?.work_dir ?? job?.cwd ?? this.ctx.projectDir, '/') ?? (job?.work_dir ?? job?.cwd ?? this.ctx.projectDir);
+    // The policy matches paths as text: give it where each write really lands (symlinks and
+    // `..` after them resolved), so `<tree>/link-out/x` is judged as the outside path it is.
+    const seen: Record<string, unknown> = { ...input };
+    for (const f of ['file_path', 'notebook_path', 'path']) {
+      const v = input[f];
+      if (typeof v !== 'string') continue;
+      const real = realTarget(v, workDir);
+      if (real === undefined) return { behavior: 'deny', message: `Denied by Overseer: cannot tell where ${f} ${JSON.stringify(v.slice(0, 300))} leads (a symlink loop, or too deep); use the real path.` };
+      seen[f] = real;
+    }
+    const d = decide(policy, { toolName, input: seen, workDir });
     this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', { tool: toolName, action: d.action, rule: d.ruleIndex });
     if (d.action === 'allow') return { behavior: 'allow', updatedInput: input };
     if (d.action === 'deny') return { behavior: 'deny', message: `Denied by Overseer policy: ${d.reason}` };
