@@ -43,6 +43,14 @@ export class PermissionService {
     return policy;
   }
 
+  /** How the policy answers a Bash `command` of agent `jobId` (no request is opened and nothing recorded; ask is not allow). */
+  decideBash(jobId: string, command: string): { action: 'allow' | 'ask' | 'deny'; reason: string } {
+    const policy = this.policy();
+    if ('error' in policy) return { action: 'deny', reason: `the policy file ${this.file} is invalid (${policy.error})` };
+    const job = this.ctx.store.get(jobId);
+    return decide(policy, { toolName: 'Bash', input: { command }, workDir: job?.work_dir ?? job?.cwd ?? this.ctx.projectDir });
+  }
+
   async check(caller: Caller, toolName: string, input: Record<string, unknown>, signal?: AbortSignal, progress?: (ms: number) => void): Promise<PermissionAnswer> {
     if (caller.role !== 'agent') throw new ForbiddenError('check_permission is called by Claude Code inside agents, not by the lead.');
     const policy = this.policy();
