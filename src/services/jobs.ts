@@ -14,6 +14,7 @@ import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from 
 import { dependencyState } from '../domain/scheduler.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
+import { branchNameProblem } from '../git/refname.js';
 import { isInside, realTarget } from '../domain/paths.js';
 import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
 import { readTailLines } from '../launch/readTail.js';
@@ -105,6 +106,8 @@ export class JobService {
     const id = this.newJobId();
     const title = input.title ?? titleFromPrompt(raw.prompt);
     if (input.worktree) {
+      const problem = input.branch === undefined ? undefined : await branchNameProblem(input.branch);
+      if (problem) throw new InvalidInputError(`branch ${JSON.stringify(input.branch)} is not a valid git branch name (${problem}). Use letters, digits, "/", "-", "_" and ".", e.g. "feature/parser-tests", or omit branch.`);
       repoRoot = await repoRootOf(cwd);
       branch = input.branch ?? `overseer/${slugify(title)}-${id.slice(2, 8)}`;
       if (await branchExists(repoRoot, branch)) {

@@ -230,6 +230,12 @@ describe('agent tools: input validation, roles, paging', { timeout: 240_000 }, (
       await rejects(h, 'spawn_agent', { prompt: 'do it', worktree: true, branch: 'a..b' }, [/branch/, /valid git branch name/]);
     });
 
+    test('branch names git refuses although they look plain ("HEAD", "x/.hidden", "a.lock/b") are refused at spawn', async () => {
+      for (const branch of ['HEAD', 'x/.hidden', 'a.lock/b']) {
+        await rejects(h, 'spawn_agent', { prompt: 'do it', worktree: true, branch }, [/branch/, /valid git branch name/, new RegExp(JSON.stringify(branch).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))]);
+      }
+    });
+
     test('an unknown provider value', async () => {
       await rejects(h, 'spawn_agent', { prompt: 'do it', provider: 'gpt' }, [/provider/, /claude/]);
     });
