@@ -130,6 +130,7 @@ export class Hub {
     this.requests = new RequestService(this.ctx);
     this.requests.elicitor = this.elicitor;
     this.permissions = new PermissionService(this.ctx, this.requests);
+    this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb)];

@@ -2,8 +2,9 @@
 // resolveLockPath: it becomes an absolute real path ('.' and '..' collapsed, no trailing slash,
 // symlinks resolved through the longest existing prefix) inside the caller's work tree, or it
 // is rejected with a reason that says what is wrong and how to fix it. Two spellings of one file
-// therefore always produce the same lock key. Uses only fs.realpathSync and fs.lstatSync (small,
-// cheap, synchronous); no other I/O.
+// therefore always produce the same lock key. `..` applies after the symlink before it, as in
+// the kernel. Uses only fs.realpathSync, fs.lstatSync, fs.readlinkSync (small, cheap,
+// synchronous, linear in the path's components); no other I/O.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -33,37 +34,52 @@ function errCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
 }
 
-// Real path of `abs` (already absolute and normalised): realpath of the longest existing prefix
-// joined with the missing tail. A missing component that is a dangling symlink is refused,
-// since writing through it would land wherever the link points.
-function realpathLenient(abs: string, input: string): ResolvedPath | RejectedPath {
-  const tail: string[] = [];
-  let cur = abs;
-  for (;;) {
+/** Most components (after symlinks are expanded) one path may have; deeper trees are refused. */
+export const MAX_PATH_COMPONENTS = 256;
+const MAX_SYMLINKS = 40; // as Linux's ELOOP limit
+
+// The real path `p` names when the kernel walks it from `base`: component by component, each
+// symlink replaced by its target *before* a later `..` applies (so `sub/up/../f` with `sub/up` →
+// `..` is `<base>/../f`, not `<base>/sub/f` as a lexical collapse would say). Components past the
+// first missing one are joined as written. A symlink whose target does not exist is refused,
+// since writing through it would land wherever the link points. One lstat per component: linear.
+function physicalPath(base: string, p: string, input: string, allowDangling = false): ResolvedPath | RejectedPath {
+  const queue = p.split('/');
+  let cur = p.startsWith('/') ? '/' : realRoot(base);
+  let links = 0;
+  let steps = 0;
+  let missing = false;
+  while (queue.length) {
+    const c = queue.shift() as string;
+    if (c === '' || c === '.') continue;
+    if (++steps > MAX_PATH_COMPONENTS) return reject(input, `"${input.slice(0, 200)}" has more than ${MAX_PATH_COMPONENTS} path components; lock a shorter path`);
+    if (c === '..') { cur = path.dirname(cur); continue; }
+    const next = cur === '/' ? `/${c}` : `${cur}/${c}`;
+    if (missing) { cur = next; continue; }
+    let st: fs.Stats;
     try {
-      const real = fs.realpathSync(cur);
-      return { ok: true, path: tail.length === 0 ? real : path.join(real, ...tail.reverse()) };
+      st = fs.lstatSync(next);
     } catch (e) {
       const code = errCode(e);
-      if (code === 'ELOOP') return reject(input, `"${input}" goes through a symlink loop at ${cur}; lock the real file instead`);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-        return reject(input, `cannot resolve "${input}" (${code ?? String(e)} at ${cur}); check the path and its permissions`);
-      }
-      let isLink = false;
-      try {
-        isLink = fs.lstatSync(cur).isSymbolicLink();
-      } catch {
-        isLink = false;
-      }
-      if (isLink) {
-        return reject(input, `"${input}" goes through ${cur}, a symlink whose target does not exist; lock the link's target path instead`);
-      }
-      const parent = path.dirname(cur);
-      if (parent === cur) return reject(input, `cannot resolve "${input}": no part of it exists`);
-      tail.push(path.basename(cur));
-      cur = parent;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return reject(input, `cannot resolve "${input}" (${code ?? String(e)} at ${next}); check the path and its permissions`);
+      missing = true;
+      cur = next;
+      continue;
     }
+    if (!st.isSymbolicLink()) { cur = next; continue; }
+    if (++links > MAX_SYMLINKS) return reject(input, `"${input}" goes through a symlink loop at ${next}; lock the real file instead`);
+    try {
+      fs.statSync(next);
+    } catch (e) {
+      if (errCode(e) === 'ELOOP') return reject(input, `"${input}" goes through a symlink loop at ${next}; lock the real file instead`);
+      // A write through a dangling link lands at its target: follow it when asked where.
+      if (!allowDangling) return reject(input, `"${input}" goes through ${next}, a symlink whose target does not exist; lock the link's target path instead`);
+    }
+    const target = fs.readlinkSync(next);
+    queue.unshift(...target.split('/'));
+    if (target.startsWith('/')) cur = '/';
   }
+  return { ok: true, path: cur };
 }
 
 function realRoot(root: string): string {
@@ -90,7 +106,7 @@ export function resolveLockPath(
   }
   if (p.length > MAX_PATH_CHARS) return reject(p, `the path is ${p.length} characters long; the limit is ${MAX_PATH_CHARS}`);
   const rootReal = realRoot(root);
-  const resolved = realpathLenient(path.resolve(base, p), p);
+  const resolved = physicalPath(base, p, p);
   if (!resolved.ok) return resolved;
   const real = resolved.path;
   if (real.length > MAX_PATH_CHARS) return reject(p, `"${p}" resolves to a path longer than ${MAX_PATH_CHARS} characters`);
@@ -101,6 +117,16 @@ export function resolveLockPath(
     return reject(p, `"${p}" is the work tree root ${rootReal} itself; lock the files or sub-directories you will change`);
   }
   return { ok: true, path: real };
+}
+
+/**
+ * Where a write to `p` (absolute, or relative to `base`) really lands: symlinks followed (dangling
+ * ones too), `..` applied after them. Undefined when it cannot be told (a loop, too deep).
+ */
+export function realTarget(p: string, base: string): string | undefined {
+  if (p.includes('\u0000') || p.length > MAX_PATH_CHARS) return undefined;
+  const r = physicalPath(base, p, p, true);
+  return r.ok ? r.path : undefined;
 }
 
 /** Resolve many: all accepted → deduplicated, sorted real paths; otherwise every rejection (for one error message). */

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { parse } from 'shell-quote';
 import { simpleCommands, type SimpleCommand } from './bashTargets.js';
 import { isInside } from './paths.js';
+import { commandsOf, DANGER_NAMES, isDanger, type Cmd, type DangerName } from './commandMeaning.js';
 
 /** What a rule (or the default) does with a tool call. */
 export type PolicyAction = 'allow' | 'ask' | 'deny';
@@ -25,6 +26,8 @@ export interface PolicyRule {
   tool: string;
   /** input field → glob; `command` for Bash, `file_path`/`notebook_path` for file tools; `$WORKDIR/**` = inside the work dir */
   input?: Record<string, string>;
+  /** a built-in danger of a Bash command, matched on its meaning (src/domain/commandMeaning.ts) */
+  match?: DangerName;
   /** human reason shown on deny/ask */
   reason?: string;
 }
@@ -44,6 +47,7 @@ const RuleSchema = z
     action: ACTION,
     tool: pattern('a tool name or glob, e.g. "Bash" or "mcp__*"'),
     input: z.record(z.string().min(1, 'field names must not be empty'), pattern('a glob on that input field, e.g. "$WORKDIR/**"')).optional(),
+    match: z.enum(DANGER_NAMES as [DangerName, ...DangerName[]], { errorMap: () => ({ message: `must be one of ${DANGER_NAMES.join(', ')}` }) }).optional(),
     reason: z.string({ invalid_type_error: 'must be a string' }).optional(),
   })
   .strict();
@@ -61,7 +65,7 @@ export function policyErrorText(error: z.ZodError): string {
 }
 
 const EDIT_TOOLS = '{Edit,Write,MultiEdit,NotebookEdit}';
-const bashDeny = (command: string, reason: string): PolicyRule => ({ action: 'deny', tool: 'Bash', input: { command }, reason });
+const bashDeny = (match: DangerName, reason: string): PolicyRule => ({ action: 'deny', tool: 'Bash', match, reason });
 
 /** Safe defaults: read-only tools and Overseer's own tools allowed, edits only inside the work dir, dangerous shell denied, pushes and the web asked. */
 export const DEFAULT_POLICY: Policy = {
@@ -71,15 +75,14 @@ export const DEFAULT_POLICY: Policy = {
     { action: 'allow', tool: '{Edit,Write,MultiEdit}', input: { file_path: '$WORKDIR/**' } },
     { action: 'allow', tool: 'NotebookEdit', input: { notebook_path: '$WORKDIR/**' } },
     { action: 'deny', tool: EDIT_TOOLS, reason: 'an agent may only edit files inside its own work tree' },
-    bashDeny('rm {-rf,-fr,-Rf,-fR,-r -f,-f -r} {/,/\\*,~,~/,~/\\*}', 'deleting the filesystem root or the home directory is never allowed'),
-    bashDeny('rm *--no-preserve-root*', 'deleting the filesystem root is never allowed'),
-    bashDeny('sudo{, *}', 'agents may not use sudo'),
-    bashDeny('git push {-f,--force,*--force,* -f,* +}*', 'force pushes are not allowed; push normally or ask the lead'),
-    bashDeny('*{curl,wget} *| {sudo ,}{sh,bash,zsh}{, *}', 'piping a download into a shell is not allowed'),
-    bashDeny('mkfs*', 'formatting a filesystem is not allowed'),
-    bashDeny('dd *of=/dev/{sd,hd,vd,xvd,nvme,mmcblk,disk,mapper/,loop}*', 'writing to a block device is not allowed'),
-    bashDeny('{shutdown,reboot,halt,poweroff}{, *}', 'agents may not shut down or reboot the machine'),
-    { action: 'ask', tool: 'Bash', input: { command: 'git push*' }, reason: 'pushing to a remote needs the lead\'s approval' },
+    bashDeny('rm-root-or-home', 'deleting the filesystem root, a system directory or the home directory is never allowed'),
+    bashDeny('privilege', 'agents may not use sudo (or doas, su, pkexec)'),
+    bashDeny('force-push', 'force pushes (and deleting remote branches) are not allowed; push normally or ask the lead'),
+    bashDeny('download-to-shell', 'running a download as a shell script is not allowed'),
+    bashDeny('mkfs', 'formatting or partitioning a disk is not allowed'),
+    bashDeny('block-device-write', 'writing to a block device is not allowed'),
+    bashDeny('shutdown', 'agents may not shut down or reboot the machine'),
+    { action: 'ask', tool: 'Bash', match: 'git-push', reason: 'pushing to a remote needs the lead\'s approval' },
     { action: 'allow', tool: 'Bash' },
     { action: 'ask', tool: '{WebFetch,WebSearch}', reason: 'web access needs the lead\'s approval' },
   ],
@@ -163,17 +166,20 @@ function normalisedCommand(command: string): string {
   }
 }
 
+/** A simple command's text with its program as a basename (`/usr/bin/npm publish` → `npm publish`). */
+const withBasename = (text: string): string => text.replace(/^(\S*\/)([^\s/]+)/, '$2');
+
 function commandMatches(pattern: string, command: string, action: PolicyAction, split: () => SimpleCommand[]): boolean {
   const segs = split();
   if (action === 'allow') {
     const top = segs.filter((s) => !s.nested);
     return top.length > 0 ? top.every((s) => glob(pattern, s.text)) : glob(pattern, command.trim());
   }
-  return [command.trim(), normalisedCommand(command), ...segs.map((s) => s.text)].some((c) => glob(pattern, c));
+  return [command.trim(), normalisedCommand(command), ...segs.flatMap((s) => [s.text, withBasename(s.text)])].some((c) => glob(pattern, c));
 }
 
 // Per decision: the Bash command is split once, however many rules look at it.
-interface Lazy { segs?: SimpleCommand[] }
+interface Lazy { segs?: SimpleCommand[]; cmds?: Cmd[] }
 
 function fieldMatches(field: string, pattern: string, value: unknown, req: PolicyRequest, action: PolicyAction, lazy: Lazy): boolean {
   if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
@@ -193,6 +199,10 @@ export function decide(policy: Policy, req: PolicyRequest): PolicyDecision {
     if (!glob(rule.tool, req.toolName)) continue;
     const conds = Object.entries(rule.input ?? {});
     if (!conds.every(([f, p]) => fieldMatches(f, p, req.input[f], req, rule.action, lazy))) continue;
+    if (rule.match !== undefined) {
+      const command = req.input.command;
+      if (typeof command !== 'string' || !isDanger(rule.match, command, (lazy.cmds ??= commandsOf(command)))) continue;
+    }
     return { action: rule.action, ruleIndex: i, reason: rule.reason ?? `${rule.action} by policy rule ${i} (tool ${rule.tool})` };
   }
   return { action: policy.default, ruleIndex: null, reason: `no policy rule matched ${req.toolName}; the default is ${policy.default}` };

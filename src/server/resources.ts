@@ -13,6 +13,7 @@
 // Unknown ids are a JSON-RPC error with code -32002 (the MCP spec's "resource not found") and
 // a message that says what exists. Lead only: resources ignore the agent's subtree limits.
 import type { Db } from '../store/db.js';
+import { prefixRange } from '../store/prefix.js';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
@@ -37,7 +38,7 @@ export interface ResourceDeps {
     recent(limit: number): { id: string; title: string; status: string }[];
   };
   notes: {
-    /** NoteService.read: the note, or `found: false`. */
+    /** NoteService.readWhole: the whole note (a resource has no 20,000-character cap), or `found: false`. */
     read(key: string): { value: string; version: number; author: string; updated_at: string } | { found: false };
     /** Keys of the most recently written notes first, at most `limit`, optionally under `prefix`. */
     keys(limit: number, prefix?: string): string[];
@@ -184,7 +185,7 @@ export interface HubForResources {
     summary(id: string): unknown;
     output(i: { job_id: string; tail: number; format: 'text' }, caller: { role: 'lead' }): Promise<{ output: string | unknown[] }>;
   };
-  notes: { read(key: string): { value: string; version: number; author: string; updated_at: string } | { key: string; found: false } };
+  notes: { readWhole(key: string): { value: string; version: number; author: string; updated_at: string } | { key: string; found: false } };
 }
 
 /** ResourceDeps backed by the hub's services and database (recent jobs and notes by SQL). */
@@ -199,11 +200,10 @@ export function hubResourceDeps(hub: HubForResources, workflows?: ResourceDeps['
       recent: (limit) => hub.db.prepare('SELECT id, title, status FROM jobs ORDER BY seq DESC LIMIT ?').all(limit) as { id: string; title: string; status: string }[],
     },
     notes: {
-      read: (key) => hub.notes.read(key),
+      read: (key) => hub.notes.readWhole(key),
       keys: (limit, prefix) => {
-        const rows = prefix
-          ? hub.db.prepare('SELECT key FROM notes WHERE key >= ? AND key < ? ORDER BY updated_at DESC, key LIMIT ?').all(prefix, `${prefix}\uffff`, limit)
-          : hub.db.prepare('SELECT key FROM notes ORDER BY updated_at DESC, key LIMIT ?').all(limit);
+        const r = prefixRange('key', prefix ?? '');
+        const rows = hub.db.prepare(`SELECT key FROM notes WHERE ${r.sql} ORDER BY updated_at DESC, key LIMIT ?`).all(...r.params, limit);
         return (rows as { key: string }[]).map((r) => r.key);
       },
     },

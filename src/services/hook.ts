@@ -60,7 +60,7 @@ export class HookService {
     const base = h.cwd && isAbsolute(h.cwd) ? h.cwd : root;
     const paths: string[] = [];
     for (const t of writeTargets(h)) {
-      const r = resolveLockPath(isAbsolute(t) ? t : resolve(base, t), base, root);
+      const r = resolveLockPath(t, base, root); // walked from base: `..` applies after symlinks, as in the kernel
       if (r.ok) paths.push(r.path); // outside the work tree: not lockable here; the permission policy decides
     }
     this.locks.renew(caller);

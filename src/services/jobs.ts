@@ -14,6 +14,8 @@ import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from 
 import { dependencyState } from '../domain/scheduler.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
+import { branchNameProblem } from '../git/refname.js';
+import { isInside, realTarget } from '../domain/paths.js';
 import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
@@ -35,6 +37,13 @@ export interface WaitResultShape {
 }
 
 export class JobService {
+  /**
+   * How the permission policy answers a Bash call of `jobId` (set by the hub): an agent's
+   * `command:` checks run as shell commands in its tree when its child ends, so they are
+   * decided like its own Bash calls, never run on the hub's authority alone.
+   */
+  bashPolicy?: (jobId: string, command: string) => { action: 'allow' | 'ask' | 'deny'; reason: string };
+
   constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {}
 
   // ---- lookups and rights ------------------------------------------------------------
@@ -91,11 +100,14 @@ export class JobService {
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
       throw new InvalidInputError(`cwd ${JSON.stringify(input.cwd ?? cwd)} does not exist or is not a directory (resolved to ${cwd}). Pass an existing directory.`);
     }
+    if (parent) this.confineSubAgent(parent, base, cwd, input.cwd, input.checks);
     let repoRoot: string | null = null;
     let branch: string | null = null;
     const id = this.newJobId();
     const title = input.title ?? titleFromPrompt(raw.prompt);
     if (input.worktree) {
+      const problem = input.branch === undefined ? undefined : await branchNameProblem(input.branch);
+      if (problem) throw new InvalidInputError(`branch ${JSON.stringify(input.branch)} is not a valid git branch name (${problem}). Use letters, digits, "/", "-", "_" and ".", e.g. "feature/parser-tests", or omit branch.`);
       repoRoot = await repoRootOf(cwd);
       branch = input.branch ?? `overseer/${slugify(title)}-${id.slice(2, 8)}`;
       if (await branchExists(repoRoot, branch)) {
@@ -114,6 +126,22 @@ export class JobService {
       checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
       depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null,
     }, caller.role === 'agent' ? caller.jobId : 'lead');
+  }
+
+  /** An agent's sub-agent stays inside the agent's own work tree (real paths), and its command checks pass the agent's policy. */
+  private confineSubAgent(parent: JobRow, base: string, cwd: string, asked: string | undefined, checks: readonly string[]): void {
+    const tree = realTarget(base, '/') ?? base;
+    const real = realTarget(cwd, '/') ?? cwd;
+    if (!isInside(real, tree)) {
+      throw new ForbiddenError(`cwd ${JSON.stringify(asked)} resolves to ${real}, outside your work tree ${tree}: a sub-agent works inside its parent's tree. Pass a directory inside ${tree}, or ask the lead to start the agent.`);
+    }
+    for (const c of checks) {
+      if (!c.startsWith('command:')) continue;
+      const d = this.bashPolicy?.(parent.id, c.slice('command:'.length)) ?? { action: 'deny' as const, reason: 'no permission policy is in force' };
+      if (d.action !== 'allow') {
+        throw new ForbiddenError(`check ${JSON.stringify(c.slice(0, 200))} would run a shell command that your permission policy does not allow (${d.action}: ${d.reason}). Nothing was started. Use checks your policy allows as Bash commands, or ask the lead to add it.`);
+      }
+    }
   }
 
   /** Insert a validated job (spawn_agent, or a workflow phase) and dispatch the queue. */

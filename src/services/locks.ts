@@ -17,6 +17,9 @@ import { isAbsolute, join } from 'node:path';
 
 export const holderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
+/** Paths resolved between two yields to the event loop. */
+const RESOLVE_BATCH = 16;
+
 export class LockService {
   readonly store: LockStore;
   private timer?: NodeJS.Timeout;
@@ -43,11 +46,23 @@ export class LockService {
     }
   }
 
-  resolve(caller: Caller, files: readonly string[], base?: string): string[] {
+  /**
+   * Resolve and confine lock paths. Resolution is synchronous file-system work (lstat per
+   * component), so a call with many long paths yields to the event loop between batches: one
+   * call never stalls every other caller of the hub.
+   */
+  async resolve(caller: Caller, files: readonly string[], base?: string): Promise<string[]> {
     const root = this.workTree(caller);
-    const r = resolveLockPaths([...files], base ?? root, root);
-    if (!r.ok) throw new InvalidInputError(r.rejected.map((x) => `${JSON.stringify(x.input)}: ${x.reason}`).join('; '));
-    return r.paths;
+    const ok = new Set<string>();
+    const rejected: string[] = [];
+    for (let i = 0; i < files.length; i += RESOLVE_BATCH) {
+      if (i > 0) await new Promise<void>((r) => setImmediate(r));
+      const r = resolveLockPaths(files.slice(i, i + RESOLVE_BATCH), base ?? root, root);
+      if (r.ok) r.paths.forEach((p) => ok.add(p));
+      else rejected.push(...r.rejected.map((x) => `${JSON.stringify(x.input.slice(0, 300))}: ${x.reason}`));
+    }
+    if (rejected.length) throw new InvalidInputError(rejected.join('; '));
+    return [...ok].sort();
   }
 
   private describeHolder(holder: string): string {
@@ -60,9 +75,9 @@ export class LockService {
     return rows.map((r) => `${r.path} is held by ${this.describeHolder(r.holder)}${r.reason ? ` for "${r.reason}"` : ''} until ${isoTime(r.expires_at)}`).join('; ');
   }
 
-  async acquire(i: LockFilesInput, caller: Caller, signal?: AbortSignal, progress?: (ms: number) => void): Promise<{ acquired: string[]; expires_at: string }> {
+  async acquire(i: LockFilesInput, caller: Caller, signal?: AbortSignal, progress?: (ms: number) => void): Promise<{ acquired: string[]; acquired_count: number; expires_at: string }> {
     const me = holderOf(caller);
-    const paths = this.resolve(caller, i.files);
+    const paths = await this.resolve(caller, i.files);
     const reason = i.reason ?? null;
     const now = this.ctx.clock.now();
     const first = tx(this.ctx.db, () => {
@@ -81,7 +96,7 @@ export class LockService {
     this.armExpiry(); // the held locks may expire before anyone releases them
     if (first.granted) {
       this.changed(me);
-      return { acquired: paths, expires_at: isoTime(now + i.ttl_s * 1000) };
+      return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(now + i.ttl_s * 1000) };
     }
     const waitId = first.waitId;
     const r = await waitUntil({
@@ -106,17 +121,17 @@ export class LockService {
     });
     if (outcome !== 'granted') this.grantWaiters();
     if (outcome === 'granted') {
-      return { acquired: paths, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000) };
+      return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000) };
     }
     const still = this.store.heldAmong(paths).filter((x) => x.holder !== me);
     throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still) || 'the files just became free — try again'}. Nothing was locked.`);
   }
 
-  release(i: ReleaseFilesInput, caller: Caller): { released: string[] } {
+  async release(i: ReleaseFilesInput, caller: Caller): Promise<{ released: string[] }> {
     const me = holderOf(caller);
     let released: string[];
     if (i.files) {
-      const paths = this.resolve(caller, i.files);
+      const paths = await this.resolve(caller, i.files);
       const held = this.store.heldAmong(paths);
       const foreign = held.filter((r) => r.holder !== me);
       if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign)}. Nothing was released.`);

@@ -7,17 +7,34 @@ import { tx } from '../store/db.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
-import type { ListNotesInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../tools/noteSchemas.js';
+import type { ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../tools/noteSchemas.js';
+import { chunkEnd, jsonLength } from '../domain/jsonChunk.js';
 
 export interface NoteView {
   key: string;
+  /** The value, or the piece of it from `offset` when the whole does not fit one result. */
   value: string;
   version: number;
   author: string;
   updated_at: string;
+  /** Length of the whole value (UTF-16 units, as `offset` counts). */
+  total_chars: number;
+  offset: number;
+  /** Where the next piece starts (read_note with this offset and `version`), or null when `value` reaches the end. */
+  next_offset: number | null;
 }
 
-const view = (r: NoteRow): NoteView => ({ key: r.key, value: r.value, version: r.version, author: r.author, updated_at: isoTime(r.updated_at) });
+/** JSON-encoded characters of note values one tool result carries (the result cap is 20,000). */
+export const NOTE_PIECE_CHARS = 15_000;
+
+/** A note's view with the piece of its value from `offset` that fits `budget` encoded characters. */
+function view(r: NoteRow, offset = 0, budget = NOTE_PIECE_CHARS): NoteView {
+  const end = chunkEnd(r.value, offset, budget);
+  return {
+    key: r.key, value: r.value.slice(offset, end), version: r.version, author: r.author, updated_at: isoTime(r.updated_at),
+    total_chars: r.value.length, offset, next_offset: end < r.value.length ? end : null,
+  };
+}
 export const authorOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
 export class NoteService {
@@ -52,9 +69,28 @@ export class NoteService {
     return version;
   }
 
-  read(key: string): NoteView | { key: string; found: false } {
+  /** The whole note (for MCP resources, which are not capped like tool results). */
+  readWhole(key: string): { key: string; value: string; version: number; author: string; updated_at: string } | { key: string; found: false } {
     const r = this.store.get(key);
-    return r ? view(r) : { key, found: false };
+    return r ? { key: r.key, value: r.value, version: r.version, author: r.author, updated_at: isoTime(r.updated_at) } : { key, found: false };
+  }
+
+  /**
+   * A note, whole when it fits one result; a longer value comes in pieces (`offset`,
+   * `next_offset`). Pass the `version` of the first piece with the later ones: if the note
+   * changed in between, the read is refused instead of mixing two versions.
+   */
+  read(i: ReadNoteInput): NoteView | { key: string; found: false } {
+    const r = this.store.get(i.key);
+    if (!r) return { key: i.key, found: false };
+    if (i.version !== undefined && r.version !== i.version) {
+      throw new ConflictError(`note ${JSON.stringify(i.key)} is at version ${r.version} now, not ${i.version}: it changed while you read it in pieces; read it again from offset 0`);
+    }
+    const offset = i.offset ?? 0;
+    if (offset > r.value.length) {
+      throw new InvalidInputError(`offset ${offset} is past the end of note ${JSON.stringify(i.key)} (${r.value.length} characters): use the next_offset a read returned`);
+    }
+    return view(r, offset);
   }
 
   list(i: ListNotesInput): { notes: { key: string; version: number; author: string; updated_at: string }[]; next_cursor: string | null } {
@@ -97,7 +133,7 @@ export class NoteService {
         }
         hits = rows.filter((r) => r.version > (baseline!.get(r.key) ?? 0));
       }
-      return hits.length ? hits.map(view) : undefined;
+      return hits.length ? fitViews(hits) : undefined;
     };
     const r = await waitUntil({
       bus: this.ctx.bus, events: ['note'], check, signal,
@@ -106,4 +142,23 @@ export class NoteService {
     });
     return r.ok ? { notes: r.value, timed_out: false } : { notes: [], timed_out: r.reason === 'timeout' };
   }
+}
+
+/**
+ * Views of the notes a watch returns, within one result: values share NOTE_PIECE_CHARS in key
+ * order (a value that does not fit whole comes as its first piece, with `next_offset`), and
+ * notes past what the result can list are left for the caller to read (never cut short).
+ */
+function fitViews(rows: readonly NoteRow[]): NoteView[] {
+  let left = NOTE_PIECE_CHARS;
+  let meta = 0;
+  const out: NoteView[] = [];
+  for (const r of rows) {
+    meta += 200 + jsonLength(r.key) + jsonLength(r.author);
+    if (meta > 4_000 && out.length > 0) break;
+    const v = view(r, 0, left);
+    left -= jsonLength(v.value);
+    out.push(v);
+  }
+  return out;
 }

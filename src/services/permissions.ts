@@ -8,6 +8,7 @@ import type { Caller, HubContext } from './context.js';
 import type { RequestService } from './requests.js';
 import { DEFAULT_POLICY, PolicySchema, decide, type Policy } from '../domain/policy.js';
 import { ForbiddenError } from '../errors.js';
+import { realTarget } from '../domain/paths.js';
 
 export type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 
@@ -42,13 +43,31 @@ export class PermissionService {
     return policy;
   }
 
+  /** How the policy answers a Bash `command` of agent `jobId` (no request is opened and nothing recorded; ask is not allow). */
+  decideBash(jobId: string, command: string): { action: 'allow' | 'ask' | 'deny'; reason: string } {
+    const policy = this.policy();
+    if ('error' in policy) return { action: 'deny', reason: `the policy file ${this.file} is invalid (${policy.error})` };
+    const job = this.ctx.store.get(jobId);
+    return decide(policy, { toolName: 'Bash', input: { command }, workDir: job?.work_dir ?? job?.cwd ?? this.ctx.projectDir });
+  }
+
   async check(caller: Caller, toolName: string, input: Record<string, unknown>, signal?: AbortSignal, progress?: (ms: number) => void): Promise<PermissionAnswer> {
     if (caller.role !== 'agent') throw new ForbiddenError('check_permission is called by Claude Code inside agents, not by the lead.');
     const policy = this.policy();
     if ('error' in policy) return { behavior: 'deny', message: `Overseer's policy file ${this.file} is invalid (${policy.error}); every permission prompt is denied until it is fixed.` };
     const job = this.ctx.store.get(caller.jobId);
-    const workDir = job?.work_dir ?? job?.cwd ?? this.ctx.projectDir;
-    const d = decide(policy, { toolName, input, workDir });
+    const workDir = realTarget(job?.work_dir ?? job?.cwd ?? this.ctx.projectDir, '/') ?? (job?.work_dir ?? job?.cwd ?? this.ctx.projectDir);
+    // The policy matches paths as text: give it where each write really lands (symlinks and
+    // `..` after them resolved), so `<tree>/link-out/x` is judged as the outside path it is.
+    const seen: Record<string, unknown> = { ...input };
+    for (const f of ['file_path', 'notebook_path', 'path']) {
+      const v = input[f];
+      if (typeof v !== 'string') continue;
+      const real = realTarget(v, workDir);
+      if (real === undefined) return { behavior: 'deny', message: `Denied by Overseer: cannot tell where ${f} ${JSON.stringify(v.slice(0, 300))} leads (a symlink loop, or too deep); use the real path.` };
+      seen[f] = real;
+    }
+    const d = decide(policy, { toolName, input: seen, workDir });
     this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', { tool: toolName, action: d.action, rule: d.ruleIndex });
     if (d.action === 'allow') return { behavior: 'allow', updatedInput: input };
     if (d.action === 'deny') return { behavior: 'deny', message: `Denied by Overseer policy: ${d.reason}` };

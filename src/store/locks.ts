@@ -1,6 +1,7 @@
 // Lock and lock-wait rows. The wait-for graph is derived from these tables, so deadlock
 // detection survives a hub restart.
 import type { Db } from './db.js';
+import { prefixRange } from './prefix.js';
 
 export interface LockRow {
   path: string;
@@ -31,7 +32,8 @@ export class LockStore {
 
   all(prefix?: string): LockRow[] {
     if (!prefix) return this.db.prepare('SELECT * FROM locks ORDER BY path').all() as LockRow[];
-    return this.db.prepare('SELECT * FROM locks WHERE path >= ? AND path < ? ORDER BY path').all(prefix, `${prefix}\uffff`) as LockRow[];
+    const r = prefixRange('path', prefix);
+    return this.db.prepare(`SELECT * FROM locks WHERE ${r.sql} ORDER BY path`).all(...r.params) as LockRow[];
   }
 
   byHolder(holder: string): LockRow[] {

@@ -1,5 +1,6 @@
 // Note rows: key → value with a version that grows by one on every write (compare-and-set).
 import type { Db } from './db.js';
+import { prefixRange } from './prefix.js';
 
 export interface NoteRow {
   key: string;
@@ -32,17 +33,20 @@ export class NoteStore {
 
   /** Keys under a prefix (all when empty), without values, ordered by key. */
   list(prefix: string, limit: number, afterKey?: string): Omit<NoteRow, 'value'>[] {
-    const end = prefix ? `${prefix}\uffff` : '\uffff';
+    const r = prefixRange('key', prefix);
     return this.db
-      .prepare('SELECT key, version, author, updated_at FROM notes WHERE key >= ? AND key < ? AND key > ? ORDER BY key LIMIT ?')
-      .all(prefix, end, afterKey ?? '', limit) as Omit<NoteRow, 'value'>[];
+      .prepare(`SELECT key, version, author, updated_at FROM notes WHERE ${r.sql} AND key > ? ORDER BY key LIMIT ?`)
+      .all(...r.params, afterKey ?? '', limit) as Omit<NoteRow, 'value'>[];
   }
 
   /** Full rows for the given keys and/or a prefix. */
   select(keys: readonly string[], prefix: string | undefined): NoteRow[] {
     const rows: NoteRow[] = [];
     if (keys.length) rows.push(...(this.db.prepare(`SELECT * FROM notes WHERE key IN (${keys.map(() => '?').join(',')})`).all(...keys) as NoteRow[]));
-    if (prefix !== undefined) rows.push(...(this.db.prepare('SELECT * FROM notes WHERE key >= ? AND key < ?').all(prefix, `${prefix}\uffff`) as NoteRow[]));
+    if (prefix !== undefined) {
+      const r = prefixRange('key', prefix);
+      rows.push(...(this.db.prepare(`SELECT * FROM notes WHERE ${r.sql}`).all(...r.params) as NoteRow[]));
+    }
     const seen = new Set<string>();
     return rows.filter((r) => !seen.has(r.key) && seen.add(r.key)).sort((a, b) => (a.key < b.key ? -1 : 1));
   }

@@ -49,9 +49,9 @@ export function coordTools(s: CoordServices): ToolDef[] {
     }),
     defineTool({
       name: 'read_note', roles: BOTH, title: 'Read a note',
-      description: 'A note\'s value, version, author and updated_at, or found: false.',
+      description: 'A note\'s value, version, author and updated_at, or found: false. A value too long for one result comes in pieces: next_offset is not null → call again with offset: next_offset and version: the version you got, until next_offset is null.',
       input: ReadNoteInput, annotations: { readOnlyHint: true },
-      handler: (i) => s.notes.read(i.key),
+      handler: (i) => s.notes.read(i),
     }),
     defineTool({
       name: 'list_notes', roles: BOTH, title: 'List notes',

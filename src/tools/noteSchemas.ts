@@ -23,7 +23,14 @@ export const WriteNoteInput = z.object({
 }).strict();
 export type WriteNoteInput = z.infer<typeof WriteNoteInput>;
 
-export const ReadNoteInput = z.object({ key: NoteKey }).strict();
+export const ReadNoteInput = z.object({
+  key: NoteKey,
+  offset: z.number().int().min(0, 'offset must be 0 or the next_offset a read returned').optional()
+    .describe('start of the piece to read (a long value comes in pieces: pass the next_offset of the previous read)'),
+  version: z.number().int().min(1).optional()
+    .describe('the version of the first piece: refused if the note changed since, so pieces of two versions are never mixed'),
+}).strict();
+export type ReadNoteInput = z.infer<typeof ReadNoteInput>;
 
 export const ListNotesInput = z.object({
   prefix: Prefix.optional(),

@@ -3,10 +3,11 @@
 // wraps every handler with the single error mapping of result.ts.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import { errorResult, okResult } from './result.js';
+import { InvalidInputError } from '../errors.js';
 
 export interface ToolExtra {
   signal: AbortSignal;
@@ -35,9 +36,13 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
   const names: string[] = [];
   for (const def of defs) {
     if (!def.roles.includes(caller.role)) continue;
+    // The SDK publishes an object schema only: a refined schema (z.object(…).refine) would be
+    // published empty, so models saw no parameters. Publish the object inside, check the
+    // refinements here.
+    const published = objectInside(def.input);
     server.registerTool(
       def.name,
-      { title: def.title, description: def.description, inputSchema: def.input as never, annotations: def.annotations },
+      { title: def.title, description: def.description, inputSchema: published as never, annotations: def.annotations },
       (async (args: unknown, extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> }) => {
         const token = extra._meta?.progressToken;
         const toolExtra: ToolExtra = {
@@ -49,7 +54,9 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
         };
         try {
           onCall?.(caller);
-          const value = await def.handler(args as never, caller, toolExtra);
+          checkBounds(args);
+          const input = published === def.input ? args : (def.input.parse(args) as unknown);
+          const value = await def.handler(input as never, caller, toolExtra);
           return def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
         } catch (err) {
           return errorResult(err, log);
@@ -59,4 +66,29 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
     names.push(def.name);
   }
   return names;
+}
+
+/** The z.object a tool's schema refines (the schema itself when it is not refined). */
+export function objectInside(s: z.ZodTypeAny): z.ZodTypeAny {
+  let cur = s;
+  while (cur instanceof z.ZodEffects) cur = cur.innerType() as z.ZodTypeAny;
+  return cur instanceof z.ZodObject ? cur : s;
+}
+
+/** How deep a tool's arguments may nest (Claude Code's own tool inputs stay under 10). */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * Refuse arguments nested deeper than MAX_INPUT_DEPTH before any handler (or the policy, or
+ * JSON.stringify) recurses into them: a hostile input must get a readable refusal, not a stack
+ * overflow. Iterative, so the check itself cannot overflow.
+ */
+export function checkBounds(args: unknown): void {
+  const stack: Array<[unknown, number, string]> = [[args, 0, '']];
+  while (stack.length) {
+    const [v, depth, at] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) throw new InvalidInputError(`${at.replace(/^\./, '') || '(input)'}: nested deeper than ${MAX_INPUT_DEPTH} levels; send flatter input`);
+    for (const [k, x] of Object.entries(v)) stack.push([x, depth + 1, at.length < 200 ? `${at}.${k}` : at]);
+  }
 }

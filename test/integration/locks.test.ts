@@ -5,7 +5,7 @@
 // progress notifications and cancellation of a waiting request.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { rm } from 'node:fs/promises';
@@ -241,6 +241,23 @@ describe('lock paths', () => {
     assert.equal(lead.isError, true);
     assert.match(lead.text, /outside the work tree/);
     assert.equal(await held(), snapshot);
+  });
+
+  test('a call with many deep paths does not stall the hub: another caller is answered meanwhile', async () => {
+    const deep = Array.from({ length: 200 }, () => 'd').join('/');
+    mkdirSync(join(root, deep), { recursive: true });
+    const files = Array.from({ length: 1000 }, (_, k) => `${deep}/f${k}.txt`);
+    const order: string[] = [];
+    const big = callAs(A.client, 'lock_files', { files, timeout_s: 0 }).then((r) => { order.push('lock_files'); return r; });
+    // Sent after lock_files: answered while its paths resolve, not after.
+    const small = h.call('list_notes', {}).then(() => { order.push('list_notes'); });
+    const [r] = await Promise.all([big, small]);
+    assert.equal(r.isError, false, r.text.slice(0, 300));
+    assert.equal(r.value.acquired_count, 1000, 'the count is exact even when the list is too long for one result');
+    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM locks WHERE holder = ?').get(A.id) as { c: number }).c, 1000);
+    assert.deepEqual(order, ['list_notes', 'lock_files']);
+    await ok(A.client, 'release_files', {});
+    rmSync(join(root, 'd'), { recursive: true, force: true });
   });
 
   test('relative, dotted, trailing-slash, absolute and symlinked spellings are one lock', async () => {

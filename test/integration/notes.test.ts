@@ -106,4 +106,66 @@ describe('notes', () => {
     assert.deepEqual(await h.call('delete_note', { key: 'ns/a', expected_version: 1 }), { key: 'ns/a', deleted: true });
     assert.equal((await h.call('read_note', { key: 'ns/a' })).found, false);
   });
+
+  test('a value far over one result is read whole in pieces; a CAS round trip keeps every character', async () => {
+    const value = `${'line "quoted" \\ back\n\ttab 😀 \u0001'.repeat(20_000)}END`;
+    assert.ok(Buffer.byteLength(value) < 1024 * 1024);
+    const w = await callAs(agent, 'write_note', { key: 'big/doc', value });
+    assert.equal(w.isError, false);
+    const readAll = async (total: number): Promise<{ text: string; version: number; pieces: number }> => {
+      let r = await h.call('read_note', { key: 'big/doc' });
+      let text = r.value as string;
+      let pieces = 1;
+      assert.equal(r.total_chars, total);
+      while (r.next_offset !== null) {
+        assert.equal(r.next_offset, text.length, 'each piece starts where the last ended');
+        r = await h.call('read_note', { key: 'big/doc', offset: r.next_offset, version: r.version });
+        text += r.value;
+        pieces++;
+      }
+      return { text, version: r.version, pieces };
+    };
+    const first = await readAll(value.length);
+    assert.equal(first.text, value, 'no character lost or changed');
+    assert.ok(first.pieces > 10, `read in ${first.pieces} pieces`);
+    await h.call('write_note', { key: 'big/doc', value: `${first.text}+`, expected_version: first.version });
+    assert.equal((await readAll(value.length + 1)).text, `${value}+`, 'the CAS write stored the whole value');
+
+    const one = await h.call('read_note', { key: 'big/doc' });
+    await h.call('write_note', { key: 'big/doc', value: 'changed' });
+    const stale = await h.callRaw('read_note', { key: 'big/doc', offset: one.next_offset, version: one.version });
+    assert.equal(stale.isError, true);
+    assert.match(stale.text, /changed while you read it in pieces; read it again from offset 0/);
+    const past = await h.callRaw('read_note', { key: 'big/doc', offset: 99 });
+    assert.match(past.text, /offset 99 is past the end/);
+  });
+
+  test('watch_notes returns a long value as its first piece with next_offset, never cut short', async () => {
+    const value = 'w'.repeat(60_000);
+    const watching = callAs(agent, 'watch_notes', { prefix: 'bigwatch/', timeout_s: 30 });
+    await h.call('write_note', { key: 'bigwatch/a', value });
+    const got = (await watching).value.notes[0];
+    assert.equal(got.total_chars, 60_000);
+    assert.equal(got.value, value.slice(0, got.next_offset));
+    assert.ok(!String(got.value).includes('truncated'));
+  });
+
+  test('keys with a character beyond U+FFFF right after the prefix are listed and watched', async () => {
+    await h.call('write_note', { key: 'emo/😀', value: 'x' });
+    await h.call('write_note', { key: 'emo/a', value: 'y' });
+    const l = await h.call('list_notes', { prefix: 'emo/' });
+    assert.deepEqual(l.notes.map((n: any) => n.key), ['emo/a', 'emo/😀']);
+    const w = await h.call('watch_notes', { prefix: 'emo/', after_version: 0, timeout_s: 1 });
+    assert.deepEqual(w.notes.map((n: any) => n.key).sort(), ['emo/a', 'emo/😀']);
+  });
+
+  test('watch_notes publishes its parameters (a refined schema used to be published empty)', async () => {
+    const tools = (await h.client.listTools()).tools;
+    const watch = tools.find((t) => t.name === 'watch_notes')!;
+    assert.deepEqual(Object.keys(watch.inputSchema.properties ?? {}).sort(), ['after_version', 'keys', 'prefix', 'timeout_s', 'until_value']);
+    for (const t of tools) {
+      if (t.name === 'read_messages' || t.name === 'release_files') continue;
+      assert.ok(Object.keys(t.inputSchema.properties ?? {}).length > 0, `${t.name} publishes no parameters`);
+    }
+  });
 });

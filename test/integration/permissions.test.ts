@@ -5,7 +5,8 @@
 // an invalid one denies everything and names the file. The lead has no check_permission.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -57,6 +58,21 @@ before(async () => {
 after(async () => { await h.stop(); });
 
 describe('check_permission with the default policy', () => {
+  test('a symlink in the tree that points outside is judged by where the write lands', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'overseer-outside-'));
+    symlinkSync(outside, join(h.project, 'link-out'));
+    symlinkSync(join(h.project, 'src'), join(h.project, 'link-in'));
+    try {
+      assertDeny((await check('Write', { file_path: join(h.project, 'link-out', 'x.txt'), content: 'x' })).answer, /only edit files inside its own work tree/, 'absolute through the link');
+      assertDeny((await check('Edit', { file_path: 'link-out/x.txt', old_string: 'a', new_string: 'b' })).answer, /only edit files inside its own work tree/, 'relative through the link');
+      assertAllow((await check('Write', { file_path: 'link-in/y.ts', content: 'y' })).answer, { file_path: 'link-in/y.ts', content: 'y' }, 'a link that stays inside');
+    } finally {
+      rmSync(join(h.project, 'link-out'));
+      rmSync(join(h.project, 'link-in'));
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   test('Write inside the work dir is allowed with the input unchanged; a 50,000-character content is not truncated', async () => {
     const small = { file_path: join(h.project, 'src', 'a.ts'), content: 'export const a = 1;\n' };
     const r = await check('Write', small);

@@ -4,7 +4,7 @@
 // database and the file system exactly as they were.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -144,6 +144,28 @@ describe('agent tools: input validation, roles, paging', { timeout: 240_000 }, (
   });
 
   describe('spawn_agent input', () => {
+    test('an agent cannot start a sub-agent outside its own work tree (absolute, .., a symlink out)', async () => {
+      symlinkSync(plain, join(h.project, 'link-out'));
+      try {
+        for (const cwd of [plain, '..', '../..', 'link-out', `link-out/../..`]) {
+          await rejects(h, 'spawn_agent', { prompt: 'escape', cwd }, [/outside your work tree/, /a sub-agent works inside its parent's tree/], { client: agentA, dirs: [plain] });
+        }
+      } finally {
+        rmSync(join(h.project, 'link-out'));
+      }
+    });
+
+    test("an agent's command checks are decided by its permission policy, before anything is stored", async () => {
+      await rejects(h, 'spawn_agent', { prompt: 'x', checks: ['command:sudo touch /tmp/pwned'] }, [/permission policy does not allow/, /deny/, /Nothing was started/], { client: agentA });
+      const policy = join(h.home, 'policy.json');
+      writeFileSync(policy, JSON.stringify({ rules: [{ action: 'deny', tool: 'Bash', reason: 'no shell here' }], default: 'deny' }));
+      try {
+        await rejects(h, 'spawn_agent', { prompt: 'x', checks: ['command:echo hi > f.txt'] }, [/no shell here/], { client: agentA });
+      } finally {
+        rmSync(policy);
+      }
+    });
+
     test('a cwd that does not exist', async () => {
       const missing = join(plain, 'no', 'such', 'dir');
       const text = await rejects(h, 'spawn_agent', { prompt: 'do it', cwd: missing }, [/cwd/, /does not exist/, /existing directory/], { dirs: [plain] });
@@ -206,6 +228,12 @@ describe('agent tools: input validation, roles, paging', { timeout: 240_000 }, (
 
     test('an invalid branch name "a..b"', async () => {
       await rejects(h, 'spawn_agent', { prompt: 'do it', worktree: true, branch: 'a..b' }, [/branch/, /valid git branch name/]);
+    });
+
+    test('branch names git refuses although they look plain ("HEAD", "x/.hidden", "a.lock/b") are refused at spawn', async () => {
+      for (const branch of ['HEAD', 'x/.hidden', 'a.lock/b']) {
+        await rejects(h, 'spawn_agent', { prompt: 'do it', worktree: true, branch }, [/branch/, /valid git branch name/, new RegExp(JSON.stringify(branch).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))]);
+      }
     });
 
     test('an unknown provider value', async () => {

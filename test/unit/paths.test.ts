@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveLockPath, resolveLockPaths, isInside, type RejectedPath } from '../../src/domain/paths.js';
+import { resolveLockPath, resolveLockPaths, isInside, realTarget, type RejectedPath } from '../../src/domain/paths.js';
 
 let tmp: string; // realpath of a fresh temp dir
 let root: string; // <tmp>/work, the work tree
@@ -123,4 +123,37 @@ describe('resolveLockPaths', () => {
     assert.deepEqual(r.rejected.map((x) => x.input), ['../x', '', 'out/y']);
   });
   test('empty list is fine', () => assert.deepEqual(resolveLockPaths([], root, root), { ok: true, paths: [] }));
+});
+
+describe('resolveLockPath: `..` after a symlink applies to the link target, as in the kernel', () => {
+  test('sub/up/../f with sub/up → .. lands outside the tree and is refused', () => {
+    fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
+    fs.symlinkSync('..', path.join(root, 'sub', 'up'));
+    // The kernel: <root>/sub/up is <root>, so <root>/sub/up/../f is <tmp>/f — outside.
+    assert.match(rejected('sub/up/../f').reason, /outside the work tree/);
+    assert.match(rejected(`${root}/sub/up/../f`).reason, /outside the work tree/);
+    assert.equal(ok('sub/up/src/a.ts'), path.join(root, 'src/a.ts'));
+  });
+
+  test('inside the tree: a/l/../f with a/l → ../b/c is <root>/b/f, not <root>/a/f', () => {
+    fs.mkdirSync(path.join(root, 'a'), { recursive: true });
+    fs.mkdirSync(path.join(root, 'b', 'c'), { recursive: true });
+    fs.symlinkSync('../b/c', path.join(root, 'a', 'l'));
+    assert.equal(ok('a/l/../f'), path.join(root, 'b/f'));
+  });
+
+  test('a path deeper than the component limit is refused with a reason', () => {
+    assert.match(rejected(`${'d/'.repeat(300)}f`).reason, /more than 256 path components/);
+  });
+});
+
+describe('realTarget: where a write lands, for the permission policy', () => {
+  test('follows symlinks out of the tree, dangling ones too; refuses loops', () => {
+    assert.equal(realTarget('out/new.txt', root), path.join(outside, 'new.txt'));
+    assert.equal(realTarget('dangling', root), path.join(tmp, 'nowhere', 'x'));
+    assert.equal(realTarget('src/./lib/../a.ts', root), path.join(root, 'src/a.ts'));
+    fs.symlinkSync('loop2', path.join(root, 'loop1'));
+    fs.symlinkSync('loop1', path.join(root, 'loop2'));
+    assert.equal(realTarget('loop1/x', root), undefined);
+  });
 });
