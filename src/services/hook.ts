@@ -23,6 +23,23 @@ export interface HookVerdict {
 
 /** Paths (as written, relative ones against cwd) a tool call would write. */
 export function writeTargets(h: HookInput): string[] {
+  return writeTargetsOf(h).paths;
+}
+
+/** The paths a tool call would write, and whether it also writes somewhere we cannot name. */
+export function writeTargetsOf(h: HookInput): { paths: string[]; unknown: boolean } {
+  if (h.tool_name === 'Bash' || h.tool_name === 'shell') {
+    const input = h.tool_input ?? {};
+    const cmd = typeof input.command === 'string' ? input.command : Array.isArray(input.command) ? (input.command as unknown[]).map(String).join(' ') : undefined;
+    if (!cmd) return { paths: [], unknown: false };
+    const t = bashWriteTargets(cmd);
+    // apply_patch run through the shell (Codex does this with a heredoc).
+    return { paths: cmd.includes('*** Begin Patch') ? [...applyPatchTargets(cmd), ...t.paths] : t.paths, unknown: t.unknown };
+  }
+  return { paths: fileTargets(h), unknown: false };
+}
+
+function fileTargets(h: HookInput): string[] {
   const input = h.tool_input ?? {};
   const str = (k: string): string | undefined => (typeof input[k] === 'string' ? (input[k] as string) : undefined);
   switch (h.tool_name) {
@@ -35,13 +52,6 @@ export function writeTargets(h: HookInput): string[] {
     case 'NotebookEdit': {
       const p = str('notebook_path');
       return p ? [p] : [];
-    }
-    case 'Bash':
-    case 'shell': {
-      const cmd = str('command') ?? (Array.isArray(input.command) ? (input.command as unknown[]).map(String).join(' ') : undefined);
-      if (!cmd) return [];
-      // apply_patch run through the shell (Codex does this with a heredoc).
-      return cmd.includes('*** Begin Patch') ? [...applyPatchTargets(cmd), ...bashWriteTargets(cmd).paths] : bashWriteTargets(cmd).paths;
     }
     case 'apply_patch': {
       const patch = str('input') ?? str('patch') ?? str('command');
@@ -59,11 +69,21 @@ export class HookService {
     const root = this.locks.workTree(caller);
     const base = h.cwd && isAbsolute(h.cwd) ? h.cwd : root;
     const paths: string[] = [];
-    for (const t of writeTargets(h)) {
-      const r = resolveLockPath(t, base, root); // walked from base: `..` applies after symlinks, as in the kernel
+    const targets = writeTargetsOf(h);
+    for (const t of targets.paths) {
+      // Walked from base: `..` applies after symlinks, as in the kernel. The tree's root itself
+      // is a target too (`git checkout .`): it conflicts with every lock inside it.
+      const r = resolveLockPath(t, base, root, { allowRoot: true });
       if (r.ok) paths.push(r.path); // outside the work tree: not lockable here; the permission policy decides
     }
     this.locks.renew(caller);
-    return this.locks.hookCheck(caller, [...new Set(paths)]);
+    return this.locks.hookCheck(caller, [...new Set(paths)], targets.unknown ? describeUnknown(h) : undefined);
   }
+}
+
+/** What an unnameable write was, for the agent and the events table. */
+function describeUnknown(h: HookInput): string {
+  const c = h.tool_input?.command;
+  const text = typeof c === 'string' ? c : JSON.stringify(c ?? '');
+  return `${h.tool_name ?? 'a tool'} \`${text.length > 200 ? `${text.slice(0, 197)}...` : text}\``;
 }
