@@ -69,7 +69,7 @@ export function coordTools(s: CoordServices): ToolDef[] {
       name: 'delete_note', roles: BOTH, title: 'Delete a note',
       description: 'Delete a note; with expected_version only if it is still at that version.',
       input: DeleteNoteInput, annotations: { destructiveHint: true, idempotentHint: true },
-      handler: (i) => s.notes.delete(i),
+      handler: (i, c) => s.notes.delete(i, c),
     }),
     defineTool({
       name: 'send_message', roles: BOTH, title: 'Send a message',
