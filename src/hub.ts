@@ -131,7 +131,7 @@ export class Hub {
     this.requests.elicitor = this.elicitor;
     this.permissions = new PermissionService(this.ctx, this.requests);
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
-    this.hook = new HookService(this.locks);
+    this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb)];
     const templatesDir = join(o.config.home, 'templates');

@@ -6,7 +6,9 @@ import type { Caller } from './context.js';
 import type { LockService } from './locks.js';
 import { bashWriteTargets } from '../domain/bashTargets.js';
 import { applyPatchTargets } from '../domain/applyPatch.js';
-import { resolveLockPath } from '../domain/paths.js';
+import { realTarget, resolveLockPath } from '../domain/paths.js';
+import { protectedReason, type ProtectedContext } from '../domain/protectedPaths.js';
+import type { HubContext } from './context.js';
 
 export interface HookInput {
   tool_name?: string;
@@ -63,13 +65,20 @@ function fileTargets(h: HookInput): string[] {
 }
 
 export class HookService {
-  constructor(private readonly locks: LockService) {}
+  constructor(private readonly locks: LockService, private readonly ctx?: HubContext) {}
 
   check(caller: Caller, h: HookInput): HookVerdict {
     const root = this.locks.workTree(caller);
     const base = h.cwd && isAbsolute(h.cwd) ? h.cwd : root;
     const paths: string[] = [];
     const targets = writeTargetsOf(h);
+    if (caller.role === 'agent' && this.ctx) {
+      for (const t of targets.paths) {
+        const real = realTarget(t, base);
+        const why = real === undefined ? `cannot tell where ${JSON.stringify(t)} leads` : protectedReason(real, protectedContextOf(this.ctx));
+        if (why) return { decision: 'deny', reason: `Overseer: agents may not write there: ${why}.` };
+      }
+    }
     for (const t of targets.paths) {
       // Walked from base: `..` applies after symlinks, as in the kernel. The tree's root itself
       // is a target too (`git checkout .`): it conflicts with every lock inside it.
@@ -86,4 +95,10 @@ function describeUnknown(h: HookInput): string {
   const c = h.tool_input?.command;
   const text = typeof c === 'string' ? c : JSON.stringify(c ?? '');
   return `${h.tool_name ?? 'a tool'} \`${text.length > 200 ? `${text.slice(0, 197)}...` : text}\``;
+}
+
+/** What the hub protects from every agent, from the hub's configuration and the children's environment. */
+export function protectedContextOf(ctx: HubContext): ProtectedContext {
+  const real = (p: string | undefined): string | undefined => (p ? realTarget(p, '/') ?? p : undefined);
+  return { stateDir: real(ctx.config.home) as string, home: real(ctx.childEnv.HOME), claudeConfigDir: real(ctx.childEnv.CLAUDE_CONFIG_DIR) };
 }

@@ -9,6 +9,8 @@ import type { RequestService } from './requests.js';
 import { DEFAULT_POLICY, PolicySchema, decide, type Policy } from '../domain/policy.js';
 import { ForbiddenError } from '../errors.js';
 import { realTarget } from '../domain/paths.js';
+import { protectedReason } from '../domain/protectedPaths.js';
+import { protectedContextOf } from './hook.js';
 
 export type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 
@@ -66,6 +68,10 @@ export class PermissionService {
       const real = realTarget(v, workDir);
       if (real === undefined) return { behavior: 'deny', message: `Denied by Overseer: cannot tell where ${f} ${JSON.stringify(v.slice(0, 300))} leads (a symlink loop, or too deep); use the real path.` };
       seen[f] = real;
+      if (/^(Edit|Write|MultiEdit|NotebookEdit)$/.test(toolName)) {
+        const why = protectedReason(real, protectedContextOf(this.ctx));
+        if (why) return { behavior: 'deny', message: `Denied by Overseer: agents may not write there: ${why}.` };
+      }
     }
     const d = decide(policy, { toolName, input: seen, workDir });
     this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', { tool: toolName, action: d.action, rule: d.ruleIndex });

@@ -96,3 +96,44 @@ describe('strict mode', () => {
     }
   });
 });
+
+describe('the rules an agent runs under are out of its reach', () => {
+  test('hook: Claude settings, .mcp.json, .codex, git hooks/config and the hub state are refused, in every lock mode', async () => {
+    for (const lockMode of ['auto', 'off'] as const) {
+      const t = await hubWithAgents({ lockMode });
+      const home = t.h.hub.ctx.childEnv.HOME ?? '/root';
+      const writes: Array<[string, Record<string, unknown>]> = [
+        ['Write', { file_path: join(t.root, '.claude', 'settings.local.json'), content: '{"disableAllHooks":true}' }],
+        ['Edit', { file_path: join(t.root, '.claude', 'settings.json'), old_string: 'a', new_string: 'b' }],
+        ['Write', { file_path: join(t.root, '.claude', 'agents', 'x.md'), content: 'x' }],
+        ['Write', { file_path: join(home, '.claude', 'settings.json'), content: '{}' }],
+        ['Write', { file_path: join(t.root, '.mcp.json'), content: '{}' }],
+        ['Write', { file_path: join(t.root, '.codex', 'hooks.json'), content: '{}' }],
+        ['Write', { file_path: join(t.h.home, 'policy.json'), content: '{"rules":[],"default":"allow"}' }],
+        ['Bash', { command: `echo '{"disableAllHooks": true}' > .claude/settings.local.json` }],
+        ['Bash', { command: 'cd .git/hooks && printf x > pre-commit' }],
+        ['Bash', { command: 'echo x >> .git/config' }],
+        ['Bash', { command: `cp evil.db ${join(t.h.home, 'state.db')}` }],
+      ];
+      for (const [tool, input] of writes) {
+        const v = t.h.hub.hook.check({ role: 'agent', jobId: t.b.id }, { tool_name: tool, tool_input: input, cwd: t.root });
+        assert.equal(v.decision, 'deny', `${lockMode} ${tool} ${JSON.stringify(input)}: ${JSON.stringify(v)}`);
+        assert.match(v.reason ?? '', /agents may not write there/);
+      }
+      const ok = t.h.hub.hook.check({ role: 'agent', jobId: t.b.id }, { tool_name: 'Write', tool_input: { file_path: join(t.root, 'src', 'claude.ts') }, cwd: t.root });
+      assert.equal(ok.decision, 'none');
+      const lead = t.h.hub.hook.check({ role: 'lead' }, { tool_name: 'Write', tool_input: { file_path: join(t.root, '.claude', 'settings.json') }, cwd: t.root });
+      assert.equal(lead.decision, 'none', 'the lead (the person\'s own session) may');
+    }
+  });
+
+  test('policy: a Write to Claude settings is denied even under a policy that allows everything', async () => {
+    const t = await hubWithAgents();
+    writeFileSync(join(t.h.home, 'policy.json'), JSON.stringify({ rules: [], default: 'allow' }));
+    const r = await callAs(t.b.client, 'check_permission', { tool_name: 'Write', input: { file_path: join(t.root, '.claude', 'settings.local.json'), content: '{}' }, tool_use_id: 't' });
+    assert.match(r.text, /"behavior":"deny"/);
+    assert.match(r.text, /agents may not write there: .*\.claude directory/);
+    const fine = await callAs(t.b.client, 'check_permission', { tool_name: 'Write', input: { file_path: join(t.root, 'a.txt'), content: 'a' }, tool_use_id: 't2' });
+    assert.match(fine.text, /"behavior":"allow"/);
+  });
+});
