@@ -20,6 +20,7 @@ import { benchWakeups, type WakeupsResult } from './wakeups.js';
 import { benchCas, type CasResult } from './cas.js';
 import { benchKbSearch, type KbSearchResult } from './kb-search.js';
 import { benchWorkflowOverhead, type WorkflowOverheadResult } from './workflow-overhead.js';
+import { benchFirstRequest, type FirstRequestResult } from './first-request.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -189,6 +190,15 @@ const entries: Entry<any>[] = [
       { benchmark: 'Overseer codex child vs bare codex', figure: 'start → 1st API req', value: ms(r.overseerFirstRequest.p50), baseline: ms(r.bareFirstRequest.p50), ratio: f2(r.overseerFirstRequest.p50 / r.bareFirstRequest.p50), goal: '', met: '' },
       { benchmark: 'Overseer codex child vs bare codex', figure: 'shell call (1st → 2nd req)', value: ms(r.overseerToolCall.p50), baseline: ms(r.bareToolCall.p50), ratio: f2(r.overseerToolCall.p50 / r.bareToolCall.p50), goal: '', met: '' },
       { benchmark: 'Overseer codex child vs bare codex', figure: 'last API req → end', value: ms(r.overseerTail.p50), baseline: ms(r.bareTail.p50), ratio: f2(r.overseerTail.p50 / r.bareTail.p50), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'first_request',
+    title: '14. first /v1/messages request of an Overseer claude child vs bare claude -p (same prompt, tool search on)',
+    run: benchFirstRequest,
+    rows: (r: FirstRequestResult) => [
+      { benchmark: 'first request size', figure: 'body', value: `${r.overseer.bytes} B`, baseline: `${r.bare.bytes} B`, ratio: f2(r.ratio), goal: '', met: '' },
+      { benchmark: 'first request size', figure: 'tools', value: `${r.overseer.toolsBytes} B`, baseline: `${r.bare.toolsBytes} B`, ratio: f2(r.overseer.toolsBytes / r.bare.toolsBytes), goal: '', met: '' },
     ],
   },
 ];

@@ -59,6 +59,8 @@ export const ConfigSchema = z
       stream_max_retries: z.number().int().min(0).max(100).optional(),
     }).strict()).optional(),
     codexPrices: z.preprocess(jsonText, z.record(z.object({ input: z.number().min(0), output: z.number().min(0), cached_input: z.number().min(0).optional() }).strict())).default({}),
+    /** Base folder of job worktrees (default $XDG_DATA_HOME/overseer/worktrees, see src/git/placement.ts). */
+    worktreesDir: z.string().min(1).optional(),
     /** Largest note value in bytes. */
     noteMaxBytes: intFromString(1, 64 * 1024 * 1024).default(1024 * 1024),
   })
@@ -87,6 +89,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CODEX_MODEL_CATALOG: 'codexModelCatalog',
   OVERSEER_CODEX_PROVIDER: 'codexProvider',
   OVERSEER_CODEX_PRICES: 'codexPrices',
+  OVERSEER_WORKTREES_DIR: 'worktreesDir',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

@@ -105,7 +105,7 @@ export class Runner {
     if (job.worktree === 1) {
       const wt = job.work_dir && job.branch && job.repo_root
         ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
-        : await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch! });
+        : await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: this.ctx.config.worktreesDir });
       store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
     } else {
       store.update(job.id, { base_commit: (await headCommit(job.cwd)) ?? null }, clock.now());

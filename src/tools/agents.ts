@@ -68,13 +68,13 @@ export function agentTools(jobs: JobService): ToolDef[] {
     defineTool({
       name: 'report_status', roles: ['agent'], title: 'Report status',
       description: 'Tell the lead what you are doing now (one line) and optionally progress 0..1.',
-      input: ReportStatusInput, annotations: { idempotentHint: true },
+      input: ReportStatusInput, annotations: { idempotentHint: true }, alwaysLoad: true,
       handler: (i, c) => jobs.reportStatus(c, i.message, i.progress),
     }),
     defineTool({
       name: 'finish', roles: ['agent'], title: 'Finish',
       description: 'Report your final result (what you did, where) and outcome (success|failure). Call once at the end, then end your turn.',
-      input: FinishInput, annotations: { idempotentHint: true },
+      input: FinishInput, annotations: { idempotentHint: true }, alwaysLoad: true,
       handler: (i, c) => jobs.finish(c, i.result, i.outcome),
     }),
   ];

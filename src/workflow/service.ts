@@ -104,7 +104,7 @@ export class WorkflowService {
       repoRoot = await repoRootOf(cwd);
       branch = `overseer/wf-${slugify(title)}-${id.slice(2, 8)}`;
       if (await branchExists(repoRoot, branch)) throw new InvalidInputError(`branch ${branch} already exists; pass another title.`);
-      const wt = await createWorktree({ repoRoot, jobId: id, branch });
+      const wt = await createWorktree({ repoRoot, jobId: id, branch, worktreesDir: this.ctx.config.worktreesDir });
       worktreePath = wt.path;
       baseCommit = wt.baseCommit;
     } else {

@@ -9,6 +9,9 @@ import { agentEnv, resolveAgentBin } from '../common.js';
  * permission goes to mcp__overseer__check_permission, i.e. the hub's policy. */
 export const CHILD_ALLOWED_TOOLS = ['mcp__overseer__*'];
 export const PERMISSION_PROMPT_TOOL = 'mcp__overseer__check_permission';
+/** Claude Code tools a child cannot use: AskUserQuestion (4.6 KB of schema, offered because of
+ * --permission-prompt-tool) has nobody to answer it in a child; children ask with ask_lead. */
+export const CHILD_DISALLOWED_TOOLS = ['AskUserQuestion'];
 
 /** A POSIX shell word for `s` (single-quoted, inner quotes escaped). */
 export const shellWord = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -76,6 +79,7 @@ export class ClaudeLauncher implements AgentLauncher {
       '--permission-mode', 'default',
       '--permission-prompt-tool', PERMISSION_PROMPT_TOOL,
       '--allowedTools', ...CHILD_ALLOWED_TOOLS,
+      '--disallowedTools', ...CHILD_DISALLOWED_TOOLS,
       '--append-system-prompt', spec.appendSystemPrompt,
     ];
     if (spec.settings) args.push('--settings', spec.settings);
