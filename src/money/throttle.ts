@@ -12,7 +12,10 @@ export class Throttle {
     this.owed = true;
     const wait = this.last + this.ms - this.now();
     if (wait <= 0) this.fire();
-    else this.timer ??= setTimeout(() => this.fire(), wait);
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.fire(), wait);
+      this.timer.unref();
+    }
   }
 
   /** Report now if something changed since the last report. */

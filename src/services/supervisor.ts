@@ -103,7 +103,7 @@ export class Supervisor {
 
   constructor(private readonly o: SupervisorOptions, private readonly hooks: SupervisorHooks) {
     this.done = new Promise((r) => { this.resolveDone = r; });
-    this.throttle = new Throttle(PROGRESS_MS, () => this.hooks.onProgress(this.progress()));
+    this.throttle = new Throttle(PROGRESS_MS, () => this.hooks.onProgress(this.progress()), () => this.o.clock.now());
   }
 
   get pid(): number | undefined { return this.child?.pid; }
