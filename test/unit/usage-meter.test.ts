@@ -7,6 +7,7 @@ import { UsageMeter } from '../../src/money/meter.js';
 import { claudeCostOf } from '../../src/launch/claude/prices.js';
 import { oneShotUsage } from '../../src/money/oneShot.js';
 import { Throttle } from '../../src/money/throttle.js';
+import { ClaudeLauncher } from '../../src/launch/claude/launcher.js';
 
 const claude = (): UsageMeter => new UsageMeter((m, t) => claudeCostOf(m, t), 'claude-opus-5-5');
 const call = (input: number, output: number, cachedInput = 0, cacheCreation = 0) => ({ input, output, cachedInput, cacheCreation });
@@ -98,5 +99,19 @@ describe('Throttle', () => {
     state = 4; t.poke();
     assert.deepEqual(seen, [1, 3, 4]);
     t.cancel();
+  });
+});
+
+describe('Claude stream usage per call', () => {
+  test('message_start gives the input, assistant events repeat it, message_delta brings the final output; content deltas are transient', () => {
+    const parser = new ClaudeLauncher({}).newParser();
+    const line = (o: unknown) => parser.line(JSON.stringify(o));
+    const start = line({ type: 'stream_event', event: { type: 'message_start', message: { id: 'msg_1', model: 'claude-opus-5-5', usage: { input_tokens: 100, output_tokens: 1, cache_read_input_tokens: 7, cache_creation_input_tokens: 3 } } } });
+    assert.deepEqual(start, { kind: 'usage', callId: 'msg_1', model: 'claude-opus-5-5', usage: { input: 100, output: 1, cachedInput: 7, cacheCreation: 3 }, transient: false });
+    assert.deepEqual(line({ type: 'stream_event', event: { type: 'content_block_delta', delta: { type: 'text_delta', text: 'hi' } } }), { kind: 'noise', transient: true });
+    const turn = line({ type: 'assistant', message: { id: 'msg_1', model: 'claude-opus-5-5', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 100, output_tokens: 1 } } });
+    assert.deepEqual((turn as { usage: unknown }).usage, { input: 100, output: 1, cachedInput: 7, cacheCreation: 3 }, 'a later block never lowers what is known');
+    const delta = line({ type: 'stream_event', api_message_id: 'msg_1', event: { type: 'message_delta', usage: { output_tokens: 45 } } });
+    assert.deepEqual((delta as { usage: unknown }).usage, { input: 100, output: 45, cachedInput: 7, cacheCreation: 3 });
   });
 });
