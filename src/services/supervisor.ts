@@ -207,6 +207,9 @@ export class Supervisor {
   }
 
   private onLine(line: string, parser: ReturnType<AgentLauncher['newParser']>): void {
+    // Each stream event is a moment the side channel may have grown (Codex writes a response's
+    // usage before it reports the response's items): read it now, limits act at once.
+    this.drainChannel(false);
     const s = parser.line(line);
     if (!('transient' in s && s.transient)) this.transcript?.write(`${line}\n`);
     switch (s.kind) {
@@ -246,8 +249,7 @@ export class Supervisor {
         this.onUsage(s);
         return;
       case 'result': {
-        // Calls of this invocation still unread on the side channel belong to what the result settles.
-        this.drainChannel(false);
+        // (The side channel was read just before this line: its calls are what the result settles.)
         this.meter.settle({ costUsd: s.costUsd, tokens: s.tokens });
         if (s.threadUsage) this.threadUsage = s.threadUsage;
         if (s.structured !== undefined) this.structured = s.structured;
