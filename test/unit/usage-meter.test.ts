@@ -107,7 +107,7 @@ describe('Claude stream usage per call', () => {
     const parser = new ClaudeLauncher({}).newParser();
     const line = (o: unknown) => parser.line(JSON.stringify(o));
     const start = line({ type: 'stream_event', event: { type: 'message_start', message: { id: 'msg_1', model: 'claude-opus-5-5', usage: { input_tokens: 100, output_tokens: 1, cache_read_input_tokens: 7, cache_creation_input_tokens: 3 } } } });
-    assert.deepEqual(start, { kind: 'usage', callId: 'msg_1', model: 'claude-opus-5-5', usage: { input: 100, output: 1, cachedInput: 7, cacheCreation: 3 }, transient: false });
+    assert.deepEqual(start, { kind: 'usage', callId: 'msg_1', model: 'claude-opus-5-5', usage: { input: 100, output: 1, cachedInput: 7, cacheCreation: 3 }, transient: true });
     assert.deepEqual(line({ type: 'stream_event', event: { type: 'content_block_delta', delta: { type: 'text_delta', text: 'hi' } } }), { kind: 'noise', transient: true });
     const turn = line({ type: 'assistant', message: { id: 'msg_1', model: 'claude-opus-5-5', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 100, output_tokens: 1 } } });
     assert.deepEqual((turn as { usage: unknown }).usage, { input: 100, output: 1, cachedInput: 7, cacheCreation: 3 }, 'a later block never lowers what is known');

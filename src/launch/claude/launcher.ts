@@ -74,7 +74,7 @@ export class ClaudeLauncher implements AgentLauncher {
       // how the supervisor knows every message was handled before closing stdin.
       '--replay-user-messages',
       // Each model call's final usage (message_delta) only comes as a partial-message event: it is
-      // what a child cancelled mid-run keeps. The deltas are dropped from the transcript.
+      // what a child cancelled mid-run keeps. These events are not written to the transcript.
       '--include-partial-messages',
       ...(spec.resume ? ['--resume', spec.sessionId] : ['--session-id', spec.sessionId]),
       '--mcp-config', JSON.stringify(mcpConfig),

@@ -37,7 +37,7 @@ export class CallUsage {
     const ev = r.event;
     if (ev?.type === 'message_start' && ev.message?.id) {
       const usage = this.merge(ev.message.id, ev.message.model, callUsage(ev.message.usage));
-      if (usage) return { kind: 'usage', callId: ev.message.id, model: this.byId.get(ev.message.id)?.model, usage, transient: false };
+      if (usage) return { kind: 'usage', callId: ev.message.id, model: this.byId.get(ev.message.id)?.model, usage, transient: true };
     }
     if (ev?.type === 'message_delta' && r.api_message_id && ev.usage) {
       const known = this.byId.get(r.api_message_id)?.usage;
@@ -47,7 +47,7 @@ export class CallUsage {
         input: ev.usage.input_tokens ?? known?.input ?? 0, output: u.output,
         cachedInput: ev.usage.cache_read_input_tokens ?? known?.cachedInput ?? 0, cacheCreation: ev.usage.cache_creation_input_tokens ?? known?.cacheCreation ?? 0,
       });
-      if (usage) return { kind: 'usage', callId: r.api_message_id, model: this.byId.get(r.api_message_id)?.model, usage, transient: false };
+      if (usage) return { kind: 'usage', callId: r.api_message_id, model: this.byId.get(r.api_message_id)?.model, usage, transient: true };
     }
     return { kind: 'noise', transient: true };
   }

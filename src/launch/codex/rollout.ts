@@ -70,10 +70,10 @@ export class RolloutReader implements UsageChannel {
     if (!this.file) return [];
     let text: string;
     try {
+      const size = statSync(this.file).size;
+      if (size <= this.offset) return [];
       const fd = openSync(this.file, 'r');
       try {
-        const size = statSync(this.file).size;
-        if (size <= this.offset) return [];
         const buf = Buffer.alloc(size - this.offset);
         const n = readSync(fd, buf, 0, buf.length, this.offset);
         this.offset += n;
