@@ -81,6 +81,28 @@ describe('live and kept cost of claude children', () => {
     assert.ok(near(a.total_cost_usd, opus55(300, 30) + opus55(500, 60)), `total ${a.total_cost_usd}`);
   });
 
+  test('the KB triage run for a child\'s learning is recorded against that child', async () => {
+    const h = await startTestHub({
+      config: { kbTriage: true },
+      scripts: {
+        reporter: (ctx) => (ctx.step === 0
+          ? { tools: [{ name: 'mcp__overseer__report_learnings', input: { learnings: [{ title: 'Node fetch ignores HTTP_PROXY', content: 'Node 20 global fetch ignores HTTP_PROXY; use an undici ProxyAgent. @script:tri' }] } }] }
+          : { text: 'reported' }),
+        tri: [{ tools: [{ name: 'StructuredOutput', input: { scope: 'project', reason: 'repo specific' } }], usage: { input_tokens: 700, output_tokens: 40 } }],
+      },
+    });
+    cleanups.push(() => h.stop());
+    const id = (await h.call('spawn_agent', { prompt: '@script:reporter share what you learned' })).job_id;
+    const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 120 });
+    assert.equal(w.done[0].status, 'succeeded', w.done[0].error);
+    const a = await h.call('get_agent', { job_id: id });
+    const triage = a.hub_usage.filter((u: any) => u.kind === 'triage');
+    assert.equal(triage.length, 1, JSON.stringify(a.hub_usage));
+    assert.deepEqual([triage[0].model, triage[0].input_tokens, triage[0].output_tokens], ['claude-haiku-4-5', 700, 40]);
+    assert.ok(near(triage[0].cost_usd, (700 * 1 + 40 * 5) / 1e6), `triage cost ${triage[0].cost_usd}`);
+    assert.ok(near(a.total_cost_usd, a.cost_usd + triage[0].cost_usd));
+  });
+
   test('the child\'s stderr is kept beside its transcript and named in get_agent', async () => {
     // A wrapper that writes to stderr, then runs the real claude.
     const dir = await makeTempDir('ovs-wrap');
