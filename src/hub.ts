@@ -26,6 +26,7 @@ import { WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
+import { UsageStore } from './money/usageStore.js';
 import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
 import type { PromptDeps } from './server/prompts.js';
@@ -119,7 +120,10 @@ export class Hub {
     this.version = packageVersion();
     this.kb = new KnowledgeBase({
       projectDb: join(o.config.home, 'kb.db'), globalDb: o.kbGlobalDb ?? globalKbPath(process.env), projectDir: o.projectDir, log,
-      triageAgent: o.config.kbTriage ? createTriageAgent({ bin: () => this.ctx.launchers.claude?.resolveBin(), prompts: this.ctx.prompts, env: this.ctx.childEnv, cwd: o.projectDir, log }) : undefined,
+      triageAgent: o.config.kbTriage ? createTriageAgent({
+        bin: () => this.ctx.launchers.claude?.resolveBin(), prompts: this.ctx.prompts, env: this.ctx.childEnv, cwd: o.projectDir, log,
+        onUsage: (usage, jobId) => new UsageStore(this.db).add({ jobId: jobId && this.ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: this.ctx.clock.now() }),
+      }) : undefined,
     });
     this.ctx.kb = this.kb;
     const runner = new Runner(this.ctx);

@@ -8,7 +8,8 @@ import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import type { Runner } from './runner.js';
 import { frameMessage, messageView, senderOf, type MessageService, type MessageView } from './messages.js';
-import { summarize, type AgentSummary } from './summary.js';
+import { hubUsage, summarize, type AgentSummary } from './summary.js';
+import { UsageStore } from '../money/usageStore.js';
 import { waitUntil } from './wait.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
 import { dependencyState } from '../domain/scheduler.js';
@@ -71,7 +72,8 @@ export class JobService {
   }
 
   summary(id: string): AgentSummary {
-    return summarize(this.job(id), this.ctx.store.attempts(id));
+    const j = this.job(id);
+    return { ...summarize(j, this.ctx.store.attempts(id)), ...hubUsage(j, new UsageStore(this.ctx.db).forJob(id)) };
   }
 
   // ---- spawn ---------------------------------------------------------------------------
@@ -92,8 +94,12 @@ export class JobService {
     if (depth > ctx.config.maxDepth) {
       throw new ForbiddenError(`Agents may nest ${ctx.config.maxDepth} level(s) deep (OVERSEER_MAX_DEPTH); ${caller.role === 'agent' ? caller.jobId : 'this job'} is at depth ${depth - 1}. Do the work yourself or report back to your parent.`);
     }
-    if (!ctx.launchers[input.provider]) {
+    const launcher = ctx.launchers[input.provider];
+    if (!launcher) {
       throw new InvalidInputError(`provider ${JSON.stringify(input.provider)} is not available in this hub. Use provider "claude".`);
+    }
+    if (input.budget_usd !== undefined && launcher.canPrice && !launcher.canPrice(input.model)) {
+      throw new InvalidInputError(`budget_usd cannot be enforced for ${input.provider} model ${JSON.stringify(input.model ?? 'default')}: it has no known price, so its spending cannot be counted. Name a priced model, add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${input.model ?? 'my-model'}":{"input":1.25,"output":10}}), or omit budget_usd and limit it with max_turns / timeout_s.`);
     }
     const base = parent ? (parent.work_dir ?? parent.cwd) : ctx.projectDir;
     const cwd = input.cwd === undefined ? base : isAbsolute(input.cwd) ? resolve(input.cwd) : resolve(base, input.cwd);
