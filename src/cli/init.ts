@@ -100,7 +100,10 @@ function planSharedSettings(root: string, p: Plan): void {
     what.push(`removed the Overseer lock hook (a path of this machine; it now lives in ${LOCAL_SETTINGS})`);
   }
   const perms = (next.permissions ?? {}) as Json;
-  const allow = Array.isArray(perms.allow) ? (perms.allow as unknown[]) : [];
+  if (typeof perms !== 'object' || perms === null || Array.isArray(perms) || (perms.allow !== undefined && !Array.isArray(perms.allow))) {
+    throw new CliError(`${file}: permissions.allow is not a list; fix it by hand. Nothing was changed.`);
+  }
+  const allow = (perms.allow ?? []) as unknown[];
   if (!allow.some((r) => typeof r === 'string' && SAME_RULES.has(r))) {
     next = { ...next, permissions: { ...perms, allow: [...allow, PERMISSION_RULE] } };
     what.push(`allowed the Overseer tools (permissions.allow "${PERMISSION_RULE}")`);

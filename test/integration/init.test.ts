@@ -291,6 +291,15 @@ describe('overseer init', { timeout: 180_000 }, () => {
     assert.deepEqual(pre[1], a);
   });
 
+  test('a permissions.allow that is not a list → an error, nothing changed', async () => {
+    const root = await repo();
+    mkdirSync(join(root, '.claude'));
+    writeFileSync(settingsFile(root), '{"permissions":{"allow":"mcp__x"}}');
+    const before = snapshot(root);
+    assert.throws(() => init(root, false), (e: unknown) => e instanceof CliError && /permissions\.allow is not a list/.test(e.message));
+    assertSameFiles(before, snapshot(root));
+  });
+
   test('an existing mcp__overseer rule counts as allowed', async () => {
     const root = await repo();
     mkdirSync(join(root, '.claude'));
