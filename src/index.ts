@@ -8,7 +8,7 @@ import { loadConfig } from './config.js';
 
 export { Hub, packageVersion, type HubOptions } from './hub.js';
 export { loadConfig, loadConfigFrom, resolveStateDir, ConfigSchema, type Config } from './config.js';
-export { createLogger, silentLogger, flushAndExit, type Logger } from './log.js';
+export { createLogger, silentLogger, type Logger } from './log.js';
 export {
   OverseerError, InvalidInputError, NotFoundError, InvalidStateError, ForbiddenError, ConflictError, StoreBusyError,
   errorMessage, type ErrorCode,
