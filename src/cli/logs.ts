@@ -78,6 +78,7 @@ export function verdictLine(j: JobRow, attempts: AttemptRow[]): string {
   const status = `${s.status}${s.failure_class ? ` (${s.failure_class})` : ''}`;
   const cost = s.cost_usd === null ? 'cost unknown' : `$${s.cost_usd.toFixed(4)}`;
   const tail = s.error ? ` — error: ${oneLine(s.error, 500)}` : s.result ? ` — result: ${oneLine(s.result, 300)}` : '';
+  if (!isSettled(j.status)) return `overseer: job ${j.id} is ${status} (${plural(attempts.length, 'attempt')} so far), ${plural(s.turns, 'turn')}, ${cost} so far`;
   return `overseer: job ${j.id} ${status} after ${plural(attempts.length, 'attempt')}, ${plural(s.turns, 'turn')}, ${cost}${tail}`;
 }
 
