@@ -20,6 +20,7 @@ import { isInside, realTarget } from '../domain/paths.js';
 import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
+import { toEventView, type EventView } from '../events/view.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
@@ -226,9 +227,11 @@ export class JobService {
 
   // ---- inspect -------------------------------------------------------------------------
 
-  get(id: string, caller: Caller): AgentSummary {
+  /** The summary; with `events` > 0 also that many of the job's most recent events. */
+  get(id: string, caller: Caller, o: { events?: number } = {}): AgentSummary & { events?: EventView[] } {
     this.visibleJob(id, caller, { self: true });
-    return this.summary(id);
+    const s = this.summary(id);
+    return o.events ? { ...s, events: this.ctx.store.events(id, o.events).map((r) => toEventView(r, id)) } : s;
   }
 
   list(input: ListAgentsInput, caller: Caller): { agents: AgentSummary[]; next_cursor: string | null } {

@@ -215,7 +215,10 @@ export class LockService {
       if (free.length) this.store.take(me, free, 'edited (auto lock)', 600, now);
       return { took: free };
     });
-    if ('deny' in res) return { decision: 'deny', reason: res.deny };
+    if ('deny' in res) {
+      if (caller.role === 'agent') this.ctx.store.addEvent(caller.jobId, now, 'lock_denied', { files: inTree, reason: String(res.deny).slice(0, 500) });
+      return { decision: 'deny', reason: res.deny };
+    }
     if (res.took.length) this.changed(me);
     return unknown ? { ...this.unchecked(caller, unknown), locked: res.took } : { decision: 'none', locked: res.took };
   }
