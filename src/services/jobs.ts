@@ -30,11 +30,20 @@ export interface WaitProgress {
 export interface WaitResultShape {
   done: AgentSummary[];
   pending: string[];
-  attention: ({ request_id: string; job_id: string; kind: string; summary: string; created_at: string } | ({ kind: 'message' } & MessageView))[];
+  attention: (Record<string, unknown> | ({ kind: 'message' } & MessageView))[];
   timed_out: boolean;
 }
 
+/** Requests' part of `attention` and of get_agent (provided by src/approvals, set by the hub). */
+export interface RequestAttention {
+  /** Items for pending requests of `pending` jobs (and news on `all`); `wake` if one needs the caller now; `ack` once returned. */
+  attention(pending: string[], all: string[]): { items: Record<string, unknown>[]; wake: boolean; ack: () => void };
+  ofJob(jobId: string): Record<string, unknown>[];
+}
+
 export class JobService {
+  requests?: RequestAttention;
+
   constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {}
 
   // ---- lookups and rights ------------------------------------------------------------
@@ -153,15 +162,16 @@ export class JobService {
     // Messages to the caller from the awaited agents (or their sub-agents) also need attention.
     const senders = [...new Set(ids.flatMap((id) => [id, ...this.ctx.store.descendants(id).map((d) => d.id)]))];
     const me = senderOf(caller);
-    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; messageIds: number[] } => {
+    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; wake: boolean; ack: () => void; messageIds: number[] } => {
       const rows = ids.map((id) => this.ctx.store.get(id)!);
       const settled = rows.filter((r) => isSettled(r.status));
       const pending = rows.filter((r) => !isSettled(r.status)).map((r) => r.id);
-      const requests = this.ctx.store.openRequestsFor(pending).map((r) => ({
-        request_id: r.id, job_id: r.job_id, kind: r.kind, summary: r.summary, created_at: new Date(r.created_at).toISOString(),
-      }));
+      const requests = this.requests?.attention(pending, ids) ?? { items: [], wake: false, ack: () => undefined };
       const msgs = this.messages.unreadFrom(me, senders);
-      return { settled, pending, attention: [...requests, ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))], messageIds: msgs.map((m) => m.id) };
+      return {
+        settled, pending, attention: [...requests.items, ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        wake: requests.wake || msgs.length > 0, ack: requests.ack, messageIds: msgs.map((m) => m.id),
+      };
     };
     const r = await waitUntil({
       bus: this.ctx.bus,
@@ -176,11 +186,12 @@ export class JobService {
       check: () => {
         const s = snapshot();
         const satisfied = input.mode === 'all' ? s.pending.length === 0 : s.settled.length > 0;
-        return satisfied || s.attention.length > 0 ? s : undefined;
+        return satisfied || s.wake ? s : undefined;
       },
     });
     const s = r.ok ? r.value : snapshot();
     this.messages.markRead(s.messageIds);
+    s.ack();
     const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
     return {
       done: s.settled.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
@@ -192,9 +203,10 @@ export class JobService {
 
   // ---- inspect -------------------------------------------------------------------------
 
-  get(id: string, caller: Caller): AgentSummary {
+  get(id: string, caller: Caller): AgentSummary & { requests?: Record<string, unknown>[] } {
     this.visibleJob(id, caller, { self: true });
-    return this.summary(id);
+    const requests = this.requests?.ofJob(id) ?? [];
+    return requests.length ? { ...this.summary(id), requests } : this.summary(id);
   }
 
   list(input: ListAgentsInput, caller: Caller): { agents: AgentSummary[]; next_cursor: string | null } {

@@ -8,7 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
 import type { JobService } from './jobs.js';
 import type { NoteService } from './notes.js';
-import type { RequestService } from './requests.js';
+import type { RequestService } from '../approvals/service.js';
 import { WorkflowStore, type WorkflowRow } from '../store/workflows.js';
 import { tx } from '../store/db.js';
 import {

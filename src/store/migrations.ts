@@ -222,4 +222,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE attempts ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 5,
+    name: 'requests: who may answer, lead-seen marks, late answers',
+    up: `
+      ALTER TABLE requests ADD COLUMN who TEXT NOT NULL DEFAULT 'any';
+      ALTER TABLE requests ADD COLUMN lead_seen_at INTEGER;
+      CREATE TABLE request_late_answers (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id   TEXT NOT NULL,
+        job_id       TEXT NOT NULL,
+        answered_by  TEXT NOT NULL,
+        decision     TEXT,
+        answer       TEXT,
+        comment      TEXT,
+        at           INTEGER NOT NULL,
+        lead_seen_at INTEGER
+      );
+      CREATE INDEX request_late_answers_request ON request_late_answers(request_id);
+      CREATE INDEX request_late_answers_job ON request_late_answers(job_id, lead_seen_at);
+    `,
+  },
 ];
