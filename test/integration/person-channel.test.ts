@@ -39,13 +39,13 @@ const unchanged = (id: string): void => {
   assert.deepEqual(h.hub.requests.store.lateOf(id), [], 'no answer recorded');
 };
 
-function api(method: string, path: string, o: { token?: string | null; host?: string; body?: string } = {}): Promise<{ status: number; body: any }> {
+function api(method: string, path: string, o: { token?: string | null; host?: string; origin?: string; body?: string } = {}): Promise<{ status: number; body: any }> {
   const port = h.hub.http!.port;
   const token = o.token === undefined ? h.hub.leadToken : o.token;
   return new Promise((resolve, reject) => {
     const req = httpRequest({
       host: '127.0.0.1', port, method, path,
-      headers: { host: o.host ?? `127.0.0.1:${port}`, ...(token ? { authorization: `Bearer ${token}` } : {}), ...(o.body ? { 'content-type': 'application/json' } : {}) },
+      headers: { host: o.host ?? `127.0.0.1:${port}`, ...(o.origin ? { origin: o.origin } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}), ...(o.body ? { 'content-type': 'application/json' } : {}) },
     }, (res) => {
       let s = '';
       res.on('data', (d) => { s += d; });
@@ -167,6 +167,9 @@ describe('the HTTP API', () => {
     assert.match(asAgent.body.error.message, /takes the lead token .* an agent cannot answer requests/);
     unchanged(a.id);
     assert.equal((await api('POST', path, { host: 'evil.example:80', body: good })).status, 403);
+    const fromPage = await api('POST', path, { origin: 'http://evil.example', body: good });
+    assert.equal(fromPage.status, 403, 'a web page\'s request (DNS rebinding, CSRF) is refused');
+    assert.match(fromPage.body.error.message, /bad Origin/);
     const cases: [string, string, string | undefined, number, RegExp][] = [
       ['GET', path, undefined, 405, /POST a JSON answer/],
       ['POST', path, '{not json', 400, /the body is not JSON/],
