@@ -18,7 +18,8 @@ import { Runner } from './services/runner.js';
 import { MessageService } from './services/messages.js';
 import { LockService } from './services/locks.js';
 import { NoteService } from './services/notes.js';
-import { RequestService } from './services/requests.js';
+import { RequestService } from './approvals/service.js';
+import { personApi } from './approvals/http.js';
 import { PermissionService } from './services/permissions.js';
 import { HookService, type HookInput } from './services/hook.js';
 import { coordTools } from './tools/coord.js';
@@ -133,6 +134,7 @@ export class Hub {
     this.notes = new NoteService(this.ctx);
     this.requests = new RequestService(this.ctx);
     this.requests.elicitor = this.elicitor;
+    this.jobs.requests = this.requests;
     this.permissions = new PermissionService(this.ctx, this.requests);
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
@@ -164,6 +166,7 @@ export class Hub {
       log: this.ctx.log,
       makeServer: (c) => this.server(c),
       onHook: (c, body) => this.hook.check(c, body as HookInput),
+      onApi: personApi(this.requests),
       auth: {
         identify: (token) => {
           const h = sha(token);

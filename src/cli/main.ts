@@ -47,6 +47,8 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
   .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
   .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });
 
+(await import('./respond.js')).registerRespond(program);
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   const f = describeFailure(err);
   if (f.message) process.stderr.write(`overseer: ${f.message}\n`);

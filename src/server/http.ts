@@ -19,6 +19,9 @@ export interface HttpAuth {
 /** POST /hook: the lock hook's question, answered as JSON. */
 export type HookHandler = (caller: Caller, body: unknown) => unknown;
 
+/** Routes under /api/ (after the Host, Origin and token checks); false = not found. */
+export type ApiHandler = (caller: Caller, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
@@ -35,7 +38,7 @@ export interface HttpEndpoint {
 
 const MAX_BODY = 32 * 1024 * 1024;
 
-export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (c: Caller) => McpServer; log: Logger; onHook?: HookHandler }): Promise<HttpEndpoint> {
+export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (c: Caller) => McpServer; log: Logger; onHook?: HookHandler; onApi?: ApiHandler }): Promise<HttpEndpoint> {
   const sessions = new Map<string, Session>();
   let port = o.port;
   const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
@@ -48,7 +51,8 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/mcp' && url.pathname !== '/hook') return deny(res, 404, 'not found: the MCP endpoint is /mcp');
+    const api = url.pathname.startsWith('/api/');
+    if (url.pathname !== '/mcp' && url.pathname !== '/hook' && !api) return deny(res, 404, 'not found: the MCP endpoint is /mcp');
     if (!allowedHosts().includes(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins().includes(origin)) return deny(res, 403, 'forbidden: bad Origin header');
@@ -57,6 +61,10 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
     const caller = token ? o.auth.identify(token) : undefined;
     if (!token || !caller) return deny(res, 401, token ? 'unauthorized: unknown or expired token' : 'unauthorized: missing bearer token', { 'www-authenticate': 'Bearer' });
 
+    if (api) {
+      if (!o.onApi || !(await o.onApi(caller, req, res, url))) deny(res, 404, `not found: no API route ${req.method} ${url.pathname}`);
+      return;
+    }
     if (url.pathname === '/hook') {
       if (req.method !== 'POST' || !o.onHook) return deny(res, 405, 'POST the hook input to /hook');
       const body = await readJson(req);

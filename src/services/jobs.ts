@@ -34,8 +34,15 @@ export interface WaitProgress {
 export interface WaitResultShape {
   done: AgentSummary[];
   pending: string[];
-  attention: ({ request_id: string; job_id: string; kind: string; summary: string; created_at: string } | ({ kind: 'message' } & MessageView))[];
+  attention: (Record<string, unknown> | ({ kind: 'message' } & MessageView))[];
   timed_out: boolean;
+}
+
+/** Requests' part of `attention` and of get_agent (provided by src/approvals, set by the hub). */
+export interface RequestAttention {
+  /** Items for pending requests of `pending` jobs (and news on `all`); `wake` if one needs the caller now; `ack` once returned. */
+  attention(pending: string[], all: string[]): { items: Record<string, unknown>[]; wake: boolean; ack: () => void };
+  ofJob(jobId: string): Record<string, unknown>[];
 }
 
 export class JobService {
@@ -45,6 +52,7 @@ export class JobService {
    * decided like its own Bash calls, never run on the hub's authority alone.
    */
   bashPolicy?: (jobId: string, command: string) => { action: 'allow' | 'ask' | 'deny'; reason: string };
+  requests?: RequestAttention;
 
   constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {}
 
@@ -188,15 +196,16 @@ export class JobService {
     // Messages to the caller from the awaited agents (or their sub-agents) also need attention.
     const senders = [...new Set(ids.flatMap((id) => [id, ...this.ctx.store.descendants(id).map((d) => d.id)]))];
     const me = senderOf(caller);
-    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; messageIds: number[] } => {
+    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; wake: boolean; ack: () => void; messageIds: number[] } => {
       const rows = ids.map((id) => this.ctx.store.get(id)!);
       const settled = rows.filter((r) => isSettled(r.status));
       const pending = rows.filter((r) => !isSettled(r.status)).map((r) => r.id);
-      const requests = this.ctx.store.openRequestsFor(pending).map((r) => ({
-        request_id: r.id, job_id: r.job_id, kind: r.kind, summary: r.summary, created_at: new Date(r.created_at).toISOString(),
-      }));
+      const requests = this.requests?.attention(pending, ids) ?? { items: [], wake: false, ack: () => undefined };
       const msgs = this.messages.unreadFrom(me, senders);
-      return { settled, pending, attention: [...requests, ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))], messageIds: msgs.map((m) => m.id) };
+      return {
+        settled, pending, attention: [...requests.items, ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        wake: requests.wake || msgs.length > 0, ack: requests.ack, messageIds: msgs.map((m) => m.id),
+      };
     };
     const r = await waitUntil({
       bus: this.ctx.bus,
@@ -211,11 +220,12 @@ export class JobService {
       check: () => {
         const s = snapshot();
         const satisfied = input.mode === 'all' ? s.pending.length === 0 : s.settled.length > 0;
-        return satisfied || s.attention.length > 0 ? s : undefined;
+        return satisfied || s.wake ? s : undefined;
       },
     });
     const s = r.ok ? r.value : snapshot();
     this.messages.markRead(s.messageIds);
+    s.ack();
     const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
     return {
       done: s.settled.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
@@ -227,11 +237,16 @@ export class JobService {
 
   // ---- inspect -------------------------------------------------------------------------
 
-  /** The summary; with `events` > 0 also that many of the job's most recent events. */
-  get(id: string, caller: Caller, o: { events?: number } = {}): AgentSummary & { events?: EventView[] } {
+  /** The summary (with the job's requests when it has any); with `events` > 0 also that many of its most recent events. */
+  get(id: string, caller: Caller, o: { events?: number } = {}): AgentSummary & { events?: EventView[]; requests?: Record<string, unknown>[] } {
     this.visibleJob(id, caller, { self: true });
     const s = this.summary(id);
-    return o.events ? { ...s, events: this.ctx.store.events(id, o.events).map((r) => toEventView(r, id)) } : s;
+    const requests = this.requests?.ofJob(id) ?? [];
+    return {
+      ...s,
+      ...(requests.length ? { requests } : {}),
+      ...(o.events ? { events: this.ctx.store.events(id, o.events).map((r) => toEventView(r, id)) } : {}),
+    };
   }
 
   list(input: ListAgentsInput, caller: Caller): { agents: AgentSummary[]; next_cursor: string | null } {

@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Caller, HubContext } from './context.js';
-import type { RequestService } from './requests.js';
+import type { RequestService } from '../approvals/service.js';
 import { DEFAULT_POLICY, PolicySchema, decide, type Policy } from '../domain/policy.js';
 import { ForbiddenError } from '../errors.js';
 import { realTarget } from '../domain/paths.js';

@@ -223,6 +223,27 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 5,
+    name: 'requests: who may answer, lead-seen marks, late answers',
+    up: `
+      ALTER TABLE requests ADD COLUMN who TEXT NOT NULL DEFAULT 'any';
+      ALTER TABLE requests ADD COLUMN lead_seen_at INTEGER;
+      CREATE TABLE request_late_answers (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id   TEXT NOT NULL,
+        job_id       TEXT NOT NULL,
+        answered_by  TEXT NOT NULL,
+        decision     TEXT,
+        answer       TEXT,
+        comment      TEXT,
+        at           INTEGER NOT NULL,
+        lead_seen_at INTEGER
+      );
+      CREATE INDEX request_late_answers_request ON request_late_answers(request_id);
+      CREATE INDEX request_late_answers_job ON request_late_answers(job_id, lead_seen_at);
+    `,
+  },
+  {
     version: 6,
     name: 'cache tokens, child stderr, usage of the hub\'s own model calls',
     up: `

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Caller, HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { NoteService } from '../services/notes.js';
-import type { RequestService } from '../services/requests.js';
+import type { RequestService } from '../approvals/service.js';
 import { WorkflowStore, type WorkflowRow } from '../store/workflows.js';
 import { tx } from '../store/db.js';
 import { freshCounters, type Phase } from '../domain/workflow.js';
