@@ -6,11 +6,11 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(opts: { level: string; logDir?: string; stderr?: boolean }): Logger {
+export function createLogger(opts: { level: string; logDir?: string; stderr?: boolean; file?: string }): Logger {
   const streams: pino.StreamEntry[] = [];
   if (opts.logDir) {
     mkdirSync(opts.logDir, { recursive: true });
-    streams.push({ level: opts.level as pino.Level, stream: pino.destination({ dest: join(opts.logDir, 'overseer.log'), sync: false, mkdir: true }) });
+    streams.push({ level: opts.level as pino.Level, stream: pino.destination({ dest: join(opts.logDir, opts.file ?? 'overseer.log'), sync: false, mkdir: true }) });
   }
   if (opts.stderr !== false) streams.push({ level: 'warn', stream: pino.destination({ dest: 2, sync: true }) });
   return pino({ level: opts.level, base: { pid: process.pid } }, pino.multistream(streams));
