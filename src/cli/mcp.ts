@@ -20,6 +20,7 @@ function setup(file = 'overseer.log'): { config: Config; log: Logger } {
 export async function runMcp(): Promise<void> {
   const { config, log } = setup('bridge.log');
   const cwd = process.cwd();
+  log.info({ home: config.home }, 'bridge starting');
   await runBridge({
     stateDir: config.home,
     log,

@@ -15,7 +15,7 @@ export interface LocateOptions {
 export async function locateHub(o: LocateOptions): Promise<HubInfo> {
   const until = Date.now() + (o.deadlineMs ?? 30_000);
   let lastStart = 0;
-  for (let delay = 20; ; delay = Math.min(delay * 2, 200)) {
+  for (let delay = 10; ; delay = Math.min(delay * 2, 50)) {
     const info = await liveHub(o.stateDir);
     if (info) return info;
     if (Date.now() - lastStart >= (o.restartEveryMs ?? 3000)) {

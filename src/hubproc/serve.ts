@@ -33,8 +33,10 @@ async function claimOrReport(o: ServeOptions): Promise<HubClaim | undefined> {
 }
 
 export async function runHubProcess(o: ServeOptions): Promise<void> {
+  o.log.info({ background: o.background, home: o.config.home }, 'hub process starting');
   const claim = await claimOrReport(o);
   if (!claim) return o.exit(o.background ? 0 : 1);
+  o.log.info('claimed the state directory');
   const hub = new Hub({ config: o.config, projectDir: o.cwd, log: o.log, publish: (info) => claim.publish(info) });
   let stopping = false;
   const stop = async (why: string): Promise<void> => {
