@@ -3,12 +3,14 @@
 // grace period). Both take the state directory's claim first; a foreground serve that finds
 // another hub says which and exits 1, a background one exits 0 without a word (the bridge
 // that started it connects to the hub that won).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { Hub } from '../hub.js';
 import { acquireHubLock, tryAcquireHub, type HubClaim } from '../server/hubLock.js';
 import { IdleTimer } from './idle.js';
+import { claimPath } from './claim.js';
 
 export interface ServeOptions {
   config: Config;
@@ -57,10 +59,12 @@ export async function runHubProcess(o: ServeOptions): Promise<void> {
     return;
   }
   const idleMs = o.config.idleExitS * 1000;
-  if (idleMs <= 0) return;
   const timer = new IdleTimer({ idleMs, now: () => hub.ctx.clock.now() });
+  const claimFile = claimPath(o.config.home);
   setInterval(() => {
-    if (timer.check(hub.idle())) void stop(`idle for ${o.config.idleExitS} s: no live job, no connected lead`);
-  }, Math.min(1000, Math.max(50, idleMs / 5))).unref();
+    // hub.claim is never removed by a hub: gone means the state directory was deleted under us.
+    if (!existsSync(claimFile)) void stop('the state directory was removed');
+    else if (timer.check(hub.idle())) void stop(`idle for ${o.config.idleExitS} s: no live job, no connected lead`);
+  }, idleMs > 0 ? Math.min(1000, Math.max(50, idleMs / 5)) : 1000).unref();
   // The endpoint keeps the process alive; the timer only decides when to stop.
 }

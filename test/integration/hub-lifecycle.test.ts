@@ -2,7 +2,8 @@
 // mcp` bridges. kill -9 of the hub answers the bridge's pending call at once with an error
 // naming what happened, the bridge starts a new hub by itself (prompt reconcile) and the next
 // call works on a re-initialized session. A background hub exits after its idle grace period
-// with no live job and no lead, and not while a job runs or a lead is connected. Needs
+// with no live job and no lead, and not while a job runs or a lead is connected, and at once
+// when its state directory is deleted. Needs
 // `npm run build` first.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -92,6 +93,10 @@ describe('hub lifecycle behind overseer mcp', { timeout: 240_000 }, () => {
     const got = json(await lead.callTool({ name: 'read_note', arguments: { key: 'k/a' } }));
     assert.equal(got.value, 'before', 'the next call did not reach the new hub');
     assert.equal(hubPidOf(state), second);
+    // A background hub whose state directory is deleted (a removed temp dir) stops by itself.
+    await lead.close();
+    await rm(state, { recursive: true, force: true });
+    await eventually('the hub to exit once its state directory is gone', () => !alive(second), 15_000, 50);
   });
 
   test('idle exit: not while a lead is connected, not while a job runs, then after the grace period', async () => {
