@@ -183,9 +183,9 @@ export class Hub {
     this.workflows.reconcile();
   }
 
-  /** Nothing to keep a background hub alive: no live job, no lead session connected. */
+  /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count). */
   idle(): boolean {
-    if ((this.http?.sessionCount('lead') ?? 0) > 0) return false;
+    if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 

@@ -28,7 +28,8 @@ export interface HttpEndpoint {
   url: string;
   server: Server;
   close(): Promise<void>;
-  sessionCount(role?: Caller['role']): number;
+  /** Open sessions (of one role); `connected`: only those with a request or stream open now (a bridge holds its GET stream). */
+  sessionCount(role?: Caller['role'], connected?: boolean): number;
   /** Close every session idle past the limit now (the sweeper does it periodically). */
   sweep(): number;
 }
@@ -169,7 +170,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     port,
     url: `http://127.0.0.1:${port}/mcp`,
     server: http,
-    sessionCount: (role) => sessions.count(role),
+    sessionCount: (role, connected) => sessions.count(role, connected),
     sweep: () => {
       const gone = sessions.expired();
       for (const s of gone) closeSession(s);

@@ -60,10 +60,10 @@ export class SessionTable {
     };
   }
 
-  count(role?: Caller['role']): number {
-    if (!role) return this.byId.size;
+  /** Sessions (of one role); `connected`: only those with a request or stream open right now. */
+  count(role?: Caller['role'], connected = false): number {
     let n = 0;
-    for (const s of this.byId.values()) if (s.caller.role === role) n++;
+    for (const s of this.byId.values()) if ((!role || s.caller.role === role) && (!connected || s.open > 0)) n++;
     return n;
   }
 

@@ -219,6 +219,13 @@ describe('overseer mcp over stdio (built CLI)', { timeout: 240_000 }, () => {
     assert.equal(mine.status, 'succeeded');
     assertOnlyJsonRpc(second);
 
+    // `overseer serve` on a served directory says which hub serves it (pid, port, since) and exits 1.
+    const serve = await runCli(['serve'], env, project);
+    assert.equal(serve.code, 1, serve.stdout);
+    const i2 = JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { pid: number; port: number; started_at: string };
+    assert.ok(serve.stderr.includes(`pid ${i2.pid}, port ${i2.port}`) && serve.stderr.includes(`since ${i2.started_at}`), serve.stderr);
+    assert.equal(serve.stdout, '', 'a second serve printed that it listens');
+
     // Closing the bridge's stdin ends the bridge, not the hub.
     const bridgeExit = exitOf(second.proc);
     second.proc.stdin!.end();

@@ -53,6 +53,8 @@ describe('SessionTable', () => {
     s.add('idle', { ...fake, token: 'A', caller: { role: 'lead' } });
     s.add('streaming', { ...fake, token: 'A', caller: { role: 'lead' } });
     const done = s.busy(s.get('streaming')!);
+    assert.equal(s.count('lead', true), 1, 'only the session with an open stream is connected');
+    assert.equal(s.count('lead'), 2);
     now = 999;
     assert.deepEqual(s.expired(), []);
     now = 5000;
