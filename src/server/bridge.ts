@@ -46,14 +46,19 @@ export async function runBridge(o: BridgeOptions): Promise<void> {
     if (session !== s || s.closed) return;
     session = undefined;
     void s.close();
-    const dead = !pidAlive(s.info.pid);
-    const crashed = dead && readHubInfo(o.stateDir)?.pid === s.info.pid;
-    const what = crashed ? 'died (killed or crashed)' : dead ? 'stopped (overseer stop or idle exit)' : why;
-    o.log.warn({ hub: s.info.pid, why, crashed }, 'bridge: lost the hub');
-    for (const id of [...pending]) {
-      fail(id, `the overseer hub (pid ${s.info.pid}) ${what}; this call was lost with it. The next call starts or finds a hub again; agents that were running are reconciled by it (interrupted or requeued): check list_agents, then retry.`);
-    }
-    if (crashed && !closed) void connect().catch((err: unknown) => o.log.error({ err }, 'bridge: restarting the hub failed'));
+    const calls = [...pending]; // what was in flight on this hub; later calls go to the next one
+    void (async () => {
+      // A killed process closes its sockets a moment before it is gone: give it that moment.
+      for (let i = 0; i < 10 && pidAlive(s.info.pid); i++) await new Promise((r) => setTimeout(r, 30));
+      const dead = !pidAlive(s.info.pid);
+      const crashed = dead && readHubInfo(o.stateDir)?.pid === s.info.pid;
+      const what = crashed ? 'died (killed or crashed)' : dead ? 'stopped (overseer stop or idle exit)' : why;
+      o.log.warn({ hub: s.info.pid, why, crashed }, 'bridge: lost the hub');
+      for (const id of calls) {
+        fail(id, `the overseer hub (pid ${s.info.pid}) ${what}; this call was lost with it. The next call starts or finds a hub again; agents that were running are reconciled by it (interrupted or requeued): check list_agents, then retry.`);
+      }
+      if (crashed && !closed) await connect().catch((err: unknown) => o.log.error({ err }, 'bridge: restarting the hub failed'));
+    })();
   };
 
   const connect = (): Promise<HubSession> => {
@@ -96,8 +101,8 @@ export async function runBridge(o: BridgeOptions): Promise<void> {
         pending.delete(id);
         return;
       } catch (err) {
-        if (s.closed) return; // already answered by lost()
-        lost(s, `connection failed (${(err as Error).message})`);
+        if (s.closed) return; // lost() answers it
+        if (session === s) return lost(s, `connection failed (${(err as Error).message})`); // answers it too
         if (id !== undefined) fail(id, `the connection to the overseer hub failed: ${(err as Error).message}; retry the call`);
         return;
       }
