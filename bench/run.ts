@@ -21,6 +21,7 @@ import { benchCas, type CasResult } from './cas.js';
 import { benchKbSearch, type KbSearchResult } from './kb-search.js';
 import { benchWorkflowOverhead, type WorkflowOverheadResult } from './workflow-overhead.js';
 import { benchFirstRequest, type FirstRequestResult } from './first-request.js';
+import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -105,6 +106,17 @@ const entries: Entry<any>[] = [
       { benchmark: 'hub RSS', figure: 'peak (VmHWM)', value: `${f1(r.peakMb)} MB`, baseline: '', ratio: '', goal: '', met: '' },
       { benchmark: 'hub RSS', figure: 'per child', value: `${(r.perChildMb * 1024).toFixed(0)} kB`, baseline: '', ratio: '', goal: '', met: '' },
       { benchmark: 'hub RSS', figure: 'children left', value: `${r.aliveAfterCancel} after cancel, ${r.leftoverChildren} after stop`, baseline: '', ratio: '', goal: '0', met: met(r.aliveAfterCancel === 0 && r.leftoverChildren === 0) },
+    ],
+  },
+  {
+    name: 'hub_lifecycle',
+    title: '6b. hub start → first answered call (fresh / after kill -9), overseer mcp cold start, memory per MCP session',
+    run: benchHubLifecycle,
+    rows: (r: HubLifecycleResult) => [
+      { benchmark: 'hub start → first call', figure: `fresh p50 (n=${r.runs})`, value: ms(r.freshMs), baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'hub start → first call', figure: `stale claim p50 (n=${r.runs})`, value: ms(r.takeoverMs), baseline: ms(r.freshMs), ratio: f2(r.takeoverMs / r.freshMs), goal: '', met: '' },
+      { benchmark: 'overseer mcp cold → tools/list', figure: `p50 (n=${r.runs})`, value: ms(r.bridgeColdMs), baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'MCP session memory', figure: `per session (${r.sessions})`, value: `heap ${f1(r.heapPerSessionKb)} kB, RSS ${f1(r.rssPerSessionKb)} kB`, baseline: '', ratio: '', goal: '', met: '' },
     ],
   },
   {

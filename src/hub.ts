@@ -62,6 +62,8 @@ export interface HubOptions {
   kbGlobalDb?: string;
   /** Write hub.json (real hubs do; in-process test hubs may not). */
   writeHubInfo?: boolean;
+  /** Publishes hub.json for the holder of the state directory's claim (src/hubproc/). */
+  publish?: (info: HubInfo) => void;
 }
 
 export function packageVersion(): string {
@@ -167,6 +169,8 @@ export class Hub {
       makeServer: (c) => this.server(c),
       onHook: (c, body) => this.hook.check(c, body as HookInput),
       onApi: personApi(this.requests),
+      version: this.version,
+      sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
       auth: {
         identify: (token) => {
           const h = sha(token);
@@ -179,11 +183,18 @@ export class Hub {
     this.setUrl(this.http.url);
     if (this.o.writeHubInfo !== false) {
       const info: HubInfo = { pid: process.pid, port: this.http.port, url: this.http.url, started_at: new Date().toISOString(), version: this.version };
-      writeFileAtomic(join(this.o.config.home, 'hub.json'), `${JSON.stringify(info, null, 2)}\n`);
+      if (this.o.publish) this.o.publish(info);
+      else writeFileAtomic(join(this.o.config.home, 'hub.json'), `${JSON.stringify(info, null, 2)}\n`);
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
+  }
+
+  /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count). */
+  idle(): boolean {
+    if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
+    return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 
   /** An MCP server for one connection of `caller`. */

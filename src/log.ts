@@ -13,11 +13,11 @@ export type { Logger };
 /** Asynchronous destinations opened here, flushed by flushAndExit. */
 const live = new Set<{ flushSync(): void }>();
 
-export function createLogger(opts: { level: string; logDir?: string; stderr?: boolean }): Logger {
+export function createLogger(opts: { level: string; logDir?: string; stderr?: boolean; file?: string }): Logger {
   const streams: pino.StreamEntry[] = [];
   if (opts.logDir) {
     mkdirSync(opts.logDir, { recursive: true });
-    const fd = openSync(join(opts.logDir, 'overseer.log'), 'a');
+    const fd = openSync(join(opts.logDir, opts.file ?? 'overseer.log'), 'a');
     const dest = pino.destination({ dest: fd, sync: false });
     live.add(dest);
     streams.push({ level: opts.level as pino.Level, stream: dest });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `overseer` command. Every subcommand loads its module lazily so `overseer mcp` starts fast.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { packageVersion } from '../hub.js';
 import { describeFailure } from './errors.js';
 import { flushAndExit } from '../log.js';
@@ -14,11 +14,14 @@ program
   .description('MCP server that makes one Claude Code session the lead of a crew of coding agents')
   .version(packageVersion(), '-v, --version');
 
-program.command('mcp').description('stdio MCP server for the lead (becomes the hub, or bridges to the running one)')
+program.command('mcp').description('stdio MCP server for the lead: a bridge to the hub of this state directory (started in the background on first use)')
   .action(async () => (await import('./mcp.js')).runMcp());
 program.command('serve').description('long-lived hub over HTTP (lead connects with the token in <state>/lead.token)')
   .option('-p, --port <port>', 'port on 127.0.0.1 (default: OVERSEER_PORT or any free port)')
-  .action(async (o: { port?: string }) => (await import('./mcp.js')).runServe(o));
+  .addOption(new Option('--background', 'what `overseer mcp` starts: silent, exits when idle').hideHelp())
+  .action(async (o: { port?: string; background?: boolean }) => (await import('./mcp.js')).runServe(o));
+program.command('stop').description('stop the hub of this state directory (its running agents are interrupted)')
+  .action(async () => (await import('./mcp.js')).runStop());
 program.command('init').description('add Overseer to this git repository: the server in .mcp.json, the tool permission in .claude/settings.json, the lock hook in .claude/settings.local.json')
   .option('--dry-run', 'show what would change, change nothing')
   .option('--force', 'also outside a git repository (in the current directory)')
