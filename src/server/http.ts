@@ -128,6 +128,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       res.once('close', sessions.busy(s));
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+      cancelWhenGone(res, body, s.transport);
       await s.transport.handleRequest(req, res, body);
       return;
     }
@@ -195,6 +196,25 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
 }
 
 const BAD_BODY = Symbol('bad body');
+
+/**
+ * A client that goes away (its HTTP request closed before the answer: a timeout, a crash, a
+ * dropped connection) never learns the result: cancel its requests in that body as if it had
+ * sent notifications/cancelled, so a blocking tool stops waiting — and a lock granted meanwhile
+ * is released instead of being held by a caller that does not know it has it.
+ */
+function cancelWhenGone(res: ServerResponse, body: unknown, transport: StreamableHTTPServerTransport): void {
+  const ids = (Array.isArray(body) ? body : [body])
+    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'method' in m && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number'))
+    .map((m) => m.id);
+  if (!ids.length) return;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids) {
+      transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client went away before the answer (HTTP request closed)' } });
+    }
+  });
+}
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
