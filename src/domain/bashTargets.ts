@@ -98,6 +98,14 @@ function stripHeredocs(command: string): { toks: Tok[]; bodies: string[] } {
 }
 
 function addTarget(ctx: Ctx, w: Word, baseChanged = false): void {
+  // A glob or brace expansion writes somewhere under its literal directory: that directory is a
+  // target (a write to a directory conflicts with every lock inside it), and the files unknown.
+  if ((w.glob || BRACE.test(w.text)) && !w.text.includes(VAR) && !w.text.startsWith('~')) {
+    const literal = w.text.slice(0, w.text.search(/[*?[{]/));
+    addTarget(ctx, lit(literal.includes('/') ? literal.slice(0, literal.lastIndexOf('/')) || '/' : '.'), baseChanged);
+    ctx.unknown = true; // which files it names is still not known (strict mode denies it)
+    return;
+  }
   if (w.dyn || w.text.startsWith('~') || BRACE.test(w.text)) { ctx.unknown = true; return; }
   if (w.text === '' || DEVICES.test(w.text)) return;
   if (w.text.startsWith('/')) { ctx.out.push(w.text); return; }
@@ -282,6 +290,15 @@ function innerWrites(words: Word[], ctx: Ctx, depth: number): boolean {
   return w;
 }
 
+// An interpreter given code inline (`python3 -c`, `node -e`) can write any file: what it writes
+// cannot be named.
+const inline = (flags: string): Handler => (args, ctx) => {
+  const o = getopt(args, { posix: true, long: ['eval', 'print'] });
+  if (![...flags].some((f) => has(o, f)) && !has(o, 'eval', 'print')) return false;
+  ctx.unknown = true;
+  return true;
+};
+
 const shell: Handler = (args, ctx, _stdin, depth) => {
   const o = getopt(args, { arg: 'oO', long: ['rcfile', 'init-file'], posix: true });
   const s = o.operands[0];
@@ -313,19 +330,32 @@ const git: Handler = (args, ctx) => {
       else if (has(o, 'b', 'B', 'orphan')) return false;
       else if (ops.length >= 2) addAll(ctx, ops.slice(1), moved);
       else if (ops[0] && (ops[0].glob || /^(\.|\.\/|\.\.\/|\/|:)/.test(ops[0].text))) addAll(ctx, ops, moved);
+      else if (ops[0]) addTarget(ctx, lit('.'), moved); // `git checkout <branch>` rewrites the tree
       else return false;
       return true;
     }
     case 'restore': case 'rm': case 'mv':
       addAll(ctx, ops, moved);
       return true;
+    // Commands that rewrite the work tree as a whole: the tree itself is the target.
     case 'clean':
       if (has(o, 'n', 'dry-run')) return false;
-      ctx.unknown = true;
+      addTarget(ctx, lit('.'), moved);
       return true;
     case 'apply':
-      if (has(o, 'check', 'stat', 'numstat', 'summary')) return false;
-      ctx.unknown = true;
+      if (has(o, 'check', 'stat', 'numstat', 'summary') || (has(o, 'cached') && !has(o, 'index'))) return false;
+      addTarget(ctx, lit('.'), moved);
+      return true;
+    case 'reset':
+      if (!has(o, 'hard', 'merge', 'keep')) return ops.length > 0 && o.dashdash >= 0 ? (addAll(ctx, ops.slice(o.dashdash), moved), true) : false;
+      addTarget(ctx, lit('.'), moved);
+      return true;
+    case 'stash':
+      if (ops[0] && ['list', 'show', 'create', 'store'].includes(ops[0].text)) return false;
+      addTarget(ctx, lit('.'), moved);
+      return true;
+    case 'switch': case 'merge': case 'rebase': case 'pull': case 'cherry-pick': case 'revert': case 'am':
+      addTarget(ctx, lit('.'), moved);
       return true;
     default:
       return false;
@@ -380,6 +410,23 @@ const HANDLERS: Record<string, Handler> = {
     return true;
   },
   apply_patch: applyPatch, applypatch: applyPatch,
+  rsync: (args, ctx) => {
+    const o = getopt(args, { arg: 'eTfB', long: ['rsh', 'temp-dir', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'partial-dir', 'backup-dir', 'suffix', 'chmod', 'chown', 'log-file', 'password-file', 'compare-dest', 'copy-dest', 'link-dest'] });
+    const dest = o.operands.length >= 2 ? o.operands.at(-1) : undefined;
+    if (!dest) return false;
+    if (/^[^/]*:/.test(dest.text)) return false; // a remote destination
+    addTarget(ctx, dest);
+    return true;
+  },
+  tar: (args, ctx) => {
+    const oldStyle = args[0] && !args[0].dyn && /^[A-Za-z]+$/.test(args[0].text) ? args[0].text : '';
+    const o = getopt(oldStyle ? args.slice(1) : args, { arg: 'fCbTXKNgVHI', long: ['file', 'directory', 'exclude', 'files-from', 'exclude-from', 'transform', 'xform', 'owner', 'group', 'mode', 'newer', 'use-compress-program'] });
+    const extracting = oldStyle.includes('x') || has(o, 'x', 'extract', 'get');
+    const creatingTo = (oldStyle.includes('c') || oldStyle.includes('r') || oldStyle.includes('u') || has(o, 'c', 'create', 'r', 'append', 'u', 'update')) ? val(o, 'f', 'file') : null;
+    if (creatingTo) addTarget(ctx, creatingTo);
+    if (extracting) addTarget(ctx, val(o, 'C', 'directory') ?? lit('.'));
+    return extracting || !!creatingTo;
+  },
   cd: chdir, pushd, popd,
   git,
   patch: (args, ctx) => {
@@ -394,13 +441,15 @@ const HANDLERS: Record<string, Handler> = {
   },
   find: (args, ctx, _stdin, depth) => {
     let writes = false;
+    const starts = args.slice(0, Math.max(0, args.findIndex((w) => /^[-!(]/.test(w.text)))).filter((w) => !w.dyn);
+    const where = (): void => { if (starts.length) addAll(ctx, starts); else addTarget(ctx, lit('.')); };
     for (let i = 0; i < args.length; i++) {
       const t = args[i]?.text;
-      if (t === '-delete') { ctx.unknown = true; writes = true; }
+      if (t === '-delete') { where(); writes = true; }
       if (t !== '-exec' && t !== '-execdir' && t !== '-ok' && t !== '-okdir') continue;
       let j = i + 1;
       while (j < args.length && !(args[j]?.text === ';' || args[j]?.text === '+')) j++;
-      writes = innerWrites(args.slice(i + 1, j), ctx, depth) || writes;
+      if (innerWrites(args.slice(i + 1, j), ctx, depth)) { where(); writes = true; }
       i = j;
     }
     return writes;
@@ -414,6 +463,8 @@ const HANDLERS: Record<string, Handler> = {
   stdbuf: wrapper({ arg: 'ioe', long: ['input', 'output', 'error'] }),
   ionice: wrapper({ arg: 'cnpPu' }),
   bash: shell, sh: shell, zsh: shell, dash: shell, ksh: shell,
+  python: inline('c'), python3: inline('c'), python2: inline('c'), node: inline('ep'), nodejs: inline('ep'), deno: inline('e'),
+  ruby: inline('e'), php: inline('r'), lua: inline('e'), osascript: inline('e'),
 };
 
 function analyse(command: string, segs?: SimpleCommand[]): BashTargets {

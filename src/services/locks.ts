@@ -188,7 +188,8 @@ export class LockService {
    * lock another holder has on the path itself, on a directory above it, or on anything inside
    * it (`rm -rf dir`, `git checkout .`). In auto mode the caller's free targets are locked for it
    * (files only: a directory or the tree itself is checked, never locked). `unknown` names a write
-   * whose target could not be told: strict mode denies it, auto mode records it.
+   * whose target could not be told: strict mode denies it; auto mode denies it while another
+   * agent holds files in the caller's tree, and otherwise lets it through and records it.
    */
   hookCheck(caller: Caller, paths: readonly string[], unknown?: string): { decision: 'none' | 'deny'; reason?: string; locked?: string[]; unchecked?: string } {
     const mode = this.ctx.config.lockMode;
@@ -198,8 +199,15 @@ export class LockService {
     if (unknown && mode === 'strict') {
       return { decision: 'deny', reason: `strict lock mode: cannot tell which files ${unknown} writes (a variable, glob, eval, or a command that writes where it cannot be seen), so it is denied. Write to literal paths you hold with lock_files.` };
     }
-    if (paths.length === 0) return unknown ? this.unchecked(caller, unknown) : { decision: 'none' };
     const root = this.workTree(caller);
+    if (unknown) {
+      // It may write anywhere: while other agents hold files in this tree, that is not allowed.
+      const foreign = this.store.under(root).filter((r) => r.holder !== me);
+      if (foreign.length) {
+        return { decision: 'deny', reason: `cannot tell which files ${unknown} writes, and other agents hold files in your work tree: ${this.conflictText(foreign.slice(0, 5))}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}. Write to literal paths the hook can check, or wait for those locks (lock_files with a timeout_s).` };
+      }
+    }
+    if (paths.length === 0) return unknown ? this.unchecked(caller, unknown) : { decision: 'none' };
     const inTree = paths.filter((p) => isInside(p, root));
     const res = tx(this.ctx.db, () => {
       this.expire(now);
@@ -210,7 +218,9 @@ export class LockService {
       for (const p of inTree) add(this.store.under(p));
       const others = [...related.values()].filter((r) => r.holder !== me);
       if (others.length) return { deny: `${this.conflictText(others)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` };
-      const free = inTree.filter((p) => !related.has(p) && p !== root && !isDirectory(p));
+      const dirs = inTree.filter((p) => p === root || isDirectory(p));
+      if (mode === 'strict' && dirs.length) return { deny: `strict lock mode: ${dirs.join(', ')} ${dirs.length > 1 ? 'are directories' : 'is a directory'} (a command that rewrites a whole directory or the tree): file locks cannot cover it. Name the files, holding their locks.` };
+      const free = inTree.filter((p) => !related.has(p) && !dirs.includes(p));
       if (mode === 'strict' && free.length) return { deny: `strict lock mode: lock ${free.join(', ')} with lock_files before editing.` };
       if (free.length) this.store.take(me, free, 'edited (auto lock)', 600, now);
       return { took: free };

@@ -48,6 +48,8 @@ describe('auto mode', () => {
     'rm -rf dir', 'mv dir dir2', 'git checkout -- dir', 'git checkout .', 'cp -r x/. dir', 'rm -rf .',
     'cd dir && rm held.txt', 'cd dir/sub && rm ../held.txt', '(cd dir; echo > held.txt)', 'pushd dir; rm held.txt; popd',
     'echo "$(rm dir/held.txt)"', 'echo `rm dir/held.txt`', 'cat <(rm dir/held.txt)', 'x=$(echo hi > dir/held.txt)',
+    'rm dir/held.tx?', 'rm dir/{held,other}.txt', 'rm -rf *', 'find dir -name held.txt -delete', 'find dir -name held.txt -exec rm {} \\;',
+    'git reset --hard', 'git stash', 'git clean -fdx', 'git checkout main', 'rsync -a --delete x/ dir/', 'tar -xf a.tar -C dir',
   ];
   for (const c of denied) {
     test(`B may not: ${c}`, () => {
@@ -76,23 +78,37 @@ describe('auto mode', () => {
     assert.deepEqual(v.locked, []);
   });
 
-  test('a write the hook cannot name is let through in auto mode and recorded', () => {
-    const before = (t.h.hub.db.prepare("SELECT COUNT(*) AS c FROM events WHERE kind = 'lock_unchecked' AND job_id = ?").get(t.b.id) as { c: number }).c;
-    const v = bash(t.h, t.b.id, 'echo hi > "$OUT"');
+  test('a write the hook cannot name is denied while another agent holds files in the tree', () => {
+    for (const c of ['echo hi > "$OUT"', 'eval "rm dir/held.txt"', 'echo dir/held.txt | xargs rm', 'python3 -c "open(\'dir/held.txt\',\'w\')"', 'node -e "require(\'fs\').writeFileSync(\'dir/held.txt\',\'x\')"', 'F=dir/held.txt; rm "$F"']) {
+      const v = bash(t.h, t.b.id, c);
+      assert.equal(v.decision, 'deny', `${c}: ${JSON.stringify(v)}`);
+      assert.match(v.reason ?? '', /cannot tell which files .* other agents hold files in your work tree: .*held\.txt is held by agent/);
+    }
+  });
+
+  test('with no other agent holding files there, it is let through in auto mode and recorded', async () => {
+    const solo = await hubWithAgents();
+    const count = (): number => (solo.h.hub.db.prepare("SELECT COUNT(*) AS c FROM events WHERE kind = 'lock_unchecked' AND job_id = ?").get(solo.b.id) as { c: number }).c;
+    const before = count();
+    const v = bash(solo.h, solo.b.id, 'echo hi > "$OUT"');
     assert.equal(v.decision, 'none');
     assert.match((v as { unchecked?: string }).unchecked ?? '', /could not tell which files/);
-    const after = (t.h.hub.db.prepare("SELECT COUNT(*) AS c FROM events WHERE kind = 'lock_unchecked' AND job_id = ?").get(t.b.id) as { c: number }).c;
-    assert.equal(after, before + 1);
+    assert.equal(count(), before + 1);
   });
 });
 
 describe('strict mode', () => {
   test('writes the hook cannot name are denied with a reason', async () => {
     const t = await hubWithAgents({ lockMode: 'strict' });
-    for (const c of ['echo hi > "$OUT"', 'eval "$CMD"', 'xargs rm < list', 'find . -delete', 'rm *.txt']) {
+    for (const c of ['echo hi > "$OUT"', 'eval "$CMD"', 'xargs rm < list', 'rm *.txt', 'node -e "x"']) {
       const v = bash(t.h, t.b.id, c);
       assert.equal(v.decision, 'deny', `${c}: ${JSON.stringify(v)}`);
       assert.match(v.reason ?? '', /strict lock mode: cannot tell which files/);
+    }
+    for (const c of ['find . -delete', 'git checkout main', 'rm -rf dir']) {
+      const v = bash(t.h, t.b.id, c);
+      assert.equal(v.decision, 'deny', `${c}: ${JSON.stringify(v)}`);
+      assert.match(v.reason ?? '', /strict lock mode: .* (is a directory|are directories)/);
     }
   });
 });
