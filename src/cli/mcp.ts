@@ -1,5 +1,6 @@
 // `overseer mcp` (stdio, for the lead: a bridge to the hub process, started on first use) and
 // `overseer serve` (the hub itself; --background is what the bridge starts) and `overseer stop`.
+import { UsageError } from './errors.js';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
@@ -57,6 +58,6 @@ export async function runStop(): Promise<void> {
 
 function loadConfigWithPort(config: Config, port: string): Config {
   const n = Number(port);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--port ${JSON.stringify(port)} is not a port number (0..65535)`);
+  if (port.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port ${JSON.stringify(port)} is not a port number (0..65535)`);
   return { ...config, port: n };
 }

@@ -26,12 +26,12 @@ test('a second serve for a served state directory: one line, exit 1, no stack tr
     await eventually('the first hub listening', () => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out), 30_000);
     const second = await overseer(tmp, ['serve', '-p', '0'], env);
     assert.equal(second.code, 1);
-    assert.match(second.stderr, /^A hub already runs for .*state \(pid \d+, http:\/\/127\.0\.0\.1:\d+\/mcp\)/);
+    assert.match(second.stderr, /^A hub already runs for .*state: pid \d+, port \d+ \(http:\/\/127\.0\.0\.1:\d+\/mcp\), since \d{4}-/);
     assert.doesNotMatch(second.stderr, /sonic boom|^\s+at /m, `stack trace on an early exit:\n${second.stderr}`);
     assert.equal(second.stderr.trimEnd().split('\n').length, 1, second.stderr);
 
     const badPort = await overseer(tmp, ['serve', '-p', 'abc'], env);
-    assert.notEqual(badPort.code, 0);
+    assert.equal(badPort.code, 2, 'a usage error');
     assert.match(badPort.stderr, /^overseer: --port "abc" is not a port number/);
     assert.doesNotMatch(badPort.stderr, /^\s+at /m);
   } finally {
