@@ -10,30 +10,45 @@ const jobId = z.string().min(1, 'job_id is empty: pass an id returned by spawn_a
 export const SpawnInput = z.object({
   prompt: z.string()
     .max(MAX_PROMPT_CHARS, `prompt is longer than ${MAX_PROMPT_CHARS} characters: put large material in a file in the work tree and point the agent at it`)
-    .refine((s) => s.trim().length > 0, 'prompt is empty: say what the agent should do'),
-  title: z.string().trim().min(1).max(200).optional(),
-  provider: z.enum(['claude', 'codex']).optional().describe('default claude (or the template\'s)'),
-  model: z.string().min(1).max(200).optional(),
-  cwd: z.string().min(1).max(4096).optional().describe('work directory (default: the project); relative paths resolve against the project (or, for an agent, its own work dir)'),
-  worktree: z.boolean().optional().describe('run in a new git worktree on its own branch (default false, or the template\'s)'),
-  branch: z.string().regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._\/-]+(?<!\.lock)(?<![\/.])$/, 'branch must be a valid git branch name such as "feature/login-form"').max(200).optional(),
-  depends_on: z.array(jobId).max(100, 'depends_on takes at most 100 job ids').default([]),
-  priority: z.number().int('priority must be a whole number').min(-10, 'priority must be between -10 and 10').max(10, 'priority must be between -10 and 10').default(0),
-  max_turns: z.number().int().min(1, 'max_turns must be at least 1').max(10_000, 'max_turns must be at most 10000').optional(),
-  budget_usd: z.number().positive('budget_usd must be more than 0').max(10_000, 'budget_usd must be at most 10000').optional(),
-  timeout_s: z.number().int().min(1, 'timeout_s must be at least 1').max(7 * 24 * 3600, 'timeout_s must be at most 604800 (a week)').optional(),
-  context: z.record(z.string().max(100), z.string().max(200_000)).optional().describe('named strings added to the prompt under ## Context'),
-  template: z.string().min(1).max(200).optional(),
-  checks: z.array(z.string().refine(isValidCheck, (c) => ({ message: `unknown check ${JSON.stringify(c)}: use "diff_not_empty", "no_error_in_output" or "command:<shell command>"` }))).max(20).optional(),
-  retry: z.enum(['none', 'same', 'analyze']).optional(),
-  labels: z.array(z.string().min(1).max(100)).max(50).default([]),
+    .refine((s) => s.trim().length > 0, 'prompt is empty: say what the agent should do')
+    .describe('The task for the agent, as its first user message: say what to do, where, and what counts as done.'),
+  title: z.string().trim().min(1).max(200).optional().describe('Short name shown in list_agents and status (default: the first line of the prompt).'),
+  provider: z.enum(['claude', 'codex']).optional().describe('Which CLI runs the agent: "claude" or "codex" (default "claude", or the template\'s).'),
+  model: z.string().min(1).max(200).optional().describe('Model name passed to the CLI, e.g. "sonnet" (default: the CLI\'s own default, or the template\'s).'),
+  cwd: z.string().min(1).max(4096).optional().describe('Directory the agent works in (default: the project; for an agent, your own work tree). A relative path resolves against the project, or for an agent against your own work tree, and a sub-agent must stay inside it.'),
+  worktree: z.boolean().optional().describe('true = run in a new git worktree on its own branch, so its edits do not touch cwd; its work is committed to that branch (default false, or the template\'s).'),
+  branch: z.string().regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._\/-]+(?<!\.lock)(?<![\/.])$/, 'branch must be a valid git branch name such as "feature/login-form"').max(200).optional()
+    .describe('Name of the new branch for worktree: true, e.g. "feature/login-form"; must not exist yet (default: overseer/<title>-<id>). Only with worktree: true.'),
+  depends_on: z.array(jobId).max(100, 'depends_on takes at most 100 job ids').default([])
+    .describe('Job ids from spawn_agent: start only after all of these jobs succeed; if one fails or is cancelled, this job fails without running (default: none).'),
+  priority: z.number().int('priority must be a whole number').min(-10, 'priority must be between -10 and 10').max(10, 'priority must be between -10 and 10').default(0)
+    .describe('Queue order when more agents are asked for than may run at once: -10..10, higher starts first, equal ones in spawn order (default 0).'),
+  max_turns: z.number().int().min(1, 'max_turns must be at least 1').max(10_000, 'max_turns must be at most 10000').optional()
+    .describe('Most model turns the agent may take before it is stopped as failed, 1..10000 (default: no limit, or the template\'s).'),
+  budget_usd: z.number().positive('budget_usd must be more than 0').max(10_000, 'budget_usd must be at most 10000').optional()
+    .describe('Most the agent may spend, in US dollars (e.g. 0.5); it is stopped as failed when it goes over (default: no limit, or the template\'s).'),
+  timeout_s: z.number().int().min(1, 'timeout_s must be at least 1').max(7 * 24 * 3600, 'timeout_s must be at most 604800 (a week)').optional()
+    .describe('Wall-clock limit per attempt, in seconds (1..604800); the agent is stopped as failed after it (default: OVERSEER_DEFAULT_TIMEOUT_S, 3600).'),
+  context: z.record(z.string().max(100), z.string().max(200_000).describe('The text added under its name.')).optional()
+    .describe('Named pieces of text added to the prompt under ## Context, e.g. {"api": "<the schema>"} (default: none).'),
+  template: z.string().min(1).max(200).optional()
+    .describe('Name of a project template (.overseer/templates/<name>.md) whose settings fill in the parameters you leave out and whose body is added as ## Guidelines.'),
+  checks: z.array(z.string().refine(isValidCheck, (c) => ({ message: `unknown check ${JSON.stringify(c)}: use "diff_not_empty", "no_error_in_output" or "command:<shell command>"` }))).max(20).optional()
+    .describe('Checks that decide success after the agent finishes: "diff_not_empty", "no_error_in_output" or "command:<shell command>" (must exit 0); a failed check fails the job (default: none, or the template\'s).'),
+  retry: z.enum(['none', 'same', 'analyze']).optional()
+    .describe('On failure: "none" = do not retry, "same" = run the same task again, "analyze" = diagnose the failure first and retry with that analysis; at most OVERSEER_MAX_ATTEMPTS attempts in all (default "none").'),
+  labels: z.array(z.string().min(1).max(100)).max(50).default([])
+    .describe('Free-form tags to find the job by later with list_agents label (default: none).'),
 }).strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;
 
 export const WaitInput = z.object({
-  job_ids: z.array(jobId).min(1, 'job_ids is empty: name at least one job to wait for').max(500),
-  mode: z.enum(['all', 'any']).default('all'),
-  timeout_s: z.number().min(0, 'timeout_s must be 0 or more').max(24 * 3600, 'timeout_s must be at most 86400').default(600),
+  job_ids: z.array(jobId).min(1, 'job_ids is empty: name at least one job to wait for').max(500)
+    .describe('Job ids from spawn_agent (or list_agents) to wait for; an agent may wait only on its own descendants.'),
+  mode: z.enum(['all', 'any']).default('all')
+    .describe('"all" = return when every job has ended, "any" = return when the first one ends (default "all").'),
+  timeout_s: z.number().min(0, 'timeout_s must be 0 or more').max(24 * 3600, 'timeout_s must be at most 86400').default(600)
+    .describe('Longest to wait, in seconds (0 = just look); the result says timed_out and the jobs keep running (default 600).'),
 }).strict();
 export type WaitInput = z.infer<typeof WaitInput>;
 
@@ -41,51 +56,71 @@ export type WaitInput = z.infer<typeof WaitInput>;
 export const GET_AGENT_EVENTS = 50;
 
 export const GetAgentInput = z.object({
-  job_id: jobId,
-  events: z.boolean().optional().describe(`also return events[]: the ${GET_AGENT_EVENTS} most recent things the hub recorded for the job (permission decisions and the rule that decided, lock denials and violations, retries, messages, reconciles)`),
+  job_id: jobId.describe('Id of the job to describe, as returned by spawn_agent or list_agents.'),
+  events: z.boolean().optional().describe(`true = also return events[]: the ${GET_AGENT_EVENTS} most recent things the hub recorded for the job (permission decisions and the rule that decided, lock denials and violations, retries, messages, reconciles). Default false.`),
 }).strict();
 
 export const ListAgentsInput = z.object({
-  status: z.enum(['queued', 'waiting', 'running', 'frozen', 'needs_input', 'succeeded', 'failed', 'cancelled', 'interrupted']).optional(),
-  label: z.string().min(1).max(100).optional(),
-  parent_id: z.string().min(1).max(100).optional().describe('job id, or "lead" for top-level jobs'),
-  limit: z.number().int().min(1).max(200, 'limit must be at most 200: page with cursor').default(50),
-  cursor: z.string().max(100).optional().describe('next_cursor from the previous page'),
+  status: z.enum(['queued', 'waiting', 'running', 'frozen', 'needs_input', 'succeeded', 'failed', 'cancelled', 'interrupted']).optional()
+    .describe('Only jobs in this status (default: any status).'),
+  label: z.string().min(1).max(100).optional().describe('Only jobs spawned with this label in labels (default: any).'),
+  parent_id: z.string().min(1).max(100).optional().describe('Only the direct children of this job id, or "lead" for the jobs the lead spawned (default: any parent).'),
+  limit: z.number().int().min(1).max(200, 'limit must be at most 200: page with cursor').default(50)
+    .describe('Most jobs in one page, 1..200 (default 50); more are reached with cursor.'),
+  cursor: z.string().max(100).optional().describe('The next_cursor of the previous page, to get the next one (default: the first page).'),
 }).strict();
 export type ListAgentsInput = z.infer<typeof ListAgentsInput>;
 
 export const ReadOutputInput = z.object({
-  job_id: jobId,
-  tail: z.number().int().min(1).max(1000, 'tail must be at most 1000 events').default(50),
-  format: z.enum(['text', 'json']).default('text'),
-  attempt: z.number().int().min(1).optional().describe('attempt number (default: the latest)'),
+  job_id: jobId.describe('Id of the job whose transcript to read, from spawn_agent or list_agents.'),
+  tail: z.number().int().min(1).max(1000, 'tail must be at most 1000 events').default(50)
+    .describe('How many of the last transcript events to return, 1..1000 (default 50); events, not lines.'),
+  format: z.enum(['text', 'json']).default('text')
+    .describe('"text" = readable transcript, "json" = the raw event objects (default "text").'),
+  attempt: z.number().int().min(1).optional().describe('Which attempt of a retried job to read, counting from 1 (default: the latest).'),
 }).strict();
 export type ReadOutputInput = z.infer<typeof ReadOutputInput>;
 
 export const CancelInput = z.object({
-  job_id: jobId,
-  reason: z.string().max(2000).optional(),
-  cascade: z.boolean().default(true),
+  job_id: jobId.describe('Id of the job to stop, from spawn_agent or list_agents.'),
+  reason: z.string().max(2000).optional().describe('Why it is cancelled; the job\'s error then reads "cancelled: <reason>" (default "cancelled").'),
+  cascade: z.boolean().default(true).describe('true = also cancel every agent this job spawned, and theirs (default true).'),
 }).strict();
 export type CancelInput = z.infer<typeof CancelInput>;
 
-export const PauseInput = z.object({ job_id: jobId, mode: z.enum(['freeze', 'stop']).default('freeze') }).strict();
+export const PauseInput = z.object({
+  job_id: jobId.describe('Id of the running job to pause, from spawn_agent or list_agents.'),
+  mode: z.enum(['freeze', 'stop']).default('freeze')
+    .describe('"freeze" = suspend the process in place (SIGSTOP), "stop" = end the process but keep its session to continue later (default "freeze").'),
+}).strict();
 export type PauseInput = z.infer<typeof PauseInput>;
 
-export const ResumeInput = z.object({ job_id: jobId, message: z.string().min(1).max(MAX_PROMPT_CHARS).optional() }).strict();
+export const ResumeInput = z.object({
+  job_id: jobId.describe('Id of the frozen, stopped, interrupted or ended job to continue.'),
+  message: z.string().min(1).max(MAX_PROMPT_CHARS).optional()
+    .describe('The next user turn when a stopped or ended session is continued, e.g. what to do now; not used for a frozen job.'),
+}).strict();
 export type ResumeInput = z.infer<typeof ResumeInput>;
 
-export const MessageAgentInput = z.object({ job_id: jobId, text: z.string().min(1, 'text is empty').max(100_000, 'text must be at most 100000 characters') }).strict();
+export const MessageAgentInput = z.object({
+  job_id: jobId.describe('Id of the agent to message, from spawn_agent or list_agents; an agent may message only jobs in its own subtree.'),
+  text: z.string().min(1, 'text is empty').max(100_000, 'text must be at most 100000 characters')
+    .describe('What to tell the agent; it arrives as a user message in its conversation.'),
+}).strict();
 export type MessageAgentInput = z.infer<typeof MessageAgentInput>;
 
 export const ReportStatusInput = z.object({
-  message: z.string().min(1, 'message is empty').max(2000, 'message must be at most 2000 characters'),
-  progress: z.number().min(0, 'progress is a fraction between 0 and 1').max(1, 'progress is a fraction between 0 and 1').optional(),
+  message: z.string().min(1, 'message is empty').max(2000, 'message must be at most 2000 characters')
+    .describe('One line saying what you are doing now, e.g. "running the tests".'),
+  progress: z.number().min(0, 'progress is a fraction between 0 and 1').max(1, 'progress is a fraction between 0 and 1').optional()
+    .describe('How far along you are, as a fraction 0..1 (0.5 = half done), not a percentage.'),
 }).strict();
 export type ReportStatusInput = z.infer<typeof ReportStatusInput>;
 
 export const FinishInput = z.object({
-  result: z.string().min(1, 'result is empty: say what you did').max(100_000),
-  outcome: z.enum(['success', 'failure']).default('success'),
+  result: z.string().min(1, 'result is empty: say what you did').max(100_000)
+    .describe('Your final report: what you did, where (files, branch, commits) and anything left open.'),
+  outcome: z.enum(['success', 'failure']).default('success')
+    .describe('"success" if the task is done, "failure" if you could not do it (default "success").'),
 }).strict();
 export type FinishInput = z.infer<typeof FinishInput>;

@@ -17,36 +17,44 @@ const Prefix = z.string().max(MAX_NOTE_KEY)
   .refine((k) => !/[\u0000-\u001f\u007f-\u009f]/.test(k), 'prefix has a control character: use printable characters only');
 
 export const WriteNoteInput = z.object({
-  key: NoteKey,
-  value: z.string(),
-  expected_version: z.number().int().min(0, 'expected_version must be 0 (the note must not exist yet) or a version you read').optional(),
+  key: NoteKey.describe('Name of the note, "/" separating namespaces, e.g. "plan/api"; at most 256 printable characters.'),
+  value: z.string().describe('The text to store (replaces the whole value); at most 1 MB by default (OVERSEER_NOTE_MAX_BYTES).'),
+  expected_version: z.number().int().min(0, 'expected_version must be 0 (the note must not exist yet) or a version you read').optional()
+    .describe('Compare-and-set: write only if the note is at this version (0 = it must not exist yet); a mismatch fails with the current version (default: write unconditionally).'),
 }).strict();
 export type WriteNoteInput = z.infer<typeof WriteNoteInput>;
 
 export const ReadNoteInput = z.object({
-  key: NoteKey,
+  key: NoteKey.describe('Name of the note to read, e.g. "plan/api".'),
   offset: z.number().int().min(0, 'offset must be 0 or the next_offset a read returned').optional()
-    .describe('start of the piece to read (a long value comes in pieces: pass the next_offset of the previous read)'),
+    .describe('Character offset of the piece to read: a long value comes in pieces, pass the next_offset of the previous read (default 0).'),
   version: z.number().int().min(1).optional()
-    .describe('the version of the first piece: refused if the note changed since, so pieces of two versions are never mixed'),
+    .describe('The version the first piece returned: refused if the note changed since, so pieces of two versions are never mixed (default: any version).'),
 }).strict();
 export type ReadNoteInput = z.infer<typeof ReadNoteInput>;
 
 export const ListNotesInput = z.object({
-  prefix: Prefix.optional(),
-  limit: z.number().int().min(1).max(500, 'limit must be at most 500: page with cursor').default(200),
-  cursor: z.string().max(MAX_NOTE_KEY + 10).optional(),
+  prefix: Prefix.optional().describe('Only keys that start with this, e.g. "plan/" (default: every key).'),
+  limit: z.number().int().min(1).max(500, 'limit must be at most 500: page with cursor').default(200)
+    .describe('Most keys in one page, 1..500 (default 200); more are reached with cursor.'),
+  cursor: z.string().max(MAX_NOTE_KEY + 10).optional().describe('The next_cursor of the previous page, to get the next one (default: the first page).'),
 }).strict();
 export type ListNotesInput = z.infer<typeof ListNotesInput>;
 
 export const WatchNotesInput = z.object({
-  keys: z.array(NoteKey).max(100, 'keys takes at most 100 keys: use prefix').optional(),
-  prefix: Prefix.optional(),
-  until_value: z.string().optional().describe('return once a watched note has exactly this value'),
-  after_version: z.number().int().min(0).optional().describe('return notes whose version is greater (default: changes after this call)'),
-  timeout_s: z.number().min(0).max(24 * 3600).default(300),
+  keys: z.array(NoteKey).max(100, 'keys takes at most 100 keys: use prefix').optional()
+    .describe('Exact note keys to watch, at most 100; give keys or prefix (or both).'),
+  prefix: Prefix.optional().describe('Watch every note whose key starts with this, e.g. "build/"; give keys or prefix (or both).'),
+  until_value: z.string().optional().describe('Return only once a watched note holds exactly this value, e.g. "done" (at once if one already does; default: on any change).'),
+  after_version: z.number().int().min(0).optional().describe('Return the watched notes whose version is greater than this, even if written before the call (default: only changes after this call).'),
+  timeout_s: z.number().min(0).max(24 * 3600).default(300)
+    .describe('Longest to wait, in seconds (0..86400, default 300); then the result says timed_out.'),
 }).strict().refine((w) => (w.keys && w.keys.length > 0) || w.prefix !== undefined, { message: 'watch what? give keys or a prefix', path: ['keys'] });
 export type WatchNotesInput = z.infer<typeof WatchNotesInput>;
 
-export const DeleteNoteInput = z.object({ key: NoteKey, expected_version: z.number().int().min(1).optional() }).strict();
+export const DeleteNoteInput = z.object({
+  key: NoteKey.describe('Name of the note to delete, e.g. "plan/api".'),
+  expected_version: z.number().int().min(1).optional()
+    .describe('Delete only if the note is still at this version (default: delete whatever version it is at).'),
+}).strict();
 export type DeleteNoteInput = z.infer<typeof DeleteNoteInput>;
