@@ -72,7 +72,7 @@ describe('adversarial: authentication and HTTP surface', { timeout: 120_000 }, (
     ];
     const sessions = a.h.hub.http!.sessionCount();
     for (const [label, headers] of cases) {
-      const r = await raw(a.port, { headers, body: JSON.stringify(INIT), path: label.includes('query') ? `/mcp?token=${lead}` : '/mcp' }).catch((e: Error) => ({ status: -1, headers: {}, body: e.message }));
+      const r = await raw(a.port, { headers, body: JSON.stringify(INIT), path: label.includes('query') ? `/mcp?token=${lead}` : '/mcp' }).catch((e: Error): Raw => ({ status: -1, headers: {}, body: e.message }));
       c.check(label, (r.status === 401 || r.status === 431) && r.headers['mcp-session-id'] === undefined, `status ${r.status} ${r.body}`);
     }
     c.check('no session opened by refused tokens', a.h.hub.http!.sessionCount() === sessions);
@@ -134,11 +134,11 @@ describe('adversarial: authentication and HTTP surface', { timeout: 120_000 }, (
       ['__proto__ pollution', '{"__proto__": {"role": "lead", "polluted": true}, "jsonrpc": "2.0", "id": 1, "method": "ping"}'],
     ];
     for (const [label, body] of bodies) {
-      const r = await raw(a.port, { headers: hdrs(lead), body }).catch((e: Error) => ({ status: -1, headers: {}, body: e.message }));
+      const r = await raw(a.port, { headers: hdrs(lead), body }).catch((e: Error): Raw => ({ status: -1, headers: {}, body: e.message }));
       const refusedOk = (r.status >= 400 && r.status < 500) || (r.status === 200 && /"error"/.test(r.body) && !/"result"/.test(r.body));
       c.check(label, refusedOk, `status ${r.status} ${r.body.slice(0, 100)}`);
       for (const path of ['/hook']) {
-        const h = await raw(a.port, { path, headers: hdrs(live.token), body }).catch((e: Error) => ({ status: -1, headers: {}, body: e.message }));
+        const h = await raw(a.port, { path, headers: hdrs(live.token), body }).catch((e: Error): Raw => ({ status: -1, headers: {}, body: e.message }));
         c.check(`${label} on ${path}`, h.status === 400 || (h.status === 200 && !/"locked"/.test(h.body)), `status ${h.status} ${h.body.slice(0, 100)}`);
       }
     }

@@ -26,9 +26,9 @@ export interface Agent { id: string; token: string; client: Client }
 export interface ToolResult { isError: boolean; text: string }
 
 /** Calls a tool and folds a JSON-RPC error and an isError result into one shape. */
-export async function callTool(c: Client, name: string, args: unknown): Promise<ToolResult> {
+export async function callTool(c: Client, name: string, args: unknown, timeoutMs = 120_000): Promise<ToolResult> {
   try {
-    const r = await c.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { timeout: 120_000 });
+    const r = await c.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { timeout: timeoutMs });
     const text = (r.content as { type: string; text: string }[] | undefined ?? []).map((x) => x.text).join('\n');
     return { isError: r.isError === true, text };
   } catch (e) {
@@ -43,6 +43,13 @@ export async function ok<T = any>(c: Client, name: string, args: Record<string, 
   return JSON.parse(r.text) as T;
 }
 
+/** An MCP client over Streamable HTTP with a bearer token. */
+export async function connectHttp(url: string, token: string): Promise<Client> {
+  const c = new Client({ name: 'adversary', version: '1.0.0' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return c;
+}
+
 export async function startAdvHub(o: { config?: Partial<Config>; project?: string } = {}): Promise<AdvHub> {
   const launcher = new ScriptedLauncher(() => ({ hang: true }));
   const h = await startTestHub({ processes: launcher, config: o.config, project: o.project });
@@ -50,8 +57,7 @@ export async function startAdvHub(o: { config?: Partial<Config>; project?: strin
   const url = h.hub.http.url;
   const clients: Client[] = [];
   const client = async (token: string): Promise<Client> => {
-    const c = new Client({ name: 'adversary', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const c = await connectHttp(url, token);
     clients.push(c);
     return c;
   };
