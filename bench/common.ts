@@ -152,7 +152,7 @@ export async function startBenchHub(o: { claudeBin: string; env?: Record<string,
     const project = path.join(dir, 'project');
     await mkdir(project);
     const stampFile = path.join(dir, 'stamps.txt');
-    const config = loadConfigFrom({ home: path.join(dir, 'state'), claudeBin: o.claudeBin, killGraceMs: 2000, ...o.config });
+    const config = loadConfigFrom({ home: path.join(dir, 'state'), claudeBin: o.claudeBin, killGraceMs: 2000, worktreesDir: path.join(dir, 'worktrees'), ...o.config });
     const childEnv = cleanEnv({ HOME: path.join(dir, 'home'), BENCH_STAMP_FILE: stampFile, ...o.env });
     const h = new Hub({ config, projectDir: project, childEnv, processes: o.processes });
     hub = h;

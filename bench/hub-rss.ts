@@ -112,7 +112,7 @@ export async function benchHubRss(): Promise<HubRssResult> {
     const info = await until('hub.json', 20_000, () => {
       if (hub.exitCode !== null) throw new Error(`the hub exited with ${hub.exitCode}: ${stderr}`);
       try {
-        // hub.json is claimed (url empty) as soon as the hub locks the directory; it is ready once the url is in.
+        // hub.json appears once the hub listens (written by the holder of the state directory's claim).
         const i = JSON.parse(readFileSync(path.join(state, 'hub.json'), 'utf8')) as { url: string; pid: number };
         return i.url ? i : undefined;
       } catch {

@@ -20,6 +20,8 @@ import { benchWakeups, type WakeupsResult } from './wakeups.js';
 import { benchCas, type CasResult } from './cas.js';
 import { benchKbSearch, type KbSearchResult } from './kb-search.js';
 import { benchWorkflowOverhead, type WorkflowOverheadResult } from './workflow-overhead.js';
+import { benchFirstRequest, type FirstRequestResult } from './first-request.js';
+import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -107,6 +109,17 @@ const entries: Entry<any>[] = [
     ],
   },
   {
+    name: 'hub_lifecycle',
+    title: '6b. hub start → first answered call (fresh / after kill -9), overseer mcp cold start, memory per MCP session',
+    run: benchHubLifecycle,
+    rows: (r: HubLifecycleResult) => [
+      { benchmark: 'hub start → first call', figure: `fresh p50 (n=${r.runs})`, value: ms(r.freshMs), baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'hub start → first call', figure: `stale claim p50 (n=${r.runs})`, value: ms(r.takeoverMs), baseline: ms(r.freshMs), ratio: f2(r.takeoverMs / r.freshMs), goal: '', met: '' },
+      { benchmark: 'overseer mcp cold → tools/list', figure: `p50 (n=${r.runs})`, value: ms(r.bridgeColdMs), baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'MCP session memory', figure: `per session (${r.sessions})`, value: `heap ${f1(r.heapPerSessionKb)} kB, RSS ${f1(r.rssPerSessionKb)} kB`, baseline: '', ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
     name: 'hook_cost',
     title: '7. PreToolUse lock hook per edit (node hooks/overseer-hook.mjs, Write, real hub) vs node -e 0',
     run: benchHookCost,
@@ -189,6 +202,15 @@ const entries: Entry<any>[] = [
       { benchmark: 'Overseer codex child vs bare codex', figure: 'start → 1st API req', value: ms(r.overseerFirstRequest.p50), baseline: ms(r.bareFirstRequest.p50), ratio: f2(r.overseerFirstRequest.p50 / r.bareFirstRequest.p50), goal: '', met: '' },
       { benchmark: 'Overseer codex child vs bare codex', figure: 'shell call (1st → 2nd req)', value: ms(r.overseerToolCall.p50), baseline: ms(r.bareToolCall.p50), ratio: f2(r.overseerToolCall.p50 / r.bareToolCall.p50), goal: '', met: '' },
       { benchmark: 'Overseer codex child vs bare codex', figure: 'last API req → end', value: ms(r.overseerTail.p50), baseline: ms(r.bareTail.p50), ratio: f2(r.overseerTail.p50 / r.bareTail.p50), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'first_request',
+    title: '14. first /v1/messages request of an Overseer claude child vs bare claude -p (same prompt, tool search on)',
+    run: benchFirstRequest,
+    rows: (r: FirstRequestResult) => [
+      { benchmark: 'first request size', figure: 'body', value: `${r.overseer.bytes} B`, baseline: `${r.bare.bytes} B`, ratio: f2(r.ratio), goal: '', met: '' },
+      { benchmark: 'first request size', figure: 'tools', value: `${r.overseer.toolsBytes} B`, baseline: `${r.bare.toolsBytes} B`, ratio: f2(r.overseer.toolsBytes / r.bare.toolsBytes), goal: '', met: '' },
     ],
   },
 ];

@@ -60,13 +60,13 @@ export async function benchWorktree(): Promise<{ p50: number; p90: number; basel
     for (let i = -1; i < RUNS; i++) {
       const b1 = `bench/ours-${i + 1}`;
       const t0 = performance.now();
-      const wt = await createWorktree({ repoRoot: repo, jobId: `ours-${i + 1}`, branch: b1 });
+      const wt = await createWorktree({ repoRoot: repo, jobId: `ours-${i + 1}`, branch: b1, worktreesDir: path.join(tmp, 'worktrees') });
       const t1 = performance.now();
       await removeWorktree(repo, wt.path);
       await gitRun(repo, ['branch', '-D', b1]);
 
       const b2 = `bench/base-${i + 1}`;
-      const p2 = path.join(repo, '.overseer-worktrees', `base-${i + 1}`);
+      const p2 = path.join(tmp, 'plain-worktrees', `base-${i + 1}`);
       const t2 = performance.now();
       await execFileP('git', ['worktree', 'add', '-b', b2, p2], { cwd: repo });
       const t3 = performance.now();

@@ -59,8 +59,16 @@ export const ConfigSchema = z
       stream_max_retries: z.number().int().min(0).max(100).optional(),
     }).strict()).optional(),
     codexPrices: z.preprocess(jsonText, z.record(z.object({ input: z.number().min(0), output: z.number().min(0), cached_input: z.number().min(0).optional() }).strict())).default({}),
+    /** Base folder of job worktrees (default $XDG_DATA_HOME/overseer/worktrees, see src/git/placement.ts). */
+    worktreesDir: z.string().min(1).optional(),
     /** Largest note value in bytes. */
     noteMaxBytes: intFromString(1, 64 * 1024 * 1024).default(1024 * 1024),
+    /** A background hub exits after this many seconds with no live job and no connected lead (0 = never). */
+    idleExitS: intFromString(0, 7 * 24 * 3600).default(300),
+    /** Open MCP sessions one bearer token may hold at once. */
+    maxSessionsPerToken: intFromString(1, 10_000).default(32),
+    /** An MCP session with no request and no open stream for this long is closed. */
+    sessionIdleS: intFromString(1, 7 * 24 * 3600).default(1800),
   })
   .strict();
 
@@ -81,12 +89,16 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_MAX_WAIT_S: 'maxWaitS',
   OVERSEER_NOTE_MAX_BYTES: 'noteMaxBytes',
   OVERSEER_FALLBACK_MODELS: 'fallbackModels',
+  OVERSEER_IDLE_EXIT_S: 'idleExitS',
+  OVERSEER_MAX_SESSIONS_PER_TOKEN: 'maxSessionsPerToken',
+  OVERSEER_SESSION_IDLE_S: 'sessionIdleS',
   OVERSEER_KB_TRIAGE: 'kbTriage',
   OVERSEER_CODEX_MODEL: 'codexModel',
   OVERSEER_CODEX_SANDBOX: 'codexSandbox',
   OVERSEER_CODEX_MODEL_CATALOG: 'codexModelCatalog',
   OVERSEER_CODEX_PROVIDER: 'codexProvider',
   OVERSEER_CODEX_PRICES: 'codexPrices',
+  OVERSEER_WORKTREES_DIR: 'worktreesDir',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

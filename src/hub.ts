@@ -18,7 +18,8 @@ import { Runner } from './services/runner.js';
 import { MessageService } from './services/messages.js';
 import { LockService } from './services/locks.js';
 import { NoteService } from './services/notes.js';
-import { RequestService } from './services/requests.js';
+import { RequestService } from './approvals/service.js';
+import { personApi } from './approvals/http.js';
 import { PermissionService } from './services/permissions.js';
 import { HookService } from './services/hook.js';
 import { checkHookInput } from './domain/hookInput.js';
@@ -27,6 +28,7 @@ import { WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
+import { UsageStore } from './money/usageStore.js';
 import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
 import type { PromptDeps } from './server/prompts.js';
@@ -61,6 +63,8 @@ export interface HubOptions {
   kbGlobalDb?: string;
   /** Write hub.json (real hubs do; in-process test hubs may not). */
   writeHubInfo?: boolean;
+  /** Publishes hub.json for the holder of the state directory's claim (src/hubproc/). */
+  publish?: (info: HubInfo) => void;
 }
 
 export function packageVersion(): string {
@@ -120,7 +124,10 @@ export class Hub {
     this.version = packageVersion();
     this.kb = new KnowledgeBase({
       projectDb: join(o.config.home, 'kb.db'), globalDb: o.kbGlobalDb ?? globalKbPath(process.env), projectDir: o.projectDir, log,
-      triageAgent: o.config.kbTriage ? createTriageAgent({ bin: () => this.ctx.launchers.claude?.resolveBin(), prompts: this.ctx.prompts, env: this.ctx.childEnv, cwd: o.projectDir, log }) : undefined,
+      triageAgent: o.config.kbTriage ? createTriageAgent({
+        bin: () => this.ctx.launchers.claude?.resolveBin(), prompts: this.ctx.prompts, env: this.ctx.childEnv, cwd: o.projectDir, log,
+        onUsage: (usage, jobId) => new UsageStore(this.db).add({ jobId: jobId && this.ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: this.ctx.clock.now() }),
+      }) : undefined,
     });
     this.ctx.kb = this.kb;
     const runner = new Runner(this.ctx);
@@ -130,9 +137,10 @@ export class Hub {
     this.notes = new NoteService(this.ctx);
     this.requests = new RequestService(this.ctx);
     this.requests.elicitor = this.elicitor;
+    this.jobs.requests = this.requests;
     this.permissions = new PermissionService(this.ctx, this.requests);
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
-    this.hook = new HookService(this.locks);
+    this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb)];
     const templatesDir = join(o.config.home, 'templates');
@@ -164,6 +172,9 @@ export class Hub {
         const h = checkHookInput(body);
         return h.ok ? this.hook.check(c, h.input) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
       },
+      onApi: personApi(this.requests),
+      version: this.version,
+      sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
       auth: {
         identify: (token) => {
           const h = sha(token);
@@ -176,11 +187,18 @@ export class Hub {
     this.setUrl(this.http.url);
     if (this.o.writeHubInfo !== false) {
       const info: HubInfo = { pid: process.pid, port: this.http.port, url: this.http.url, started_at: new Date().toISOString(), version: this.version };
-      writeFileAtomic(join(this.o.config.home, 'hub.json'), `${JSON.stringify(info, null, 2)}\n`);
+      if (this.o.publish) this.o.publish(info);
+      else writeFileAtomic(join(this.o.config.home, 'hub.json'), `${JSON.stringify(info, null, 2)}\n`);
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
+  }
+
+  /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count). */
+  idle(): boolean {
+    if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
+    return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 
   /** An MCP server for one connection of `caller`. */

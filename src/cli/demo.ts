@@ -16,6 +16,7 @@ import { renderEvent } from '../launch/claude/transcript.js';
 import { LineSplitter } from '../launch/lineSplitter.js';
 import { CliError, table } from './status.js';
 import Database from 'better-sqlite3';
+import { stopHub } from '../hubproc/stop.js';
 
 const out = (s: string): void => { process.stdout.write(`${s}\n`); };
 
@@ -82,6 +83,8 @@ export async function runDemo(o: { live?: boolean; keep?: boolean }): Promise<De
       resolve(code);
     });
   });
+  // The hub is a process of its own that outlives its lead: stop it before reading and removing its state.
+  await stopHub(join(dir, 'state'));
   await fake?.close();
 
   const files = DEMO_FILES.map((f) => ({ file: f.file, ok: existsSync(join(repo, f.file)) && readFileSync(join(repo, f.file), 'utf8') === f.content }));

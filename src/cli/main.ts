@@ -1,22 +1,31 @@
 #!/usr/bin/env node
 // The `overseer` command. Every subcommand loads its module lazily so `overseer mcp` starts fast.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { packageVersion } from '../hub.js';
+import { describeFailure } from './errors.js';
+import { flushAndExit } from '../log.js';
 
 const program = new Command();
+// Usage errors (commander's own included) exit 2, runtime failures 1: commander throws instead
+// of exiting, and the handler at the end decides the code.
+program.exitOverride();
 program
   .name('overseer')
   .description('MCP server that makes one Claude Code session the lead of a crew of coding agents')
   .version(packageVersion(), '-v, --version');
 
-program.command('mcp').description('stdio MCP server for the lead (becomes the hub, or bridges to the running one)')
+program.command('mcp').description('stdio MCP server for the lead: a bridge to the hub of this state directory (started in the background on first use)')
   .action(async () => (await import('./mcp.js')).runMcp());
 program.command('serve').description('long-lived hub over HTTP (lead connects with the token in <state>/lead.token)')
   .option('-p, --port <port>', 'port on 127.0.0.1 (default: OVERSEER_PORT or any free port)')
-  .action(async (o: { port?: string }) => (await import('./mcp.js')).runServe(o));
-program.command('init').description('add Overseer to this repository: .mcp.json entry and the lock hook in .claude/settings.json')
+  .addOption(new Option('--background', 'what `overseer mcp` starts: silent, exits when idle').hideHelp())
+  .action(async (o: { port?: string; background?: boolean }) => (await import('./mcp.js')).runServe(o));
+program.command('stop').description('stop the hub of this state directory (its running agents are interrupted)')
+  .action(async () => (await import('./mcp.js')).runStop());
+program.command('init').description('add Overseer to this git repository: the server in .mcp.json, the tool permission in .claude/settings.json, the lock hook in .claude/settings.local.json')
   .option('--dry-run', 'show what would change, change nothing')
-  .action(async (o: { dryRun?: boolean }) => (await import('./init.js')).runInit(o));
+  .option('--force', 'also outside a git repository (in the current directory)')
+  .action(async (o: { dryRun?: boolean; force?: boolean }) => (await import('./init.js')).runInit(o));
 const kb = program.command('kb').description('the knowledge base (project and global)');
 kb.command('list').description('entries, newest first').option('--scope <scope>', 'project|global|all').option('--tag <tag>').option('--limit <n>').option('--json')
   .action(async (o: Record<string, string>) => (await import('./kb.js')).runKb('list', [], o));
@@ -31,17 +40,21 @@ program.command('doctor').description('check node, git, the state, the claude/co
   .action(async (o: { json?: boolean }) => (await import('./doctor.js')).runDoctor(o));
 program.command('status').description('table of jobs').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./status.js')).runStatus(o));
-program.command('logs <job>').description('readable transcript of a job').option('-f, --follow', 'keep printing new events')
-  .option('--json', 'raw stream-json lines').option('--tail <n>', 'how many events', '200').option('--attempt <n>', 'which attempt (default latest)')
-  .action(async (job: string, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string }) => (await import('./status.js')).runLogs(job, o));
+program.command('logs <job>').description('transcript of a job (id or unique prefix) with times, and the hub\'s verdict').option('-f, --follow', 'keep printing until the job ends (following retries)')
+  .option('--json', 'raw transcript lines, plus overseer.attempt / overseer.verdict lines').option('--tail <n>', 'how many events (default 200)').option('--attempt <n>', 'which attempt (default latest)')
+  .action(async (job: string, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string }) => (await import('./logs.js')).runLogs(job, o));
+program.command('events').description('what the hub recorded: spawns, permission decisions and their rule, lock denials, reconciles, messages, ends')
+  .option('--job <id>', 'one job (id or unique prefix)').option('--json', 'machine-readable output').option('--limit <n>', 'most recent N (default 100)')
+  .action(async (o: { job?: string; json?: boolean; limit?: string }) => (await import('./events.js')).runEvents(o));
 program.command('demo').description('a real orchestration: a lead claude fans out to three child claudes (offline fake model unless --live)')
   .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
   .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });
 
+(await import('./respond.js')).registerRespond(program);
+
 program.parseAsync(process.argv).catch((err: unknown) => {
-  const name = (err as Error)?.constructor?.name;
-  const msg = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`overseer: ${msg}\n`);
-  if (name !== 'CliError' && name !== 'InvalidInputError' && process.env.OVERSEER_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
-  process.exit(1);
+  const f = describeFailure(err);
+  if (f.message) process.stderr.write(`overseer: ${f.message}\n`);
+  if (f.stack && process.env.OVERSEER_DEBUG) process.stderr.write(`${f.stack}\n`);
+  flushAndExit(f.code);
 });

@@ -1,77 +1,58 @@
-// `overseer mcp` (stdio, for the lead) and `overseer serve` (long-lived hub over HTTP).
-// mcp: become the hub for this state directory, or bridge to the one already running.
+// `overseer mcp` (stdio, for the lead: a bridge to the hub process, started on first use) and
+// `overseer serve` (the hub itself; --background is what the bridge starts) and `overseer stop`.
 import { join } from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
-import { Hub } from '../hub.js';
-import { acquireHubLock, ensureLeadToken } from '../server/hubLock.js';
+import { ensureLeadToken } from '../server/hubLock.js';
 import { runBridge } from '../server/bridge.js';
 import { randomIds } from '../clock.js';
+import { locateHub } from '../hubproc/locate.js';
+import { spawnHub } from '../hubproc/spawn.js';
+import { runHubProcess } from '../hubproc/serve.js';
+import { stopHub } from '../hubproc/stop.js';
 
-function setup(): { config: Config; log: Logger } {
+function setup(file = 'overseer.log'): { config: Config; log: Logger } {
   const config = loadConfig();
-  const log = createLogger({ level: config.logLevel, logDir: join(config.home, 'logs') });
+  const log = createLogger({ level: config.logLevel, logDir: join(config.home, 'logs'), file });
   return { config, log };
 }
 
-/** Run `stop` once on SIGTERM/SIGINT/SIGHUP, then exit. */
-function onSignals(stop: (why: string) => Promise<void>): void {
-  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, () => void stop(sig));
-}
-
 export async function runMcp(): Promise<void> {
-  const { config, log } = setup();
-  const lock = await acquireHubLock(config.home, log);
-  if (lock.kind === 'running') {
-    log.info({ hub: lock.info }, 'a hub already runs for this state directory: bridging stdio to it');
-    const token = ensureLeadToken(config.home, () => randomIds.token());
-    await runBridge({ url: lock.info.url, token, log });
-    process.exit(0);
-  }
-  const hub = new Hub({ config, projectDir: process.cwd(), log });
-  let stopping = false;
-  const stop = async (why: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ why }, 'stopping the hub');
-    try {
-      await hub.stop();
-      await lock.release();
-    } finally {
-      process.exit(0);
-    }
-  };
-  onSignals(stop);
-  await hub.start();
-  const transport = new StdioServerTransport();
-  const server = hub.server({ role: 'lead' });
-  transport.onclose = () => void stop('stdio closed');
-  process.stdin.once('end', () => void stop('stdin ended'));
-  process.stdin.once('close', () => void stop('stdin closed'));
-  await server.connect(transport);
+  const { config, log } = setup('bridge.log');
+  const cwd = process.cwd();
+  log.info({ home: config.home }, 'bridge starting');
+  await runBridge({
+    stateDir: config.home,
+    log,
+    token: () => ensureLeadToken(config.home, () => randomIds.token()),
+    locate: () => locateHub({ stateDir: config.home, start: () => { spawnHub({ stateDir: config.home, env: process.env, cwd }); } }),
+  });
+  process.exit(0);
 }
 
-export async function runServe(opts: { port?: string }): Promise<void> {
+export async function runServe(opts: { port?: string; background?: boolean }): Promise<void> {
   const { config, log } = setup();
   const cfg = opts.port !== undefined ? loadConfigWithPort(config, opts.port) : config;
-  const lock = await acquireHubLock(cfg.home, log);
-  if (lock.kind === 'running') {
-    process.stderr.write(`A hub already runs for ${cfg.home} (pid ${lock.info.pid}, ${lock.info.url}). Connect to it with the lead token in ${join(cfg.home, 'lead.token')}.\n`);
-    process.exit(1);
-  }
-  const hub = new Hub({ config: cfg, projectDir: process.cwd(), log });
-  let stopping = false;
-  onSignals(async (why) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ why }, 'stopping the hub');
-    await hub.stop();
-    await lock.release();
-    process.exit(0);
+  await runHubProcess({
+    config: cfg, log, background: opts.background === true, cwd: process.cwd(),
+    out: (s) => void process.stdout.write(s),
+    exit: (code) => process.exit(code),
   });
-  await hub.start();
-  process.stdout.write(`overseer hub listening on ${hub.http!.url}\nlead token: ${join(cfg.home, 'lead.token')} (send it as "Authorization: Bearer <token>")\n`);
+}
+
+export async function runStop(): Promise<void> {
+  const config = loadConfig();
+  const r = await stopHub(config.home);
+  if (r.kind === 'none') {
+    process.stdout.write(`No hub runs for ${config.home}.\n`);
+    return;
+  }
+  if (r.kind === 'timeout') {
+    process.stderr.write(`The hub (pid ${r.info.pid}) did not stop within 30 s; it may still be ending its agents. Check again with overseer doctor, or kill ${r.info.pid}.\n`);
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(`Stopped the hub for ${config.home} (pid ${r.info.pid}, port ${r.info.port}, running since ${r.info.started_at}) in ${r.ms} ms.\n`);
 }
 
 function loadConfigWithPort(config: Config, port: string): Config {

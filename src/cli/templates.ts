@@ -1,6 +1,7 @@
 // `overseer templates [--json]`: the project's templates (<state>/templates/*.md) with how they
 // have done so far (src/templates/stats.ts), read from the state database opened read-only
-// (works whether or not a hub runs). Invalid template files are reported, not fatal.
+// (works whether or not a hub runs). Invalid template files are listed with the valid ones,
+// and make the command exit with 1 so a broken template cannot go unnoticed (e.g. in CI).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -70,9 +71,15 @@ export function formatTemplates(r: TemplatesReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function runTemplates(opts: { json?: boolean }, io: { home?: string; write?: (s: string) => void } = {}): void {
+/** Prints the report; the exit code is 1 when a template file is invalid, else 0. */
+export function runTemplates(
+  opts: { json?: boolean },
+  io: { home?: string; write?: (s: string) => void; exitCode?: (code: number) => void } = {},
+): void {
   const home = io.home ?? loadConfig().home;
   const write = io.write ?? ((s: string) => void process.stdout.write(s));
+  const exitCode = io.exitCode ?? ((code: number) => { process.exitCode = code; });
   const r = templatesReport(home);
   write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : formatTemplates(r));
+  exitCode(r.invalid.length > 0 ? 1 : 0);
 }

@@ -6,6 +6,7 @@ import { CLAUDE_CLI, CODEX_CLI, checkAgentBinary, checkClaudeCredentials, checkC
 import { execCommand, httpFetch } from './io.js';
 import { checkConfig, checkHub, checkStateDb, checkStateDir } from './state.js';
 import { checkGh, checkGit, checkNode } from './system.js';
+import { checkSessions } from './session.js';
 import type { Check, CheckStatus, DoctorDeps } from './types.js';
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
@@ -34,6 +35,7 @@ export function doctorDeps(over: Partial<DoctorDeps> = {}): DoctorDeps {
     pidAlive: over.pidAlive ?? pidAlive,
     execTimeoutMs: over.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
     fetchTimeoutMs: over.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+    hubHealth: over.hubHealth,
   };
 }
 
@@ -70,6 +72,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     await guard('state dir', () => checkStateDir(cfg.home)),
     await guard('state db', () => checkStateDb(cfg.home)),
     await guard('hub', () => checkHub(cfg.home, deps)),
+    await guard('sessions', () => checkSessions(cfg.config, cfg.home, deps)),
     claude,
     claudeEndpoint,
     await guard('claude credentials', () => checkClaudeCredentials(deps)),

@@ -1,6 +1,9 @@
 // Shapes shared by the `overseer doctor` checks. Every check is a plain function of DoctorDeps,
 // so tests drive it with an injected environment, exec and fetch instead of the real machine.
 
+import type { HubInfo } from '../server/hubLock.js';
+import type { HealthInfo } from '../server/http.js';
+
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface Check {
@@ -44,4 +47,6 @@ export interface DoctorDeps {
   execTimeoutMs: number;
   /** Limit for each endpoint request. */
   fetchTimeoutMs: number;
+  /** Ask a running hub for its session counts (default: GET /health with the lead token). */
+  hubHealth?: (info: HubInfo, token: string | undefined, timeoutMs: number) => Promise<HealthInfo | undefined>;
 }

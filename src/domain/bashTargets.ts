@@ -30,7 +30,11 @@ const MAX_DEPTH = 12;
 
 interface Word { text: string; dyn: boolean; glob?: boolean }
 type Tok = (Word & { kind: 'w' }) | { kind: 'op'; op: string };
-interface Ctx { out: string[]; unknown: boolean; cd: boolean; segs?: SimpleCommand[] }
+/**
+ * `dir`: where relative targets are, relative to the start ('' = the start directory, null = a
+ * directory we cannot name: after `cd "$X"`, `cd -`, `popd` past what we saw). `dirs`: pushd's stack.
+ */
+interface Ctx { out: string[]; unknown: boolean; dir: string | null; dirs: Array<string | null>; segs?: SimpleCommand[] }
 type Handler = (args: Word[], ctx: Ctx, stdin: string[], depth: number) => boolean;
 
 const SEPARATORS = new Set([';', '&&', '||', '|', '|&', '&', ';;', ';&', ';;&']);
@@ -96,13 +100,75 @@ function stripHeredocs(command: string): { toks: Tok[]; bodies: string[] } {
 function addTarget(ctx: Ctx, w: Word, baseChanged = false): void {
   if (w.dyn || w.text.startsWith('~') || BRACE.test(w.text)) { ctx.unknown = true; return; }
   if (w.text === '' || DEVICES.test(w.text)) return;
-  if (!w.text.startsWith('/') && (ctx.cd || baseChanged)) ctx.unknown = true;
-  ctx.out.push(w.text);
+  if (w.text.startsWith('/')) { ctx.out.push(w.text); return; }
+  if (ctx.dir === null || baseChanged) { ctx.unknown = true; ctx.out.push(w.text); return; }
+  // Joined, not collapsed: `..` in the target is the kernel's (physical) one, resolved by the caller.
+  ctx.out.push(ctx.dir ? `${ctx.dir.replace(/\/+$/, '')}/${w.text}` : w.text);
+}
+
+// `$(…)` and backticks run commands of their own, wherever they are (inside double quotes too,
+// where the lexer sees only a word): take them out, analyse each as a subshell, and leave a
+// variable in their place (its value is what the outer command sees). Single quotes are literal.
+function hoistSubstitutions(command: string): { rest: string; subs: string[] } {
+  const subs: string[] = [];
+  let rest = '';
+  let single = false;
+  let double = false;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i] as string;
+    if (single) { rest += c; if (c === "'") single = false; continue; }
+    if (c === '\\') { rest += c + (command[i + 1] ?? ''); i++; continue; }
+    if (c === "'" && !double) { single = true; rest += c; continue; }
+    if (c === '"') { double = !double; rest += c; continue; }
+    if (c === '`') {
+      let j = i + 1;
+      while (j < command.length && command[j] !== '`') j += command[j] === '\\' ? 2 : 1;
+      subs.push(command.slice(i + 1, j).replace(/\\([`$\\])/g, '$1'));
+      rest += '$__SUB';
+      i = j;
+      continue;
+    }
+    if (c === '$' && command[i + 1] === '(' && command[i + 2] !== '(') {
+      const end = closingParen(command, i + 2);
+      subs.push(command.slice(i + 2, end));
+      rest += '$__SUB';
+      i = end;
+      continue;
+    }
+    rest += c;
+  }
+  return { rest, subs };
+}
+
+// Index of the `)` closing a `$(` whose content starts at `from` (quotes inside respected), or the end.
+function closingParen(s: string, from: number): number {
+  let depth = 0;
+  let q: string | null = null;
+  for (let i = from; i < s.length; i++) {
+    const c = s[i];
+    if (q) { if (c === '\\' && q === '"') i++; else if (c === q) q = null; continue; }
+    if (c === '\\') { i++; continue; }
+    if (c === "'" || c === '"') q = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && depth-- === 0) return i;
+  }
+  return s.length;
 }
 
 function script(command: string, ctx: Ctx, depth: number): void {
+  if (command.includes('`') || command.includes('$(')) {
+    const { rest, subs } = hoistSubstitutions(command);
+    for (const sub of subs) {
+      const saved: [string | null, Array<string | null>] = [ctx.dir, [...ctx.dirs]];
+      if (depth < MAX_DEPTH) script(sub, ctx, depth + 1);
+      else ctx.unknown = true;
+      [ctx.dir, ctx.dirs] = saved;
+    }
+    command = rest;
+  }
   const { toks, bodies } = stripHeredocs(command);
   const stack: Array<{ words: Word[]; stdin: string[] }> = [];
+  const dirs: Array<[string | null, Array<string | null>]> = []; // a subshell's cd ends with it
   let cur = { words: [] as Word[], stdin: [] as string[] };
   let body = 0;
   const finish = (): void => { run(cur.words, ctx, cur.stdin, depth, false); cur = { words: [], stdin: [] }; };
@@ -110,8 +176,8 @@ function script(command: string, ctx: Ctx, depth: number): void {
     const t = toks[i] as Tok;
     if (t.kind === 'w') { cur.words.push(t); continue; }
     if (SEPARATORS.has(t.op)) finish();
-    else if (t.op === '(' || t.op === '<(' || t.op === '>(') { stack.push(cur); cur = { words: [], stdin: [] }; }
-    else if (t.op === ')') { finish(); cur = stack.pop() ?? cur; }
+    else if (t.op === '(' || t.op === '<(' || t.op === '>(') { stack.push(cur); dirs.push([ctx.dir, [...ctx.dirs]]); cur = { words: [], stdin: [] }; }
+    else if (t.op === ')') { finish(); cur = stack.pop() ?? cur; const d = dirs.pop(); if (d) [ctx.dir, ctx.dirs] = d; }
     else if (REDIRECTS.has(t.op)) {
       const last = cur.words[cur.words.length - 1];
       if (last && !last.dyn && /^\d+$/.test(last.text)) cur.words.pop(); // `2>` is an fd number
@@ -204,13 +270,13 @@ const wrapper = (s: Spec, w: Wrap = {}): Handler => (args, ctx, stdin, depth) =>
   const o = getopt(args, { ...s, posix: true });
   if (has(o, ...(w.opaque ?? []))) { ctx.unknown = true; return true; }
   if (has(o, ...(w.stop ?? []))) return false;
-  if (has(o, ...(w.chdir ?? []))) ctx.cd = true;
+  if (has(o, ...(w.chdir ?? []))) ctx.dir = null;
   return run(o.operands.slice(w.skip ?? 0), ctx, stdin, depth + 1, true);
 };
 
 // xargs/find -exec run a command on names we cannot see: a writer there makes the result unknown.
 function innerWrites(words: Word[], ctx: Ctx, depth: number): boolean {
-  const scratch: Ctx = { out: [], unknown: false, cd: ctx.cd, ...(ctx.segs ? { segs: ctx.segs } : {}) };
+  const scratch: Ctx = { out: [], unknown: false, dir: ctx.dir, dirs: [...ctx.dirs], ...(ctx.segs ? { segs: ctx.segs } : {}) };
   const w = run(words, scratch, [], depth + 1, true) || scratch.unknown;
   if (w) ctx.unknown = true;
   return w;
@@ -274,8 +340,17 @@ const applyPatch: Handler = (args, ctx, stdin) => {
   return true;
 };
 
-// After cd, a relative target is relative to a directory we do not track.
-const chdir: Handler = (_args, ctx) => { ctx.cd = true; return false; };
+// cd/pushd to a literal directory moves where relative targets are; anything else (no argument,
+// `-`, a variable, a glob) makes it a directory we cannot name. popd returns to pushd's.
+const chdirTo = (args: Word[], ctx: Ctx): void => {
+  const ops = getopt(args, { posix: true }).operands;
+  const to = ops[0];
+  if (!to || to.dyn || to.glob || to.text === '-' || to.text.startsWith('~') || BRACE.test(to.text) || /^[+-]\d+$/.test(to.text)) { ctx.dir = null; return; }
+  ctx.dir = to.text.startsWith('/') ? path.posix.normalize(to.text) : ctx.dir === null ? null : path.posix.join(ctx.dir || '.', to.text).replace(/^\.$/, '');
+};
+const chdir: Handler = (args, ctx) => { chdirTo(args, ctx); return false; };
+const pushd: Handler = (args, ctx) => { ctx.dirs.push(ctx.dir); chdirTo(args, ctx); return false; };
+const popd: Handler = (_args, ctx) => { ctx.dir = ctx.dirs.length ? (ctx.dirs.pop() as string | null) : null; return false; };
 
 const HANDLERS: Record<string, Handler> = {
   rm: files({}), rmdir: files({}), unlink: files({}), tee: files({}),
@@ -305,7 +380,7 @@ const HANDLERS: Record<string, Handler> = {
     return true;
   },
   apply_patch: applyPatch, applypatch: applyPatch,
-  cd: chdir, pushd: chdir, popd: chdir,
+  cd: chdir, pushd, popd,
   git,
   patch: (args, ctx) => {
     if (has(getopt(args, { arg: 'pioBDFrVYzdgx' }), 'dry-run', 'C')) return false;
@@ -342,7 +417,7 @@ const HANDLERS: Record<string, Handler> = {
 };
 
 function analyse(command: string, segs?: SimpleCommand[]): BashTargets {
-  const ctx: Ctx = { out: [], unknown: false, cd: false, ...(segs ? { segs } : {}) };
+  const ctx: Ctx = { out: [], unknown: false, dir: '', dirs: [], ...(segs ? { segs } : {}) };
   if (typeof command !== 'string') return { paths: [], unknown: false };
   try {
     script(command, ctx, 0);

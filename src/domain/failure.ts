@@ -3,7 +3,7 @@
 // (the first termination reason wins). Pure.
 import type { FailureClass } from './job.js';
 
-export type StopReason = 'timeout' | 'budget' | 'cancelled' | 'stopped' | 'hub_shutdown' | 'mcp_unavailable';
+export type StopReason = 'timeout' | 'budget' | 'max_turns' | 'cancelled' | 'stopped' | 'hub_shutdown' | 'mcp_unavailable';
 
 export interface AttemptFacts {
   /** The hub's own reason for ending the process, if it did. */
@@ -40,6 +40,7 @@ export function classifyAttempt(f: AttemptFacts): Classification {
   switch (f.stopReason) {
     case 'timeout': return { ok: false, failureClass: 'timeout', error: 'the attempt ran past its timeout_s and was stopped' };
     case 'budget': return { ok: false, failureClass: 'budget', error: 'the attempt spent past its budget_usd and was stopped' };
+    case 'max_turns': return { ok: false, failureClass: 'max_turns', error: 'the attempt made more model calls than its max_turns and was stopped' };
     case 'cancelled': return { ok: false, failureClass: 'cancelled', error: 'cancelled' };
     case 'mcp_unavailable': return { ok: false, failureClass: 'mcp_unavailable', error: 'the overseer MCP server did not connect in the child (system/init showed it not connected)' };
     case 'stopped':

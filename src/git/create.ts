@@ -1,14 +1,15 @@
-// Creating and removing per-job git worktrees: <repo>/.overseer-worktrees/<jobId> on a new
-// branch at the repo's HEAD, with Overseer's folders kept out of `git status` via info/exclude.
-import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+// Creating and removing per-job git worktrees on a new branch at the repo's HEAD, outside the
+// repository (placement.ts says where), with Overseer's folders kept out of `git status` via
+// info/exclude (.overseer/, and .overseer-worktrees/ of worktrees made by older versions).
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import { TRANSIENT_GIT_ERROR, errText, firstLine, git, outLines, realPathOrUndefined, withLock } from './exec.js';
+import { LEGACY_WORKTREES_DIR, branchSlug, isOverseerWorktreeDir, repoWorktreesDir, worktreesBase } from './placement.js';
 
-/** Folder (relative to the repo top level) that holds every job worktree. */
-export const WORKTREES_DIR = '.overseer-worktrees';
 /** Lines added to <git-common-dir>/info/exclude so Overseer's folders never show as untracked. */
-const EXCLUDES = ['.overseer-worktrees/', '.overseer/'];
+const EXCLUDES = [`${LEGACY_WORKTREES_DIR}/`, '.overseer/'];
 
 /** A job's worktree: the repo it belongs to, its directory, its branch and the commit it started from. */
 export interface WorktreeInfo {
@@ -84,10 +85,11 @@ async function addWorktree(top: string, branch: string, wtPath: string, baseComm
   });
 }
 
-/** Create <repoRoot>/.overseer-worktrees/<jobId> on a new branch at the repo's HEAD. Two git
- * processes: one rev-parse (top level, common dir, HEAD), one `worktree add`. Creates in one
- * repository are serialised in this process (git's worktree bookkeeping is not concurrency-safe). */
-export async function createWorktree(opts: { repoRoot: string; jobId: string; branch: string }): Promise<WorktreeInfo> {
+/** Create `<base>/<repo>-<hash>/<branch-slug>` (placement.ts; `worktreesDir` is the base, default
+ * from the environment) on a new branch at the repo's HEAD. Two git processes: one rev-parse
+ * (top level, common dir, HEAD), one `worktree add`. Creates in one repository are serialised in
+ * this process (git's worktree bookkeeping is not concurrency-safe). */
+export async function createWorktree(opts: { repoRoot: string; jobId: string; branch: string; worktreesDir?: string }): Promise<WorktreeInfo> {
   const { jobId, branch } = opts;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(jobId)) {
     throw new InvalidInputError(`job id ${JSON.stringify(jobId)} cannot name a worktree folder (letters, digits, ".", "_" and "-" only).`);
@@ -117,7 +119,11 @@ export async function createWorktree(opts: { repoRoot: string; jobId: string; br
   }
 
   await ensureExcluded(commonDir);
-  const wtPath = path.join(top, WORKTREES_DIR, jobId);
+  const repoDir = repoWorktreesDir(worktreesBase(opts.worktreesDir), top);
+  // Two branches can share a slug (a/b, a-b): the second one gets the job id as well.
+  const slug = branchSlug(branch);
+  const wtPath = path.join(repoDir, existsSync(path.join(repoDir, slug)) ? `${slug}-${jobId}` : slug);
+  await mkdir(repoDir, { recursive: true });
   try {
     await addWorktree(top, branch, wtPath, baseCommit);
   } catch (err) {
@@ -136,8 +142,9 @@ export async function createWorktree(opts: { repoRoot: string; jobId: string; br
   return { repoRoot: top, path: wtPath, branch, baseCommit };
 }
 
-/** Remove a worktree folder and prune git's record of it. A path that is not (or no longer) a
- * worktree is not an error; leftovers inside .overseer-worktrees/ are deleted. */
+/** Remove a worktree folder and prune git's record of it, wherever it is (new layout or the old
+ * <repo>/.overseer-worktrees/). A path that is not (or no longer) a worktree is not an error;
+ * leftovers in a folder Overseer placed are deleted, and that folder's parent when it is empty. */
 export async function removeWorktree(repoRoot: string, wtPath: string): Promise<void> {
   const root = await realPathOrUndefined(repoRoot);
   if (root === undefined) return;
@@ -156,9 +163,11 @@ export async function removeWorktree(repoRoot: string, wtPath: string): Promise<
       }
     }
     // A half-created folder (spawn failed mid-way) is not a registered worktree; delete it when
-    // it lies under our own folder, never elsewhere.
-    const ours = path.join(root, WORKTREES_DIR) + path.sep;
-    if (target.startsWith(ours)) await rm(target, { recursive: true, force: true });
+    // it lies in a folder Overseer placed for this repository, never elsewhere.
+    if (isOverseerWorktreeDir(root, target)) {
+      await rm(target, { recursive: true, force: true });
+      await rmdir(path.dirname(target)).catch(() => undefined); // only when empty
+    }
     // pruning is housekeeping; a failure here changes nothing for the caller
     await g.raw(['worktree', 'prune']).catch(() => undefined);
   });

@@ -2,8 +2,10 @@
 // repository questions the rest of Overseer asks. Import git helpers from here.
 
 /** Worktree lifecycle: create on a new branch, remove, the folder name, the info record. */
-export { WORKTREES_DIR, createWorktree, removeWorktree, excludeOverseerDirs, type WorktreeInfo } from './create.js';
+export { createWorktree, removeWorktree, excludeOverseerDirs, type WorktreeInfo } from './create.js';
 /** End of a job: commit, diff stat, push, PR, removal. */
 export { finishWorktree, type FinishResult } from './finish.js';
+/** Where worktrees live (outside the repository). */
+export { LEGACY_WORKTREES_DIR, worktreesBase, repoWorktreesDir, branchSlug } from './placement.js';
 /** Read-only repository questions: top level, HEAD, branch existence, pending changes. */
 export { branchExists, hasChanges, headCommit, repoRootOf } from './repo.js';

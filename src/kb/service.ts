@@ -17,7 +17,8 @@ export type { KbScope, LearningInput, CleanLearning };
 export type KbScopeFilter = KbScope | 'all';
 export type TriageVerdict = KbScope | 'discard';
 /** Decides where a learning without a scope hint belongs; undefined = could not decide (→ project). */
-export type TriageAgent = (l: CleanLearning) => Promise<TriageVerdict | undefined>;
+/** `jobId`: the job whose report is triaged (its usage is recorded against it), null for the lead. */
+export type TriageAgent = (l: CleanLearning, jobId?: string | null) => Promise<TriageVerdict | undefined>;
 
 /** Word-set overlap from which an FTS hit counts as the same learning. */
 export const DUPLICATE_JACCARD = 0.6;
@@ -190,7 +191,7 @@ export class KnowledgeBase {
     if (!l.scope && this.o.triageAgent) {
       let verdict: TriageVerdict | undefined;
       try {
-        verdict = await this.o.triageAgent(l);
+        verdict = await this.o.triageAgent(l, jobId);
       } catch (err) {
         this.o.log?.warn({ err }, 'kb triage agent failed; storing in the project scope');
       }

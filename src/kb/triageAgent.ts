@@ -9,6 +9,8 @@
 import type { PromptLibrary } from '../prompts/load.js';
 import type { Logger } from '../log.js';
 import type { CleanLearning, TriageAgent, TriageVerdict } from './service.js';
+import { oneShotUsage } from '../money/oneShot.js';
+import type { RunUsage } from '../money/usageStore.js';
 
 export const TRIAGE_MODEL = 'claude-haiku-4-5';
 
@@ -34,6 +36,8 @@ export interface TriageAgentOptions {
   maxTurns?: number;
   timeoutMs?: number;
   log?: Logger;
+  /** What each run cost, for the job whose learning it triaged (null: the lead's). */
+  onUsage?: (usage: RunUsage, jobId: string | null) => void;
 }
 
 export interface TriageAnswer {
@@ -81,7 +85,7 @@ export function triageArgs(model: string, maxTurns: number): string[] {
 
 /** A TriageAgent running the real claude CLI (prompt on stdin). */
 export function createTriageAgent(o: TriageAgentOptions): TriageAgent {
-  return async (l: CleanLearning) => {
+  return async (l: CleanLearning, jobId?: string | null) => {
     const bin = typeof o.bin === 'function' ? o.bin() : o.bin;
     if (!bin) return undefined;
     let prompt: string;
@@ -93,13 +97,19 @@ export function createTriageAgent(o: TriageAgentOptions): TriageAgent {
     }
     const { execa } = await import('execa');
     let r: { stdout: string; stderr: string; exitCode?: number; timedOut: boolean };
+    const model = o.model ?? TRIAGE_MODEL;
     try {
-      r = await execa(bin, triageArgs(o.model ?? TRIAGE_MODEL, o.maxTurns ?? 2), {
+      r = await execa(bin, triageArgs(model, o.maxTurns ?? 2), {
         input: prompt, cwd: o.cwd, env: o.env, extendEnv: o.env === undefined, reject: false, timeout: o.timeoutMs ?? 60_000,
       });
     } catch (err) {
       o.log?.warn({ err }, 'kb triage agent could not run');
       return undefined;
+    }
+    try {
+      o.onUsage?.(oneShotUsage(r.stdout, model), jobId ?? null);
+    } catch (err) {
+      o.log?.warn({ err }, 'kb triage usage not recorded');
     }
     const answer = parseTriageOutput(r.stdout);
     if (!answer) {

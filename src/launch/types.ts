@@ -41,20 +41,26 @@ export interface ProcessLauncher {
 export interface TokenUsage {
   input: number;
   output: number;
+  /** Cache reads (Claude: on top of input; Codex: the cached part of input). */
   cachedInput?: number;
+  /** Cache writes (Claude's cache_creation_input_tokens, on top of input). */
+  cacheCreation?: number;
 }
 
 /** What a provider's event stream means to the supervisor. */
 export type AgentSignal =
   | { kind: 'init'; sessionId?: string; mcpConnected: boolean; mcpStatus: string }
-  | { kind: 'turn'; messageId?: string; text?: string }
+  | { kind: 'turn'; messageId?: string; text?: string; model?: string; usage?: TokenUsage }
+  /** One model call's usage as it grows (Claude's partial-message events; Codex's rollout file, where
+   * `total` is the thread's running total after it). `transient`: not worth keeping in the transcript. */
+  | { kind: 'usage'; callId: string; model?: string; usage: TokenUsage; total?: TokenUsage; transient?: boolean }
   /** The child took a user message we wrote to its stdin (Claude's replay of it). */
   | { kind: 'consumed'; text: string }
   | {
       kind: 'result';
       isError: boolean;
-      /** Money spent by this invocation; null when it cannot be known (unpriced model). */
-      costUsd: number | null;
+      /** Money spent by this invocation; null when it cannot be known (unpriced model); undefined when not reported. */
+      costUsd: number | null | undefined;
       numTurns?: number;
       sessionId?: string;
       text?: string;
@@ -67,7 +73,8 @@ export type AgentSignal =
       /** A Claude-shaped result object for the failure classifier. */
       raw: unknown;
     }
-  | { kind: 'noise' };
+  /** `transient`: a partial-message event, not kept in the transcript. */
+  | { kind: 'noise'; transient?: boolean };
 
 export interface ParserOptions {
   /** The thread's usage before this invocation (resumed Codex threads report running totals). */
@@ -127,4 +134,19 @@ export interface AgentLauncher {
   readonly stopSignal: NodeJS.Signals;
   /** Its tools can escape the process group (setsid): sweep by environment after every attempt. */
   readonly sweepsDescendants: boolean;
+  /** The child stops itself at max_turns (Claude's --max-turns); otherwise the supervisor counts model calls and stops it. */
+  readonly enforcesMaxTurns?: boolean;
+  /** Price of one model call, for the live estimate (null: unknown price). */
+  priceCall?(model: string | undefined, tokens: TokenUsage): number | null;
+  /** Whether spending on this model can be priced, so a budget can be enforced. */
+  canPrice?(model: string | undefined): boolean;
+  /** Usage that arrives beside stdout (Codex's rollout file), read while the child runs and at its end. */
+  usageChannel?(spec: LaunchSpec): UsageChannel;
+}
+
+export interface UsageChannel {
+  /** The session / thread id, once the stream names it. */
+  setSession(id: string): void;
+  /** Model calls recorded since the last read. */
+  read(): AgentSignal[];
 }

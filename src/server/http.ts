@@ -1,7 +1,10 @@
 // Streamable HTTP endpoint for children (and lead clients of `overseer serve`), on loopback
 // only. Every request must carry a bearer token: the lead token, or the per-agent token the
 // hub generated for a running job. Host and Origin are checked against the listening
-// address (no DNS rebinding). An MCP session is bound to the token that opened it.
+// address (no DNS rebinding). An MCP session is bound to the token that opened it; sessions
+// are capped per token and closed when idle (sessions.ts). GET /health answers without a
+// token with the hub's pid (so a process reading hub.json can tell a live hub from a stale
+// or forged record); with the lead token it adds the session counts and limits.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +13,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
+import { SessionTable, type Session, type SessionLimits } from './sessions.js';
 
 export interface HttpAuth {
   /** Resolve a bearer token to a caller, or undefined when unknown. */
@@ -19,24 +23,53 @@ export interface HttpAuth {
 /** POST /hook: the lock hook's question, answered as JSON. */
 export type HookHandler = (caller: Caller, body: unknown) => unknown;
 
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  server: McpServer;
-  token: string;
-}
+/** Routes under /api/ (after the Host, Origin and token checks); false = not found. */
+export type ApiHandler = (caller: Caller, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
 
 export interface HttpEndpoint {
   port: number;
   url: string;
   server: Server;
   close(): Promise<void>;
-  sessionCount(): number;
+  /** Open sessions (of one role); `connected`: only those with a request or stream open now (a bridge holds its GET stream). */
+  sessionCount(role?: Caller['role'], connected?: boolean): number;
+  /** Close every session idle past the limit now (the sweeper does it periodically). */
+  sweep(): number;
+}
+
+/** What GET /health says: pid and start always; counts and limits to the lead. */
+export interface HealthInfo {
+  pid: number;
+  started_at: string;
+  version?: string;
+  sessions?: { total: number; lead: number; agent: number };
+  limits?: { max_sessions_per_token: number; session_idle_s: number };
 }
 
 const MAX_BODY = 32 * 1024 * 1024;
 
-export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (c: Caller) => McpServer; log: Logger; onHook?: HookHandler }): Promise<HttpEndpoint> {
-  const sessions = new Map<string, Session>();
+export interface HttpOptions {
+  port: number;
+  auth: HttpAuth;
+  makeServer: (c: Caller) => McpServer;
+  log: Logger;
+  onHook?: HookHandler;
+  onApi?: ApiHandler;
+  sessions?: Partial<SessionLimits>;
+  /** How often idle sessions are looked for (default: a tenth of the idle limit, 1..30 s). */
+  sweepEveryMs?: number;
+  now?: () => number;
+  version?: string;
+}
+
+export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
+  const limits: SessionLimits = { maxPerToken: o.sessions?.maxPerToken ?? 32, idleMs: o.sessions?.idleMs ?? 1_800_000 };
+  const sessions = new SessionTable(limits, o.now);
+  const startedAt = new Date().toISOString();
+  const closeSession = (s: Session): void => {
+    o.log.info({ session: s.transport.sessionId, role: s.caller.role }, 'closing an idle MCP session');
+    void s.transport.close().catch(() => undefined);
+  };
   let port = o.port;
   const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
   const allowedOrigins = (): string[] => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
@@ -48,15 +81,30 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/mcp' && url.pathname !== '/hook') return deny(res, 404, 'not found: the MCP endpoint is /mcp');
+    const api = url.pathname.startsWith('/api/');
+    if (url.pathname !== '/mcp' && url.pathname !== '/hook' && url.pathname !== '/health' && !api) return deny(res, 404, 'not found: the MCP endpoint is /mcp');
     if (!allowedHosts().includes(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins().includes(origin)) return deny(res, 403, 'forbidden: bad Origin header');
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     const token = m?.[1];
     const caller = token ? o.auth.identify(token) : undefined;
+    if (url.pathname === '/health') {
+      const h: HealthInfo = { pid: process.pid, started_at: startedAt, version: o.version };
+      if (caller?.role === 'lead') {
+        h.sessions = { total: sessions.count(), lead: sessions.count('lead'), agent: sessions.count('agent') };
+        h.limits = { max_sessions_per_token: limits.maxPerToken, session_idle_s: limits.idleMs / 1000 };
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(h));
+      return;
+    }
     if (!token || !caller) return deny(res, 401, token ? 'unauthorized: unknown or expired token' : 'unauthorized: missing bearer token', { 'www-authenticate': 'Bearer' });
 
+    if (api) {
+      if (!o.onApi || !(await o.onApi(caller, req, res, url))) deny(res, 404, `not found: no API route ${req.method} ${url.pathname}`);
+      return;
+    }
     if (url.pathname === '/hook') {
       if (req.method !== 'POST' || !o.onHook) return deny(res, 405, 'POST the hook input to /hook');
       const body = await readJson(req);
@@ -76,6 +124,8 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
       const s = sessions.get(sessionId);
       if (!s) return deny(res, 404, 'unknown MCP session: initialize again');
       if (!sameToken(s.token, token)) return deny(res, 403, 'forbidden: this MCP session belongs to another identity');
+      // Counted open until the response (or the GET stream) closes: such a session is not idle.
+      res.once('close', sessions.busy(s));
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
       await s.transport.handleRequest(req, res, body);
@@ -91,10 +141,17 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
       res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));
       return;
     }
+    const refused = sessions.refusal(token);
+    if (refused) {
+      const id = (body as { id?: unknown }).id ?? null;
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32003, message: refused } }));
+      return;
+    }
     const server = o.makeServer(caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => { sessions.set(id, { transport, server, token }); },
+      onsessioninitialized: (id) => { sessions.add(id, { transport, server, token, caller }); },
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -117,14 +174,20 @@ export async function startHttp(o: { port: number; auth: HttpAuth; makeServer: (
     http.listen(o.port, '127.0.0.1', () => resolve());
   });
   port = (http.address() as AddressInfo).port;
+  sessions.startSweeping(closeSession, o.sweepEveryMs ?? Math.min(30_000, Math.max(1000, limits.idleMs / 10)));
   return {
     port,
     url: `http://127.0.0.1:${port}/mcp`,
     server: http,
-    sessionCount: () => sessions.size,
+    sessionCount: (role, connected) => sessions.count(role, connected),
+    sweep: () => {
+      const gone = sessions.expired();
+      for (const s of gone) closeSession(s);
+      return gone.length;
+    },
     close: async () => {
-      for (const s of sessions.values()) await s.transport.close().catch(() => undefined);
-      sessions.clear();
+      sessions.stopSweeping();
+      for (const s of [...sessions.values()]) await s.transport.close().catch(() => undefined);
       http.closeAllConnections();
       await new Promise<void>((r) => http.close(() => r()));
     },

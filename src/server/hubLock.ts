@@ -1,12 +1,12 @@
-// One hub per state directory. proper-lockfile holds <state>/hub.lock while a hub runs; the
-// hub records pid and port in <state>/hub.json. A process that finds the lock taken checks
-// the recorded pid: alive → report the running hub (the caller bridges to it or says so);
-// dead (kill -9) → take the lock over at once instead of waiting for it to go stale.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// One hub per state directory. The claim (src/hubproc/claim.ts: a kernel lock on
+// <state>/hub.claim held for the hub's lifetime) decides who serves; hub.json only says where
+// to connect and is written by the claim holder alone. A process that cannot take the claim
+// never serves: it reads hub.json and checks that the pid recorded there answers at the url
+// (GET /health names its pid); a missing, forged or dead hub.json means "wait and retry".
+import { chmodSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
-import { pidAlive } from '../launch/process.js';
 import type { Logger } from '../log.js';
+import { tryClaim, type Claim } from '../hubproc/claim.js';
 
 export interface HubInfo {
   pid: number;
@@ -16,7 +16,14 @@ export interface HubInfo {
   version: string;
 }
 
-export type LockOutcome = { kind: 'acquired'; release: () => Promise<void> } | { kind: 'running'; info: HubInfo };
+/** The claim holder's handle: publish hub.json once listening, release at stop. */
+export interface HubClaim {
+  publish(info: HubInfo): void;
+  /** Remove hub.json (ours: only the holder writes it), then give up the claim. */
+  release(): Promise<void>;
+}
+
+export type LockOutcome = { kind: 'acquired'; release: () => Promise<void>; claim: HubClaim } | { kind: 'running'; info: HubInfo };
 
 export function hubInfoPath(stateDir: string): string {
   return join(stateDir, 'hub.json');
@@ -38,63 +45,95 @@ export function writeFileAtomic(file: string, data: string, mode = 0o644): void 
   renameSync(tmp, file);
 }
 
+function holderOf(stateDir: string, claim: Claim): HubClaim {
+  // A dead hub's hub.json is stale from this moment: drop it so nobody connects there.
+  rmSync(hubInfoPath(stateDir), { force: true });
+  return {
+    publish: (info) => writeFileAtomic(hubInfoPath(stateDir), `${JSON.stringify(info, null, 2)}\n`),
+    release: async () => {
+      rmSync(hubInfoPath(stateDir), { force: true });
+      claim.release();
+    },
+  };
+}
+
+/** Take the claim if it is free (or its holder died), else undefined. Never waits. */
+export function tryAcquireHub(stateDir: string): HubClaim | undefined {
+  const claim = tryClaim(stateDir);
+  return claim ? holderOf(stateDir, claim) : undefined;
+}
+
+/** Does a hub with this pid answer at info.url? (A forged or stale hub.json does not.) */
+export async function hubAnswers(info: HubInfo | undefined, timeoutMs = 1000): Promise<boolean> {
+  if (!info || typeof info.pid !== 'number' || typeof info.url !== 'string' || !info.url) return false;
+  try {
+    const res = await fetch(new URL('/health', info.url), { signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return false;
+    return ((await res.json()) as { pid?: unknown }).pid === info.pid;
+  } catch {
+    return false;
+  }
+}
+
+/** The hub serving stateDir, if one answers now. */
+export async function liveHub(stateDir: string): Promise<HubInfo | undefined> {
+  const info = readHubInfo(stateDir);
+  return (await hubAnswers(info)) ? info : undefined;
+}
+
+/**
+ * Become the hub of stateDir, or find the one that is. Loops: take the claim (atomic, kernel
+ * lock) → acquired; else a live hub answering at hub.json's url → running; else someone holds
+ * the claim but has not published yet (or hub.json is forged/stale): wait and retry, bounded.
+ */
 export async function acquireHubLock(stateDir: string, log: Logger, deadlineMs = 20_000): Promise<LockOutcome> {
-  mkdirSync(stateDir, { recursive: true });
-  const lockfilePath = join(stateDir, 'hub.lock');
   const until = Date.now() + deadlineMs;
-  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
-    try {
-      const release = await lockfile.lock(stateDir, {
-        lockfilePath,
-        realpath: false,
-        stale: 15_000,
-        update: 5_000,
-        retries: 0,
-        onCompromised: (err) => log.error({ err }, 'the hub lock was compromised (another process removed it)'),
-      });
-      // Claim the directory at once, before the endpoint exists: others see a live pid and wait
-      // for the url instead of mistaking a stale hub.json for a dead hub.
-      writeFileAtomic(hubInfoPath(stateDir), `${JSON.stringify({ pid: process.pid, port: 0, url: '', started_at: new Date().toISOString(), version: '' })}\n`);
-      return {
-        kind: 'acquired',
-        release: async () => {
-          rmSync(hubInfoPath(stateDir), { force: true });
-          await release();
-        },
-      };
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'ELOCKED') throw err;
-      const info = readHubInfo(stateDir);
-      if (info && info.pid !== process.pid && pidAlive(info.pid)) {
-        if (info.url) return { kind: 'running', info };
-        // A hub is starting: its url follows in a moment.
-      } else if (info) {
-        // The recorded hub is gone (killed with -9): its lock is dead, take it over now.
-        log.warn({ pid: info.pid }, 'taking over the lock of a hub that is no longer running');
-        rmSync(lockfilePath, { recursive: true, force: true });
-        continue;
-      }
-      // No hub.json: a process is between taking the lock and claiming it; proper-lockfile
-      // declares the lock stale after 15 s if that process died there.
-      if (Date.now() > until) throw new Error(`could not lock ${stateDir}: ${lockfilePath} is held and no live hub is recorded in hub.json; if no overseer runs, delete ${lockfilePath}`);
-      await new Promise((r) => setTimeout(r, delay));
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const claim = tryAcquireHub(stateDir);
+    if (claim) return { kind: 'acquired', claim, release: () => claim.release() };
+    const info = await liveHub(stateDir);
+    if (info) return { kind: 'running', info };
+    if (Date.now() > until) {
+      throw new Error(`${join(stateDir, 'hub.claim')} is held by a process that has not published a reachable hub in ${join(stateDir, 'hub.json')} within ${deadlineMs} ms; is an overseer hub stuck starting? (overseer doctor shows it)`);
     }
+    log.debug({ stateDir }, 'the state directory is claimed and its hub is not answering yet: waiting');
+    await new Promise((r) => setTimeout(r, delay));
   }
 }
 
 /** The lead token (0600); reused across restarts so `overseer serve` clients keep working. */
 export function ensureLeadToken(stateDir: string, make: () => string): string {
   const file = join(stateDir, 'lead.token');
-  try {
-    const t = readFileSync(file, 'utf8').trim();
-    if (t.length >= 32) {
-      chmodSync(file, 0o600);
-      return t;
+  const read = (): string | undefined => {
+    try {
+      const t = readFileSync(file, 'utf8').trim();
+      return t.length >= 32 ? t : undefined;
+    } catch {
+      return undefined;
     }
-  } catch {
-    /* none yet */
+  };
+  const existing = read();
+  if (existing) {
+    chmodSync(file, 0o600);
+    return existing;
   }
   const t = make();
-  writeFileAtomic(file, `${t}\n`, 0o600);
-  return t;
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${t}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  try {
+    // link() fails if another process created the token first: then everyone uses theirs.
+    linkSync(tmp, file);
+    rmSync(tmp, { force: true });
+    return t;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const theirs = read();
+    if (theirs) {
+      rmSync(tmp, { force: true });
+      return theirs;
+    }
+    renameSync(tmp, file); // a truncated token file: replace it
+    return t;
+  }
 }

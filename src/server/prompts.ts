@@ -1,9 +1,14 @@
 // MCP prompts of the lead (slash commands in Claude Code, `/mcp__overseer__<name>`):
-//  - built-in recipes from prompts/recipe-<name>.md: prompt `<name>`; front matter `description`,
-//    `title` and one `arg_<name>: <description>` line per (required) argument; the body is
-//    rendered with `{{arg}}` placeholders;
+//  - built-in recipes from prompts/recipe-<name>.md: prompt `<name>`; YAML front matter
+//    `description` and `title`; the body is the message;
 //  - one prompt `template-<name>` per project template (<state>/templates/<name>.md, see
-//    src/templates/templates.ts), argument `task`, asking the lead to spawn an agent with it.
+//    src/templates/templates.ts), asking the lead to spawn an agent with it.
+//
+// No prompt declares an argument. Claude Code splits a slash command's text on whitespace and
+// hands out one word per declared argument (`/…fan-out write tests; update README` filled
+// `tasks` with "write"), but it always puts the whole text in the user's message as
+// `<command-args>…</command-args>`. So each message tells the model to take the request from
+// there, whole; other clients that send no such text get "use what I asked for before".
 //
 // Templates are read on every prompts/list and prompts/get, so a new or edited template shows
 // up without a restart. McpServer.registerPrompt keeps a fixed list per connection, so this
@@ -19,7 +24,8 @@ import {
   ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError,
   type GetPromptResult, type Prompt,
 } from '@modelcontextprotocol/sdk/types.js';
-import { parsePrompt, renderPrompt, type PromptTemplate } from '../prompts/load.js';
+import { renderPrompt, type PromptTemplate } from '../prompts/load.js';
+import { parseFrontMatter } from '../templates/frontMatter.js';
 import { describeDefaults, getTemplate, scanTemplates, type Template } from '../templates/templates.js';
 import { OverseerError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -34,58 +40,43 @@ export interface PromptDeps {
   log?: Logger;
 }
 
-export interface RecipeArg {
-  name: string;
-  description: string;
-}
-
 export interface Recipe {
   /** Prompt name: the file name without `recipe-` and `.md`. */
   name: string;
   title?: string;
   description: string;
-  args: RecipeArg[];
-  template: PromptTemplate;
+  /** The message the prompt returns. */
+  text: string;
 }
 
 export const TEMPLATE_PROMPT_PREFIX = 'template-';
+const RECIPE_KEYS = ['name', 'title', 'description'];
 
-/** Built-in recipes of `promptsDir`. Throws if a recipe's placeholders and `arg_*` lines disagree. */
+/** Built-in recipes of `promptsDir`. Throws, naming the file, on a recipe that is not as above. */
 export function loadRecipes(promptsDir: string): Recipe[] {
   const files = readdirSync(promptsDir).filter((f) => /^recipe-.+\.md$/.test(f)).sort();
   return files.map((f) => {
     const file = join(promptsDir, f);
     const name = f.slice('recipe-'.length, -'.md'.length);
-    const t = parsePrompt(name, readFileSync(file, 'utf8'));
-    const args = Object.entries(t.meta)
-      .filter(([k]) => k.startsWith('arg_'))
-      .map(([k, v]) => ({ name: k.slice(4), description: v }));
-    const used = new Set([...t.body.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]!));
-    const declared = new Set(args.map((a) => a.name));
-    const undeclared = [...used].filter((u) => !declared.has(u));
-    const unused = [...declared].filter((d) => !used.has(d));
-    if (undeclared.length || unused.length || !t.meta.description) {
-      throw new Error(`recipe ${file}: ${[
-        undeclared.length ? `placeholders without an arg_<name> line: ${undeclared.join(', ')}` : '',
-        unused.length ? `arg_ lines not used in the body: ${unused.join(', ')}` : '',
-        t.meta.description ? '' : 'no description',
-      ].filter(Boolean).join('; ')}`);
-    }
-    if (name.startsWith(TEMPLATE_PROMPT_PREFIX)) throw new Error(`recipe ${file}: names starting with "${TEMPLATE_PROMPT_PREFIX}" are for project templates`);
-    return { name, title: t.meta.title, description: t.meta.description, args, template: { ...t, body: t.body.trim() } };
+    const { data, body } = parseFrontMatter(file, readFileSync(file, 'utf8'));
+    const problems = [
+      ...Object.keys(data).filter((k) => !RECIPE_KEYS.includes(k)).map((k) => `unknown key ${JSON.stringify(k)} (known: ${RECIPE_KEYS.join(', ')}; recipes take no arguments, they read the text after the command)`),
+      typeof data.description === 'string' && data.description.trim() ? '' : 'no description',
+      data.title === undefined || typeof data.title === 'string' ? '' : 'title must be text',
+      /\{\{\w+\}\}/.test(body) ? 'placeholders ({{…}}) are not filled: recipes take no arguments' : '',
+      name.startsWith(TEMPLATE_PROMPT_PREFIX) ? `names starting with "${TEMPLATE_PROMPT_PREFIX}" are for project templates` : '',
+    ].filter(Boolean);
+    if (problems.length) throw new Error(`recipe ${file}: ${problems.join('; ')}`);
+    return { name, title: data.title as string | undefined, description: String(data.description).trim(), text: body.trim() };
   });
 }
 
 const TEMPLATE_MESSAGE: PromptTemplate = {
   name: 'template-prompt',
   meta: {},
-  body: `Spawn an Overseer agent for this task with the project template \`{{name}}\`{{about}}.
+  body: `Spawn an Overseer agent with the project template \`{{name}}\`{{about}} for the task I gave with this command. The task is ALL the text I wrote after the command name (Claude Code shows it as \`<command-args>\`), word for word, with every clause, punctuation and line; if I wrote nothing after it, it is what I asked for just before; if that is unclear too, ask me for the task and stop.
 
-<task>
-{{task}}
-</task>
-
-Call \`spawn_agent\` with \`template: "{{name}}"\`, a short \`title\`, and a \`prompt\` that states the task above completely: the agent sees only its prompt, to which the template adds its guidelines{{defaults}}. Do not override the template's settings unless the task needs it.
+Call \`spawn_agent\` with \`template: "{{name}}"\`, a short \`title\`, and a \`prompt\` that states the whole task completely: the agent sees only its prompt, to which the template adds its guidelines{{defaults}}. Do not override the template's settings unless the task needs it.
 Then tell me the job id, call \`wait_for_agents\` on it (answer anything it returns under \`attention\` with \`respond\` or \`message_agent\`), and report its result, or its error and failure_class with what you suggest next.`,
 };
 
@@ -95,21 +86,12 @@ function templatePrompt(t: Template): Prompt {
     name: `${TEMPLATE_PROMPT_PREFIX}${t.name}`,
     title: `Spawn an agent: ${t.name}`,
     description: `${t.description || `Spawn an agent with the ${t.name} template.`}${d ? ` (${d})` : ''}`,
-    arguments: [{ name: 'task', description: 'What the agent should do.', required: true }],
+    arguments: [],
   };
 }
 
 function recipePrompt(r: Recipe): Prompt {
-  return { name: r.name, title: r.title, description: r.description, arguments: r.args.map((a) => ({ ...a, required: true })) };
-}
-
-/** The argument `name` from a prompts/get request, or an InvalidParams error that says what it is for. */
-function requiredArg(prompt: string, args: Record<string, string> | undefined, a: RecipeArg): string {
-  const v = args?.[a.name];
-  if (v === undefined || v.trim() === '') {
-    throw new McpError(ErrorCode.InvalidParams, `Prompt ${prompt} needs the argument "${a.name}": ${a.description}`);
-  }
-  return v;
+  return { name: r.name, title: r.title, description: r.description, arguments: [] };
 }
 
 function toMcpError(err: unknown): McpError {
@@ -133,21 +115,18 @@ export function registerPrompts(server: McpServer, deps: PromptDeps): void {
   server.server.registerCapabilities({ prompts: { listChanged: watching } });
   server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: list() }));
   server.server.setRequestHandler(GetPromptRequestSchema, (req): GetPromptResult => {
-    const { name, arguments: args } = req.params;
+    const { name } = req.params;
     try {
       const recipe = recipes.find((r) => r.name === name);
       if (recipe) {
-        const vars = Object.fromEntries(recipe.args.map((a) => [a.name, requiredArg(name, args, a)]));
-        return { description: recipe.description, messages: [{ role: 'user', content: { type: 'text', text: renderPrompt(recipe.template, vars) } }] };
+        return { description: recipe.description, messages: [{ role: 'user', content: { type: 'text', text: recipe.text } }] };
       }
       if (name.startsWith(TEMPLATE_PROMPT_PREFIX)) {
         const t = getTemplate(deps.templatesDir, name.slice(TEMPLATE_PROMPT_PREFIX.length));
-        const task = requiredArg(name, args, { name: 'task', description: 'what the agent should do' });
         const d = describeDefaults(t.defaults);
         const text = renderPrompt(TEMPLATE_MESSAGE, {
           name: t.name,
           about: t.description ? ` (${t.description.replace(/\.$/, '')})` : '',
-          task,
           defaults: d ? ` and defaults (${d})` : ' and defaults',
         });
         return { description: templatePrompt(t).description, messages: [{ role: 'user', content: { type: 'text', text } }] };

@@ -6,7 +6,9 @@ import type { Caller } from './context.js';
 import type { LockService } from './locks.js';
 import { bashWriteTargets } from '../domain/bashTargets.js';
 import { applyPatchTargets } from '../domain/applyPatch.js';
-import { resolveLockPath } from '../domain/paths.js';
+import { realTarget, resolveLockPath } from '../domain/paths.js';
+import { protectedReason, type ProtectedContext } from '../domain/protectedPaths.js';
+import type { HubContext } from './context.js';
 
 export interface HookInput {
   tool_name?: string;
@@ -23,6 +25,23 @@ export interface HookVerdict {
 
 /** Paths (as written, relative ones against cwd) a tool call would write. */
 export function writeTargets(h: HookInput): string[] {
+  return writeTargetsOf(h).paths;
+}
+
+/** The paths a tool call would write, and whether it also writes somewhere we cannot name. */
+export function writeTargetsOf(h: HookInput): { paths: string[]; unknown: boolean } {
+  if (h.tool_name === 'Bash' || h.tool_name === 'shell') {
+    const input = h.tool_input ?? {};
+    const cmd = typeof input.command === 'string' ? input.command : Array.isArray(input.command) ? (input.command as unknown[]).map(String).join(' ') : undefined;
+    if (!cmd) return { paths: [], unknown: false };
+    const t = bashWriteTargets(cmd);
+    // apply_patch run through the shell (Codex does this with a heredoc).
+    return { paths: cmd.includes('*** Begin Patch') ? [...applyPatchTargets(cmd), ...t.paths] : t.paths, unknown: t.unknown };
+  }
+  return { paths: fileTargets(h), unknown: false };
+}
+
+function fileTargets(h: HookInput): string[] {
   const input = h.tool_input ?? {};
   const str = (k: string): string | undefined => (typeof input[k] === 'string' ? (input[k] as string) : undefined);
   switch (h.tool_name) {
@@ -36,13 +55,6 @@ export function writeTargets(h: HookInput): string[] {
       const p = str('notebook_path');
       return p ? [p] : [];
     }
-    case 'Bash':
-    case 'shell': {
-      const cmd = str('command') ?? (Array.isArray(input.command) ? (input.command as unknown[]).map(String).join(' ') : undefined);
-      if (!cmd) return [];
-      // apply_patch run through the shell (Codex does this with a heredoc).
-      return cmd.includes('*** Begin Patch') ? [...applyPatchTargets(cmd), ...bashWriteTargets(cmd).paths] : bashWriteTargets(cmd).paths;
-    }
     case 'apply_patch': {
       const patch = str('input') ?? str('patch') ?? str('command');
       return patch ? applyPatchTargets(patch) : [];
@@ -53,17 +65,40 @@ export function writeTargets(h: HookInput): string[] {
 }
 
 export class HookService {
-  constructor(private readonly locks: LockService) {}
+  constructor(private readonly locks: LockService, private readonly ctx?: HubContext) {}
 
   check(caller: Caller, h: HookInput): HookVerdict {
     const root = this.locks.workTree(caller);
     const base = h.cwd && isAbsolute(h.cwd) ? h.cwd : root;
     const paths: string[] = [];
-    for (const t of writeTargets(h)) {
-      const r = resolveLockPath(t, base, root); // walked from base: `..` applies after symlinks, as in the kernel
+    const targets = writeTargetsOf(h);
+    if (caller.role === 'agent' && this.ctx) {
+      for (const t of targets.paths) {
+        const real = realTarget(t, base);
+        const why = real === undefined ? `cannot tell where ${JSON.stringify(t)} leads` : protectedReason(real, protectedContextOf(this.ctx));
+        if (why) return { decision: 'deny', reason: `Overseer: agents may not write there: ${why}.` };
+      }
+    }
+    for (const t of targets.paths) {
+      // Walked from base: `..` applies after symlinks, as in the kernel. The tree's root itself
+      // is a target too (`git checkout .`): it conflicts with every lock inside it.
+      const r = resolveLockPath(t, base, root, { allowRoot: true });
       if (r.ok) paths.push(r.path); // outside the work tree: not lockable here; the permission policy decides
     }
     this.locks.renew(caller);
-    return this.locks.hookCheck(caller, [...new Set(paths)]);
+    return this.locks.hookCheck(caller, [...new Set(paths)], targets.unknown ? describeUnknown(h) : undefined);
   }
+}
+
+/** What an unnameable write was, for the agent and the events table. */
+function describeUnknown(h: HookInput): string {
+  const c = h.tool_input?.command;
+  const text = typeof c === 'string' ? c : JSON.stringify(c ?? '');
+  return `${h.tool_name ?? 'a tool'} \`${text.length > 200 ? `${text.slice(0, 197)}...` : text}\``;
+}
+
+/** What the hub protects from every agent, from the hub's configuration and the children's environment. */
+export function protectedContextOf(ctx: HubContext): ProtectedContext {
+  const real = (p: string | undefined): string | undefined => (p ? realTarget(p, '/') ?? p : undefined);
+  return { stateDir: real(ctx.config.home) as string, home: real(ctx.childEnv.HOME), claudeConfigDir: real(ctx.childEnv.CLAUDE_CONFIG_DIR) };
 }

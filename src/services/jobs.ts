@@ -8,7 +8,8 @@ import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import type { Runner } from './runner.js';
 import { frameMessage, messageView, senderOf, type MessageService, type MessageView } from './messages.js';
-import { summarize, type AgentSummary } from './summary.js';
+import { hubUsage, summarize, type AgentSummary } from './summary.js';
+import { UsageStore } from '../money/usageStore.js';
 import { waitUntil } from './wait.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
 import { dependencyState } from '../domain/scheduler.js';
@@ -19,6 +20,7 @@ import { isInside, realTarget } from '../domain/paths.js';
 import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
+import { toEventView, type EventView } from '../events/view.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
@@ -32,8 +34,15 @@ export interface WaitProgress {
 export interface WaitResultShape {
   done: AgentSummary[];
   pending: string[];
-  attention: ({ request_id: string; job_id: string; kind: string; summary: string; created_at: string } | ({ kind: 'message' } & MessageView))[];
+  attention: (Record<string, unknown> | ({ kind: 'message' } & MessageView))[];
   timed_out: boolean;
+}
+
+/** Requests' part of `attention` and of get_agent (provided by src/approvals, set by the hub). */
+export interface RequestAttention {
+  /** Items for pending requests of `pending` jobs (and news on `all`); `wake` if one needs the caller now; `ack` once returned. */
+  attention(pending: string[], all: string[]): { items: Record<string, unknown>[]; wake: boolean; ack: () => void };
+  ofJob(jobId: string): Record<string, unknown>[];
 }
 
 export class JobService {
@@ -43,6 +52,7 @@ export class JobService {
    * decided like its own Bash calls, never run on the hub's authority alone.
    */
   bashPolicy?: (jobId: string, command: string) => { action: 'allow' | 'ask' | 'deny'; reason: string };
+  requests?: RequestAttention;
 
   constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {}
 
@@ -71,7 +81,8 @@ export class JobService {
   }
 
   summary(id: string): AgentSummary {
-    return summarize(this.job(id), this.ctx.store.attempts(id));
+    const j = this.job(id);
+    return { ...summarize(j, this.ctx.store.attempts(id)), ...hubUsage(j, new UsageStore(this.ctx.db).forJob(id)) };
   }
 
   // ---- spawn ---------------------------------------------------------------------------
@@ -92,8 +103,12 @@ export class JobService {
     if (depth > ctx.config.maxDepth) {
       throw new ForbiddenError(`Agents may nest ${ctx.config.maxDepth} level(s) deep (OVERSEER_MAX_DEPTH); ${caller.role === 'agent' ? caller.jobId : 'this job'} is at depth ${depth - 1}. Do the work yourself or report back to your parent.`);
     }
-    if (!ctx.launchers[input.provider]) {
+    const launcher = ctx.launchers[input.provider];
+    if (!launcher) {
       throw new InvalidInputError(`provider ${JSON.stringify(input.provider)} is not available in this hub. Use provider "claude".`);
+    }
+    if (input.budget_usd !== undefined && launcher.canPrice && !launcher.canPrice(input.model)) {
+      throw new InvalidInputError(`budget_usd cannot be enforced for ${input.provider} model ${JSON.stringify(input.model ?? 'default')}: it has no known price, so its spending cannot be counted. Name a priced model, add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${input.model ?? 'my-model'}":{"input":1.25,"output":10}}), or omit budget_usd and limit it with max_turns / timeout_s.`);
     }
     const base = parent ? (parent.work_dir ?? parent.cwd) : ctx.projectDir;
     const cwd = input.cwd === undefined ? base : isAbsolute(input.cwd) ? resolve(input.cwd) : resolve(base, input.cwd);
@@ -181,15 +196,16 @@ export class JobService {
     // Messages to the caller from the awaited agents (or their sub-agents) also need attention.
     const senders = [...new Set(ids.flatMap((id) => [id, ...this.ctx.store.descendants(id).map((d) => d.id)]))];
     const me = senderOf(caller);
-    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; messageIds: number[] } => {
+    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; wake: boolean; ack: () => void; messageIds: number[] } => {
       const rows = ids.map((id) => this.ctx.store.get(id)!);
       const settled = rows.filter((r) => isSettled(r.status));
       const pending = rows.filter((r) => !isSettled(r.status)).map((r) => r.id);
-      const requests = this.ctx.store.openRequestsFor(pending).map((r) => ({
-        request_id: r.id, job_id: r.job_id, kind: r.kind, summary: r.summary, created_at: new Date(r.created_at).toISOString(),
-      }));
+      const requests = this.requests?.attention(pending, ids) ?? { items: [], wake: false, ack: () => undefined };
       const msgs = this.messages.unreadFrom(me, senders);
-      return { settled, pending, attention: [...requests, ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))], messageIds: msgs.map((m) => m.id) };
+      return {
+        settled, pending, attention: [...requests.items, ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        wake: requests.wake || msgs.length > 0, ack: requests.ack, messageIds: msgs.map((m) => m.id),
+      };
     };
     const r = await waitUntil({
       bus: this.ctx.bus,
@@ -204,11 +220,12 @@ export class JobService {
       check: () => {
         const s = snapshot();
         const satisfied = input.mode === 'all' ? s.pending.length === 0 : s.settled.length > 0;
-        return satisfied || s.attention.length > 0 ? s : undefined;
+        return satisfied || s.wake ? s : undefined;
       },
     });
     const s = r.ok ? r.value : snapshot();
     this.messages.markRead(s.messageIds);
+    s.ack();
     const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
     return {
       done: s.settled.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
@@ -220,9 +237,16 @@ export class JobService {
 
   // ---- inspect -------------------------------------------------------------------------
 
-  get(id: string, caller: Caller): AgentSummary {
+  /** The summary (with the job's requests when it has any); with `events` > 0 also that many of its most recent events. */
+  get(id: string, caller: Caller, o: { events?: number } = {}): AgentSummary & { events?: EventView[]; requests?: Record<string, unknown>[] } {
     this.visibleJob(id, caller, { self: true });
-    return this.summary(id);
+    const s = this.summary(id);
+    const requests = this.requests?.ofJob(id) ?? [];
+    return {
+      ...s,
+      ...(requests.length ? { requests } : {}),
+      ...(o.events ? { events: this.ctx.store.events(id, o.events).map((r) => toEventView(r, id)) } : {}),
+    };
   }
 
   list(input: ListAgentsInput, caller: Caller): { agents: AgentSummary[]; next_cursor: string | null } {

@@ -12,8 +12,8 @@ import { resolveLockPaths, isInside } from '../domain/paths.js';
 import { findCycle, describeCycle } from '../domain/waitGraph.js';
 import { isActive } from '../domain/job.js';
 import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../tools/lockSchemas.js';
-import { realpathSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 
 export const holderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
@@ -183,27 +183,51 @@ export class LockService {
   }
 
   /** Lock check for the PreToolUse hook: deny paths held by others; in auto mode take free ones. */
-  hookCheck(caller: Caller, paths: readonly string[]): { decision: 'none' | 'deny'; reason?: string; locked?: string[] } {
+  /**
+   * The hook's question: may `caller` write `paths` (absolute, real)? A write conflicts with a
+   * lock another holder has on the path itself, on a directory above it, or on anything inside
+   * it (`rm -rf dir`, `git checkout .`). In auto mode the caller's free targets are locked for it
+   * (files only: a directory or the tree itself is checked, never locked). `unknown` names a write
+   * whose target could not be told: strict mode denies it, auto mode records it.
+   */
+  hookCheck(caller: Caller, paths: readonly string[], unknown?: string): { decision: 'none' | 'deny'; reason?: string; locked?: string[]; unchecked?: string } {
     const mode = this.ctx.config.lockMode;
     const me = holderOf(caller);
     const now = this.ctx.clock.now();
-    if (mode === 'off' || paths.length === 0) return { decision: 'none' };
+    if (mode === 'off') return { decision: 'none' };
+    if (unknown && mode === 'strict') {
+      return { decision: 'deny', reason: `strict lock mode: cannot tell which files ${unknown} writes (a variable, glob, eval, or a command that writes where it cannot be seen), so it is denied. Write to literal paths you hold with lock_files.` };
+    }
+    if (paths.length === 0) return unknown ? this.unchecked(caller, unknown) : { decision: 'none' };
     const root = this.workTree(caller);
     const inTree = paths.filter((p) => isInside(p, root));
     const res = tx(this.ctx.db, () => {
       this.expire(now);
       this.store.renew(me, now);
-      const held = this.store.heldAmong(inTree);
-      const others = held.filter((r) => r.holder !== me);
+      const related = new Map<string, LockRow>();
+      const add = (rows: LockRow[]): void => rows.forEach((r) => related.set(r.path, r));
+      add(this.store.heldAmong([...new Set(inTree.flatMap((p) => [p, ...ancestorsWithin(p, root)]))]));
+      for (const p of inTree) add(this.store.under(p));
+      const others = [...related.values()].filter((r) => r.holder !== me);
       if (others.length) return { deny: `${this.conflictText(others)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` };
-      const free = inTree.filter((p) => !held.some((r) => r.path === p));
+      const free = inTree.filter((p) => !related.has(p) && p !== root && !isDirectory(p));
       if (mode === 'strict' && free.length) return { deny: `strict lock mode: lock ${free.join(', ')} with lock_files before editing.` };
       if (free.length) this.store.take(me, free, 'edited (auto lock)', 600, now);
       return { took: free };
     });
-    if ('deny' in res) return { decision: 'deny', reason: res.deny };
+    if ('deny' in res) {
+      if (caller.role === 'agent') this.ctx.store.addEvent(caller.jobId, now, 'lock_denied', { files: inTree, reason: String(res.deny).slice(0, 500) });
+      return { decision: 'deny', reason: res.deny };
+    }
     if (res.took.length) this.changed(me);
-    return { decision: 'none', locked: res.took };
+    return unknown ? { ...this.unchecked(caller, unknown), locked: res.took } : { decision: 'none', locked: res.took };
+  }
+
+  /** Auto mode lets a write it cannot check through, and says so in the job's events. */
+  private unchecked(caller: Caller, what: string): { decision: 'none'; unchecked: string } {
+    const note = `the lock hook could not tell which files ${what} writes; it was not checked against other agents' locks`;
+    if (caller.role === 'agent') this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'lock_unchecked', { what });
+    return { decision: 'none', unchecked: note };
   }
 
   close(): void {
@@ -256,5 +280,20 @@ export class LockService {
     const ms = Math.max(0, next - this.ctx.clock.now()) + 5;
     this.timer = setTimeout(() => this.grantWaiters(), Math.min(ms, 2 ** 31 - 1));
     this.timer.unref();
+  }
+}
+
+/** Directories above `p` up to and including `root` (both absolute). */
+function ancestorsWithin(p: string, root: string): string[] {
+  const out: string[] = [];
+  for (let d = dirname(p); isInside(d, root) && d !== p; p = d, d = dirname(d)) out.push(d);
+  return out;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }

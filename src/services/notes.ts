@@ -5,7 +5,7 @@ import type { Caller, HubContext } from './context.js';
 import { NoteStore, type NoteRow } from '../store/notes.js';
 import { tx } from '../store/db.js';
 import { waitUntil } from './wait.js';
-import { ConflictError, InvalidInputError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import type { ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../tools/noteSchemas.js';
 import { chunkEnd, jsonLength } from '../domain/jsonChunk.js';
@@ -45,6 +45,7 @@ export class NoteService {
   }
 
   write(i: WriteNoteInput, caller: Caller): { key: string; version: number } {
+    this.guardWorkflowKey(i.key, caller, 'write');
     const bytes = Buffer.byteLength(i.value, 'utf8');
     if (bytes > this.ctx.config.noteMaxBytes) {
       throw new InvalidInputError(`value is ${bytes} bytes, over the ${this.ctx.config.noteMaxBytes}-byte limit (OVERSEER_NOTE_MAX_BYTES): store large material in a file in the work tree and put its path in the note`);
@@ -60,6 +61,18 @@ export class NoteService {
     });
     this.ctx.bus.emit('note', { key: i.key, version });
     return { key: i.key, version };
+  }
+
+  /**
+   * `workflow/<id>/…` (plan, contract, worklogs) belongs to the hub, which inlines it into every
+   * phase prompt and keeps its own record of check-offs: only the lead and that workflow's own
+   * phases may write there; any other agent is refused.
+   */
+  private guardWorkflowKey(key: string, caller: Caller, what: 'write' | 'delete'): void {
+    const m = /^workflow\/([^/]+)\//.exec(key);
+    if (!m || caller.role !== 'agent') return;
+    if (this.ctx.store.get(caller.jobId)?.workflow_id === m[1]) return;
+    throw new ForbiddenError(`cannot ${what} ${JSON.stringify(key)}: notes under workflow/${m[1]}/ belong to that workflow (the hub and its own phases). Read them with read_note; to share your own findings, use another key (e.g. "notes/${caller.jobId}/…").`);
   }
 
   /** Write as the hub itself (workflow artifacts), without compare-and-set. */
@@ -102,7 +115,8 @@ export class NoteService {
     };
   }
 
-  delete(i: DeleteNoteInput): { key: string; deleted: boolean } {
+  delete(i: DeleteNoteInput, caller?: Caller): { key: string; deleted: boolean } {
+    if (caller) this.guardWorkflowKey(i.key, caller, 'delete');
     const deleted = tx(this.ctx.db, () => {
       const cur = this.store.get(i.key);
       if (i.expected_version !== undefined && cur?.version !== i.expected_version) {

@@ -5,10 +5,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Caller, HubContext } from './context.js';
-import type { RequestService } from './requests.js';
+import type { RequestService } from '../approvals/service.js';
 import { DEFAULT_POLICY, PolicySchema, decide, type Policy } from '../domain/policy.js';
 import { ForbiddenError } from '../errors.js';
 import { realTarget } from '../domain/paths.js';
+import { protectedReason } from '../domain/protectedPaths.js';
+import { protectedContextOf } from './hook.js';
 
 export type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 
@@ -66,16 +68,26 @@ export class PermissionService {
       const real = realTarget(v, workDir);
       if (real === undefined) return { behavior: 'deny', message: `Denied by Overseer: cannot tell where ${f} ${JSON.stringify(v.slice(0, 300))} leads (a symlink loop, or too deep); use the real path.` };
       seen[f] = real;
+      if (/^(Edit|Write|MultiEdit|NotebookEdit)$/.test(toolName)) {
+        const why = protectedReason(real, protectedContextOf(this.ctx));
+        if (why) return { behavior: 'deny', message: `Denied by Overseer: agents may not write there: ${why}.` };
+      }
     }
     const d = decide(policy, { toolName, input: seen, workDir });
-    this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', { tool: toolName, action: d.action, rule: d.ruleIndex });
+    // The rule that decided (its index and tool pattern; null = the policy's default) and why.
+    const rule = d.ruleIndex === null ? null : policy.rules[d.ruleIndex]!;
+    this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', {
+      tool: toolName, action: d.action, rule: d.ruleIndex, rule_tool: rule?.tool ?? null, reason: d.reason, target: summarizeInput(input).slice(0, 200),
+    });
     if (d.action === 'allow') return { behavior: 'allow', updatedInput: input };
     if (d.action === 'deny') return { behavior: 'deny', message: `Denied by Overseer policy: ${d.reason}` };
     const r = await this.requests.open(caller, {
       kind: 'permission', summary: `${toolName}: ${summarizeInput(input)}${d.reason ? ` (${d.reason})` : ''}`,
       toolName, toolInput: input, timeoutS: this.ctx.config.maxWaitS,
     }, signal, progress);
-    if (r.status === 'answered' && r.decision === 'approved') return { behavior: 'allow', updatedInput: input };
+    const approved = r.status === 'answered' && r.decision === 'approved';
+    this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission_answer', { tool: toolName, request_status: r.status, decision: approved ? 'allow' : 'deny' });
+    if (approved) return { behavior: 'allow', updatedInput: input };
     return { behavior: 'deny', message: r.status === 'answered' ? `The lead rejected this${r.comment ? `: ${r.comment}` : '.'}` : `No decision (${r.status})${r.comment ? `: ${r.comment}` : ''}.` };
   }
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HubContext } from './context.js';
-import type { AttemptRow, JobRow } from '../store/jobs.js';
+import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
 import { pickRunnable, dependencyState } from '../domain/scheduler.js';
@@ -15,14 +15,15 @@ import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
 import { createWorktree, finishWorktree, headCommit } from '../git/worktree.js';
 import { attachWorktree } from '../git/attach.js';
-import { readTailLines } from '../launch/readTail.js';
-import { renderTranscript } from '../launch/claude/transcript.js';
 import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
 import type { TokenUsage } from '../launch/types.js';
 import { memorySection } from '../kb/memory.js';
+import { recordAttemptSpend } from '../money/record.js';
+import { UsageStore } from '../money/usageStore.js';
+import { diagnose } from '../retry/diagnose.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
 
@@ -37,6 +38,11 @@ export class Runner {
 
   transcriptPath(jobId: string, n: number): string {
     return join(this.ctx.config.home, 'agents', jobId, `attempt-${n}.jsonl`);
+  }
+
+  /** The child's stderr of attempt n (last 1 MiB), beside its transcript. */
+  stderrPath(jobId: string, n: number): string {
+    return join(this.ctx.config.home, 'agents', jobId, `attempt-${n}.stderr`);
   }
 
   /** Start as many queued jobs as the cap allows, best first. */
@@ -80,7 +86,7 @@ export class Runner {
       store.insertAttempt({
         job_id: job.id, n, kind, status: 'running', started_at: now, ended_at: null, session_id: null, pid: null,
         exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null,
-        transcript: this.transcriptPath(job.id, n),
+        transcript: this.transcriptPath(job.id, n), stderr: this.stderrPath(job.id, n),
       });
       store.addEvent(job.id, now, 'started', { attempt: n, kind });
     });
@@ -105,7 +111,7 @@ export class Runner {
     if (job.worktree === 1) {
       const wt = job.work_dir && job.branch && job.repo_root
         ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
-        : await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch! });
+        : await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: this.ctx.config.worktreesDir });
       store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
     } else {
       store.update(job.id, { base_commit: (await headCommit(job.cwd)) ?? null }, clock.now());
@@ -127,6 +133,7 @@ export class Runner {
         clock: ctx.clock,
         log: ctx.log.child({ jobId: job.id, attempt: n }),
         transcriptPath: this.transcriptPath(job.id, n),
+        stderrPath: this.stderrPath(job.id, n),
         timeoutMs: (job.timeout_s ?? ctx.config.defaultTimeoutS) * 1000,
         budgetUsd: job.budget_usd === null ? undefined : Math.max(0, job.budget_usd - job.cost_usd),
         killGraceMs: ctx.config.killGraceMs,
@@ -145,18 +152,7 @@ export class Runner {
           ctx.store.updateAttempt(job.id, n, { session_id: sid });
           ctx.store.update(job.id, { session_id: sid }, ctx.clock.now());
         },
-        onProgress: (p) => {
-          const base = ctx.store.attempts(job.id).filter((a) => a.n !== n);
-          const sum = (f: (a: AttemptRow) => number): number => base.reduce((s, a) => s + f(a), 0);
-          ctx.store.updateAttempt(job.id, n, { turns: p.turns, cost_usd: p.costUsd, input_tokens: p.tokens.input, output_tokens: p.tokens.output, cost_unknown: p.costUnknown ? 1 : 0 });
-          ctx.store.update(job.id, {
-            turns: sum((a) => a.turns) + p.turns,
-            cost_usd: sum((a) => a.cost_usd) + p.costUsd,
-            input_tokens: sum((a) => a.input_tokens ?? 0) + p.tokens.input,
-            output_tokens: sum((a) => a.output_tokens ?? 0) + p.tokens.output,
-            cost_unknown: p.costUnknown || base.some((a) => a.cost_unknown) ? 1 : 0,
-          }, ctx.clock.now());
-        },
+        onProgress: (p) => recordAttemptSpend(ctx.db, ctx.store, job.id, n, p, ctx.clock.now()),
       },
     );
     this.supervisors.set(job.id, sup);
@@ -266,7 +262,11 @@ export class Runner {
     else next = 'failed';
 
     let diagnosis: string | null = null;
-    if (next === 'queued' && job.retry === 'analyze') diagnosis = await this.diagnose(job, n, failureClass, error);
+    if (next === 'queued' && job.retry === 'analyze') {
+      const d = await diagnose(ctx, job, this.transcriptPath(jobId, n), failureClass, error);
+      diagnosis = d.text;
+      if (d.usage) new UsageStore(ctx.db).add({ jobId, attempt: n, kind: 'diagnosis', usage: d.usage, now: ctx.clock.now() });
+    }
 
     const now = ctx.clock.now();
     const finalResult = ok ? (job.result ?? o.resultText ?? null) : job.result;
@@ -373,43 +373,7 @@ export class Runner {
     this.settleDependents(jobId, 'failed');
   }
 
-  /** A short `claude -p` run that reads the failed attempt's transcript tail and says what to change. */
-  private async diagnose(job: JobRow, n: number, failureClass?: string, error?: string): Promise<string | null> {
-    const { ctx } = this;
-    try {
-      const lines = await readTailLines(this.transcriptPath(job.id, n), 60);
-      const prompt = ctx.prompts.render('retry-analysis', {
-        prompt: job.prompt.slice(0, 8000),
-        failure_class: failureClass ?? 'unknown',
-        error: (error ?? '').slice(0, 2000),
-        transcript: renderTranscript(lines, 60, { maxChars: 12000, maxFieldChars: 600 }),
-      });
-      return await runDiagnosis(ctx, job, prompt);
-    } catch (err) {
-      ctx.log.warn({ err, jobId: job.id }, 'retry diagnosis failed; retrying without it');
-      return null;
-    }
-  }
-
   isActiveJob(jobId: string): boolean {
     return this.supervisors.has(jobId) || this.preparing.has(jobId);
   }
 }
-
-/** Run the diagnosis agent: one turn, no tools, a 2-minute limit; returns its text. */
-async function runDiagnosis(ctx: HubContext, job: JobRow, prompt: string): Promise<string | null> {
-  const launcher = ctx.launchers.claude;
-  const bin = launcher?.resolveBin();
-  if (!bin) return null;
-  const { execa } = await import('execa');
-  const args = ['-p', '--output-format', 'json', '--max-turns', '1', '--tools', '', '--no-session-persistence'];
-  if (job.model) args.push('--model', job.model);
-  const r = await execa(bin, args, { input: prompt, cwd: job.work_dir ?? job.cwd, env: ctx.childEnv, reject: false, timeout: 120_000 });
-  try {
-    const j = JSON.parse(r.stdout) as { result?: string; is_error?: boolean };
-    return j.is_error ? null : (j.result ?? null);
-  } catch {
-    return null;
-  }
-}
-

@@ -2,6 +2,7 @@
 // so a tool result stays under 20,000 characters.
 import type { AttemptRow, JobRow } from '../store/jobs.js';
 import { isoTime } from '../clock.js';
+import type { UsageRow } from '../money/usageStore.js';
 
 export const FIELD_CAP = 4000;
 
@@ -13,9 +14,22 @@ export interface AttemptSummary {
   ended_at: string | null;
   turns: number;
   cost_usd: number;
+  input_tokens: number;
+  output_tokens: number;
   failure_class: string | null;
   error: string | null;
   diagnosis: string | null;
+}
+
+/** A model run the hub made for this job besides its attempts (retry diagnosis, KB triage). */
+export interface HubUsageSummary {
+  kind: string;
+  attempt: number | null;
+  model: string | null;
+  /** null when it could not be known. */
+  cost_usd: number | null;
+  input_tokens: number;
+  output_tokens: number;
 }
 
 export interface AgentSummary {
@@ -36,6 +50,14 @@ export interface AgentSummary {
   cost_usd: number | null;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+  /** The hub's own model runs for this job (diagnosis, triage); only in get_agent. */
+  hub_usage?: HubUsageSummary[];
+  /** cost_usd plus hub_usage (null when any part is unknown); only in get_agent. */
+  total_cost_usd?: number | null;
+  /** The last attempt's child stderr file (last 1 MiB), when kept. */
+  stderr_path?: string | null;
   status_message: string | null;
   progress: number | null;
   result: string | null;
@@ -60,6 +82,17 @@ export function cap(s: string | null | undefined, max = FIELD_CAP): string | nul
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));
 
+const usd = (v: number): number => Math.round(v * 1e6) / 1e6;
+
+/** get_agent's accounting extras: the hub's own model runs for the job and the total with them. */
+export function hubUsage(j: JobRow, rows: UsageRow[]): Pick<AgentSummary, 'hub_usage' | 'total_cost_usd'> {
+  const unknown = !!j.cost_unknown || rows.some((r) => r.cost_unknown);
+  return {
+    hub_usage: rows.map((r) => ({ kind: r.kind, attempt: r.attempt, model: r.model, cost_usd: r.cost_unknown ? null : usd(r.cost_usd), input_tokens: r.input_tokens, output_tokens: r.output_tokens })),
+    total_cost_usd: unknown ? null : usd(j.cost_usd + rows.reduce((s, r) => s + r.cost_usd, 0)),
+  };
+}
+
 export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CAP): AgentSummary {
   return {
     job_id: j.id,
@@ -75,9 +108,12 @@ export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CA
     started_at: iso(j.started_at),
     ended_at: iso(j.ended_at),
     turns: j.turns,
-    cost_usd: j.cost_unknown ? null : Math.round(j.cost_usd * 1e6) / 1e6,
+    cost_usd: j.cost_unknown ? null : usd(j.cost_usd),
     input_tokens: j.input_tokens ?? 0,
     output_tokens: j.output_tokens ?? 0,
+    cache_read_tokens: j.cache_read_tokens ?? 0,
+    cache_creation_tokens: j.cache_creation_tokens ?? 0,
+    stderr_path: attempts.at(-1)?.stderr ?? null,
     status_message: cap(j.status_message, 500),
     progress: j.progress,
     result: cap(j.result, fieldCap),
@@ -98,7 +134,9 @@ export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CA
       started_at: isoTime(a.started_at),
       ended_at: iso(a.ended_at),
       turns: a.turns,
-      cost_usd: Math.round(a.cost_usd * 1e6) / 1e6,
+      cost_usd: usd(a.cost_usd),
+      input_tokens: a.input_tokens ?? 0,
+      output_tokens: a.output_tokens ?? 0,
       failure_class: a.failure_class,
       error: cap(a.error, 500),
       diagnosis: cap(a.diagnosis, 1500),

@@ -6,17 +6,20 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
 import type { Clock } from '../clock.js';
-import type { AgentLauncher, ChildHandle, ExitInfo, LaunchSpec, ProcessLauncher, TokenUsage } from '../launch/types.js';
+import type { AgentLauncher, AgentSignal, ChildHandle, ExitInfo, LaunchSpec, ProcessLauncher, TokenUsage, UsageChannel } from '../launch/types.js';
 import { sweepAgentProcesses } from '../launch/sweep.js';
 import { LineSplitter } from '../launch/lineSplitter.js';
 import { classifyAttempt, type AttemptFacts, type Classification, type StopReason } from '../domain/failure.js';
+import { StderrLog } from '../launch/stderrLog.js';
+import { UsageMeter } from '../money/meter.js';
+import { Throttle } from '../money/throttle.js';
 
 export interface AttemptOutcome extends Classification {
   exit: ExitInfo;
   costUsd: number;
   /** Some invocation's cost could not be known (unpriced model): costUsd is a lower bound. */
   costUnknown: boolean;
-  tokens: TokenUsage;
+  tokens: Required<TokenUsage>;
   /** The thread's running usage after this attempt (Codex), for the next resume. */
   threadUsage?: TokenUsage;
   turns: number;
@@ -31,10 +34,19 @@ export interface AttemptOutcome extends Classification {
   durationMs: number;
 }
 
+export interface Progress {
+  turns: number;
+  costUsd: number;
+  costUnknown: boolean;
+  tokens: Required<TokenUsage>;
+  lastText?: string;
+}
+
 export interface SupervisorHooks {
   onStarted(pid: number | undefined): void;
   onSession(sessionId: string): void;
-  onProgress(p: { turns: number; costUsd: number; costUnknown: boolean; tokens: TokenUsage; lastText?: string }): void;
+  /** Spending and turns so far: on each new model call (at most every PROGRESS_MS), and once more before `done`. */
+  onProgress(p: Progress): void;
   /** Called once every delivered message has been answered with a result: the job's work is done. */
   onIdle?(): void;
 }
@@ -45,6 +57,8 @@ export interface SupervisorOptions {
   clock: Clock;
   log: Logger;
   transcriptPath: string;
+  /** The child's stderr (bounded) is kept here. */
+  stderrPath?: string;
   timeoutMs: number;
   budgetUsd?: number;
   killGraceMs: number;
@@ -52,13 +66,18 @@ export interface SupervisorOptions {
 }
 
 const STDERR_TAIL = 8192;
+/** Progress (a DB write) at most this often; the last one is never dropped. */
+export const PROGRESS_MS = 250;
+/** How often a usage side channel (Codex's rollout file) is read while the child runs. */
+const CHANNEL_MS = 250;
 
 export class Supervisor {
   private child?: ChildHandle;
   private stopReason?: StopReason;
-  private costUsd = 0;
-  private costUnknown = false;
-  private readonly tokens: TokenUsage = { input: 0, output: 0, cachedInput: 0 };
+  private meter!: UsageMeter;
+  private channel?: UsageChannel;
+  private channelTimer?: NodeJS.Timeout;
+  private readonly throttle: Throttle;
   private threadUsage?: TokenUsage;
   private structured?: unknown;
   private launchSpec?: LaunchSpec;
@@ -69,6 +88,7 @@ export class Supervisor {
   private lastResult?: AttemptFacts['lastResult'];
   private sawErrorResult = false;
   private lastText?: string;
+  private stderr?: StderrLog;
   private stderrTail = '';
   /** Messages written to stdin that Claude has not replayed yet (see docs/claude-stream-input.md). */
   private readonly unconsumed: string[] = [];
@@ -83,6 +103,7 @@ export class Supervisor {
 
   constructor(private readonly o: SupervisorOptions, private readonly hooks: SupervisorHooks) {
     this.done = new Promise((r) => { this.resolveDone = r; });
+    this.throttle = new Throttle(PROGRESS_MS, () => this.hooks.onProgress(this.progress()), () => this.o.clock.now());
   }
 
   get pid(): number | undefined { return this.child?.pid; }
@@ -90,6 +111,8 @@ export class Supervisor {
   /** Launch the process. Outcome arrives through `done`, also for a binary that is missing. */
   start(spec: LaunchSpec): void {
     this.startedAt = this.o.clock.now();
+    this.launchSpec = spec;
+    this.meter = new UsageMeter((m, t) => this.o.launcher.priceCall?.(m, t) ?? null, spec.model);
     const bin = this.o.launcher.resolveBin();
     if (!bin) {
       this.finish({ code: null, signal: null, spawnError: { code: 'ENOENT', message: `no ${this.o.launcher.provider} binary found. ${this.o.launcher.binHint}` } });
@@ -100,14 +123,20 @@ export class Supervisor {
     const cmd = this.o.launcher.build(spec, bin);
     const child = this.o.processes.launch(cmd);
     this.child = child;
-    this.launchSpec = spec;
+    if (this.o.launcher.usageChannel) {
+      this.channel = this.o.launcher.usageChannel(spec);
+      this.channelTimer = setInterval(() => this.drainChannel(), CHANNEL_MS);
+      this.channelTimer.unref();
+    }
+    if (this.o.stderrPath) this.stderr = new StderrLog(this.o.stderrPath);
     const parser = this.o.launcher.newParser({ priorUsage: spec.priorUsage, model: spec.model, structured: !!spec.jsonSchema });
     const splitter = new LineSplitter((line) => this.onLine(line, parser), {
       onOverflow: (n) => this.o.log.warn({ bytes: n }, 'dropped an over-long line from the child stream'),
     });
     child.onStdout((c) => splitter.push(c));
     child.onStderr((c) => {
-      this.stderrTail = (this.stderrTail + c.toString('utf8')).slice(-STDERR_TAIL);
+      if (this.stderr) this.stderr.write(c);
+      else this.stderrTail = (this.stderrTail + c.toString('utf8')).slice(-STDERR_TAIL);
     });
     if (cmd.stdin === 'pipe') {
       const first = this.o.launcher.firstInput?.(spec) ?? spec.message;
@@ -178,14 +207,18 @@ export class Supervisor {
   }
 
   private onLine(line: string, parser: ReturnType<AgentLauncher['newParser']>): void {
-    this.transcript?.write(`${line}\n`);
+    // Each stream event is a moment the side channel may have grown (Codex writes a response's
+    // usage before it reports the response's items): read it now, limits act at once.
+    this.drainChannel(false);
     const s = parser.line(line);
+    if (!('transient' in s && s.transient)) this.transcript?.write(`${line}\n`);
     switch (s.kind) {
       case 'unparsed':
         this.o.log.debug({ reason: s.reason, line: line.slice(0, 200) }, 'non-event line from child');
         return;
       case 'init':
         if (s.sessionId) {
+          this.channel?.setSession(s.sessionId);
           this.sessionId = s.sessionId;
           this.sessionStarted = true;
           this.hooks.onSession(s.sessionId);
@@ -200,30 +233,32 @@ export class Supervisor {
         for (let i = this.unconsumed.length - 1; i >= 0; i--) if (s.text.includes(this.unconsumed[i]!)) this.unconsumed.splice(i, 1);
         return;
       }
-      case 'turn':
+      case 'turn': {
+        let changed = false;
         if (s.messageId && !this.messageIds.has(s.messageId)) {
           this.messageIds.add(s.messageId);
           this.turns++;
+          changed = true;
         }
+        if (s.messageId && s.usage) changed = this.meter.observe(s.messageId, s.model, s.usage) || changed;
         if (s.text) this.lastText = s.text;
-        this.hooks.onProgress(this.progress());
+        if (changed) this.updated();
+        return;
+      }
+      case 'usage':
+        this.onUsage(s);
         return;
       case 'result': {
-        if (s.costUsd === null) this.costUnknown = true;
-        else this.costUsd += s.costUsd;
-        if (s.tokens) {
-          this.tokens.input += s.tokens.input;
-          this.tokens.output += s.tokens.output;
-          this.tokens.cachedInput = (this.tokens.cachedInput ?? 0) + (s.tokens.cachedInput ?? 0);
-        }
+        // (The side channel was read just before this line: its calls are what the result settles.)
+        this.meter.settle({ costUsd: s.costUsd, tokens: s.tokens });
         if (s.threadUsage) this.threadUsage = s.threadUsage;
         if (s.structured !== undefined) this.structured = s.structured;
         const raw = s.raw as NonNullable<AttemptFacts['lastResult']>;
         this.lastResult = raw;
         if (s.isError) this.sawErrorResult = true;
         if (s.text) this.lastText = s.text;
-        this.hooks.onProgress(this.progress());
-        if (this.o.budgetUsd !== undefined && this.costUsd > this.o.budgetUsd) {
+        this.throttle.flush();
+        if (this.overBudget()) {
           this.stop('budget');
           return;
         }
@@ -240,13 +275,46 @@ export class Supervisor {
     }
   }
 
-  private progress(): { turns: number; costUsd: number; costUnknown: boolean; tokens: TokenUsage; lastText?: string } {
-    return { turns: this.turns, costUsd: this.costUsd, costUnknown: this.costUnknown, tokens: { ...this.tokens }, lastText: this.lastText };
+  /** A model call from the side channel (Codex: one per response, with the thread's total after it). */
+  private onUsage(s: Extract<AgentSignal, { kind: 'usage' }>): void {
+    // Already covered by a turn.completed read before it: not a new call.
+    if (s.total) {
+      if (this.threadUsage && s.total.input + s.total.output <= this.threadUsage.input + this.threadUsage.output) return;
+      this.threadUsage = s.total;
+    }
+    if (this.meter.observe(s.callId, s.model, s.usage)) this.updated();
+  }
+
+  private drainChannel(live = true): void {
+    if (!this.channel) return;
+    for (const s of this.channel.read()) if (s.kind === 'usage') this.onUsage(s);
+    if (live) this.throttle.flush();
+  }
+
+  /** Spending or turns changed: report (throttled) and enforce the limits the child does not enforce itself. */
+  private updated(): void {
+    this.throttle.poke();
+    if (this.stopReason) return;
+    if (this.overBudget()) this.stop('budget');
+    else if (!this.o.launcher.enforcesMaxTurns && this.launchSpec?.maxTurns !== undefined && this.meter.snapshot().calls > this.launchSpec.maxTurns) this.stop('max_turns');
+  }
+
+  private overBudget(): boolean {
+    return this.o.budgetUsd !== undefined && this.meter.snapshot().costUsd > this.o.budgetUsd;
+  }
+
+  private progress(): Progress {
+    const u = this.meter.snapshot();
+    return { turns: Math.max(this.turns, this.channel ? u.calls : 0), costUsd: u.costUsd, costUnknown: u.costUnknown, tokens: u.tokens, lastText: this.lastText };
   }
 
   private finish(exit: ExitInfo): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.killTimer) clearTimeout(this.killTimer);
+    if (this.channelTimer) clearInterval(this.channelTimer);
+    // What the last calls cost is never lost: read the side channel once more, report once more.
+    if (this.channel) for (const s of this.channel.read()) if (s.kind === 'usage') this.onUsage(s);
+    this.stderr?.close();
     // Sweep whatever the child left in its group (its own MCP servers, tool processes), and
     // descendants that escaped the group with setsid (Codex runs tools in their own session):
     // they still carry the agent's OVERSEER_AGENT_ID.
@@ -261,17 +329,20 @@ export class Supervisor {
       exitCode: exit.code,
       signal: exit.signal,
       lastResult: this.lastResult,
-      stderrTail: this.stderrTail,
+      stderrTail: this.stderr ? this.stderr.text(STDERR_TAIL) : this.stderrTail,
       reportedOutcome: this.o.reportedOutcome(),
     });
+    const p = this.progress();
+    this.throttle.cancel();
+    if (this.meter) this.hooks.onProgress(p);
     this.resolveDone({
       ...cls,
       exit,
-      costUsd: this.costUsd,
-      costUnknown: this.costUnknown,
-      tokens: { ...this.tokens },
+      costUsd: p.costUsd,
+      costUnknown: p.costUnknown,
+      tokens: p.tokens,
       threadUsage: this.threadUsage,
-      turns: this.turns,
+      turns: p.turns,
       sessionId: this.sessionId,
       sessionStarted: this.sessionStarted,
       resultText: typeof this.lastResult?.result === 'string' ? this.lastResult.result : this.lastText,

@@ -56,11 +56,13 @@ export interface JobRow {
   input_tokens: number;
   output_tokens: number;
   cost_unknown: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
   thread_usage_json: string | null;
   lock_violations_json: string | null;
 }
 
-export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'thread_usage_json' | 'lock_violations_json' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
+export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens' | 'thread_usage_json' | 'lock_violations_json' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
 
 export interface AttemptRow {
   job_id: string;
@@ -82,6 +84,10 @@ export interface AttemptRow {
   input_tokens?: number;
   output_tokens?: number;
   cost_unknown?: number;
+  cache_read_tokens?: number;
+  cache_creation_tokens?: number;
+  /** The child's stderr file (bounded), when kept. */
+  stderr?: string | null;
 }
 
 export interface MessageRow {
@@ -215,9 +221,9 @@ export class JobStore {
   // attempts
   insertAttempt(a: AttemptRow): void {
     this.db
-      .prepare(`INSERT INTO attempts (job_id, n, kind, status, started_at, ended_at, session_id, pid, exit_code, signal, turns, cost_usd, failure_class, error, diagnosis, transcript)
-        VALUES (@job_id, @n, @kind, @status, @started_at, @ended_at, @session_id, @pid, @exit_code, @signal, @turns, @cost_usd, @failure_class, @error, @diagnosis, @transcript)`)
-      .run(a);
+      .prepare(`INSERT INTO attempts (job_id, n, kind, status, started_at, ended_at, session_id, pid, exit_code, signal, turns, cost_usd, failure_class, error, diagnosis, transcript, stderr)
+        VALUES (@job_id, @n, @kind, @status, @started_at, @ended_at, @session_id, @pid, @exit_code, @signal, @turns, @cost_usd, @failure_class, @error, @diagnosis, @transcript, @stderr)`)
+      .run({ stderr: null, ...a });
   }
 
   updateAttempt(jobId: string, n: number, fields: Partial<AttemptRow>): void {

@@ -30,6 +30,12 @@ export class LockStore {
     return this.db.prepare(`SELECT * FROM locks WHERE path IN (${paths.map(() => '?').join(',')})`).all(...paths) as LockRow[];
   }
 
+  /** Locks on paths strictly inside directory `dir` (absolute, no trailing slash). */
+  under(dir: string): LockRow[] {
+    const r = prefixRange('path', dir === '/' ? '/' : `${dir}/`);
+    return this.db.prepare(`SELECT * FROM locks WHERE ${r.sql} ORDER BY path`).all(...r.params) as LockRow[];
+  }
+
   all(prefix?: string): LockRow[] {
     if (!prefix) return this.db.prepare('SELECT * FROM locks ORDER BY path').all() as LockRow[];
     const r = prefixRange('path', prefix);

@@ -223,6 +223,53 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 5,
+    name: 'requests: who may answer, lead-seen marks, late answers',
+    up: `
+      ALTER TABLE requests ADD COLUMN who TEXT NOT NULL DEFAULT 'any';
+      ALTER TABLE requests ADD COLUMN lead_seen_at INTEGER;
+      CREATE TABLE request_late_answers (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id   TEXT NOT NULL,
+        job_id       TEXT NOT NULL,
+        answered_by  TEXT NOT NULL,
+        decision     TEXT,
+        answer       TEXT,
+        comment      TEXT,
+        at           INTEGER NOT NULL,
+        lead_seen_at INTEGER
+      );
+      CREATE INDEX request_late_answers_request ON request_late_answers(request_id);
+      CREATE INDEX request_late_answers_job ON request_late_answers(job_id, lead_seen_at);
+    `,
+  },
+  {
+    version: 6,
+    name: 'cache tokens, child stderr, usage of the hub\'s own model calls',
+    up: `
+      ALTER TABLE jobs ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN cache_creation_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE attempts ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE attempts ADD COLUMN cache_creation_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE attempts ADD COLUMN stderr TEXT;
+      CREATE TABLE usage (
+        id                    INTEGER PRIMARY KEY,
+        job_id                TEXT,
+        attempt               INTEGER,
+        kind                  TEXT NOT NULL,
+        model                 TEXT,
+        input_tokens          INTEGER NOT NULL DEFAULT 0,
+        output_tokens         INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens     INTEGER NOT NULL DEFAULT 0,
+        cache_creation_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd              REAL NOT NULL DEFAULT 0,
+        cost_unknown          INTEGER NOT NULL DEFAULT 0,
+        created_at            INTEGER NOT NULL
+      );
+      CREATE INDEX usage_job ON usage(job_id);
+    `,
+  },
+  {
     version: 10,
     name: "workflows: the hub's own plan text and record of milestone check-offs",
     up: `

@@ -1,5 +1,5 @@
 // Project templates: `<state>/templates/<name>.md` (state = config.home, e.g. `<repo>/.overseer`).
-// Front matter (`key: value` lines between `---`) holds spawn defaults; the Markdown body is
+// YAML front matter (between `---` lines, see frontMatter.ts) holds spawn defaults; the Markdown body is
 // added to the agent's prompt under `## Guidelines`. Files are read on every call, so a new or
 // edited template takes effect without a restart. Validation reuses spawn_agent's own zod
 // fields, so a template accepts exactly what spawn_agent accepts, and every error names the
@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { parsePrompt } from '../prompts/load.js';
+import { parseFrontMatter } from './frontMatter.js';
 import { SpawnInput } from '../tools/agentSchemas.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 
@@ -53,58 +53,31 @@ export interface TemplateProblem {
 
 const S = SpawnInput.shape;
 
-/** A whole or decimal number written as text; anything else is "must be a number". */
-const numberText = (whole: boolean) =>
-  z.string().transform((s, ctx) => {
-    const ok = whole ? /^[+-]?\d+$/.test(s) : /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(s);
-    if (!ok) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: whole ? 'must be a whole number' : 'must be a number' });
-      return z.NEVER;
-    }
-    return Number(s);
-  });
+/** `checks`: a YAML list of strings, or (as before YAML) one comma-separated string. */
+const checksValue = z.union([
+  z.array(z.string({ invalid_type_error: 'must be a list of strings' }), { invalid_type_error: 'must be a list of strings' }).transform((a) => a.map((x) => x.trim())),
+  z.string().transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x !== '')),
+], { errorMap: () => ({ message: 'must be a list of strings (e.g. [diff_not_empty, "command:npm test"]) or a comma-separated string' }) });
 
-const boolText = z.string().transform((s, ctx) => {
-  const v = s.toLowerCase();
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be true or false' });
-  return z.NEVER;
-});
+const wholeNumber = z.number({ invalid_type_error: 'must be a whole number (no quotes)' }).int('must be a whole number');
+const number = z.number({ invalid_type_error: 'must be a number (no quotes)' });
+const text = z.string({ invalid_type_error: 'must be text' });
 
-/** `checks`: a JSON array of strings, or a comma-separated list. */
-const checksText = z.string().transform((s, ctx) => {
-  if (s.startsWith('[')) {
-    let v: unknown;
-    try {
-      v = JSON.parse(s);
-    } catch {
-      v = undefined;
-    }
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a JSON array of strings (e.g. ["diff_not_empty", "command:npm test"]) or a comma-separated list' });
-      return z.NEVER;
-    }
-    return (v as string[]).map((x) => x.trim());
-  }
-  return s.split(',').map((x) => x.trim()).filter((x) => x !== '');
-});
-
-const FrontMatter = z.object({
-  name: z.string().optional(),
-  description: z.string().max(1000, 'description must be at most 1000 characters').optional(),
-  provider: z.string().pipe(S.provider.unwrap()).optional(),
-  model: z.string().pipe(S.model.unwrap()).optional(),
-  cwd: z.string().pipe(S.cwd.unwrap()).optional(),
-  worktree: boolText.pipe(S.worktree.unwrap()).optional(),
-  checks: checksText.pipe(S.checks.unwrap()).optional(),
-  max_turns: numberText(true).pipe(S.max_turns.unwrap()).optional(),
-  budget_usd: numberText(false).pipe(S.budget_usd.unwrap()).optional(),
-  timeout_s: numberText(true).pipe(S.timeout_s.unwrap()).optional(),
-  retry: z.string().pipe(S.retry.unwrap()).optional(),
+const FrontMatterSchema = z.object({
+  name: text.optional(),
+  description: text.max(1000, 'description must be at most 1000 characters').optional(),
+  provider: text.pipe(S.provider.unwrap()).optional(),
+  model: text.pipe(S.model.unwrap()).optional(),
+  cwd: text.pipe(S.cwd.unwrap()).optional(),
+  worktree: z.boolean({ invalid_type_error: 'must be true or false' }).pipe(S.worktree.unwrap()).optional(),
+  checks: checksValue.pipe(S.checks.unwrap()).optional(),
+  max_turns: wholeNumber.pipe(S.max_turns.unwrap()).optional(),
+  budget_usd: number.pipe(S.budget_usd.unwrap()).optional(),
+  timeout_s: wholeNumber.pipe(S.timeout_s.unwrap()).optional(),
+  retry: text.pipe(S.retry.unwrap()).optional(),
 }).strict();
 
-const KNOWN_KEYS = Object.keys(FrontMatter.shape).filter((k) => k !== 'name');
+const KNOWN_KEYS = Object.keys(FrontMatterSchema.shape).filter((k) => k !== 'name');
 
 // ---- names and files ------------------------------------------------------------------------
 
@@ -117,25 +90,26 @@ export function templateNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** Parse one template's text. Throws InvalidInputError naming the file, the key and the value. */
+/** Parse one template's text. Throws InvalidInputError naming the file, the line, the key and the value. */
 export function parseTemplate(name: string, file: string, text: string): Template {
-  const { meta, body } = parsePrompt(name, text);
-  // An empty value (`model:`) means "not set", so a key can be blanked without deleting it.
-  const raw: Record<string, string> = {};
-  for (const [k, v] of Object.entries(meta)) if (v !== '') raw[k] = v;
-  const parsed = FrontMatter.safeParse(raw);
+  const { data, lines, body } = parseFrontMatter(file, text);
+  // An empty value (`model:`, YAML null) means "not set", so a key can be blanked without deleting it.
+  const raw: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) if (v !== null && v !== '') raw[k] = v;
+  const at = (key: string): string => `${file}:${lines[key] ?? 1}`;
+  const parsed = FrontMatterSchema.safeParse(raw);
   const problems: string[] = [];
   if (!parsed.success) {
     for (const i of parsed.error.issues) {
       if (i.code === z.ZodIssueCode.unrecognized_keys) {
-        for (const k of i.keys) problems.push(`unknown key ${JSON.stringify(k)} (value ${JSON.stringify(raw[k])}): known keys are ${KNOWN_KEYS.join(', ')}`);
+        for (const k of i.keys) problems.push(`${at(k)}: unknown key ${JSON.stringify(k)} (value ${JSON.stringify(raw[k])}): known keys are ${KNOWN_KEYS.join(', ')}`);
         continue;
       }
       const key = String(i.path[0] ?? '?');
-      problems.push(`${key} = ${JSON.stringify(raw[key] ?? '')}: ${i.message}`);
+      problems.push(`${at(key)}: ${key} = ${JSON.stringify(raw[key] ?? '')}: ${i.message}`);
     }
   } else if (parsed.data.name !== undefined && parsed.data.name !== name) {
-    problems.push(`name = ${JSON.stringify(parsed.data.name)}: must match the file name (${JSON.stringify(name)}) or be left out`);
+    problems.push(`${at('name')}: name = ${JSON.stringify(parsed.data.name)}: must match the file name (${JSON.stringify(name)}) or be left out`);
   }
   if (!parsed.success || problems.length > 0) {
     throw new InvalidInputError(`Invalid template ${file}:\n  ${problems.join('\n  ')}`);
@@ -143,7 +117,7 @@ export function parseTemplate(name: string, file: string, text: string): Templat
   const { name: _name, description, ...rest } = parsed.data;
   const defaults: TemplateDefaults = {};
   for (const k of TEMPLATE_KEYS) if (rest[k] !== undefined) (defaults as Record<string, unknown>)[k] = rest[k];
-  return { name, file, description: description ?? '', defaults, guidelines: body.trim() };
+  return { name, file, description: description?.trim() ?? '', defaults, guidelines: body.trim() };
 }
 
 function templateFiles(dir: string): string[] {

@@ -37,7 +37,13 @@ export const WaitInput = z.object({
 }).strict();
 export type WaitInput = z.infer<typeof WaitInput>;
 
-export const GetAgentInput = z.object({ job_id: jobId }).strict();
+/** How many of the most recent events get_agent returns when asked (each entry capped). */
+export const GET_AGENT_EVENTS = 50;
+
+export const GetAgentInput = z.object({
+  job_id: jobId,
+  events: z.boolean().optional().describe(`also return events[]: the ${GET_AGENT_EVENTS} most recent things the hub recorded for the job (permission decisions and the rule that decided, lock denials and violations, retries, messages, reconciles)`),
+}).strict();
 
 export const ListAgentsInput = z.object({
   status: z.enum(['queued', 'waiting', 'running', 'frozen', 'needs_input', 'succeeded', 'failed', 'cancelled', 'interrupted']).optional(),

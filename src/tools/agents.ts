@@ -3,7 +3,7 @@
 import type { JobService } from '../services/jobs.js';
 import { defineTool, type ToolDef } from './registry.js';
 import {
-  CancelInput, FinishInput, GetAgentInput, ListAgentsInput, MessageAgentInput, PauseInput,
+  CancelInput, FinishInput, GET_AGENT_EVENTS, GetAgentInput, ListAgentsInput, MessageAgentInput, PauseInput,
   ReadOutputInput, ReportStatusInput, ResumeInput, SpawnInput, WaitInput,
 } from './agentSchemas.js';
 
@@ -25,9 +25,9 @@ export function agentTools(jobs: JobService): ToolDef[] {
     }),
     defineTool({
       name: 'get_agent', roles: BOTH, title: 'Get an agent',
-      description: 'Summary of one job: status, turns, cost, last status message, result or error with failure_class, branch, attempts.',
+      description: 'Summary of one job: status, turns, cost, last status message, result or error with failure_class, branch, attempts. With events: true, also the hub\'s recent events for it (permission decisions and their rule, lock denials, retries, messages).',
       input: GetAgentInput, annotations: { readOnlyHint: true },
-      handler: (i, c) => jobs.get(i.job_id, c),
+      handler: (i, c) => jobs.get(i.job_id, c, { events: i.events ? GET_AGENT_EVENTS : 0 }),
     }),
     defineTool({
       name: 'list_agents', roles: BOTH, title: 'List agents',
@@ -68,13 +68,13 @@ export function agentTools(jobs: JobService): ToolDef[] {
     defineTool({
       name: 'report_status', roles: ['agent'], title: 'Report status',
       description: 'Tell the lead what you are doing now (one line) and optionally progress 0..1.',
-      input: ReportStatusInput, annotations: { idempotentHint: true },
+      input: ReportStatusInput, annotations: { idempotentHint: true }, alwaysLoad: true,
       handler: (i, c) => jobs.reportStatus(c, i.message, i.progress),
     }),
     defineTool({
       name: 'finish', roles: ['agent'], title: 'Finish',
       description: 'Report your final result (what you did, where) and outcome (success|failure). Call once at the end, then end your turn.',
-      input: FinishInput, annotations: { idempotentHint: true },
+      input: FinishInput, annotations: { idempotentHint: true }, alwaysLoad: true,
       handler: (i, c) => jobs.finish(c, i.result, i.outcome),
     }),
   ];

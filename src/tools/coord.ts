@@ -3,7 +3,7 @@
 import type { LockService } from '../services/locks.js';
 import type { NoteService } from '../services/notes.js';
 import type { MessageService } from '../services/messages.js';
-import type { RequestService } from '../services/requests.js';
+import type { RequestService } from '../approvals/service.js';
 import type { PermissionService } from '../services/permissions.js';
 import { defineTool, type ToolDef } from './registry.js';
 import { LockFilesInput, ListLocksInput, ReleaseFilesInput } from './lockSchemas.js';
@@ -69,7 +69,7 @@ export function coordTools(s: CoordServices): ToolDef[] {
       name: 'delete_note', roles: BOTH, title: 'Delete a note',
       description: 'Delete a note; with expected_version only if it is still at that version.',
       input: DeleteNoteInput, annotations: { destructiveHint: true, idempotentHint: true },
-      handler: (i) => s.notes.delete(i),
+      handler: (i, c) => s.notes.delete(i, c),
     }),
     defineTool({
       name: 'send_message', roles: BOTH, title: 'Send a message',
@@ -85,31 +85,31 @@ export function coordTools(s: CoordServices): ToolDef[] {
     }),
     defineTool({
       name: 'request_approval', roles: ['agent'], title: 'Request approval',
-      description: 'Ask the lead (or the person) to approve something before you do it, with an optional plan {rationale, resources, risks, rollback}. Blocks until decided; returns decision approved | rejected | timed_out and a comment.',
+      description: 'Ask for approval before you do something, with an optional plan {rationale, resources, risks, rollback}. who: "person" when only the person may decide (the lead cannot approve it for them), "lead" for the lead alone, "any" (default) for either. Blocks until decided; returns decision approved | rejected | timed_out, a comment and answered_by.',
       input: RequestApprovalInput,
       handler: async (i, c, x) => {
-        const r = await s.requests.open(c, { kind: 'approval', summary: i.summary, plan: i.plan, timeoutS: i.timeout_s }, x.signal, (ms) => x.progress(ms / 1000, undefined, sec(ms)));
-        return { request_id: r.request_id, decision: r.status === 'answered' ? r.decision : r.status === 'timed_out' ? 'timed_out' : 'rejected', comment: r.comment };
+        const r = await s.requests.open(c, { kind: 'approval', summary: i.summary, plan: i.plan, timeoutS: i.timeout_s, who: i.who }, x.signal, (ms) => x.progress(ms / 1000, undefined, sec(ms)));
+        return { request_id: r.request_id, decision: r.status === 'answered' ? r.decision : r.status === 'timed_out' ? 'timed_out' : 'rejected', comment: r.comment, answered_by: r.answered_by };
       },
     }),
     defineTool({
       name: 'ask_lead', roles: ['agent'], title: 'Ask the lead',
-      description: 'Ask the lead a question (optionally with options to choose from) and block until answered or timed out.',
+      description: 'Ask the lead (or, with who: "person", only the person) a question, optionally with options to choose from, and block until answered or timed out.',
       input: AskLeadInput,
       handler: async (i, c, x) => {
-        const r = await s.requests.open(c, { kind: 'question', summary: i.question, options: i.options, timeoutS: i.timeout_s }, x.signal, (ms) => x.progress(ms / 1000, undefined, sec(ms)));
-        return { request_id: r.request_id, answer: r.answer, comment: r.comment, timed_out: r.status === 'timed_out' };
+        const r = await s.requests.open(c, { kind: 'question', summary: i.question, options: i.options, timeoutS: i.timeout_s, who: i.who }, x.signal, (ms) => x.progress(ms / 1000, undefined, sec(ms)));
+        return { request_id: r.request_id, answer: r.answer, comment: r.comment, timed_out: r.status === 'timed_out', answered_by: r.answered_by };
       },
     }),
     defineTool({
       name: 'list_requests', roles: ['lead'], title: 'List requests',
-      description: 'Approvals, questions and permission prompts from agents (pending by default).',
+      description: 'Approvals, questions and permission prompts from agents (pending by default), with who may answer (who / awaiting), how_to_answer, answered_by and answered_at, and late answers that came after a request closed.',
       input: ListRequestsInput, annotations: { readOnlyHint: true },
       handler: (i, c) => s.requests.list(i, c),
     }),
     defineTool({
       name: 'respond', roles: ['lead'], title: 'Respond to a request',
-      description: 'Answer a request: decision approved|rejected for approvals and permission prompts, answer for questions, optional comment. Returns the closed request.',
+      description: 'Answer a request: decision approved|rejected for approvals and permission prompts, answer for questions, optional comment. Returns the closed request. Requests awaiting "person" are refused: tell the person how to answer them (their form, or `overseer respond <request_id> …` in a terminal).',
       input: RespondInput,
       handler: (i, c) => s.requests.respond(i, c),
     }),

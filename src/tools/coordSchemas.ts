@@ -20,10 +20,16 @@ const Plan = z.object({
   rollback: z.string().max(20_000).optional(),
 }).strict();
 
+/** Who may answer a request (request_approval, ask_lead). */
+const Who = z.enum(['person', 'lead', 'any'], { message: 'who must be "person" (only the person may answer), "lead" (only the lead) or "any" (the default: the person is asked, the lead may answer)' })
+  .default('any')
+  .describe('Who may answer: "person" = only the person (the lead is told to ask them, and may not answer itself), "lead" = only the lead (the person is not asked), "any" (default) = the person is asked in a form and the lead may answer too.');
+
 export const RequestApprovalInput = z.object({
   summary: z.string().min(1, 'summary is empty: say what you want approved').max(4000),
   plan: Plan.optional(),
   timeout_s: z.number().min(1).max(24 * 3600).default(1800),
+  who: Who,
 }).strict();
 export type RequestApprovalInput = z.infer<typeof RequestApprovalInput>;
 
@@ -31,6 +37,7 @@ export const AskLeadInput = z.object({
   question: z.string().min(1, 'question is empty').max(4000),
   options: z.array(z.string().min(1).max(500)).min(2, 'options needs at least 2 choices (or omit it for a free answer)').max(20).optional(),
   timeout_s: z.number().min(1).max(24 * 3600).default(1800),
+  who: Who,
 }).strict();
 export type AskLeadInput = z.infer<typeof AskLeadInput>;
 

@@ -9,6 +9,9 @@ import type { Logger } from '../log.js';
 import { errorResult, okResult } from './result.js';
 import { InvalidInputError } from '../errors.js';
 
+/** The tool `_meta` key Claude Code reads to never defer a tool (claude-code-interface.md §1.2). */
+export const ALWAYS_LOAD_META = 'anthropic/alwaysLoad';
+
 export interface ToolExtra {
   signal: AbortSignal;
   /** Send an MCP progress notification if the caller asked for them. */
@@ -24,6 +27,9 @@ export interface ToolDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   annotations?: ToolAnnotations;
   /** Return the handler's value as JSON text without shrinking it (check_permission's updatedInput must arrive whole). */
   raw?: boolean;
+  /** Claude Code sends this tool's full definition from the first request instead of deferring
+   * it behind ToolSearch (MCP `_meta` "anthropic/alwaysLoad"): for the tools every child must call. */
+  alwaysLoad?: boolean;
   handler(input: z.infer<S>, caller: Caller, extra: ToolExtra): unknown;
 }
 
@@ -42,7 +48,7 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
     const published = objectInside(def.input);
     server.registerTool(
       def.name,
-      { title: def.title, description: def.description, inputSchema: published as never, annotations: def.annotations },
+      { title: def.title, description: def.description, inputSchema: published as never, annotations: def.annotations, ...(def.alwaysLoad ? { _meta: { [ALWAYS_LOAD_META]: true } } : {}) },
       (async (args: unknown, extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> }) => {
         const token = extra._meta?.progressToken;
         const toolExtra: ToolExtra = {

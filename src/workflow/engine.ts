@@ -4,7 +4,7 @@
 // final commit/push/PR. Work on one workflow is serialised.
 import type { HubContext } from '../services/context.js';
 import type { NoteService } from '../services/notes.js';
-import type { RequestService } from '../services/requests.js';
+import type { RequestService } from '../approvals/service.js';
 import type { WorkflowRow, WorkflowStore } from '../store/workflows.js';
 import { TRANSIENT, afterAssess, afterFailure, afterImplement, afterReview, type BlockedReason, type Next, type Phase } from '../domain/workflow.js';
 import { finishWorktree } from '../git/worktree.js';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Caller, HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { NoteService } from '../services/notes.js';
-import type { RequestService } from '../services/requests.js';
+import type { RequestService } from '../approvals/service.js';
 import { WorkflowStore, type WorkflowRow } from '../store/workflows.js';
 import { tx } from '../store/db.js';
 import { freshCounters, type Phase } from '../domain/workflow.js';
@@ -104,7 +104,7 @@ export class WorkflowService {
       repoRoot = await repoRootOf(cwd);
       branch = `overseer/wf-${slugify(title)}-${id.slice(2, 8)}`;
       if (await branchExists(repoRoot, branch)) throw new InvalidInputError(`branch ${branch} already exists; pass another title.`);
-      const wt = await createWorktree({ repoRoot, jobId: id, branch });
+      const wt = await createWorktree({ repoRoot, jobId: id, branch, worktreesDir: this.ctx.config.worktreesDir });
       worktreePath = wt.path;
       baseCommit = wt.baseCommit;
     } else {

@@ -15,6 +15,7 @@ import type { Script, ToolResultInfo } from '../../src/testing/fakeAnthropic.js'
 import { subscribed } from '../helpers/bus.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
+import { runOverseer } from '../helpers/overseerCli.js';
 
 const { cleanups, hubWith } = scriptedHubs();
 
@@ -132,6 +133,49 @@ describe('requests and permissions', () => {
     assert.match(seen.text, /ZEBRA-7/);
     assert.match(done.done[0].result, /ZEBRA-7/);
     assert.deepEqual((await h.call('list_requests', {})).requests, [], 'nothing pending any more');
+  });
+
+  test('who: "person": the lead is told to ask the person and may not answer; the person answers with the built CLI and the child gets it', async () => {
+    let seen: ToolResultInfo | undefined;
+    const h = await hubWith({
+      spender: (ctx) => {
+        if (ctx.step === 0) {
+          return { tools: [{ name: 'mcp__overseer__request_approval', input: { summary: 'buy 3 GPU hours for the benchmark', who: 'person', plan: { rationale: 'the CPU run takes a day', risks: 'costs $12' }, timeout_s: 120 } }] };
+        }
+        if (ctx.step === 1) {
+          seen = lastResult(ctx);
+          return finish(`decision: ${seen.text.slice(0, 400)}`, !seen.is_error && JSON.parse(seen.text).decision === 'approved' ? 'success' : 'failure');
+        }
+        return { text: 'done' };
+      },
+    });
+    const id = (await h.call('spawn_agent', { prompt: '@script:spender', title: 'GPU buyer' })).job_id;
+    const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 60 });
+    assert.equal(w.timed_out, false);
+    assert.equal(w.attention.length, 1, JSON.stringify(w.attention));
+    const item = w.attention[0];
+    assert.deepEqual([item.kind, item.job_id, item.who, item.awaiting, item.agent_title], ['approval', id, 'person', 'person', 'GPU buyer']);
+    assert.match(item.how_to_answer, new RegExp(`Only the person can answer .*overseer respond ${item.request_id} --approve\\|--reject`));
+
+    const refused = await h.callRaw('respond', { request_id: item.request_id, decision: 'approved' });
+    assert.equal(refused.isError, true);
+    assert.match(refused.text, new RegExp(`^forbidden: Request ${item.request_id} is for the person .*nothing was changed\\..*overseer respond ${item.request_id}`));
+    assert.equal(h.hub.requests.store.get(item.request_id)!.status, 'pending', 'the refused respond changed nothing');
+    assert.equal(h.hub.ctx.store.get(id)!.status, 'needs_input');
+    assert.equal(seen as ToolResultInfo | undefined, undefined, 'the child is still waiting');
+
+    const cli = await runOverseer(h.home, ['respond', item.request_id, '--approve', '--comment', 'approved by me, MANGO-3', '--as-person']);
+    assert.equal(cli.code, 0, cli.stderr);
+    const done = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 60 });
+    assert.equal(done.done[0].status, 'succeeded', JSON.stringify(done.done[0]));
+    const answer = seen as ToolResultInfo | undefined;
+    assert.ok(answer && !answer.is_error, answer?.text);
+    const got = JSON.parse(answer.text);
+    assert.deepEqual([got.decision, got.comment, got.answered_by], ['approved', 'approved by me, MANGO-3', 'person (cli, --as-person)']);
+    const all = (await h.call('list_requests', { status: 'all' })).requests;
+    assert.deepEqual(all.map((r: any) => [r.request_id, r.who, r.status, r.answered_by]), [[item.request_id, 'person', 'answered', 'person (cli, --as-person)']]);
+    const agent = await h.call('get_agent', { job_id: id });
+    assert.deepEqual(agent.requests.map((r: any) => [r.request_id, r.answered_by]), [[item.request_id, 'person (cli, --as-person)']]);
   });
 
   test('permission prompts: git push is asked of the lead and rejected; a write outside the work tree is denied', async () => {

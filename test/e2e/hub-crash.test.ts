@@ -1,5 +1,5 @@
-// End-to-end: the hub itself going away. kill -9 of a hub process (the `overseer mcp` a lead
-// runs) leaves an orphaned child; the next hub on the same state directory reconciles it
+// End-to-end: the hub itself going away. kill -9 of a hub process (the one `overseer mcp`
+// started for the lead) leaves an orphaned child; the next hub on the same state directory reconciles it
 // (process ended, job interrupted, nothing left running) and resume_agent continues the
 // child's session. A clean hub stop marks running children interrupted.
 import { describe, test, after } from 'node:test';
@@ -43,9 +43,11 @@ describe('hub crash and restart', () => {
     db.close();
     assert.ok(childPid > 0);
 
+    // The lead's window goes first (its bridge would otherwise start a new hub at once), then the hub.
+    await lead.close().catch(() => undefined);
+    assert.ok(alive(hubPid), 'the hub outlives its lead\'s bridge');
     process.kill(hubPid, 'SIGKILL');
     await eventually('hub gone', () => !alive(hubPid), 5000);
-    await lead.close().catch(() => undefined);
     assert.ok(alive(childPid), 'the child outlives the killed hub (own process group)');
 
     const h = await startTestHub({ dir, fake });

@@ -44,7 +44,8 @@ export async function startTestHub(o: {
   const project = o.project ?? dir;
   const fake = o.fake ?? (await startFakeAnthropic({ scripts: o.scripts }));
   if (o.fake && o.scripts) for (const [k, v] of Object.entries(o.scripts)) fake.addScript(k, v);
-  const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, ...o.config });
+  // Worktrees go under the test's own directory, never into the developer's ~/.local/share.
+  const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, worktreesDir: join(dir, 'worktrees'), ...o.config });
   const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url, extra: o.extraEnv });
   const hub = new Hub({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db') });
   await hub.start();

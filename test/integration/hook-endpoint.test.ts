@@ -140,6 +140,10 @@ describe('lock hook, auto mode', () => {
     assert.ok(reason.includes('"Hook B"'), reason);
     assert.match(reason, /lock_files/);
     assert.deepEqual(await lockRows(t.h, file('locked.txt')), [[file('locked.txt'), B.id, 'B rewrites it']], 'the lock did not move');
+    // The denial is in A's events (overseer events / get_agent {events:true}).
+    const ev = (await t.h.call('get_agent', { job_id: A.id, events: true })).events.filter((e: any) => e.kind === 'lock_denied');
+    assert.deepEqual(ev.at(-1)?.data.files, [file('locked.txt')]);
+    assert.ok(ev.at(-1).data.reason.includes(B.id));
     for (const [tool, input] of [
       ['Edit', { file_path: file('locked.txt'), old_string: 'a', new_string: 'b' }],
       ['MultiEdit', { file_path: 'locked.txt', edits: [{ old_string: 'a', new_string: 'b' }] }],

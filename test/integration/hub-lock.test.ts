@@ -1,124 +1,136 @@
-// Integration: one hub per state directory. acquireHubLock against a real second process
-// (test/fixtures/hold-lock.ts) that holds the lock: a live holder is reported with its
-// hub.json, a holder killed with -9 is taken over at once (no staleness wait).
-// ensureLeadToken writes a 0600 token file and reuses it.
-import { test, describe, before, after } from 'node:test';
+// Integration: exactly one hub per state directory. The claim is a kernel lock on
+// <state>/hub.claim (SQLite/fcntl), so it is free the moment its holder dies and can never be
+// taken from a live holder, whatever hub.json says. Real processes (test/fixtures/claim-hub.mjs,
+// claiming exactly as `overseer serve` does; needs `npm run build`): a live holder with a
+// forged hub.json keeps its claim; kill -9 frees it at once; N processes started together,
+// round after round (after kill -9 of the previous hub, or with a stale hub.json), yield one
+// hub and N-1 processes naming it. ensureLeadToken writes a 0600 token file and reuses it.
+import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acquireHubLock, ensureLeadToken, readHubInfo } from '../../src/server/hubLock.js';
-import { silentLogger } from '../../src/log.js';
+import { ensureLeadToken, readHubInfo, tryAcquireHub } from '../../src/server/hubLock.js';
+import { tryClaim } from '../../src/hubproc/claim.js';
 import { makeTempDir } from '../helpers/claude.js';
+import { alive, eventually } from '../helpers/wait.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'hold-lock.ts');
+const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'claim-hub.mjs');
 
-function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms); }),
-  ]);
-}
+interface Run { proc: ChildProcess; line: Promise<string>; exit: Promise<number | null> }
+const procs: ChildProcess[] = [];
 
-/** Starts the lock-holding fixture in its own process group; resolves once it printed "locked". */
-async function startHolder(stateDir: string, procs: ChildProcess[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, stateDir], {
-    cwd: REPO_ROOT,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  procs.push(child);
+/** Start one claimant; `line` is its first stdout line (serving/running/gave-up). */
+function claimant(state: string, env: NodeJS.ProcessEnv = {}): Run {
+  const proc = spawn(process.execPath, [FIXTURE, state], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  procs.push(proc);
   let out = '';
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
-  await deadline(
-    new Promise<void>((resolve, reject) => {
-      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        if (out.includes('locked\n')) resolve();
-      });
-      child.once('exit', (code, sig) => reject(new Error(`hold-lock exited (${code ?? sig}) before locking: ${err}`)));
-      child.once('error', reject);
-    }),
-    30_000,
-    'hold-lock fixture',
-  );
-  return child;
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+  const exit = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const line = new Promise<string>((resolve, reject) => {
+    proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    void exit.then((code) => reject(new Error(`claimant exited (${code}) without a word: ${err}`)));
+  });
+  line.catch(() => undefined);
+  return { proc, line, exit };
 }
 
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    /* already gone */
-  }
+function kill9(p: ChildProcess): Promise<void> {
+  const gone = new Promise<void>((r) => { if (p.exitCode !== null || p.signalCode !== null) r(); else p.once('exit', () => r()); });
+  try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
+  return gone;
 }
 
-describe('hub lock', { timeout: 120_000 }, () => {
+const DEAD_PID = 2 ** 22 - 7; // above the default pid_max: never a live process
+
+describe('hub claim', { timeout: 120_000 }, () => {
   const dirs: string[] = [];
-  const procs: ChildProcess[] = [];
   const tmp = async (): Promise<string> => {
-    const d = await makeTempDir('ovs-lock');
+    const d = await makeTempDir('ovs-claim');
     dirs.push(d);
-    return d;
+    return join(d, 'state');
   };
-
   after(async () => {
-    for (const p of procs) killGroup(p);
+    for (const p of procs) await kill9(p);
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
   });
 
-  test('a free state directory is acquired, and release frees it', async () => {
-    const state = join(await tmp(), 'state');
-    const first = await acquireHubLock(state, silentLogger);
-    assert.equal(first.kind, 'acquired');
-    assert.ok(existsSync(join(state, 'hub.lock')), 'no hub.lock while held');
-    if (first.kind === 'acquired') await first.release();
-    assert.ok(!existsSync(join(state, 'hub.lock')), 'hub.lock left behind after release');
-    const again = await acquireHubLock(state, silentLogger);
-    assert.equal(again.kind, 'acquired');
-    if (again.kind === 'acquired') await again.release();
+  test('in one process: a held claim is refused, release frees it, hub.json is removed with it', async () => {
+    assert.ok(existsSync(FIXTURE.replace('test/fixtures/claim-hub.mjs', 'dist/server/hubLock.js')), 'run npm run build first');
+    const state = await tmp();
+    const a = tryAcquireHub(state);
+    assert.ok(a, 'a free directory was not claimed');
+    assert.equal(tryClaim(state), undefined, 'a second claim succeeded while the first is held');
+    a.publish({ pid: process.pid, port: 1, url: 'http://127.0.0.1:1/mcp', started_at: 'now', version: 'x' });
+    assert.equal(readHubInfo(state)?.pid, process.pid);
+    await a.release();
+    assert.equal(readHubInfo(state), undefined, 'hub.json left behind after release');
+    const b = tryAcquireHub(state);
+    assert.ok(b, 'not claimable after release');
+    await b.release();
   });
 
-  describe('held by another process', () => {
-    let state: string;
-    let holder: ChildProcess;
+  test('a live hub holding the claim with hub.json forged to a dead pid: a second process never serves', async () => {
+    const state = await tmp();
+    const a = claimant(state);
+    assert.match(await a.line, /^serving /);
+    writeFileSync(join(state, 'hub.json'), JSON.stringify({ pid: DEAD_PID, port: 1, url: 'http://127.0.0.1:1/mcp', started_at: 'forged', version: 'x' }));
+    const b = claimant(state, { OVERSEER_TEST_CLAIM_WAIT_MS: '1500' });
+    assert.match(await b.line, /^gave-up /, 'the second process did not wait and give up');
+    assert.equal(await b.exit, 2);
+    assert.equal(tryClaim(state), undefined, 'the live hub lost its claim');
+    assert.ok(alive(a.proc.pid!));
+    // A forged hub.json naming a live pid that is not the hub (this test process) is not believed either.
+    writeFileSync(join(state, 'hub.json'), JSON.stringify({ pid: process.pid, port: 1, url: 'http://127.0.0.1:1/mcp', started_at: 'forged', version: 'x' }));
+    const c = claimant(state, { OVERSEER_TEST_CLAIM_WAIT_MS: '1000' });
+    assert.match(await c.line, /^gave-up /);
+    await kill9(a.proc);
+  });
 
-    before(async () => {
-      state = join(await tmp(), 'state');
-      holder = await startHolder(state, procs);
-    });
+  test('kill -9 of the holder frees the claim at once', async () => {
+    const state = await tmp();
+    const a = claimant(state);
+    const [, pid] = (await a.line).split(' ');
+    await kill9(a.proc);
+    assert.equal(readHubInfo(state)?.pid, Number(pid), 'precondition: the dead hub left hub.json behind');
+    const started = Date.now();
+    const b = claimant(state);
+    assert.match(await b.line, /^serving /);
+    const took = Date.now() - started;
+    assert.ok(took < 5000, `taking over took ${took} ms`);
+    await kill9(b.proc);
+  });
 
-    test('a live holder is reported with its hub.json', async () => {
-      const r = await deadline(acquireHubLock(state, silentLogger), 30_000, 'acquire while held');
-      assert.equal(r.kind, 'running');
-      if (r.kind !== 'running') return;
-      assert.equal(r.info.pid, holder.pid);
-      assert.equal(r.info.url, 'http://127.0.0.1:1/mcp');
-      assert.deepEqual(readHubInfo(state), r.info);
-      // Reporting the holder must not have broken its lock.
-      assert.ok(existsSync(join(state, 'hub.lock')), 'the live holder\'s lock was removed');
-      assert.equal(holder.exitCode, null);
-    });
-
-    test('a holder killed with -9 is taken over at once', async () => {
-      const exited = new Promise((resolve) => holder.once('exit', resolve));
-      process.kill(-holder.pid!, 'SIGKILL');
-      await deadline(exited, 10_000, 'holder exit');
-      assert.ok(existsSync(join(state, 'hub.lock')), 'precondition: the dead holder left its lock behind');
-      const started = Date.now();
-      const r = await deadline(acquireHubLock(state, silentLogger), 30_000, 'acquire after kill -9');
-      const took = Date.now() - started;
-      assert.equal(r.kind, 'acquired');
-      if (r.kind === 'acquired') await r.release();
-      // The lock is 15 s from stale: taking it over must not wait for that, nor sit in retries.
-      assert.ok(took < 2000, `taking over a dead hub's lock took ${took} ms (expected < 2000 ms)`);
-    });
+  test('N=8 processes at once, 20 rounds (after kill -9, with a stale hub.json): exactly one serves, the others name it', async () => {
+    const state = await tmp();
+    const N = 8;
+    let previous: Run | undefined;
+    const started = Date.now();
+    for (let round = 0; round < 20; round++) {
+      if (previous) await kill9(previous.proc); // every round after the first follows a kill -9
+      if (round % 3 === 1) writeFileSync(join(state, 'hub.json'), JSON.stringify({ pid: DEAD_PID, port: 1, url: 'http://127.0.0.1:1/mcp', started_at: 'stale', version: 'x' }));
+      const runs = Array.from({ length: N }, () => claimant(state));
+      const lines = await Promise.all(runs.map((r) => r.line));
+      const serving = runs.filter((_, i) => lines[i]!.startsWith('serving '));
+      assert.equal(serving.length, 1, `round ${round}: ${serving.length} hubs served: ${lines.join(' | ')}`);
+      const [, hubPid, hubPort] = lines[lines.findIndex((l) => l.startsWith('serving '))]!.split(' ');
+      for (let i = 0; i < N; i++) {
+        if (runs[i] === serving[0]) continue;
+        assert.equal(lines[i], `running ${hubPid} ${hubPort}`, `round ${round}: a loser did not name the hub`);
+        assert.equal(await runs[i]!.exit, 1);
+      }
+      assert.equal(readHubInfo(state)?.pid, Number(hubPid));
+      previous = serving[0];
+    }
+    if (previous) await kill9(previous.proc);
+    process.stderr.write(`# stress: 20 rounds × ${N} claimants in ${Date.now() - started} ms\n`);
   });
 
   describe('lead token', () => {
@@ -129,34 +141,29 @@ describe('hub lock', { timeout: 120_000 }, () => {
         made++;
         return `tok-${made}-${'a'.repeat(40)}`;
       };
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(state, { recursive: true });
       const t1 = ensureLeadToken(state, make);
       const file = join(state, 'lead.token');
       assert.equal(statSync(file).mode & 0o777, 0o600);
       assert.equal(readFileSync(file, 'utf8').trim(), t1);
-      const t2 = ensureLeadToken(state, make);
-      assert.equal(t2, t1);
+      assert.equal(ensureLeadToken(state, make), t1);
       assert.equal(made, 1, 'the token was generated again instead of reused');
-      assert.equal(statSync(file).mode & 0o777, 0o600);
     });
 
-    test('a token file with loose permissions is tightened to 0600', async () => {
+    test('a token file with loose permissions is tightened; a truncated one replaced', async () => {
       const state = await tmp();
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(state, { recursive: true });
       const file = join(state, 'lead.token');
-      const tok = 'b'.repeat(48);
-      writeFileSync(file, `${tok}\n`, { mode: 0o644 });
-      const t = ensureLeadToken(state, () => 'never-used-never-used-never-used-x');
-      assert.equal(t, tok);
+      writeFileSync(file, `${'b'.repeat(48)}\n`, { mode: 0o644 });
+      assert.equal(ensureLeadToken(state, () => 'never-used-never-used-never-used-x'), 'b'.repeat(48));
       assert.equal(statSync(file).mode & 0o777, 0o600);
-    });
-
-    test('a truncated token file is replaced by a fresh token', async () => {
-      const state = await tmp();
-      const file = join(state, 'lead.token');
       writeFileSync(file, 'short\n', { mode: 0o600 });
-      const fresh = 'c'.repeat(48);
-      assert.equal(ensureLeadToken(state, () => fresh), fresh);
-      assert.equal(readFileSync(file, 'utf8').trim(), fresh);
+      assert.equal(ensureLeadToken(state, () => 'c'.repeat(48)), 'c'.repeat(48));
+      assert.equal(readFileSync(file, 'utf8').trim(), 'c'.repeat(48));
       assert.equal(statSync(file).mode & 0o777, 0o600);
     });
   });
 });
+void eventually;

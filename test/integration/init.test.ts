@@ -1,59 +1,30 @@
-// Integration: `overseer init [--dry-run]` in real temp git repositories, both in-process
-// (init(cwd, dryRun) from src/cli/init.ts) and as a process (node dist/cli/main.js init, built
-// first with npm run build). It adds mcpServers.overseer to .mcp.json and the fail-closed
-// PreToolUse lock hook to .claude/settings.json at the git root, prints what changed, changes
-// nothing on a second run (files byte-identical), merges into existing files keeping everything
-// else, keeps an existing overseer server entry, changes nothing with --dry-run, and refuses
-// invalid JSON without touching the file.
+// Integration: `overseer init [--dry-run] [--force]` in real temp git repositories, both
+// in-process (init() from src/cli/init.ts) and as a process (node dist/cli/main.js init, built
+// first). Team safety: the committed files (.mcp.json, .claude/settings.json) hold no path of
+// this machine (grepped for the temp dir, the package path and this node); the lock hook goes to
+// .claude/settings.local.json, which git is told to ignore; the Overseer tools are allowed
+// (permissions.allow "mcp__overseer__*"); a hook an older init put into settings.json is moved
+// out. Also: prints what changed per file, changes nothing on a second run (files
+// byte-identical), merges keeping everything else, --dry-run changes nothing, invalid JSON is
+// refused untouched, and a directory outside git is refused (exit 2) unless --force.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path, { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { init, type InitChange } from '../../src/cli/init.js';
+import { execFileSync } from 'node:child_process';
+import { init, PERMISSION_RULE, type InitChange } from '../../src/cli/init.js';
 import { CliError } from '../../src/cli/status.js';
+import { UsageError } from '../../src/cli/errors.js';
 import { initRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/claude.js';
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The test's environment without anything of an outer Overseer or Claude Code session. */
-function cliEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('OVERSEER_') && !k.startsWith('CLAUDE_') && k !== 'CLAUDECODE') env[k] = v;
-  }
-  return env;
-}
-
-function overseer(cwd: string, args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { buildCli, overseer, REPO_ROOT } from '../helpers/cli.js';
 
 const readJson = (file: string): any => JSON.parse(readFileSync(file, 'utf8'));
 const mcpFile = (root: string): string => join(root, '.mcp.json');
 const settingsFile = (root: string): string => join(root, '.claude', 'settings.json');
+const localFile = (root: string): string => join(root, '.claude', 'settings.local.json');
+const excludeFile = (root: string): string => join(root, '.git', 'info', 'exclude');
 
 /** Every file under root except .git, with its bytes (to prove nothing changed). */
 function snapshot(root: string): Map<string, Buffer> {
@@ -67,6 +38,7 @@ function snapshot(root: string): Map<string, Buffer> {
     }
   };
   walk(root);
+  if (existsSync(excludeFile(root))) files.set('.git/info/exclude', readFileSync(excludeFile(root)));
   return files;
 }
 
@@ -75,21 +47,27 @@ function assertSameFiles(before: Map<string, Buffer>, after: Map<string, Buffer>
   for (const [f, bytes] of before) assert.ok(bytes.equals(after.get(f)!), `${f} changed`);
 }
 
-/** The server entry init writes: `overseer mcp` from PATH, or this installation's node + main.js. */
-function assertServerEntry(entry: any, { fromDist }: { fromDist: boolean }): void {
+/** The server entry init writes: `overseer mcp` from PATH, else `npx -y overseer-mcp mcp`. */
+function assertServerEntry(entry: any): void {
   assert.equal(entry?.type, 'stdio');
-  if (entry.command === 'overseer') {
-    assert.deepEqual(entry.args, ['mcp']);
-    return;
+  if (entry.command === 'overseer') assert.deepEqual(entry.args, ['mcp']);
+  else assert.deepEqual([entry.command, ...entry.args], ['npx', '-y', 'overseer-mcp', 'mcp']);
+}
+
+/** No path of this machine in the files a team commits. */
+function assertTeamSafe(root: string, tmp: string): void {
+  for (const f of [mcpFile(root), settingsFile(root)]) {
+    if (!existsSync(f)) continue;
+    const text = readFileSync(f, 'utf8');
+    for (const local of [tmp, root, REPO_ROOT, process.execPath, path.dirname(process.execPath), '/work/', '/tmp/']) {
+      assert.ok(!text.includes(local), `${f} contains the machine-specific path ${local}:\n${text}`);
+    }
+    assert.doesNotMatch(text, /overseer-hook\.mjs/, `${f} still holds the lock hook`);
   }
-  assert.equal(entry.command, process.execPath);
-  assert.equal(entry.args.length, 2);
-  assert.equal(entry.args[1], 'mcp');
-  assert.match(entry.args[0], /[/\\]cli[/\\]main\.js$/);
-  if (fromDist) {
-    assert.equal(entry.args[0], MAIN);
-    assert.ok(existsSync(entry.args[0]), `${entry.args[0]} does not exist`);
-  }
+}
+
+function assertIgnored(root: string): void {
+  execFileSync('git', ['check-ignore', '-q', '--no-index', '.claude/settings.local.json'], { cwd: root }); // throws when not ignored
 }
 
 /** Our PreToolUse entry: Edit/Write/… matcher, the hook script by absolute path, fails closed. */
@@ -108,11 +86,13 @@ function assertOurHook(entry: any): void {
   assert.equal(h.type, 'command');
   assert.ok(h.command.includes(join(REPO_ROOT, 'hooks', 'overseer-hook.mjs')), `command ${h.command} does not run this package's hook`);
   assert.ok(h.command.includes(process.execPath), `command ${h.command} does not use this node`);
-  assert.equal(h.onFailure, 'block');
+  assert.equal(h.onFailure, undefined, 'the lead hook must not block every edit when it cannot start (the script denies by itself when a running hub does not answer)');
   assert.ok(typeof h.timeout === 'number' && h.timeout > 8, `timeout ${h.timeout} would cut the hook's own 8 s hub timeout short`);
 }
 
 const actions = (changes: InitChange[]): Record<string, string> => Object.fromEntries(changes.map((c) => [path.basename(c.file), c.action]));
+const FRESH = { '.mcp.json': 'created', 'settings.json': 'created', 'settings.local.json': 'created', exclude: 'updated' };
+const SAME = { '.mcp.json': 'unchanged', 'settings.json': 'unchanged', 'settings.local.json': 'unchanged' };
 
 describe('overseer init', { timeout: 180_000 }, () => {
   let tmp = '';
@@ -120,12 +100,7 @@ describe('overseer init', { timeout: 180_000 }, () => {
   const repo = async (files?: Record<string, string>): Promise<string> => initRepo(join(tmp, `repo-${n++}`), files);
 
   before(async () => {
-    const build = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, encoding: 'utf8', env: cliEnv() });
-    if (build.status !== 0) {
-      // tsc emits even with type errors (in files edited in parallel); go on if main.js is there.
-      process.stderr.write(`# npm run build exited ${build.status}: ${(build.stdout + build.stderr).slice(-2000)}\n`);
-      assert.ok(existsSync(MAIN), `npm run build failed and ${MAIN} is missing`);
-    }
+    buildCli();
     tmp = await makeTempDir('ovs-init');
   });
 
@@ -133,33 +108,69 @@ describe('overseer init', { timeout: 180_000 }, () => {
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
-  test('fresh repo: creates .mcp.json (mcpServers.overseer) and .claude/settings.json (fail-closed PreToolUse hook)', async () => {
+  test('fresh repo: server in .mcp.json, permission rule in settings.json, hook in settings.local.json (ignored by git); no machine path in shared files', async () => {
     const root = await repo();
     const changes = init(root, false);
-    assert.deepEqual(actions(changes), { '.mcp.json': 'created', 'settings.json': 'created' });
-    assert.deepEqual(changes.map((c) => c.file), [mcpFile(root), settingsFile(root)]);
+    assert.deepEqual(actions(changes), FRESH);
     for (const c of changes) assert.ok(c.what.length > 0);
 
     const mcp = readJson(mcpFile(root));
     assert.deepEqual(Object.keys(mcp), ['mcpServers']);
     assert.deepEqual(Object.keys(mcp.mcpServers), ['overseer']);
-    assertServerEntry(mcp.mcpServers.overseer, { fromDist: false });
+    assertServerEntry(mcp.mcpServers.overseer);
 
     const settings = readJson(settingsFile(root));
-    assertOurHook(oursIn(settings));
-    assert.deepEqual(Object.keys(settings), ['hooks']);
-    assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse']);
+    assert.deepEqual(settings, { permissions: { allow: [PERMISSION_RULE] } });
+    assert.equal(PERMISSION_RULE, 'mcp__overseer__*');
+
+    const local = readJson(localFile(root));
+    assertOurHook(oursIn(local));
+    assert.deepEqual(Object.keys(local), ['hooks']);
+    assertTeamSafe(root, tmp);
+    assertIgnored(root);
+    // git status shows the shared files but not the personal one.
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' });
+    assert.match(status, /\.mcp\.json/);
+    assert.match(status, /\.claude\/settings\.json/);
+    assert.doesNotMatch(status, /settings\.local\.json/);
   });
 
-  test('second run: every entry "unchanged", files byte-identical and not rewritten', async () => {
+  test('second run: every entry "unchanged", files (and .git/info/exclude) byte-identical and not rewritten', async () => {
     const root = await repo();
     init(root, false);
     const before = snapshot(root);
-    const mtimes = [mcpFile(root), settingsFile(root)].map((f) => statSync(f).mtimeMs);
+    const files = [mcpFile(root), settingsFile(root), localFile(root), excludeFile(root)];
+    const mtimes = files.map((f) => statSync(f).mtimeMs);
     const changes = init(root, false);
-    assert.deepEqual(actions(changes), { '.mcp.json': 'unchanged', 'settings.json': 'unchanged' });
+    assert.deepEqual(actions(changes), SAME);
     assertSameFiles(before, snapshot(root));
-    assert.deepEqual([mcpFile(root), settingsFile(root)].map((f) => statSync(f).mtimeMs), mtimes);
+    assert.deepEqual(files.map((f) => statSync(f).mtimeMs), mtimes);
+  });
+
+  test('a repo that already ignores settings.local.json: .git/info/exclude is left alone', async () => {
+    const root = await repo({ '.gitignore': '.claude/settings.local.json\n' });
+    const exclude = existsSync(excludeFile(root)) ? readFileSync(excludeFile(root), 'utf8') : null;
+    assert.deepEqual(actions(init(root, false)), { '.mcp.json': 'created', 'settings.json': 'created', 'settings.local.json': 'created' });
+    assert.equal(existsSync(excludeFile(root)) ? readFileSync(excludeFile(root), 'utf8') : null, exclude);
+  });
+
+  test('outside a git repository: refused with exit 2 and nothing written; --force sets up the directory', async () => {
+    const dir = join(tmp, `plain-${n++}`);
+    mkdirSync(dir);
+    assert.throws(() => init(dir, false), (e: unknown) => e instanceof UsageError && /not inside a git repository/.test(e.message) && /--force/.test(e.message));
+    const run = await overseer(dir, ['init']);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /^overseer: .*is not inside a git repository.*--force/m);
+    assert.equal(run.stdout, '');
+    assert.deepEqual(readdirSync(dir), []);
+
+    const forced = await overseer(dir, ['init', '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.match(forced.stdout, /^created: \.mcp\.json/m);
+    assertOurHook(oursIn(readJson(localFile(dir))));
+    assertTeamSafe(dir, tmp);
+    const again = await overseer(dir, ['init', '--force']);
+    assert.match(again.stdout, /Nothing to do/);
   });
 
   test('CLI: `node dist/cli/main.js init` in a subdirectory writes at the git root and prints what changed; a second run prints "Nothing to do"', async () => {
@@ -168,24 +179,29 @@ describe('overseer init', { timeout: 180_000 }, () => {
     const first = await overseer(sub, ['init']);
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.stderr, '');
-    assert.match(first.stdout, /^created: \.\.\/\.\.\/\.mcp\.json — added mcpServers\.overseer$/m);
-    assert.match(first.stdout, /^created: \.\.\/\.\.\/\.claude\/settings\.json — added the Overseer lock hook/m);
+    assert.match(first.stdout, /^created: \.\.\/\.\.\/\.mcp\.json — added mcpServers\.overseer \((overseer mcp|npx -y overseer-mcp mcp)\)$/m);
+    assert.match(first.stdout, /^created: \.\.\/\.\.\/\.claude\/settings\.json — allowed the Overseer tools \(permissions\.allow "mcp__overseer__\*"\)$/m);
+    assert.match(first.stdout, /^created: \.\.\/\.\.\/\.claude\/settings\.local\.json — added the Overseer lock hook/m);
+    assert.match(first.stdout, /^updated: \.\.\/\.\.\/\.git\/info\/exclude — git ignores \.claude\/settings\.local\.json/m);
     assert.match(first.stdout, /Restart Claude Code/);
+    assert.match(first.stdout, /with no hub running it allows everything/);
     assert.ok(!existsSync(join(sub, '.mcp.json')) && !existsSync(join(sub, '.claude')), 'init wrote into the subdirectory instead of the git root');
-    assertServerEntry(readJson(mcpFile(root)).mcpServers.overseer, { fromDist: true });
-    assertOurHook(oursIn(readJson(settingsFile(root))));
+    assertServerEntry(readJson(mcpFile(root)).mcpServers.overseer);
+    assertOurHook(oursIn(readJson(localFile(root))));
+    assertTeamSafe(root, tmp);
 
     const before = snapshot(root);
     const second = await overseer(sub, ['init']);
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /^unchanged: \.\.\/\.\.\/\.mcp\.json/m);
     assert.match(second.stdout, /^unchanged: \.\.\/\.\.\/\.claude\/settings\.json/m);
+    assert.match(second.stdout, /^unchanged: \.\.\/\.\.\/\.claude\/settings\.local\.json/m);
     assert.match(second.stdout, /Nothing to do/);
     assert.doesNotMatch(second.stdout, /^(created|updated)/m);
     assertSameFiles(before, snapshot(root));
 
     // The in-process init agrees that there is nothing left to do.
-    assert.deepEqual(actions(init(root, false)), { '.mcp.json': 'unchanged', 'settings.json': 'unchanged' });
+    assert.deepEqual(actions(init(root, false)), SAME);
   });
 
   test('merges into existing files, keeping other servers, hooks and settings', async () => {
@@ -205,27 +221,26 @@ describe('overseer init', { timeout: 180_000 }, () => {
 
     const run = await overseer(root, ['init']);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^updated: \.mcp\.json — added mcpServers\.overseer$/m);
-    assert.match(run.stdout, /^updated: \.claude\/settings\.json — added the Overseer lock hook/m);
+    assert.match(run.stdout, /^updated: \.mcp\.json — added mcpServers\.overseer /m);
+    assert.match(run.stdout, /^updated: \.claude\/settings\.json — allowed the Overseer tools/m);
 
     const mcp = readJson(mcpFile(root));
     assert.deepEqual(mcp.mcpServers.acme, otherServer);
     assert.deepEqual(mcp.extra, { keep: true });
     assert.deepEqual(Object.keys(mcp.mcpServers).sort(), ['acme', 'overseer']);
-    assertServerEntry(mcp.mcpServers.overseer, { fromDist: true });
+    assertServerEntry(mcp.mcpServers.overseer);
 
     const settings = readJson(settingsFile(root));
-    assert.deepEqual(settings.permissions, settingsBefore.permissions);
+    assert.deepEqual(settings.permissions, { ...settingsBefore.permissions, allow: ['Bash(npm test)', 'mcp__overseer__*'] });
     assert.deepEqual(settings.env, settingsBefore.env);
     assert.equal(settings.model, 'opus');
-    assert.deepEqual(settings.hooks.PostToolUse, post);
-    assert.equal(settings.hooks.PreToolUse.length, 2);
-    assert.deepEqual(settings.hooks.PreToolUse[0], otherPre, 'the existing PreToolUse entry must stay first and unchanged');
-    assertOurHook(oursIn(settings));
+    assert.deepEqual(settings.hooks, settingsBefore.hooks, 'the shared hooks must stay exactly as they were');
+    assertOurHook(oursIn(readJson(localFile(root))));
+    assertTeamSafe(root, tmp);
 
     // And it is idempotent on the merged files too.
     const before = snapshot(root);
-    assert.deepEqual(actions(init(root, false)), { '.mcp.json': 'unchanged', 'settings.json': 'unchanged' });
+    assert.deepEqual(actions(init(root, false)), SAME);
     assertSameFiles(before, snapshot(root));
   });
 
@@ -235,27 +250,62 @@ describe('overseer init', { timeout: 180_000 }, () => {
     const text = `${JSON.stringify({ mcpServers: { overseer: custom } }, null, 2)}\n`;
     writeFileSync(mcpFile(root), text);
     const changes = init(root, false);
-    assert.deepEqual(actions(changes), { '.mcp.json': 'unchanged', 'settings.json': 'created' });
+    assert.deepEqual(actions(changes), { ...FRESH, '.mcp.json': 'unchanged' });
     assert.match(changes[0]!.what, /kept/);
     assert.equal(readFileSync(mcpFile(root), 'utf8'), text);
-    assertOurHook(oursIn(readJson(settingsFile(root))));
+    assertOurHook(oursIn(readJson(localFile(root))));
   });
 
-  test('an outdated Overseer hook entry is replaced in place; other entries stay where they are', async () => {
+  test('an older init\'s hook in the shared settings.json is moved to settings.local.json; other entries stay in order', async () => {
     const root = await repo();
     mkdirSync(join(root, '.claude'));
     const a = { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo a' }] };
-    const old = { matcher: 'Edit|Write', hooks: [{ type: 'command', command: "'/old/node' '/old/place/hooks/overseer-hook.mjs'", timeout: 5 }] };
+    const old = { matcher: 'Edit|Write', hooks: [{ type: 'command', command: `'${process.execPath}' '${REPO_ROOT}/hooks/overseer-hook.mjs'`, timeout: 15, onFailure: 'block' }] };
     const b = { matcher: 'Read', hooks: [{ type: 'command', command: 'echo b' }] };
     writeFileSync(settingsFile(root), JSON.stringify({ hooks: { PreToolUse: [a, old, b] } }));
     const changes = init(root, false);
     assert.equal(actions(changes)['settings.json'], 'updated');
-    const pre = readJson(settingsFile(root)).hooks.PreToolUse;
-    assert.equal(pre.length, 3);
-    assert.deepEqual(pre[0], a);
-    assert.deepEqual(pre[2], b);
-    assertOurHook(pre[1]);
-    assert.ok(!JSON.stringify(pre).includes('/old/place'), 'the outdated command is still there');
+    assert.match(changes.find((c) => c.file === settingsFile(root))!.what, /removed the Overseer lock hook/);
+    assert.deepEqual(readJson(settingsFile(root)).hooks.PreToolUse, [a, b]);
+    assertOurHook(oursIn(readJson(localFile(root))));
+    assertTeamSafe(root, tmp);
+
+    // Only our hook was there: the emptied hooks object goes too.
+    const root2 = await repo();
+    mkdirSync(join(root2, '.claude'));
+    writeFileSync(settingsFile(root2), JSON.stringify({ model: 'opus', hooks: { PreToolUse: [old] } }));
+    init(root2, false);
+    assert.deepEqual(readJson(settingsFile(root2)), { model: 'opus', permissions: { allow: ['mcp__overseer__*'] } });
+  });
+
+  test('an outdated hook in settings.local.json is replaced in place', async () => {
+    const root = await repo();
+    mkdirSync(join(root, '.claude'));
+    const a = { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo a' }] };
+    const old = { matcher: 'Edit|Write', hooks: [{ type: 'command', command: "'/old/node' '/old/place/hooks/overseer-hook.mjs'", timeout: 5 }] };
+    writeFileSync(localFile(root), JSON.stringify({ hooks: { PreToolUse: [old, a] } }));
+    assert.equal(actions(init(root, false))['settings.local.json'], 'updated');
+    const pre = readJson(localFile(root)).hooks.PreToolUse;
+    assert.equal(pre.length, 2);
+    assertOurHook(pre[0]);
+    assert.deepEqual(pre[1], a);
+  });
+
+  test('a permissions.allow that is not a list → an error, nothing changed', async () => {
+    const root = await repo();
+    mkdirSync(join(root, '.claude'));
+    writeFileSync(settingsFile(root), '{"permissions":{"allow":"mcp__x"}}');
+    const before = snapshot(root);
+    assert.throws(() => init(root, false), (e: unknown) => e instanceof CliError && /permissions\.allow is not a list/.test(e.message));
+    assertSameFiles(before, snapshot(root));
+  });
+
+  test('an existing mcp__overseer rule counts as allowed', async () => {
+    const root = await repo();
+    mkdirSync(join(root, '.claude'));
+    writeFileSync(settingsFile(root), '{"permissions":{"allow":["mcp__overseer"]}}');
+    assert.equal(actions(init(root, false))['settings.json'], 'unchanged');
+    assert.equal(readFileSync(settingsFile(root), 'utf8'), '{"permissions":{"allow":["mcp__overseer"]}}');
   });
 
   test('--dry-run on a fresh repo changes nothing but lists what would change', async () => {
@@ -263,8 +313,10 @@ describe('overseer init', { timeout: 180_000 }, () => {
     const before = snapshot(root);
     const run = await overseer(root, ['init', '--dry-run']);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^would be created: \.mcp\.json — added mcpServers\.overseer$/m);
+    assert.match(run.stdout, /^would be created: \.mcp\.json — added mcpServers\.overseer/m);
     assert.match(run.stdout, /^would be created: \.claude\/settings\.json/m);
+    assert.match(run.stdout, /^would be created: \.claude\/settings\.local\.json/m);
+    assert.match(run.stdout, /^would be updated: \.git\/info\/exclude/m);
     assert.doesNotMatch(run.stdout, /Restart Claude Code/);
     assertSameFiles(before, snapshot(root));
     assert.ok(!existsSync(mcpFile(root)), '.mcp.json was created by a dry run');
@@ -287,7 +339,7 @@ describe('overseer init', { timeout: 180_000 }, () => {
     assert.match(run.stdout, /^would be updated: \.mcp\.json/m);
     assert.match(run.stdout, /^would be updated: \.claude\/settings\.json/m);
     assertSameFiles(before, snapshot(root));
-    assert.deepEqual(actions(init(root, true)), { '.mcp.json': 'updated', 'settings.json': 'updated' });
+    assert.deepEqual(actions(init(root, true)), { ...FRESH, '.mcp.json': 'updated', 'settings.json': 'updated' });
     assertSameFiles(before, snapshot(root));
   });
 

@@ -18,6 +18,7 @@ import { silentLogger } from '../../src/log.js';
 import type { Caller } from '../../src/services/context.js';
 import { PromptLibrary } from '../../src/prompts/load.js';
 import { createTriageAgent, parseTriageOutput, TRIAGE_MODEL } from '../../src/kb/triageAgent.js';
+import type { RunUsage } from '../../src/money/usageStore.js';
 import { startFakeAnthropic, type FakeAnthropic, type StepContext } from '../../src/testing/fakeAnthropic.js';
 import { claudeBin, claudeEnv } from '../helpers/claude.js';
 import { callAs } from '../helpers/mcp.js';
@@ -277,6 +278,19 @@ describe('the real triage agent (claude CLI against the fake API)', () => {
     assert.match(ctx.prompt, /<title>\nNode fetch ignores HTTP_PROXY\n<\/title>/);
     assert.match(ctx.prompt, /<tags>node, proxy<\/tags>/);
     assert.ok(!/\{\{\w+\}\}/.test(ctx.prompt), 'every placeholder filled');
+  });
+
+  test('each run reports what it cost (haiku prices, tokens from the JSON result), for the job whose learning it triaged', async () => {
+    const got: { usage: RunUsage; jobId: string | null }[] = [];
+    const a = createTriageAgent({
+      bin: claudeBin(), prompts: new PromptLibrary(PROMPTS), env: claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url }), cwd: dir, timeoutMs: 60_000,
+      onUsage: (usage, jobId) => got.push({ usage, jobId }),
+    });
+    assert.equal(await a(learning('tri-global'), 'j-123456'), 'global');
+    assert.equal(got.length, 1);
+    const { usage, jobId } = got[0]!;
+    assert.deepEqual([jobId, usage.model, usage.tokens.input, usage.tokens.output], ['j-123456', TRIAGE_MODEL, 100, 20]);
+    assert.ok(usage.costUsd !== null && Math.abs(usage.costUsd - (100 * 1 + 20 * 5) / 1e6) < 1e-12, `cost ${usage.costUsd}`);
   });
 
   test('discard, and a text answer followed by the tool after Claude\'s nudge', async () => {

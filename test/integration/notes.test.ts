@@ -168,4 +168,17 @@ describe('notes', () => {
       assert.ok(Object.keys(t.inputSchema.properties ?? {}).length > 0, `${t.name} publishes no parameters`);
     }
   });
+
+  test('workflow notes belong to the workflow: another agent cannot write or delete them; nothing changes', async () => {
+    await h.call('write_note', { key: 'workflow/w-demo/plan', value: '- [ ] one' });
+    for (const [tool, args] of [['write_note', { key: 'workflow/w-demo/plan', value: '- [x] one' }], ['write_note', { key: 'workflow/w-demo/contract', value: 'x' }], ['delete_note', { key: 'workflow/w-demo/plan' }]] as const) {
+      const r = await callAs(agent, tool, args);
+      assert.equal(r.isError, true, `${tool} ${JSON.stringify(args)}`);
+      assert.match(r.text, /belong to that workflow/);
+    }
+    const n = await h.call('read_note', { key: 'workflow/w-demo/plan' });
+    assert.equal(n.value, '- [ ] one');
+    assert.equal(n.version, 1);
+    assert.equal((await h.call('read_note', { key: 'workflow/w-demo/contract' })).found, false);
+  });
 });

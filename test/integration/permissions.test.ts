@@ -136,6 +136,14 @@ describe('check_permission with the default policy', () => {
     assert.match(missing.text, /^invalid_input: .*permission prompt/);
     await h.call('respond', { request_id: att.request_id, decision: 'rejected', comment: 'open a PR instead' });
     assertDeny((await pending).answer, /open a PR instead/, 'rejected push');
+    // Both the policy's decision (ask, by which rule) and the lead's answer are recorded.
+    const ev = (await h.call('get_agent', { job_id: agentId, events: true })).events as any[];
+    const asked = ev.filter((e) => e.kind === 'permission' && e.data.target === 'git push origin feature');
+    assert.equal(asked.length, 1, JSON.stringify(ev));
+    assert.equal(asked[0].data.action, 'ask');
+    assert.equal(asked[0].data.rule_tool, 'Bash');
+    assert.match(asked[0].data.reason, /lead's approval/);
+    assert.deepEqual(ev.filter((e) => e.kind === 'permission_answer').at(-1).data, { tool: 'Bash', request_status: 'answered', decision: 'deny' });
   });
 });
 

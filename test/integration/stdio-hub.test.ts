@@ -1,7 +1,8 @@
 // Process level: the built CLI (`node dist/cli/main.js mcp`) as the lead's stdio MCP server,
 // driven by the SDK's StdioClientTransport, with real claude children against the fake API.
-// A second `overseer mcp` on the same state directory bridges to the first hub instead of
-// starting another. Then `status --json`, `logs <job>` and `--version` on the same state.
+// `overseer mcp` is a bridge to a hub process of its own (started detached on first use); a
+// second `overseer mcp` on the same state directory bridges to the same hub. The hub outlives
+// its bridges; `overseer stop` stops it. Then `status --json`, `logs <job>` and `--version`.
 // Needs `npm run build` first.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../src/testing/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
+import { alive } from '../helpers/wait.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
@@ -96,6 +98,7 @@ describe('overseer mcp over stdio (built CLI)', { timeout: 240_000 }, () => {
   let jobId: string;
   let outFile: string;
   let hubExitedCleanly = false;
+  let hubPid = 0;
 
   const startLead = async (name: string): Promise<Lead> => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env, cwd: project, stderr: 'pipe' });
@@ -140,6 +143,9 @@ describe('overseer mcp over stdio (built CLI)', { timeout: 240_000 }, () => {
   });
 
   after(async () => {
+    if (hubPid && !hubExitedCleanly) {
+      try { process.kill(hubPid, 'SIGKILL'); } catch { /* gone */ }
+    }
     for (const l of leads) {
       if (l.proc.exitCode === null && l.proc.signalCode === null) {
         try { l.proc.kill('SIGKILL'); } catch { /* gone */ }
@@ -162,7 +168,9 @@ describe('overseer mcp over stdio (built CLI)', { timeout: 240_000 }, () => {
 
   test('the hub records itself: hub.json with its pid, lead.token 0600', () => {
     const info = JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { pid: number; port: number; url: string; version: string };
-    assert.equal(info.pid, first.proc.pid);
+    assert.notEqual(info.pid, first.proc.pid, 'the bridge became the hub: the hub must be a process of its own');
+    assert.ok(alive(info.pid));
+    hubPid = info.pid;
     assert.ok(info.port > 0);
     assert.equal(info.url, `http://127.0.0.1:${info.port}/mcp`);
     assert.equal(info.version, VERSION);
@@ -199,7 +207,6 @@ describe('overseer mcp over stdio (built CLI)', { timeout: 240_000 }, () => {
 
   test('a second overseer mcp on the same state bridges to the running hub', async () => {
     assert.ok(jobId, 'needs the job of the previous test');
-    const hubPid = first.proc.pid;
     const second = await startLead('stdio-lead-2');
     assert.notEqual(second.proc.pid, hubPid);
     const info = JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { pid: number };
@@ -212,23 +219,38 @@ describe('overseer mcp over stdio (built CLI)', { timeout: 240_000 }, () => {
     assert.equal(mine.status, 'succeeded');
     assertOnlyJsonRpc(second);
 
+    // `overseer serve` on a served directory says which hub serves it (pid, port, since) and exits 1.
+    const serve = await runCli(['serve'], env, project);
+    assert.equal(serve.code, 1, serve.stdout);
+    const i2 = JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { pid: number; port: number; started_at: string };
+    assert.ok(serve.stderr.includes(`pid ${i2.pid}, port ${i2.port}`) && serve.stderr.includes(`since ${i2.started_at}`), serve.stderr);
+    assert.equal(serve.stdout, '', 'a second serve printed that it listens');
+
     // Closing the bridge's stdin ends the bridge, not the hub.
     const bridgeExit = exitOf(second.proc);
     second.proc.stdin!.end();
     const b = await deadline(bridgeExit, 20_000, 'bridge exit');
     assert.deepEqual(b, { code: 0, signal: null }, `bridge stderr: ${second.stderr()}`);
-    assert.equal(first.proc.exitCode, null, 'the hub died with the bridge');
+    assert.equal(first.proc.exitCode, null, 'the first bridge died with the second');
+    assert.ok(alive(hubPid), 'the hub died with a bridge');
     const still = resultJson(await first.client.callTool({ name: 'get_agent', arguments: { job_id: jobId } }));
     assert.equal(still.status, 'succeeded');
   });
 
-  test('closing the first client\'s stdin stops the hub cleanly', async () => {
+  test('closing the last bridge leaves the hub running; overseer stop stops it cleanly', async () => {
     const exit = exitOf(first.proc);
     first.proc.stdin!.end();
-    const r = await deadline(exit, 30_000, 'hub exit');
-    assert.deepEqual(r, { code: 0, signal: null }, `hub stderr: ${first.stderr()}`);
+    assert.deepEqual(await deadline(exit, 30_000, 'bridge exit'), { code: 0, signal: null }, `bridge stderr: ${first.stderr()}`);
+    assert.ok(alive(hubPid), 'the hub exited with its last bridge');
+    const r = await runCli(['stop'], env, project);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`Stopped the hub for .* \\(pid ${hubPid}, port \\d+, running since `));
+    assert.ok(!alive(hubPid), 'the hub still runs after overseer stop');
     hubExitedCleanly = true;
-    assert.ok(!existsSync(join(state, 'hub.lock')), 'the hub lock was not released');
+    assert.ok(!existsSync(join(state, 'hub.json')), 'hub.json was left behind by a clean stop');
+    const again = await runCli(['stop'], env, project);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /No hub runs for /);
   });
 
   test('status --json prints the jobs', async () => {

@@ -114,7 +114,7 @@ describe('parseClaudeLine: real-shaped events', () => {
     const { raw: _raw, ...fields } = e;
     assert.deepEqual(fields, {
       kind: 'result', isError: false, subtype: 'success', result: 'hello from fake', errors: undefined, sessionId: SID,
-      numTurns: 1, totalCostUsd: 0.0008, costUsd: 0.0008 /* falls back to total_cost_usd */, terminalReason: 'completed',
+      numTurns: 1, totalCostUsd: 0.0008, costUsd: 0.0008 /* falls back to total_cost_usd */, costReported: true, terminalReason: 'completed',
       apiErrorStatus: null, stopReason: 'end_turn', permissionDenials: [],
     });
   });

@@ -10,6 +10,8 @@ import { openDb } from '../../src/store/db.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { checkGh, checkGit, checkNode } from '../../src/doctor/system.js';
 import { checkConfig, checkHub, checkStateDb, checkStateDir, KNOWN_SCHEMA_VERSION } from '../../src/doctor/state.js';
+import { checkSessions } from '../../src/doctor/session.js';
+import { loadConfigFrom } from '../../src/config.js';
 import {
   CLAUDE_CLI, CODEX_CLI, checkAgentBinary, checkClaudeCredentials, checkClaudeEndpoint, checkCodexCredentials, checkCodexEndpoint, codexProviderOf,
 } from '../../src/doctor/agents.js';
@@ -356,6 +358,22 @@ describe('doctor: state directory, database, hub', () => {
     assert.match(checkStateDb(d).detail, /schema version 1,/);
   });
 
+  test('sessions: the configured limits, and the running hub\'s counts', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'ovs-doc-sess-'));
+    const config = loadConfigFrom({ home: d, maxSessionsPerToken: 5, sessionIdleS: 60, idleExitS: 0 });
+    const none = await checkSessions(config, d, { fetchTimeoutMs: 100 });
+    assert.equal(none.detail, 'at most 5 MCP sessions per token (OVERSEER_MAX_SESSIONS_PER_TOKEN), idle sessions closed after 60 s (OVERSEER_SESSION_IDLE_S), a background hub with no job and no lead exits never (OVERSEER_IDLE_EXIT_S); no hub running');
+    writeFileSync(join(d, 'hub.json'), JSON.stringify({ pid: 4242, port: 5000, url: 'http://127.0.0.1:5000/mcp', started_at: 'x', version: '0.1.0' }));
+    writeFileSync(join(d, 'lead.token'), 't'.repeat(40));
+    let asked: string | undefined;
+    const running = await checkSessions(config, d, { fetchTimeoutMs: 100, hubHealth: async (_i, token) => { asked = token; return { pid: 4242, started_at: 'x', sessions: { total: 3, lead: 1, agent: 2 } }; } });
+    assert.equal(asked, 't'.repeat(40), 'the lead token was not sent');
+    assert.match(running.detail, /; hub pid 4242 holds 3 sessions \(1 lead, 2 agent\)$/);
+    const silent = await checkSessions(config, d, { fetchTimeoutMs: 100, hubHealth: async () => undefined });
+    assert.match(silent.detail, /the hub in hub.json \(pid 4242\) does not answer$/);
+    rmSync(d, { recursive: true, force: true });
+  });
+
   test('hub: none, a live one with its url, a dead one left in hub.json', () => {
     const d = fresh();
     assert.equal(checkHub(d, { pidAlive: () => true }).detail, 'no hub running (one starts with the lead session)');
@@ -398,7 +416,7 @@ describe('doctor: report and exit code', () => {
     assert.deepEqual(codes, []);
     const parsed = JSON.parse(out) as { ok: boolean; checks: Check[] };
     assert.equal(parsed.ok, true);
-    assert.deepEqual(parsed.checks.map((c) => c.name), ['node', 'git', 'config', 'state dir', 'state db', 'hub', 'claude', 'claude endpoint', 'claude credentials', 'codex', 'gh']);
+    assert.deepEqual(parsed.checks.map((c) => c.name), ['node', 'git', 'config', 'state dir', 'state db', 'hub', 'sessions', 'claude', 'claude endpoint', 'claude credentials', 'codex', 'gh']);
     assert.deepEqual(parsed.checks.filter((c) => c.status !== 'ok').map((c) => [c.name, c.status]), [['codex', 'warn'], ['gh', 'warn']]);
     for (const c of parsed.checks) assert.ok(['ok', 'warn', 'fail'].includes(c.status) && typeof c.detail === 'string');
     assert.doesNotMatch(out, /topsecret/);
@@ -411,7 +429,7 @@ describe('doctor: report and exit code', () => {
     await runDoctor({}, { ...deps({ ...over, env: { ...over.env, CLAUDE_BIN: '/nonexistent' } }), out: (t) => { out += t; }, setExitCode: (c) => codes.push(c) });
     assert.deepEqual(codes, [1]);
     const lines = out.trimEnd().split('\n');
-    assert.equal(lines.length, 11 + 1);
+    assert.equal(lines.length, 12 + 1);
     assert.match(lines[0]!, /^✔ node {16}Node\.js v20\.11\.1$/);
     assert.ok(lines.includes('✘ claude              CLAUDE_BIN is /nonexistent, which does not exist — fix: point CLAUDE_BIN at an existing claude binary (CLAUDE_BIN=/path/to/claude), or unset it and npm i -g @anthropic-ai/claude-code'), out);
     assert.ok(lines.some((l) => l.startsWith('! codex ')));

@@ -14,7 +14,13 @@ import {
   headCommit,
   removeWorktree,
   repoRootOf,
+  repoWorktreesDir,
+  worktreesBase,
+  branchSlug,
 } from '../../src/git/worktree.js';
+import { readdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { gitOut, initRepo, makeBareRemote } from '../helpers/git.js';
 
 let tmp = '';
@@ -40,11 +46,19 @@ async function rejectsInvalid(fn: () => Promise<unknown>, ...patterns: RegExp[])
   });
 }
 
+/** Where this suite's worktrees go (OVERSEER_WORKTREES_DIR), never the developer's ~/.local/share. */
+let wtBase = '';
+const savedBase = process.env.OVERSEER_WORKTREES_DIR;
+
 before(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'overseer-git-test-'));
+  wtBase = path.join(tmp, 'worktrees-base');
+  process.env.OVERSEER_WORKTREES_DIR = wtBase;
 });
 
 after(async () => {
+  if (savedBase === undefined) delete process.env.OVERSEER_WORKTREES_DIR;
+  else process.env.OVERSEER_WORKTREES_DIR = savedBase;
   await rm(tmp, { recursive: true, force: true });
 });
 
@@ -80,7 +94,8 @@ describe('createWorktree', () => {
     const repo = await initRepo(fresh('create'), { 'a.txt': 'a\n' });
     const head = await gitOut(repo, ['rev-parse', 'HEAD']);
     const wt = await createWorktree({ repoRoot: repo, jobId: 'job-1', branch: 'overseer/job-1' });
-    assert.deepEqual(wt, { repoRoot: repo, path: path.join(repo, '.overseer-worktrees', 'job-1'), branch: 'overseer/job-1', baseCommit: head });
+    assert.deepEqual(wt, { repoRoot: repo, path: path.join(repoWorktreesDir(wtBase, repo), 'overseer-job-1'), branch: 'overseer/job-1', baseCommit: head });
+    assert.ok(!wt.path.startsWith(repo + path.sep), 'outside the repository');
     assert.ok(await exists(path.join(wt.path, 'a.txt')));
     assert.equal(await gitOut(wt.path, ['rev-parse', '--abbrev-ref', 'HEAD']), 'overseer/job-1');
     assert.equal(await gitOut(wt.path, ['rev-parse', 'HEAD']), head);
@@ -139,7 +154,7 @@ describe('createWorktree', () => {
     const repo = await initRepo(fresh('collide'));
     await gitOut(repo, ['branch', 'taken']);
     await rejectsInvalid(() => createWorktree({ repoRoot: repo, jobId: 'j', branch: 'taken' }), /"taken" already exists/, /`branch`/);
-    assert.equal(await exists(path.join(repo, '.overseer-worktrees', 'j')), false);
+    assert.equal(await exists(path.join(repoWorktreesDir(wtBase, repo), 'taken')), false);
   });
 
   test('invalid branch names and job ids are rejected before git runs', async () => {
@@ -383,5 +398,66 @@ describe('hasChanges / headCommit / branchExists / removeWorktree', () => {
     assert.doesNotMatch(await gitOut(repo, ['worktree', 'list', '--porcelain']), /r1/);
     assert.equal(await branchExists(repo, 'r1'), true);
     await removeWorktree(repo, wt.path); // twice is fine
+    assert.equal(await exists(repoWorktreesDir(wtBase, repo)), false, 'the empty per-repository folder is pruned');
+  });
+});
+
+describe('worktree placement (outside the repository)', () => {
+  test('base: config, then OVERSEER_WORKTREES_DIR, then $XDG_DATA_HOME/overseer/worktrees, then ~/.local/share', () => {
+    assert.equal(worktreesBase('/cfg/wt', { OVERSEER_WORKTREES_DIR: '/env/wt' }), '/cfg/wt');
+    assert.equal(worktreesBase(undefined, { OVERSEER_WORKTREES_DIR: '/env/wt', XDG_DATA_HOME: '/xdg' }), '/env/wt');
+    assert.equal(worktreesBase(undefined, { XDG_DATA_HOME: '/xdg', HOME: '/h' }), '/xdg/overseer/worktrees');
+    assert.equal(worktreesBase(undefined, { XDG_DATA_HOME: 'relative', HOME: '/h' }), '/h/.local/share/overseer/worktrees', 'a relative XDG_DATA_HOME is ignored (XDG spec)');
+    assert.equal(worktreesBase(undefined, { HOME: '/h' }), '/h/.local/share/overseer/worktrees');
+  });
+
+  test('per repository: basename plus 8 hex of its path, so two clones named alike differ; branch slugs', () => {
+    const a = repoWorktreesDir('/b', '/x/app');
+    const b = repoWorktreesDir('/b', '/y/app');
+    assert.match(path.basename(a), /^app-[0-9a-f]{8}$/);
+    assert.notEqual(a, b);
+    assert.equal(repoWorktreesDir('/b', '/x/app'), a, 'stable');
+    assert.equal(branchSlug('overseer/fix login'), 'overseer-fix-login');
+    assert.equal(branchSlug('///'), 'branch');
+  });
+
+  test('two branches with the same slug get two folders', async () => {
+    const repo = await initRepo(fresh('slug'));
+    const one = await createWorktree({ repoRoot: repo, jobId: 's1', branch: 'a/b' });
+    const two = await createWorktree({ repoRoot: repo, jobId: 's2', branch: 'a-b' });
+    assert.notEqual(one.path, two.path);
+    assert.equal(path.basename(two.path), 'a-b-s2');
+    assert.equal(await gitOut(two.path, ['rev-parse', '--abbrev-ref', 'HEAD']), 'a-b');
+  });
+
+  test('a test runner\'s glob in the main checkout sees no worktree file', async () => {
+    const repo = await initRepo(fresh('glob'), { 'test/a.test.js': 'x\n' });
+    const wt = await createWorktree({ repoRoot: repo, jobId: 'g1', branch: 'overseer/g1' });
+    assert.ok(await exists(path.join(wt.path, 'test', 'a.test.js')), 'the worktree has the test file');
+    // What `node --test` and linters do: walk the checkout for matching files.
+    const found = (await readdir(repo, { recursive: true })).map(String).filter((f) => f.endsWith('.test.js') && !f.split(path.sep).includes('.git'));
+    assert.deepEqual(found, [path.join('test', 'a.test.js')]);
+    const grep = await promisify(execFile)('grep', ['-rl', '--exclude-dir=.git', 'x', '.'], { cwd: repo });
+    assert.deepEqual(grep.stdout.trim().split('\n'), ['./test/a.test.js']);
+  });
+
+  test('an old-style worktree under <repo>/.overseer-worktrees is removed, with its empty folder', async () => {
+    const repo = await initRepo(fresh('legacy'));
+    const old = path.join(repo, '.overseer-worktrees', 'job-old');
+    await gitOut(repo, ['worktree', 'add', '-q', '-b', 'overseer/old', old]);
+    await writeFile(path.join(old, 'work.txt'), 'w\n');
+    await removeWorktree(repo, old);
+    assert.equal(await exists(old), false);
+    assert.equal(await exists(path.join(repo, '.overseer-worktrees')), false, 'empty .overseer-worktrees pruned');
+    assert.doesNotMatch(await gitOut(repo, ['worktree', 'list', '--porcelain']), /job-old/);
+  });
+
+  test('removeWorktree never deletes an unregistered folder that Overseer did not place', async () => {
+    const repo = await initRepo(fresh('foreign'));
+    const foreign = path.join(tmp, `foreign-${seq}`, 'keep');
+    await mkdir(foreign, { recursive: true });
+    await writeFile(path.join(foreign, 'f'), 'f');
+    await removeWorktree(repo, foreign);
+    assert.equal(await exists(path.join(foreign, 'f')), true);
   });
 });

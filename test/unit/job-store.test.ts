@@ -340,7 +340,7 @@ describe('attempts', () => {
     store.insertAttempt(attempt('J', 1, { status: 'failed', ended_at: 50, failure_class: 'crashed' }));
     const all = store.attempts('J');
     assert.deepEqual(all.map((a) => a.n), [1, 2]);
-    assert.deepEqual(all[0], { ...attempt('J', 1, { status: 'failed', ended_at: 50, failure_class: 'crashed' }), input_tokens: 0, output_tokens: 0, cost_unknown: 0 });
+    assert.deepEqual(all[0], { ...attempt('J', 1, { status: 'failed', ended_at: 50, failure_class: 'crashed' }), input_tokens: 0, output_tokens: 0, cost_unknown: 0, cache_read_tokens: 0, cache_creation_tokens: 0, stderr: null });
     assert.equal(store.lastAttempt('J')?.n, 2);
     assert.equal(store.lastAttempt('none'), undefined);
     assert.deepEqual(store.attempts('none'), []);

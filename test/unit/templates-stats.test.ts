@@ -103,7 +103,9 @@ describe('templateStats', () => {
 describe('overseer templates', () => {
   test('--json: templates with their stats, invalid files, and stats of templates without a file', () => {
     let out = '';
-    runTemplates({ json: true }, { home, write: (s) => { out += s; } });
+    let code: number | undefined;
+    runTemplates({ json: true }, { home, write: (s) => { out += s; }, exitCode: (c) => { code = c; } });
+    assert.equal(code, 1, 'an invalid template file makes the command fail');
     const r = JSON.parse(out) as TemplatesReport;
     assert.equal(r.dir, join(home, 'templates'));
     assert.deepEqual(r.templates.map((t) => [t.name, t.description, t.defaults.model, t.stats?.runs ?? 0]), [
@@ -119,7 +121,9 @@ describe('overseer templates', () => {
 
   test('table: a row per template with its stats, model rows when it ran on several models', () => {
     let out = '';
-    runTemplates({}, { home, write: (s) => { out += s; } });
+    let code: number | undefined;
+    runTemplates({}, { home, write: (s) => { out += s; }, exitCode: (c) => { code = c; } });
+    assert.equal(code, 1);
     const lines = out.split('\n');
     assert.match(lines[0]!, /^TEMPLATE\s+MODEL\s+RUNS\s+SUCCESS\s+AVG COST\s+AVG TURNS\s+AVG TIME\s+DESCRIPTION$/);
     assert.match(out, /^bugfix\s+opus\s+6\s+50%\s+\$0\.4375\s+4\s+33s\s+Fix a bug with a regression test$/m);
@@ -139,6 +143,9 @@ describe('overseer templates', () => {
       const text = formatTemplates(r);
       assert.ok(text.startsWith(`No templates in ${join(empty, 'templates')}.`));
       assert.match(text, /front matter with spawn defaults/);
+      let code: number | undefined;
+      runTemplates({}, { home: empty, write: () => undefined, exitCode: (c) => { code = c; } });
+      assert.equal(code, 0, 'no invalid file: success');
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

@@ -14,7 +14,6 @@ import {
 import { InvalidInputError, NotFoundError } from '../../src/errors.js';
 import { SpawnInput } from '../../src/tools/agentSchemas.js';
 import { loadRecipes } from '../../src/server/prompts.js';
-import { renderPrompt } from '../../src/prompts/load.js';
 
 const PROMPTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prompts');
 
@@ -101,13 +100,15 @@ describe('template validation errors name the file, the key and the bad value', 
   const cases: [string, string, RegExp][] = [
     ['bad provider', 'provider: gpt', /provider = "gpt": .*'claude' \| 'codex'/],
     ['non-numeric max_turns', 'max_turns: ten', /max_turns = "ten": must be a whole number/],
-    ['fractional max_turns', 'max_turns: 2.5', /max_turns = "2\.5": must be a whole number/],
-    ['max_turns out of range (spawn_agent\'s own message)', 'max_turns: 0', /max_turns = "0": max_turns must be at least 1/],
+    ['fractional max_turns', 'max_turns: 2.5', /max_turns = 2\.5: must be a whole number/],
+    ['quoted max_turns', 'max_turns: "40"', /max_turns = "40": must be a whole number \(no quotes\)/],
+    ['max_turns out of range (spawn_agent\'s own message)', 'max_turns: 0', /max_turns = 0: max_turns must be at least 1/],
     ['non-numeric budget', 'budget_usd: lots', /budget_usd = "lots": must be a number/],
-    ['negative budget', 'budget_usd: -1', /budget_usd = "-1": budget_usd must be more than 0/],
-    ['timeout too long', 'timeout_s: 999999999', /timeout_s = "999999999": timeout_s must be at most 604800/],
+    ['negative budget', 'budget_usd: -1', /budget_usd = -1: budget_usd must be more than 0/],
+    ['timeout too long', 'timeout_s: 999999999', /timeout_s = 999999999: timeout_s must be at most 604800/],
     ['unknown check', 'checks: diff_not_empty, lint_ok', /checks = "diff_not_empty, lint_ok": unknown check "lint_ok"/],
-    ['checks not a string array', 'checks: [1, 2]', /checks = "\[1, 2\]": must be a JSON array of strings/],
+    ['checks not a string list', 'checks: [1, 2]', /checks = \[1,2\]: must be a list of strings/],
+    ['worktree quoted', 'worktree: "true"', /worktree = "true": must be true or false/],
     ['worktree not boolean', 'worktree: yes', /worktree = "yes": must be true or false/],
     ['bad retry', 'retry: twice', /retry = "twice": .*'none' \| 'same' \| 'analyze'/],
     ['unknown key', 'modle: opus', /unknown key "modle" \(value "opus"\): known keys are description, provider, model/],
@@ -116,7 +117,7 @@ describe('template validation errors name the file, the key and the bad value', 
     test(what, () => {
       const dir = dirWith({ 'bad.md': `---\n${line}\n---\nbody\n` });
       const msg = invalid(() => getTemplate(dir, 'bad'));
-      assert.ok(msg.includes(join(dir, 'bad.md')), `names the file: ${msg}`);
+      assert.ok(msg.includes(`${join(dir, 'bad.md')}:2: `), `names the file and the line: ${msg}`);
       assert.match(msg, re);
     });
   }
@@ -125,6 +126,52 @@ describe('template validation errors name the file, the key and the bad value', 
     const msg = invalid(() => parseTemplate('x', 'x.md', '---\nprovider: gpt\nmax_turns: many\n---\n'));
     assert.match(msg, /provider = "gpt"/);
     assert.match(msg, /max_turns = "many"/);
+  });
+});
+
+describe('front matter is YAML', () => {
+  test('quotes, comments, block lists and block scalars mean what YAML says', () => {
+    const t = parseTemplate('a', 'a.md', [
+      '---',
+      '# spawn defaults for bug fixes',
+      "model: 'claude-sonnet-4-5'   # quoted: the quotes are not part of the name",
+      'provider: "claude"',
+      'description: >',
+      '  Fix a bug,',
+      '  with a test.',
+      'checks:',
+      '  - diff_not_empty',
+      '  - "command:npm test -- --grep \'a, b\'"',
+      'worktree: true',
+      'max_turns: 12',
+      '---',
+      'Body',
+    ].join('\n'));
+    assert.equal(t.defaults.model, 'claude-sonnet-4-5');
+    assert.equal(t.defaults.provider, 'claude');
+    assert.equal(t.description, 'Fix a bug, with a test.');
+    assert.deepEqual(t.defaults.checks, ['diff_not_empty', "command:npm test -- --grep 'a, b'"]);
+    assert.deepEqual([t.defaults.worktree, t.defaults.max_turns], [true, 12]);
+    assert.equal(t.guidelines, 'Body');
+  });
+
+  test('a YAML syntax error names the file and the line', () => {
+    const msg = invalid(() => parseTemplate('a', '/d/a.md', "---\ndescription: ok\nmodel: 'unclosed\n---\nBody\n"));
+    assert.match(msg, /\/d\/a\.md:3: /);
+  });
+
+  test('a duplicate key names the line of the second one', () => {
+    const msg = invalid(() => parseTemplate('a', '/d/a.md', '---\nmodel: a\nmax_turns: 3\nmodel: b\n---\n'));
+    assert.match(msg, /\/d\/a\.md:4: .*unique/i);
+  });
+
+  test('front matter that is not a mapping, or never closed, is refused', () => {
+    assert.match(invalid(() => parseTemplate('a', '/d/a.md', '---\n- model\n---\n')), /\/d\/a\.md:2: .*"key: value".*a list/);
+    assert.match(invalid(() => parseTemplate('a', '/d/a.md', '---\nmodel: x\nBody\n')), /\/d\/a\.md:1: .*never closed/);
+  });
+
+  test('empty front matter is no defaults', () => {
+    assert.deepEqual(parseTemplate('a', 'a.md', '---\n---\nBody\n').defaults, {});
   });
 });
 
@@ -252,35 +299,28 @@ describe('applyTemplate', () => {
 });
 
 describe('recipes (prompts/recipe-*.md)', () => {
-  test('the three built-in recipes with their arguments', () => {
+  test('the three built-in recipes, with no arguments (Claude Code would split them on whitespace)', () => {
     const recipes = loadRecipes(PROMPTS_DIR);
-    assert.deepEqual(recipes.map((r) => [r.name, r.args.map((a) => a.name)]), [
-      ['fan-out', ['tasks']], ['review-branch', ['branch']], ['run-workflow', ['task']],
-    ]);
+    assert.deepEqual(recipes.map((r) => r.name), ['fan-out', 'review-branch', 'run-workflow']);
     for (const r of recipes) {
       assert.ok(r.description.length > 20, `${r.name} has a description`);
-      assert.equal(r.template.meta.name, `recipe-${r.name}`);
-      for (const a of r.args) assert.ok(a.description.length > 10, `${r.name}.${a.name} is described`);
+      assert.ok(r.description.includes(`/mcp__overseer__${r.name} `), `${r.name}'s description shows how to type it`);
+      assert.match(r.text, /ALL the text I wrote after the command name/, `${r.name} takes the request from the user's message`);
+      assert.ok(!/\{\{\w+\}\}/.test(r.text), 'no placeholder left');
     }
   });
 
-  test('each renders with its arguments and names the tools it drives', () => {
-    const byName = new Map(loadRecipes(PROMPTS_DIR).map((r) => [r.name, r]));
-    const fan = renderPrompt(byName.get('fan-out')!.template, { tasks: 'A) docs B) tests' });
-    assert.match(fan, /A\) docs B\) tests/);
-    for (const tool of ['spawn_agent', 'wait_for_agents']) assert.ok(fan.includes(tool), tool);
-    const review = renderPrompt(byName.get('review-branch')!.template, { branch: 'feature/login' });
-    assert.match(review, /`feature\/login`/);
-    assert.match(review, /worktree: true/);
-    const wf = renderPrompt(byName.get('run-workflow')!.template, { task: 'Add dark mode' });
-    for (const tool of ['start_workflow', 'get_workflow', 'wait_for_agents']) assert.ok(wf.includes(tool), tool);
-    for (const out of [fan, review, wf]) assert.ok(!/\{\{\w+\}\}/.test(out), 'no placeholder left');
+  test('each names the tools it drives', () => {
+    const byName = new Map(loadRecipes(PROMPTS_DIR).map((r) => [r.name, r.text]));
+    for (const tool of ['spawn_agent', 'wait_for_agents']) assert.ok(byName.get('fan-out')!.includes(tool), tool);
+    assert.match(byName.get('review-branch')!, /worktree: true/);
+    for (const tool of ['start_workflow', 'get_workflow', 'wait_for_agents']) assert.ok(byName.get('run-workflow')!.includes(tool), tool);
   });
 
-  test('a recipe whose placeholders and arg_ lines disagree is refused, naming the file', () => {
-    const dir = dirWith({ 'recipe-x.md': '---\nname: recipe-x\ndescription: a recipe for tests\narg_a: first\n---\nUse {{a}} and {{b}}.\n' });
-    assert.throws(() => loadRecipes(dir), /recipe-x\.md: placeholders without an arg_<name> line: b/);
-    const dir2 = dirWith({ 'recipe-y.md': '---\ndescription: a recipe for tests\narg_a: first\narg_c: unused\n---\nUse {{a}}.\n' });
-    assert.throws(() => loadRecipes(dir2), /arg_ lines not used in the body: c/);
+  test('a recipe with arguments, placeholders, bad YAML or no description is refused, naming the file', () => {
+    const dir = dirWith({ 'recipe-x.md': '---\ndescription: a recipe for tests\narg_a: first\n---\nUse {{a}}.\n' });
+    assert.throws(() => loadRecipes(dir), /recipe-x\.md: unknown key "arg_a".*recipes take no arguments.*placeholders/);
+    assert.throws(() => loadRecipes(dirWith({ 'recipe-y.md': '---\ntitle: t\n---\nDo it.\n' })), /recipe-y\.md: no description/);
+    assert.throws(() => loadRecipes(dirWith({ 'recipe-z.md': "---\ndescription: 'open\n---\nDo it.\n" })), /recipe-z\.md:2: /);
   });
 });

@@ -25,7 +25,7 @@ describe('renderEvent', () => {
     assert.equal(renderEvent(ev(TOOL)), 'tool_use Write {"file_path":"/w/a.txt","content":"hi"}');
     assert.equal(renderEvent(ev(OK)), 'tool_result ok: File created successfully');
     assert.equal(renderEvent(ev(ERR)), 'tool_result ERROR: denied');
-    assert.equal(renderEvent(ev(RESULT)), 'result: success (2 turns, $0.0016) hello');
+    assert.equal(renderEvent(ev(RESULT)), 'result: success ($0.0016) hello');
     assert.equal(renderEvent(ev({ type: 'system', subtype: 'api_retry', attempt: 1, max_retries: 1, error_status: 500 })), 'api_retry 1/1: status 500');
     assert.equal(renderEvent(ev({ type: 'system', subtype: 'permission_denied', tool_name: 'Write', message: 'not granted' })), 'permission_denied Write: not granted');
     assert.equal(renderEvent(ev({ type: 'user', message: { content: [{ type: 'text', text: '[Request interrupted by user]' }] } })), 'user: [Request interrupted by user]');
@@ -43,11 +43,11 @@ describe('renderEvent', () => {
   test('error results name the reason', () => {
     assert.equal(
       renderEvent(ev({ type: 'result', subtype: 'error_max_turns', is_error: true, num_turns: 2, total_cost_usd: 0.0016, errors: ['Reached maximum number of turns (1)'] })),
-      'result: ERROR error_max_turns (2 turns, $0.0016) Reached maximum number of turns (1)',
+      'result: ERROR error_max_turns ($0.0016) Reached maximum number of turns (1)',
     );
     assert.equal(
       renderEvent(ev({ type: 'result', subtype: 'success', is_error: true, terminal_reason: 'api_error', api_error_status: 400, num_turns: 1, result: 'API Error: 400 bad' })),
-      'result: ERROR api_error status 400 (1 turn, $0.0000) API Error: 400 bad',
+      'result: ERROR api_error status 400 ($0.0000) API Error: 400 bad',
     );
   });
 
@@ -72,7 +72,7 @@ describe('renderTranscript', () => {
     assert.equal(all.split('\n').length, 6);
     assert.ok(all.includes(`[unparsed] garbage{${'z'.repeat(191)}…`));
     assert.ok(!all.includes('z'.repeat(200)));
-    assert.equal(renderTranscript(lines, 2), 'tool_result ok: File created successfully\nresult: success (2 turns, $0.0016) hello');
+    assert.equal(renderTranscript(lines, 2), 'tool_result ok: File created successfully\nresult: success ($0.0016) hello');
     assert.equal(renderTranscript(lines, 0), '');
   });
 
@@ -85,7 +85,7 @@ describe('renderTranscript', () => {
     const out = renderTranscript(lines, 10_001, { maxChars: 20_000 });
     assert.ok(out.length <= 20_000, `length ${out.length}`);
     assert.match(out, /^… \(\d+ earlier characters omitted\)\n/);
-    assert.ok(out.endsWith('result: success (2 turns, $0.0016) hello'));
+    assert.ok(out.endsWith('result: success ($0.0016) hello'));
     assert.ok(out.includes('event 9999 '));
     const omitted = Number(/\((\d+) earlier/.exec(out)?.[1]);
     const full = renderTranscript(lines, 10_001, { maxChars: Number.MAX_SAFE_INTEGER });

@@ -21,6 +21,8 @@ export type ClaudeEvent =
       totalCostUsd?: number;
       /** Sum of model_usage_since_last_result[*].costUSD, else total_cost_usd (else 0). */
       costUsd: number;
+      /** The result carried a cost at all (else costUsd is a placeholder 0). */
+      costReported: boolean;
       terminalReason?: string | null;
       apiErrorStatus?: number | null;
       stopReason?: string | null;
@@ -151,6 +153,7 @@ function user(raw: Obj): ClaudeEvent {
 function result(raw: Obj): ClaudeEvent {
   const subtype = str(raw.subtype);
   const totalCostUsd = num(raw.total_cost_usd);
+  const sinceLast = sinceLastResultCost(raw.model_usage_since_last_result);
   return {
     kind: 'result',
     // §4.2: trust is_error, not subtype; only fall back to subtype when is_error is absent.
@@ -161,7 +164,8 @@ function result(raw: Obj): ClaudeEvent {
     sessionId: str(raw.session_id),
     numTurns: num(raw.num_turns),
     totalCostUsd,
-    costUsd: sinceLastResultCost(raw.model_usage_since_last_result) ?? totalCostUsd ?? 0,
+    costUsd: sinceLast ?? totalCostUsd ?? 0,
+    costReported: sinceLast !== undefined || totalCostUsd !== undefined,
     terminalReason: strOrNull(raw.terminal_reason),
     apiErrorStatus: numOrNull(raw.api_error_status),
     stopReason: strOrNull(raw.stop_reason),

@@ -4,11 +4,16 @@
 import type { AgentLauncher, AgentSignal, LaunchSpec, SpawnCmd, StreamParser, TokenUsage } from '../types.js';
 import { parseClaudeLine } from './events.js';
 import { agentEnv, resolveAgentBin } from '../common.js';
+import { claudeCostOf } from './prices.js';
+import { CallUsage, callUsage, usageOf } from './usage.js';
 
 /** Tools a child may use without asking: Overseer's own. Everything else that needs
  * permission goes to mcp__overseer__check_permission, i.e. the hub's policy. */
 export const CHILD_ALLOWED_TOOLS = ['mcp__overseer__*'];
 export const PERMISSION_PROMPT_TOOL = 'mcp__overseer__check_permission';
+/** Claude Code tools a child cannot use: AskUserQuestion (4.6 KB of schema, offered because of
+ * --permission-prompt-tool) has nobody to answer it in a child; children ask with ask_lead. */
+export const CHILD_DISALLOWED_TOOLS = ['AskUserQuestion'];
 
 /** A POSIX shell word for `s` (single-quoted, inner quotes escaped). */
 export const shellWord = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -42,6 +47,7 @@ export class ClaudeLauncher implements AgentLauncher {
   readonly streamsInput = true;
   readonly stopSignal = 'SIGTERM' as const;
   readonly sweepsDescendants = false;
+  readonly enforcesMaxTurns = true;
   readonly binHint = 'Install Claude Code (npm i -g @anthropic-ai/claude-code) or set CLAUDE_BIN to the path of the claude binary.';
 
   constructor(private readonly opts: { bin?: string; packageRoot?: string; pathEnv?: string }) {}
@@ -70,12 +76,16 @@ export class ClaudeLauncher implements AgentLauncher {
       // Replays each stdin message when Claude takes it (mid-turn or as a new turn), which is
       // how the supervisor knows every message was handled before closing stdin.
       '--replay-user-messages',
+      // Each model call's final usage (message_delta) only comes as a partial-message event: it is
+      // what a child cancelled mid-run keeps. These events are not written to the transcript.
+      '--include-partial-messages',
       ...(spec.resume ? ['--resume', spec.sessionId] : ['--session-id', spec.sessionId]),
       '--mcp-config', JSON.stringify(mcpConfig),
       '--strict-mcp-config',
       '--permission-mode', 'default',
       '--permission-prompt-tool', PERMISSION_PROMPT_TOOL,
       '--allowedTools', ...CHILD_ALLOWED_TOOLS,
+      '--disallowedTools', ...CHILD_DISALLOWED_TOOLS,
       '--append-system-prompt', spec.appendSystemPrompt,
     ];
     if (spec.settings) args.push('--settings', spec.settings);
@@ -94,12 +104,17 @@ export class ClaudeLauncher implements AgentLauncher {
     };
   }
 
+  priceCall(model: string | undefined, tokens: TokenUsage): number | null {
+    return claudeCostOf(model, tokens);
+  }
+
   userMessageLine(text: string): string {
     return `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
   }
 
   newParser(): StreamParser {
     let sawInit = false;
+    const calls = new CallUsage();
     return {
       line(line: string) {
         const p = parseClaudeLine(line);
@@ -112,13 +127,17 @@ export class ClaudeLauncher implements AgentLauncher {
             const ov = e.mcpServers.find((s) => s.name === 'overseer');
             return { kind: 'init', sessionId: e.sessionId, mcpConnected: ov?.status === 'connected', mcpStatus: ov?.status ?? 'absent' } satisfies AgentSignal;
           }
-          case 'assistant':
-            return { kind: 'turn', messageId: e.messageId, text: e.text.join('\n') || undefined };
+          case 'assistant': {
+            const model = (e.raw as { message?: { model?: string } }).message?.model;
+            return { kind: 'turn', messageId: e.messageId, text: e.text.join('\n') || undefined, model, usage: e.messageId ? calls.merge(e.messageId, model, callUsage(e.usage)) : undefined };
+          }
+          case 'other':
+            return e.type === 'stream_event' ? calls.fromStreamEvent(e.raw) : { kind: 'noise' };
           case 'user_text':
             return (e.raw as { isReplay?: boolean }).isReplay ? { kind: 'consumed', text: e.text } : { kind: 'noise' };
           case 'result':
             return {
-              kind: 'result', isError: e.isError, costUsd: e.costUsd, numTurns: e.numTurns, sessionId: e.sessionId, text: e.result, raw: e.raw,
+              kind: 'result', isError: e.isError, costUsd: e.costReported ? e.costUsd : undefined, numTurns: e.numTurns, sessionId: e.sessionId, text: e.result, raw: e.raw,
               structured: (e.raw as { structured_output?: unknown }).structured_output,
               tokens: usageOf(e.raw),
             };
@@ -128,20 +147,4 @@ export class ClaudeLauncher implements AgentLauncher {
       },
     };
   }
-}
-
-/** Tokens of this invocation from a result's model_usage_since_last_result (else usage). */
-function usageOf(raw: unknown): TokenUsage | undefined {
-  const r = raw as { model_usage_since_last_result?: Record<string, { inputTokens?: number; outputTokens?: number; cacheReadInputTokens?: number }>; usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number } };
-  if (r.model_usage_since_last_result && Object.keys(r.model_usage_since_last_result).length) {
-    const t = { input: 0, output: 0, cachedInput: 0 };
-    for (const m of Object.values(r.model_usage_since_last_result)) {
-      t.input += m.inputTokens ?? 0;
-      t.output += m.outputTokens ?? 0;
-      t.cachedInput += m.cacheReadInputTokens ?? 0;
-    }
-    return t;
-  }
-  if (r.usage) return { input: r.usage.input_tokens ?? 0, output: r.usage.output_tokens ?? 0, cachedInput: r.usage.cache_read_input_tokens ?? 0 };
-  return undefined;
 }

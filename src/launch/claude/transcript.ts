@@ -1,7 +1,12 @@
-// Human-readable and capped-JSON views of a Claude stream-json transcript, for
-// `read_agent_output` and `overseer logs`. Every output is bounded: per field by
-// maxFieldChars, in whole by maxChars, keeping the most recent part. Pure.
+// Human-readable and capped-JSON views of an agent transcript, for `read_agent_output` and
+// `overseer logs`: Claude stream-json lines here, Codex `--json` lines by codex/transcript.ts
+// (told apart per line). Every output is bounded: per field by maxFieldChars, in whole by
+// maxChars, keeping the most recent part. Pure.
 import { parseClaudeLine, type ClaudeEvent } from './events.js';
+import { isCodexEvent, renderCodexEvent } from '../codex/transcript.js';
+import { compactJson, isHighSurrogate, isLowSurrogate, truncate } from '../textCap.js';
+
+export { truncate };
 
 /** Size caps of rendered output. */
 export interface RenderOptions {
@@ -9,6 +14,8 @@ export interface RenderOptions {
   maxChars?: number;
   /** Cap of each text, tool input or tool result. Default 2000. */
   maxFieldChars?: number;
+  /** Prefix each line with the event's time (HH:MM:SS UTC) when the event carries one. */
+  timestamps?: boolean;
 }
 
 const DEFAULT_MAX_CHARS = 20000;
@@ -16,27 +23,6 @@ const DEFAULT_MAX_FIELD = 2000;
 const UNPARSED_PREVIEW = 200;
 /** system/* subtypes that are noise in a transcript. */
 const QUIET_SYSTEM = new Set(['status', 'ui_invalidate', 'hook_started']);
-
-/** Cuts `s` to at most `n` characters, ending with "…" when cut; never splits a surrogate pair. */
-export function truncate(s: string, n: number): string {
-  if (s.length <= n) return s;
-  if (n <= 1) return n === 1 ? '…' : '';
-  let cut = n - 1;
-  if (isHighSurrogate(s.charCodeAt(cut - 1))) cut--;
-  return s.slice(0, cut) + '…';
-}
-
-const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
-const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
-
-function compactJson(v: unknown): string {
-  if (v === undefined) return '';
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-}
 
 const fmtCost = (usd: number): string => `$${usd.toFixed(4)}`;
 
@@ -63,9 +49,10 @@ export function renderEvent(e: ClaudeEvent, opts: RenderOptions = {}): string {
         ? `ERROR ${e.subtype && e.subtype !== 'success' ? e.subtype : (e.terminalReason ?? e.subtype ?? 'unknown')}` +
           (e.apiErrorStatus != null ? ` status ${e.apiErrorStatus}` : '')
         : (e.subtype ?? 'success');
-      const turns = e.numTurns !== undefined ? `${e.numTurns} turn${e.numTurns === 1 ? '' : 's'}, ` : '';
+      // No turn count here: Claude's num_turns counts API calls (one more than ran at
+      // --max-turns) per prompt; Overseer's `turns` (status, get_agent) is the one definition.
       const body = e.result ?? (e.errors ?? []).join('; ');
-      return `result: ${label} (${turns}${fmtCost(e.costUsd)})${body ? ` ${truncate(body, f)}` : ''}`;
+      return `result: ${label} (${fmtCost(e.costUsd)})${body ? ` ${truncate(body, f)}` : ''}`;
     }
     case 'api_retry': {
       const status = e.errorStatus != null ? `status ${e.errorStatus}` : 'no status';
@@ -107,13 +94,38 @@ function keepEnd(text: string, max: number): string {
 
 const lastN = <T>(xs: T[], n: number): T[] => (n >= 1 ? xs.slice(-Math.floor(n)) : []);
 
+/** "HH:MM:SS " of an ISO `timestamp` field, or as many spaces when the event has none. */
+function stamp(v: unknown): string {
+  const t = typeof v === 'object' && v !== null ? (v as Record<string, unknown>).timestamp : undefined;
+  const ms = typeof t === 'string' ? Date.parse(t) : NaN;
+  return Number.isNaN(ms) ? ' '.repeat(9) : `${new Date(ms).toISOString().slice(11, 19)} `;
+}
+
+/** One transcript line (Claude or Codex) as readable text; '' when not worth showing. */
+export function renderLine(line: string, opts: RenderOptions = {}): string {
+  if (line.trim() === '') return '';
+  let obj: unknown;
+  try {
+    obj = JSON.parse(line);
+  } catch {
+    obj = undefined;
+  }
+  let text: string;
+  if (isCodexEvent(obj)) text = renderCodexEvent(obj, opts.maxFieldChars ?? DEFAULT_MAX_FIELD);
+  else {
+    const p = parseClaudeLine(line);
+    text = p.ok ? renderEvent(p.event, opts) : `[unparsed] ${truncate(line, UNPARSED_PREVIEW)}`;
+  }
+  if (!text || !opts.timestamps) return text;
+  const pre = stamp(obj);
+  return text.split('\n').map((l, i) => (i === 0 ? pre : ' '.repeat(pre.length)) + l).join('\n');
+}
+
 /** Renders the last `tail` lines (JSONL) of a transcript; the result never exceeds maxChars. */
 export function renderTranscript(lines: string[], tail: number, opts: RenderOptions = {}): string {
   const out: string[] = [];
   for (const line of lastN(lines, tail)) {
-    if (line.trim() === '') continue;
-    const p = parseClaudeLine(line);
-    const text = p.ok ? renderEvent(p.event, opts) : `[unparsed] ${truncate(line, UNPARSED_PREVIEW)}`;
+    const text = renderLine(line, opts);
     if (text) out.push(text);
   }
   return keepEnd(out.join('\n'), opts.maxChars ?? DEFAULT_MAX_CHARS);

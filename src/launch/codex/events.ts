@@ -82,7 +82,7 @@ export function newCodexParser(o: ParserOptions & { prices?: Record<string, Pric
         }
         case 'turn.failed': {
           const msg = e.error?.message ?? e.message ?? 'the turn failed';
-          return { kind: 'result', isError: true, costUsd: 0, numTurns: turns, sessionId: threadId, text: msg, raw: failedResult(msg) };
+          return { kind: 'result', isError: true, costUsd: undefined, numTurns: turns, sessionId: threadId, text: msg, raw: failedResult(msg) };
         }
         default:
           return { kind: 'noise' }; // turn.started, top-level `error` (reconnecting), item.started

@@ -6,11 +6,12 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentLauncher, LaunchSpec, ParserOptions, SpawnCmd, StreamParser } from '../types.js';
+import type { AgentLauncher, LaunchSpec, ParserOptions, SpawnCmd, StreamParser, TokenUsage, UsageChannel } from '../types.js';
 import { agentEnv, resolveAgentBin } from '../common.js';
 import { hookCommandLine } from '../claude/launcher.js';
 import { newCodexParser } from './events.js';
-import type { Price } from './prices.js';
+import { priceOf, type Price } from './prices.js';
+import { RolloutReader } from './rollout.js';
 
 export interface CodexLauncherOptions {
   bin?: string;
@@ -56,6 +57,8 @@ export class CodexLauncher implements AgentLauncher {
   /** SIGINT ends Codex gracefully with all its descendants; SIGTERM can leave tool processes behind. */
   readonly stopSignal = 'SIGINT' as const;
   readonly sweepsDescendants = true;
+  /** `codex exec` has no turn limit: the supervisor counts model calls (rollout token_count lines). */
+  readonly enforcesMaxTurns = false;
   readonly binHint = 'Install the Codex CLI (npm i -g @openai/codex) or set CODEX_BIN to the path of the codex binary.';
 
   constructor(private readonly o: CodexLauncherOptions) {}
@@ -104,6 +107,19 @@ export class CodexLauncher implements AgentLauncher {
 
   userMessageLine(text: string): string {
     return text;
+  }
+
+  priceCall(model: string | undefined, tokens: TokenUsage): number | null {
+    return priceOf(model ?? this.o.model, tokens, this.o.prices);
+  }
+
+  canPrice(model: string | undefined): boolean {
+    return this.priceCall(model, { input: 0, output: 0 }) !== null;
+  }
+
+  /** Per-response usage from the thread's rollout file, as the turn goes. */
+  usageChannel(spec: LaunchSpec): UsageChannel {
+    return new RolloutReader(this.o.codexHome, { resumeThread: spec.resume ? spec.sessionId : undefined, priorUsage: spec.priorUsage, model: spec.model ?? this.o.model });
   }
 
   /** Codex has no system-prompt flag: a fresh thread gets the preamble ahead of the task. */

@@ -1,0 +1,178 @@
+// `overseer logs <job> [-f] [--json] [--tail N] [--attempt N]`: an attempt's transcript (Claude
+// or Codex) with event times, framed by what the hub recorded: a header per attempt (kind,
+// start, end, its turns and cost, its failure) and a last line with the job's verdict from the
+// database — the status Overseer decided, not the model's own `result` subtype. With -f it
+// follows new lines, moves on to a retry's new attempt, and exits once the job has ended.
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { AttemptRow, JobRow } from '../store/jobs.js';
+import { renderLine } from '../launch/claude/transcript.js';
+import { isSettled } from '../domain/job.js';
+import { summarize } from '../services/summary.js';
+import { openState, resolveJob, type State } from './state.js';
+import { intOption } from './args.js';
+import { UsageError } from './errors.js';
+
+export interface LogsOptions {
+  follow?: boolean;
+  json?: boolean;
+  tail?: string;
+  attempt?: string;
+  /** Poll interval of -f (ms). */
+  pollMs?: number;
+}
+
+/** Reads a growing JSONL file from a byte offset: complete lines only, the partial rest kept. */
+class LineCursor {
+  private pos = 0;
+  private rest = '';
+
+  constructor(private readonly file: string) {}
+
+  next(): string[] {
+    let fd: number;
+    try {
+      fd = openSync(this.file, 'r');
+    } catch {
+      return []; // not written yet
+    }
+    try {
+      const buf = Buffer.alloc(1 << 16);
+      const chunks: Buffer[] = [];
+      for (;;) {
+        const n = readSync(fd, buf, 0, buf.length, this.pos);
+        if (n <= 0) break;
+        chunks.push(Buffer.from(buf.subarray(0, n)));
+        this.pos += n;
+      }
+      if (chunks.length === 0) return [];
+      const text = this.rest + Buffer.concat(chunks).toString('utf8');
+      const parts = text.split('\n');
+      this.rest = parts.pop() ?? '';
+      return parts.filter((l) => l.trim() !== '');
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+const hhmmss = (ms: number | null): string => (ms === null ? '?' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
+const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
+const oneLine = (s: string, n: number): string => {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+};
+
+export function attemptHeader(a: AttemptRow): string {
+  return `── attempt ${a.n} (${a.kind}) started ${hhmmss(a.started_at)} UTC`;
+}
+
+export function attemptFooter(a: AttemptRow): string {
+  if (a.ended_at === null) return `── attempt ${a.n} still running: ${plural(a.turns, 'turn')} so far, $${a.cost_usd.toFixed(4)}`;
+  const why = a.failure_class ? ` (${a.failure_class})` : '';
+  return `── attempt ${a.n} ended ${hhmmss(a.ended_at)} UTC: ${a.status}${why}, ${plural(a.turns, 'turn')}, $${a.cost_usd.toFixed(4)}${a.error ? ` — ${oneLine(a.error, 300)}` : ''}`;
+}
+
+/** The hub's verdict on the job, from its row: the status Overseer decided, turns, cost, error. */
+export function verdictLine(j: JobRow, attempts: AttemptRow[]): string {
+  const s = summarize(j, attempts);
+  const status = `${s.status}${s.failure_class ? ` (${s.failure_class})` : ''}`;
+  const cost = s.cost_usd === null ? 'cost unknown' : `$${s.cost_usd.toFixed(4)}`;
+  const tail = s.error ? ` — error: ${oneLine(s.error, 500)}` : s.result ? ` — result: ${oneLine(s.result, 300)}` : '';
+  if (!isSettled(j.status)) return `overseer: job ${j.id} is ${status} (${plural(attempts.length, 'attempt')} so far), ${plural(s.turns, 'turn')}, ${cost} so far`;
+  return `overseer: job ${j.id} ${status} after ${plural(attempts.length, 'attempt')}, ${plural(s.turns, 'turn')}, ${cost}${tail}`;
+}
+
+function verdictJson(j: JobRow, attempts: AttemptRow[]): string {
+  const s = summarize(j, attempts, 2000);
+  return JSON.stringify({ type: 'overseer.verdict', job_id: s.job_id, status: s.status, failure_class: s.failure_class, error: s.error, result: s.result, turns: s.turns, cost_usd: s.cost_usd, attempts: attempts.length, ended_at: s.ended_at });
+}
+
+const attemptJson = (a: AttemptRow): string => JSON.stringify({ type: 'overseer.attempt', n: a.n, kind: a.kind, status: a.status, started_at: new Date(a.started_at).toISOString() });
+
+export async function runLogs(ref: string, opts: LogsOptions): Promise<void> {
+  const tail = intOption('tail', opts.tail, 1, 1_000_000) ?? 200;
+  const wanted = intOption('attempt', opts.attempt, 1, 1_000_000);
+  const s = openState();
+  try {
+    const job = resolveJob(s, ref);
+    const attempts = s.store.attempts(job.id);
+    if (wanted !== undefined && !attempts.some((a) => a.n === wanted)) {
+      throw new UsageError(`Job ${job.id} has no attempt ${wanted}: it has ${attempts.length ? `attempts 1..${attempts.length}` : 'not started yet'}.`);
+    }
+    const out = (line: string): void => void process.stdout.write(`${line}\n`);
+    const print = (lines: string[]): void => {
+      for (const l of lines) {
+        if (opts.json) out(l);
+        else {
+          const t = renderLine(l, { timestamps: true, maxFieldChars: 4000 });
+          if (t) out(t);
+        }
+      }
+    };
+    const header = (a: AttemptRow): void => out(opts.json ? attemptJson(a) : attemptHeader(a));
+    const footer = (a: AttemptRow): void => { if (!opts.json) out(attemptFooter(a)); };
+
+    let cur = wanted !== undefined ? attempts.find((a) => a.n === wanted) : attempts.at(-1);
+    const following = !!opts.follow && (wanted === undefined || wanted === attempts.at(-1)?.n);
+    let cursor: LineCursor | undefined;
+    if (cur) {
+      header(cur);
+      cursor = new LineCursor(cur.transcript);
+      print(cursor.next().slice(-tail));
+    } else if (!opts.json) out(`(job ${job.id} has not started yet: ${job.status})`);
+
+    if (following && !isSettled(job.status)) await follow(s, job.id, cur, cursor, { print, header, footer, pollMs: opts.pollMs ?? 200 });
+    const endJob = s.store.get(job.id)!;
+    const endAttempts = s.store.attempts(job.id);
+    const last = cur ? endAttempts.find((a) => a.n === cur!.n) : undefined;
+    if (last && !following) footer(last);
+    out(opts.json ? verdictJson(endJob, endAttempts) : verdictLine(endJob, endAttempts));
+  } finally {
+    s.close();
+  }
+}
+
+interface Printers {
+  print: (lines: string[]) => void;
+  header: (a: AttemptRow) => void;
+  footer: (a: AttemptRow) => void;
+  pollMs: number;
+}
+
+/** Follows the job until it has ended (or SIGINT): new lines, then each new attempt in turn. */
+async function follow(s: State, jobId: string, cur: AttemptRow | undefined, cursor: LineCursor | undefined, p: Printers): Promise<void> {
+  let interrupted = false;
+  const onInt = (): void => { interrupted = true; };
+  process.once('SIGINT', onInt);
+  try {
+    let settledPolls = 0;
+    while (!interrupted) {
+      if (cursor) p.print(cursor.next());
+      const job = s.store.get(jobId)!;
+      const latest = s.store.lastAttempt(jobId);
+      if (latest && latest.n !== cur?.n) {
+        if (cur && cursor) {
+          p.print(cursor.next());
+          p.footer(s.store.attempts(jobId).find((a) => a.n === cur!.n)!);
+        }
+        cur = latest;
+        cursor = new LineCursor(latest.transcript);
+        p.header(latest);
+        continue;
+      }
+      if (isSettled(job.status)) {
+        // The row can be written a moment before the last transcript bytes are flushed: read
+        // until a poll finds nothing new (at most a few polls).
+        const more = cursor ? cursor.next() : [];
+        p.print(more);
+        if (more.length === 0 && ++settledPolls >= 2) {
+          if (cur) p.footer(s.store.attempts(jobId).find((a) => a.n === cur!.n)!);
+          return;
+        }
+      }
+      await new Promise((r) => setTimeout(r, p.pollMs));
+    }
+  } finally {
+    process.off('SIGINT', onInt);
+  }
+}

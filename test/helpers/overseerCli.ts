@@ -1,0 +1,15 @@
+// Running the built `overseer` CLI (node dist/cli/main.js) against a test hub's state directory,
+// optionally on a pseudo-terminal (util-linux `script`) so that it sees an interactive TTY.
+import { join } from 'node:path';
+import { runProcess, type ProcessRun } from './process.js';
+
+const MAIN = join(process.cwd(), 'dist/cli/main.js');
+
+/** `overseer <args>` with OVERSEER_HOME = home; `stdin` typed in; `tty: true` runs it on a pty. */
+export function runOverseer(home: string, args: string[], o: { stdin?: string; tty?: boolean; env?: Record<string, string> } = {}): Promise<ProcessRun> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, OVERSEER_HOME: home, OVERSEER_LOG_LEVEL: 'silent', ...o.env };
+  const cmd = [process.execPath, MAIN, ...args];
+  if (!o.tty) return runProcess(process.execPath, [MAIN, ...args], { cwd: home, env, timeoutMs: 30_000, stdin: o.stdin });
+  const quoted = cmd.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return runProcess('script', ['-qefc', quoted, '/dev/null'], { cwd: home, env, timeoutMs: 30_000, stdin: o.stdin });
+}
