@@ -21,7 +21,8 @@ import { NoteService } from './services/notes.js';
 import { RequestService } from './approvals/service.js';
 import { personApi } from './approvals/http.js';
 import { PermissionService } from './services/permissions.js';
-import { HookService, type HookInput } from './services/hook.js';
+import { HookService } from './services/hook.js';
+import { checkHookInput } from './domain/hookInput.js';
 import { coordTools } from './tools/coord.js';
 import { WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
@@ -167,7 +168,10 @@ export class Hub {
       port: this.o.config.port,
       log: this.ctx.log,
       makeServer: (c) => this.server(c),
-      onHook: (c, body) => this.hook.check(c, body as HookInput),
+      onHook: (c, body) => {
+        const h = checkHookInput(body);
+        return h.ok ? this.hook.check(c, h.input) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
+      },
       onApi: personApi(this.requests),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
