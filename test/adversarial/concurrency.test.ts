@@ -22,7 +22,7 @@ function prng(seed: number): () => number {
 
 describe('adversarial: concurrency', { timeout: 120_000 }, () => {
   let a: AdvHub;
-  before(async () => { a = await startAdvHub({ config: { maxAgents: 40 } }); });
+  before(async () => { a = await startAdvHub({ config: { maxAgents: 40, maxSessionsPerToken: 128 } }); });
   after(async () => {
     await a?.stop();
     printTally('concurrency');

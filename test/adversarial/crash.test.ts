@@ -113,9 +113,9 @@ describe('adversarial: crash faults of a real hub process', { timeout: 120_000 }
   });
 
   test('a deleted WAL, then a corrupt and an empty hub.json: serve or refuse clearly', async () => {
-    // KNOWN (src/server/hubLock.ts): after a kill -9, a hub.json whose pid is now some other live
-    // process (pid reuse) makes every start refuse with "a hub already runs" until files are deleted.
-    const c = new Checks('crash', ['start after kill -9 with hub.json naming a live process that is no hub']);
+    // A hub.json naming some other live process (pid reuse after a kill -9) must not block a start:
+    // only the holder of the kernel claim serves, and hub.json is believed only when /health agrees.
+    const c = new Checks('crash', []);
     const s1 = await serve();
     assert.ok(s1.url, s1.stderr);
     await writeAndKill(s1, 4, 40);

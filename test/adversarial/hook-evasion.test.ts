@@ -1,9 +1,8 @@
 // Adversarial: write-target evasion of the lock hook. Agent A holds a lock on dir/f.txt; agent
 // B asks the hub's POST /hook (with its own token, as the hook script does) about many tool
-// calls that would write that file or a directory holding it. Every one must be denied. Forms
-// that get through today are listed in KNOWN (printed, tallied as findings; the lock hook's
-// owner is fixing them): the test fails on any other form that gets through, and says which
-// KNOWN forms now hold.
+// calls that would write that file or a directory holding it. Every one must be denied. KNOWN
+// lists forms that get through (printed, tallied as findings): none today. The test fails on
+// any other form that gets through, and says when a KNOWN form starts to hold.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,13 +10,7 @@ import { join } from 'node:path';
 import { startAdvHub, ok, type AdvHub, type Agent } from './harness.js';
 import { Checks, printTally } from './tally.js';
 
-const KNOWN: string[] = [
-  'cd dir && rm f', 'cd dir; redirect', 'subshell cd', 'backticks', 'eval', 'xargs rm', 'find -delete', 'find -exec rm',
-  'glob', 'brace expansion', 'variable', 'rm -rf dir', 'rm -r dir/', 'rm -rf .', 'rm -rf *', 'mv dir x', 'git checkout .',
-  'git checkout -- dir', 'git reset --hard', 'git stash', 'git clean -fdx', 'cp -r x/. dir', 'rsync --delete into dir',
-  'tar x into dir', 'python open(w)', 'node writeFileSync', 'cp a same-named file into the directory', 'cp -t into the directory',
-  'mv a same-named file into the directory',
-];
+const KNOWN: string[] = [];
 
 describe('adversarial: lock hook write-target evasion', { timeout: 120_000 }, () => {
   let a: AdvHub;
