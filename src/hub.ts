@@ -113,7 +113,7 @@ export class Hub {
         codex: new CodexLauncher({
           bin: o.config.codexBin, packageRoot: root, codexHome: join(o.config.home, 'codex-home'), model: o.config.codexModel,
           sandbox: o.config.codexSandbox, nodeBin: process.execPath, hookScript: join(root, 'hooks', 'overseer-hook.mjs'),
-          hook: o.config.lockMode !== 'off', prices: o.config.codexPrices,
+          hook: true, prices: o.config.codexPrices,
         }),
       },
       prompts: new PromptLibrary(join(root, 'prompts')),

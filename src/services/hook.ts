@@ -6,7 +6,7 @@ import type { Caller } from './context.js';
 import type { LockService } from './locks.js';
 import { bashWriteTargets } from '../domain/bashTargets.js';
 import { applyPatchTargets } from '../domain/applyPatch.js';
-import { realTarget, resolveLockPath } from '../domain/paths.js';
+import { isInside, realTarget, resolveLockPath } from '../domain/paths.js';
 import { protectedReason, type ProtectedContext } from '../domain/protectedPaths.js';
 import type { HubContext } from './context.js';
 
@@ -73,6 +73,13 @@ export class HookService {
     const paths: string[] = [];
     const targets = writeTargetsOf(h);
     if (caller.role === 'agent' && this.ctx) {
+      const read = readTarget(h);
+      if (read !== undefined) {
+        const real = realTarget(read, base);
+        const state = protectedContextOf(this.ctx).stateDir;
+        if (real === undefined || isInside(real, state)) return { decision: 'deny', reason: `Overseer: agents may not read the hub's own state (${state}): it holds the lead's token and the hub's database.` };
+        return { decision: 'none' };
+      }
       for (const t of targets.paths) {
         const real = realTarget(t, base);
         const why = real === undefined ? `cannot tell where ${JSON.stringify(t)} leads` : protectedReason(real, protectedContextOf(this.ctx));
@@ -101,4 +108,12 @@ function describeUnknown(h: HookInput): string {
 export function protectedContextOf(ctx: HubContext): ProtectedContext {
   const real = (p: string | undefined): string | undefined => (p ? realTarget(p, '/') ?? p : undefined);
   return { stateDir: real(ctx.config.home) as string, home: real(ctx.childEnv.HOME), claudeConfigDir: real(ctx.childEnv.CLAUDE_CONFIG_DIR) };
+}
+
+/** The path a reading tool (Read, Grep, Glob, LS) looks at, or undefined for other tools. */
+function readTarget(h: HookInput): string | undefined {
+  if (!h.tool_name || !/^(Read|Grep|Glob|LS)$/.test(h.tool_name)) return undefined;
+  const input = h.tool_input ?? {};
+  const p = input.file_path ?? input.path ?? (typeof input.pattern === 'string' && input.pattern.startsWith('/') ? input.pattern.replace(/[*?[{].*$/, '') : undefined);
+  return typeof p === 'string' && p !== '' ? p : '.';
 }

@@ -19,6 +19,7 @@ import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
+import { realTarget } from '../domain/paths.js';
 import type { TokenUsage } from '../launch/types.js';
 import { memorySection } from '../kb/memory.js';
 import { recordAttemptSpend } from '../money/record.js';
@@ -171,7 +172,8 @@ export class Runner {
       appendSystemPrompt: this.preamble(job, workDir),
       jsonSchema: job.json_schema ?? undefined,
       priorUsage: resume && job.thread_usage_json ? (JSON.parse(job.thread_usage_json) as TokenUsage) : undefined,
-      settings: ctx.config.lockMode === 'off' ? undefined : hookSettings(ctx.mcpUrl()),
+      // Always: with lock mode off the hub still answers the hook for the protected paths.
+      settings: hookSettings(ctx.mcpUrl(), { readDenied: [realTarget(ctx.config.home, '/') ?? ctx.config.home], writeDenied: [join(realTarget(workDir, '/') ?? workDir, '.claude')] }),
       env: ctx.childEnv,
       mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
     });

@@ -21,24 +21,38 @@ export const shellWord = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 /** The command that runs the lock hook (for --settings and for overseer init). */
 export const hookCommandLine = (nodeBin: string, hookScript: string): string => `${shellWord(nodeBin)} ${shellWord(hookScript)}`;
 
+/** The tools whose calls the lock hook checks (the lead's hook, from overseer init). */
 export const HOOK_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|Bash';
+/** A child's hook also sees its reads: the hub refuses reads of its own state. */
+export const CHILD_HOOK_MATCHER = `${HOOK_MATCHER}|Read|Grep|Glob|LS`;
+
+/** Claude Code's permission-rule spelling of an absolute path (`//` + the path from the root). */
+const rulePath = (abs: string): string => `//${abs.replace(/^\/+/, '')}`;
 
 /**
- * `--settings` JSON installing the lock check on every edit of a Claude child. It is Claude
- * Code's HTTP hook straight to the hub's /hook (the agent's bearer token expanded from its
- * environment): the same check as hooks/overseer-hook.mjs without starting a Node process per
- * edit (~60 ms). It fails closed: `onFailure: block` denies when the hub cannot be reached, and
- * the model sees the reason (verified: "PreToolUse:Write hook error: <reason>").
+ * `--settings` JSON of a Claude child (read once; the child cannot change it):
+ * - the lock check on every edit and read, as Claude Code's HTTP hook straight to the hub's
+ *   /hook (the agent's bearer token expanded from its environment): the same check as
+ *   hooks/overseer-hook.mjs without a Node process per call (~60 ms). It fails closed:
+ *   `onFailure: block` denies when the hub cannot be reached, and the model sees the reason
+ *   (verified: "PreToolUse:Write hook error: <reason>");
+ * - `permissions.deny` rules for what no child may read (`readDenied`: the hub's state, with the
+ *   lead token) or write (`writeDenied`), which Claude Code enforces itself, under any mode.
  */
-export function hookSettings(mcpUrl: string): string {
+export function hookSettings(mcpUrl: string, protect: { readDenied?: readonly string[]; writeDenied?: readonly string[] } = {}): string {
   const url = new URL('/hook?format=claude', mcpUrl).toString();
+  const deny = [
+    ...(protect.readDenied ?? []).flatMap((d) => [`Read(${rulePath(d)}/**)`, `Edit(${rulePath(d)}/**)`]),
+    ...(protect.writeDenied ?? []).map((d) => `Edit(${rulePath(d)}/**)`),
+  ];
   return JSON.stringify({
     hooks: {
       PreToolUse: [{
-        matcher: HOOK_MATCHER,
+        matcher: CHILD_HOOK_MATCHER,
         hooks: [{ type: 'http', url, headers: { Authorization: 'Bearer ${OVERSEER_TOKEN}' }, allowedEnvVars: ['OVERSEER_TOKEN'], timeout: 15, onFailure: 'block' }],
       }],
     },
+    ...(deny.length ? { permissions: { deny } } : {}),
   });
 }
 
