@@ -4,31 +4,17 @@
 // attack must be refused with the right status, open no session, and leave the hub serving.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { startAdvHub, callTool, snapshot, diffText, type AdvHub, type Agent } from './harness.js';
 import { waitForJob } from '../helpers/wait.js';
 import { Checks, printTally } from './tally.js';
+import { rawRequest, type RawResponse } from '../helpers/net.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'adv', version: '1' } } };
 
-interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+type Raw = RawResponse;
+const raw = rawRequest;
 
-/** One request with full control over the headers (fetch would not send a foreign Host). */
-function raw(port: number, o: { method?: string; path?: string; headers: Record<string, string>; body?: string | Buffer }): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: o.method ?? 'POST', path: o.path ?? '/mcp', headers: o.headers, setHost: false, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.setTimeout(30_000, () => req.destroy(new Error('raw request timed out')));
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
 
 describe('adversarial: authentication and HTTP surface', { timeout: 120_000 }, () => {
   let a: AdvHub;

@@ -3,12 +3,12 @@
 // the lead and as a running agent (whose token is captured from its launch command).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { TokenRecorder } from '../helpers/tokens.js';
+import { rawRequest as raw, type RawResponse } from '../helpers/net.js';
 
 const INIT = {
   jsonrpc: '2.0',
@@ -18,30 +18,7 @@ const INIT = {
 };
 const ACCEPT = 'application/json, text/event-stream';
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
-/** A request with full control over the headers (fetch will not send a foreign Host). */
-function raw(port: number, o: { method?: string; path?: string; headers: Record<string, string>; body?: string }): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, method: o.method ?? 'POST', path: o.path ?? '/mcp', headers: o.headers, setHost: false, agent: false },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => { body += d; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(10_000, () => req.destroy(new Error('raw request timed out')));
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
 
 function sdkClient(url: string, token: string): { client: Client; transport: StreamableHTTPClientTransport } {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
