@@ -1,7 +1,9 @@
 // The adversarial suite's shared tally: every attack is counted per category as "refused
 // correctly" or as a finding. node --test runs each file in its own process, so each file
-// writes its part to <tmp>/overseer-adversarial/<file>.json; `printTally` (run in each file's
-// `after`) merges every part present, prints the table and writes the merged JSON.
+// writes its part to <tmp>/overseer-adversarial/<run>/<file>.json, where <run> is the pid of the
+// `node --test` process that runs them all (a file run alone is a run of its own); `printTally`
+// (run in each file's `after`) merges the parts of this run only — never a stale one from an
+// earlier run — prints the table and writes the merged JSON.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +11,9 @@ import { join } from 'node:path';
 export interface Row { attempts: number; refused: number; findings: string[] }
 export type Tally = Record<string, Row>;
 
-const dir = join(tmpdir(), 'overseer-adversarial');
+// Files under one `node --test` share its pid as their parent; a file run directly is alone.
+const run = process.env.NODE_TEST_CONTEXT ? String(process.ppid) : `solo-${process.pid}`;
+const dir = join(tmpdir(), 'overseer-adversarial', run);
 export const TALLY_FILE = join(tmpdir(), 'overseer-adversarial.json');
 const mine: Tally = {};
 
