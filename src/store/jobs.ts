@@ -262,12 +262,6 @@ export class JobStore {
     const st = this.db.prepare('UPDATE messages SET delivered_at = ? WHERE id = ?');
     for (const id of ids) st.run(now, id);
   }
-
-  // requests (opened by issue #3's tools; here only read for `attention`)
-  openRequestsFor(jobIds: string[]): RequestRow[] {
-    if (jobIds.length === 0) return [];
-    return this.db.prepare(`SELECT * FROM requests WHERE status = 'pending' AND job_id IN (${jobIds.map(() => '?').join(',')}) ORDER BY created_at`).all(...jobIds) as RequestRow[];
-  }
 }
 
 /** better-sqlite3 refuses `undefined` bindings: store them as NULL. */

@@ -409,19 +409,3 @@ describe('messages', () => {
     assert.equal(store.undeliveredMessages('J').length, 1);
   });
 });
-
-describe('requests', () => {
-  test('openRequestsFor returns pending requests of the given jobs, oldest first', () => {
-    const ins = db.prepare(`INSERT INTO requests (id, job_id, kind, summary, status, created_at) VALUES (?, ?, ?, ?, ?, ?)`);
-    ins.run('r1', 'A', 'approval', 'merge?', 'pending', 30);
-    ins.run('r2', 'A', 'question', 'which db?', 'answered', 10);
-    ins.run('r3', 'B', 'approval', 'deploy?', 'pending', 20);
-    ins.run('r4', 'C', 'approval', 'other', 'pending', 5);
-    assert.deepEqual(store.openRequestsFor([]), []);
-    const open = store.openRequestsFor(['A', 'B']);
-    assert.deepEqual(open.map((r) => r.id), ['r3', 'r1']);
-    assert.equal(open[1]!.summary, 'merge?');
-    assert.equal(open[1]!.plan_json, null);
-    assert.deepEqual(store.openRequestsFor(['Z']), []);
-  });
-});
