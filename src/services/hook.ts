@@ -80,9 +80,10 @@ export class HookService {
         if (real === undefined || isInside(real, state)) return { decision: 'deny', reason: `Overseer: agents may not read the hub's own state (${state}): it holds the lead's token and the hub's database.` };
         return { decision: 'none' };
       }
+      const guarded = protectedContextOf(this.ctx);
       for (const t of targets.paths) {
         const real = realTarget(t, base);
-        const why = real === undefined ? `cannot tell where ${JSON.stringify(t)} leads` : protectedReason(real, protectedContextOf(this.ctx));
+        const why = real === undefined ? `cannot tell where ${JSON.stringify(t)} leads` : protectedReason(real, guarded);
         if (why) return { decision: 'deny', reason: `Overseer: agents may not write there: ${why}.` };
       }
     }
@@ -104,10 +105,20 @@ function describeUnknown(h: HookInput): string {
   return `${h.tool_name ?? 'a tool'} \`${text.length > 200 ? `${text.slice(0, 197)}...` : text}\``;
 }
 
-/** What the hub protects from every agent, from the hub's configuration and the children's environment. */
+const protectedContexts = new WeakMap<HubContext, ProtectedContext>();
+
+/**
+ * What the hub protects from every agent, from the hub's configuration and the children's
+ * environment: fixed for a hub's life, so resolved once per hub, not on every hook call.
+ */
 export function protectedContextOf(ctx: HubContext): ProtectedContext {
-  const real = (p: string | undefined): string | undefined => (p ? realTarget(p, '/') ?? p : undefined);
-  return { stateDir: real(ctx.config.home) as string, home: real(ctx.childEnv.HOME), claudeConfigDir: real(ctx.childEnv.CLAUDE_CONFIG_DIR) };
+  let c = protectedContexts.get(ctx);
+  if (!c) {
+    const real = (p: string | undefined): string | undefined => (p ? realTarget(p, '/') ?? p : undefined);
+    c = { stateDir: real(ctx.config.home) as string, home: real(ctx.childEnv.HOME), claudeConfigDir: real(ctx.childEnv.CLAUDE_CONFIG_DIR) };
+    protectedContexts.set(ctx, c);
+  }
+  return c;
 }
 
 /** The path a reading tool (Read, Grep, Glob, LS) looks at, or undefined for other tools. */
