@@ -6,11 +6,14 @@
 //
 // Who is asking: a child agent has OVERSEER_URL and OVERSEER_TOKEN in its environment. The
 // lead (hook installed by `overseer init`) has neither: the hook finds <state>/hub.json and
-// <state>/lead.token from OVERSEER_HOME or by walking up from the project dir; with no live
+// <state>/lead.token from OVERSEER_HOME or by walking up from the project dir (the project's
+// state directory under $XDG_STATE_HOME/overseer, or a legacy <dir>/.overseer); with no live
 // hub there are no agents and so nothing to check.
 import { request } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 
 const deny = (reason) => {
   process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`);
@@ -30,6 +33,16 @@ function alive(pid) {
   try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; }
 }
 
+/** The state directory the hub keeps for the project at `dir` (src/config.ts, projectStateDir). */
+function projectStateDir(dir) {
+  let real;
+  try { real = realpathSync(dir); } catch { return null; }
+  const env = process.env;
+  const base = env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
+  const name = basename(real).replace(/[^A-Za-z0-9._-]/g, '_') || 'project';
+  return join(base, 'overseer', 'projects', `${name}-${createHash('sha256').update(real).digest('hex').slice(0, 8)}`);
+}
+
 /** The hub to ask and the token to ask with, or null when no hub runs (lead only). */
 function target(input) {
   if (process.env.OVERSEER_URL && process.env.OVERSEER_TOKEN) return { url: process.env.OVERSEER_URL, token: process.env.OVERSEER_TOKEN };
@@ -37,6 +50,8 @@ function target(input) {
   if (process.env.OVERSEER_HOME) candidates.push(process.env.OVERSEER_HOME);
   else {
     for (let d = process.env.CLAUDE_PROJECT_DIR || input.cwd || process.cwd(); ; d = dirname(d)) {
+      const state = projectStateDir(d);
+      if (state) candidates.push(state);
       candidates.push(join(d, '.overseer'));
       if (dirname(d) === d) break;
     }

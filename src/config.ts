@@ -1,9 +1,11 @@
-// Configuration: environment first, then an optional <state>/config.json, validated once with zod.
+// Configuration: environment first, then an optional <project>/.overseer/config.json, validated once with zod.
 // Pipeline: locate state dir → read file → merge env over it → validate. `loadConfigFrom` lets
 // tests skip the disk.
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
@@ -24,6 +26,8 @@ const intFromString = (min: number, max: number) =>
 export const ConfigSchema = z
   .object({
     home: z.string().min(1),
+    /** The project's settings directory (config.json, policy.json, templates/); default: home. */
+    settingsDir: z.string().min(1).optional(),
     claudeBin: z.string().min(1).optional(),
     codexBin: z.string().min(1).optional(),
     maxAgents: intFromString(1, 256).default(8),
@@ -65,6 +69,8 @@ export const ConfigSchema = z
     noteMaxBytes: intFromString(1, 64 * 1024 * 1024).default(1024 * 1024),
     /** A background hub exits after this many seconds with no live job and no connected lead (0 = never). */
     idleExitS: intFromString(0, 7 * 24 * 3600).default(300),
+    /** OS confinement of children (bubblewrap on Linux): `auto` uses it when it works, `require` refuses to start children without it, `off` never uses it. */
+    confine: z.enum(['auto', 'require', 'off']).default('auto'),
     /** Open MCP sessions one bearer token may hold at once. */
     maxSessionsPerToken: intFromString(1, 10_000).default(32),
     /** An MCP session with no request and no open stream for this long is closed. */
@@ -99,6 +105,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CODEX_PROVIDER: 'codexProvider',
   OVERSEER_CODEX_PRICES: 'codexPrices',
   OVERSEER_WORKTREES_DIR: 'worktreesDir',
+  OVERSEER_CONFINE: 'confine',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */
@@ -110,11 +117,54 @@ export function gitRoot(dir: string): string | undefined {
   }
 }
 
-/** `OVERSEER_HOME`, else `.overseer/` at the git root of `cwd`, else `<cwd>/.overseer`. */
+/** Where every hub of this user keeps its state: `$XDG_STATE_HOME/overseer` (default
+ * `~/.local/state/overseer`). Agents never see it (src/confine). */
+export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
+  return join(base, 'overseer');
+}
+
+/** The project a process started in `cwd` serves: the git top level, else `cwd` (real path). */
+export function projectRoot(cwd: string): string {
+  const root = gitRoot(cwd) ?? resolve(cwd);
+  try {
+    return realpathSync(root);
+  } catch {
+    return root;
+  }
+}
+
+/** A project's state directory under the state root: its name plus 8 hex of sha256(real path),
+ * so two clones named alike never share one (hooks/overseer-hook.mjs computes the same). */
+export function projectStateDir(projectRealPath: string, env: NodeJS.ProcessEnv = process.env): string {
+  const hash = createHash('sha256').update(projectRealPath).digest('hex').slice(0, 8);
+  const name = basename(projectRealPath).replace(/[^A-Za-z0-9._-]/g, '_') || 'project';
+  return join(stateRoot(env), 'projects', `${name}-${hash}`);
+}
+
+/** The project's own Overseer settings (config.json, policy.json, templates/): `<project>/.overseer`,
+ * or OVERSEER_SETTINGS_DIR, or OVERSEER_HOME when set (then settings and state share it, as before). */
+export function resolveSettingsDir(env: NodeJS.ProcessEnv, cwd: string): string {
+  if (env.OVERSEER_SETTINGS_DIR) return resolve(cwd, env.OVERSEER_SETTINGS_DIR);
+  if (env.OVERSEER_HOME) return resolve(cwd, env.OVERSEER_HOME);
+  return join(projectRoot(cwd), '.overseer');
+}
+
+/** The hub's runtime state (database, tokens, hub.json, transcripts, logs): `OVERSEER_HOME`, else
+ * the project's directory under the state root — outside the repository, out of every agent's
+ * tree. A project whose state is still in `<project>/.overseer` (layout before 0.2, see
+ * src/hubproc/legacy.ts) keeps it there until a hub starts with none running. */
 export function resolveStateDir(env: NodeJS.ProcessEnv, cwd: string): string {
   if (env.OVERSEER_HOME) return resolve(cwd, env.OVERSEER_HOME);
-  return join(gitRoot(cwd) ?? cwd, '.overseer');
+  const root = projectRoot(cwd);
+  const dir = projectStateDir(root, env);
+  const legacy = join(root, '.overseer');
+  if (!existsSync(join(dir, 'state.db')) && existsSync(join(legacy, 'state.db'))) return legacy;
+  return dir;
 }
+
+/** The directory of the project's settings (config.json, policy.json, templates/). */
+export const settingsDirOf = (c: Pick<Config, 'home' | 'settingsDir'>): string => c.settingsDir ?? c.home;
 
 /** Validate a plain object (file contents merged with env) into a Config. */
 export function loadConfigFrom(raw: Record<string, unknown>, source = 'configuration'): Config {
@@ -135,7 +185,8 @@ export function loadConfigFrom(raw: Record<string, unknown>, source = 'configura
 /** Load config for a process started in `cwd` with environment `env`. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
   const home = resolveStateDir(env, cwd);
-  const file = join(home, 'config.json');
+  const settingsDir = resolveSettingsDir(env, cwd);
+  const file = join(settingsDir, 'config.json');
   let fromFile: Record<string, unknown> = {};
   if (existsSync(file)) {
     try {
@@ -149,7 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     const v = env[name];
     if (v !== undefined && v !== '') fromEnv[key] = v;
   }
-  return loadConfigFrom({ ...fromFile, ...fromEnv, home }, existsSync(file) ? `configuration (${file} and environment)` : 'configuration (environment)');
+  return loadConfigFrom({ ...fromFile, ...fromEnv, home, settingsDir }, existsSync(file) ? `configuration (${file} and environment)` : 'configuration (environment)');
 }
 
 /** The package root (where prompts/ and hooks/ live), found from this compiled file. */

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Config } from './config.js';
-import { packageRoot } from './config.js';
+import { packageRoot, settingsDirOf, stateRoot } from './config.js';
+import { ConfinedLauncher, confineStatus } from './confine/launcher.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
 import { silentLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
@@ -97,6 +98,14 @@ export class Hub {
     const log = o.log ?? silentLogger;
     this.db = openDb(join(o.config.home, 'state.db'));
     const root = packageRoot();
+    const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
+    const confinement = o.processes ? undefined : confineStatus(o.config.confine);
+    const processes = o.processes ?? (confinement?.active
+      ? new ConfinedLauncher(new ExecaLauncher(), confinement.bwrap!, {
+        stateDir: o.config.home, stateRoot: stateRoot(process.env), projectDir: o.projectDir, packageRoot: root,
+        secretFiles: ['', '-wal', '-shm'].map((s) => `${kbGlobal}${s}`),
+      })
+      : new ExecaLauncher());
     let url = '';
     this.ctx = {
       config: o.config,
@@ -107,7 +116,8 @@ export class Hub {
       clock: o.clock ?? systemClock,
       ids: o.ids ?? randomIds,
       log,
-      processes: o.processes ?? new ExecaLauncher(),
+      processes,
+      confinement,
       launchers: o.launchers ?? {
         claude: new ClaudeLauncher({ bin: o.config.claudeBin, packageRoot: root }),
         codex: new CodexLauncher({
@@ -123,7 +133,7 @@ export class Hub {
     };
     this.version = packageVersion();
     this.kb = new KnowledgeBase({
-      projectDb: join(o.config.home, 'kb.db'), globalDb: o.kbGlobalDb ?? globalKbPath(process.env), projectDir: o.projectDir, log,
+      projectDb: join(o.config.home, 'kb.db'), globalDb: kbGlobal, projectDir: o.projectDir, log,
       triageAgent: o.config.kbTriage ? createTriageAgent({
         bin: () => this.ctx.launchers.claude?.resolveBin(), prompts: this.ctx.prompts, env: this.ctx.childEnv, cwd: o.projectDir, log,
         onUsage: (usage, jobId) => new UsageStore(this.db).add({ jobId: jobId && this.ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: this.ctx.clock.now() }),
@@ -143,7 +153,7 @@ export class Hub {
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb)];
-    const templatesDir = join(o.config.home, 'templates');
+    const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
     this.resourceDeps = hubResourceDeps(this, {

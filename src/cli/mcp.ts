@@ -11,10 +11,13 @@ import { locateHub } from '../hubproc/locate.js';
 import { spawnHub } from '../hubproc/spawn.js';
 import { runHubProcess } from '../hubproc/serve.js';
 import { stopHub } from '../hubproc/stop.js';
+import { moveLegacyState } from '../hubproc/legacy.js';
 
 function setup(file = 'overseer.log'): { config: Config; log: Logger } {
+  const moved = moveLegacyState(process.env, process.cwd());
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, logDir: join(config.home, 'logs'), file });
+  if (moved.moved) log.info(moved, 'moved the runtime state out of the repository');
   return { config, log };
 }
 
@@ -26,7 +29,7 @@ export async function runMcp(): Promise<void> {
     stateDir: config.home,
     log,
     token: () => ensureLeadToken(config.home, () => randomIds.token()),
-    locate: () => locateHub({ stateDir: config.home, start: () => { spawnHub({ stateDir: config.home, env: process.env, cwd }); } }),
+    locate: () => locateHub({ stateDir: config.home, start: () => { spawnHub({ stateDir: config.home, settingsDir: config.settingsDir, env: process.env, cwd }); } }),
   });
   process.exit(0);
 }

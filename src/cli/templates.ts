@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { loadConfig } from '../config.js';
+import { loadConfig, settingsDirOf } from '../config.js';
 import { describeDefaults, scanTemplates, type Template, type TemplateProblem } from '../templates/templates.js';
 import { templateStats, type RunStats, type TemplateStats } from '../templates/stats.js';
 import { table } from './status.js';
@@ -19,9 +19,9 @@ export interface TemplatesReport {
   without_file: TemplateStats[];
 }
 
-/** Templates of `<home>/templates` with their stats from `<home>/state.db` (none if there is no database yet). */
-export function templatesReport(home: string): TemplatesReport {
-  const dir = join(home, 'templates');
+/** Templates of `<settings>/templates` with their stats from `<home>/state.db` (none if there is no database yet). */
+export function templatesReport(home: string, settingsDir = home): TemplatesReport {
+  const dir = join(settingsDir, 'templates');
   const { templates, problems } = scanTemplates(dir);
   let stats: TemplateStats[] = [];
   const dbFile = join(home, 'state.db');
@@ -76,10 +76,11 @@ export function runTemplates(
   opts: { json?: boolean },
   io: { home?: string; write?: (s: string) => void; exitCode?: (code: number) => void } = {},
 ): void {
-  const home = io.home ?? loadConfig().home;
+  const config = io.home ? undefined : loadConfig();
+  const home = io.home ?? config!.home;
   const write = io.write ?? ((s: string) => void process.stdout.write(s));
   const exitCode = io.exitCode ?? ((code: number) => { process.exitCode = code; });
-  const r = templatesReport(home);
+  const r = templatesReport(home, config ? settingsDirOf(config) : home);
   write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : formatTemplates(r));
   exitCode(r.invalid.length > 0 ? 1 : 0);
 }

@@ -1,4 +1,5 @@
 // All doctor checks in their report order, the verdict, and the plain-text rendering.
+import { checkConfinement, checkStatePlace } from './confine.js';
 import { homedir } from 'node:os';
 import { packageRoot } from '../config.js';
 import { pidAlive } from '../launch/process.js';
@@ -36,6 +37,7 @@ export function doctorDeps(over: Partial<DoctorDeps> = {}): DoctorDeps {
     execTimeoutMs: over.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
     fetchTimeoutMs: over.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
     hubHealth: over.hubHealth,
+    probeConfine: over.probeConfine,
   };
 }
 
@@ -70,6 +72,8 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     git,
     cfg.check,
     await guard('state dir', () => checkStateDir(cfg.home)),
+    await guard('state place', () => checkStatePlace(cfg.home, deps)),
+    await guard('confinement', () => checkConfinement(cfg.config, deps)),
     await guard('state db', () => checkStateDb(cfg.home)),
     await guard('hub', () => checkHub(cfg.home, deps)),
     await guard('sessions', () => checkSessions(cfg.config, cfg.home, deps)),

@@ -4,7 +4,7 @@ import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { loadConfig, resolveStateDir, type Config } from '../config.js';
+import { loadConfig, resolveSettingsDir, resolveStateDir, settingsDirOf, type Config } from '../config.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { readHubInfo } from '../server/hubLock.js';
 import { firstLine } from './io.js';
@@ -22,7 +22,7 @@ export function checkConfig(deps: Pick<DoctorDeps, 'env' | 'cwd'>): ConfigOutcom
   const fallbackHome = (): string => resolveStateDir(deps.env, deps.cwd);
   try {
     const config = loadConfig(deps.env, deps.cwd);
-    const file = join(config.home, 'config.json');
+    const file = join(settingsDirOf(config), 'config.json');
     const from = existsSync(file) ? `${file} and the environment` : 'the environment (no config.json)';
     return { check: { name: 'config', status: 'ok', detail: `valid, from ${from}` }, config, home: config.home };
   } catch (err) {
@@ -32,7 +32,7 @@ export function checkConfig(deps: Pick<DoctorDeps, 'env' | 'cwd'>): ConfigOutcom
         name: 'config',
         status: 'fail',
         detail: (err as Error).message.replace(/\s*\n\s*/g, '; '),
-        fix: `correct the value named above in the environment or in ${join(home, 'config.json')}`,
+        fix: `correct the value named above in the environment or in ${join(resolveSettingsDir(deps.env, deps.cwd), 'config.json')}`,
       },
       home,
     };

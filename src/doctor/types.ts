@@ -47,6 +47,8 @@ export interface DoctorDeps {
   execTimeoutMs: number;
   /** Limit for each endpoint request. */
   fetchTimeoutMs: number;
+  /** Can children be confined here (default: a real bubblewrap probe)? */
+  probeConfine?: () => { ok: true; bwrap: string } | { ok: false; reason: string };
   /** Ask a running hub for its session counts (default: GET /health with the lead token). */
   hubHealth?: (info: HubInfo, token: string | undefined, timeoutMs: number) => Promise<HealthInfo | undefined>;
 }

@@ -39,8 +39,10 @@ async function commitAll(dir: string, message: string): Promise<string> {
   if (!keys.has('user.email')) extra.push('-c', `user.email=${FALLBACK_EMAIL}`);
   const msg = message.trim() === '' ? 'Overseer job changes' : message;
   // --no-verify: this is an automatic checkpoint of an agent's work; a failing pre-commit hook
-  // must not leave the work uncommitted in a folder we are about to delete.
-  await git(dir, COMMIT_TIMEOUT_MS).raw([...extra, 'commit', '--no-verify', '--no-edit', `--message=${msg}`]);
+  // must not leave the work uncommitted in a folder we are about to delete. No hooks at all
+  // (post-commit too): a hooks path inside the tree is the agent's to write, and the hub runs
+  // unconfined.
+  await git(dir, COMMIT_TIMEOUT_MS).raw([...extra, '-c', 'core.hooksPath=/dev/null', 'commit', '--no-verify', '--no-edit', `--message=${msg}`]);
   return outLines(await g.raw(['rev-parse', 'HEAD']))[0] ?? '';
 }
 

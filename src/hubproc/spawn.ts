@@ -13,14 +13,14 @@ export function cliMain(): string {
   return fileURLToPath(new URL(`../cli/main${extname(here)}`, import.meta.url));
 }
 
-export function spawnHub(o: { stateDir: string; env: NodeJS.ProcessEnv; cwd: string }): number | undefined {
+export function spawnHub(o: { stateDir: string; settingsDir?: string; env: NodeJS.ProcessEnv; cwd: string }): number | undefined {
   const logs = join(o.stateDir, 'logs');
   mkdirSync(logs, { recursive: true });
   const err = openSync(join(logs, 'hub.stderr'), 'a');
   try {
     const child = spawn(process.execPath, [...process.execArgv, cliMain(), 'serve', '--background'], {
       cwd: o.cwd,
-      env: { ...o.env, OVERSEER_HOME: o.stateDir },
+      env: { ...o.env, OVERSEER_HOME: o.stateDir, ...(o.settingsDir ? { OVERSEER_SETTINGS_DIR: o.settingsDir } : {}) },
       detached: true,
       stdio: ['ignore', 'ignore', err],
     });

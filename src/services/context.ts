@@ -8,6 +8,7 @@ import type { AgentLauncher, ProcessLauncher } from '../launch/types.js';
 import type { PromptLibrary } from '../prompts/load.js';
 import type { Bus } from './bus.js';
 import type { KnowledgeBase } from '../kb/service.js';
+import type { ConfineStatus } from '../confine/launcher.js';
 
 export interface HubContext {
   config: Config;
@@ -28,6 +29,8 @@ export interface HubContext {
   childEnv: NodeJS.ProcessEnv;
   /** The knowledge base (memory injection at launch). */
   kb?: KnowledgeBase;
+  /** Whether children run confined (src/confine); undefined with an injected process launcher. */
+  confinement?: ConfineStatus;
   /** Progress tick for blocking tools (ms). */
   progressEveryMs: number;
 }

@@ -1,6 +1,7 @@
 // The agent operations behind the agent tools: spawn, wait, inspect, cancel, pause, resume,
 // message, status reports. Validates what zod cannot (file system, ids, subtree rights),
 // writes each change in one transaction before returning, and leaves launching to Runner.
+import { settingsDirOf } from '../config.js';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
@@ -87,13 +88,17 @@ export class JobService {
 
   // ---- spawn ---------------------------------------------------------------------------
 
-  async spawn(raw: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string }> {
+  async spawn(raw: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string; warning?: string }> {
     const { ctx } = this;
+    const confine = ctx.confinement;
+    if (confine && !confine.active && confine.mode === 'require') {
+      throw new InvalidStateError(`Agents must run confined (OVERSEER_CONFINE=require) and they cannot here: ${confine.reason}. Fix that, or set OVERSEER_CONFINE=auto to run them held by the lock hook alone.`);
+    }
     // A template fills in what the call left out; its body becomes the prompt's ## Guidelines.
     let guidelines = '';
     let merged: SpawnInput = raw;
     if (raw.template !== undefined) {
-      const t = applyTemplate(getTemplate(join(ctx.config.home, 'templates'), raw.template), raw);
+      const t = applyTemplate(getTemplate(join(settingsDirOf(ctx.config), 'templates'), raw.template), raw);
       guidelines = t.guidelines;
       merged = t as SpawnInput;
     }
@@ -133,7 +138,7 @@ export class JobService {
     }
     const deps = [...new Set(input.depends_on)];
     for (const d of deps) this.job(d);
-    return this.create({
+    const created = this.create({
       id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: input.model ?? null,
       cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
       priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
@@ -141,6 +146,10 @@ export class JobService {
       checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
       depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null,
     }, caller.role === 'agent' ? caller.jobId : 'lead');
+    const warning = confine && !confine.active
+      ? `This agent runs without OS confinement: ${confine.reason}. Only the lock hook and Claude Code's permission rules hold it; a program it runs can read the hub's state and write files others hold (docs/security.md).`
+      : undefined;
+    return warning ? { ...created, warning } : created;
   }
 
   /** An agent's sub-agent stays inside the agent's own work tree (real paths), and its command checks pass the agent's policy. */

@@ -2,6 +2,7 @@
 // The deterministic policy in <state>/policy.json (first match wins; defaults in
 // src/domain/policy.ts) answers; `ask` becomes a request for the lead, like request_approval.
 // The policy file is re-read when it changes; an invalid file denies everything, saying why.
+import { settingsDirOf } from '../config.js';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Caller, HubContext } from './context.js';
@@ -20,7 +21,7 @@ export class PermissionService {
   constructor(private readonly ctx: HubContext, private readonly requests: RequestService) {}
 
   get file(): string {
-    return join(this.ctx.config.home, 'policy.json');
+    return join(settingsDirOf(this.ctx.config), 'policy.json');
   }
 
   /** The policy in force: the file's, the default when there is none, or the parse error. */

@@ -152,7 +152,7 @@ export class Supervisor {
     this.armTimer();
     void child.exited.then((exit) => {
       splitter.end();
-      if (exit.spawnError) exit.spawnError.message = `${exit.spawnError.message}. ${this.o.launcher.binHint}`;
+      if (exit.spawnError && exit.spawnError.code !== 'ECONFINE') exit.spawnError.message = `${exit.spawnError.message}. ${this.o.launcher.binHint}`;
       this.finish(exit);
     });
   }

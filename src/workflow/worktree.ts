@@ -28,7 +28,7 @@ export async function commitAll(dir: string, message: string): Promise<string> {
   try {
     if (!(await gitQuick(dir, ['status', '--porcelain'])).trim()) return '';
     await gitQuick(dir, ['add', '-A']);
-    await gitQuick(dir, ['-c', 'user.name=Overseer', '-c', 'user.email=overseer@localhost', 'commit', '--no-verify', '-q', '-m', message]);
+    await gitQuick(dir, ['-c', 'user.name=Overseer', '-c', 'user.email=overseer@localhost', '-c', 'core.hooksPath=/dev/null', 'commit', '--no-verify', '-q', '-m', message]);
     return (await gitQuick(dir, ['rev-parse', '--short', 'HEAD'])).trim();
   } catch {
     return '';

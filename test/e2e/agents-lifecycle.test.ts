@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { waitForJob, eventually, alive, procStopped } from '../helpers/wait.js';
+import { waitForJob, eventually, alive, procStopped, agentProcess } from '../helpers/wait.js';
 import type { Script } from '../../src/testing/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
@@ -125,10 +125,10 @@ describe('control', () => {
     assert.equal(frozen.status, 'frozen');
     // Every thread stopped (a multi-threaded process may show its main thread in D behind a
     // stopped thread, so /proc/<pid>/stat alone is not enough).
-    await eventually('every thread of the process stopped', () => procStopped(running.pid!), 10_000);
+    await eventually('every thread of the process stopped', () => procStopped(agentProcess(running.pid!)), 10_000);
     const resumed = await h.call('resume_agent', { job_id: id });
     assert.equal(resumed.status, 'running');
-    await eventually('process running again', () => !procStopped(running.pid!), 10_000);
+    await eventually('process running again', () => !procStopped(agentProcess(running.pid!)), 10_000);
     const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 60 });
     assert.equal(w.done[0].status, 'succeeded');
   });
@@ -149,7 +149,7 @@ describe('control', () => {
     const j = await waitForJob(h.hub, id, (r) => r.pid !== null);
     await h.fake.waitForRequest((r) => r.script === 'hang', 30_000);
     const t0 = Date.now();
-    process.kill(j.pid!, 'SIGKILL');
+    process.kill(agentProcess(j.pid!), 'SIGKILL');
     const ended = await waitForJob(h.hub, id, (r) => r.status === 'failed', 5000);
     const ms = Date.now() - t0;
     assert.equal(ended.failure_class, 'crashed');

@@ -6,7 +6,7 @@
 // A budget on a model without a price is refused at spawn. The child's stderr is kept on disk.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '../helpers/wait.js';
 import { codexHubs } from '../helpers/codexHub.js';
@@ -49,9 +49,9 @@ describe('codex children: live spending and limits', () => {
     assert.ok(Math.abs(a.cost_usd - (201 + 20) * 1000 / 1e6) < 1e-9, `cost ${a.cost_usd}`);
     const transcript = readFileSync(join(h.home, 'agents', id, 'attempt-1.jsonl'), 'utf8');
     assert.doesNotMatch(transcript, /turn\.completed/, 'the cost came from the calls, not from an end-of-turn total');
-    // Codex writes to stderr ("Reading additional input from stdin..."): kept beside the transcript.
+    // Whatever codex writes to stderr is kept beside the transcript (often nothing at all).
     assert.equal(a.stderr_path, join(h.home, 'agents', id, 'attempt-1.stderr'));
-    assert.match(readFileSync(a.stderr_path, 'utf8'), /\S/);
+    assert.ok(existsSync(a.stderr_path));
   });
 
   test('budget_usd stops a codex child in the middle of a turn, from the usage of its calls', async () => {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { claudeBin, claudeEnv } from '../helpers/claude.js';
-import { codexBin, FAKE_API_KEY, makeTempDir } from '../helpers/codex.js';
+import { codexBin, codexTempBase, FAKE_API_KEY, makeTempDir } from '../helpers/codex.js';
 import { initRepo } from '../helpers/git.js';
 import { cwdOf } from '../helpers/steps.js';
 import { settled } from '../helpers/workflow.js';
@@ -32,7 +32,7 @@ const mcp = (tool: string, args: Record<string, unknown>) => ({ mcp: { server: '
 async function openaiWith(scripts: Record<string, CodexScript>): Promise<{ openai: FakeOpenAI; catalog: string; dir: string }> {
   const openai = await startFakeOpenAI({ scripts });
   cleanups.push(() => openai.close());
-  const dir = await makeTempDir('ovs-cx');
+  const dir = await makeTempDir('ovs-cx', codexTempBase());
   const catalog = join(dir, 'models.json');
   writeFileSync(catalog, JSON.stringify(fakeModelCatalog([MODEL])));
   return { openai, catalog, dir };

@@ -19,6 +19,7 @@ import {
   codexHome,
   completedItems,
   execFlags,
+  codexTempBase,
   makeTempDir,
   runCodex,
   tomlString,
@@ -104,7 +105,7 @@ describe('real codex against the fake Responses API', { timeout: 10 * TIMEOUT_MS
   let chome: string;
   const dirs: string[] = [];
   const tmp = async (p: string): Promise<string> => {
-    const d = await makeTempDir(p);
+    const d = await makeTempDir(p, codexTempBase());
     dirs.push(d);
     return d;
   };

@@ -1,5 +1,6 @@
 // Harness for running the real `claude` CLI (devDependency) in tests, against the fake
 // Anthropic API: a clean environment, a fresh HOME, its own process group, killed at the end.
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,10 +40,17 @@ export function claudeEnv(opts: { home: string; baseUrl: string; extra?: Record<
   return env;
 }
 
-/** A fresh directory under os.tmpdir(); the caller removes it. */
-export async function makeTempDir(prefix: string): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), prefix.endsWith('-') ? prefix : `${prefix}-`));
+/** A fresh directory under `base` (default os.tmpdir()); the caller removes it. */
+export async function makeTempDir(prefix: string, base = os.tmpdir()): Promise<string> {
+  return mkdtemp(path.join(base, prefix.endsWith('-') ? prefix : `${prefix}-`));
 }
+
+/**
+ * Where tests put a CODEX_HOME: not under /tmp. Codex refuses to make its sandbox helper
+ * aliases under the system temp directory, and with Debian's bubblewrap installed it needs them
+ * ("bwrap: execvp codex-linux-sandbox: No such file or directory"); /var/tmp is fine.
+ */
+export const codexTempBase = (): string => (existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir());
 
 export type ClaudeRun = ProcessRun;
 

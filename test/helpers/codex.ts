@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { fakeModelCatalog } from '../../src/testing/fakeOpenAI.js';
 import { runProcess, type ProcessRun, type RunProcessOptions } from './process.js';
 
-export { makeTempDir } from './claude.js';
+export { codexTempBase, makeTempDir } from './claude.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -4,7 +4,7 @@ import { after } from 'node:test';
 import type { Config } from '../../src/config.js';
 import type { Script } from '../../src/testing/fakeAnthropic.js';
 import { startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
-import { FAKE_API_KEY, makeTempDir } from './codex.js';
+import { codexTempBase, FAKE_API_KEY, makeTempDir } from './codex.js';
 import { fakeCodexConfig, writeFakeModelCatalog } from './codexConfig.js';
 import { startTestHub, type TestHub } from './hub.js';
 
@@ -33,7 +33,7 @@ export function codexHubs(): { cleanups: (() => Promise<void>)[]; codexHub: Code
     async codexHub(codex, o = {}) {
       const openai = await startFakeOpenAI({ scripts: codex });
       cleanups.push(() => openai.close());
-      const dir = await makeTempDir('ovs-cx');
+      const dir = await makeTempDir('ovs-cx', codexTempBase());
       const catalog = writeFakeModelCatalog(dir);
       const h = await startTestHub({
         dir,

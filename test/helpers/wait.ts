@@ -77,3 +77,16 @@ export function procStopped(pid: number): boolean {
   });
   return states.some((st) => st === 'T' || st === 't') && !states.some((st) => st === 'R' || st === 'S');
 }
+
+/** The agent process of a job whose recorded pid leads its process group: the pid itself, or,
+ * when the child runs confined, the process under bubblewrap's (one per level: the outer bwrap,
+ * the init of its pid namespace, then the agent). */
+export function agentProcess(pid: number): number {
+  let p = pid;
+  while (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'bwrap') {
+    const kids = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    if (kids.length !== 1) throw new Error(`bwrap ${p} has ${kids.length} children, expected 1`);
+    p = kids[0]!;
+  }
+  return p;
+}

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfigFrom, loadConfig, resolveStateDir, gitRoot, packageRoot } from '../../src/config.js';
+import { basename, join } from 'node:path';
+import { loadConfigFrom, loadConfig, resolveStateDir, resolveSettingsDir, projectStateDir, stateRoot, gitRoot, packageRoot } from '../../src/config.js';
+import { createHash } from 'node:crypto';
 import { InvalidInputError } from '../../src/errors.js';
 
 /** Asserts `fn` throws an InvalidInputError and returns its message. */
@@ -57,6 +58,7 @@ describe('loadConfigFrom', () => {
       maxWaitS: 3600,
       noteMaxBytes: 1048576,
       idleExitS: 300,
+      confine: 'auto',
       maxSessionsPerToken: 32,
       sessionIdleS: 1800,
       fallbackModels: [],
@@ -152,30 +154,51 @@ describe('resolveStateDir', () => {
     assert.equal(resolveStateDir({ OVERSEER_HOME: '../up' }, '/a/b'), '/a/up');
   });
 
-  test('inside a git repository → .overseer at the git root, even from a subdirectory', () => {
-    const repo = freshDir('repo');
+  test('inside a git repository → the project\'s directory under $XDG_STATE_HOME/overseer, from the git root even in a subdirectory; settings stay in <root>/.overseer', () => {
+    const repo = realpathSync(freshDir('repo'));
     gitInit(repo);
     const sub = join(repo, 'pkg', 'deep');
     mkdirSync(sub, { recursive: true });
     assert.equal(gitRoot(sub), repo);
-    assert.equal(resolveStateDir({}, sub), join(repo, '.overseer'));
-    assert.equal(resolveStateDir({}, repo), join(repo, '.overseer'));
+    const env = { XDG_STATE_HOME: join(tmp, 'xdg-state') };
+    const expected = join(tmp, 'xdg-state', 'overseer', 'projects', `${basename(repo)}-${createHash('sha256').update(repo).digest('hex').slice(0, 8)}`);
+    assert.equal(resolveStateDir(env, sub), expected);
+    assert.equal(resolveStateDir(env, repo), expected);
+    assert.equal(projectStateDir(repo, env), expected);
+    assert.equal(resolveSettingsDir(env, sub), join(repo, '.overseer'));
+    assert.ok(!expected.startsWith(`${repo}/`), 'the state is outside the repository');
   });
 
-  test('outside a git repository → <cwd>/.overseer', (t) => {
-    const plain = freshDir('plain');
-    if (gitRoot(plain) !== undefined) {
-      // The temp dir itself sits inside some repository on this machine; the rule can't be observed.
-      t.diagnostic(`tmpdir is inside git repo ${gitRoot(plain)}`);
-      return;
-    }
-    assert.equal(resolveStateDir({}, plain), join(plain, '.overseer'));
+  test('without XDG_STATE_HOME the state root is ~/.local/state/overseer; a relative XDG_STATE_HOME is ignored', () => {
+    assert.equal(stateRoot({ HOME: '/home/u' }), '/home/u/.local/state/overseer');
+    assert.equal(stateRoot({ HOME: '/home/u', XDG_STATE_HOME: 'rel' }), '/home/u/.local/state/overseer');
+    assert.equal(stateRoot({ HOME: '/home/u', XDG_STATE_HOME: '/x' }), '/x/overseer');
   });
 
-  test('an empty OVERSEER_HOME falls back to the git rule', () => {
-    const repo = freshDir('repo-empty-home');
+  test('two clones with the same name get different state directories', () => {
+    const a = realpathSync(freshDir('twin-a'));
+    const b = realpathSync(freshDir('twin-b'));
+    mkdirSync(join(a, 'app'));
+    mkdirSync(join(b, 'app'));
+    assert.notEqual(projectStateDir(join(a, 'app'), {}), projectStateDir(join(b, 'app'), {}));
+  });
+
+  test('a state left in <root>/.overseer by an older version is used until it moves; OVERSEER_SETTINGS_DIR names the settings', () => {
+    const repo = realpathSync(freshDir('repo-legacy'));
     gitInit(repo);
-    assert.equal(resolveStateDir({ OVERSEER_HOME: '' }, repo), join(repo, '.overseer'));
+    const env = { XDG_STATE_HOME: join(tmp, 'xdg-legacy') };
+    mkdirSync(join(repo, '.overseer'));
+    writeFileSync(join(repo, '.overseer', 'state.db'), '');
+    assert.equal(resolveStateDir(env, repo), join(repo, '.overseer'));
+    assert.equal(resolveSettingsDir({ ...env, OVERSEER_SETTINGS_DIR: '/s' }, repo), '/s');
+    assert.equal(resolveSettingsDir({ ...env, OVERSEER_HOME: '/h' }, repo), '/h');
+  });
+
+  test('an empty OVERSEER_HOME falls back to the project rule', () => {
+    const repo = realpathSync(freshDir('repo-empty-home'));
+    gitInit(repo);
+    const env = { OVERSEER_HOME: '', XDG_STATE_HOME: join(tmp, 'xdg-empty') };
+    assert.equal(resolveStateDir(env, repo), projectStateDir(repo, env));
   });
 
   test('gitRoot of a directory that does not exist → undefined', () => {
@@ -184,13 +207,15 @@ describe('resolveStateDir', () => {
 });
 
 describe('loadConfig', () => {
-  test('no file, empty env → defaults with home at <git root>/.overseer', () => {
-    const repo = freshDir('lc-defaults');
+  test('no file, empty env → defaults with home under the state root and settings at <git root>/.overseer', () => {
+    const repo = realpathSync(freshDir('lc-defaults'));
     gitInit(repo);
-    const c = loadConfig({}, repo);
-    assert.equal(c.home, join(repo, '.overseer'));
+    const env = { XDG_STATE_HOME: join(tmp, 'xdg-lc') };
+    const c = loadConfig(env, repo);
+    assert.equal(c.home, projectStateDir(repo, env));
+    assert.equal(c.settingsDir, join(repo, '.overseer'));
     assert.equal(c.maxAgents, 8);
-    assert.equal(existsSync(join(repo, '.overseer')), false, 'loading config does not create the state dir');
+    assert.equal(existsSync(c.home), false, 'loading config does not create the state dir');
   });
 
   test('reads .overseer/config.json; env overrides the file key by key', () => {
@@ -221,8 +246,11 @@ describe('loadConfig', () => {
     const repo = freshDir('lc-home');
     gitInit(repo);
     mkdirSync(join(repo, '.overseer'));
-    writeFileSync(join(repo, '.overseer', 'config.json'), JSON.stringify({ home: '/elsewhere' }));
-    assert.equal(loadConfig({}, repo).home, join(repo, '.overseer'));
+    writeFileSync(join(repo, '.overseer', 'config.json'), JSON.stringify({ home: '/elsewhere', settingsDir: '/elsewhere' }));
+    const env = { XDG_STATE_HOME: join(tmp, 'xdg-home') };
+    const c = loadConfig(env, repo);
+    assert.equal(c.home, projectStateDir(realpathSync(repo), env));
+    assert.equal(c.settingsDir, join(realpathSync(repo), '.overseer'));
   });
 
   test('relative OVERSEER_HOME: file read from there, home absolute', () => {

@@ -11,6 +11,8 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import { checkGh, checkGit, checkNode } from '../../src/doctor/system.js';
 import { checkConfig, checkHub, checkStateDb, checkStateDir, KNOWN_SCHEMA_VERSION } from '../../src/doctor/state.js';
 import { checkSessions } from '../../src/doctor/session.js';
+import { checkConfinement, checkStatePlace } from '../../src/doctor/confine.js';
+import { execFileSync } from 'node:child_process';
 import { loadConfigFrom } from '../../src/config.js';
 import {
   CLAUDE_CLI, CODEX_CLI, checkAgentBinary, checkClaudeCredentials, checkClaudeEndpoint, checkCodexCredentials, checkCodexEndpoint, codexProviderOf,
@@ -406,6 +408,8 @@ describe('doctor: report and exit code', () => {
       env: { PATH: path, OVERSEER_HOME: join(fresh(), 'state'), ANTHROPIC_API_KEY: 'sk-ant-api03-topsecret', CODEX_BIN: '/nonexistent/codex' },
       exec: fakeExec({ 'git --version': exited('git version 2.43.0\n'), 'claude --version': exited('2.1.9 (Claude Code)\n') }),
       fetch: answers(404),
+      probeConfine: () => ({ ok: true, bwrap: '/usr/bin/bwrap' }),
+      cwd: fresh(), // a project of its own, beside the state
     };
   };
 
@@ -416,7 +420,7 @@ describe('doctor: report and exit code', () => {
     assert.deepEqual(codes, []);
     const parsed = JSON.parse(out) as { ok: boolean; checks: Check[] };
     assert.equal(parsed.ok, true);
-    assert.deepEqual(parsed.checks.map((c) => c.name), ['node', 'git', 'config', 'state dir', 'state db', 'hub', 'sessions', 'claude', 'claude endpoint', 'claude credentials', 'codex', 'gh']);
+    assert.deepEqual(parsed.checks.map((c) => c.name), ['node', 'git', 'config', 'state dir', 'state place', 'confinement', 'state db', 'hub', 'sessions', 'claude', 'claude endpoint', 'claude credentials', 'codex', 'gh']);
     assert.deepEqual(parsed.checks.filter((c) => c.status !== 'ok').map((c) => [c.name, c.status]), [['codex', 'warn'], ['gh', 'warn']]);
     for (const c of parsed.checks) assert.ok(['ok', 'warn', 'fail'].includes(c.status) && typeof c.detail === 'string');
     assert.doesNotMatch(out, /topsecret/);
@@ -429,7 +433,7 @@ describe('doctor: report and exit code', () => {
     await runDoctor({}, { ...deps({ ...over, env: { ...over.env, CLAUDE_BIN: '/nonexistent' } }), out: (t) => { out += t; }, setExitCode: (c) => codes.push(c) });
     assert.deepEqual(codes, [1]);
     const lines = out.trimEnd().split('\n');
-    assert.equal(lines.length, 12 + 1);
+    assert.equal(lines.length, 14 + 1);
     assert.match(lines[0]!, /^✔ node {16}Node\.js v20\.11\.1$/);
     assert.ok(lines.includes('✘ claude              CLAUDE_BIN is /nonexistent, which does not exist — fix: point CLAUDE_BIN at an existing claude binary (CLAUDE_BIN=/path/to/claude), or unset it and npm i -g @anthropic-ai/claude-code'), out);
     assert.ok(lines.some((l) => l.startsWith('! codex ')));
@@ -457,5 +461,31 @@ describe('doctor: report and exit code', () => {
   test('safeUrl leaves plain URLs alone', () => {
     assert.equal(safeUrl('https://api.anthropic.com'), 'https://api.anthropic.com');
     assert.equal(safeUrl('nope'), '(not a valid URL)');
+  });
+});
+
+describe('doctor: confinement and where the state is', () => {
+  const cfg = (confine: 'auto' | 'require' | 'off') => loadConfigFrom({ home: '/s', confine });
+  test('bubblewrap works: ok; switched off: a warning saying what is open', () => {
+    assert.equal(checkConfinement(cfg('auto'), { probeConfine: () => ({ ok: true, bwrap: '/usr/bin/bwrap' }) }).status, 'ok');
+    const off = checkConfinement(cfg('off'), { probeConfine: () => { throw new Error('not probed when off'); } });
+    assert.equal(off.status, 'warn');
+    assert.match(off.detail, /lead token/);
+  });
+
+  test('bubblewrap missing: a warning in auto, a failure when required, with the fix', () => {
+    const probe = () => ({ ok: false as const, reason: 'bubblewrap is not installed' });
+    const auto = checkConfinement(cfg('auto'), { probeConfine: probe });
+    assert.equal(auto.status, 'warn');
+    assert.match(auto.detail, /bubblewrap is not installed/);
+    assert.match(auto.fix!, /apt-get install bubblewrap/);
+    assert.equal(checkConfinement(cfg('require'), { probeConfine: probe }).status, 'fail');
+  });
+
+  test('a state inside the project is a warning; outside it is fine', () => {
+    const project = fresh();
+    execFileSync('git', ['init', '-q', project]);
+    assert.equal(checkStatePlace(join(project, '.overseer'), { cwd: project }).status, 'warn');
+    assert.equal(checkStatePlace(join(fresh(), 'state'), { cwd: project }).status, 'ok');
   });
 });
