@@ -22,6 +22,7 @@ import { benchKbSearch, type KbSearchResult } from './kb-search.js';
 import { benchWorkflowOverhead, type WorkflowOverheadResult } from './workflow-overhead.js';
 import { benchFirstRequest, type FirstRequestResult } from './first-request.js';
 import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
+import { benchConfineCost, type ConfineCostResult } from './confine-cost.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -211,6 +212,17 @@ const entries: Entry<any>[] = [
     rows: (r: FirstRequestResult) => [
       { benchmark: 'first request size', figure: 'body', value: `${r.overseer.bytes} B`, baseline: `${r.bare.bytes} B`, ratio: f2(r.ratio), goal: '', met: '' },
       { benchmark: 'first request size', figure: 'tools', value: `${r.overseer.toolsBytes} B`, baseline: `${r.bare.toolsBytes} B`, ratio: f2(r.overseer.toolsBytes / r.bare.toolsBytes), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'confine_cost',
+    title: '15. confinement and the lock guard: confined vs unconfined claude child (Bash + Write), lock-mount helper, guard check per tool call',
+    run: benchConfineCost,
+    rows: (r: ConfineCostResult) => [
+      { benchmark: 'confined vs unconfined child', figure: 'median wall', value: ms(r.confined.p50), baseline: ms(r.unconfined.p50), ratio: f2(r.ratioP50), goal: '', met: '' },
+      { benchmark: 'new lock in a running child', figure: 'helper run p50', value: r.lockMountMs ? ms(r.lockMountMs.p50) : 'n/a', baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'lock guard, 20 held files', figure: 'untouched p50', value: `${f1(r.guardIdleUs.p50)} µs`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'lock guard, 20 held files', figure: 'one put back p50', value: `${f1(r.guardChangedUs.p50)} µs`, baseline: '', ratio: '', goal: '', met: '' },
     ],
   },
 ];

@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Config } from './config.js';
-import { packageRoot, settingsDirOf, stateRoot } from './config.js';
-import { ConfinedLauncher, confineStatus } from './confine/launcher.js';
+import { packageRoot, settingsDirOf } from './config.js';
+import { setupConfinement, type Confinement } from './confine/setup.js';
+import { HookLedger } from './confine/hookLedger.js';
+import { guardLocks } from './confine/guard.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
 import { silentLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
@@ -93,19 +95,20 @@ export class Hub {
   http?: HttpEndpoint;
   reconciled?: ReconcileReport;
   private stopping?: Promise<void>;
+  /** OS confinement of children (undefined with an injected process launcher). */
+  readonly confinement?: Confinement;
+  private detachConfinement?: () => void;
+  private detachGuard?: () => void;
 
   constructor(private readonly o: HubOptions) {
     const log = o.log ?? silentLogger;
     this.db = openDb(join(o.config.home, 'state.db'));
     const root = packageRoot();
     const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
-    const confinement = o.processes ? undefined : confineStatus(o.config.confine);
-    const processes = o.processes ?? (confinement?.active
-      ? new ConfinedLauncher(new ExecaLauncher(), confinement.bwrap!, {
-        stateDir: o.config.home, stateRoot: stateRoot(process.env), projectDir: o.projectDir, packageRoot: root,
-        secretFiles: ['', '-wal', '-shm'].map((s) => `${kbGlobal}${s}`),
-      })
-      : new ExecaLauncher());
+    const clock = o.clock ?? systemClock;
+    this.confinement = o.processes ? undefined : setupConfinement({
+      config: o.config, db: this.db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new ExecaLauncher(),
+    });
     let url = '';
     this.ctx = {
       config: o.config,
@@ -113,11 +116,12 @@ export class Hub {
       db: this.db,
       store: new JobStore(this.db),
       bus: new Bus(),
-      clock: o.clock ?? systemClock,
+      clock,
       ids: o.ids ?? randomIds,
       log,
-      processes,
-      confinement,
+      processes: o.processes ?? this.confinement!.processes,
+      confinement: this.confinement?.status,
+      hookLedger: new HookLedger(),
       launchers: o.launchers ?? {
         claude: new ClaudeLauncher({ bin: o.config.claudeBin, packageRoot: root }),
         codex: new CodexLauncher({
@@ -142,6 +146,7 @@ export class Hub {
     this.ctx.kb = this.kb;
     const runner = new Runner(this.ctx);
     this.messages = new MessageService(this.ctx, runner);
+    this.ctx.lockGuard = guardLocks(this.ctx, this.messages, this.confinement?.lockMounts);
     this.jobs = new JobService(this.ctx, runner, this.messages);
     this.locks = new LockService(this.ctx);
     this.notes = new NoteService(this.ctx);
@@ -169,6 +174,9 @@ export class Hub {
   async start(): Promise<void> {
     writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider, modelCatalog: this.o.config.codexModelCatalog });
     this.reconciled = reconcile(this.ctx);
+    this.ctx.lockGuard?.locksChanged();
+    this.detachGuard = this.ctx.bus.on('lock', () => this.ctx.lockGuard?.locksChanged());
+    this.detachConfinement = this.confinement?.attach(this.ctx.bus);
     this.reconciled.locksReleasedFor = this.locks.reconcile();
     this.reconciled.requestsCancelled = this.requests.reconcile();
     await excludeOverseerDirs(this.o.projectDir);
@@ -223,6 +231,8 @@ export class Hub {
     this.stopping ??= (async () => {
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
+      this.detachConfinement?.();
+      this.detachGuard?.();
       this.locks.close();
       await this.http?.close();
       this.db.close();

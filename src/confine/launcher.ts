@@ -12,6 +12,7 @@ import type { ChildHandle, ExitInfo, ProcessLauncher, SpawnCmd } from '../launch
 import { which } from '../launch/which.js';
 import { bwrapArgs } from './plan.js';
 import { ConfineError, planFor, type JailInputs } from './jail.js';
+import type { LockMounts } from './lockMounts.js';
 
 export type ConfineMode = 'auto' | 'require' | 'off';
 
@@ -22,6 +23,9 @@ export interface ConfineStatus {
   /** Why not, and what to do (when inactive and not switched off). */
   reason?: string;
   bwrap?: string;
+  /** Files other agents hold are read-only inside each child (needs python3), and why not. */
+  heldReadOnly?: boolean;
+  heldReason?: string;
 }
 
 /** Can bubblewrap build a child's mounts here? One run of `bwrap … true` (~10 ms). */
@@ -49,7 +53,7 @@ export function confineStatus(mode: ConfineMode, probe: () => ReturnType<typeof 
 
 /** Wraps `inner` so each child runs under bubblewrap with the plan of its work tree. */
 export class ConfinedLauncher implements ProcessLauncher {
-  constructor(private readonly inner: ProcessLauncher, private readonly bwrap: string, private readonly inputs: JailInputs) {}
+  constructor(private readonly inner: ProcessLauncher, private readonly bwrap: string, private readonly inputs: JailInputs, private readonly locks?: LockMounts) {}
 
   launch(cmd: SpawnCmd): ChildHandle {
     // Under bwrap a missing binary would be bwrap's own exit 1: say it the way an unconfined start would.
@@ -66,6 +70,11 @@ export class ConfinedLauncher implements ProcessLauncher {
     } catch (err) {
       if (!(err instanceof ConfineError)) throw err;
       return failed(`cannot confine this agent: ${err.message}`);
+    }
+    const jobId = cmd.env.OVERSEER_AGENT_ID;
+    if (this.locks && jobId) {
+      plan.held = this.locks.heldByOthers(jobId);
+      this.locks.seed(jobId, plan.held);
     }
     const child = this.inner.launch({ ...cmd, bin: this.bwrap, args: [...bwrapArgs(plan), '--', bin, ...cmd.args] });
     return { ...child, pid: child.pid, exited: child.exited.then(unwrapExit) };

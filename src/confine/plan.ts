@@ -18,6 +18,8 @@ export interface ConfinePlan {
   hideFiles: string[];
   reveal: string[];
   readOnly: string[];
+  /** Files other agents hold when the child starts (read-only too; kept current by lockMounts.ts). */
+  held?: string[];
 }
 
 /** Capabilities a child never has (they only matter when the person runs agents as root). */
@@ -36,6 +38,7 @@ export function bwrapArgs(plan: ConfinePlan): string[] {
   for (const d of plan.hide) args.push('--remount-ro', d);
   for (const f of plan.hideFiles) args.push('--ro-bind', '/dev/null', f);
   for (const p of plan.readOnly) args.push('--ro-bind', p, p);
+  for (const p of plan.held ?? []) args.push('--ro-bind', p, p);
   return args;
 }
 

@@ -4,16 +4,21 @@ import { realpathSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { projectRoot } from '../config.js';
 import { probeBwrap } from '../confine/launcher.js';
+import { which } from '../launch/which.js';
 import type { Check, DoctorDeps } from './types.js';
 
-export function checkConfinement(config: Config | undefined, deps: Pick<DoctorDeps, 'probeConfine'>): Check {
+export function checkConfinement(config: Config | undefined, deps: Pick<DoctorDeps, 'probeConfine' | 'which'>): Check {
   const name = 'confinement';
   const mode = config?.confine ?? 'auto';
   if (mode === 'off') {
     return { name, status: 'warn', detail: 'switched off (OVERSEER_CONFINE=off): a program an agent runs can read the lead token and write files other agents hold', fix: 'unset OVERSEER_CONFINE (or set it to auto)' };
   }
   const p = (deps.probeConfine ?? probeBwrap)();
-  if (p.ok) return { name, status: 'ok', detail: `agents run under bubblewrap (${p.bwrap}): the hub's state is hidden from them, the settings they run under are read-only` };
+  if (p.ok) {
+    const detail = `agents run under bubblewrap (${p.bwrap}): the hub's state is hidden from them, the settings they run under are read-only`;
+    if ((deps.which ?? which)('python3')) return { name, status: 'ok', detail: `${detail}, files other agents hold are read-only to them` };
+    return { name, status: 'warn', detail: `${detail}; but python3 is not on PATH, so files other agents hold stay writable to programs the lock hook cannot read`, fix: 'install python3 (apt-get install python3)' };
+  }
   return {
     name,
     status: mode === 'require' ? 'fail' : 'warn',

@@ -38,6 +38,7 @@ export function doctorDeps(over: Partial<DoctorDeps> = {}): DoctorDeps {
     fetchTimeoutMs: over.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
     hubHealth: over.hubHealth,
     probeConfine: over.probeConfine,
+    which: over.which,
   };
 }
 

@@ -49,6 +49,8 @@ export interface DoctorDeps {
   fetchTimeoutMs: number;
   /** Can children be confined here (default: a real bubblewrap probe)? */
   probeConfine?: () => { ok: true; bwrap: string } | { ok: false; reason: string };
+  /** Find a program on PATH (default: the real lookup). */
+  which?: (name: string) => string | undefined;
   /** Ask a running hub for its session counts (default: GET /health with the lead token). */
   hubHealth?: (info: HubInfo, token: string | undefined, timeoutMs: number) => Promise<HealthInfo | undefined>;
 }

@@ -3,7 +3,7 @@
 // (the first termination reason wins). Pure.
 import type { FailureClass } from './job.js';
 
-export type StopReason = 'timeout' | 'budget' | 'max_turns' | 'cancelled' | 'stopped' | 'hub_shutdown' | 'mcp_unavailable';
+export type StopReason = 'timeout' | 'budget' | 'max_turns' | 'cancelled' | 'stopped' | 'hub_shutdown' | 'mcp_unavailable' | 'hook_bypassed';
 
 export interface AttemptFacts {
   /** The hub's own reason for ending the process, if it did. */
@@ -42,6 +42,7 @@ export function classifyAttempt(f: AttemptFacts): Classification {
     case 'budget': return { ok: false, failureClass: 'budget', error: 'the attempt spent past its budget_usd and was stopped' };
     case 'max_turns': return { ok: false, failureClass: 'max_turns', error: 'the attempt made more model calls than its max_turns and was stopped' };
     case 'cancelled': return { ok: false, failureClass: 'cancelled', error: 'cancelled' };
+    case 'hook_bypassed': return { ok: false, failureClass: 'hook_bypassed', error: 'a tool call ran without the lock hook deciding on it (the hook was switched off or bypassed): the agent was stopped, and its work needs review before anyone uses it' };
     case 'mcp_unavailable': return { ok: false, failureClass: 'mcp_unavailable', error: 'the overseer MCP server did not connect in the child (system/init showed it not connected)' };
     case 'stopped':
     case 'hub_shutdown':
@@ -73,5 +74,5 @@ export function classifyAttempt(f: AttemptFacts): Classification {
 
 /** Failures worth another attempt under retry `same`/`analyze`. Cancels and bad setup are not. */
 export function isRetryable(c: FailureClass): boolean {
-  return !['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted'].includes(c);
+  return !['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted', 'hook_bypassed'].includes(c);
 }

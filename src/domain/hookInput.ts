@@ -6,6 +6,8 @@ export interface CheckedHookInput {
   tool_name?: string;
   tool_input?: Record<string, unknown>;
   cwd?: string;
+  /** The tool call this decision is for (Claude Code and Codex send it). */
+  tool_use_id?: string;
 }
 
 export type HookInputCheck = { ok: true; input: CheckedHookInput } | { ok: false; reason: string };
@@ -13,7 +15,7 @@ export type HookInputCheck = { ok: true; input: CheckedHookInput } | { ok: false
 export function checkHookInput(body: unknown): HookInputCheck {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, reason: 'the hook input is not a JSON object' };
   const b = body as Record<string, unknown>;
-  for (const k of ['tool_name', 'cwd'] as const) {
+  for (const k of ['tool_name', 'cwd', 'tool_use_id'] as const) {
     if (b[k] !== undefined && typeof b[k] !== 'string') return { ok: false, reason: `the hook input's ${k} is not a string` };
   }
   if (b.tool_input !== undefined && (typeof b.tool_input !== 'object' || b.tool_input === null || Array.isArray(b.tool_input))) {

@@ -50,7 +50,11 @@ export interface TokenUsage {
 /** What a provider's event stream means to the supervisor. */
 export type AgentSignal =
   | { kind: 'init'; sessionId?: string; mcpConnected: boolean; mcpStatus: string }
-  | { kind: 'turn'; messageId?: string; text?: string; model?: string; usage?: TokenUsage }
+  | { kind: 'turn'; messageId?: string; text?: string; model?: string; usage?: TokenUsage; toolUses?: { id: string; name: string }[];
+      /** Tool calls that ended with this item (Codex: a finished command or patch; it has no separate result event). */
+      ended?: { toolUseId: string; name: string }[] }
+  /** Results of tool calls (Claude: a user message of tool_result blocks). */
+  | { kind: 'tool_results'; results: { toolUseId: string; isError: boolean; text: string }[] }
   /** One model call's usage as it grows (Claude's partial-message events; Codex's rollout file, where
    * `total` is the thread's running total after it). `transient`: not worth keeping in the transcript. */
   | { kind: 'usage'; callId: string; model?: string; usage: TokenUsage; total?: TokenUsage; transient?: boolean }

@@ -9,6 +9,8 @@ import type { PromptLibrary } from '../prompts/load.js';
 import type { Bus } from './bus.js';
 import type { KnowledgeBase } from '../kb/service.js';
 import type { ConfineStatus } from '../confine/launcher.js';
+import type { HookLedger } from '../confine/hookLedger.js';
+import type { LockGuard } from '../confine/lockGuard.js';
 
 export interface HubContext {
   config: Config;
@@ -31,6 +33,10 @@ export interface HubContext {
   kb?: KnowledgeBase;
   /** Whether children run confined (src/confine); undefined with an injected process launcher. */
   confinement?: ConfineStatus;
+  /** Undoes writes to held files made by anyone but their holder (src/confine/lockGuard.ts). */
+  lockGuard?: LockGuard;
+  /** Which tool calls the lock hook decided on, per job (the hook_bypassed backstop). */
+  hookLedger?: HookLedger;
   /** Progress tick for blocking tools (ms). */
   progressEveryMs: number;
 }

@@ -14,6 +14,7 @@ export interface HookInput {
   tool_name?: string;
   tool_input?: Record<string, unknown>;
   cwd?: string;
+  tool_use_id?: string;
 }
 
 export interface HookVerdict {
@@ -68,6 +69,10 @@ export class HookService {
   constructor(private readonly locks: LockService, private readonly ctx?: HubContext) {}
 
   check(caller: Caller, h: HookInput): HookVerdict {
+    if (caller.role === 'agent' && h.tool_use_id) {
+      this.ctx?.hookLedger?.note(caller.jobId, h.tool_use_id);
+      this.ctx?.lockGuard?.toolsStarted(caller.jobId, [h.tool_use_id]); // the tool runs right after this answer
+    }
     const root = this.locks.workTree(caller);
     const base = h.cwd && isAbsolute(h.cwd) ? h.cwd : root;
     const paths: string[] = [];

@@ -12,7 +12,7 @@ export const senderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : '
 
 /** How a message reads inside the recipient's conversation. */
 export function frameMessage(from: string, text: string): string {
-  return `Message from ${from === 'lead' ? 'the lead' : `agent ${from}`}: ${text}`;
+  return `Message from ${from === 'lead' ? 'the lead' : from === 'overseer' ? 'Overseer (the hub)' : `agent ${from}`}: ${text}`;
 }
 
 export interface MessageView {

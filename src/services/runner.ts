@@ -154,6 +154,15 @@ export class Runner {
           ctx.store.update(job.id, { session_id: sid }, ctx.clock.now());
         },
         onProgress: (p) => recordAttemptSpend(ctx.db, ctx.store, job.id, n, p, ctx.clock.now()),
+        onToolUses: (ids) => ctx.lockGuard?.toolsStarted(job.id, ids),
+        onToolResults: (results) => {
+          ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId })));
+          const bad = ctx.hookLedger?.unguarded(job.id, results) ?? [];
+          if (bad.length === 0) return;
+          ctx.store.addEvent(job.id, ctx.clock.now(), 'hook_bypassed', { calls: bad.map((b) => ({ tool: b.name, tool_use_id: b.toolUseId })) });
+          ctx.log.warn({ jobId: job.id, calls: bad.map((b) => b.name) }, 'a tool call ran without a hook decision: stopping the agent');
+          sup.stop('hook_bypassed');
+        },
       },
     );
     this.supervisors.set(job.id, sup);
@@ -230,6 +239,8 @@ export class Runner {
 
   private async onExit(jobId: string, n: number, o: AttemptOutcome): Promise<void> {
     this.supervisors.delete(jobId);
+    this.ctx.hookLedger?.forget(jobId);
+    this.ctx.lockGuard?.jobEnded(jobId);
     await this.endAttempt(jobId, n, o);
   }
 

@@ -12,6 +12,7 @@ import { LineSplitter } from '../launch/lineSplitter.js';
 import { classifyAttempt, type AttemptFacts, type Classification, type StopReason } from '../domain/failure.js';
 import { StderrLog } from '../launch/stderrLog.js';
 import { UsageMeter } from '../money/meter.js';
+import type { ToolOutcome } from '../confine/hookLedger.js';
 import { Throttle } from '../money/throttle.js';
 
 export interface AttemptOutcome extends Classification {
@@ -49,6 +50,10 @@ export interface SupervisorHooks {
   onProgress(p: Progress): void;
   /** Called once every delivered message has been answered with a result: the job's work is done. */
   onIdle?(): void;
+  /** The model asked for tool calls (their ids; they run now). */
+  onToolUses?(ids: string[]): void;
+  /** Tool calls came back (with the tool's name when the call was seen). */
+  onToolResults?(results: ToolOutcome[]): void;
 }
 
 export interface SupervisorOptions {
@@ -83,6 +88,8 @@ export class Supervisor {
   private launchSpec?: LaunchSpec;
   private turns = 0;
   private readonly messageIds = new Set<string>();
+  /** Tool calls seen in the stream and not yet answered: id → tool name. */
+  private readonly toolNames = new Map<string, string>();
   private sessionId?: string;
   private sessionStarted = false;
   private lastResult?: AttemptFacts['lastResult'];
@@ -242,9 +249,16 @@ export class Supervisor {
         }
         if (s.messageId && s.usage) changed = this.meter.observe(s.messageId, s.model, s.usage) || changed;
         if (s.text) this.lastText = s.text;
+        for (const t of s.toolUses ?? []) this.toolNames.set(t.id, t.name);
+        if (s.toolUses?.length) this.hooks.onToolUses?.(s.toolUses.map((t) => t.id));
+        if (s.ended?.length) this.hooks.onToolResults?.(s.ended.map((e) => ({ toolUseId: e.toolUseId, name: e.name, isError: false, text: '' })));
         if (changed) this.updated();
         return;
       }
+      case 'tool_results':
+        this.hooks.onToolResults?.(s.results.map((r) => ({ ...r, name: this.toolNames.get(r.toolUseId) })));
+        for (const r of s.results) this.toolNames.delete(r.toolUseId);
+        return;
       case 'usage':
         this.onUsage(s);
         return;

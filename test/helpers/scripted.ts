@@ -2,6 +2,7 @@
 // fake Anthropic API, stopped after the file's tests.
 import { after } from 'node:test';
 import type { Script } from '../../src/testing/fakeAnthropic.js';
+import type { Config } from '../../src/config.js';
 import { startTestHub, type TestHub } from './hub.js';
 
 /**
@@ -9,13 +10,13 @@ import { startTestHub, type TestHub } from './hub.js';
  * scripts and registers its stop in `cleanups`; everything in `cleanups` runs after the file's
  * tests, last registered first.
  */
-export function scriptedHubs(): { cleanups: (() => Promise<void>)[]; hubWith: (scripts: Record<string, Script>) => Promise<TestHub> } {
+export function scriptedHubs(): { cleanups: (() => Promise<void>)[]; hubWith: (scripts: Record<string, Script>, config?: Partial<Config>) => Promise<TestHub> } {
   const cleanups: (() => Promise<void>)[] = [];
   after(async () => { for (const c of cleanups.reverse()) await c(); });
   return {
     cleanups,
-    async hubWith(scripts) {
-      const h = await startTestHub({ scripts });
+    async hubWith(scripts, config) {
+      const h = await startTestHub({ scripts, ...(config ? { config } : {}) });
       cleanups.push(() => h.stop());
       return h;
     },

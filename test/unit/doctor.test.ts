@@ -409,6 +409,7 @@ describe('doctor: report and exit code', () => {
       exec: fakeExec({ 'git --version': exited('git version 2.43.0\n'), 'claude --version': exited('2.1.9 (Claude Code)\n') }),
       fetch: answers(404),
       probeConfine: () => ({ ok: true, bwrap: '/usr/bin/bwrap' }),
+      which: () => '/usr/bin/python3',
       cwd: fresh(), // a project of its own, beside the state
     };
   };
@@ -467,7 +468,12 @@ describe('doctor: report and exit code', () => {
 describe('doctor: confinement and where the state is', () => {
   const cfg = (confine: 'auto' | 'require' | 'off') => loadConfigFrom({ home: '/s', confine });
   test('bubblewrap works: ok; switched off: a warning saying what is open', () => {
-    assert.equal(checkConfinement(cfg('auto'), { probeConfine: () => ({ ok: true, bwrap: '/usr/bin/bwrap' }) }).status, 'ok');
+    const ok = checkConfinement(cfg('auto'), { probeConfine: () => ({ ok: true, bwrap: '/usr/bin/bwrap' }), which: () => '/usr/bin/python3' });
+    assert.equal(ok.status, 'ok');
+    assert.match(ok.detail, /files other agents hold are read-only/);
+    const noPython = checkConfinement(cfg('auto'), { probeConfine: () => ({ ok: true, bwrap: '/usr/bin/bwrap' }), which: () => undefined });
+    assert.equal(noPython.status, 'warn');
+    assert.match(noPython.fix!, /python3/);
     const off = checkConfinement(cfg('off'), { probeConfine: () => { throw new Error('not probed when off'); } });
     assert.equal(off.status, 'warn');
     assert.match(off.detail, /lead token/);

@@ -218,6 +218,7 @@ describe('classifyAttempt: hub stop reasons', () => {
     ['stopped', 'interrupted', /pause_agent/],
     ['hub_shutdown', 'interrupted', /shut down/],
     ['mcp_unavailable', 'mcp_unavailable', /MCP/],
+    ['hook_bypassed', 'hook_bypassed', /without the lock hook deciding/],
   ];
   for (const [reason, want, msg] of cases) {
     test(`${reason} → ${want}`, () => {
@@ -235,7 +236,7 @@ describe('classifyAttempt: hub stop reasons', () => {
 });
 
 describe('isRetryable', () => {
-  const notRetryable = new Set<FailureClass>(['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted']);
+  const notRetryable = new Set<FailureClass>(['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted', 'hook_bypassed']);
   for (const c of FAILURE_CLASSES) {
     test(`${c} → ${notRetryable.has(c) ? 'not retryable' : 'retryable'}`, () => {
       assert.equal(isRetryable(c), !notRetryable.has(c));

@@ -143,8 +143,13 @@ export class ClaudeLauncher implements AgentLauncher {
           }
           case 'assistant': {
             const model = (e.raw as { message?: { model?: string } }).message?.model;
-            return { kind: 'turn', messageId: e.messageId, text: e.text.join('\n') || undefined, model, usage: e.messageId ? calls.merge(e.messageId, model, callUsage(e.usage)) : undefined };
+            return {
+              kind: 'turn', messageId: e.messageId, text: e.text.join('\n') || undefined, model, usage: e.messageId ? calls.merge(e.messageId, model, callUsage(e.usage)) : undefined,
+              ...(e.toolUses.length ? { toolUses: e.toolUses.map((t) => ({ id: t.id, name: t.name })) } : {}),
+            };
           }
+          case 'tool_result':
+            return { kind: 'tool_results', results: e.results };
           case 'other':
             return e.type === 'stream_event' ? calls.fromStreamEvent(e.raw) : { kind: 'noise' };
           case 'user_text':

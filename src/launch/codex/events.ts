@@ -53,7 +53,8 @@ export function newCodexParser(o: ParserOptions & { prices?: Record<string, Pric
           }
           if (it.type === 'command_execution' || it.type === 'file_change' || it.type === 'mcp_tool_call') {
             turns++;
-            return { kind: 'turn', messageId: `${it.type}:${it.id}:${turns}` };
+            const ended = it.type === 'mcp_tool_call' ? undefined : [{ toolUseId: String(it.id), name: it.type === 'file_change' ? 'apply_patch' : 'shell' }];
+            return { kind: 'turn', messageId: `${it.type}:${it.id}:${turns}`, ...(ended ? { ended } : {}) };
           }
           return { kind: 'noise' }; // reasoning, and `error` items (warnings, not failures)
         }

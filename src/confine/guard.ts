@@ -1,0 +1,29 @@
+// The hub's lock guard, composed: held files from the locks table (not the lead's: its writes
+// have no tool stream to tell them apart), undone writes kept beside the writer's transcripts,
+// reports through the messages service.
+import { join } from 'node:path';
+import type { HubContext } from '../services/context.js';
+import type { MessageService } from '../services/messages.js';
+import { LockStore } from '../store/locks.js';
+import { LockGuard } from './lockGuard.js';
+import type { LockMounts } from './lockMounts.js';
+import { reportViolation } from './violationReport.js';
+
+export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: LockMounts): LockGuard {
+  const locks = new LockStore(ctx.db);
+  return new LockGuard({
+    sealed: mounts
+      ? (path, holder) => ctx.store.byStatus('running').every((j) => j.id === holder || mounts.mountedFor(j.id).includes(path))
+      : undefined,
+    held: () => locks.all().filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder })),
+    keepDir: (writer) => join(ctx.config.home, 'agents', writer, 'undone'),
+    now: () => ctx.clock.now(),
+    report: (v) => reportViolation(ctx, {
+      deliver: (from, to, text) => messages.deliver(from, to, text),
+      toLead: (about, text) => {
+        ctx.store.addMessage(about, 'lead', text, ctx.clock.now(), false);
+        ctx.bus.emit('message', { to: 'lead' });
+      },
+    }, v),
+  });
+}

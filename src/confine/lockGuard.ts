@@ -1,0 +1,172 @@
+// Whatever gets past a lock is caught and undone (issue 18 point 3). The hub keeps, for every
+// held file, the content its holder last left there: taken when the lock is granted and again
+// after each of the holder's own tool calls. After each tool call of any other child, the held
+// files are compared with it; a file that changed while its holder had no tool call in flight
+// was written by someone else: its holder's content is put back, what was written is kept
+// beside the writer's transcript, and the violation is reported (event, the writer told, the
+// lead told). A file created under a held path that did not exist is removed the same way.
+//
+// With confinement and lock mounts most such writes cannot happen at all; this is the net under
+// them: an unconfined child, a path that did not exist yet, a route nobody knows.
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** Files larger than this are watched by hash only: a change is reported, not undone. */
+export const RESTORE_MAX_BYTES = 4 * 1024 * 1024;
+
+interface Snapshot {
+  holder: string;
+  exists: boolean;
+  hash: string;
+  /** inode, size and mtime when taken: an unchanged stat skips the hash. */
+  stamp: string;
+  /** The holder's content, when small enough to put back. */
+  data?: Buffer;
+}
+
+export interface Violation {
+  path: string;
+  holder: string;
+  /** The child whose tool call ended when the change was seen (the likely writer). */
+  writer: string;
+  tool?: string;
+  toolUseId?: string;
+  /** Other children with a tool call in flight at that moment (could not be told apart). */
+  alsoActive: string[];
+  /** What was done: the holder's content put back, the new file removed, or only reported. */
+  action: 'restored' | 'removed' | 'reported';
+  /** Where what the writer left is kept. */
+  keptAt?: string;
+}
+
+export interface LockGuardDeps {
+  held(): { path: string; holder: string }[];
+  /** Where an undone write of `writer` is kept (a folder beside its transcript). */
+  keepDir(writer: string): string;
+  report(v: Violation): void;
+  now(): number;
+  /** Is this path read-only for every running child but its holder (lock mounts)? Then a change
+   * can only be the holder's own (a background process of it) or the host's: not undone. */
+  sealed?(path: string, holder: string): boolean;
+}
+
+type Seen = { exists: false } | { exists: true; hash: string; stamp: string; data?: Buffer } | { dir: true };
+
+function stampOf(path: string): string | undefined {
+  try {
+    const st = lstatSync(path, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function look(path: string): Seen {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return { exists: false };
+  }
+  if (!st.isFile()) return { dir: true };
+  const stamp = stampOf(path) ?? '';
+  if (st.size > RESTORE_MAX_BYTES) {
+    const data = readFileSync(path);
+    return { exists: true, stamp, hash: createHash('sha256').update(data).digest('hex') };
+  }
+  const data = readFileSync(path);
+  return { exists: true, stamp, hash: createHash('sha256').update(data).digest('hex'), data };
+}
+
+export class LockGuard {
+  private readonly snaps = new Map<string, Snapshot>();
+  /** Tool calls in flight per job, by tool_use_id: seen in the stream or at the hook, not yet answered. */
+  private readonly inFlight = new Map<string, Set<string>>();
+
+  constructor(private readonly d: LockGuardDeps) {}
+
+  /** Locks changed: newly held files are taken as their holder has them now; released ones are dropped. */
+  locksChanged(): void {
+    const held = this.d.held();
+    const now = new Set(held.map((h) => h.path));
+    for (const p of [...this.snaps.keys()]) if (!now.has(p)) this.snaps.delete(p);
+    for (const h of held) {
+      const s = this.snaps.get(h.path);
+      if (s && s.holder === h.holder) continue;
+      this.take(h.path, h.holder);
+    }
+  }
+
+  /** A child's tool calls are under way (from its stream, or from the hook, whichever the hub hears first). */
+  toolsStarted(jobId: string, ids: readonly string[]): void {
+    let s = this.inFlight.get(jobId);
+    if (!s) this.inFlight.set(jobId, (s = new Set()));
+    for (const id of ids) s.add(id);
+  }
+
+  /** A child's tool calls ended: its own files are what it left; everyone else's are checked. */
+  toolsEnded(jobId: string, calls: { tool?: string; toolUseId?: string }[]): Violation[] {
+    const s = this.inFlight.get(jobId);
+    for (const c of calls) if (c.toolUseId) s?.delete(c.toolUseId);
+    if (s && s.size === 0) this.inFlight.delete(jobId);
+    for (const [p, snap] of this.snaps) if (snap.holder === jobId && (stampOf(p) ?? '') !== snap.stamp) this.take(p, jobId);
+    return this.check(jobId, calls[0]);
+  }
+
+  private busy(jobId: string): boolean {
+    return (this.inFlight.get(jobId)?.size ?? 0) > 0;
+  }
+
+  /** A job ended: nothing of it is in flight any more. */
+  jobEnded(jobId: string): void {
+    this.inFlight.delete(jobId);
+  }
+
+  private take(path: string, holder: string): void {
+    const seen = look(path);
+    if ('dir' in seen) {
+      this.snaps.delete(path); // directories: the lock mounts and the hook hold them
+      return;
+    }
+    this.snaps.set(path, seen.exists ? { holder, exists: true, hash: seen.hash, stamp: seen.stamp, data: seen.data } : { holder, exists: false, hash: '', stamp: '' });
+  }
+
+  private check(writer: string, call?: { tool?: string; toolUseId?: string }): Violation[] {
+    const out: Violation[] = [];
+    for (const [path, s] of this.snaps) {
+      if (s.holder === writer || this.busy(s.holder)) continue;
+      if ((stampOf(path) ?? '') === s.stamp) continue; // untouched: no read, no hash
+      if (s.exists && this.d.sealed?.(path, s.holder)) {
+        this.take(path, s.holder); // no other child could have written it
+        continue;
+      }
+      const seen = look(path);
+      if ('dir' in seen) continue;
+      const same = seen.exists ? s.exists && seen.hash === s.hash : !s.exists;
+      if (same) continue;
+      const alsoActive = [...this.inFlight.keys()].filter((j) => j !== writer && j !== s.holder);
+      let keptAt: string | undefined;
+      if (seen.exists && seen.data) {
+        const dir = this.d.keepDir(writer);
+        mkdirSync(dir, { recursive: true });
+        keptAt = join(dir, `${this.d.now()}-${basename(path)}`);
+        writeFileSync(keptAt, seen.data);
+      }
+      let action: Violation['action'] = 'reported';
+      if (s.exists && s.data) {
+        mkdirSync(dirname(path), { recursive: true });
+        rmSync(path, { force: true, recursive: true });
+        writeFileSync(path, s.data);
+        action = 'restored';
+      } else if (!s.exists && seen.exists && seen.data) {
+        rmSync(path, { force: true });
+        action = 'removed';
+      }
+      const v: Violation = { path, holder: s.holder, writer, tool: call?.tool, toolUseId: call?.toolUseId, alsoActive, action, ...(keptAt ? { keptAt } : {}) };
+      out.push(v);
+      this.d.report(v);
+    }
+    return out;
+  }
+}

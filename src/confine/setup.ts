@@ -1,0 +1,62 @@
+// The composition of confinement for a hub: probe bubblewrap once, wrap the process launcher,
+// and keep held files read-only in every confined child (when python3 is there to do it).
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { stateRoot } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import { JobStore } from '../store/jobs.js';
+import { LockStore } from '../store/locks.js';
+import type { ProcessLauncher } from '../launch/types.js';
+import { which } from '../launch/which.js';
+import type { Bus } from '../services/bus.js';
+import { ConfinedLauncher, confineStatus, type ConfineStatus } from './launcher.js';
+import { LockMounts, pythonHelper } from './lockMounts.js';
+
+export interface Confinement {
+  processes: ProcessLauncher;
+  status: ConfineStatus;
+  lockMounts?: LockMounts;
+  /** Start following lock and job changes. */
+  attach(bus: Bus): () => void;
+}
+
+export function setupConfinement(o: {
+  config: Config; db: Db; projectDir: string; packageRoot: string; kbGlobal: string; log: Logger; now: () => number; base: ProcessLauncher;
+}): Confinement {
+  const status = confineStatus(o.config.confine);
+  if (!status.active) return { processes: o.base, status, attach: () => () => undefined };
+  const python = o.config.lockMode === 'off' ? undefined : which('python3');
+  let lockMounts: LockMounts | undefined;
+  if (o.config.lockMode === 'off') {
+    status.heldReadOnly = false;
+    status.heldReason = 'lock mode off: held files are not enforced';
+  } else if (python) {
+    const locks = new LockStore(o.db);
+    const jobs = new JobStore(o.db);
+    lockMounts = new LockMounts({
+      held: () => locks.all().map((l) => ({ path: l.path, holder: l.holder })),
+      running: () => jobs.byStatus('running').filter((j) => j.pid !== null).map((j) => ({ jobId: j.id, pid: j.pid! })),
+      helper: pythonHelper(python, join(o.packageRoot, 'hooks', 'overseer-lockmount.py')),
+      log: o.log,
+      now: o.now,
+    });
+    status.heldReadOnly = true;
+  } else {
+    status.heldReadOnly = false;
+    status.heldReason = 'python3 is not on PATH: files other agents hold are not made read-only inside a child (the lock hook still checks what it can read)';
+    o.log.warn(status.heldReason);
+  }
+  const processes = new ConfinedLauncher(o.base, status.bwrap!, {
+    stateDir: o.config.home, stateRoot: stateRoot(process.env), projectDir: o.projectDir, packageRoot: o.packageRoot,
+    secretFiles: ['', '-wal', '-shm'].map((s) => `${o.kbGlobal}${s}`),
+  }, lockMounts);
+  return {
+    processes, status, lockMounts,
+    attach: (bus) => {
+      if (!lockMounts) return () => undefined;
+      const offs = [bus.on('lock', () => void lockMounts!.sync()), bus.on('job', () => void lockMounts!.sync())];
+      return () => { for (const off of offs) off(); lockMounts!.close(); };
+    },
+  };
+}
