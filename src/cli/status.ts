@@ -38,7 +38,20 @@ export function runStatus(opts: { json?: boolean; all?: boolean }): void {
       age(j.created_at), j.title.slice(0, 40), (j.status_message ?? j.error ?? '').replace(/\s+/g, ' ').slice(0, 60),
     ]);
     process.stdout.write(`${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n`);
+    process.stdout.write(attentionLines(rows));
   } finally {
     close();
   }
+}
+
+/** What the person must know beyond the table: writes to held files that were undone or
+ * recorded, and agents stopped because a tool ran without the lock hook. */
+export function attentionLines(rows: readonly JobRow[]): string {
+  const lines: string[] = [];
+  for (const j of rows) {
+    const files = j.lock_violations_json ? (JSON.parse(j.lock_violations_json) as string[]) : [];
+    if (files.length) lines.push(`! ${j.id} wrote to files another agent held (undone, or recorded for a codex turn): ${files.join(', ')} — overseer events --job ${j.id}`);
+    if (j.failure_class === 'hook_bypassed') lines.push(`! ${j.id} was stopped: a tool call ran without the lock hook; review its changes before using them — overseer events --job ${j.id}`);
+  }
+  return lines.length ? `\n${lines.join('\n')}\n` : '';
 }

@@ -81,8 +81,8 @@ function look(path: string): Seen {
 
 export class LockGuard {
   private readonly snaps = new Map<string, Snapshot>();
-  /** Tool calls in flight per job, by tool_use_id: seen in the stream or at the hook, not yet answered. */
-  private readonly inFlight = new Map<string, Set<string>>();
+  /** Tool calls in flight per job, by tool_use_id, oldest first: seen in the stream or at the hook, not yet answered. */
+  private readonly inFlight = new Map<string, string[]>();
 
   constructor(private readonly d: LockGuardDeps) {}
 
@@ -101,21 +101,32 @@ export class LockGuard {
   /** A child's tool calls are under way (from its stream, or from the hook, whichever the hub hears first). */
   toolsStarted(jobId: string, ids: readonly string[]): void {
     let s = this.inFlight.get(jobId);
-    if (!s) this.inFlight.set(jobId, (s = new Set()));
-    for (const id of ids) s.add(id);
+    if (!s) this.inFlight.set(jobId, (s = []));
+    for (const id of ids) if (!s.includes(id)) s.push(id);
   }
 
-  /** A child's tool calls ended: its own files are what it left; everyone else's are checked. */
-  toolsEnded(jobId: string, calls: { tool?: string; toolUseId?: string }[]): Violation[] {
+  /**
+   * A child's tool calls ended: its own files are what it left; everyone else's are checked.
+   * `byCount`: the ended calls carry other ids than their starts (Codex: the hook sees `call_…`,
+   * the stream reports `item_…`), so each one ends the oldest call in flight. A call that never
+   * reports an end (a command the hook refused) keeps its agent "mid-call": its files are then
+   * not checked, which can miss a write but never undoes the agent's own.
+   */
+  toolsEnded(jobId: string, calls: { tool?: string; toolUseId?: string }[], byCount = false): Violation[] {
     const s = this.inFlight.get(jobId);
-    for (const c of calls) if (c.toolUseId) s?.delete(c.toolUseId);
-    if (s && s.size === 0) this.inFlight.delete(jobId);
+    for (const c of calls) {
+      if (!s) break;
+      const i = c.toolUseId ? s.indexOf(c.toolUseId) : -1;
+      if (i >= 0) s.splice(i, 1);
+      else if (byCount) s.shift();
+    }
+    if (s && s.length === 0) this.inFlight.delete(jobId);
     for (const [p, snap] of this.snaps) if (snap.holder === jobId && (stampOf(p) ?? '') !== snap.stamp) this.take(p, jobId);
     return this.check(jobId, calls[0]);
   }
 
   private busy(jobId: string): boolean {
-    return (this.inFlight.get(jobId)?.size ?? 0) > 0;
+    return (this.inFlight.get(jobId)?.length ?? 0) > 0;
   }
 
   /** A job ended: nothing of it is in flight any more. */

@@ -156,7 +156,7 @@ export class Runner {
         onProgress: (p) => recordAttemptSpend(ctx.db, ctx.store, job.id, n, p, ctx.clock.now()),
         onToolUses: (ids) => ctx.lockGuard?.toolsStarted(job.id, ids),
         onToolResults: (results) => {
-          ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId })));
+          ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId })), launcher!.provider === 'codex');
           const bad = ctx.hookLedger?.unguarded(job.id, results) ?? [];
           if (bad.length === 0) return;
           ctx.store.addEvent(job.id, ctx.clock.now(), 'hook_bypassed', { calls: bad.map((b) => ({ tool: b.name, tool_use_id: b.toolUseId })) });

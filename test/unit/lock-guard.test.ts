@@ -93,3 +93,19 @@ test('a file sealed by the lock mounts in every other child changed: it was its 
   assert.equal(readFileSync(p, 'utf8'), 'v2 from a background process of the holder\n');
   assert.equal(reports.length, 0);
 });
+
+test('codex: ends carry other ids than starts, so each end closes the oldest call; its held files are checked once it is idle', () => {
+  const p = join(dir, 'cx.txt');
+  writeFileSync(p, 'codex holder\n');
+  const { g, reports } = guard([{ path: p, holder: 'j-cx' }]);
+  g.toolsStarted('j-cx', ['call_1', 'call_2']);
+  writeFileSync(p, 'codex holder, own write\n');
+  g.toolsEnded('j-cx', [{ toolUseId: 'item_0' }], true);
+  assert.deepEqual(g.toolsEnded('j-b', [{ toolUseId: 'b1' }]), [], 'one codex call is still in flight: not judged');
+  g.toolsEnded('j-cx', [{ toolUseId: 'item_1' }], true);
+  writeFileSync(p, 'intruder\n');
+  const v = g.toolsEnded('j-b', [{ toolUseId: 'b2' }]);
+  assert.equal(v.length, 1);
+  assert.equal(readFileSync(p, 'utf8'), 'codex holder, own write\n', 'the codex holder\'s own last write is what is put back');
+  assert.equal(reports.length, 1);
+});

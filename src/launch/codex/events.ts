@@ -53,8 +53,9 @@ export function newCodexParser(o: ParserOptions & { prices?: Record<string, Pric
           }
           if (it.type === 'command_execution' || it.type === 'file_change' || it.type === 'mcp_tool_call') {
             turns++;
-            const ended = it.type === 'mcp_tool_call' ? undefined : [{ toolUseId: String(it.id), name: it.type === 'file_change' ? 'apply_patch' : 'shell' }];
-            return { kind: 'turn', messageId: `${it.type}:${it.id}:${turns}`, ...(ended ? { ended } : {}) };
+            // Each finished command, patch or MCP call ends one call the hook saw (the ids differ).
+            const ended = [{ toolUseId: String(it.id), name: it.type === 'file_change' ? 'apply_patch' : it.type === 'mcp_tool_call' ? 'mcp' : 'shell' }];
+            return { kind: 'turn', messageId: `${it.type}:${it.id}:${turns}`, ended };
           }
           return { kind: 'noise' }; // reasoning, and `error` items (warnings, not failures)
         }
