@@ -81,9 +81,11 @@ export function out(text: string): void {
   process.stdout.write(text);
 }
 
-/** A fresh directory under os.tmpdir() (symlinks resolved); the caller removes it. */
-export async function tempDir(prefix: string): Promise<string> {
-  return realpath(await mkdtemp(path.join(os.tmpdir(), `overseer-bench-${prefix}-`)));
+/** A fresh directory under `base` (default os.tmpdir(); symlinks resolved); the caller removes it.
+ * Codex benchmarks pass /var/tmp: codex will not make its sandbox helper aliases under /tmp, which
+ * it needs once bubblewrap is installed (docs/security.md). */
+export async function tempDir(prefix: string, base = os.tmpdir()): Promise<string> {
+  return realpath(await mkdtemp(path.join(base, `overseer-bench-${prefix}-`)));
 }
 
 export async function removeDir(dir: string | undefined): Promise<void> {
@@ -152,7 +154,8 @@ export async function startBenchHub(o: { claudeBin: string; env?: Record<string,
     const project = path.join(dir, 'project');
     await mkdir(project);
     const stampFile = path.join(dir, 'stamps.txt');
-    const config = loadConfigFrom({ home: path.join(dir, 'state'), claudeBin: o.claudeBin, killGraceMs: 2000, worktreesDir: path.join(dir, 'worktrees'), ...o.config });
+    // Many benchmark clients share the lead token: lift the per-token session cap for them.
+    const config = loadConfigFrom({ home: path.join(dir, 'state'), claudeBin: o.claudeBin, killGraceMs: 2000, worktreesDir: path.join(dir, 'worktrees'), maxSessionsPerToken: 1000, ...o.config });
     const childEnv = cleanEnv({ HOME: path.join(dir, 'home'), BENCH_STAMP_FILE: stampFile, ...o.env });
     const h = new Hub({ config, projectDir: project, childEnv, processes: o.processes });
     hub = h;

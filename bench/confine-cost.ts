@@ -73,9 +73,9 @@ async function lockMountCost(): Promise<Stats | undefined> {
   const child = spawn(probe.bwrap, [...bwrapArgs({ hide: [], hideFiles: [], reveal: [], readOnly: [] }), '--', 'sleep', '60'], { stdio: 'ignore' });
   try {
     let ns: number | undefined;
-    for (let i = 0; i < 200 && ns === undefined; i++) {
+    for (let i = 0; i < 500 && ns === undefined; i++) {
       ns = innerPid(child.pid!);
-      if (ns === undefined) await new Promise((r) => setImmediate(r));
+      if (ns === undefined) await new Promise((r) => setTimeout(r, 10)); // bubblewrap starting (5 s at most)
     }
     if (ns === undefined) return undefined;
     const helper = pythonHelper(python, path.join(REPO_ROOT, 'hooks', 'overseer-lockmount.py'));

@@ -16,6 +16,7 @@
 // connect to the hub (and the rest of its start-up) visible.
 // Run alone: node --import tsx bench/vs-bare-codex.ts
 import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../src/testing/fakeOpenAI.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
@@ -59,7 +60,7 @@ export async function benchVsBareCodex(): Promise<VsBareCodexResult> {
   let work: string | undefined;
   try {
     fake = await startFakeOpenAI({ scripts: { [SCRIPT]: shellOnce } });
-    work = await tempDir('vs-bare-codex');
+    work = await tempDir('vs-bare-codex', existsSync('/var/tmp') ? '/var/tmp' : undefined);
     const bareHome = path.join(work, 'bare-home');
     const bareCodexHome = path.join(work, 'bare-codex-home');
     const ovsWork = path.join(work, 'ovs-work');

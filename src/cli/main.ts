@@ -38,8 +38,9 @@ program.command('templates').description('project templates (<state>/templates/*
   .action(async (o: { json?: boolean }) => (await import('./templates.js')).runTemplates(o));
 program.command('doctor').description('check node, git, the state, the claude/codex CLIs, their endpoints and credentials, gh').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./doctor.js')).runDoctor(o));
-program.command('status').description('table of jobs').option('--json', 'machine-readable output')
-  .action(async (o: { json?: boolean }) => (await import('./status.js')).runStatus(o));
+program.command('status').description('table of jobs, with totals').option('--json', 'machine-readable output')
+  .option('--status <status>', 'only jobs in this status').option('--label <label>', 'only jobs with this label').option('--parent <job>', 'only children of this job (- or lead: the lead\'s own)')
+  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string }) => (await import('./status.js')).runStatus(o));
 program.command('logs <job>').description('transcript of a job (id or unique prefix) with times, and the hub\'s verdict').option('-f, --follow', 'keep printing until the job ends (following retries)')
   .option('--json', 'raw transcript lines, plus overseer.attempt / overseer.verdict lines').option('--tail <n>', 'how many events (default 200)').option('--attempt <n>', 'which attempt (default latest)')
   .action(async (job: string, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string }) => (await import('./logs.js')).runLogs(job, o));
@@ -51,6 +52,7 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
   .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });
 
 (await import('./respond.js')).registerRespond(program);
+(await import('./verbs.js')).registerVerbs(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const f = describeFailure(err);

@@ -4,6 +4,8 @@
 import type { JobRow } from '../store/jobs.js';
 import { summarize } from '../services/summary.js';
 import { openState } from './state.js';
+import { UsageError } from './errors.js';
+import { JOB_STATUSES } from '../domain/job.js';
 
 export { CliError } from './errors.js';
 
@@ -21,16 +23,36 @@ export function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-export function runStatus(opts: { json?: boolean; all?: boolean }): void {
+export interface StatusFilter { status?: string; label?: string; parent?: string }
+
+/** The rows a filter keeps: a status, a label, a parent job (`-` or `lead`: the lead's own children). */
+export function filterRows(rows: readonly JobRow[], f: StatusFilter): JobRow[] {
+  return rows.filter((j) => (!f.status || j.status === f.status)
+    && (!f.label || (JSON.parse(j.labels_json || '[]') as string[]).includes(f.label))
+    && (!f.parent || (f.parent === '-' || f.parent === 'lead' ? j.parent_id === null : j.parent_id === f.parent)));
+}
+
+/** One line of totals: how many in each state and what they cost. */
+export function totalsLine(rows: readonly JobRow[]): string {
+  const n = (...s: string[]): number => rows.filter((j) => s.includes(j.status)).length;
+  const cost = rows.reduce((a, j) => a + j.cost_usd, 0);
+  const unknown = rows.some((j) => j.cost_unknown) ? ' (some unpriced)' : '';
+  return `${rows.length} jobs: ${n('running', 'needs_input')} running · ${n('frozen')} frozen · ${n('queued', 'waiting')} queued · ${n('succeeded')} succeeded · ${n('failed')} failed · ${n('cancelled', 'interrupted')} cancelled or interrupted · $${cost.toFixed(4)} spent${unknown}`;
+}
+
+export function runStatus(opts: { json?: boolean; all?: boolean } & StatusFilter): void {
+  if (opts.status && !(JOB_STATUSES as readonly string[]).includes(opts.status)) {
+    throw new UsageError(`--status ${JSON.stringify(opts.status)} is not a job status; use one of ${JOB_STATUSES.join(', ')}`);
+  }
   const { store, close } = openState();
   try {
-    const rows = store.list({ limit: 10_000 });
+    const rows = filterRows(store.list({ limit: 10_000 }), opts);
     if (opts.json) {
       process.stdout.write(`${JSON.stringify(rows.map((j) => summarize(j, store.attempts(j.id))), null, 2)}\n`);
       return;
     }
     if (rows.length === 0) {
-      process.stdout.write('No jobs yet.\n');
+      process.stdout.write(opts.status || opts.label || opts.parent ? 'No jobs match.\n' : 'No jobs yet.\n');
       return;
     }
     const body = rows.map((j: JobRow) => [
@@ -38,6 +60,7 @@ export function runStatus(opts: { json?: boolean; all?: boolean }): void {
       age(j.created_at), j.title.slice(0, 40), (j.status_message ?? j.error ?? '').replace(/\s+/g, ' ').slice(0, 60),
     ]);
     process.stdout.write(`${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n`);
+    process.stdout.write(`${totalsLine(rows)}\n`);
     process.stdout.write(attentionLines(rows));
   } finally {
     close();

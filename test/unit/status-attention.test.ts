@@ -2,7 +2,7 @@
 // undone and about agents stopped for running a tool without the lock hook.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attentionLines } from '../../src/cli/status.js';
+import { attentionLines, filterRows, totalsLine } from '../../src/cli/status.js';
 import type { JobRow } from '../../src/store/jobs.js';
 
 const row = (o: Partial<JobRow>): JobRow => ({ id: 'j-1', lock_violations_json: null, failure_class: null, ...o }) as JobRow;
@@ -15,4 +15,17 @@ test('an undone write and a hook bypass each get a line naming the job, the file
   const text = attentionLines([row({ id: 'j-a', lock_violations_json: JSON.stringify(['/p/shared.txt']) }), row({ id: 'j-b', failure_class: 'hook_bypassed' })]);
   assert.match(text, /! j-a wrote to files another agent held .*\/p\/shared\.txt — overseer events --job j-a/);
   assert.match(text, /! j-b was stopped: a tool call ran without the lock hook/);
+});
+
+test('filters keep a status, a label, the children of a job or of the lead; totals count states and cost', () => {
+  const rows = [
+    row({ id: 'j-1', status: 'running', labels_json: '["ui"]', parent_id: null, cost_usd: 0.5, cost_unknown: 0 }),
+    row({ id: 'j-2', status: 'failed', labels_json: '[]', parent_id: 'j-1', cost_usd: 0.25, cost_unknown: 0 }),
+    row({ id: 'j-3', status: 'succeeded', labels_json: '["ui"]', parent_id: 'j-1', cost_usd: 0, cost_unknown: 1 }),
+  ];
+  assert.deepEqual(filterRows(rows, { status: 'failed' }).map((r) => r.id), ['j-2']);
+  assert.deepEqual(filterRows(rows, { label: 'ui' }).map((r) => r.id), ['j-1', 'j-3']);
+  assert.deepEqual(filterRows(rows, { parent: 'j-1' }).map((r) => r.id), ['j-2', 'j-3']);
+  assert.deepEqual(filterRows(rows, { parent: 'lead' }).map((r) => r.id), ['j-1']);
+  assert.equal(totalsLine(rows), '3 jobs: 1 running · 0 frozen · 0 queued · 1 succeeded · 1 failed · 0 cancelled or interrupted · $0.7500 spent (some unpriced)');
 });

@@ -1,0 +1,99 @@
+// `overseer msg|pause|resume|cancel|spawn|wait`: a person (or a script) acting on the crew without
+// the lead's chat, through the hub's own tools (hubTools.ts). Every verb prints one line, or the
+// tool's JSON with --json. Exit codes: 0 done; 1 runtime failure (no hub); 2 refused or bad input;
+// `wait`: 0 when every job succeeded, 1 when one did not, 124 on timeout.
+import type { Command } from 'commander';
+import type { HubTools } from './hubTools.js';
+import { UsageError } from './errors.js';
+
+export const EXIT_TIMEOUT = 124;
+
+interface Common { json?: boolean }
+
+async function withHub<T>(f: (h: HubTools) => Promise<T>): Promise<T> {
+  const [{ loadConfig }, { connectHub }] = await Promise.all([import('../config.js'), import('./hubTools.js')]);
+  const h = await connectHub(loadConfig().home);
+  try {
+    return await f(h);
+  } finally {
+    await h.close();
+  }
+}
+
+const print = (o: Common, value: unknown, line: string): void => {
+  process.stdout.write(o.json ? `${JSON.stringify(value, null, 2)}\n` : `${line}\n`);
+};
+
+interface WaitOpts extends Common { any?: boolean; timeout?: string }
+
+function seconds(v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 86_400) throw new UsageError(`--timeout ${JSON.stringify(v)} is not a number of seconds between 0 and 86400`);
+  return n;
+}
+
+/** Waits through attention wake-ups until the jobs end (all, or any) or the time is up. */
+export async function waitFor(h: HubTools, ids: string[], o: { any?: boolean; timeoutS: number }): Promise<{ done: any[]; pending: string[]; timed_out: boolean; attention: unknown[] }> {
+  const until = Date.now() + o.timeoutS * 1000;
+  const attention: unknown[] = [];
+  for (;;) {
+    const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+    const r = await h.call('wait_for_agents', { job_ids: ids, mode: o.any ? 'any' : 'all', timeout_s: left }, left * 1000 + 30_000);
+    attention.push(...(r.attention ?? []));
+    const finished = o.any ? r.done.length > 0 : r.pending.length === 0;
+    if (finished || r.timed_out || left === 0) return { ...r, attention, timed_out: !finished };
+  }
+}
+
+export function waitExitCode(r: { done: { status: string }[]; timed_out: boolean }): number {
+  if (r.timed_out) return EXIT_TIMEOUT;
+  return r.done.every((d) => d.status === 'succeeded') ? 0 : 1;
+}
+
+function waitLines(r: { done: any[]; pending: string[]; timed_out: boolean }): string {
+  const lines = r.done.map((d) => `${d.job_id}  ${d.status}${d.failure_class ? ` (${d.failure_class})` : ''}  ${String(d.result ?? d.error ?? '').replace(/\s+/g, ' ').slice(0, 100)}`);
+  if (r.timed_out) lines.push(`timed out; still running: ${r.pending.join(', ')}`);
+  return lines.join('\n');
+}
+
+export function registerVerbs(program: Command): void {
+  program.command('msg <job> <text...>').description('send a message into an agent\'s conversation').option('--json', 'machine-readable output')
+    .action(async (job: string, text: string[], o: Common) => withHub(async (h) => {
+      const r = await h.call('message_agent', { job_id: job, text: text.join(' ') });
+      print(o, r, r.delivered ? `delivered to ${job}` : `stored for ${job} (it reads it when it runs again)`);
+    }));
+  program.command('pause <job>').description('pause a running agent: freeze it in place, or --stop it keeping its session').option('--stop', 'end the process, keep the session to resume').option('--json', 'machine-readable output')
+    .action(async (job: string, o: Common & { stop?: boolean }) => withHub(async (h) => {
+      const r = await h.call('pause_agent', { job_id: job, mode: o.stop ? 'stop' : 'freeze' });
+      print(o, r, `${job} ${r.status}`);
+    }));
+  program.command('resume <job>').description('resume a frozen, stopped, interrupted or ended agent').option('--message <text>', 'the next user turn for a stopped or ended session').option('--json', 'machine-readable output')
+    .action(async (job: string, o: Common & { message?: string }) => withHub(async (h) => {
+      const r = await h.call('resume_agent', { job_id: job, ...(o.message ? { message: o.message } : {}) });
+      print(o, r, `${job} ${r.status}`);
+    }));
+  program.command('cancel <job>').description('cancel an agent and everything it spawned').option('--reason <text>', 'why (the job\'s error reads "cancelled: <reason>")').option('--no-cascade', 'leave its sub-agents running').option('--json', 'machine-readable output')
+    .action(async (job: string, o: Common & { reason?: string; cascade?: boolean }) => withHub(async (h) => {
+      const r = await h.call('cancel_agent', { job_id: job, ...(o.reason ? { reason: o.reason } : {}), cascade: o.cascade !== false });
+      print(o, r, `${job} ${r.status}`);
+    }));
+  program.command('spawn').description('start an agent, as the lead would').requiredOption('--prompt <text>', 'the task')
+    .option('--title <text>').option('--provider <name>', 'claude or codex').option('--model <name>').option('--worktree', 'in its own git worktree')
+    .option('--wait', 'wait until it ends (exit code as for overseer wait)').option('--timeout <s>', 'with --wait: longest to wait, seconds', '3600').option('--json', 'machine-readable output')
+    .action(async (o: Common & { prompt: string; title?: string; provider?: string; model?: string; worktree?: boolean; wait?: boolean; timeout: string }) => withHub(async (h) => {
+      const timeoutS = seconds(o.timeout, 3600);
+      const r = await h.call('spawn_agent', { prompt: o.prompt, ...(o.title ? { title: o.title } : {}), ...(o.provider ? { provider: o.provider } : {}), ...(o.model ? { model: o.model } : {}), ...(o.worktree ? { worktree: true } : {}) });
+      if (!o.wait) return print(o, r, `${r.job_id} ${r.status}${r.warning ? `\nwarning: ${r.warning}` : ''}`);
+      const w = await waitFor(h, [r.job_id], { timeoutS });
+      print(o, { spawned: r, ...w }, waitLines(w));
+      process.exitCode = waitExitCode(w);
+    }));
+  program.command('wait <jobs...>').description('wait until agents end: exit 0 when all succeeded, 1 when one did not, 124 on timeout')
+    .option('--any', 'return when the first one ends').option('--timeout <s>', 'longest to wait, seconds', '3600').option('--json', 'machine-readable output')
+    .action(async (jobs: string[], o: WaitOpts) => withHub(async (h) => {
+      const w = await waitFor(h, jobs, { any: o.any, timeoutS: seconds(o.timeout, 3600) });
+      print(o, w, waitLines(w));
+      process.exitCode = waitExitCode(w);
+    }));
+}
