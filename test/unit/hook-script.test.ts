@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deadPort } from '../helpers/net.js';
+import { projectStateDir } from '../../src/config.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HOOK = join(REPO_ROOT, 'hooks', 'overseer-hook.mjs');
@@ -225,6 +226,21 @@ describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
     assert.equal(fake.requests.length, 1);
     assert.equal(fake.requests[0]!.headers.authorization, 'Bearer the-lead-token');
     assert.equal(fake.requests[0]!.body, input);
+  });
+
+  test('the default layout: the project\'s state under $XDG_STATE_HOME (found from a subdirectory) → asked with its lead token', async () => {
+    const project = realpathSync(dir('xdg-project'));
+    const xdg = dir('xdg-state');
+    const state = projectStateDir(project, { XDG_STATE_HOME: xdg });
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, 'hub.json'), JSON.stringify({ pid: process.pid, port: fake.port, url: fake.url }));
+    writeFileSync(join(state, 'lead.token'), 'xdg-token');
+    const sub = join(project, 'src');
+    mkdirSync(sub);
+    const r = await runHook({ stdin: hookInput(sub), cwd: sub, env: { XDG_STATE_HOME: xdg, CLAUDE_PROJECT_DIR: sub } });
+    assertAllowed(r);
+    assert.equal(fake.requests.length, 1);
+    assert.equal(fake.requests[0]!.headers.authorization, 'Bearer xdg-token');
   });
 
   test('OVERSEER_HOME pointing at a live hub.json → asks it with the lead token', async () => {
