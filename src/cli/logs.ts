@@ -22,7 +22,7 @@ export interface LogsOptions {
 }
 
 /** Reads a growing JSONL file from a byte offset: complete lines only, the partial rest kept. */
-class LineCursor {
+export class LineCursor {
   private pos = 0;
   private rest = '';
 

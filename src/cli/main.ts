@@ -2,7 +2,7 @@
 // The `overseer` command. Every subcommand loads its module lazily so `overseer mcp` starts fast.
 import { Command, Option } from 'commander';
 import { packageVersion } from '../hub.js';
-import { describeFailure } from './errors.js';
+import { describeFailure, UsageError } from './errors.js';
 import { flushAndExit } from '../log.js';
 
 const program = new Command();
@@ -41,9 +41,16 @@ program.command('doctor').description('check node, git, the state, the claude/co
 program.command('status').description('table of jobs, with totals').option('--json', 'machine-readable output')
   .option('--status <status>', 'only jobs in this status').option('--label <label>', 'only jobs with this label').option('--parent <job>', 'only children of this job (- or lead: the lead\'s own)')
   .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string }) => (await import('./status.js')).runStatus(o));
-program.command('logs <job>').description('transcript of a job (id or unique prefix) with times, and the hub\'s verdict').option('-f, --follow', 'keep printing until the job ends (following retries)')
-  .option('--json', 'raw transcript lines, plus overseer.attempt / overseer.verdict lines').option('--tail <n>', 'how many events (default 200)').option('--attempt <n>', 'which attempt (default latest)')
-  .action(async (job: string, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string }) => (await import('./logs.js')).runLogs(job, o));
+program.command('logs [job]').description('transcript of a job (id or unique prefix) with times, and the hub\'s verdict; --all: every live job, interleaved').option('-f, --follow', 'keep printing until the job ends (following retries); with --all, until no job is live')
+  .option('--all', 'every running, queued or waiting job, each line prefixed by its title').option('--json', 'raw transcript lines, plus overseer.attempt / overseer.verdict lines').option('--tail <n>', 'how many events (default 200)').option('--attempt <n>', 'which attempt (default latest)')
+  .action(async (job: string | undefined, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string; all?: boolean }) => {
+    if (o.all) {
+      if (job) throw new UsageError('give a job or --all, not both');
+      return (await import('./logsAll.js')).runLogsAll(o);
+    }
+    if (!job) throw new UsageError('name a job (id or unique prefix), or pass --all for every live job');
+    return (await import('./logs.js')).runLogs(job, o);
+  });
 program.command('events').description('what the hub recorded: spawns, permission decisions and their rule, lock denials, reconciles, messages, ends')
   .option('--job <id>', 'one job (id or unique prefix)').option('--json', 'machine-readable output').option('--limit <n>', 'most recent N (default 100)')
   .action(async (o: { job?: string; json?: boolean; limit?: string }) => (await import('./events.js')).runEvents(o));

@@ -1,29 +1,25 @@
 // End-to-end (built CLI as a separate process, hub over HTTP with the lead token, real claude
 // children on the fake model): `overseer msg|pause|resume|cancel|spawn|wait` act on the crew as
 // the lead's tools do, with their exit codes (issue 10 point 2).
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
+import { buildCli, overseer as runCli } from '../helpers/cli.js';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { waitForJob } from '../helpers/wait.js';
 import type { TestHub } from '../helpers/hub.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const { hubWith } = scriptedHubs();
+before(buildCli);
 
-function overseer(h: { home: string; project: string }, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build first`);
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: h.project, env: { ...process.env, OVERSEER_HOME: h.home }, timeout: 120_000 }, (err, out, errOut) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: String(out), err: String(errOut) });
-    });
-  });
+/** The built CLI against this hub's state. */
+async function overseer(h: { home: string; project: string }, args: string[], onStdout?: (all: string) => void): Promise<{ code: number; out: string; err: string }> {
+  const r = await runCli(h.project, args, { OVERSEER_HOME: h.home }, onStdout);
+  return { code: r.code ?? -1, out: r.stdout, err: r.stderr };
 }
 
 describe('CLI verbs', () => {
@@ -101,5 +97,36 @@ describe('CLI verbs', () => {
     const nowhere = await overseer({ home: mkdtempSync(join(tmpdir(), 'ovs-nohub-')), project: h.project }, ['msg', slow, 'hi']);
     assert.equal(nowhere.code, 1);
     assert.match(nowhere.err, /No Overseer hub is running/);
+  });
+});
+
+describe('logs --all', () => {
+  test('every live job\'s transcript interleaved, prefixed by its title, with each verdict; -f ends when none is live', { timeout: 240_000 }, async () => {
+    const go = gate();
+    const h = await hubWith({
+      alpha: async (ctx) => { if (ctx.step === 0) { await go.wait; return finishStep('alpha finished its part'); } return { text: 'alpha done' }; },
+      beta: async (ctx) => { if (ctx.step === 0) { await go.wait; return finishStep('beta finished its part'); } return { text: 'beta done' }; },
+    });
+    const a = (await h.call('spawn_agent', { prompt: '@script:alpha', title: 'Alpha' })).job_id;
+    const b = (await h.call('spawn_agent', { prompt: '@script:beta', title: 'Beta' })).job_id;
+    await h.fake.waitForRequest((r) => r.script === 'alpha', 60_000);
+    await h.fake.waitForRequest((r) => r.script === 'beta', 60_000);
+    let opened = false;
+    const r = await overseer(h, ['logs', '--all', '-f'], (all) => {
+      // Both are being followed (their attempt headers are out): let them finish.
+      if (!opened && all.includes(`[Alpha ${a}]`) && all.includes(`[Beta ${b}]`)) { opened = true; go.open(); }
+    });
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, new RegExp(`\\[Alpha ${a}\\] .*alpha finished its part`));
+    assert.match(r.out, new RegExp(`\\[Beta ${b}\\] .*beta finished its part`));
+    assert.match(r.out, new RegExp(`\\[Alpha ${a}\\] overseer: job ${a} succeeded`));
+    assert.match(r.out, new RegExp(`\\[Beta ${b}\\] overseer: job ${b} succeeded`));
+
+    const none = await overseer(h, ['logs', '--all']);
+    assert.equal(none.code, 0);
+    assert.match(none.out, /no job is running, queued or waiting/);
+    const both = await overseer(h, ['logs', a, '--all']);
+    assert.equal(both.code, 2);
+    assert.match(both.err, /not both/);
   });
 });
