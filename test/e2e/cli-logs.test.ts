@@ -139,7 +139,7 @@ describe('overseer logs / events / status on real jobs', { timeout: 280_000 }, (
       [['logs', okId, '--attempt', '1.5'], /--attempt "1.5" is not valid/],
       [['events', '--limit', '-1'], /--limit "-1" is not valid/],
       [['events', '--bogus'], /unknown option '--bogus'/],
-      [['logs'], /missing required argument 'job'/],
+      [['logs'], /name a job \(id or unique prefix\), or pass --all/],
       [['frobnicate'], /unknown command 'frobnicate'/],
     ];
     for (const [args, re] of cases) {
