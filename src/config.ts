@@ -23,6 +23,31 @@ const jsonText = (v: unknown): unknown => {
 const intFromString = (min: number, max: number) =>
   z.coerce.number({ invalid_type_error: 'must be a number' }).int('must be a whole number').min(min).max(max);
 
+const REACTIONS = z.enum(['notify', 'message', 'freeze', 'cancel']);
+
+export const HealthSchema = z.object({
+  /** No output from a child for this long (outside Overseer's own blocking tools) raises `stalled`. */
+  stalledS: z.number().int().min(1).max(7 * 24 * 3600).default(600),
+  /** A job running this long raises `long_running` (0: never). */
+  longRunningS: z.number().int().min(0).max(30 * 24 * 3600).default(0),
+  /** turns_high / budget_high / time_high fire at this fraction of max_turns / budget_usd / timeout_s. */
+  highFraction: z.number().gt(0).max(1).default(0.8),
+  /** How often the monitor and the watchdog look. */
+  checkMs: z.number().int().min(50).max(60_000).default(1000),
+  /** What happens when a warning is raised, per kind (default notify: shown and sent to the notification sinks only). */
+  reactions: z.object({
+    stalled: REACTIONS.optional(),
+    turns_high: REACTIONS.optional(),
+    budget_high: REACTIONS.optional(),
+    time_high: REACTIONS.optional(),
+    long_running: REACTIONS.optional(),
+  }).strict().default({}),
+  /** The text a `message` reaction sends the agent; {warning} and {detail} are filled in. */
+  nudge: z.string().min(1).max(2000).default('Overseer: {warning}: {detail}. If you are stuck, say so with report_status or finish with what you have.'),
+}).strict();
+
+export type HealthConfig = z.infer<typeof HealthSchema>;
+
 export const ConfigSchema = z
   .object({
     home: z.string().min(1),
@@ -75,6 +100,8 @@ export const ConfigSchema = z
     maxSessionsPerToken: intFromString(1, 10_000).default(32),
     /** An MCP session with no request and no open stream for this long is closed. */
     sessionIdleS: intFromString(1, 7 * 24 * 3600).default(1800),
+    /** Health warnings of running agents (src/floor/health.ts): thresholds, how often they are checked, what happens. */
+    health: z.preprocess(jsonText, HealthSchema).default({}),
   })
   .strict();
 
@@ -106,6 +133,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CODEX_PRICES: 'codexPrices',
   OVERSEER_WORKTREES_DIR: 'worktreesDir',
   OVERSEER_CONFINE: 'confine',
+  OVERSEER_HEALTH: 'health',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

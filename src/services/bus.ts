@@ -13,6 +13,12 @@ export interface BusEvents {
   note: { key: string; version: number };
   /** Locks changed: acquired, released, expired, or a waiter was granted. */
   lock: { holder: string };
+  /** A running job's counters moved (turns, cost, tokens, status line, last activity): floor views refresh. */
+  progress: { jobId: string };
+  /** A health warning was raised or cleared (src/floor/health). */
+  warning: { jobId: string; kind: string; raised: boolean };
+  /** A workflow's status, phase or cycle changed (committed before emit). */
+  workflow: { workflowId: string; status: string; phase?: string; cycle?: number };
 }
 
 export class Bus {

@@ -60,9 +60,11 @@ export interface JobRow {
   cache_creation_tokens: number;
   thread_usage_json: string | null;
   lock_violations_json: string | null;
+  /** Last output from the child (ms), written by the health monitor; null before the first. */
+  last_event_at: number | null;
 }
 
-export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens' | 'thread_usage_json' | 'lock_violations_json' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
+export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens' | 'thread_usage_json' | 'lock_violations_json' | 'last_event_at' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
 
 export interface AttemptRow {
   job_id: string;

@@ -285,4 +285,23 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    name: 'health: last activity of a job, its warnings (stalled, turns_high, budget_high, time_high, long_running)',
+    up: `
+      ALTER TABLE jobs ADD COLUMN last_event_at INTEGER;
+      CREATE TABLE job_warnings (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id       TEXT NOT NULL REFERENCES jobs(id),
+        kind         TEXT NOT NULL,
+        detail       TEXT NOT NULL,
+        raised_at    INTEGER NOT NULL,
+        cleared_at   INTEGER,
+        lead_seen_at INTEGER,
+        reaction     TEXT
+      );
+      CREATE INDEX job_warnings_job ON job_warnings(job_id, kind);
+      CREATE INDEX job_warnings_open ON job_warnings(cleared_at);
+    `,
+  },
 ];

@@ -39,7 +39,8 @@ export interface WorkflowRow {
 }
 
 export class WorkflowStore {
-  constructor(private readonly db: Db) {}
+  /** `onChange` hears every committed change of status, phase or cycle (the hub puts it on the bus). */
+  constructor(private readonly db: Db, private readonly onChange?: (w: { id: string; status: string; phase: string; cycle: number }) => void) {}
 
   insert(w: Omit<WorkflowRow, 'seq' | 'updated_at'>): void {
     const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM workflows').get() as { s: number }).s;
@@ -56,6 +57,14 @@ export class WorkflowStore {
     const sets = [...keys.map((k) => `${k} = @${k}`), 'updated_at = @__now'].join(', ');
     const vals = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v === undefined ? null : v]));
     this.db.prepare(`UPDATE workflows SET ${sets} WHERE id = @__id`).run({ ...vals, __now: now, __id: id });
+    // After the current (synchronous) transaction, if any, has committed: events only wake readers.
+    if (this.onChange && ('status' in fields || 'phase' in fields || 'cycle' in fields)) {
+      queueMicrotask(() => {
+        let w: WorkflowRow | undefined;
+        try { w = this.get(id); } catch { return; /* the database closed meanwhile */ }
+        if (w) this.onChange?.({ id, status: w.status, phase: w.phase, cycle: w.cycle });
+      });
+    }
   }
 
   list(status?: string, limit = 100): WorkflowRow[] {

@@ -31,7 +31,7 @@ export class WorkflowService {
   private readonly engine: WorkflowEngine;
 
   constructor(private readonly ctx: HubContext, private readonly jobs: JobService, notes: NoteService, private readonly requests: RequestService) {
-    this.store = new WorkflowStore(ctx.db);
+    this.store = new WorkflowStore(ctx.db, (w) => ctx.bus.emit('workflow', { workflowId: w.id, status: w.status, phase: w.phase, cycle: w.cycle }));
     this.ledger = new MilestoneLedger(ctx, notes, this.store);
     this.phases = new PhaseSpawner(ctx, jobs, notes, this.store, this.ledger);
     this.engine = new WorkflowEngine(ctx, notes, requests, this.store, this.ledger, this.phases);
