@@ -1,0 +1,143 @@
+// The floor: what a person sees of the crew, shared by `overseer status`, `overseer watch` and
+// the dashboard. Plain data (JSON over the hub's /api/floor), built by the pure model
+// (src/floor/model.ts) from the rows src/floor/source.ts reads. Times are epoch ms.
+
+export type SectionName = 'needs_you' | 'running' | 'queued' | 'done';
+
+/** Why a row is in NEEDS YOU. */
+export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'failed' | 'workflow_blocked' | 'workflow_approval' | 'lock_violation';
+
+export interface FloorWarning {
+  id: number;
+  kind: 'stalled' | 'turns_high' | 'budget_high' | 'time_high' | 'long_running';
+  detail: string;
+  raised_at: number;
+}
+
+export interface FloorJob {
+  job_id: string;
+  title: string;
+  status: string;
+  parent_id: string | null;
+  depth: number;
+  provider: string;
+  model: string | null;
+  labels: string[];
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  /** ms since started_at (running) or its duration (ended); null when never started. */
+  elapsed_ms: number | null;
+  turns: number;
+  max_turns: number | null;
+  cost_usd: number;
+  cost_unknown: boolean;
+  budget_usd: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  progress: number | null;
+  /** The agent's last report_status message, else its last tool call or text. */
+  last_line: string | null;
+  /** Last output from the child; null before the first. */
+  last_event_at: number | null;
+  /** Paths this job waits to lock, and who holds them. */
+  lock_waits: { paths: string[]; holders: string[] }[];
+  /** Open health warnings. */
+  warnings: FloorWarning[];
+  /** Queued/waiting: why (cap, priority, dependency on which job, frozen by whom). */
+  why_waiting: string | null;
+  /** Ended: result's first line, or the error with its failure_class. */
+  result_line: string | null;
+  failure_class: string | null;
+  branch: string | null;
+  diff_stat: string | null;
+  pr_url: string | null;
+  workflow_id: string | null;
+  /** Children in the RUNNING tree (only filled in `sections.running`). */
+  children: FloorJob[];
+  /** Running/needs_input/frozen: ms since the child's last output (`now - last_event_at`); null before the first or when not live. */
+  idle_ms?: number | null;
+  /** The last tool call or text in the agent's transcript (live jobs), whatever its status line says. */
+  last_activity?: string | null;
+  /** Scheduling priority (higher starts first). */
+  priority?: number;
+}
+
+export interface NeedsYouItem {
+  kind: NeedKind;
+  /** Stable key for selection: `req:<id>`, `warn:<id>`, `job:<id>`, `wf:<id>`. */
+  key: string;
+  job_id: string | null;
+  title: string;
+  /** What is asked or what went wrong, one line. */
+  text: string;
+  request_id?: string;
+  workflow_id?: string;
+  /** For approvals: the options the answer may take. */
+  options?: string[];
+  at: number;
+  /** The CLI command that acts on it. */
+  command: string;
+  /** Requests: who may answer (the person only, the lead only, or either). */
+  who?: 'person' | 'lead' | 'any';
+  /** Requests: when the request times out (null: never). */
+  expires_at?: number | null;
+}
+
+export interface FloorWorkflow {
+  workflow_id: string;
+  title: string;
+  status: string;
+  phase: string;
+  cycle: number;
+  max_cycles: number;
+  milestones_done: number;
+  milestones_total: number;
+  /** e.g. `3/5 · cycle 4 · review` */
+  bar: string;
+  current_job: string | null;
+  /** Blocked: the reason (`code: message`). */
+  blocked_reason?: string | null;
+  /** Waiting for approval: the request that approves its plan. */
+  approval_request?: string | null;
+}
+
+export interface FloorLock {
+  path: string;
+  holder: string;
+  holder_title: string | null;
+  expires_at: number;
+  waiters: string[];
+}
+
+export interface FloorTotals {
+  running: number;
+  queued: number;
+  done: number;
+  failed: number;
+  needs_you: number;
+  cost_usd: number;
+  cost_unknown: boolean;
+  /** The hub's cap on concurrently running agents (config maxAgents). */
+  cap: number;
+  /** Counted apart from `running` (running + needs_input); frozen jobs hold a slot under the cap. */
+  frozen?: number;
+  /** Cancelled or interrupted (neither `done` = succeeded nor `failed`). */
+  cancelled?: number;
+}
+
+export interface Floor {
+  at: number;
+  /** Where the data came from: the running hub, or the database read-only (no hub). */
+  source: 'hub' | 'database';
+  hub: { url: string | null; pid: number | null; started_at: number | null; uptime_ms: number | null; version: string | null };
+  totals: FloorTotals;
+  needs_you: NeedsYouItem[];
+  /** Roots of the RUNNING tree (lead's children first), each with its `children`. */
+  running: FloorJob[];
+  queued: FloorJob[];
+  /** Recent ended jobs, newest first. */
+  done: FloorJob[];
+  workflows: FloorWorkflow[];
+  locks: FloorLock[];
+}
