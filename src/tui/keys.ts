@@ -1,0 +1,93 @@
+// Keys of the list screen → what to do. Pure: the row is the one shown selected; an action
+// carries that row's ids (never an index), so it acts on exactly what the person saw.
+import type { Key } from 'ink';
+import { targetOf, type Selection, type ViewRow } from './rows.js';
+
+/** The key flags the mapping reads (a subset of ink's Key). */
+export type Keys = Pick<Key, 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'ctrl'>;
+
+export interface JobRef { job_id: string; title: string }
+export interface RequestRef { request_id: string; job_id: string | null; title: string; kind: string }
+
+export type Action =
+  | { kind: 'quit' }
+  | { kind: 'move'; delta: number }
+  | { kind: 'page'; dir: 1 | -1 }
+  | { kind: 'help' }
+  | { kind: 'filter' }
+  | { kind: 'clear_filter' }
+  | { kind: 'toggle_locks' }
+  | { kind: 'approve' | 'reject' | 'answer'; req: RequestRef }
+  | { kind: 'message' | 'pause' | 'stop' | 'resume' | 'cancel' | 'follow' | 'diff'; job: JobRef }
+  /** The key means something, but not on this row: say why. */
+  | { kind: 'refuse'; message: string }
+  | { kind: 'none' };
+
+/** Keys that change something in the crew (refused right after the selection moved by itself). */
+export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel']);
+
+/** How long after the selection moved by itself acting keys are refused. */
+export const SETTLE_MS = 400;
+
+/** The help screen: every key and what it does. */
+export const KEY_HELP: readonly [string, string][] = [
+  ['↑ ↓  j k', 'move the cursor (PgUp PgDn, Home End / g G)'],
+  ['a', 'approve the selected request'],
+  ['r', 'reject the selected request'],
+  ['enter', 'answer a question; on a job: follow its log'],
+  ['m', 'message the selected agent'],
+  ['p', 'pause the agent in place (freeze)'],
+  ['P', 'pause --stop: end its process, keep the session'],
+  ['u', 'resume a frozen, stopped or ended agent'],
+  ['c', 'cancel the agent and its sub-agents (asks y/n)'],
+  ['f', 'follow its log full-screen (q or Esc back)'],
+  ['d', 'its diff against the commit it started from'],
+  ['l', 'show or hide locks (holders and waiters)'],
+  ['/', 'filter: words, label:x, status:y (Esc clears)'],
+  ['?', 'this help'],
+  ['q', 'quit'],
+];
+
+const JOB_VERBS: Record<string, 'message' | 'pause' | 'stop' | 'resume' | 'cancel' | 'follow' | 'diff'> = {
+  m: 'message', p: 'pause', P: 'stop', u: 'resume', c: 'cancel', f: 'follow', d: 'diff',
+};
+
+/** The action of a key press on the list screen, given the selected row (if any). */
+export function keyAction(input: string, key: Keys, row: ViewRow | undefined): Action {
+  if (input === 'q' || (key.ctrl && input === 'c')) return { kind: 'quit' };
+  if (key.upArrow || input === 'k') return { kind: 'move', delta: -1 };
+  if (key.downArrow || input === 'j') return { kind: 'move', delta: 1 };
+  if (key.pageUp) return { kind: 'page', dir: -1 };
+  if (key.pageDown) return { kind: 'page', dir: 1 };
+  if (key.home || input === 'g') return { kind: 'move', delta: -Infinity };
+  if (key.end || input === 'G') return { kind: 'move', delta: Infinity };
+  if (input === '?') return { kind: 'help' };
+  if (input === '/') return { kind: 'filter' };
+  if (key.escape) return { kind: 'clear_filter' };
+  if (input === 'l') return { kind: 'toggle_locks' };
+
+  const t = row ? targetOf(row) : undefined;
+  const isAnswerKey = input === 'a' || input === 'r' || key.return;
+  if (!isAnswerKey && !(input in JOB_VERBS)) return { kind: 'none' };
+  if (!t) return { kind: 'refuse', message: 'nothing selected: move the cursor onto a row first (↑ ↓)' };
+
+  if (input === 'a' || input === 'r' || (key.return && t.request_kind === 'question')) {
+    if (!t.request_id || !t.request_kind) return { kind: 'refuse', message: `${input === 'a' ? 'a approves' : 'r rejects'} a request: select one in NEEDS YOU` };
+    const req: RequestRef = { request_id: t.request_id, job_id: t.job_id, title: t.title, kind: t.request_kind };
+    if (t.request_kind === 'question') {
+      if (input === 'a' || input === 'r') return { kind: 'refuse', message: `${t.request_id} is a question: press enter to answer it` };
+      return { kind: 'answer', req };
+    }
+    return { kind: input === 'a' ? 'approve' : 'reject', req };
+  }
+  const verb = key.return ? 'follow' : JOB_VERBS[input]!;
+  if (!t.job_id) return { kind: 'refuse', message: `"${t.title}" has no agent to ${verb === 'stop' ? 'pause' : verb}` };
+  return { kind: verb, job: { job_id: t.job_id, title: t.title } };
+}
+
+/** Refuses an acting key pressed right after the selection moved by itself (its row vanished),
+ * so a key meant for the vanished row never lands on its neighbour. */
+export function guard(a: Action, sel: Selection, now: number): Action {
+  if (!ACTING.has(a.kind) || sel.movedAt === null || now - sel.movedAt >= SETTLE_MS) return a;
+  return { kind: 'refuse', message: 'the row you had selected just went away and the cursor moved: look at the selection and press the key again' };
+}
