@@ -23,6 +23,7 @@ import { LockService } from './services/locks.js';
 import { NoteService } from './services/notes.js';
 import { RequestService } from './approvals/service.js';
 import { personApi } from './approvals/http.js';
+import { floorApi, type FloorApi } from './floor/http.js';
 import { PermissionService } from './services/permissions.js';
 import { HookService } from './services/hook.js';
 import { checkHookInput } from './domain/hookInput.js';
@@ -49,7 +50,7 @@ import { PromptLibrary } from './prompts/load.js';
 import { agentTools } from './tools/agents.js';
 import type { ToolDef } from './tools/registry.js';
 import { createServer } from './server/createServer.js';
-import { startHttp, type HttpEndpoint } from './server/http.js';
+import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
 
 export interface HubOptions {
@@ -91,6 +92,8 @@ export class Hub {
   readonly tools: ToolDef[];
   readonly db: Db;
   readonly version: string;
+  /** The floor (/api/floor and its stream, src/floor/http.ts), once started. */
+  floor?: FloorApi;
   leadToken = '';
   http?: HttpEndpoint;
   reconciled?: ReconcileReport;
@@ -182,6 +185,8 @@ export class Hub {
     await excludeOverseerDirs(this.o.projectDir);
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);
+    const startedAt = this.ctx.clock.now();
+    this.floor = floorApi({ db: this.db, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     this.http = await startHttp({
       port: this.o.config.port,
       log: this.ctx.log,
@@ -190,7 +195,7 @@ export class Hub {
         const h = checkHookInput(body);
         return h.ok ? this.hook.check(c, h.input) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
       },
-      onApi: personApi(this.requests),
+      onApi: composeApi(personApi(this.requests), this.floor.handle),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
       auth: {
@@ -234,6 +239,7 @@ export class Hub {
       this.detachConfinement?.();
       this.detachGuard?.();
       this.locks.close();
+      this.floor?.close();
       await this.http?.close();
       this.db.close();
       this.kb.close();

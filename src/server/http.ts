@@ -26,6 +26,14 @@ export type HookHandler = (caller: Caller, body: unknown) => unknown;
 /** Routes under /api/ (after the Host, Origin and token checks); false = not found. */
 export type ApiHandler = (caller: Caller, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
 
+/** One ApiHandler of several: each is tried in turn until one handles the route. */
+export function composeApi(...handlers: ApiHandler[]): ApiHandler {
+  return async (caller, req, res, url) => {
+    for (const h of handlers) if (await h(caller, req, res, url)) return true;
+    return false;
+  };
+}
+
 export interface HttpEndpoint {
   port: number;
   url: string;

@@ -1,0 +1,178 @@
+// The floor over the hub's HTTP endpoint (mounted under /api/ by src/server/http.ts, after its
+// Host, Origin and bearer-token checks). Lead token only: the floor shows every agent's work,
+// and an agent has no business reading the others'.
+//   GET /api/floor[?done=N]         → the Floor as JSON (N: how many ended jobs DONE keeps, 0..200)
+//   GET /api/floor/stream[?done=N]  → text/event-stream: `event: floor` + `data: <Floor JSON>` at
+//                                     once, then after every change on the bus; `: ping` every 15 s
+// One feed per hub serves every stream: it subscribes to the bus while a stream is open, builds
+// the floor once per frame for all of them, and sends frames at most every `minGapMs` (50 ms)
+// — a change inside the gap is sent at its end (trailing edge), never dropped. A stream that
+// cannot keep up gets only the newest frame when it drains. Errors: { error: { code, message } }.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Database from 'better-sqlite3';
+import type { Caller } from '../services/context.js';
+import type { Bus, BusEvents } from '../services/bus.js';
+import type { Logger } from '../log.js';
+import type { ApiHandler } from '../server/http.js';
+import { readFloor } from './source.js';
+import type { FloorHubInfo } from './model.js';
+import type { Floor } from './types.js';
+
+/** Bus events after which the floor may have changed. */
+export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note'];
+
+export interface FloorApiOptions {
+  db: Database.Database;
+  bus: Bus;
+  now: () => number;
+  cap: number;
+  hub: () => FloorHubInfo;
+  log: Logger;
+  /** Least time between two frames of a stream (default 50 ms). */
+  minGapMs?: number;
+  /** Comment line sent on idle streams (default 15 s). */
+  heartbeatMs?: number;
+}
+
+export interface FloorApi {
+  /** The /api/floor routes (false: not a floor route). */
+  handle: ApiHandler;
+  /** The floor now, as the API serves it. */
+  read(doneLimit?: number): Floor;
+  /** Open streams. */
+  streams(): number;
+  /** End every stream and stop listening (the hub is stopping). */
+  close(): void;
+}
+
+interface Stream {
+  res: ServerResponse;
+  doneLimit: number | undefined;
+  /** The newest frame not yet written because the socket was full. */
+  pending?: string;
+  blocked: boolean;
+}
+
+const send = (res: ServerResponse, status: number, body: unknown): true => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+  return true;
+};
+const fail = (res: ServerResponse, status: number, code: string, message: string): true => send(res, status, { error: { code, message } });
+
+export const frameOf = (f: Floor): string => `event: floor\ndata: ${JSON.stringify(f)}\n\n`;
+
+export function floorApi(o: FloorApiOptions): FloorApi {
+  const minGap = o.minGapMs ?? 50;
+  const streams = new Set<Stream>();
+  let detach: (() => void)[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let lastSent = -Infinity;
+  let closed = false;
+
+  const read = (doneLimit?: number): Floor => readFloor(o.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit });
+
+  const write = (s: Stream, frame: string): void => {
+    if (s.blocked) { s.pending = frame; return; }
+    if (!s.res.write(frame)) s.blocked = true;
+  };
+
+  /** One frame to every stream; streams asking for another DONE length get their own build. */
+  const flush = (): void => {
+    timer = undefined;
+    if (closed || !o.db.open || streams.size === 0) return;
+    lastSent = performance.now();
+    const frames = new Map<number | undefined, string>();
+    for (const s of streams) {
+      let frame = frames.get(s.doneLimit);
+      if (frame === undefined) {
+        try {
+          frame = frameOf(read(s.doneLimit));
+        } catch (err) {
+          o.log.error({ err }, 'could not build the floor for its streams');
+          return;
+        }
+        frames.set(s.doneLimit, frame);
+      }
+      write(s, frame);
+    }
+  };
+
+  /** A change: a frame now if the last one is older than the gap, else at the gap's end. */
+  const changed = (): void => {
+    if (timer || closed) return;
+    timer = setTimeout(flush, Math.max(0, lastSent + minGap - performance.now()));
+  };
+
+  const attach = (): void => {
+    detach = FLOOR_EVENTS.map((e) => o.bus.on(e, changed));
+    heartbeat = setInterval(() => { for (const s of streams) if (!s.blocked) s.res.write(': ping\n\n'); }, o.heartbeatMs ?? 15_000);
+    heartbeat.unref();
+  };
+
+  const release = (): void => {
+    for (const off of detach) off();
+    detach = [];
+    clearInterval(heartbeat);
+    heartbeat = undefined;
+    clearTimeout(timer);
+    timer = undefined;
+  };
+
+  const open = (req: IncomingMessage, res: ServerResponse, doneLimit: number | undefined): void => {
+    let first: string;
+    try {
+      first = frameOf(read(doneLimit));
+    } catch (err) {
+      o.log.error({ err }, 'could not build the floor');
+      fail(res, 500, 'internal', `could not read the floor: ${(err as Error).message}`);
+      return;
+    }
+    req.socket.setNoDelay(true);
+    req.socket.setTimeout(0);
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const s: Stream = { res, doneLimit, blocked: false };
+    if (streams.size === 0) attach();
+    streams.add(s);
+    write(s, first);
+    res.on('drain', () => {
+      s.blocked = false;
+      const p = s.pending;
+      s.pending = undefined;
+      if (p !== undefined) write(s, p);
+    });
+    res.once('close', () => {
+      streams.delete(s);
+      if (streams.size === 0) release();
+    });
+  };
+
+  const handle: ApiHandler = async (caller: Caller, req, res, url) => {
+    const m = /^\/api\/floor(\/stream)?\/?$/.exec(url.pathname);
+    if (!m) return false;
+    if (caller.role !== 'lead') return fail(res, 403, 'forbidden', 'the floor API takes the lead token (<state>/lead.token): an agent cannot read the floor of the crew');
+    if (req.method !== 'GET') return fail(res, 405, 'method_not_allowed', `GET ${url.pathname} (the floor is read-only)`);
+    const raw = url.searchParams.get('done');
+    const doneLimit = raw === null ? undefined : Number(raw);
+    if (doneLimit !== undefined && !(Number.isInteger(doneLimit) && doneLimit >= 0 && doneLimit <= 200)) {
+      return fail(res, 400, 'invalid_input', `done must be a whole number of ended jobs from 0 to 200, got ${JSON.stringify(raw)}`);
+    }
+    if (closed) return fail(res, 503, 'unavailable', 'the hub is stopping');
+    if (!m[1]) return send(res, 200, read(doneLimit));
+    open(req, res, doneLimit);
+    return true;
+  };
+
+  return {
+    handle,
+    read,
+    streams: () => streams.size,
+    close: () => {
+      closed = true;
+      release();
+      for (const s of streams) s.res.end();
+      streams.clear();
+    },
+  };
+}
