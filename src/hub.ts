@@ -48,7 +48,9 @@ import { childEnvFrom } from './launch/childEnv.js';
 import { excludeOverseerDirs } from './git/worktree.js';
 import { PromptLibrary } from './prompts/load.js';
 import { agentTools } from './tools/agents.js';
-import type { ToolDef } from './tools/registry.js';
+import { HealthMonitor } from './floor/monitor.js';
+import { LeadDigest } from './floor/digest.js';
+import type { CallScope, ToolDef } from './tools/registry.js';
 import { createServer } from './server/createServer.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
@@ -86,6 +88,8 @@ export class Hub {
   readonly hook: HookService;
   readonly workflows: WorkflowService;
   readonly kb: KnowledgeBase;
+  readonly health: HealthMonitor;
+  private readonly digest: LeadDigest;
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
   private readonly elicitor = new LeadElicitor();
@@ -151,6 +155,16 @@ export class Hub {
     this.messages = new MessageService(this.ctx, runner);
     this.ctx.lockGuard = guardLocks(this.ctx, this.messages, this.confinement?.lockMounts);
     this.jobs = new JobService(this.ctx, runner, this.messages);
+    this.health = new HealthMonitor(this.ctx);
+    this.ctx.health = this.health;
+    this.health.actions = {
+      live: (id) => runner.live(id),
+      settleLost: (id) => runner.settleLost(id),
+      message: (id, text) => { this.messages.deliver('overseer', id, text); },
+      freeze: async (id) => { await this.jobs.pause({ job_id: id, mode: 'freeze' }, { role: 'lead' }); },
+      cancel: async (id, reason) => { await this.jobs.cancel({ job_id: id, reason, cascade: true }, { role: 'lead' }); },
+    };
+    this.digest = new LeadDigest(this.ctx);
     this.locks = new LockService(this.ctx);
     this.notes = new NoteService(this.ctx);
     this.requests = new RequestService(this.ctx);
@@ -216,6 +230,7 @@ export class Hub {
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
+    this.health.start();
   }
 
   /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count). */
@@ -224,9 +239,19 @@ export class Hub {
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 
+  /** Around every tool call: renew the caller's locks; an agent's time in our tools is not idleness; the lead's digest. */
+  private onCall(c: Caller): CallScope {
+    this.locks.renew(c);
+    if (c.role === 'agent') {
+      const end = this.health.callStarted(c.jobId);
+      return { end: () => end() };
+    }
+    return this.digest.scope();
+  }
+
   /** An MCP server for one connection of `caller`. */
   server(caller: Caller): McpServer {
-    const server = createServer({ tools: this.tools, version: this.version, log: this.ctx.log, onCall: (c) => this.locks.renew(c), prompts: this.promptDeps, resources: this.resourceDeps }, caller);
+    const server = createServer({ tools: this.tools, version: this.version, log: this.ctx.log, onCall: (c) => this.onCall(c), prompts: this.promptDeps, resources: this.resourceDeps }, caller);
     if (caller.role === 'lead') this.elicitor.add(server);
     return server;
   }
@@ -234,6 +259,7 @@ export class Hub {
   /** Stop children (their jobs become interrupted), close the endpoint and the database. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.health.stop();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
       this.detachConfinement?.();

@@ -50,7 +50,7 @@ export interface TokenUsage {
 /** What a provider's event stream means to the supervisor. */
 export type AgentSignal =
   | { kind: 'init'; sessionId?: string; mcpConnected: boolean; mcpStatus: string }
-  | { kind: 'turn'; messageId?: string; text?: string; model?: string; usage?: TokenUsage; toolUses?: { id: string; name: string }[];
+  | { kind: 'turn'; messageId?: string; text?: string; model?: string; usage?: TokenUsage; toolUses?: { id: string; name: string; detail?: string }[];
       /** Tool calls that ended with this item (Codex: a finished command or patch; it has no separate result event). */
       ended?: { toolUseId: string; name: string }[] }
   /** Results of tool calls (Claude: a user message of tool_result blocks). */

@@ -4,7 +4,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
-import { registerTools, type ToolDef } from '../tools/registry.js';
+import { registerTools, type CallScope, type ToolDef } from '../tools/registry.js';
 import { registerPrompts, type PromptDeps } from './prompts.js';
 import { registerResources, type ResourceDeps } from './resources.js';
 
@@ -14,8 +14,8 @@ export interface ServerDeps {
   tools: readonly ToolDef[];
   version: string;
   log: Logger;
-  /** Runs before every tool call (renews the caller's locks). */
-  onCall?: (c: Caller) => void;
+  /** Runs around every tool call (renews the caller's locks, tracks an agent's time in our tools, the lead's digest). */
+  onCall?: (c: Caller, tool: string) => CallScope | void;
   /** MCP prompts (recipes and project templates) and resources, for leads. */
   prompts?: PromptDeps;
   resources?: ResourceDeps;

@@ -37,6 +37,8 @@ export interface HubContext {
   lockGuard?: LockGuard;
   /** Which tool calls the lock hook decided on, per job (the hook_bypassed backstop). */
   hookLedger?: HookLedger;
+  /** The health monitor (src/floor/monitor.ts): hears the children's activity and their Overseer calls. */
+  health?: { activity(jobId: string, line?: string): void; callStarted(jobId: string): () => void };
   /** Progress tick for blocking tools (ms). */
   progressEveryMs: number;
 }

@@ -11,6 +11,8 @@ import type { Runner } from './runner.js';
 import { frameMessage, messageView, senderOf, type MessageService, type MessageView } from './messages.js';
 import { hubUsage, summarize, type AgentSummary } from './summary.js';
 import { UsageStore } from '../money/usageStore.js';
+import { WarningStore, type WarningRow } from '../store/warnings.js';
+import { isoTime } from '../clock.js';
 import { waitUntil } from './wait.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
 import { dependencyState } from '../domain/scheduler.js';
@@ -55,7 +57,22 @@ export class JobService {
   bashPolicy?: (jobId: string, command: string) => { action: 'allow' | 'ask' | 'deny'; reason: string };
   requests?: RequestAttention;
 
-  constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {}
+  private readonly warnings: WarningStore;
+
+  constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {
+    this.warnings = new WarningStore(ctx.db);
+  }
+
+  /** A summary with its job's open health warnings and last activity (live jobs). */
+  private withHealth(sum: AgentSummary, j: JobRow): AgentSummary {
+    const open = this.warnings.open(j.id);
+    const live = !isTerminal(j.status as JobStatus);
+    return {
+      ...sum,
+      ...(open.length ? { warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : {}),
+      ...(live && j.last_event_at ? { last_event_at: isoTime(j.last_event_at), last_activity: j.last_activity } : {}),
+    };
+  }
 
   // ---- lookups and rights ------------------------------------------------------------
 
@@ -83,7 +100,7 @@ export class JobService {
 
   summary(id: string): AgentSummary {
     const j = this.job(id);
-    return { ...summarize(j, this.ctx.store.attempts(id)), ...hubUsage(j, new UsageStore(this.ctx.db).forJob(id)) };
+    return this.withHealth({ ...summarize(j, this.ctx.store.attempts(id)), ...hubUsage(j, new UsageStore(this.ctx.db).forJob(id)) }, j);
   }
 
   // ---- spawn ---------------------------------------------------------------------------
@@ -211,14 +228,20 @@ export class JobService {
       const pending = rows.filter((r) => !isSettled(r.status)).map((r) => r.id);
       const requests = this.requests?.attention(pending, ids) ?? { items: [], wake: false, ack: () => undefined };
       const msgs = this.messages.unreadFrom(me, senders);
+      // Health warnings of the awaited agents and their sub-agents, each returned once (the lead's
+      // wait only: an agent's warnings go to its lead and the person).
+      const warns = caller.role === 'lead' ? this.warnings.unseenByLead(senders) : [];
       return {
-        settled, pending, attention: [...requests.items, ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
-        wake: requests.wake || msgs.length > 0, ack: requests.ack, messageIds: msgs.map((m) => m.id),
+        settled, pending,
+        attention: [...requests.items, ...warns.map((w) => this.warningItem(w)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        wake: requests.wake || msgs.length > 0 || warns.length > 0,
+        ack: () => { requests.ack(); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); },
+        messageIds: msgs.map((m) => m.id),
       };
     };
     const r = await waitUntil({
       bus: this.ctx.bus,
-      events: ['job', 'request', 'message'],
+      events: ['job', 'request', 'message', 'warning'],
       timeoutMs: maxMs,
       signal: p.signal,
       progressEveryMs: this.ctx.progressEveryMs,
@@ -242,6 +265,19 @@ export class JobService {
       attention: s.attention,
       timed_out: !r.ok && r.reason === 'timeout',
     };
+  }
+
+  /** A health warning as an item of wait_for_agents' `attention`, with what the lead can do. */
+  private warningItem(w: WarningRow): Record<string, unknown> {
+    const title = this.ctx.store.get(w.job_id)?.title;
+    const todo: Record<string, string> = {
+      stalled: 'look at it with read_agent_output; message_agent to nudge it, or cancel_agent',
+      turns_high: 'it may run out of turns: message_agent to wrap up, or let it finish',
+      budget_high: 'it may run out of budget: message_agent to wrap up, or cancel_agent',
+      time_high: 'it may hit its timeout: message_agent to wrap up, or let it finish',
+      long_running: 'check it is still on track with get_agent / read_agent_output',
+    };
+    return { kind: 'warning', warning: w.kind, job_id: w.job_id, ...(title ? { title } : {}), detail: w.detail, raised_at: isoTime(w.raised_at), ...(w.reaction && w.reaction !== 'notify' ? { reaction: w.reaction } : {}), what_to_do: todo[w.kind] ?? '' };
   }
 
   // ---- inspect -------------------------------------------------------------------------
@@ -272,7 +308,7 @@ export class JobService {
     let size = 100;
     let lastSeq: number | undefined;
     for (const j of rows.slice(0, input.limit)) {
-      const sum = summarize(j, this.ctx.store.attempts(j.id), fieldCap);
+      const sum = this.withHealth(summarize(j, this.ctx.store.attempts(j.id), fieldCap), j);
       const len = JSON.stringify(sum, null, 1).length;
       if (agents.length > 0 && size + len > LIST_BUDGET) break;
       agents.push(sum);
@@ -314,6 +350,7 @@ export class JobService {
       if (isTerminal(cur.status)) continue;
       const sup = this.runner.supervisors.get(t.id);
       if (sup) {
+        this.runner.cancelReasons.set(t.id, reason);
         sup.stop('cancelled');
         waits.push(sup.done.then(() => this.settledOnce(t.id)));
       } else if (this.runner.isActiveJob(t.id)) {
@@ -414,6 +451,7 @@ export class JobService {
       this.ctx.store.update(jobId, { status_message: message, progress: progress ?? this.job(jobId).progress }, now);
       this.ctx.store.addEvent(jobId, now, 'status', { message, progress: progress ?? null });
     });
+    this.ctx.bus.emit('progress', { jobId });
     return { ok: true };
   }
 

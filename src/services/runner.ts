@@ -30,6 +30,8 @@ export const hashToken = (t: string): string => createHash('sha256').update(t).d
 
 export class Runner {
   readonly supervisors = new Map<string, Supervisor>();
+  /** Why a running job is being cancelled: its error says so from the first write. */
+  readonly cancelReasons = new Map<string, string>();
   /** Jobs between "marked running" and "supervisor started" (async worktree prep). */
   private readonly preparing = new Set<string>();
   private dispatching = false;
@@ -153,7 +155,11 @@ export class Runner {
           ctx.store.updateAttempt(job.id, n, { session_id: sid });
           ctx.store.update(job.id, { session_id: sid }, ctx.clock.now());
         },
-        onProgress: (p) => recordAttemptSpend(ctx.db, ctx.store, job.id, n, p, ctx.clock.now()),
+        onProgress: (p) => {
+          recordAttemptSpend(ctx.db, ctx.store, job.id, n, p, ctx.clock.now());
+          ctx.bus.emit('progress', { jobId: job.id });
+        },
+        onActivity: (what) => ctx.health?.activity(job.id, what),
         onToolUses: (ids) => ctx.lockGuard?.toolsStarted(job.id, ids),
         onToolResults: (results) => {
           ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId })), launcher!.provider === 'codex');
@@ -252,6 +258,9 @@ export class Runner {
     let ok = o.ok;
     let failureClass = o.failureClass;
     let error = o.error;
+    const cancelReason = this.cancelReasons.get(jobId);
+    this.cancelReasons.delete(jobId);
+    if (failureClass === 'cancelled' && cancelReason) error = `cancelled: ${cancelReason}`;
     const workDir = job.work_dir ?? job.cwd;
     const checks = JSON.parse(job.checks_json) as string[];
     if (ok && checks.length) {
@@ -384,6 +393,17 @@ export class Runner {
     });
     this.ctx.bus.emit('job', { jobId, status: 'failed' });
     this.settleDependents(jobId, 'failed');
+  }
+
+  /** The supervised child of a job, for the health monitor: pid, time frozen, attempt start. */
+  live(jobId: string): { pid?: number; frozenMs: number; startedAt: number } | undefined {
+    const sup = this.supervisors.get(jobId);
+    return sup ? { pid: sup.pid, frozenMs: sup.frozenMs(), startedAt: sup.attemptStartedAt } : undefined;
+  }
+
+  /** The watchdog saw the job's process vanish without an exit event: settle the attempt. */
+  settleLost(jobId: string): void {
+    this.supervisors.get(jobId)?.settleLost();
   }
 
   isActiveJob(jobId: string): boolean {

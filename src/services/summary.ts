@@ -73,6 +73,11 @@ export interface AgentSummary {
   depends_on: string[];
   priority: number;
   attempts: AttemptSummary[];
+  /** Open health warnings (stalled, turns_high, budget_high, time_high, long_running); only when there are some. */
+  warnings?: { kind: string; detail: string; raised_at: string }[];
+  /** When the child last printed anything, and what it last did (running jobs). */
+  last_event_at?: string | null;
+  last_activity?: string | null;
 }
 
 export function cap(s: string | null | undefined, max = FIELD_CAP): string | null {

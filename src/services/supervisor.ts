@@ -54,6 +54,8 @@ export interface SupervisorHooks {
   onToolUses?(ids: string[]): void;
   /** Tool calls came back (with the tool's name when the call was seen). */
   onToolResults?(results: ToolOutcome[]): void;
+  /** The child printed an event line; `what` says what it did when the line tells (a tool call, text). */
+  onActivity?(what?: string): void;
 }
 
 export interface SupervisorOptions {
@@ -75,6 +77,13 @@ const STDERR_TAIL = 8192;
 export const PROGRESS_MS = 250;
 /** How often a usage side channel (Codex's rollout file) is read while the child runs. */
 const CHANNEL_MS = 250;
+
+/** One line for the floor's "last activity": the tool calls of a turn, else its text's first line. */
+function activityLine(s: Extract<AgentSignal, { kind: 'turn' }>): string | undefined {
+  if (s.toolUses?.length) return `→ ${s.toolUses.map((t) => (t.detail ? `${t.name} ${t.detail}` : t.name)).join(', ')}`;
+  const line = s.text?.split('\n').find((l) => l.trim());
+  return line ? line.trim().slice(0, 200) : undefined;
+}
 
 export class Supervisor {
   private child?: ChildHandle;
@@ -104,6 +113,8 @@ export class Supervisor {
   private killTimer?: NodeJS.Timeout;
   private deadline = 0;
   private frozenAt?: number;
+  private frozenTotal = 0;
+  private settled = false;
   private startedAt = 0;
   readonly done: Promise<AttemptOutcome>;
   private resolveDone!: (o: AttemptOutcome) => void;
@@ -164,6 +175,25 @@ export class Supervisor {
     });
   }
 
+  /** Time spent frozen so far (the health monitor's time_high leaves it out). */
+  frozenMs(): number {
+    return this.frozenTotal + (this.frozenAt === undefined ? 0 : this.o.clock.now() - this.frozenAt);
+  }
+
+  get attemptStartedAt(): number { return this.startedAt; }
+
+  /**
+   * The watchdog found the process gone while its exit never arrived (a descendant holds its
+   * pipes): kill what is left of its group and its strays, and settle now if the exit still
+   * does not come.
+   */
+  settleLost(graceMs = 1000): void {
+    if (this.settled) return;
+    this.child?.signalGroup('SIGKILL');
+    if (this.launchSpec) sweepAgentProcesses(this.launchSpec.jobId, this.o.log);
+    setTimeout(() => { if (!this.settled) this.finish({ code: null, signal: null }); }, graceMs).unref();
+  }
+
   /** Write a user message into the running conversation; false if stdin is closed. */
   deliver(text: string): boolean {
     if (!this.child || !this.o.launcher.streamsInput || this.frozenAt !== undefined) return false;
@@ -200,6 +230,7 @@ export class Supervisor {
   thaw(): boolean {
     if (!this.child || this.frozenAt === undefined) return false;
     this.deadline += this.o.clock.now() - this.frozenAt;
+    this.frozenTotal += this.o.clock.now() - this.frozenAt;
     this.frozenAt = undefined;
     this.child.signalGroup('SIGCONT');
     this.armTimer();
@@ -219,6 +250,7 @@ export class Supervisor {
     this.drainChannel(false);
     const s = parser.line(line);
     if (!('transient' in s && s.transient)) this.transcript?.write(`${line}\n`);
+    if (s.kind !== 'turn') this.hooks.onActivity?.();
     switch (s.kind) {
       case 'unparsed':
         this.o.log.debug({ reason: s.reason, line: line.slice(0, 200) }, 'non-event line from child');
@@ -249,6 +281,7 @@ export class Supervisor {
         }
         if (s.messageId && s.usage) changed = this.meter.observe(s.messageId, s.model, s.usage) || changed;
         if (s.text) this.lastText = s.text;
+        this.hooks.onActivity?.(activityLine(s));
         for (const t of s.toolUses ?? []) this.toolNames.set(t.id, t.name);
         if (s.toolUses?.length) this.hooks.onToolUses?.(s.toolUses.map((t) => t.id));
         if (s.ended?.length) this.hooks.onToolResults?.(s.ended.map((e) => ({ toolUseId: e.toolUseId, name: e.name, isError: false, text: '' })));
@@ -323,6 +356,8 @@ export class Supervisor {
   }
 
   private finish(exit: ExitInfo): void {
+    if (this.settled) return;
+    this.settled = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.channelTimer) clearInterval(this.channelTimer);

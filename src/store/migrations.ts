@@ -290,6 +290,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'health: last activity of a job, its warnings (stalled, turns_high, budget_high, time_high, long_running)',
     up: `
       ALTER TABLE jobs ADD COLUMN last_event_at INTEGER;
+      ALTER TABLE jobs ADD COLUMN last_activity TEXT;
       CREATE TABLE job_warnings (
         id           INTEGER PRIMARY KEY AUTOINCREMENT,
         job_id       TEXT NOT NULL REFERENCES jobs(id),

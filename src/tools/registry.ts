@@ -38,7 +38,14 @@ export function defineTool<S extends z.ZodTypeAny>(def: ToolDef<S>): ToolDef<S> 
   return def;
 }
 
-export function registerTools(server: McpServer, defs: readonly ToolDef[], caller: Caller, log: Logger, onCall?: (c: Caller) => void): string[] {
+/** What the hub does around one tool call (src/hub.ts): `end` when it ends (`delivered`: the
+ * result went back, the caller did not cancel), `decorate` to add to a successful result. */
+export interface CallScope {
+  decorate?(value: unknown, tool: string): unknown;
+  end(delivered: boolean): void;
+}
+
+export function registerTools(server: McpServer, defs: readonly ToolDef[], caller: Caller, log: Logger, onCall?: (c: Caller, tool: string) => CallScope | void): string[] {
   const names: string[] = [];
   for (const def of defs) {
     if (!def.roles.includes(caller.role)) continue;
@@ -58,13 +65,18 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
             void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } } as never).catch(() => undefined);
           },
         };
+        let scope: CallScope | void = undefined;
         try {
-          onCall?.(caller);
+          scope = onCall?.(caller, def.name);
           checkBounds(args);
           const input = published === def.input ? args : (def.input.parse(args) as unknown);
-          const value = await def.handler(input as never, caller, toolExtra);
-          return def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
+          let value = await def.handler(input as never, caller, toolExtra);
+          if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
+          const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
+          scope?.end(!extra.signal.aborted);
+          return result;
         } catch (err) {
+          scope?.end(false);
           return errorResult(err, log);
         }
       }) as never,

@@ -145,7 +145,7 @@ export class ClaudeLauncher implements AgentLauncher {
             const model = (e.raw as { message?: { model?: string } }).message?.model;
             return {
               kind: 'turn', messageId: e.messageId, text: e.text.join('\n') || undefined, model, usage: e.messageId ? calls.merge(e.messageId, model, callUsage(e.usage)) : undefined,
-              ...(e.toolUses.length ? { toolUses: e.toolUses.map((t) => ({ id: t.id, name: t.name })) } : {}),
+              ...(e.toolUses.length ? { toolUses: e.toolUses.map((t) => ({ id: t.id, name: t.name, detail: toolDetail(t.input) })) } : {}),
             };
           }
           case 'tool_result':
@@ -166,4 +166,14 @@ export class ClaudeLauncher implements AgentLauncher {
       },
     };
   }
+}
+
+/** A tool call's input in a few words for the floor's "last activity" (a command, a path, a pattern). */
+function toolDetail(input: unknown): string | undefined {
+  if (!input || typeof input !== 'object') return undefined;
+  const o = input as Record<string, unknown>;
+  const v = o.command ?? o.file_path ?? o.path ?? o.pattern ?? o.url ?? o.message ?? o.description;
+  if (typeof v !== 'string' || !v.trim()) return undefined;
+  const one = v.replace(/\s+/g, ' ').trim();
+  return one.length > 80 ? `${one.slice(0, 79)}…` : one;
 }

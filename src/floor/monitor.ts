@@ -1,0 +1,177 @@
+// The hub's health monitor and watchdog. It hears every line a child prints (activity) and every
+// Overseer tool call a child is inside (not idleness), and on a timer:
+//  - raises and clears warnings (src/floor/health.ts decides which), records them in
+//    job_warnings with an event, puts them on the bus (wait_for_agents' attention, the floor,
+//    notifications), and applies the configured reaction once per warning;
+//  - persists each job's last activity (jobs.last_event_at / last_activity) for views without a hub;
+//  - settles a child whose process vanished without an exit event (the watchdog).
+import type { HubContext } from '../services/context.js';
+import type { HealthConfig } from '../config.js';
+import { WarningStore, WARNING_KINDS, type WarningKind, type WarningRow } from '../store/warnings.js';
+import { assessHealth, lostProcess, type HealthFacts } from './health.js';
+import { pidAlive } from '../launch/process.js';
+
+/** What the monitor needs of the job engine (the Runner and JobService, set by the hub). */
+export interface MonitorActions {
+  /** pid, frozen time and attempt start of a supervised child, if one runs for the job. */
+  live(jobId: string): { pid?: number; frozenMs: number; startedAt: number } | undefined;
+  /** Settle a supervised child whose process is gone (the watchdog). */
+  settleLost(jobId: string, why: string): void;
+  message(jobId: string, text: string): void;
+  freeze(jobId: string): Promise<void>;
+  cancel(jobId: string, reason: string): Promise<void>;
+}
+
+/** A lost process is settled this long after it was first seen gone. */
+export const LOST_GRACE_MS = 1500;
+
+export class HealthMonitor {
+  readonly warnings: WarningStore;
+  private readonly lastEvent = new Map<string, number>();
+  private readonly lastLine = new Map<string, string>();
+  private readonly persisted = new Map<string, number>();
+  private readonly calls = new Map<string, number>();
+  private readonly callEnded = new Map<string, number>();
+  private readonly goneSince = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+  actions?: MonitorActions;
+
+  constructor(private readonly ctx: HubContext) {
+    this.warnings = new WarningStore(ctx.db);
+  }
+
+  private get cfg(): HealthConfig { return this.ctx.config.health; }
+
+  start(): void {
+    this.timer ??= setInterval(() => { void this.tick(); }, this.cfg.checkMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The child printed something (`line`: what it did, when it says). */
+  activity(jobId: string, line?: string): void {
+    this.lastEvent.set(jobId, this.ctx.clock.now());
+    if (line) this.lastLine.set(jobId, line.slice(0, 300));
+  }
+
+  /** A child entered one of Overseer's tools; call the result when the call ends. */
+  callStarted(jobId: string): () => void {
+    this.calls.set(jobId, (this.calls.get(jobId) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const n = (this.calls.get(jobId) ?? 1) - 1;
+      if (n <= 0) this.calls.delete(jobId);
+      else this.calls.set(jobId, n);
+      this.callEnded.set(jobId, this.ctx.clock.now());
+    };
+  }
+
+  /** One pass: persist activity, settle lost processes, raise and clear warnings. */
+  async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const now = this.ctx.clock.now();
+      const live = this.ctx.store.byStatus('running', 'needs_input');
+      const liveIds = new Set(live.map((j) => j.id));
+      this.persistActivity(live.map((j) => j.id));
+      for (const j of live) this.watchdog(j.id, now);
+      const raised: WarningRow[] = [];
+      for (const j of live) {
+        const sup = this.actions?.live(j.id);
+        const attempt = this.ctx.store.attempts(j.id).at(-1);
+        const facts: HealthFacts = {
+          status: j.status, turns: j.turns, maxTurns: j.max_turns, costUsd: j.cost_usd, budgetUsd: j.budget_usd,
+          startedAt: j.started_at, attemptStartedAt: sup?.startedAt ?? attempt?.started_at ?? null,
+          timeoutS: j.timeout_s ?? this.ctx.config.defaultTimeoutS, frozenMs: sup?.frozenMs ?? 0,
+          lastEventAt: this.lastEvent.get(j.id) ?? j.last_event_at, inOverseerCall: (this.calls.get(j.id) ?? 0) > 0,
+          lastCallEndedAt: this.callEnded.get(j.id) ?? null,
+        };
+        const want = assessHealth(facts, this.cfg, now);
+        for (const kind of WARNING_KINDS) {
+          const detail = want[kind];
+          if (detail !== undefined) {
+            const row = this.warnings.raise(j.id, kind, detail, now);
+            if (row) raised.push(row);
+          } else if (this.warnings.clear(j.id, kind, now)) {
+            this.ctx.bus.emit('warning', { jobId: j.id, kind, raised: false });
+          }
+        }
+      }
+      // Jobs that left running (ended, frozen, queued for a retry) keep no warnings.
+      for (const w of this.warnings.open()) {
+        if (liveIds.has(w.job_id)) continue;
+        this.warnings.clearJob(w.job_id, now);
+        this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
+      }
+      for (const id of [...this.lastEvent.keys()]) if (!liveIds.has(id) && !this.actions?.live(id)) this.forget(id);
+      for (const w of raised) await this.onRaised(w);
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'health monitor pass failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private forget(id: string): void {
+    this.lastEvent.delete(id);
+    this.lastLine.delete(id);
+    this.persisted.delete(id);
+    this.callEnded.delete(id);
+    this.goneSince.delete(id);
+  }
+
+  private persistActivity(ids: string[]): void {
+    const st = this.ctx.db.prepare('UPDATE jobs SET last_event_at = ?, last_activity = COALESCE(?, last_activity) WHERE id = ?');
+    const changed: string[] = [];
+    for (const id of ids) {
+      const at = this.lastEvent.get(id);
+      if (at === undefined || this.persisted.get(id) === at) continue;
+      st.run(at, this.lastLine.get(id) ?? null, id);
+      this.persisted.set(id, at);
+      changed.push(id);
+    }
+    for (const id of changed) this.ctx.bus.emit('progress', { jobId: id });
+  }
+
+  /** A supervised child whose pid is gone while its exit never arrived (e.g. a descendant holds the pipe). */
+  private watchdog(jobId: string, now: number): void {
+    const sup = this.actions?.live(jobId);
+    if (!sup?.pid) return;
+    const verdict = lostProcess({ pidAlive: pidAlive(sup.pid), settled: false, goneSince: this.goneSince.get(jobId) ?? null, now, graceMs: LOST_GRACE_MS });
+    if (verdict === 'ok') { this.goneSince.delete(jobId); return; }
+    if (verdict === 'watch') { if (!this.goneSince.has(jobId)) this.goneSince.set(jobId, now); return; }
+    this.goneSince.delete(jobId);
+    this.ctx.log.warn({ jobId, pid: sup.pid }, 'watchdog: the child process is gone but its exit never arrived; settling it');
+    this.ctx.store.addEvent(jobId, now, 'process_lost', { pid: sup.pid });
+    this.actions?.settleLost(jobId, `process ${sup.pid} vanished without an exit event`);
+  }
+
+  private async onRaised(w: WarningRow): Promise<void> {
+    const now = this.ctx.clock.now();
+    const reaction = this.cfg.reactions[w.kind] ?? 'notify';
+    this.ctx.store.addEvent(w.job_id, now, 'warning', { kind: w.kind, detail: w.detail, reaction });
+    this.warnings.setReaction(w.id, reaction);
+    this.ctx.log.info({ jobId: w.job_id, kind: w.kind, detail: w.detail, reaction }, 'health warning');
+    this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: true });
+    try {
+      if (reaction === 'message') this.actions?.message(w.job_id, nudgeText(this.cfg.nudge, w.kind, w.detail));
+      else if (reaction === 'freeze') await this.actions?.freeze(w.job_id);
+      else if (reaction === 'cancel') await this.actions?.cancel(w.job_id, `health warning ${w.kind}: ${w.detail}`);
+    } catch (err) {
+      this.ctx.log.warn({ err, jobId: w.job_id, reaction }, 'health reaction failed');
+      this.ctx.store.addEvent(w.job_id, now, 'warning_reaction_failed', { kind: w.kind, reaction, error: (err as Error).message });
+    }
+  }
+}
+
+export function nudgeText(template: string, kind: WarningKind, detail: string): string {
+  return template.replaceAll('{warning}', kind).replaceAll('{detail}', detail);
+}
