@@ -18,17 +18,24 @@ class Exit extends Error {
 /** Registers `respond` and `requests` on the overseer program. */
 export function registerRespond(program: Command): void {
   const usage = (e: { exitCode: number }): never => process.exit(e.exitCode === 0 ? 0 : USAGE);
-  program.command('respond [request_id]').description('answer an agent\'s request as the person (no id: list pending requests)')
+  program.command('respond [request_id] [verb]').description('answer an agent\'s request as the person (no id: list pending requests); verb approve|reject is the same as --approve|--reject')
     .option('--approve', 'approve (approvals, permission prompts)').option('--reject', 'reject (approvals, permission prompts)')
     .option('--answer <text>', 'answer a question').option('--comment <text>', 'a comment for the agent')
     .option('--as-person', 'you are the person answering: skip the terminal confirmation of person-only requests (never for an AI agent)')
     .option('--json', 'machine-readable output')
     .exitOverride(usage)
-    .action(async (id: string | undefined, o: RespondOpts) => { process.exitCode = await run(() => (id ? respond(id, o) : list(o))); });
+    .action(async (id: string | undefined, verb: string | undefined, o: RespondOpts) => { process.exitCode = await run(() => (id ? respond(id, withVerb(verb, o)) : list(o))); });
   program.command('requests').description('pending requests of agents, who may answer them, and late answers')
     .option('--all', 'closed requests too').option('--json', 'machine-readable output')
     .exitOverride(usage)
     .action(async (o: RespondOpts) => { process.exitCode = await run(() => list(o)); });
+}
+
+/** `respond <id> approve|reject` as a word, the way people type it. */
+function withVerb(verb: string | undefined, o: RespondOpts): RespondOpts {
+  if (verb === undefined) return o;
+  if (verb !== 'approve' && verb !== 'reject') throw new Exit(USAGE, `unknown answer ${JSON.stringify(verb)}: use approve, reject, or --answer <text> for a question`);
+  return { ...o, [verb]: true };
 }
 
 async function run(f: () => Promise<void>): Promise<number> {

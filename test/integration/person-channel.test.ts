@@ -83,7 +83,7 @@ describe('a person-only request', () => {
     assert.match(no.stdout + no.stderr, /not answered: request .* is still pending/);
     unchanged(a.id);
 
-    const yes = await runOverseer(h.home, ['respond', a.id, '--approve', '--comment', 'fine, once'], { tty: true, stdin: 'y\n' });
+    const yes = await runOverseer(h.home, ['respond', a.id, 'approve', '--comment', 'fine, once'], { tty: true, stdin: 'y\n' });
     assert.equal(yes.code, 0, yes.stdout + yes.stderr);
     assert.match(yes.stdout, new RegExp(`${a.id}: approved \\(answered_by person \\(cli\\)\\)`));
     const r = await a.result;
@@ -107,6 +107,9 @@ describe('the CLI', () => {
       [['respond', a.id, '--answer', 'yes', '--as-person'], /is an approval: give decision "approved" or "rejected"/],
       [['respond', q.id, '--answer', 'mars'], /answer "mars" is not one of the options "eu", "us"/],
       [['respond', q.id, '--approve'], /is a question: give answer \(one of "eu", "us"\)/],
+      [['respond', a.id, 'maybe'], /unknown answer "maybe": use approve, reject, or --answer <text>/],
+      [['respond', a.id, 'approve', '--reject'], /give exactly one of .* \(got more than one\)/],
+      [['respond', a.id, 'approve'], /is for the person only, and this is not an interactive terminal/],
     ];
     for (const [args, msg] of cases) {
       const r = await runOverseer(h.home, args);
