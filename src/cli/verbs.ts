@@ -57,11 +57,17 @@ function waitLines(r: { done: any[]; pending: string[]; timed_out: boolean }): s
   return lines.join('\n');
 }
 
+const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
+
 export function registerVerbs(program: Command): void {
   program.command('msg <job> <text...>').description('send a message into an agent\'s conversation').option('--json', 'machine-readable output')
     .action(async (job: string, text: string[], o: Common) => withHub(async (h) => {
       const r = await h.call('message_agent', { job_id: job, text: text.join(' ') });
-      print(o, r, r.delivered ? `delivered to ${job}` : `stored for ${job} (it reads it when it runs again)`);
+      if (r.delivered) return print(o, r, `delivered to ${job}`);
+      const status = String((await h.call('get_agent', { job_id: job })).status);
+      print(o, r, ENDED.has(status)
+        ? `${job} has ended (${status}): the message is kept and reaches it only if it is resumed (overseer resume ${job})`
+        : `stored for ${job} (${status}; it reads it when it runs again)`);
     }));
   program.command('pause <job>').description('pause a running agent: freeze it in place, or --stop it keeping its session').option('--stop', 'end the process, keep the session to resume').option('--json', 'machine-readable output')
     .action(async (job: string, o: Common & { stop?: boolean }) => withHub(async (h) => {
@@ -76,7 +82,7 @@ export function registerVerbs(program: Command): void {
   program.command('cancel <job>').description('cancel an agent and everything it spawned').option('--reason <text>', 'why (the job\'s error reads "cancelled: <reason>")').option('--no-cascade', 'leave its sub-agents running').option('--json', 'machine-readable output')
     .action(async (job: string, o: Common & { reason?: string; cascade?: boolean }) => withHub(async (h) => {
       const r = await h.call('cancel_agent', { job_id: job, ...(o.reason ? { reason: o.reason } : {}), cascade: o.cascade !== false });
-      print(o, r, `${job} ${r.status}`);
+      print(o, r, r.status === 'cancelled' ? `${job} cancelled` : `${job} had already ended (${r.status}): nothing to cancel`);
     }));
   program.command('spawn').description('start an agent, as the lead would').requiredOption('--prompt <text>', 'the task')
     .option('--title <text>').option('--provider <name>', 'claude or codex').option('--model <name>').option('--worktree', 'in its own git worktree')

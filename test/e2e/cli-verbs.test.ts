@@ -58,6 +58,7 @@ describe('CLI verbs', () => {
     assert.match(resumed.out, new RegExp(`${id2} running`));
     const cancelled = await overseer(h, ['cancel', id2, '--reason', 'the person changed their mind']);
     assert.equal(cancelled.code, 0, cancelled.err);
+    assert.equal(cancelled.out.trim(), `${id2} cancelled`);
     const row = await waitForJob(h.hub, id2, (r) => r.status === 'cancelled', 30_000);
     assert.match(row.error!, /the person changed their mind/);
     stay.open();
@@ -75,6 +76,14 @@ describe('CLI verbs', () => {
     const okJson = JSON.parse(ok.out);
     assert.equal(okJson.done[0].status, 'succeeded');
     assert.equal(h.hub.ctx.store.get(okJson.spawned.job_id)!.status, 'succeeded');
+    // Acting on a job that ended meanwhile says so (and changes nothing).
+    const lateCancel = await overseer(h, ['cancel', okJson.spawned.job_id]);
+    assert.equal(lateCancel.code, 0, lateCancel.err);
+    assert.equal(lateCancel.out.trim(), `${okJson.spawned.job_id} had already ended (succeeded): nothing to cancel`);
+    assert.equal(h.hub.ctx.store.get(okJson.spawned.job_id)!.status, 'succeeded');
+    const lateMsg = await overseer(h, ['msg', okJson.spawned.job_id, 'are you there?']);
+    assert.equal(lateMsg.code, 0, lateMsg.err);
+    assert.match(lateMsg.out, new RegExp(`${okJson.spawned.job_id} has ended \\(succeeded\\): the message is kept and reaches it only if it is resumed`));
 
     const broken = (await h.call('spawn_agent', { prompt: '@script:broken', title: 'Broken' })).job_id;
     const failed = await overseer(h, ['wait', broken]);
