@@ -38,9 +38,11 @@ program.command('templates').description('project templates (<state>/templates/*
   .action(async (o: { json?: boolean }) => (await import('./templates.js')).runTemplates(o));
 program.command('doctor').description('check node, git, the state, the claude/codex CLIs, their endpoints and credentials, gh').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./doctor.js')).runDoctor(o));
-program.command('status').description('table of jobs, with totals').option('--json', 'machine-readable output')
+program.command('status').description('table of jobs, with totals and what needs you; --watch: again on every change').option('--json', 'machine-readable output (with --watch: one JSON floor per line)')
   .option('--status <status>', 'only jobs in this status').option('--label <label>', 'only jobs with this label').option('--parent <job>', 'only children of this job (- or lead: the lead\'s own)')
-  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string }) => (await import('./status.js')).runStatus(o));
+  .option('--watch', 'render again whenever the floor changes (the running hub\'s stream, else the database read-only) until Ctrl-C')
+  .option('--floor', 'print the whole floor (needs you, running tree, queued, done, workflows, locks, totals) as JSON')
+  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string; watch?: boolean; floor?: boolean }) => (await import('./status.js')).runStatus(o));
 program.command('logs [job]').description('transcript of a job (id or unique prefix) with times, and the hub\'s verdict; --all: every live job, interleaved').option('-f, --follow', 'keep printing until the job ends (following retries); with --all, until no job is live')
   .option('--all', 'every running, queued or waiting job, each line prefixed by its title').option('--json', 'raw transcript lines, plus overseer.attempt / overseer.verdict lines').option('--tail <n>', 'how many events (default 200)').option('--attempt <n>', 'which attempt (default latest)')
   .action(async (job: string | undefined, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string; all?: boolean }) => {

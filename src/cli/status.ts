@@ -1,11 +1,17 @@
 // `overseer status [--json]`: the table of jobs, read from the state database directly (works
 // whether or not a hub runs). TURNS and COST are the job's (summed over its attempts), the same
-// numbers as get_agent and the verdict line of `overseer logs`.
+// numbers as get_agent and the verdict line of `overseer logs`. Under the table: what needs the
+// person (open requests, health warnings, blocked workflows: the floor model's NEEDS YOU), and
+// writes to held files that were undone. `--watch` renders it again whenever the floor changes
+// (the running hub's stream, else the database polled read-only); `--floor` prints the whole
+// floor as JSON (with `--watch`: one JSON floor per line).
 import type { JobRow } from '../store/jobs.js';
 import { summarize } from '../services/summary.js';
-import { openState } from './state.js';
+import { openState, type State } from './state.js';
 import { UsageError } from './errors.js';
 import { JOB_STATUSES } from '../domain/job.js';
+import { readFloor } from '../floor/source.js';
+import type { Floor, NeedsYouItem } from '../floor/types.js';
 
 export { CliError } from './errors.js';
 
@@ -40,41 +46,81 @@ export function totalsLine(rows: readonly JobRow[]): string {
   return `${rows.length} jobs: ${n('running', 'needs_input')} running · ${n('frozen')} frozen · ${n('queued', 'waiting')} queued · ${n('succeeded')} succeeded · ${n('failed')} failed · ${n('cancelled', 'interrupted')} cancelled or interrupted · $${cost.toFixed(4)} spent${unknown}`;
 }
 
-export function runStatus(opts: { json?: boolean; all?: boolean } & StatusFilter): void {
+export interface StatusOptions extends StatusFilter { json?: boolean; all?: boolean; watch?: boolean; floor?: boolean }
+
+export function runStatus(opts: StatusOptions): void | Promise<void> {
   if (opts.status && !(JOB_STATUSES as readonly string[]).includes(opts.status)) {
     throw new UsageError(`--status ${JSON.stringify(opts.status)} is not a job status; use one of ${JOB_STATUSES.join(', ')}`);
   }
-  const { store, close } = openState();
-  try {
-    const rows = filterRows(store.list({ limit: 10_000 }), opts);
-    if (opts.json) {
-      process.stdout.write(`${JSON.stringify(rows.map((j) => summarize(j, store.attempts(j.id))), null, 2)}\n`);
-      return;
-    }
-    if (rows.length === 0) {
-      process.stdout.write(opts.status || opts.label || opts.parent ? 'No jobs match.\n' : 'No jobs yet.\n');
-      return;
-    }
-    const body = rows.map((j: JobRow) => [
-      j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', String(j.turns), `$${j.cost_usd.toFixed(4)}`,
-      age(j.created_at), j.title.slice(0, 40), (j.status_message ?? j.error ?? '').replace(/\s+/g, ' ').slice(0, 60),
-    ]);
-    process.stdout.write(`${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n`);
-    process.stdout.write(`${totalsLine(rows)}\n`);
-    process.stdout.write(attentionLines(rows));
-  } finally {
-    close();
+  if ((opts.floor || (opts.watch && opts.json)) && (opts.status || opts.label || opts.parent)) {
+    throw new UsageError('--status, --label and --parent filter the table; the floor (--floor, or --watch --json) is printed whole: filter it with jq');
   }
+  if (opts.watch) return import('./statusWatch.js').then((m) => m.watchStatus(opts));
+  if (opts.floor) return import('./statusWatch.js').then((m) => m.printFloor());
+  const state = openState();
+  try {
+    if (opts.json) {
+      const rows = filterRows(state.store.list({ limit: 10_000 }), opts);
+      process.stdout.write(`${JSON.stringify(rows.map((j) => summarize(j, state.store.attempts(j.id))), null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(statusText(state, opts));
+  } finally {
+    state.close();
+  }
+}
+
+/** The table, its totals and what needs the person, as `overseer status` prints it. `floor`:
+ * the NEEDS YOU items to show (default: read from the same database). */
+export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you'>): string {
+  const rows = filterRows(state.store.list({ limit: 10_000 }), f);
+  if (rows.length === 0) return f.status || f.label || f.parent ? 'No jobs match.\n' : 'No jobs yet.\n';
+  const body = rows.map((j: JobRow) => [
+    j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', String(j.turns), `$${j.cost_usd.toFixed(4)}`,
+    age(j.created_at), j.title.slice(0, 40), (j.status_message ?? j.error ?? '').replace(/\s+/g, ' ').slice(0, 60),
+  ]);
+  let needs: Pick<Floor, 'needs_you'>;
+  let unreadable: string[] = [];
+  try {
+    needs = floor ?? readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 });
+  } catch (err) {
+    // A database an older hub left (no warnings table yet) has its table; the rest comes with a newer hub.
+    needs = { needs_you: [] };
+    unreadable = [`(what needs you could not be read: ${(err as Error).message}; a running hub of this version upgrades the database)`];
+  }
+  const filtered = !!(f.status || f.label || f.parent);
+  const shown = new Set(rows.map((r) => r.id));
+  const lines = [...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
+  return `${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+}
+
+/** NEEDS YOU lines for the status: open requests, health warnings, recent failures, blocked or
+ * waiting workflows (lock violations have their own lines below, from the table's rows). */
+export function needsYouLines(items: readonly NeedsYouItem[]): string[] {
+  const out: string[] = [];
+  for (const n of items) {
+    const job = n.job_id ? `${n.job_id} "${n.title}"` : `"${n.title}"`;
+    if (n.kind === 'approval' || n.kind === 'question' || n.kind === 'permission') out.push(`? ${n.kind} ${n.request_id} from ${job}: ${n.text} — ${n.command}`);
+    else if (n.kind === 'warning') out.push(`! ${job} ${n.text} — ${n.command}`);
+    else if (n.kind === 'failed') out.push(`! ${job} failed: ${n.text} — ${n.command}`);
+    else if (n.kind === 'workflow_blocked' || n.kind === 'workflow_approval') out.push(`! workflow ${n.workflow_id} "${n.title}" ${n.text} — ${n.command}`);
+  }
+  return out;
 }
 
 /** What the person must know beyond the table: writes to held files that were undone or
  * recorded, and agents stopped because a tool ran without the lock hook. */
 export function attentionLines(rows: readonly JobRow[]): string {
+  const lines = attentionList(rows);
+  return lines.length ? `\n${lines.join('\n')}\n` : '';
+}
+
+function attentionList(rows: readonly JobRow[]): string[] {
   const lines: string[] = [];
   for (const j of rows) {
     const files = j.lock_violations_json ? (JSON.parse(j.lock_violations_json) as string[]) : [];
     if (files.length) lines.push(`! ${j.id} wrote to files another agent held (undone, or recorded for a codex turn): ${files.join(', ')} — overseer events --job ${j.id}`);
     if (j.failure_class === 'hook_bypassed') lines.push(`! ${j.id} was stopped: a tool call ran without the lock hook; review its changes before using them — overseer events --job ${j.id}`);
   }
-  return lines.length ? `\n${lines.join('\n')}\n` : '';
+  return lines;
 }

@@ -1,0 +1,188 @@
+// The floor as it changes, for a process outside the hub (`overseer status --watch`): from the
+// running hub's /api/floor/stream (lead token) when one answers, else from the state database
+// read-only, polled every 250 ms with `PRAGMA data_version` so an unchanged database costs one
+// pragma and no read. While reading the database it looks for a hub every second and switches
+// to its stream; when the stream ends (the hub stopped) it goes back to the database.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { hubAnswers, readHubInfo, type HubInfo } from '../server/hubLock.js';
+import { readFloor } from './source.js';
+import type { Floor } from './types.js';
+
+export interface FollowOptions {
+  /** The state directory. */
+  home: string;
+  /** The cap on running agents (config maxAgents), for floors read from the database. */
+  cap: number;
+  signal: AbortSignal;
+  doneLimit?: number;
+  pollMs?: number;
+  hubCheckMs?: number;
+  /** A stream silent this long (no frame, no heartbeat) is taken as dead and opened again. */
+  silentMs?: number;
+}
+
+export interface FollowHandlers {
+  floor(f: Floor): void;
+  /** Where floors come from now; `note` says why when it is not what one would expect. */
+  source?(s: 'hub' | 'database' | 'none', note: string | null): void;
+}
+
+/** A refusal of the hub that retrying at once will not change (wrong token, a hub without the floor API). */
+class Refused extends Error {}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> => new Promise((resolve) => {
+  if (signal.aborted) return resolve();
+  const done = (): void => { clearTimeout(t); signal.removeEventListener('abort', done); resolve(); };
+  const t = setTimeout(done, ms);
+  signal.addEventListener('abort', done, { once: true });
+});
+
+async function answeringHub(home: string): Promise<HubInfo | undefined> {
+  const info = readHubInfo(home);
+  return info?.url && (await hubAnswers(info, 1000)) ? info : undefined;
+}
+
+function leadToken(home: string): string {
+  const file = join(home, 'lead.token');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new Refused(`cannot read the lead token ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Blocks of an event stream (`event:`/`data:` lines, `:` comments, LF or CRLF), split across chunks. */
+export class SseReader {
+  private buf = '';
+
+  push(chunk: string): { event: string; data: string }[] {
+    this.buf += chunk.replace(/\r\n?/g, '\n');
+    const out: { event: string; data: string }[] = [];
+    let i: number;
+    while ((i = this.buf.indexOf('\n\n')) >= 0) {
+      const block = this.buf.slice(0, i);
+      this.buf = this.buf.slice(i + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const c = line.indexOf(':');
+        const field = c < 0 ? line : line.slice(0, c);
+        const value = c < 0 ? '' : line.slice(c + 1).replace(/^ /, '');
+        if (field === 'event') event = value;
+        else if (field === 'data') data.push(value);
+      }
+      if (data.length) out.push({ event, data: data.join('\n') });
+    }
+    return out;
+  }
+}
+
+/** The hub's floor stream until it ends (resolves) or is refused (throws Refused). */
+async function followHub(info: HubInfo, o: FollowOptions, h: FollowHandlers): Promise<void> {
+  const token = leadToken(o.home);
+  const url = new URL(`/api/floor/stream${o.doneLimit !== undefined ? `?done=${o.doneLimit}` : ''}`, info.url);
+  const ac = new AbortController();
+  const stop = (): void => ac.abort();
+  o.signal.addEventListener('abort', stop, { once: true });
+  let silence: NodeJS.Timeout | undefined;
+  const alive = (): void => {
+    clearTimeout(silence);
+    silence = setTimeout(stop, o.silentMs ?? 45_000);
+  };
+  try {
+    alive();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: ac.signal });
+    if (res.status !== 200 || !res.body) {
+      const text = await res.text().catch(() => '');
+      throw new Refused(`the hub at ${url.origin} answered ${url.pathname} with HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+    }
+    h.source?.('hub', null);
+    const sse = new SseReader();
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      alive();
+      for (const ev of sse.push(decoder.decode(chunk, { stream: true }))) if (ev.event === 'floor') h.floor(JSON.parse(ev.data) as Floor);
+    }
+  } catch (err) {
+    if (err instanceof Refused) throw err;
+    // aborted (stopped, or silent too long) or the connection broke: the caller looks again
+  } finally {
+    clearTimeout(silence);
+    o.signal.removeEventListener('abort', stop);
+  }
+}
+
+/** The database until a hub answers (checked from `hubAfter` on) or the follow stops. */
+async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers, note: string | null, hubAfter: number): Promise<void> {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  h.source?.('database', note);
+  try {
+    let version = -1;
+    let nextCheck = Math.max(hubAfter, Date.now() + (o.hubCheckMs ?? 1000));
+    while (!o.signal.aborted) {
+      const v = db.pragma('data_version', { simple: true }) as number;
+      if (v !== version) {
+        version = v;
+        h.floor(readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit }));
+      }
+      if (Date.now() >= nextCheck) {
+        nextCheck = Date.now() + (o.hubCheckMs ?? 1000);
+        if (await answeringHub(o.home)) return;
+      }
+      await sleep(o.pollMs ?? 250, o.signal);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** Calls `h.floor` with the floor now and after every change, until `o.signal` aborts. */
+export async function followFloor(o: FollowOptions, h: FollowHandlers): Promise<void> {
+  let note: string | null = null;
+  let hubAfter = 0;
+  while (!o.signal.aborted) {
+    const info = Date.now() >= hubAfter ? await answeringHub(o.home) : undefined;
+    if (info) {
+      try {
+        await followHub(info, o, h);
+        note = 'the hub\'s stream ended';
+        await sleep(o.pollMs ?? 250, o.signal); // a hub that ends streams at once is not asked in a tight loop
+      } catch (err) {
+        note = `${(err as Error).message}; reading the database instead`;
+        hubAfter = Date.now() + 5000;
+      }
+      continue;
+    }
+    const file = join(o.home, 'state.db');
+    if (existsSync(file)) {
+      await followDatabase(file, o, h, note, hubAfter);
+      note = null;
+      continue;
+    }
+    h.source?.('none', `no hub and no state database in ${o.home} yet: waiting for one`);
+    await sleep(o.hubCheckMs ?? 1000, o.signal);
+  }
+}
+
+/** The floor once: the running hub's (GET /api/floor), else read from the database. */
+export async function floorNow(o: Omit<FollowOptions, 'signal'>): Promise<Floor | undefined> {
+  const info = await answeringHub(o.home);
+  if (info) {
+    const url = new URL(`/api/floor${o.doneLimit !== undefined ? `?done=${o.doneLimit}` : ''}`, info.url);
+    const res = await fetch(url, { headers: { authorization: `Bearer ${leadToken(o.home)}` }, signal: AbortSignal.timeout(30_000) });
+    if (res.status === 200) return (await res.json()) as Floor;
+  }
+  const file = join(o.home, 'state.db');
+  if (!existsSync(file)) return undefined;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    return readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit });
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,204 @@
+// End to end (the built CLI as its own process): `overseer status` shows what needs the person
+// under its table, and `overseer status --watch [--json]` renders again when the floor changes
+// — from the running hub's stream (a real hub, a real claude child on the fake model), and from
+// the database read-only when no hub runs — until Ctrl-C.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { MAIN, buildCli, cliEnv, overseer } from '../helpers/cli.js';
+import { scriptedHubs } from '../helpers/scripted.js';
+import type { TestHub } from '../helpers/hub.js';
+import { gate } from '../helpers/gate.js';
+import { finishStep } from '../helpers/holder.js';
+import { eventually } from '../helpers/wait.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { JobStore, type NewJob } from '../../src/store/jobs.js';
+import { RequestStore } from '../../src/store/requests.js';
+import { WarningStore } from '../../src/store/warnings.js';
+import type { Floor } from '../../src/floor/types.js';
+
+const { hubWith } = scriptedHubs();
+before(buildCli);
+
+interface Watch {
+  /** Everything printed so far, and when each chunk came. */
+  out(): string;
+  chunks: { at: number; text: string }[];
+  /** Resolves with the output from `from` on once `pred` holds on it. */
+  until(pred: (text: string) => boolean, what: string, ms?: number, from?: number): Promise<{ at: number; text: string }>;
+  /** Ctrl-C: the exit code and stderr. */
+  interrupt(): Promise<{ code: number | null; stderr: string }>;
+}
+
+/** `overseer <args>` kept running, its output collected as it comes. */
+function watch(home: string, args: string[]): Watch {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: cliEnv({ OVERSEER_HOME: home }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const chunks: { at: number; text: string }[] = [];
+  let stderr = '';
+  const waiters: (() => void)[] = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => { chunks.push({ at: performance.now(), text: d }); for (const w of waiters.splice(0)) w(); });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  void exited.then(() => clearTimeout(killer));
+  const out = (): string => chunks.map((c) => c.text).join('');
+  return {
+    out, chunks,
+    async until(pred, what, ms = 15_000, from = 0) {
+      const deadline = performance.now() + ms;
+      for (;;) {
+        const text = out().slice(from);
+        if (pred(text)) return { at: chunks.at(-1)?.at ?? performance.now(), text };
+        const left = deadline - performance.now();
+        if (left <= 0) throw new Error(`timed out after ${ms} ms waiting for ${what}; output so far:\n${out().slice(-3000)}\nstderr: ${stderr}`);
+        await new Promise<void>((r) => { waiters.push(r); setTimeout(r, left).unref(); });
+      }
+    },
+    async interrupt() {
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
+
+describe('status --watch with a hub', () => {
+  const end = gate();
+  let h: TestHub;
+  before(async () => {
+    h = await hubWith({
+      asker: async (ctx) => {
+        if (ctx.step === 0) return { tools: [{ name: 'mcp__overseer__report_status', input: { message: 'looking at the schema' } }] };
+        if (ctx.step === 1) return { tools: [{ name: 'mcp__overseer__ask_lead', input: { question: 'Which database should I target?', options: ['sqlite', 'postgres'] } }] };
+        if (ctx.step === 2) return { tools: [{ name: 'mcp__overseer__report_status', input: { message: 'migrating to sqlite' } }] };
+        if (ctx.step === 3) { await end.wait; return finishStep('migrated'); }
+        return { text: 'done' };
+      },
+    });
+  });
+  after(() => end.open());
+
+  test('renders on every change from the hub\'s stream: a question needs you, then it is answered and the agent reports', { timeout: 120_000 }, async () => {
+    const id = (await h.call('spawn_agent', { prompt: '@script:asker', title: 'Schema work' })).job_id as string;
+    const req = await eventually('the question to be pending', () => h.hub.requests.store.list('pending', 10)[0], 60_000);
+
+    const w = watch(h.home, ['status', '--watch']);
+    const first = await w.until((t) => t.includes('Which database should I target?'), 'the question in a render');
+    assert.match(first.text, /overseer status --watch · \d\d:\d\d:\d\d · live from the hub \(pid \d+, up \d+s\) · 1 running of 8 · 0 queued · 1 need you/);
+    assert.match(first.text, new RegExp(`\\? question ${req.id} from ${id} "Schema work": Which database should I target\\? — overseer respond ${req.id} --answer "sqlite"\\|"postgres"`));
+    assert.match(first.text, new RegExp(`${id}\\s+needs_input`), 'the table is the status table');
+
+    // Answered: the agent goes on and reports; the render after that no longer has the question.
+    const mark = w.out().length;
+    let reportedAt = NaN;
+    const off = h.hub.ctx.bus.on('progress', (e) => { if (Number.isNaN(reportedAt) && e.jobId === id && h.hub.ctx.store.get(id)!.status_message === 'migrating to sqlite') reportedAt = performance.now(); });
+    await h.call('respond', { request_id: req.id, answer: 'sqlite' });
+    const next = await w.until((t) => t.includes('migrating to sqlite'), 'the new status line in a render', 60_000, mark);
+    off();
+    const lastRender = next.text.slice(next.text.lastIndexOf('overseer status --watch'));
+    assert.doesNotMatch(lastRender, /Which database/, 'the answered question is gone');
+    assert.match(lastRender, / 0 need you /);
+    assert.ok(!Number.isNaN(reportedAt), 'report_status reached the bus');
+    const lag = next.at - reportedAt;
+    assert.ok(lag < 1000, `the render came ${lag.toFixed(0)} ms after the change (stream frame ≤ 250 ms, plus the CLI's table)`);
+
+    const bye = await w.interrupt();
+    assert.equal(bye.code, 0, bye.stderr);
+    assert.equal(bye.stderr, '');
+  });
+
+  test('--watch --json: one JSON floor per line, from the hub, a line on each change; --floor prints it once', { timeout: 60_000 }, async () => {
+    const w = watch(h.home, ['status', '--watch', '--json']);
+    await w.until((t) => t.includes('\n'), 'the first floor');
+    const f0 = JSON.parse(w.out().split('\n')[0]!) as Floor;
+    assert.deepEqual([f0.source, f0.hub.pid, f0.locks.length], ['hub', process.pid, 0]);
+    await h.call('lock_files', { files: ['watched.txt'] });
+    await w.until((t) => t.split('\n').some((l) => l.includes('watched.txt')), 'a floor with the lock');
+    const lines = w.out().trim().split('\n').map((l) => JSON.parse(l) as Floor);
+    assert.ok(lines.at(-1)!.locks.some((l) => l.path.endsWith('watched.txt') && l.holder === 'lead'));
+    assert.equal((await w.interrupt()).code, 0);
+
+    const once = await overseer(h.project, ['status', '--floor'], { OVERSEER_HOME: h.home });
+    assert.equal(once.code, 0, once.stderr);
+    const f = JSON.parse(once.stdout) as Floor;
+    assert.equal(f.source, 'hub');
+    assert.ok(f.locks.some((l) => l.path.endsWith('watched.txt')));
+    const bad = await overseer(h.project, ['status', '--floor', '--label', 'x'], { OVERSEER_HOME: h.home });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /filter it with jq/);
+  });
+});
+
+describe('status without a hub', () => {
+  let dir: string;
+  let home: string;
+  let db: Db;
+  let store: JobStore;
+  const NOW = Date.now();
+  const job = (id: string, o: Partial<NewJob> = {}): NewJob => ({
+    id, parent_id: null, depth: 1, title: `title ${id}`, prompt: 'p', provider: 'claude', model: null, cwd: '/r', work_dir: null, repo_root: null, worktree: 0,
+    branch: null, base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null, checks_json: '[]',
+    retry: 'none', labels_json: '[]', depends_on_json: '[]', status: 'running', session_id: `s-${id}`, token_hash: null, workflow_id: null, phase: null, cycle: null,
+    json_schema: null, ...o,
+  });
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ovs-status-watch-'));
+    home = join(dir, 'state');
+    db = openDb(join(home, 'state.db'));
+    store = new JobStore(db);
+    store.insertJob(job('j-aaaa0001', { title: 'Stuck agent' }), NOW - 60_000);
+    store.update('j-aaaa0001', { started_at: NOW - 60_000, status_message: 'thinking' }, NOW - 60_000);
+    new WarningStore(db).raise('j-aaaa0001', 'stalled', 'no output for 600 s', NOW - 1000);
+    new RequestStore(db).insert({ id: 'r-bbbb', job_id: 'j-aaaa0001', kind: 'approval', summary: 'push to origin', plan_json: null, options_json: null, created_at: NOW - 500, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
+  });
+  after(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('status: the table, then what needs you (requests, warnings) with the command for each', async () => {
+    const r = await overseer(dir, ['status'], { OVERSEER_HOME: home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^JOB\s+STATUS\s+PARENT/);
+    assert.match(r.stdout, /\n1 jobs: 1 running/);
+    assert.match(r.stdout, /\n\? approval r-bbbb from j-aaaa0001 "Stuck agent": for you only: push to origin — overseer respond r-bbbb --approve\|--reject \[--comment "<text>"\]\n/);
+    assert.match(r.stdout, /\n! j-aaaa0001 "Stuck agent" stalled: no output for 600 s — overseer logs j-aaaa0001\n/);
+    const filtered = await overseer(dir, ['status', '--status', 'queued'], { OVERSEER_HOME: home });
+    assert.equal(filtered.stdout, 'No jobs match.\n');
+  });
+
+  test('--watch reads the database: a render at once, another when it changes, none while it does not', { timeout: 60_000 }, async () => {
+    const w = watch(home, ['status', '--watch']);
+    const first = await w.until((t) => t.includes('Stuck agent'), 'the first render');
+    assert.match(first.text, /from the database \(no hub running\)/);
+    const before = w.out().length;
+    const t0 = performance.now();
+    store.insertJob(job('j-cccc0002', { title: 'Newcomer', status: 'queued' }), Date.now());
+    const next = await w.until((t) => t.includes('Newcomer'), 'a render with the new job', 5000, before);
+    assert.ok(next.at - t0 < 1500, `rendered ${(next.at - t0).toFixed(0)} ms after the write (polls every 250 ms)`);
+    assert.match(next.text, /j-cccc0002\s+queued/);
+    assert.equal(w.out().split('overseer status --watch').length - 1, 2, 'one render per change, none in between');
+    const bye = await w.interrupt();
+    assert.equal(bye.code, 0, bye.stderr);
+  });
+
+  test('--watch --json reads the database: one floor per change, nothing while it is unchanged', { timeout: 60_000 }, async () => {
+    const w = watch(home, ['status', '--watch', '--json']);
+    await w.until((t) => t.endsWith('\n'), 'the first floor');
+    // Several polls (250 ms each) of an unchanged database: PRAGMA data_version says nothing changed.
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(w.out().trim().split('\n').length, 1, 'no floor while nothing changed');
+    store.update('j-aaaa0001', { status_message: 'unstuck' }, Date.now());
+    await w.until((t) => t.includes('unstuck'), 'a floor with the new status line');
+    const floors = w.out().trim().split('\n').map((l) => JSON.parse(l) as Floor);
+    assert.equal(floors.length, 2);
+    assert.equal(floors[1]!.source, 'database');
+    assert.equal(floors[1]!.running.find((j) => j.job_id === 'j-aaaa0001')!.last_line, 'unstuck');
+    assert.deepEqual(floors[1]!.needs_you.map((n) => n.key).slice(0, 1), ['req:r-bbbb']);
+    assert.equal((await w.interrupt()).code, 0);
+  });
+});
