@@ -305,4 +305,39 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX job_warnings_open ON job_warnings(cleared_at);
     `,
   },
+  {
+    version: 12,
+    name: 'transcript search: every attempt\'s assistant text, tool calls and results in FTS5 (src/search)',
+    up: `
+      CREATE TABLE transcript_rows (
+        id      INTEGER PRIMARY KEY, -- at * 1024 + n: newest first is rowid order (src/search/store.ts)
+        job_id  TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        line    INTEGER NOT NULL,    -- 1-based line of the attempt's transcript file
+        at      INTEGER NOT NULL,
+        kind    TEXT NOT NULL,
+        tool    TEXT,
+        body    TEXT NOT NULL
+      );
+      CREATE VIEW transcript_fts_src AS SELECT id, body, 'j' || hex(job_id) AS job FROM transcript_rows;
+      CREATE VIRTUAL TABLE transcript_fts USING fts5(
+        body, job,
+        content = 'transcript_fts_src', content_rowid = 'id', columnsize = 0,
+        tokenize = 'unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER transcript_rows_ai AFTER INSERT ON transcript_rows BEGIN
+        INSERT INTO transcript_fts(rowid, body, job) VALUES (new.id, new.body, 'j' || hex(new.job_id));
+      END;
+      CREATE TRIGGER transcript_rows_ad AFTER DELETE ON transcript_rows BEGIN
+        INSERT INTO transcript_fts(transcript_fts, rowid, body, job) VALUES ('delete', old.id, old.body, 'j' || hex(old.job_id));
+      END;
+      CREATE TABLE transcript_index_state (
+        job_id  TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        lines   INTEGER NOT NULL,
+        done    INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (job_id, attempt)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
