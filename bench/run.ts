@@ -23,6 +23,7 @@ import { benchWorkflowOverhead, type WorkflowOverheadResult } from './workflow-o
 import { benchFirstRequest, type FirstRequestResult } from './first-request.js';
 import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
 import { benchConfineCost, type ConfineCostResult } from './confine-cost.js';
+import { benchFloor, type FloorBenchResult } from './floor.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -224,6 +225,27 @@ const entries: Entry<any>[] = [
       { benchmark: 'lock guard, 20 held files', figure: 'untouched p50', value: `${f1(r.guardIdleUs.p50)} µs`, baseline: '', ratio: '', goal: '', met: '' },
       { benchmark: 'lock guard, 20 held files', figure: 'one put back p50', value: `${f1(r.guardChangedUs.p50)} µs`, baseline: '', ratio: '', goal: '', met: '' },
     ],
+  },
+  {
+    name: 'floor',
+    title: '16. the hub serving the floor (64 jobs): readFloor, and /api/floor/stream change → frame with 0 and 4 other watchers',
+    run: benchFloor,
+    rows: (r: FloorBenchResult) => {
+      const us = (n: number): string => `${f1(n * 1000)} µs`;
+      const none = r.changeCall['no stream']!;
+      return [
+        { benchmark: 'floor of 64 jobs', figure: 'readFloor p50', value: us(r.readFloor.p50), baseline: `${us(r.selectJobs.p50)} SELECT * FROM jobs`, ratio: f2(r.readFloor.p50 / r.selectJobs.p50), goal: '≤ 5 ms', met: met(r.readFloor.p50 <= 5) },
+        { benchmark: 'floor of 64 jobs', figure: 'readFloor p99', value: us(r.readFloor.p99), baseline: `${us(r.selectJobs.p99)} SELECT * FROM jobs`, ratio: f2(r.readFloor.p99 / r.selectJobs.p99), goal: '', met: '' },
+        { benchmark: 'floor of 64 jobs', figure: 'buildFloor / stringify p50', value: `${us(r.buildFloor.p50)} / ${us(r.stringify.p50)}`, baseline: `${(r.frameBytes / 1024).toFixed(1)} kB frame`, ratio: '', goal: '', met: '' },
+        ...Object.entries(r.latency).flatMap(([label, s]): Row[] => [
+          { benchmark: 'floor stream: change → frame', figure: `${label} p50`, value: ms(s.p50), baseline: '', ratio: '', goal: '', met: '' },
+          { benchmark: 'floor stream: change → frame', figure: `${label} p99`, value: ms(s.p99), baseline: '', ratio: '', goal: 'p99 ≤ 250 ms', met: met(s.p99 <= 250) },
+        ]),
+        ...Object.entries(r.changeCall).filter(([label]) => label !== 'no stream').map(([label, s]): Row => ({
+          benchmark: 'lock_files call with streams open', figure: `${label} p50 (loop ${(r.elu[label]! * 100).toFixed(0)}% busy)`, value: ms(s.p50), baseline: `${ms(none.p50)} no stream (${(r.elu['no stream']! * 100).toFixed(0)}%)`, ratio: f2(s.p50 / none.p50), goal: '', met: '',
+        })),
+      ];
+    },
   },
 ];
 

@@ -75,9 +75,6 @@ const REQUEST_KINDS = new Set<NeedKind>(['approval', 'question', 'permission']);
 const WARNING_ORDER: Record<string, number> = { stalled: 0, time_high: 1, budget_high: 2, turns_high: 3, long_running: 4 };
 const LINE_MAX = 200;
 
-/** The row as the health monitor extends it (src/floor/monitor.ts writes last_activity). */
-type Row = JobRow & { last_activity?: string | null };
-
 /** The first non-blank line of `s`, whitespace squeezed, capped. */
 export function firstLine(s: string | null | undefined, max = LINE_MAX): string | null {
   if (!s) return null;
@@ -112,7 +109,7 @@ export function workflowBar(w: Pick<WorkflowRow, 'cycle' | 'phase'>, done: numbe
 export function buildFloor(input: FloorInput, now: number): Floor {
   const doneLimit = Math.max(0, input.doneLimit ?? DEFAULT_DONE_LIMIT);
   const window = input.failedWindowMs ?? DEFAULT_FAILED_WINDOW_MS;
-  const jobs = [...input.jobs].sort((a, b) => a.seq - b.seq) as Row[];
+  const jobs = [...input.jobs].sort((a, b) => a.seq - b.seq);
   const byId = new Map(jobs.map((j) => [j.id, j]));
   const locks = input.locks.filter((l) => l.expires_at > now).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const holderOf = new Map(locks.map((l) => [l.path, l.holder]));
@@ -126,7 +123,7 @@ export function buildFloor(input: FloorInput, now: number): Floor {
   for (const w of openWarnings) warningsOf.set(w.job_id, [...(warningsOf.get(w.job_id) ?? []), w]);
   const activeCount = jobs.filter((j) => ACTIVE.has(j.status)).length;
 
-  const floorJob = (j: Row): FloorJob => {
+  const floorJob = (j: JobRow): FloorJob => {
     const live = ACTIVE.has(j.status);
     const ended = ENDED.has(j.status);
     const activity = j.last_activity ? firstLine(j.last_activity) : null;
@@ -296,7 +293,7 @@ function totals(counts: readonly StatusCount[], cap: number, needsYou: number): 
 
 /** NEEDS YOU, in this order: requests, health warnings (stalled first), failed jobs, workflows
  * that are blocked or wait for an approval, lock violations. */
-function needs(input: FloorInput, jobs: readonly Row[], byId: Map<string, Row>, warnings: readonly WarningRow[], now: number, window: number): NeedsYouItem[] {
+function needs(input: FloorInput, jobs: readonly JobRow[], byId: Map<string, JobRow>, warnings: readonly WarningRow[], now: number, window: number): NeedsYouItem[] {
   const out: NeedsYouItem[] = [];
   const title = (jobId: string): string => byId.get(jobId)?.title ?? jobId;
   const wfOfRequest = new Map(input.workflows.filter((w) => w.approval_request).map((w) => [w.approval_request!, w.id]));
@@ -322,7 +319,7 @@ function needs(input: FloorInput, jobs: readonly Row[], byId: Map<string, Row>, 
     out.push({ kind: 'warning', key: `warn:${w.id}`, job_id: w.job_id, title: j.title, text: `${w.kind}: ${firstLine(w.detail) ?? ''}`, at: w.raised_at, command: `overseer logs ${w.job_id}` });
   }
 
-  const recent = (j: Row): boolean => (j.ended_at ?? j.updated_at) >= now - window;
+  const recent = (j: JobRow): boolean => (j.ended_at ?? j.updated_at) >= now - window;
   const failed = jobs.filter((j) => j.status === 'failed' && recent(j) && j.workflow_id === null && j.failure_class !== 'dependency_failed')
     .sort((a, b) => (b.ended_at ?? b.updated_at) - (a.ended_at ?? a.updated_at) || b.seq - a.seq);
   for (const j of failed) {

@@ -34,7 +34,7 @@ function job(id: string, o: Partial<JobRow> = {}): JobRow {
     token_hash: null, resume_message: null, created_at: NOW - 10 * 60_000, started_at: NOW - 5 * 60_000, ended_at: null, updated_at: NOW - 60_000,
     workflow_id: null, phase: null, cycle: null, json_schema: null, structured_json: null, input_tokens: 0, output_tokens: 0, cost_unknown: 0,
     cache_read_tokens: 0, cache_creation_tokens: 0, thread_usage_json: null, lock_violations_json: null, last_event_at: null, last_activity: null, ...o,
-  } as JobRow;
+  };
 }
 
 function request(id: string, jobId: string, o: Partial<FullRequestRow> = {}): FullRequestRow {
@@ -137,7 +137,7 @@ describe('buildFloor', () => {
     const f = buildFloor(input({
       jobs: [
         job('busy', { started_at: NOW - 90_000, last_event_at: NOW - 4000, turns: 7, max_turns: 20, cost_usd: 0.12, budget_usd: 1, input_tokens: 1500, output_tokens: 300, progress: 0.4, status_message: 'writing tests\nmore', labels_json: '["ui","api"]' }),
-        { ...job('quiet', { started_at: NOW - 20_000, last_event_at: null }), last_activity: 'tool_use Bash {"command":"npm test"}' } as JobRow,
+        job('quiet', { started_at: NOW - 20_000, last_event_at: null, last_activity: 'tool_use Bash {"command":"npm test"}' }),
         job('fin', { status: 'succeeded', started_at: NOW - 50_000, ended_at: NOW - 20_000, last_event_at: NOW - 20_000, result: '\n  All done.  \nDetails follow' }),
       ],
     }), NOW);
