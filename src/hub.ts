@@ -35,6 +35,8 @@ import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { UsageStore } from './money/usageStore.js';
 import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
+import { createSearch, type Search } from './search/index.js';
+import { searchTools } from './tools/search.js';
 import type { PromptDeps } from './server/prompts.js';
 import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
@@ -88,6 +90,8 @@ export class Hub {
   readonly hook: HookService;
   readonly workflows: WorkflowService;
   readonly kb: KnowledgeBase;
+  /** The transcript index and search_output (src/search). */
+  readonly search: Search;
   readonly health: HealthMonitor;
   private readonly digest: LeadDigest;
   private readonly promptDeps: PromptDeps;
@@ -151,6 +155,8 @@ export class Hub {
       }) : undefined,
     });
     this.ctx.kb = this.kb;
+    this.search = createSearch({ db: this.db, now: () => this.ctx.clock.now(), log });
+    this.ctx.transcripts = this.search.indexer;
     const runner = new Runner(this.ctx);
     this.messages = new MessageService(this.ctx, runner);
     this.ctx.lockGuard = guardLocks(this.ctx, this.messages, this.confinement?.lockMounts);
@@ -174,7 +180,7 @@ export class Hub {
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb)];
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -209,7 +215,7 @@ export class Hub {
         const h = checkHookInput(body);
         return h.ok ? this.hook.check(c, h.input) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
       },
-      onApi: composeApi(personApi(this.requests), this.floor.handle),
+      onApi: composeApi(personApi(this.requests), this.floor.handle, this.search.api),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
       auth: {
@@ -231,6 +237,8 @@ export class Hub {
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
     this.health.start();
+    // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
+    this.search.start();
   }
 
   /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count). */
@@ -262,6 +270,7 @@ export class Hub {
       this.health.stop();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
+      await this.search.close();
       this.detachConfinement?.();
       this.detachGuard?.();
       this.locks.close();

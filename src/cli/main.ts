@@ -56,6 +56,11 @@ program.command('logs [job]').description('transcript of a job (id or unique pre
 program.command('events').description('what the hub recorded: spawns, permission decisions and their rule, lock denials, reconciles, messages, ends')
   .option('--job <id>', 'one job (id or unique prefix)').option('--json', 'machine-readable output').option('--limit <n>', 'most recent N (default 100)')
   .action(async (o: { job?: string; json?: boolean; limit?: string }) => (await import('./events.js')).runEvents(o));
+program.command('search <query...>').description('search what the agents said (text, tool calls, tool results), newest first: words, "phrase", word*, a OR b, -word')
+  .option('--job <id>', 'one job (id or unique prefix)').option('--label <label>', 'only jobs with this label').option('--since <when>', 'only since then: 30m, 2h, 7d or an ISO time')
+  .option('--limit <n>', 'most results (default 20, at most 100)').option('--json', 'machine-readable output')
+  .allowUnknownOption() // -word (exclude) is query syntax, not an option
+  .action(async (q: string[], o: { job?: string; label?: string; since?: string; limit?: string; json?: boolean }) => (await import('./search.js')).runSearch(q, o));
 program.command('demo').description('a real orchestration: a lead claude fans out to three child claudes (offline fake model unless --live)')
   .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
   .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });

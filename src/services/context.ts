@@ -39,6 +39,8 @@ export interface HubContext {
   hookLedger?: HookLedger;
   /** The health monitor (src/floor/monitor.ts): hears the children's activity and their Overseer calls. */
   health?: { activity(jobId: string, line?: string): void; callStarted(jobId: string): () => void };
+  /** Hears every transcript line as it is written, and each attempt's end (the search index, src/search). */
+  transcripts?: { line(jobId: string, attempt: number, line: string): void; attemptEnded(jobId: string, attempt: number): void };
   /** Progress tick for blocking tools (ms). */
   progressEveryMs: number;
 }

@@ -160,6 +160,7 @@ export class Runner {
           ctx.bus.emit('progress', { jobId: job.id });
         },
         onActivity: (what) => ctx.health?.activity(job.id, what),
+        onTranscriptLine: (line) => ctx.transcripts?.line(job.id, n, line),
         onToolUses: (ids) => ctx.lockGuard?.toolsStarted(job.id, ids),
         onToolResults: (results) => {
           ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId })), launcher!.provider === 'codex');
@@ -245,6 +246,7 @@ export class Runner {
 
   private async onExit(jobId: string, n: number, o: AttemptOutcome): Promise<void> {
     this.supervisors.delete(jobId);
+    this.ctx.transcripts?.attemptEnded(jobId, n);
     this.ctx.hookLedger?.forget(jobId);
     this.ctx.lockGuard?.jobEnded(jobId);
     await this.endAttempt(jobId, n, o);

@@ -56,6 +56,8 @@ export interface SupervisorHooks {
   onToolResults?(results: ToolOutcome[]): void;
   /** The child printed an event line; `what` says what it did when the line tells (a tool call, text). */
   onActivity?(what?: string): void;
+  /** A line was written to the transcript (the search index hears it here); must not throw. */
+  onTranscriptLine?(line: string): void;
 }
 
 export interface SupervisorOptions {
@@ -249,7 +251,10 @@ export class Supervisor {
     // usage before it reports the response's items): read it now, limits act at once.
     this.drainChannel(false);
     const s = parser.line(line);
-    if (!('transient' in s && s.transient)) this.transcript?.write(`${line}\n`);
+    if (!('transient' in s && s.transient)) {
+      this.transcript?.write(`${line}\n`);
+      this.hooks.onTranscriptLine?.(line);
+    }
     if (s.kind !== 'turn') this.hooks.onActivity?.();
     switch (s.kind) {
       case 'unparsed':
