@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
+import { NotifySchema } from './floor/notify/schema.js';
 
 /** Env values are strings: a JSON object in an env var is parsed before validation. */
 const jsonText = (v: unknown): unknown => {
@@ -102,6 +103,8 @@ export const ConfigSchema = z
     sessionIdleS: intFromString(1, 7 * 24 * 3600).default(1800),
     /** Health warnings of running agents (src/floor/health.ts): thresholds, how often they are checked, what happens. */
     health: z.preprocess(jsonText, HealthSchema).default({}),
+    /** Notifications to a person who is not looking (src/floor/notify, docs/notifications.md): sinks, events, rate limits. */
+    notify: z.preprocess(jsonText, NotifySchema).default({}),
   })
   .strict();
 
@@ -134,6 +137,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_WORKTREES_DIR: 'worktreesDir',
   OVERSEER_CONFINE: 'confine',
   OVERSEER_HEALTH: 'health',
+  OVERSEER_NOTIFY: 'notify',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */
@@ -194,16 +198,34 @@ export function resolveStateDir(env: NodeJS.ProcessEnv, cwd: string): string {
 /** The directory of the project's settings (config.json, policy.json, templates/). */
 export const settingsDirOf = (c: Pick<Config, 'home' | 'settingsDir'>): string => c.settingsDir ?? c.home;
 
+const MISSING = Symbol('missing');
+
+/** The value at `path` in the raw configuration (a JSON text from the environment is looked into), or MISSING. */
+function valueAt(raw: unknown, path: readonly (string | number)[]): unknown {
+  let v: unknown = raw;
+  for (const p of path) {
+    v = jsonText(v);
+    if (v === null || typeof v !== 'object' || !(p in v)) return MISSING;
+    v = (v as Record<string | number, unknown>)[p];
+  }
+  return v;
+}
+
 /** Validate a plain object (file contents merged with env) into a Config. */
 export function loadConfigFrom(raw: Record<string, unknown>, source = 'configuration'): Config {
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {
-      if (i.code === 'unrecognized_keys') return `unknown key(s) ${i.keys.map((k) => JSON.stringify(k)).join(', ')}: remove them (known keys: ${Object.keys(ConfigSchema.shape).join(', ')})`;
       const key = i.path.join('.');
-      const envName = Object.entries(ENV_KEYS).find(([, k]) => k === key)?.[0];
-      const value = key in raw ? JSON.stringify(raw[key]) : '(missing)';
-      return `${key}${envName ? ` (env ${envName})` : ''} = ${value}: ${i.message}`;
+      const envName = Object.entries(ENV_KEYS).find(([, k]) => k === i.path[0])?.[0];
+      const where = `${key}${envName ? ` (env ${envName})` : ''}`;
+      if (i.code === 'unrecognized_keys') {
+        const names = i.keys.map((k) => JSON.stringify(k)).join(', ');
+        // Inside a nested object (health, notify…) its schema's own message says which keys it takes.
+        return i.path.length ? `${where}: ${names}: ${i.message}` : `unknown key(s) ${names}: remove them (known keys: ${Object.keys(ConfigSchema.shape).join(', ')})`;
+      }
+      const value = valueAt(raw, i.path);
+      return `${where} = ${value === MISSING ? '(missing)' : JSON.stringify(value)}: ${i.message}`;
     });
     throw new InvalidInputError(`Invalid ${source}:\n  ${lines.join('\n  ')}`);
   }

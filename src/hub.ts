@@ -56,6 +56,7 @@ import type { CallScope, ToolDef } from './tools/registry.js';
 import { createServer } from './server/createServer.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
+import { attachNotifier, type Notifier } from './floor/notify/index.js';
 
 export interface HubOptions {
   config: Config;
@@ -110,6 +111,8 @@ export class Hub {
   readonly confinement?: Confinement;
   private detachConfinement?: () => void;
   private detachGuard?: () => void;
+  /** Sends what a person should hear of to the configured sinks (src/floor/notify). */
+  notifier?: Notifier;
 
   constructor(private readonly o: HubOptions) {
     const log = o.log ?? silentLogger;
@@ -202,6 +205,8 @@ export class Hub {
     this.detachConfinement = this.confinement?.attach(this.ctx.bus);
     this.reconciled.locksReleasedFor = this.locks.reconcile();
     this.reconciled.requestsCancelled = this.requests.reconcile();
+    // After reconcile: what it settled happened before this hub and is not news.
+    this.notifier = attachNotifier(this.ctx);
     await excludeOverseerDirs(this.o.projectDir);
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);
@@ -270,6 +275,7 @@ export class Hub {
       this.health.stop();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
+      await this.notifier?.close();
       await this.search.close();
       this.detachConfinement?.();
       this.detachGuard?.();

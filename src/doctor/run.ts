@@ -8,6 +8,7 @@ import { execCommand, httpFetch } from './io.js';
 import { checkConfig, checkHub, checkStateDb, checkStateDir } from './state.js';
 import { checkGh, checkGit, checkNode } from './system.js';
 import { checkSessions } from './session.js';
+import { checkNotify } from '../floor/notify/doctor.js';
 import type { Check, CheckStatus, DoctorDeps } from './types.js';
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
@@ -78,6 +79,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     await guard('state db', () => checkStateDb(cfg.home)),
     await guard('hub', () => checkHub(cfg.home, deps)),
     await guard('sessions', () => checkSessions(cfg.config, cfg.home, deps)),
+    await guard('notifications', () => checkNotify(cfg.config, deps)),
     claude,
     claudeEndpoint,
     await guard('claude credentials', () => checkClaudeCredentials(deps)),

@@ -62,6 +62,7 @@ describe('loadConfigFrom', () => {
       maxSessionsPerToken: 32,
       sessionIdleS: 1800,
       health: { stalledS: 600, longRunningS: 0, highFraction: 0.8, checkMs: 1000, reactions: {}, nudge: 'Overseer: {warning}: {detail}. If you are stuck, say so with report_status or finish with what you have.' },
+      notify: { sinks: [], rate: { perMinute: 6, repeatS: 300 } },
       fallbackModels: [],
       kbTriage: false,
       codexSandbox: 'workspace-write',

@@ -421,7 +421,7 @@ describe('doctor: report and exit code', () => {
     assert.deepEqual(codes, []);
     const parsed = JSON.parse(out) as { ok: boolean; checks: Check[] };
     assert.equal(parsed.ok, true);
-    assert.deepEqual(parsed.checks.map((c) => c.name), ['node', 'git', 'config', 'state dir', 'state place', 'confinement', 'state db', 'hub', 'sessions', 'claude', 'claude endpoint', 'claude credentials', 'codex', 'gh']);
+    assert.deepEqual(parsed.checks.map((c) => c.name), ['node', 'git', 'config', 'state dir', 'state place', 'confinement', 'state db', 'hub', 'sessions', 'notifications', 'claude', 'claude endpoint', 'claude credentials', 'codex', 'gh']);
     assert.deepEqual(parsed.checks.filter((c) => c.status !== 'ok').map((c) => [c.name, c.status]), [['codex', 'warn'], ['gh', 'warn']]);
     for (const c of parsed.checks) assert.ok(['ok', 'warn', 'fail'].includes(c.status) && typeof c.detail === 'string');
     assert.doesNotMatch(out, /topsecret/);
@@ -434,7 +434,7 @@ describe('doctor: report and exit code', () => {
     await runDoctor({}, { ...deps({ ...over, env: { ...over.env, CLAUDE_BIN: '/nonexistent' } }), out: (t) => { out += t; }, setExitCode: (c) => codes.push(c) });
     assert.deepEqual(codes, [1]);
     const lines = out.trimEnd().split('\n');
-    assert.equal(lines.length, 14 + 1);
+    assert.equal(lines.length, 15 + 1);
     assert.match(lines[0]!, /^✔ node {16}Node\.js v20\.11\.1$/);
     assert.ok(lines.includes('✘ claude              CLAUDE_BIN is /nonexistent, which does not exist — fix: point CLAUDE_BIN at an existing claude binary (CLAUDE_BIN=/path/to/claude), or unset it and npm i -g @anthropic-ai/claude-code'), out);
     assert.ok(lines.some((l) => l.startsWith('! codex ')));

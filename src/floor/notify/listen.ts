@@ -1,0 +1,96 @@
+// Turns the hub's bus events into notices, reading the rows they point at. A bus listener runs
+// inside whoever emitted (the job engine, a tool call): this one never throws into it and does
+// only a few indexed reads before handing the notice on.
+//
+// What counts once: a job's end (per ended_at: a resumed job that ends again is news again), a
+// request's opening, a warning row's raising, a workflow's move into blocked or succeeded. The
+// bus repeats some of these (a job event follows every request that closes), so each is
+// remembered; the memory is bounded (SEEN_MAX per kind, oldest forgotten first).
+import { basename } from 'node:path';
+import { isoTime } from '../../clock.js';
+import type { HubContext } from '../../services/context.js';
+import { RequestStore } from '../../store/requests.js';
+import { WarningStore } from '../../store/warnings.js';
+import { WorkflowStore } from '../../store/workflows.js';
+import { jobEnded, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
+
+const SEEN_MAX = 10_000;
+
+/** A Map that forgets its oldest entries past `max`. */
+class Recent<V> extends Map<string, V> {
+  constructor(private readonly max: number) { super(); }
+  override set(k: string, v: V): this {
+    this.delete(k);
+    super.set(k, v);
+    if (this.size > this.max) this.delete(this.keys().next().value as string);
+    return this;
+  }
+}
+
+/** Subscribes to the bus; `onNotice` gets each notice. Returns the unsubscribe function. */
+export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: NotifyPayload) => void): () => void {
+  const requests = new RequestStore(ctx.db);
+  const warnings = new WarningStore(ctx.db);
+  const workflows = new WorkflowStore(ctx.db);
+  const ends = new Recent<number | null>(SEEN_MAX);
+  const opened = new Recent<true>(SEEN_MAX);
+  const raised = new Recent<true>(SEEN_MAX);
+  const wfStatus = new Recent<string>(SEEN_MAX);
+  // A workflow that was blocked before this hub started was notified then (or by the hub before).
+  for (const w of workflows.byStatus('blocked')) wfStatus.set(w.id, w.status);
+
+  const base = (): PayloadBase => {
+    const url = ctx.mcpUrl();
+    return {
+      at: isoTime(ctx.clock.now()), project: basename(ctx.projectDir), project_dir: ctx.projectDir,
+      ...(url ? { hub_url: new URL(url).origin } : {}),
+    };
+  };
+  /** Runs `f` for a bus event; whatever goes wrong (the database closing under a stopping hub) is logged, never thrown. */
+  const guard = <E>(what: string, f: (e: E) => NotifyPayload | undefined) => (e: E): void => {
+    try {
+      const p = f(e);
+      if (p) onNotice(p);
+    } catch (err) {
+      log.warn({ err, event: what }, 'notification skipped: could not read what happened');
+    }
+  };
+
+  const offs = [
+    ctx.bus.on('job', guard('job', (e) => {
+      if (e.status !== 'succeeded' && e.status !== 'failed') return undefined;
+      const job = ctx.store.get(e.jobId);
+      if (!job || job.status !== e.status || (ends.has(job.id) && ends.get(job.id) === job.ended_at)) return undefined;
+      ends.set(job.id, job.ended_at);
+      return jobEnded(job, base());
+    })),
+    ctx.bus.on('request', guard('request', (e) => {
+      const r = requests.get(e.requestId);
+      if (!r || r.status !== 'pending') {
+        opened.delete(e.requestId);
+        return undefined;
+      }
+      // A request only the lead may answer never involves the person.
+      if (opened.has(r.id) || r.who === 'lead') return undefined;
+      opened.set(r.id, true);
+      const job = ctx.store.get(r.job_id);
+      return job ? requestOpened(r, job, base()) : undefined;
+    })),
+    ctx.bus.on('warning', guard('warning', (e) => {
+      if (!e.raised) return undefined;
+      const w = warnings.open(e.jobId).find((x) => x.kind === e.kind);
+      const job = ctx.store.get(e.jobId);
+      if (!w || !job || raised.has(String(w.id))) return undefined;
+      raised.set(String(w.id), true);
+      return warningRaised(w, job, base());
+    })),
+    ctx.bus.on('workflow', guard('workflow', (e) => {
+      const before = wfStatus.get(e.workflowId);
+      const w = workflows.get(e.workflowId);
+      if (!w) return undefined;
+      wfStatus.set(w.id, w.status);
+      return before === w.status ? undefined : workflowChanged(w, base());
+    })),
+  ];
+  return () => { for (const off of offs) off(); };
+}
