@@ -17,14 +17,14 @@ function since(ms: number): string {
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m` : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/** The line above each render: when, and where the floor came from. */
+/** The line above each render: when, where the floor came from (and why the database, when a hub runs), the totals. */
 export function watchHeader(f: Floor, note: string | null): string {
   const time = new Date(f.at).toTimeString().slice(0, 8);
   const from = f.source === 'hub'
     ? `live from the hub (pid ${f.hub.pid ?? '?'}${f.hub.uptime_ms !== null ? `, up ${since(f.hub.uptime_ms)}` : ''})`
-    : 'from the database (no hub running)';
+    : `from the database (${note ?? 'no hub running'})`;
   const t = f.totals;
-  return `overseer status --watch · ${time} · ${from} · ${t.running} running of ${t.cap} · ${t.queued} queued · ${t.needs_you} need you${note ? ` · ${note}` : ''} · Ctrl-C to stop`;
+  return `overseer status --watch · ${time} · ${from} · ${t.running} running of ${t.cap} · ${t.queued} queued · ${t.needs_you} need you · Ctrl-C to stop`;
 }
 
 export async function printFloor(): Promise<void> {

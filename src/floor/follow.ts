@@ -39,9 +39,14 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> => new Promise((r
   signal.addEventListener('abort', done, { once: true });
 });
 
-async function answeringHub(home: string): Promise<HubInfo | undefined> {
+/** Which hub: a restarted hub (another pid or start) is another hub. */
+const hubKey = (i: HubInfo): string => `${i.pid}@${i.started_at}`;
+
+/** The hub of `home` if one answers now, unless it is the one that refused us (`skip`). */
+async function answeringHub(home: string, skip?: string): Promise<HubInfo | undefined> {
   const info = readHubInfo(home);
-  return info?.url && (await hubAnswers(info, 1000)) ? info : undefined;
+  if (!info?.url || (skip !== undefined && hubKey(info) === skip)) return undefined;
+  return (await hubAnswers(info, 1000)) ? info : undefined;
 }
 
 function leadToken(home: string): string {
@@ -115,14 +120,14 @@ async function followHub(info: HubInfo, o: FollowOptions, h: FollowHandlers): Pr
   }
 }
 
-/** The database until a hub answers (checked from `hubAfter` on) or the follow stops. */
-async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers, note: string | null, hubAfter: number): Promise<void> {
+/** The database until a hub answers (not the one that refused us) or the follow stops. */
+async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers, note: string | null, refused: string | undefined): Promise<void> {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   h.source?.('database', note);
   try {
     let version = -1;
-    let nextCheck = Math.max(hubAfter, Date.now() + (o.hubCheckMs ?? 1000));
+    let nextCheck = Date.now() + (o.hubCheckMs ?? 1000);
     while (!o.signal.aborted) {
       const v = db.pragma('data_version', { simple: true }) as number;
       if (v !== version) {
@@ -131,7 +136,7 @@ async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers,
       }
       if (Date.now() >= nextCheck) {
         nextCheck = Date.now() + (o.hubCheckMs ?? 1000);
-        if (await answeringHub(o.home)) return;
+        if (await answeringHub(o.home, refused)) return;
       }
       await sleep(o.pollMs ?? 250, o.signal);
     }
@@ -143,23 +148,25 @@ async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers,
 /** Calls `h.floor` with the floor now and after every change, until `o.signal` aborts. */
 export async function followFloor(o: FollowOptions, h: FollowHandlers): Promise<void> {
   let note: string | null = null;
-  let hubAfter = 0;
+  // A hub that refused the stream (no lead token here, a hub without the floor API) is not
+  // asked again: its database is read instead until another hub starts.
+  let refused: string | undefined;
   while (!o.signal.aborted) {
-    const info = Date.now() >= hubAfter ? await answeringHub(o.home) : undefined;
+    const info = await answeringHub(o.home, refused);
     if (info) {
       try {
         await followHub(info, o, h);
         note = 'the hub\'s stream ended';
         await sleep(o.pollMs ?? 250, o.signal); // a hub that ends streams at once is not asked in a tight loop
       } catch (err) {
-        note = `${(err as Error).message}; reading the database instead`;
-        hubAfter = Date.now() + 5000;
+        note = (err as Error).message;
+        refused = hubKey(info);
       }
       continue;
     }
     const file = join(o.home, 'state.db');
     if (existsSync(file)) {
-      await followDatabase(file, o, h, note, hubAfter);
+      await followDatabase(file, o, h, note, refused);
       note = null;
       continue;
     }

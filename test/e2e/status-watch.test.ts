@@ -5,7 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -184,6 +186,32 @@ describe('status without a hub', () => {
     assert.equal(w.out().split('overseer status --watch').length - 1, 2, 'one render per change, none in between');
     const bye = await w.interrupt();
     assert.equal(bye.code, 0, bye.stderr);
+  });
+
+  test('--watch with a hub that refuses the stream (an older hub): the database instead, saying why, and that hub is not asked again', { timeout: 60_000 }, async () => {
+    let streamAsks = 0;
+    const fake = createServer((req, res) => {
+      if (req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: 999_999 }));
+      if (req.url?.startsWith('/api/floor/stream')) streamAsks++;
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'not_found', message: 'no API route' } }));
+    });
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    const port = (fake.address() as AddressInfo).port;
+    writeFileSync(join(home, 'hub.json'), JSON.stringify({ pid: 999_999, port, url: `http://127.0.0.1:${port}/mcp`, started_at: new Date().toISOString(), version: '0.0.1' }));
+    writeFileSync(join(home, 'lead.token'), 'x'.repeat(43));
+    try {
+      const w = watch(home, ['status', '--watch']);
+      const first = await w.until((t) => t.includes('Stuck agent'), 'a render from the database');
+      assert.match(first.text, /· from the database \(the hub at http:\/\/127\.0\.0\.1:\d+ answered \/api\/floor\/stream with HTTP 404: .*no API route.*\) · 1 running of 8/);
+      // Three of its hub checks (one a second) pass: the refusing hub is not asked again.
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.equal(streamAsks, 1);
+      assert.equal((await w.interrupt()).code, 0);
+    } finally {
+      rmSync(join(home, 'hub.json'), { force: true });
+      rmSync(join(home, 'lead.token'), { force: true });
+      await new Promise((r) => fake.close(r));
+    }
   });
 
   test('--watch --json reads the database: one floor per change, nothing while it is unchanged', { timeout: 60_000 }, async () => {
