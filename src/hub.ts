@@ -55,6 +55,7 @@ import { LeadDigest } from './floor/digest.js';
 import type { CallScope, ToolDef } from './tools/registry.js';
 import { createServer } from './server/createServer.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
+import { createWeb, type Web } from './web/index.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
 
@@ -101,6 +102,8 @@ export class Hub {
   readonly tools: ToolDef[];
   readonly db: Db;
   readonly version: string;
+  /** The dashboard (src/web), once started. */
+  web?: Web;
   /** The floor (/api/floor and its stream, src/floor/http.ts), once started. */
   floor?: FloorApi;
   leadToken = '';
@@ -212,15 +215,19 @@ export class Hub {
     const leadHash = sha(this.leadToken);
     const startedAt = this.ctx.clock.now();
     this.floor = floorApi({ db: this.db, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
+    let port = 0;
+    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({
       port: this.o.config.port,
+      preferredPort: lastPort(this.o.config.home),
+      web: this.web.hooks,
       log: this.ctx.log,
       makeServer: (c) => this.server(c),
       onHook: (c, body) => {
         const h = checkHookInput(body);
         return h.ok ? this.hook.check(c, h.input) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
       },
-      onApi: composeApi(personApi(this.requests), this.floor.handle, this.search.api),
+      onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, this.search.api),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
       auth: {
@@ -233,6 +240,8 @@ export class Hub {
       },
     });
     this.setUrl(this.http.url);
+    port = this.http.port;
+    rememberPort(this.o.config.home, port);
     if (this.o.writeHubInfo !== false) {
       const info: HubInfo = { pid: process.pid, port: this.http.port, url: this.http.url, started_at: new Date().toISOString(), version: this.version };
       if (this.o.publish) this.o.publish(info);
@@ -281,6 +290,7 @@ export class Hub {
       this.detachGuard?.();
       this.locks.close();
       this.floor?.close();
+      this.web?.close();
       await this.http?.close();
       this.db.close();
       this.kb.close();
@@ -290,3 +300,16 @@ export class Hub {
   }
 }
 
+/** The port this state's hub listened on last time (a restarted hub takes it again when free). */
+function lastPort(home: string): number | undefined {
+  try {
+    const n = Number(readFileSync(join(home, 'last-port'), 'utf8').trim());
+    return Number.isInteger(n) && n > 0 && n < 65536 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function rememberPort(home: string, port: number): void {
+  try { writeFileAtomic(join(home, 'last-port'), `${port}\n`); } catch { /* a read-only state directory: no preference next time */ }
+}

@@ -19,9 +19,9 @@ export const PersonAnswerBody = z.object({
   decision: z.enum(['approved', 'rejected']).optional(),
   answer: z.string().max(20_000).optional(),
   comment: z.string().max(20_000).optional(),
-  channel: z.enum(['cli'], { message: 'channel must be "cli" (the only person channel so far)' }),
-  /** How the person confirmed a person-only answer: on a terminal (tty), or with an explicit flag. */
-  confirmation: z.enum(['tty', 'flag']).optional(),
+  channel: z.enum(['cli', 'web'], { message: 'channel must be "cli" or "web"' }),
+  /** How the person confirmed a person-only answer: on a terminal (tty), with an explicit flag, or in the dashboard's confirm dialog (page). */
+  confirmation: z.enum(['tty', 'flag', 'page']).optional(),
 }).strict();
 export type PersonAnswerBody = z.infer<typeof PersonAnswerBody>;
 
@@ -81,7 +81,7 @@ export function personApi(requests: RequestService): (caller: Caller, req: Incom
       if (!b.success) return fail(res, 400, 'invalid_input', b.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
       const r = requests.get(id);
       if (r.who === 'person' && r.status === 'pending' && !b.data.confirmation) {
-        return fail(res, 400, 'invalid_input', `request ${id} is for the person only: the answer must say how the person confirmed it (confirmation "tty" or "flag")`);
+        return fail(res, 400, 'invalid_input', `request ${id} is for the person only: the answer must say how the person confirmed it (confirmation "tty", "flag" or "page")`);
       }
       const { decision, answer, comment } = b.data;
       return send(res, 200, { request: requests.answerAsPerson(id, { decision, answer, comment }, personLabel(b.data), { leadSeen: true }) });

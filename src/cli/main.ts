@@ -61,6 +61,9 @@ program.command('search <query...>').description('search what the agents said (t
   .option('--limit <n>', 'most results (default 20, at most 100)').option('--json', 'machine-readable output')
   .allowUnknownOption() // -word (exclude) is query syntax, not an option
   .action(async (q: string[], o: { job?: string; label?: string; since?: string; limit?: string; json?: boolean }) => (await import('./search.js')).runSearch(q, o));
+program.command('dashboard').description('a one-time login link for the dashboard the running hub serves on 127.0.0.1')
+  .option('--open', 'open it in the browser').option('--revoke', 'end every dashboard session instead').option('--json', 'machine-readable output')
+  .action(async (o: { open?: boolean; revoke?: boolean; json?: boolean }) => (await import('./dashboard.js')).runDashboard(o));
 program.command('demo').description('a real orchestration: a lead claude fans out to three child claudes (offline fake model unless --live)')
   .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
   .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });

@@ -34,6 +34,14 @@ export function composeApi(...handlers: ApiHandler[]): ApiHandler {
   };
 }
 
+export interface WebHooks {
+  /** Is this path one of the dashboard's pages or assets (served without a bearer token)? */
+  isPage(pathname: string): boolean;
+  page(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** The lead, when the request carries a valid dashboard session cookie; `csrfOk` when its CSRF header matches. */
+  cookieCaller(req: IncomingMessage): { caller: Caller; csrfOk: boolean } | undefined;
+}
+
 export interface HttpEndpoint {
   port: number;
   url: string;
@@ -58,11 +66,15 @@ const MAX_BODY = 32 * 1024 * 1024;
 
 export interface HttpOptions {
   port: number;
+  /** With port 0: try this port first (falls back to any free port). */
+  preferredPort?: number;
   auth: HttpAuth;
   makeServer: (c: Caller) => McpServer;
   log: Logger;
   onHook?: HookHandler;
   onApi?: ApiHandler;
+  /** The dashboard (src/web): its pages and a session cookie standing for the lead on /api/ only. */
+  web?: WebHooks;
   sessions?: Partial<SessionLimits>;
   /** How often idle sessions are looked for (default: a tenth of the idle limit, 1..30 s). */
   sweepEveryMs?: number;
@@ -90,13 +102,30 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const api = url.pathname.startsWith('/api/');
-    if (url.pathname !== '/mcp' && url.pathname !== '/hook' && url.pathname !== '/health' && !api) return deny(res, 404, 'not found: the MCP endpoint is /mcp');
+    const page = !!o.web?.isPage(url.pathname);
+    if (url.pathname !== '/mcp' && url.pathname !== '/hook' && url.pathname !== '/health' && !api && !page) return deny(res, 404, 'not found: the MCP endpoint is /mcp');
     if (!allowedHosts().includes(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins().includes(origin)) return deny(res, 403, 'forbidden: bad Origin header');
+    if (page) return o.web!.page(req, res, url);
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     const token = m?.[1];
-    const caller = token ? o.auth.identify(token) : undefined;
+    let caller = token ? o.auth.identify(token) : undefined;
+    // The dashboard's session cookie stands for the lead on /api/ only (never /mcp or /hook). A
+    // state-changing request also needs the session's CSRF token, and must come from the page
+    // itself: its Origin (checked above), or — Chromium sends no Origin on a same-origin fetch —
+    // the browser's own Sec-Fetch-Site: same-origin, which no page can set.
+    if (!token && api && o.web) {
+      const web = o.web.cookieCaller(req);
+      if (web) {
+        const sameOrigin = origin !== undefined || req.headers['sec-fetch-site'] === 'same-origin';
+        if (req.method !== 'GET' && req.method !== 'HEAD' && (!sameOrigin || !web.csrfOk)) {
+          return deny(res, 403, !sameOrigin ? 'forbidden: a state-changing dashboard request must come from the dashboard page (Origin or Sec-Fetch-Site)' : 'forbidden: missing or wrong CSRF token (x-csrf-token): reload the dashboard');
+        }
+        caller = web.caller;
+        return void ((await o.onApi?.(caller, req, res, url)) || deny(res, 404, `not found: no API route ${req.method} ${url.pathname}`));
+      }
+    }
     if (url.pathname === '/health') {
       const h: HealthInfo = { pid: process.pid, started_at: startedAt, version: o.version };
       if (caller?.role === 'lead') {
@@ -178,10 +207,18 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     });
   });
   http.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(o.port, '127.0.0.1', () => resolve());
+  const listen = (p: number): Promise<void> => new Promise<void>((resolve, reject) => {
+    const onError = (err: Error): void => reject(err);
+    http.once('error', onError);
+    http.listen(p, '127.0.0.1', () => { http.off('error', onError); resolve(); });
   });
+  // Port 0 with a preferred port (the one this state's hub had before): take it again when it is
+  // free, so an open dashboard and its cookie find the hub after a restart; else any free port.
+  if (o.port === 0 && o.preferredPort) {
+    await listen(o.preferredPort).catch(() => listen(0));
+  } else {
+    await listen(o.port);
+  }
   port = (http.address() as AddressInfo).port;
   sessions.startSweeping(closeSession, o.sweepEveryMs ?? Math.min(30_000, Math.max(1000, limits.idleMs / 10)));
   return {
