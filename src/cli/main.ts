@@ -53,6 +53,8 @@ program.command('logs [job]').description('transcript of a job (id or unique pre
     if (!job) throw new UsageError('name a job (id or unique prefix), or pass --all for every live job');
     return (await import('./logs.js')).runLogs(job, o);
   });
+program.command('watch').description('full-screen live view of the crew (needs you, running, queued, done), with keys to approve, message, pause, cancel, follow logs and diffs')
+  .action(async () => (await import('./watch.js')).runWatch());
 program.command('events').description('what the hub recorded: spawns, permission decisions and their rule, lock denials, reconciles, messages, ends')
   .option('--job <id>', 'one job (id or unique prefix)').option('--json', 'machine-readable output').option('--limit <n>', 'most recent N (default 100)')
   .action(async (o: { job?: string; json?: boolean; limit?: string }) => (await import('./events.js')).runEvents(o));

@@ -1,0 +1,23 @@
+// `overseer watch`: the full-screen live view of the crew (src/tui/). This module only checks
+// that there is something to watch and a terminal to draw on, then mounts the app.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../config.js';
+import { liveHub } from '../server/hubLock.js';
+import { CliError } from './errors.js';
+
+export async function runWatch(): Promise<void> {
+  const { home, maxAgents } = loadConfig();
+  const db = join(home, 'state.db');
+  if (!existsSync(db) && !(await liveHub(home))) {
+    throw new CliError(`Nothing to watch: no Overseer hub is running and there is no state database for this project (looked in ${home}: no live hub in hub.json, no state.db). Start a hub with overseer serve in your project (or open your lead's Claude Code, whose overseer mcp starts one); OVERSEER_HOME picks another state directory.`);
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new CliError('overseer watch draws on an interactive terminal and reads keys from it: run it in a terminal (stdin and stdout a TTY). For a script, use overseer status [--json].');
+  }
+  // ink draws nothing live when CI or CONTINUOUS_INTEGRATION is set (it reads them once, on
+  // import); on a real terminal the person is watching, so they do not apply to this process.
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents });
+}

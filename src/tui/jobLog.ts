@@ -1,0 +1,80 @@
+// A job's transcript for the watch's log view, rendered as `overseer logs -f` renders it (the
+// same header and footer per attempt, the same event lines, the hub's verdict at the end),
+// read from the state database read-only and the transcript files as they grow.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { JobStore, type AttemptRow } from '../store/jobs.js';
+import { renderLine } from '../launch/claude/transcript.js';
+import { isSettled } from '../domain/job.js';
+import { attemptFooter, attemptHeader, LineCursor, verdictLine } from '../cli/logs.js';
+
+export interface LogSource {
+  /** Lines written since the last call (the first call: the tail of the current attempt). */
+  poll(): string[];
+  /** True once the job has ended and its last lines and verdict were returned. */
+  readonly ended: boolean;
+  close(): void;
+}
+
+/** Most lines the first poll returns (older ones are not read into the view). */
+const FIRST_TAIL = 500;
+
+/** Follows job `jobId` of the state in `home`. Throws when there is no database or no such job. */
+export function followJobLog(home: string, jobId: string): LogSource {
+  const file = join(home, 'state.db');
+  if (!existsSync(file)) throw new Error(`no state database at ${file}: nothing to show`);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  const store = new JobStore(db);
+  if (!store.get(jobId)) {
+    db.close();
+    throw new Error(`job ${jobId} is not in ${file}`);
+  }
+  let cur: AttemptRow | undefined;
+  let cursor: LineCursor | undefined;
+  let first = true;
+  let ended = false;
+  let settledPolls = 0;
+  const render = (raw: string[]): string[] => raw.flatMap((l) => {
+    const t = renderLine(l, { timestamps: true, maxFieldChars: 4000 });
+    return t ? t.split('\n') : [];
+  });
+  const footerOf = (n: number): string[] => {
+    const a = store.attempts(jobId).find((x) => x.n === n);
+    return a ? [attemptFooter(a)] : [];
+  };
+
+  return {
+    get ended() { return ended; },
+    poll() {
+      if (ended) return [];
+      const out: string[] = [];
+      const latest = store.lastAttempt(jobId);
+      if (latest && latest.n !== cur?.n) {
+        if (cur && cursor) out.push(...render(cursor.next()), ...footerOf(cur.n));
+        cur = latest;
+        cursor = new LineCursor(latest.transcript);
+        out.push(attemptHeader(latest));
+      }
+      if (cursor) {
+        const lines = cursor.next();
+        out.push(...render(first ? lines.slice(-FIRST_TAIL) : lines));
+      } else if (first) {
+        out.push(`(job ${jobId} has not started yet: ${store.get(jobId)!.status})`);
+      }
+      first = false;
+      const job = store.get(jobId)!;
+      if (isSettled(job.status)) {
+        // The row can land a moment before the last transcript bytes: end after a quiet poll.
+        if (out.length === 0 && ++settledPolls >= 2) {
+          ended = true;
+          if (cur) out.push(...footerOf(cur.n));
+          out.push(verdictLine(job, store.attempts(jobId)));
+        }
+      }
+      return out;
+    },
+    close() { db.close(); },
+  };
+}

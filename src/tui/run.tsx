@@ -1,0 +1,26 @@
+// Mounts the watch on the terminal and resolves when the person quits. The floor comes from
+// the feed (hub stream or read-only database), actions go through the hub of `home`.
+import { render } from 'ink';
+import { App } from './App.js';
+import { startFeed } from './feed.js';
+import { hubCrew } from './crew.js';
+import { followJobLog } from './jobLog.js';
+import { jobDiff } from './diff.js';
+
+export interface WatchOptions {
+  home: string;
+  /** The cap on running agents (config maxAgents), shown when the floor is read from the database. */
+  cap: number;
+}
+
+export async function runWatchApp(o: WatchOptions): Promise<void> {
+  const feed = (h: Parameters<typeof startFeed>[1]) => startFeed({ home: o.home, cap: o.cap }, h);
+  const app = render(
+    <App feed={feed} crew={hubCrew(o.home)} openLog={(id) => followJobLog(o.home, id)} openDiff={(id) => jobDiff(o.home, id)} />,
+    // Not ink's incrementalRendering: with a frame one line shorter than the terminal (so ink
+    // never clears the whole screen) it leaves the first frame's top line behind (ink 6.8).
+    { exitOnCtrlC: true, patchConsole: true, maxFps: 30 },
+  );
+  await app.waitUntilExit();
+  app.clear();
+}
