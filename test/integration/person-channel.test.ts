@@ -178,7 +178,7 @@ describe('the HTTP API', () => {
       ['POST', path, '{not json', 400, /the body is not JSON/],
       ['POST', path, JSON.stringify({ decision: 'approved', channel: 'cli', confirmation: 'flag', extra: 1 }), 400, /Unrecognized key/],
       ['POST', path, JSON.stringify({ decision: 'maybe', channel: 'cli', confirmation: 'flag' }), 400, /decision/],
-      ['POST', path, JSON.stringify({ decision: 'approved', channel: 'web' }), 400, /channel must be "cli"/],
+      ['POST', path, JSON.stringify({ decision: 'approved', channel: 'mail' }), 400, /channel must be "cli" or "web"/],
       ['POST', path, JSON.stringify({ decision: 'approved', channel: 'cli' }), 400, /for the person only: the answer must say how the person confirmed it/],
       ['POST', '/api/requests/r-none/respond', good, 404, /No request "r-none"/],
       ['GET', '/api/requests?status=bogus', undefined, 400, /status must be/],
