@@ -23,6 +23,7 @@ import { benchWorkflowOverhead, type WorkflowOverheadResult } from './workflow-o
 import { benchFirstRequest, type FirstRequestResult } from './first-request.js';
 import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
 import { benchConfineCost, type ConfineCostResult } from './confine-cost.js';
+import { benchWatch, type WatchBenchResult } from './watch.js';
 import { benchFloor, type FloorBenchResult } from './floor.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
@@ -246,6 +247,19 @@ const entries: Entry<any>[] = [
         })),
       ];
     },
+  },
+  {
+    name: 'watch',
+    title: '16. overseer watch in tmux (100×30), 64 jobs: change → screen, CPU and RSS, the hub\'s cost of serving it',
+    run: benchWatch,
+    rows: (r: WatchBenchResult) => [
+      { benchmark: 'watch refresh (hub stream)', figure: 'p50', value: ms(r.hubLatency.p50), baseline: `${ms(r.streamLatency.p50)} bare stream client`, ratio: f2(r.hubLatency.p50 / r.streamLatency.p50), goal: '≤ 250 ms', met: met(r.hubLatency.p50 <= 250) },
+      { benchmark: 'watch refresh (hub stream)', figure: 'p99', value: ms(r.hubLatency.p99), baseline: `${ms(r.streamLatency.p99)} bare stream client`, ratio: f2(r.hubLatency.p99 / r.streamLatency.p99), goal: '≤ 250 ms', met: met(r.hubLatency.p99 <= 250) },
+      { benchmark: 'watch refresh (database, no hub)', figure: 'p50 / p99', value: `${f1(r.dbLatency.p50)} / ${f1(r.dbLatency.p99)} ms`, baseline: '', ratio: '', goal: 'p99 ≤ 250 ms', met: met(r.dbLatency.p99 <= 250) },
+      { benchmark: `watch CPU (${r.jobs} jobs)`, figure: 'idle / 10 changes/s', value: `${f1(r.watchIdle.cpuPct)}% / ${f1(r.watchBusy.cpuPct)}%`, baseline: `${f1(r.statusIdle.cpuPct)}% / ${f1(r.statusBusy.cpuPct)}% status --watch`, ratio: f2(r.watchBusy.cpuPct / r.statusBusy.cpuPct), goal: '', met: '' },
+      { benchmark: `watch RSS (${r.jobs} jobs)`, figure: 'idle / changes / peak', value: `${f1(r.watchIdle.rssMb)} / ${f1(r.watchBusy.rssMb)} / ${f1(r.watchPeakMb)} MB`, baseline: `${f1(r.statusBusy.rssMb)} MB status --watch`, ratio: f2(r.watchBusy.rssMb / r.statusBusy.rssMb), goal: '', met: '' },
+      { benchmark: 'hub CPU serving one watch', figure: `${r.changes} changes in 10 s`, value: `${f1(r.hubCpuWithWatchPct)}%`, baseline: `${f1(r.hubCpuNoWatcherPct)}% no watcher`, ratio: f2(r.hubCpuWithWatchPct / r.hubCpuNoWatcherPct), goal: '', met: '' },
+    ],
   },
 ];
 

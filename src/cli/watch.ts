@@ -19,5 +19,7 @@ export async function runWatch(): Promise<void> {
   // import); on a real terminal the person is watching, so they do not apply to this process.
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;
+  // React's production build: the development one checks every render and costs CPU per frame.
+  process.env.NODE_ENV ??= 'production';
   await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents });
 }

@@ -6,7 +6,8 @@
 // changed since.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Text, useApp, useInput, useStdout, type Key } from 'ink';
-import type { Floor } from '../floor/types.js';
+import type { Floor, FloorJob } from '../floor/types.js';
+import { SECONDS_SHOWN_MS } from './format.js';
 import type { FeedHandlers } from './feed.js';
 import { closedLine, type Crew } from './crew.js';
 import type { LogSource } from './jobLog.js';
@@ -20,7 +21,7 @@ export interface AppProps {
   /** Starts the floor feed (src/tui/feed.ts), returns its stop. */
   feed: (h: FeedHandlers) => { stop: () => void };
   crew: Crew;
-  openLog: (jobId: string) => LogSource;
+  openLog: (jobId: string) => Promise<LogSource>;
   openDiff: (jobId: string) => Promise<JobDiff>;
   clock?: () => number;
 }
@@ -83,8 +84,9 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
     return () => f.stop();
   }, [feed]);
 
-  // The clock: every second while something shows seconds ticking, else every 30 s (uptime).
-  const ticking = !!view.floor && (view.floor.running.length > 0 || view.showLocks);
+  // The clock: every second while something shows seconds ticking (a young running job, lock
+  // expiry times), else every 30 s (uptime, minutes).
+  const ticking = !!view.floor && (view.showLocks || showsSeconds(view.floor.running, now));
   useEffect(() => {
     setNow(clock());
     const t = setInterval(() => setNow(clock()), ticking ? 1000 : 30_000);
@@ -190,6 +192,11 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
   return <ListScreen floor={view.floor} source={source} now={now} width={width} lines={lines} top={top.current} bodyHeight={bodyHeight} selKey={view.sel.key} empty={empty} footer={footer} />;
 }
 
+/** Does a running job in this tree show its elapsed time with seconds? */
+function showsSeconds(jobs: readonly FloorJob[], now: number): boolean {
+  return jobs.some((j) => (j.started_at !== null && j.ended_at === null && now - j.started_at < SECONDS_SHOWN_MS) || showsSeconds(j.children, now));
+}
+
 /** A one-line text input: typing edits, enter submits, Esc cancels. */
 function Prompt({ label, initial, onSubmit, onCancel }: { label: string; initial: string; onSubmit: (t: string) => void; onCancel: () => void }): React.JSX.Element {
   const [value, setValue] = useState(initial);
@@ -229,21 +236,17 @@ function scroll(input: string, key: Key, top: number, page: number): number | un
 const LOG_KEEP = 5000;
 
 /** A job's log, followed every 250 ms; scrolling up stops following, G (End) follows again. */
-function LogScreen({ job, open, height, onBack }: { job: JobRef; open: (id: string) => LogSource; height: number; onBack: () => void }): React.JSX.Element {
+function LogScreen({ job, open, height, onBack }: { job: JobRef; open: (id: string) => Promise<LogSource>; height: number; onBack: () => void }): React.JSX.Element {
   const [lines, setLines] = useState<string[]>([]);
   const [ended, setEnded] = useState(false);
   const [top, setTop] = useState(Infinity);
   const page = Math.max(3, height - 3);
   useEffect(() => {
-    let src: LogSource;
-    try {
-      src = open(job.job_id);
-    } catch (err) {
-      setLines([(err as Error).message]);
-      setEnded(true);
-      return;
-    }
+    let src: LogSource | undefined;
+    let t: NodeJS.Timeout | undefined;
+    let live = true;
     const pull = (): void => {
+      if (!src) return;
       const more = src.poll();
       if (more.length) setLines((l) => (l.length + more.length > LOG_KEEP ? [...l, ...more].slice(-LOG_KEEP) : [...l, ...more]));
       if (src.ended) {
@@ -251,9 +254,17 @@ function LogScreen({ job, open, height, onBack }: { job: JobRef; open: (id: stri
         clearInterval(t);
       }
     };
-    const t = setInterval(pull, 250);
-    pull();
-    return () => { clearInterval(t); src.close(); };
+    open(job.job_id).then((s) => {
+      if (!live) return s.close();
+      src = s;
+      t = setInterval(pull, 250);
+      pull();
+    }, (err: unknown) => {
+      if (!live) return;
+      setLines([(err as Error).message]);
+      setEnded(true);
+    });
+    return () => { live = false; clearInterval(t); src?.close(); };
   }, [job.job_id]);
   const maxTop = Math.max(0, lines.length - page);
   const shownTop = Math.min(top, maxTop);

@@ -6,7 +6,7 @@
 import type { RequestView } from '../approvals/view.js';
 import { closedHow } from '../approvals/rules.js';
 import { readHubInfo } from '../server/hubLock.js';
-import { connectHub, ToolRefused, type HubTools } from '../cli/hubTools.js';
+import type { HubTools } from '../cli/hubTools.js';
 import type { JobRef, RequestRef } from './keys.js';
 
 /** Statuses in which an agent has ended (nothing runs to pause, cancel or message live). */
@@ -36,7 +36,8 @@ export function hubCrew(home: string): Crew {
   let tools: Promise<HubTools> | undefined;
   const hub = async (): Promise<HubTools> => {
     if (!readHubInfo(home)?.url) throw new Error(`no hub runs for ${home}: actions need a running hub (start your lead's Claude Code, or overseer serve)`);
-    tools ??= connectHub(home);
+    // The MCP client loads on the first action: a watch that only watches never pays for it.
+    tools ??= import('../cli/hubTools.js').then((m) => m.connectHub(home));
     try {
       return await tools;
     } catch (err) {
@@ -52,7 +53,7 @@ export function hubCrew(home: string): Crew {
     try {
       return await h.call(tool, args);
     } catch (err) {
-      if (err instanceof ToolRefused) throw err;
+      if (err instanceof (await import('../cli/hubTools.js')).ToolRefused) throw err;
       tools = undefined;
       void h.close();
       throw new Error(`the hub did not answer ${tool} (${(err as Error).message}); if it restarted, press the key again`);

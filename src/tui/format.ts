@@ -22,11 +22,15 @@ export const pad = (s: string, w: number): string => {
   return f + ' '.repeat(Math.max(0, w - cols(f)));
 };
 
-/** 42s, 3m12s, 2h05m, 3d04h. */
+/** Below this a duration shows its seconds (so a running row ticks every second); above, minutes. */
+export const SECONDS_SHOWN_MS = 10 * 60_000;
+
+/** 42s, 3m12s, 14m, 2h05m, 3d04h. */
 export function duration(ms: number | null): string {
   if (ms === null || !Number.isFinite(ms)) return '-';
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;
+  if (s * 1000 >= SECONDS_SHOWN_MS && s < 3600) return `${Math.floor(s / 60)}m`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   if (s < 86_400) return `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, '0')}m`;
   return `${Math.floor(s / 86_400)}d${String(Math.floor(s / 3600) % 24).padStart(2, '0')}h`;

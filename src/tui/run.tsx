@@ -4,8 +4,7 @@ import { render } from 'ink';
 import { App } from './App.js';
 import { startFeed } from './feed.js';
 import { hubCrew } from './crew.js';
-import { followJobLog } from './jobLog.js';
-import { jobDiff } from './diff.js';
+import type { LogSource } from './jobLog.js';
 
 export interface WatchOptions {
   home: string;
@@ -15,8 +14,11 @@ export interface WatchOptions {
 
 export async function runWatchApp(o: WatchOptions): Promise<void> {
   const feed = (h: Parameters<typeof startFeed>[1]) => startFeed({ home: o.home, cap: o.cap }, h);
+  // The log and diff readers (transcript renderer, git) load when first opened.
+  const openLog = async (id: string): Promise<LogSource> => (await import('./jobLog.js')).followJobLog(o.home, id);
+  const openDiff = async (id: string) => (await import('./diff.js')).jobDiff(o.home, id);
   const app = render(
-    <App feed={feed} crew={hubCrew(o.home)} openLog={(id) => followJobLog(o.home, id)} openDiff={(id) => jobDiff(o.home, id)} />,
+    <App feed={feed} crew={hubCrew(o.home)} openLog={openLog} openDiff={openDiff} />,
     // Not ink's incrementalRendering: with a frame one line shorter than the terminal (so ink
     // never clears the whole screen) it leaves the first frame's top line behind (ink 6.8).
     { exitOnCtrlC: true, patchConsole: true, maxFps: 30 },

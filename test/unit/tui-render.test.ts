@@ -8,6 +8,7 @@ import { buildRows } from '../../src/tui/rows.js';
 import { allLines, scrollTop } from '../../src/tui/screen.js';
 import { cols, duration, fit, headerLines, money, runningLines } from '../../src/tui/format.js';
 import { ListScreen } from '../../src/tui/components.js';
+import { floorSignature } from '../../src/tui/feed.js';
 import { floor, job, NOW, request } from '../helpers/floor.js';
 
 const long = 'x'.repeat(200);
@@ -28,7 +29,7 @@ const crowded = floor({
 
 describe('format', () => {
   test('durations, money, fitting', () => {
-    assert.deepEqual([duration(42_000), duration(192_000), duration(7_500_000), duration(3 * 86_400_000 + 4 * 3_600_000)], ['42s', '3m12s', '2h05m', '3d04h']);
+    assert.deepEqual([duration(42_000), duration(192_000), duration(14 * 60_000 + 5000), duration(7_500_000), duration(3 * 86_400_000 + 4 * 3_600_000)], ['42s', '3m12s', '14m', '2h05m', '3d04h']);
     assert.equal(money(0.01234), '$0.0123');
     assert.equal(money(12.345, true), '$12.35?');
     assert.equal(fit('abcdef', 4), 'abc…');
@@ -62,6 +63,12 @@ describe('format', () => {
     const [ro] = headerLines(floor({ source: 'database', hub: { url: null, pid: null, started_at: null, uptime_ms: null, version: null } }), NOW, 100);
     assert.match(ro, /no hub: read-only \(actions need a running hub\)/);
   });
+});
+
+test('a floor that changed only in what the screen does not show has the same signature', () => {
+  const later = { ...crowded, at: NOW + 5000, hub: { ...crowded.hub, uptime_ms: 605_000 }, running: crowded.running.map((j) => ({ ...j, elapsed_ms: 95_000, last_event_at: NOW + 4000 })) };
+  assert.equal(floorSignature(later), floorSignature(crowded));
+  assert.notEqual(floorSignature({ ...crowded, running: crowded.running.map((j) => ({ ...j, turns: 8 })) }), floorSignature(crowded));
 });
 
 describe('screen', () => {
