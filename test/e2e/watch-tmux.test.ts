@@ -119,6 +119,16 @@ describe('overseer watch in a terminal', () => {
     t.keys(['y']);
     await t.waitFor('the refusal', (s) => new RegExp(`job ${long} ended meanwhile \\(cancelled\\): nothing to cancel`).test(s));
 
+    // f follows its log full-screen (the transcript and the hub's verdict), q comes back; d shows its diff.
+    t.keys(['f']);
+    await t.waitFor('the log screen with the verdict', (s) => new RegExp(`log of "Long runner" \\(${long}\\) · ended`).test(s) && new RegExp(`overseer: job ${long} cancelled`).test(s));
+    t.keys(['q']);
+    await t.waitFor('the list again', (s) => /DONE \(2\)/.test(s));
+    t.keys(['d']);
+    await t.waitFor('the diff screen', (s) => new RegExp(`diff of "Long runner" \\(${long}\\): (?!reading)`).test(s));
+    t.keys(['Escape']);
+    await t.waitFor('the list again', (s) => /DONE \(2\)/.test(s));
+
     t.keys(['q']);
     await eventually('watch to exit on q', () => t.exited().dead, 10_000);
     assert.deepEqual(t.exited(), { dead: true, status: 0 });
