@@ -250,7 +250,7 @@ const entries: Entry<any>[] = [
   },
   {
     name: 'watch',
-    title: '16. overseer watch in tmux (100×30), 64 jobs: change → screen, CPU and RSS, the hub\'s cost of serving it',
+    title: '17. overseer watch in tmux (100×30), 64 jobs: change → screen, CPU and RSS, the hub\'s cost of serving it',
     run: benchWatch,
     rows: (r: WatchBenchResult) => [
       { benchmark: 'watch refresh (hub stream)', figure: 'p50', value: ms(r.hubLatency.p50), baseline: `${ms(r.streamLatency.p50)} bare stream client`, ratio: f2(r.hubLatency.p50 / r.streamLatency.p50), goal: '≤ 250 ms', met: met(r.hubLatency.p50 <= 250) },
