@@ -97,7 +97,8 @@ function parseList(json: string | null | undefined): string[] {
 export function resultLine(j: Pick<JobRow, 'status' | 'result' | 'error' | 'failure_class'>): string | null {
   if (j.status === 'succeeded') return firstLine(j.result);
   const err = firstLine(j.error);
-  if (err) return `${j.failure_class ?? j.status}: ${err}`;
+  const cls = j.failure_class ?? j.status;
+  if (err) return err.startsWith(`${cls}:`) || err === cls ? err : `${cls}: ${err}`;
   return firstLine(j.result) ?? j.failure_class;
 }
 

@@ -165,6 +165,8 @@ describe('buildFloor', () => {
     assert.deepEqual([f.done[0]!.result_line, f.done[0]!.branch, f.done[0]!.diff_stat, f.done[0]!.pr_url], ['check_failed: npm test exited 1', 'overseer/x', '2 files changed', 'https://example/pr/1']);
     assert.equal(buildFloor(input({ jobs }), NOW).done.length, 20, 'default: 20');
     assert.equal(resultLine({ status: 'cancelled', result: null, error: null, failure_class: 'cancelled' }), 'cancelled');
+    assert.equal(resultLine({ status: 'cancelled', result: null, error: 'cancelled: by the person', failure_class: 'cancelled' }), 'cancelled: by the person', 'no doubled prefix');
+    assert.equal(resultLine({ status: 'failed', result: null, error: 'timeout: slow', failure_class: 'timeout' }), 'timeout: slow');
   });
 
   test('NEEDS YOU in priority order, each with its key, text and the exact command', () => {
