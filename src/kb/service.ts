@@ -157,15 +157,40 @@ export class KnowledgeBase {
 
   /** Delete an entry; an unknown id is a NotFoundError listing ids that do exist nearby. */
   delete(id: string): { deleted: string; title: string } {
+    const { p, store } = this.existing(id);
+    const e = store.get(p.id)!;
+    if (!store.delete(p.id)) throw this.notFound(id, p, store);
+    return { deleted: entryId(p.scope, p.id), title: e.title };
+  }
+
+  /**
+   * Change an entry's title, content or tags by hand (the dashboard): the result must pass the
+   * same shape and secret checks as a reported learning; provenance and merge count are kept.
+   */
+  edit(id: string, patch: { title?: string; content?: string; tags?: readonly string[] }): KbEntry & { entry_id: string } {
+    const { p, store } = this.existing(id);
+    const cur = store.get(p.id)!;
+    const c = cleanLearning({ title: patch.title ?? cur.title, content: patch.content ?? cur.content, tags: patch.tags ?? cur.tags });
+    if (!c.ok) throw new InvalidInputError(c.reason);
+    const secret = secretReason(c.learning);
+    if (secret) throw new InvalidInputError(secret);
+    const e = store.modify(p.id, () => ({ title: c.learning.title, content: c.learning.content, tags: c.learning.tags }));
+    if (!e) throw this.notFound(id, p, store);
+    return { ...e, entry_id: entryId(p.scope, e.id) };
+  }
+
+  /** The store of an entry id that names an entry, or the error saying what to pass. */
+  private existing(id: string): { p: { scope: KbScope; id: number }; store: KbStore } {
     const p = parseEntryId(id);
     if (!p) throw new InvalidInputError(`entry_id ${JSON.stringify(id)} is not an entry id: use "p-<n>" (project) or "g-<n>" (global) from search_kb or list_kb`);
     const store = this.store(p.scope);
-    const e = store.get(p.id);
-    if (!e || !store.delete(p.id)) {
-      const near = store.nearbyIds(p.id).map((n) => entryId(p.scope, n));
-      throw new NotFoundError(`no ${p.scope} knowledge base entry ${id}. ${near.length ? `Nearby: ${near.join(', ')}` : `The ${p.scope} knowledge base is empty`} (list_kb shows them all).`);
-    }
-    return { deleted: entryId(p.scope, p.id), title: e.title };
+    if (!store.get(p.id)) throw this.notFound(id, p, store);
+    return { p, store };
+  }
+
+  private notFound(id: string, p: { scope: KbScope; id: number }, store: KbStore): NotFoundError {
+    const near = store.nearbyIds(p.id).map((n) => entryId(p.scope, n));
+    return new NotFoundError(`no ${p.scope} knowledge base entry ${id}. ${near.length ? `Nearby: ${near.join(', ')}` : `The ${p.scope} knowledge base is empty`} (list_kb shows them all).`);
   }
 
   /** Triage and keep each learning; one result per learning, in order. Never throws for one bad learning. */

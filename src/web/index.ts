@@ -6,7 +6,7 @@ import type { HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import { WebAuth, webKey } from './auth.js';
 import { isPage, loadAssets, servePage } from './pages.js';
-import { webApi } from './api.js';
+import { webApi, type WebServices } from './api.js';
 
 export interface Web {
   hooks: WebHooks;
@@ -15,10 +15,10 @@ export interface Web {
   close(): void;
 }
 
-export function createWeb(o: { ctx: HubContext; jobs: JobService; packageRoot: string; port: () => number; url: () => string; version: string }): Web {
+export function createWeb(o: { ctx: HubContext; jobs: JobService; services: WebServices; packageRoot: string; port: () => number; url: () => string; version: string }): Web {
   const auth = new WebAuth(webKey(o.ctx.config.home), () => o.ctx.clock.now(), () => `overseer_${o.port()}`);
   const assets = loadAssets(o.packageRoot);
-  const api = webApi({ ctx: o.ctx, jobs: o.jobs, auth, url: o.url, version: o.version, revoke: () => auth.rekey(webKey(o.ctx.config.home, true)) });
+  const api = webApi({ ctx: o.ctx, jobs: o.jobs, services: o.services, auth, url: o.url, version: o.version, revoke: () => auth.rekey(webKey(o.ctx.config.home, true)) });
   return {
     auth,
     api,

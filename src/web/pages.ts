@@ -1,10 +1,13 @@
 // The dashboard's pages and assets, served by the hub itself from the package (no network, no
 // build service): `/` (the app when a session cookie is valid, else how to log in), `/login?code=`
 // (trades a one-time code for the session cookie), `POST /logout`, and `/assets/…` — the
-// package's web/ folder and the two vendored modules (Preact, htm) from node_modules.
+// package's web/ folder (every .js and .css file in it) and the two vendored modules (Preact,
+// htm) from node_modules. Assets are read and gzipped once at start; each carries an ETag, so
+// a page reloaded after a hub restart revalidates with 304s instead of downloading again.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { WebAuth } from './auth.js';
@@ -16,8 +19,16 @@ const IMPORT_MAP = JSON.stringify({ imports: {
   preact: '/assets/vendor/preact.mjs', 'preact/hooks': '/assets/vendor/hooks.mjs', htm: '/assets/vendor/htm.mjs', 'htm/preact': '/assets/vendor/htm-preact.mjs',
 } });
 
+export interface Asset {
+  body: Buffer;
+  /** The same, gzipped (served when the browser accepts it and it is smaller). */
+  gzip: Buffer;
+  type: string;
+  etag: string;
+}
+
 export interface Assets {
-  get(name: string): { body: Buffer; type: string } | undefined;
+  get(name: string): Asset | undefined;
   /** The CSP hash of the inline import map. */
   importMapHash: string;
 }
@@ -34,11 +45,13 @@ export function loadAssets(packageRoot: string): Assets {
     'vendor/htm.mjs': join(htm, 'dist', 'htm.module.js'),
     'vendor/htm-preact.mjs': join(htm, 'preact', 'index.module.js'),
   };
-  for (const f of ['app.js', 'api.js', 'panels.js', 'format.js', 'style.css']) files[f] = join(packageRoot, 'web', f);
-  const cache = new Map<string, { body: Buffer; type: string }>();
+  const web = join(packageRoot, 'web');
+  for (const f of readdirSync(web)) if (/^[a-z][\w-]*\.(js|css)$/.test(f)) files[f] = join(web, f);
+  const cache = new Map<string, Asset>();
   for (const [name, path] of Object.entries(files)) {
     const ext = name.slice(name.lastIndexOf('.'));
-    cache.set(name, { body: readFileSync(path), type: TYPES[ext] ?? 'application/octet-stream' });
+    const body = readFileSync(path);
+    cache.set(name, { body, gzip: gzipSync(body, { level: 9 }), type: TYPES[ext] ?? 'application/octet-stream', etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
   }
   return { get: (n) => cache.get(n), importMapHash: createHash('sha256').update(IMPORT_MAP).digest('base64') };
 }
@@ -80,8 +93,11 @@ export async function servePage(d: PageDeps, req: IncomingMessage, res: ServerRe
   if (p.startsWith('/assets/')) {
     const a = req.method === 'GET' ? d.assets.get(p.slice('/assets/'.length)) : undefined;
     if (!a) return html(404, page('Not found', '<main class="login"><p>No such asset.</p></main>'));
-    res.writeHead(200, { ...headers(a.type), 'cache-control': 'no-cache' });
-    res.end(a.body);
+    const h = { ...headers(a.type), 'cache-control': 'no-cache', etag: a.etag, vary: 'accept-encoding' };
+    if (header(req, 'if-none-match') === a.etag) { res.writeHead(304, h); res.end(); return; }
+    const gz = /\bgzip\b/.test(header(req, 'accept-encoding') ?? '') && a.gzip.length < a.body.length;
+    res.writeHead(200, { ...h, ...(gz ? { 'content-encoding': 'gzip' } : {}) });
+    res.end(gz ? a.gzip : a.body);
     return;
   }
   if (p === '/favicon.ico') { res.writeHead(204, headers('image/x-icon')); res.end(); return; }

@@ -1,0 +1,116 @@
+// What the crew cost, summed every way the dashboard's Usage panel shows it: by model, provider,
+// label, workflow, day and kind of run — every agent attempt (the `attempts` rows, whose sums
+// are each job's cost) and every run the hub made itself (`usage`: the retry diagnosis and the
+// KB triage). Read-only; one pass over the rows, grouped here.
+import type { Db } from '../store/db.js';
+
+export type RunKind = 'agent' | 'diagnosis' | 'triage';
+
+export interface UsageBucket {
+  key: string;
+  /** A readable name when the key is an id (a workflow's title). */
+  label?: string;
+  cost_usd: number;
+  /** Some of it could not be priced (an unknown model): cost_usd is a lower bound. */
+  cost_unknown: boolean;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+  /** Model runs (attempts, diagnoses, triages). */
+  runs: number;
+  /** Distinct jobs they served. */
+  jobs: number;
+}
+
+export interface UsageReport {
+  since: string | null;
+  totals: UsageBucket;
+  by_model: UsageBucket[];
+  by_provider: UsageBucket[];
+  /** A job with several labels counts under each (these do not add up to the total). */
+  by_label: UsageBucket[];
+  by_workflow: UsageBucket[];
+  /** Days in the page's time zone (`tzOffsetMin` as Date#getTimezoneOffset gives it), oldest first. */
+  by_day: UsageBucket[];
+  by_kind: UsageBucket[];
+}
+
+interface Run {
+  kind: RunKind;
+  job_id: string | null;
+  model: string | null;
+  provider: string | null;
+  labels_json: string | null;
+  workflow_id: string | null;
+  workflow_title: string | null;
+  at: number;
+  cost_usd: number;
+  cost_unknown: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+}
+
+const RUNS_SQL = `
+  SELECT 'agent' AS kind, a.job_id, j.model, j.provider, j.labels_json, j.workflow_id, w.title AS workflow_title, a.started_at AS at,
+         a.cost_usd, a.cost_unknown, a.input_tokens, a.output_tokens, a.cache_read_tokens, a.cache_creation_tokens
+    FROM attempts a JOIN jobs j ON j.id = a.job_id LEFT JOIN workflows w ON w.id = j.workflow_id
+   WHERE a.started_at >= @since
+  UNION ALL
+  SELECT u.kind, u.job_id, COALESCE(u.model, j.model), 'claude', j.labels_json, j.workflow_id, w.title, u.created_at,
+         u.cost_usd, u.cost_unknown, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens
+    FROM usage u LEFT JOIN jobs j ON j.id = u.job_id LEFT JOIN workflows w ON w.id = j.workflow_id
+   WHERE u.created_at >= @since`;
+
+const empty = (key: string, label?: string): UsageBucket => ({
+  key, ...(label ? { label } : {}), cost_usd: 0, cost_unknown: false, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, runs: 0, jobs: 0,
+});
+
+/** Cost and tokens since `sinceMs` (all time when undefined), grouped. */
+export function usageReport(db: Db, o: { sinceMs?: number; tzOffsetMin?: number } = {}): UsageReport {
+  const runs = db.prepare(RUNS_SQL).all({ since: o.sinceMs ?? 0 }) as Run[];
+  const groups = new Map<string, Map<string, { b: UsageBucket; jobs: Set<string> }>>();
+  const add = (dim: string, key: string, r: Run, label?: string): void => {
+    let g = groups.get(dim);
+    if (!g) groups.set(dim, (g = new Map()));
+    let e = g.get(key);
+    if (!e) g.set(key, (e = { b: empty(key, label), jobs: new Set() }));
+    const b = e.b;
+    b.cost_usd += r.cost_usd;
+    b.cost_unknown ||= !!r.cost_unknown;
+    b.input_tokens += r.input_tokens;
+    b.output_tokens += r.output_tokens;
+    b.cache_read_tokens += r.cache_read_tokens;
+    b.cache_creation_tokens += r.cache_creation_tokens;
+    b.runs++;
+    if (r.job_id) e.jobs.add(r.job_id);
+  };
+  const shift = -(o.tzOffsetMin ?? 0) * 60_000;
+  for (const r of runs) {
+    add('total', 'total', r);
+    add('model', r.model ?? `${r.provider ?? 'claude'} (default model)`, r);
+    add('provider', r.provider ?? 'claude', r);
+    const labels = r.labels_json ? (JSON.parse(r.labels_json) as string[]) : [];
+    for (const l of labels.length ? labels : ['(no label)']) add('label', l, r);
+    add('workflow', r.workflow_id ?? '(no workflow)', r, r.workflow_title ?? undefined);
+    add('day', new Date(r.at + shift).toISOString().slice(0, 10), r);
+    add('kind', r.kind, r);
+  }
+  const list = (dim: string, order: 'cost' | 'key' = 'cost'): UsageBucket[] => [...(groups.get(dim)?.values() ?? [])]
+    .map((e) => ({ ...e.b, cost_usd: round(e.b.cost_usd), jobs: e.jobs.size }))
+    .sort(order === 'key' ? (a, b) => (a.key < b.key ? -1 : 1) : (a, b) => b.cost_usd - a.cost_usd || (a.key < b.key ? -1 : 1));
+  return {
+    since: o.sinceMs ? new Date(o.sinceMs).toISOString() : null,
+    totals: list('total')[0] ?? empty('total'),
+    by_model: list('model'),
+    by_provider: list('provider'),
+    by_label: list('label'),
+    by_workflow: list('workflow'),
+    by_day: list('day', 'key'),
+    by_kind: list('kind'),
+  };
+}
+
+const round = (v: number): number => Math.round(v * 1e6) / 1e6;

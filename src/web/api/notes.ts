@@ -1,0 +1,40 @@
+// The Notes panel: every note's key, version, author and the start of its value (live: the page
+// reads again when the floor stream says something changed — a note write is one of its
+// events), and one note whole.
+//   GET /api/web/notes[?prefix=&cursor=]   { notes: [{ key, version, author, author_title, updated_at, chars, preview }], next_cursor }
+//   GET /api/web/note?key=<key>            the whole note, or 404
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { HubContext } from '../../services/context.js';
+import type { NoteService } from '../../services/notes.js';
+import { isoTime } from '../../clock.js';
+import { HttpError, PASS, methodNotAllowed, parseQuery } from './http.js';
+
+const PREVIEW = 240;
+const PAGE = 200;
+const ListQuery = z.object({ prefix: z.string().max(1024).optional(), cursor: z.string().max(1100).optional() });
+const OneQuery = z.object({ key: z.string({ required_error: 'key is required: the note\'s key, e.g. ?key=plan/api' }).min(1, 'key is empty').max(1024) });
+
+export function noteRoutes(d: { ctx: HubContext; notes: NoteService }) {
+  const titleOf = (author: string): string | null => (/^j-/.test(author) ? d.ctx.store.get(author)?.title ?? null : null);
+  return async (req: IncomingMessage, _res: ServerResponse, url: URL): Promise<unknown> => {
+    if (url.pathname !== '/api/web/notes' && url.pathname !== '/api/web/note') return PASS;
+    if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
+    if (url.pathname === '/api/web/note') {
+      const { key } = parseQuery(url, OneQuery, ['key']);
+      const n = d.notes.store.get(key);
+      if (!n) throw new HttpError(404, 'not_found', `no note ${JSON.stringify(key)} (it may have been deleted)`);
+      return { key: n.key, value: n.value, version: n.version, author: n.author, author_title: titleOf(n.author), updated_at: isoTime(n.updated_at) };
+    }
+    const q = parseQuery(url, ListQuery, ['prefix', 'cursor']);
+    const page = d.notes.list({ prefix: q.prefix, cursor: q.cursor, limit: PAGE });
+    const rows = new Map(d.notes.store.select(page.notes.map((n) => n.key), undefined).map((r) => [r.key, r.value]));
+    return {
+      notes: page.notes.map((n) => {
+        const v = rows.get(n.key) ?? '';
+        return { ...n, author_title: titleOf(n.author), chars: v.length, preview: v.length > PREVIEW ? `${v.slice(0, PREVIEW)}…` : v };
+      }),
+      next_cursor: page.next_cursor,
+    };
+  };
+}
