@@ -105,6 +105,15 @@ export const ConfigSchema = z
     health: z.preprocess(jsonText, HealthSchema).default({}),
     /** Notifications to a person who is not looking (src/floor/notify, docs/notifications.md): sinks, events, rate limits. */
     notify: z.preprocess(jsonText, NotifySchema).default({}),
+    /** The house budget (USD): what all jobs of this state together may spend and reserve (docs/budgets.md); none when unset. */
+    budgetUsd: z.preprocess((v) => (typeof v === 'string' ? (v.trim() === '' ? NaN : Number(v)) : v), z.number({ invalid_type_error: 'must be a number of US dollars, e.g. 25' })
+      .finite('must be a number of US dollars, e.g. 25').min(0, 'must be 0 or more (a budget of US dollars; 0 refuses every spawn)').max(1_000_000, 'must be at most 1000000')).optional(),
+    /** A budget (USD) per label: what the jobs carrying it together may spend and reserve (docs/budgets.md). */
+    labelBudgets: z.preprocess(jsonText, z.record(
+      z.string().min(1, 'a label is not empty').max(100, 'a label is at most 100 characters'),
+      z.number({ invalid_type_error: 'must be a number of US dollars, e.g. {"tests": 5}' }).finite().min(0, 'must be 0 or more (a budget of US dollars)').max(1_000_000, 'must be at most 1000000'),
+      { invalid_type_error: 'must be a JSON object of label → US dollars, e.g. {"tests": 5, "docs": 1.5}' },
+    )).default({}),
   })
   .strict();
 
@@ -138,6 +147,8 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CONFINE: 'confine',
   OVERSEER_HEALTH: 'health',
   OVERSEER_NOTIFY: 'notify',
+  OVERSEER_BUDGET_USD: 'budgetUsd',
+  OVERSEER_LABEL_BUDGETS: 'labelBudgets',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

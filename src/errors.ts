@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'conflict'
   | 'store_busy'
+  | 'budget_exceeded'
   | 'internal';
 
 /** Base class: a stable `code` for clients, a message that says what to do, the cause kept. */
@@ -57,6 +58,19 @@ export class ConflictError extends OverseerError {
   constructor(message: string) {
     super('conflict', message);
     this.name = 'ConflictError';
+  }
+}
+
+/**
+ * A spawn (or resume) would take a budget past its limit: house, label or an agent's subtree
+ * (src/money/budget.ts). `details` carries the numbers for clients that read structuredContent.
+ */
+export class BudgetExceededError extends OverseerError {
+  readonly details: Record<string, unknown>;
+  constructor(message: string, details: Record<string, unknown>) {
+    super('budget_exceeded', message);
+    this.name = 'BudgetExceededError';
+    this.details = details;
   }
 }
 

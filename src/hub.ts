@@ -33,6 +33,7 @@ import { workflowTools } from './tools/workflows.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { UsageStore } from './money/usageStore.js';
+import { Budgets } from './money/budgets.js';
 import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
 import { createSearch, type Search } from './search/index.js';
@@ -95,6 +96,8 @@ export class Hub {
   /** The transcript index and search_output (src/search). */
   readonly search: Search;
   readonly health: HealthMonitor;
+  /** The house, label and subtree budgets: reservations at spawn, stops when one is crossed (src/money/budgets.ts). */
+  readonly budgets: Budgets;
   private readonly digest: LeadDigest;
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
@@ -167,6 +170,9 @@ export class Hub {
     this.messages = new MessageService(this.ctx, runner);
     this.ctx.lockGuard = guardLocks(this.ctx, this.messages, this.confinement?.lockMounts);
     this.jobs = new JobService(this.ctx, runner, this.messages);
+    this.budgets = new Budgets(this.ctx);
+    this.budgets.actions = { stop: (id, error) => runner.stopForBudget(id, error) };
+    this.jobs.budgets = this.budgets;
     this.health = new HealthMonitor(this.ctx);
     this.ctx.health = this.health;
     this.health.actions = {
@@ -203,6 +209,8 @@ export class Hub {
   async start(): Promise<void> {
     writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider, modelCatalog: this.o.config.codexModelCatalog });
     this.reconciled = reconcile(this.ctx);
+    // After reconcile: what it settled releases its reservation.
+    this.budgets.attach();
     this.ctx.lockGuard?.locksChanged();
     this.detachGuard = this.ctx.bus.on('lock', () => this.ctx.lockGuard?.locksChanged());
     this.detachConfinement = this.confinement?.attach(this.ctx.bus);
@@ -284,6 +292,7 @@ export class Hub {
       this.health.stop();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
+      this.budgets.close();
       await this.notifier?.close();
       await this.search.close();
       this.detachConfinement?.();

@@ -10,7 +10,7 @@ export { Hub, packageVersion, type HubOptions } from './hub.js';
 export { loadConfig, loadConfigFrom, resolveStateDir, ConfigSchema, type Config } from './config.js';
 export { createLogger, silentLogger, type Logger } from './log.js';
 export {
-  OverseerError, InvalidInputError, NotFoundError, InvalidStateError, ForbiddenError, ConflictError, StoreBusyError,
+  OverseerError, InvalidInputError, NotFoundError, InvalidStateError, ForbiddenError, ConflictError, StoreBusyError, BudgetExceededError,
   errorMessage, type ErrorCode,
 } from './errors.js';
 export { DEFAULT_POLICY, PolicySchema, decide, type Policy, type PolicyRule, type PolicyAction } from './domain/policy.js';

@@ -9,7 +9,7 @@ export type WorkflowStatus = 'running' | 'waiting_approval' | 'blocked' | 'succe
 
 export type BlockedCode =
   | 'no_milestones' | 'missing_artifact' | 'zero_progress' | 'max_cycles' | 'phase_failed'
-  | 'rate_limited' | 'plan_rejected' | 'branch_missing' | 'worktree_missing' | 'hub_restart';
+  | 'rate_limited' | 'plan_rejected' | 'branch_missing' | 'worktree_missing' | 'hub_restart' | 'budget_exceeded';
 
 export interface BlockedReason {
   code: BlockedCode;

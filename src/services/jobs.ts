@@ -11,6 +11,7 @@ import type { Runner } from './runner.js';
 import { frameMessage, messageView, senderOf, type MessageService, type MessageView } from './messages.js';
 import { hubUsage, summarize, type AgentSummary } from './summary.js';
 import { UsageStore } from '../money/usageStore.js';
+import type { Budgets } from '../money/budgets.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
 import { isoTime } from '../clock.js';
 import { waitUntil } from './wait.js';
@@ -56,6 +57,8 @@ export class JobService {
    */
   bashPolicy?: (jobId: string, command: string) => { action: 'allow' | 'ask' | 'deny'; reason: string };
   requests?: RequestAttention;
+  /** The house, label and subtree budgets (src/money/budgets.ts, set by the hub): spawns and resumes reserve under them. */
+  budgets?: Budgets;
 
   private readonly warnings: WarningStore;
 
@@ -67,8 +70,10 @@ export class JobService {
   private withHealth(sum: AgentSummary, j: JobRow): AgentSummary {
     const open = this.warnings.open(j.id);
     const live = !isTerminal(j.status as JobStatus);
+    const reservation = this.budgets?.view(j);
     return {
       ...sum,
+      ...(reservation ? { reservation } : {}),
       ...(open.length ? { warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : {}),
       ...(live && j.last_event_at ? { last_event_at: isoTime(j.last_event_at), last_activity: j.last_activity } : {}),
     };
@@ -105,7 +110,7 @@ export class JobService {
 
   // ---- spawn ---------------------------------------------------------------------------
 
-  async spawn(raw: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string; warning?: string }> {
+  async spawn(raw: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number; warning?: string }> {
     const { ctx } = this;
     const confine = ctx.confinement;
     if (confine && !confine.active && confine.mode === 'require') {
@@ -185,24 +190,34 @@ export class JobService {
     }
   }
 
-  /** Insert a validated job (spawn_agent, or a workflow phase) and dispatch the queue. */
-  create(spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string }, by: string): { job_id: string; status: JobStatus; title: string } {
+  /**
+   * Insert a validated job (spawn_agent, or a workflow phase) and dispatch the queue. The
+   * budgets it counts against are checked and its reservation held in the same transaction as
+   * its row: over a budget, BudgetExceededError and nothing is written.
+   */
+  create(spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string }, by: string): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
     const { ctx } = this;
     const id = spec.id ?? this.newJobId();
     const deps = JSON.parse(spec.depends_on_json) as string[];
     const depState = dependencyState(ctx.store.depsOfIds(deps));
     const now = ctx.clock.now();
     const status: JobStatus = depState === 'ready' ? 'queued' : 'waiting';
-    tx(ctx.db, () => {
+    const reserved = tx(ctx.db, () => {
+      const r = this.budgets?.check({
+        parentId: spec.parent_id, provider: spec.provider, model: spec.model, template: spec.template,
+        labels: JSON.parse(spec.labels_json) as string[], budgetUsd: spec.budget_usd,
+      }, spec.parent_id === null ? 'lead' : 'agent');
       ctx.store.insertJob({ ...spec, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
-      ctx.store.addEvent(id, now, 'spawned', { by, status });
+      if (r) this.budgets!.hold(id, r, now);
+      ctx.store.addEvent(id, now, 'spawned', { by, status, ...(r ? { reserved_usd: r.usd, estimate_basis: r.basis } : {}) });
+      return r;
     });
     ctx.bus.emit('job', { jobId: id, status });
     if (depState !== 'ready' && depState !== 'blocked') {
       this.runner.failWaiting(id, `dependency ${depState.failed} ${depState.status}`);
     }
     this.runner.dispatch();
-    return { job_id: id, status: this.job(id).status, title: spec.title };
+    return { job_id: id, status: this.job(id).status, title: spec.title, ...(reserved ? { reserved_usd: Math.round(reserved.usd * 1e6) / 1e6 } : {}) };
   }
 
   private newJobId(): string {
@@ -421,8 +436,14 @@ export class JobService {
     }
     const now = this.ctx.clock.now();
     tx(this.ctx.db, () => {
+      // A resumed job spends again: it reserves again, under the same budgets as a spawn.
+      const r = this.budgets?.check({
+        parentId: j.parent_id, provider: j.provider, model: j.model, template: j.template,
+        labels: JSON.parse(j.labels_json) as string[], budgetUsd: j.budget_usd, baseCostUsd: j.cost_usd,
+      }, caller.role, 'resuming this job');
       this.ctx.store.update(j.id, { status: 'queued', resume_message: input.message ?? 'Continue where you left off.', ended_at: null, error: null, failure_class: null, outcome: null }, now);
-      this.ctx.store.addEvent(j.id, now, 'resumed', { message: input.message ?? null });
+      if (r) this.budgets!.hold(j.id, r, now);
+      this.ctx.store.addEvent(j.id, now, 'resumed', { message: input.message ?? null, ...(r ? { reserved_usd: r.usd } : {}) });
     });
     this.ctx.bus.emit('job', { jobId: j.id, status: 'queued' });
     this.runner.dispatch();

@@ -32,6 +32,8 @@ export class Runner {
   readonly supervisors = new Map<string, Supervisor>();
   /** Why a running job is being cancelled: its error says so from the first write. */
   readonly cancelReasons = new Map<string, string>();
+  /** Why a running job was stopped for a budget other than its own (src/money/budgets.ts): its error. */
+  private readonly budgetStops = new Map<string, string>();
   /** Jobs between "marked running" and "supervisor started" (async worktree prep). */
   private readonly preparing = new Set<string>();
   private dispatching = false;
@@ -263,6 +265,9 @@ export class Runner {
     const cancelReason = this.cancelReasons.get(jobId);
     this.cancelReasons.delete(jobId);
     if (failureClass === 'cancelled' && cancelReason) error = `cancelled: ${cancelReason}`;
+    const budgetStop = this.budgetStops.get(jobId);
+    this.budgetStops.delete(jobId);
+    if (failureClass === 'budget' && budgetStop) error = budgetStop;
     const workDir = job.work_dir ?? job.cwd;
     const checks = JSON.parse(job.checks_json) as string[];
     if (ok && checks.length) {
@@ -401,6 +406,15 @@ export class Runner {
   live(jobId: string): { pid?: number; frozenMs: number; startedAt: number } | undefined {
     const sup = this.supervisors.get(jobId);
     return sup ? { pid: sup.pid, frozenMs: sup.frozenMs(), startedAt: sup.attemptStartedAt } : undefined;
+  }
+
+  /** Stop a running job because a budget it counts against is spent: failure_class `budget`, `error` as its error. False without a process to stop. */
+  stopForBudget(jobId: string, error: string): boolean {
+    const sup = this.supervisors.get(jobId);
+    if (!sup) return false;
+    this.budgetStops.set(jobId, error);
+    sup.stop('budget');
+    return true;
   }
 
   /** The watchdog saw the job's process vanish without an exit event: settle the attempt. */

@@ -340,4 +340,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 13,
+    name: 'budgets: what each spawn reserved of the house, label and subtree budgets (src/money/budgets.ts)',
+    up: `
+      CREATE TABLE budget_reservations (
+        job_id        TEXT PRIMARY KEY REFERENCES jobs(id),
+        amount_usd    REAL NOT NULL,    -- the estimate reserved at spawn (or resume)
+        base_cost_usd REAL NOT NULL,    -- the job's cost_usd then: what it spends after counts against the reservation
+        basis         TEXT NOT NULL,    -- how the estimate was made
+        reserved_at   INTEGER NOT NULL,
+        released_at   INTEGER,          -- set when the job settles; null while held
+        booked_usd    REAL              -- what the job spent while it held the reservation
+      );
+      CREATE INDEX budget_reservations_held ON budget_reservations(released_at);
+      CREATE INDEX jobs_estimate ON jobs(provider, model, template, ended_at);
+    `,
+  },
 ];

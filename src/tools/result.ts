@@ -3,7 +3,7 @@
 // characters (Claude Code rejects huge results), shrinking long strings until it fits.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ZodError } from 'zod';
-import { OverseerError } from '../errors.js';
+import { BudgetExceededError, OverseerError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export const MAX_RESULT_CHARS = 20_000;
@@ -17,6 +17,10 @@ export function okResult(value: unknown): CallToolResult {
 
 export function errorResult(err: unknown, log?: Logger): CallToolResult {
   let text: string;
+  // A budget refusal also carries its numbers as structuredContent, for clients that read them.
+  if (err instanceof BudgetExceededError) {
+    return { content: [{ type: 'text', text: `${err.code}: ${err.message}`.slice(0, MAX_RESULT_CHARS) }], structuredContent: { error: err.code, ...err.details }, isError: true };
+  }
   if (err instanceof OverseerError) text = `${err.code}: ${err.message}`;
   else if (err instanceof ZodError) text = `invalid_input: ${formatZod(err)}`;
   else {

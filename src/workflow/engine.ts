@@ -9,7 +9,7 @@ import type { WorkflowRow, WorkflowStore } from '../store/workflows.js';
 import { TRANSIENT, afterAssess, afterFailure, afterImplement, afterReview, type BlockedReason, type Next, type Phase } from '../domain/workflow.js';
 import { finishWorktree } from '../git/worktree.js';
 import { runChecks } from '../services/checks.js';
-import { errorMessage } from '../errors.js';
+import { BudgetExceededError, errorMessage } from '../errors.js';
 import type { MilestoneLedger } from './ledger.js';
 import type { PhaseSpawner } from './phases.js';
 import { readState, roleKey, wfKeys, type WfState } from './state.js';
@@ -65,7 +65,14 @@ export class WorkflowEngine {
       await this.blockNow(w.id, problem.code, problem.message, null, phase, cycle);
       return undefined;
     }
-    return this.phases.spawn(this.workflow(w.id), phase, cycle, repair);
+    try {
+      return this.phases.spawn(this.workflow(w.id), phase, cycle, repair);
+    } catch (err) {
+      // A budget the phase would exceed (src/money/budgets.ts): blocked, saying which and what to do.
+      if (!(err instanceof BudgetExceededError)) throw err;
+      await this.blockNow(w.id, 'budget_exceeded', err.message, null, phase, cycle);
+      return undefined;
+    }
   }
 
   async onPhaseEnded(wfId: string, jobId: string): Promise<void> {

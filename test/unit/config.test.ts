@@ -67,8 +67,10 @@ describe('loadConfigFrom', () => {
       kbTriage: false,
       codexSandbox: 'workspace-write',
       codexPrices: {},
+      labelBudgets: {},
     });
     assert.equal(c.claudeBin, undefined);
+    assert.equal(c.budgetUsd, undefined, 'no house budget unless one is set');
   });
 
   test('coerces numeric strings from the environment', () => {
@@ -143,6 +145,38 @@ describe('loadConfigFrom', () => {
   test('the source label appears in the message', () => {
     const msg = invalid(() => loadConfigFrom({ home: '/s', maxAgents: '0' }, 'configuration (x.json)'));
     assert.match(msg, /^Invalid configuration \(x\.json\)/);
+  });
+});
+
+describe('budgets (docs/budgets.md)', () => {
+  test('OVERSEER_BUDGET_USD and OVERSEER_LABEL_BUDGETS from the environment (strings, JSON), or numbers and an object from config.json; 0 is a budget', () => {
+    const env = loadConfigFrom({ home: '/s', budgetUsd: '12.5', labelBudgets: '{"tests": 5, "docs": 0}' });
+    assert.equal(env.budgetUsd, 12.5);
+    assert.deepEqual(env.labelBudgets, { tests: 5, docs: 0 });
+    const file = loadConfigFrom({ home: '/s', budgetUsd: 0, labelBudgets: { tests: 1.25 } });
+    assert.equal(file.budgetUsd, 0);
+    assert.deepEqual(file.labelBudgets, { tests: 1.25 });
+  });
+
+  test('a budget below zero, not a number, or empty is refused naming the key, the env var and the value', () => {
+    const neg = invalid(() => loadConfigFrom({ home: '/s', budgetUsd: '-1' }));
+    assert.match(neg, /budgetUsd \(env OVERSEER_BUDGET_USD\) = "-1": must be 0 or more/);
+    assert.match(invalid(() => loadConfigFrom({ home: '/s', budgetUsd: 'ten' })), /budgetUsd \(env OVERSEER_BUDGET_USD\) = "ten": must be a number of US dollars, e\.g\. 25/);
+    assert.match(invalid(() => loadConfigFrom({ home: '/s', budgetUsd: '' })), /budgetUsd \(env OVERSEER_BUDGET_USD\) = "": must be a number/, 'an empty value in config.json is not $0');
+    assert.match(invalid(() => loadConfigFrom({ home: '/s', budgetUsd: -0.01 })), /budgetUsd \(env OVERSEER_BUDGET_USD\) = -0\.01: must be 0 or more/);
+  });
+
+  test('a label budget below zero, not a number, or a value that is not an object is refused naming the label', () => {
+    assert.match(invalid(() => loadConfigFrom({ home: '/s', labelBudgets: '{"tests": -2}' })), /labelBudgets\.tests \(env OVERSEER_LABEL_BUDGETS\) = -2: must be 0 or more/);
+    assert.match(invalid(() => loadConfigFrom({ home: '/s', labelBudgets: { docs: '3' } })), /labelBudgets\.docs \(env OVERSEER_LABEL_BUDGETS\) = "3": must be a number of US dollars/);
+    assert.match(invalid(() => loadConfigFrom({ home: '/s', labelBudgets: 'tests=5' })), /labelBudgets \(env OVERSEER_LABEL_BUDGETS\) = "tests=5": must be a JSON object of label → US dollars/);
+  });
+
+  test('loadConfig reads them from the environment: a bad one stops the hub before anything starts', () => {
+    const dir = freshDir('lc-budget');
+    const msg = invalid(() => loadConfig({ OVERSEER_HOME: dir, OVERSEER_BUDGET_USD: '-5' }, dir));
+    assert.match(msg, /^Invalid configuration \(environment\):\n {2}budgetUsd \(env OVERSEER_BUDGET_USD\) = "-5": must be 0 or more/);
+    assert.equal(loadConfig({ OVERSEER_HOME: dir, OVERSEER_BUDGET_USD: '3', OVERSEER_LABEL_BUDGETS: '{"a":1}' }, dir).budgetUsd, 3);
   });
 });
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { okResult, errorResult, formatZod, fit, MAX_RESULT_CHARS } from '../../src/tools/result.js';
 import {
-  OverseerError, InvalidInputError, NotFoundError, InvalidStateError, ForbiddenError, StoreBusyError,
+  OverseerError, InvalidInputError, NotFoundError, InvalidStateError, ForbiddenError, StoreBusyError, BudgetExceededError,
 } from '../../src/errors.js';
 import type { Logger } from '../../src/log.js';
 
@@ -126,6 +126,14 @@ describe('errorResult', () => {
     const t = text(errorResult(new StoreBusyError(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))));
     assert.match(t, /^store_busy: /);
     assert.match(t, /Retry/);
+  });
+
+  test('BudgetExceededError → "budget_exceeded: message", isError, and its numbers as structuredContent', () => {
+    const details = { budget: { kind: 'house', key: 'house', limit_usd: 2, spent_usd: 1, reserved_usd: 0.8 }, asked_usd: 0.5 };
+    const r = errorResult(new BudgetExceededError('Spawning this agent would exceed the house budget …', details));
+    assert.equal(r.isError, true);
+    assert.equal(text(r), 'budget_exceeded: Spawning this agent would exceed the house budget …');
+    assert.deepEqual(r.structuredContent, { error: 'budget_exceeded', ...details });
   });
 
   test('an OverseerError is not logged as unexpected', () => {

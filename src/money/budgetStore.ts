@@ -1,0 +1,114 @@
+// The numbers behind the house budget, read from the state database: what the jobs in a
+// budget's scope spent (jobs.cost_usd, live for running jobs) and what the hub's own runs for
+// them cost (usage), what live jobs hold reserved, the costs of finished jobs like a new one, and
+// the reservation rows themselves. A reservation counts only while its job is live (queued,
+// waiting, running, frozen, needs_input) and unreleased, so one the hub could not release (a
+// crash between the job's end and the release) never holds money. Synchronous; callers put a
+// check and the writes it allows in one transaction (src/money/budgets.ts).
+import type { Db } from '../store/db.js';
+import type { Ancestor, BudgetRef, BudgetUse, LiveJob } from './budget.js';
+import { ESTIMATE_SAMPLE } from './budget.js';
+
+/** The statuses of a job that may still spend. */
+export const LIVE_STATUSES = ['queued', 'waiting', 'running', 'frozen', 'needs_input'] as const;
+const LIVE = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+
+export interface ReservationRow {
+  job_id: string;
+  amount_usd: number;
+  base_cost_usd: number;
+  basis: string;
+  reserved_at: number;
+  released_at: number | null;
+  booked_usd: number | null;
+}
+
+/** The jobs of a scope as a CTE `s(id)`, with its arguments. */
+function scope(b: Pick<BudgetRef, 'kind' | 'key'>): { cte: string; args: unknown[] } {
+  if (b.kind === 'house') return { cte: 's(id) AS (SELECT id FROM jobs)', args: [] };
+  if (b.kind === 'label') return { cte: 's(id) AS (SELECT id FROM jobs WHERE EXISTS (SELECT 1 FROM json_each(jobs.labels_json) WHERE value = ?))', args: [b.key] };
+  return { cte: 's(id) AS (SELECT ? UNION ALL SELECT j.id FROM jobs j JOIN s ON j.parent_id = s.id)', args: [b.key] };
+}
+
+export class BudgetStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * What a budget's scope holds. Reservations of the subtree's own root are left out of its
+   * subtree budget: the root's reservation is its share of the house and label budgets, while
+   * its own budget_usd is what it may spend with everything it spawns.
+   */
+  use(b: Pick<BudgetRef, 'kind' | 'key'>): BudgetUse {
+    const { cte, args } = scope(b);
+    // The house's hub runs include those served no job (job_id null).
+    const hub = b.kind === 'house' ? 'SELECT COALESCE(SUM(cost_usd), 0) FROM usage' : 'SELECT COALESCE(SUM(u.cost_usd), 0) FROM usage u JOIN s ON u.job_id = s.id';
+    const rootOut = b.kind === 'subtree' ? 'AND r.job_id <> ?' : '';
+    const row = this.db.prepare(`WITH RECURSIVE ${cte}
+      SELECT (SELECT COALESCE(SUM(j.cost_usd), 0) FROM jobs j JOIN s ON j.id = s.id) AS jobs_usd,
+             (${hub}) AS hub_usd,
+             (SELECT COALESCE(SUM(MAX(0, r.amount_usd - (j.cost_usd - r.base_cost_usd))), 0) FROM budget_reservations r JOIN jobs j ON j.id = r.job_id JOIN s ON s.id = r.job_id
+               WHERE r.released_at IS NULL AND j.status IN (${LIVE}) ${rootOut}) AS reserved_usd,
+             (SELECT COUNT(*) FROM budget_reservations r JOIN jobs j ON j.id = r.job_id JOIN s ON s.id = r.job_id
+               WHERE r.released_at IS NULL AND j.status IN (${LIVE}) ${rootOut}) AS reserved_jobs`)
+      .get(...args, ...(b.kind === 'subtree' ? [b.key, b.key] : [])) as { jobs_usd: number; hub_usd: number; reserved_usd: number; reserved_jobs: number };
+    return { jobsUsd: row.jobs_usd, hubUsd: row.hub_usd, reservedUsd: row.reserved_usd, reservedJobs: row.reserved_jobs };
+  }
+
+  /** What was spent in a budget's scope (no reservations): the mid-run check. */
+  spent(b: Pick<BudgetRef, 'kind' | 'key'>): Pick<BudgetUse, 'jobsUsd' | 'hubUsd'> {
+    const { cte, args } = scope(b);
+    const hub = b.kind === 'house' ? 'SELECT COALESCE(SUM(cost_usd), 0) FROM usage' : 'SELECT COALESCE(SUM(u.cost_usd), 0) FROM usage u JOIN s ON u.job_id = s.id';
+    const row = this.db.prepare(`WITH RECURSIVE ${cte}
+      SELECT (SELECT COALESCE(SUM(j.cost_usd), 0) FROM jobs j JOIN s ON j.id = s.id) AS jobs_usd, (${hub}) AS hub_usd`).get(...args) as { jobs_usd: number; hub_usd: number };
+    return { jobsUsd: row.jobs_usd, hubUsd: row.hub_usd };
+  }
+
+  /** The live jobs of a budget's scope, oldest first (what is left running when it is crossed). */
+  live(b: Pick<BudgetRef, 'kind' | 'key'>, limit = 50): LiveJob[] {
+    const { cte, args } = scope(b);
+    return this.db.prepare(`WITH RECURSIVE ${cte} SELECT j.id, j.title, j.status FROM jobs j JOIN s ON j.id = s.id WHERE j.status IN (${LIVE}) ORDER BY j.seq LIMIT ?`)
+      .all(...args, limit) as LiveJob[];
+  }
+
+  /** The ancestors of a job, nearest first (the job itself first when `self`). */
+  ancestors(jobId: string | null, self = true): Ancestor[] {
+    if (jobId === null) return [];
+    const rows = this.db.prepare(`WITH RECURSIVE up(id, parent_id, title, budget_usd, n) AS (
+        SELECT id, parent_id, title, budget_usd, 0 FROM jobs WHERE id = ?
+        UNION ALL SELECT j.id, j.parent_id, j.title, j.budget_usd, up.n + 1 FROM jobs j JOIN up ON j.id = up.parent_id)
+      SELECT id, title, budget_usd FROM up ORDER BY n`).all(jobId) as Ancestor[];
+    return self ? rows : rows.slice(1);
+  }
+
+  /** Costs of the most recent finished jobs of this provider and model (and template, unless undefined). */
+  finishedCosts(provider: string, model: string | null, template?: string | null): number[] {
+    const byTemplate = template === undefined ? '' : 'AND template IS ?';
+    const rows = this.db.prepare(`SELECT cost_usd FROM jobs
+        WHERE provider = ? AND model IS ? ${byTemplate} AND status IN ('succeeded', 'failed') AND turns > 0 AND cost_unknown = 0 AND ended_at IS NOT NULL
+        ORDER BY ended_at DESC LIMIT ?`)
+      .all(provider, model, ...(template === undefined ? [] : [template]), ESTIMATE_SAMPLE) as { cost_usd: number }[];
+    return rows.map((r) => r.cost_usd);
+  }
+
+  /** Hold a reservation for a job (a resumed job's earlier one is replaced). */
+  hold(jobId: string, amountUsd: number, baseCostUsd: number, basis: string, now: number): void {
+    this.db.prepare(`INSERT INTO budget_reservations (job_id, amount_usd, base_cost_usd, basis, reserved_at, released_at, booked_usd) VALUES (?, ?, ?, ?, ?, NULL, NULL)
+      ON CONFLICT(job_id) DO UPDATE SET amount_usd = excluded.amount_usd, base_cost_usd = excluded.base_cost_usd, basis = excluded.basis,
+        reserved_at = excluded.reserved_at, released_at = NULL, booked_usd = NULL`).run(jobId, amountUsd, baseCostUsd, basis, now);
+  }
+
+  /** Release a held reservation and book what the job spent while it held it; false if none was held. */
+  release(jobId: string, now: number): boolean {
+    return this.db.prepare(`UPDATE budget_reservations SET released_at = ?, booked_usd = MAX(0, (SELECT cost_usd FROM jobs WHERE id = ?) - base_cost_usd)
+      WHERE job_id = ? AND released_at IS NULL`).run(now, jobId, jobId).changes > 0;
+  }
+
+  /** Held reservations whose job is no longer live (settled while no hub listened, e.g. by reconcile). */
+  strays(): string[] {
+    return (this.db.prepare(`SELECT r.job_id FROM budget_reservations r JOIN jobs j ON j.id = r.job_id WHERE r.released_at IS NULL AND j.status NOT IN (${LIVE})`).all() as { job_id: string }[]).map((r) => r.job_id);
+  }
+
+  get(jobId: string): ReservationRow | undefined {
+    return this.db.prepare('SELECT * FROM budget_reservations WHERE job_id = ?').get(jobId) as ReservationRow | undefined;
+  }
+}

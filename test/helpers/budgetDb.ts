@@ -1,0 +1,33 @@
+// Budgets on a bare state database, without a hub: job rows made by hand and a Budgets service
+// over a minimal context (configuration, database, launchers' prices), for the tests of
+// reservations and of check-and-reserve racing across connections.
+import { JobStore, type NewJob } from '../../src/store/jobs.js';
+import { Budgets } from '../../src/money/budgets.js';
+import { Bus } from '../../src/services/bus.js';
+import { silentLogger } from '../../src/log.js';
+import { loadConfigFrom, type Config } from '../../src/config.js';
+import { claudeCostOf } from '../../src/launch/claude/prices.js';
+import type { Db } from '../../src/store/db.js';
+import type { HubContext } from '../../src/services/context.js';
+
+/** A job row with everything a test does not care about filled in. */
+export function newJob(id: string, over: Partial<NewJob> = {}): NewJob {
+  return {
+    id, parent_id: null, depth: 1, title: `title of ${id}`, prompt: `prompt of ${id}`, provider: 'claude', model: null, cwd: '/repo',
+    work_dir: null, repo_root: null, worktree: 0, branch: null, base_commit: null, priority: 0, max_turns: null, budget_usd: null,
+    timeout_s: null, context_json: null, template: null, checks_json: '[]', retry: 'none', labels_json: '[]', depends_on_json: '[]',
+    status: 'queued', session_id: `sess-${id}`, token_hash: null, workflow_id: null, phase: null, cycle: null, json_schema: null,
+    ...over,
+  };
+}
+
+/** Budgets over `db` with this configuration (home is a placeholder: nothing is written there). */
+export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_000): { budgets: Budgets; store: JobStore; ctx: HubContext } {
+  const store = new JobStore(db);
+  const ctx = {
+    config: loadConfigFrom({ home: '/nonexistent-overseer-test', ...config }),
+    db, store, bus: new Bus(), clock: { now }, log: silentLogger,
+    launchers: { claude: { priceCall: (m: string | undefined, t: Parameters<typeof claudeCostOf>[1]) => claudeCostOf(m, t) } },
+  } as unknown as HubContext;
+  return { budgets: new Budgets(ctx), store, ctx };
+}

@@ -1,0 +1,174 @@
+// Reservations in the state database (src/money/budgetStore.ts, src/money/budgets.ts) on real
+// temp-file databases: what each budget's scope holds (live costs, the hub's own runs, live
+// reservations shrinking as their job spends, a subtree's root left out of its own budget),
+// release with the booked cost, strays swept, the estimate from finished jobs, and check-and-
+// reserve racing from separate connections in worker threads: exactly the allowed number pass.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import { openDb, tx, type Db } from '../../src/store/db.js';
+import { UsageStore } from '../../src/money/usageStore.js';
+import { BudgetExceededError } from '../../src/errors.js';
+import { budgetsOn, newJob } from '../helpers/budgetDb.js';
+
+let dir = '';
+let n = 0;
+before(() => { dir = mkdtempSync(join(tmpdir(), 'overseer-budgets-')); });
+after(() => { rmSync(dir, { recursive: true, force: true }); });
+const fresh = (): { db: Db; file: string } => {
+  const file = join(dir, `state-${++n}.db`);
+  return { db: openDb(file), file };
+};
+const near = (a: number, b: number): boolean => Math.abs(a - b) < 1e-9;
+
+describe('what a budget\'s scope holds', () => {
+  test('house, label and subtree: spent is jobs + the hub\'s runs, reserved is what live jobs have not spent of their reservation', () => {
+    const { db } = fresh();
+    const { budgets, store } = budgetsOn(db, { budgetUsd: 100, labelBudgets: { tests: 10 } });
+    // root (budget 5) → child (label tests) → grandchild; and an unrelated finished job.
+    store.insertJob(newJob('j-root', { budget_usd: 5, status: 'running' }), 1);
+    store.insertJob(newJob('j-child', { parent_id: 'j-root', depth: 2, labels_json: '["tests"]', status: 'running' }), 2);
+    store.insertJob(newJob('j-grand', { parent_id: 'j-child', depth: 3, status: 'queued' }), 3);
+    store.insertJob(newJob('j-other', { labels_json: '["tests"]', status: 'succeeded' }), 4);
+    store.update('j-root', { cost_usd: 0.5 }, 5);
+    store.update('j-child', { cost_usd: 0.25 }, 5);
+    store.update('j-other', { cost_usd: 2 }, 5);
+    budgets.store.hold('j-root', 1, 0, 'test', 5);
+    budgets.store.hold('j-child', 1, 0, 'test', 5);
+    budgets.store.hold('j-grand', 0.75, 0, 'test', 5);
+    budgets.store.hold('j-other', 3, 0, 'test', 5); // settled: its reservation counts for nothing
+    const usage = new UsageStore(db);
+    usage.add({ jobId: 'j-child', kind: 'diagnosis', usage: { costUsd: 0.125, tokens: { input: 1, output: 1 } }, now: 6 });
+    usage.add({ jobId: null, kind: 'triage', usage: { costUsd: 0.0625, tokens: { input: 1, output: 1 } }, now: 6 });
+
+    const house = budgets.store.use({ kind: 'house', key: 'house' });
+    assert.ok(near(house.jobsUsd, 2.75), `house jobs ${house.jobsUsd}`);
+    assert.ok(near(house.hubUsd, 0.1875), 'the house counts hub runs that served no job too');
+    // root: 1 - 0.5; child: 1 - 0.25; grand: 0.75; other: settled.
+    assert.ok(near(house.reservedUsd, 0.5 + 0.75 + 0.75), `house reserved ${house.reservedUsd}`);
+    assert.equal(house.reservedJobs, 3);
+
+    const label = budgets.store.use({ kind: 'label', key: 'tests' });
+    assert.ok(near(label.jobsUsd, 2.25) && near(label.hubUsd, 0.125) && near(label.reservedUsd, 0.75) && label.reservedJobs === 1, JSON.stringify(label));
+
+    const sub = budgets.store.use({ kind: 'subtree', key: 'j-root' });
+    assert.ok(near(sub.jobsUsd, 0.75) && near(sub.hubUsd, 0.125), JSON.stringify(sub));
+    assert.ok(near(sub.reservedUsd, 0.75 + 0.75) && sub.reservedJobs === 2, `the root's own reservation is not in its subtree budget: ${JSON.stringify(sub)}`);
+
+    // A job that spent more than it reserved holds nothing more (never a negative reservation).
+    store.update('j-child', { cost_usd: 3 }, 7);
+    assert.ok(near(budgets.store.use({ kind: 'subtree', key: 'j-root' }).reservedUsd, 0.75));
+    db.close();
+  });
+
+  test('release books what the job spent since its reservation; a resumed job reserves again from its cost then; strays are swept', () => {
+    const { db } = fresh();
+    const { budgets, store } = budgetsOn(db, { budgetUsd: 10 });
+    store.insertJob(newJob('j-a', { status: 'running' }), 1);
+    budgets.store.hold('j-a', 1, 0, 'test', 1);
+    store.update('j-a', { cost_usd: 0.4, status: 'succeeded' }, 2);
+    assert.equal(budgets.store.release('j-a', 3), true);
+    assert.equal(budgets.store.release('j-a', 4), false, 'released once');
+    const r = budgets.store.get('j-a')!;
+    assert.equal(r.released_at, 3);
+    assert.ok(near(r.booked_usd!, 0.4));
+    // Resumed: reserved again with its cost so far as the base.
+    store.update('j-a', { status: 'queued' }, 5);
+    budgets.store.hold('j-a', 0.5, 0.4, 'again', 5);
+    assert.ok(near(budgets.store.use({ kind: 'house', key: 'house' }).reservedUsd, 0.5));
+    store.update('j-a', { cost_usd: 0.6 }, 6);
+    assert.ok(near(budgets.store.use({ kind: 'house', key: 'house' }).reservedUsd, 0.3), 'what it spends after the resume counts against the new reservation');
+    // Settled while no hub listened (reconcile): swept at start.
+    store.update('j-a', { status: 'interrupted' }, 7);
+    assert.deepEqual(budgets.store.strays(), ['j-a']);
+    budgets.sweep();
+    assert.deepEqual(budgets.store.strays(), []);
+    assert.ok(near(budgets.store.get('j-a')!.booked_usd!, 0.2));
+    db.close();
+  });
+
+  test('the estimate: the median of finished jobs of the model (and template), unfinished and unpriced ones left out, capped by budget_usd', () => {
+    const { db } = fresh();
+    const { budgets, store } = budgetsOn(db, { budgetUsd: 10 });
+    const finished = (id: string, cost: number, over: Parameters<typeof newJob>[1] = {}): void => {
+      store.insertJob(newJob(id, { model: 'claude-sonnet-4-5', status: 'succeeded', ...over }), 1);
+      store.update(id, { cost_usd: cost, turns: 3, ended_at: 2 }, 2);
+    };
+    const spec = { provider: 'claude', model: 'claude-sonnet-4-5', template: null, budgetUsd: null };
+    const typical = budgets.estimate(spec);
+    assert.ok(near(typical.usd, (250_000 * 3 + 25_000 * 15) / 1e6), `before any finished: a typical job at sonnet 4.5 prices (${typical.usd})`);
+    finished('j-1', 0.2);
+    finished('j-2', 0.6, { status: 'failed' });
+    finished('j-3', 0.4);
+    finished('j-4', 9, { status: 'cancelled' });
+    finished('j-5', 9, { model: 'claude-haiku-4-5' });
+    finished('j-6', 0.3, { template: 'tests' });
+    store.update('j-6', { cost_unknown: 1 }, 3);
+    assert.equal(budgets.estimate(spec).usd, 0.4, 'median of 0.2, 0.6, 0.4 (cancelled, other model and unpriced left out)');
+    finished('j-7', 0.1, { template: 'tests' });
+    assert.equal(budgets.estimate({ ...spec, template: 'tests' }).usd, 0.1, 'the template\'s own jobs first');
+    assert.ok(near(budgets.estimate({ ...spec, template: 'other' }).usd, 0.3), 'an unknown template: the model\'s jobs (0.2, 0.6, 0.4, 0.1)');
+    assert.equal(budgets.estimate({ ...spec, budgetUsd: 0.05 }).usd, 0.05);
+    assert.equal(budgets.estimate({ ...spec, model: null }).usd, 2, 'the unnamed default model: the flat fallback');
+    db.close();
+  });
+
+  test('check refuses over a budget with the numbers and writes nothing; no applicable budget reserves nothing', () => {
+    const { db } = fresh();
+    const { budgets, store } = budgetsOn(db, { labelBudgets: { tests: 1 } });
+    assert.equal(budgets.check({ parentId: null, provider: 'claude', model: null, template: null, labels: ['other'], budgetUsd: null }, 'lead'), undefined);
+    store.insertJob(newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
+    store.update('j-a', { cost_usd: 0.7 }, 1);
+    let err: unknown;
+    try {
+      tx(db, () => budgets.check({ parentId: null, provider: 'claude', model: null, template: null, labels: ['tests'], budgetUsd: 0.5 }, 'lead'));
+    } catch (e) { err = e; }
+    assert.ok(err instanceof BudgetExceededError);
+    assert.equal(err.code, 'budget_exceeded');
+    assert.match(err.message, /budget of label "tests".*limit \$1\.0000; spent \$0\.7000, reserved \$0\.0000 by 0 queued or running job\(s\), asked \$0\.5000/);
+    assert.deepEqual(err.details.budget, { kind: 'label', key: 'tests', limit_usd: 1, spent_usd: 0.7, hub_usd: 0, reserved_usd: 0, reserved_jobs: 0 });
+    assert.equal(err.details.asked_usd, 0.5);
+    assert.equal((db.prepare('SELECT COUNT(*) AS c FROM budget_reservations').get() as { c: number }).c, 0);
+    db.close();
+  });
+});
+
+describe('check-and-reserve across connections', () => {
+  test('8 worker threads, each with its own connection, race for a house budget that allows 3: exactly 3 pass', { timeout: 60_000 }, async () => {
+    const { db, file } = fresh();
+    // Nearly exhausted: a running job has spent 0.3 of its 1.0 reservation; 1.0 + 3 × 0.5 = 2.5.
+    const { store, budgets } = budgetsOn(db, { budgetUsd: 2.6 });
+    store.insertJob(newJob('j-first', { status: 'running' }), 1);
+    budgets.store.hold('j-first', 1, 0, 'test', 1);
+    store.update('j-first', { cost_usd: 0.3 }, 1);
+    const start = new SharedArrayBuffer(4);
+    const racer = pathToFileURL(join(import.meta.dirname, '..', 'helpers', 'budgetRacer.ts')).href;
+    const code = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(racer)}); });`;
+    const N = 8;
+    const workers = Array.from({ length: N }, (_, i) => new Worker(code, { eval: true, workerData: { file, id: `j-race-${i}`, houseUsd: 2.6, askUsd: 0.5, start } }));
+    const results: { id: string; passed: boolean; error: string }[] = [];
+    await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
+      let ready = false;
+      w.on('message', (m: { ready?: boolean; id?: string; passed?: boolean; error?: string }) => {
+        if (m.ready) { ready = true; resolve(); } else results.push(m as { id: string; passed: boolean; error: string });
+      });
+      w.on('error', reject);
+      w.on('exit', (c) => { if (!ready) reject(new Error(`worker exited ${c} before it was ready`)); });
+    })));
+    Atomics.store(new Int32Array(start), 0, 1);
+    Atomics.notify(new Int32Array(start), 0);
+    await Promise.all(workers.map((w) => new Promise((r) => w.on('exit', r))));
+    assert.equal(results.length, N);
+    const passed = results.filter((r) => r.passed);
+    assert.equal(passed.length, 3, JSON.stringify(results));
+    for (const r of results.filter((x) => !x.passed)) assert.match(r.error, /house budget .*limit \$2\.6000; spent \$0\.3000, reserved \$2\.2000 by 4 queued or running job\(s\), asked \$0\.5000/);
+    const rows = db.prepare("SELECT COUNT(*) AS c FROM jobs WHERE id LIKE 'j-race-%'").get() as { c: number };
+    assert.equal(rows.c, 3, 'a refused spawn left no row');
+    assert.equal((db.prepare('SELECT COUNT(*) AS c FROM budget_reservations').get() as { c: number }).c, 4);
+    db.close();
+  });
+});
