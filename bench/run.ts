@@ -25,6 +25,7 @@ import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
 import { benchConfineCost, type ConfineCostResult } from './confine-cost.js';
 import { benchWatch, type WatchBenchResult } from './watch.js';
 import { benchFloor, type FloorBenchResult } from './floor.js';
+import { benchBudget, type BudgetBenchResult } from './budget.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -260,6 +261,21 @@ const entries: Entry<any>[] = [
       { benchmark: `watch RSS (${r.jobs} jobs)`, figure: 'idle / changes / peak', value: `${f1(r.watchIdle.rssMb)} / ${f1(r.watchBusy.rssMb)} / ${f1(r.watchPeakMb)} MB`, baseline: `${f1(r.statusBusy.rssMb)} MB status --watch`, ratio: f2(r.watchBusy.rssMb / r.statusBusy.rssMb), goal: '', met: '' },
       { benchmark: 'hub CPU serving one watch', figure: `${r.changes} changes in 10 s`, value: `${f1(r.hubCpuWithWatchPct)}%`, baseline: `${f1(r.hubCpuNoWatcherPct)}% no watcher`, ratio: f2(r.hubCpuWithWatchPct / r.hubCpuNoWatcherPct), goal: '', met: '' },
     ],
+  },
+  {
+    name: 'budget',
+    title: '19. spawn_agent with a house and a label budget on vs off (2,000 finished jobs, 32 live reservations): the reservation\'s cost',
+    run: benchBudget,
+    rows: (r: BudgetBenchResult) => {
+      const b = 'spawn_agent with budgets';
+      const us = (n: number): string => `${f1(n)} µs`;
+      return [
+        { benchmark: b, figure: 'call → reply p50', value: ms(r.on.p50), baseline: `${ms(r.off.p50)} no budgets`, ratio: f2(r.ratioP50), goal: '', met: '' },
+        { benchmark: b, figure: 'call → reply p99', value: ms(r.on.p99), baseline: `${ms(r.off.p99)} no budgets`, ratio: f2(r.on.p99 / r.off.p99), goal: '', met: '' },
+        { benchmark: b, figure: 'check + reserve + insert p50', value: us(r.reserveUs.p50), baseline: `${us(r.insertUs.p50)} insert alone`, ratio: f2(r.reserveUs.p50 / r.insertUs.p50), goal: '', met: '' },
+        { benchmark: b, figure: 'mid-run check per progress p50', value: us(r.progressUs.p50), baseline: '', ratio: '', goal: '', met: '' },
+      ];
+    },
   },
 ];
 

@@ -167,7 +167,7 @@ function remedy(b: BudgetRef, caller: 'lead' | 'agent'): string {
   const key = b.kind === 'house' ? 'budgetUsd in .overseer/config.json or OVERSEER_BUDGET_USD' : `labelBudgets.${b.key} in .overseer/config.json or OVERSEER_LABEL_BUDGETS`;
   return caller === 'agent'
     ? `Do the work yourself, ${wait}, pass a smaller budget_usd so the new agent reserves less, or ask the lead (ask_lead) to raise the budget.`
-    : `Raise it (${key}, read when the hub starts: overseer stop, and the next call starts it again), ${wait}, cancel some (cancel_agent), or pass a smaller budget_usd so the new agent reserves less.`;
+    : `Raise it (${key}, then restart the hub: overseer stop; the next call starts it again), ${wait}, cancel some (cancel_agent), or pass a smaller budget_usd so the new agent reserves less.`;
 }
 
 /** The message of a refused spawn: which budget, its limit, what is spent, reserved and asked, what to do. */

@@ -23,11 +23,21 @@ export interface ReservationRow {
   booked_usd: number | null;
 }
 
-/** The jobs of a scope as a CTE `s(id)`, with its arguments. */
-function scope(b: Pick<BudgetRef, 'kind' | 'key'>): { cte: string; args: unknown[] } {
-  if (b.kind === 'house') return { cte: 's(id) AS (SELECT id FROM jobs)', args: [] };
-  if (b.kind === 'label') return { cte: 's(id) AS (SELECT id FROM jobs WHERE EXISTS (SELECT 1 FROM json_each(jobs.labels_json) WHERE value = ?))', args: [b.key] };
-  return { cte: 's(id) AS (SELECT ? UNION ALL SELECT j.id FROM jobs j JOIN s ON j.parent_id = s.id)', args: [b.key] };
+/**
+ * A scope as SQL over a job row `j`: a condition, the CTE it needs (a subtree's job ids) and
+ * their arguments. The house and a label are conditions on the row, so their sums read the
+ * covering indexes of migration 14 instead of whole job rows (prompts and results are wide);
+ * a label is found by substring first (its JSON text), then confirmed exactly.
+ */
+function scope(b: Pick<BudgetRef, 'kind' | 'key'>): { cte: string; cteArgs: unknown[]; cond: string; condArgs: unknown[] } {
+  if (b.kind === 'house') return { cte: '', cteArgs: [], cond: '1', condArgs: [] };
+  if (b.kind === 'label') {
+    return { cte: '', cteArgs: [], cond: 'instr(j.labels_json, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(j.labels_json) WHERE value = ?)', condArgs: [JSON.stringify(b.key), b.key] };
+  }
+  return {
+    cte: 'WITH RECURSIVE s(id) AS (SELECT ? UNION ALL SELECT c.id FROM jobs c JOIN s ON c.parent_id = s.id)',
+    cteArgs: [b.key], cond: 'j.id IN (SELECT id FROM s)', condArgs: [],
+  };
 }
 
 export class BudgetStore {
@@ -39,35 +49,32 @@ export class BudgetStore {
    * its own budget_usd is what it may spend with everything it spawns.
    */
   use(b: Pick<BudgetRef, 'kind' | 'key'>): BudgetUse {
-    const { cte, args } = scope(b);
-    // The house's hub runs include those served no job (job_id null).
-    const hub = b.kind === 'house' ? 'SELECT COALESCE(SUM(cost_usd), 0) FROM usage' : 'SELECT COALESCE(SUM(u.cost_usd), 0) FROM usage u JOIN s ON u.job_id = s.id';
+    const spent = this.spent(b);
+    const { cte, cteArgs, cond, condArgs } = scope(b);
     const rootOut = b.kind === 'subtree' ? 'AND r.job_id <> ?' : '';
-    const row = this.db.prepare(`WITH RECURSIVE ${cte}
-      SELECT (SELECT COALESCE(SUM(j.cost_usd), 0) FROM jobs j JOIN s ON j.id = s.id) AS jobs_usd,
-             (${hub}) AS hub_usd,
-             (SELECT COALESCE(SUM(MAX(0, r.amount_usd - (j.cost_usd - r.base_cost_usd))), 0) FROM budget_reservations r JOIN jobs j ON j.id = r.job_id JOIN s ON s.id = r.job_id
-               WHERE r.released_at IS NULL AND j.status IN (${LIVE}) ${rootOut}) AS reserved_usd,
-             (SELECT COUNT(*) FROM budget_reservations r JOIN jobs j ON j.id = r.job_id JOIN s ON s.id = r.job_id
-               WHERE r.released_at IS NULL AND j.status IN (${LIVE}) ${rootOut}) AS reserved_jobs`)
-      .get(...args, ...(b.kind === 'subtree' ? [b.key, b.key] : [])) as { jobs_usd: number; hub_usd: number; reserved_usd: number; reserved_jobs: number };
-    return { jobsUsd: row.jobs_usd, hubUsd: row.hub_usd, reservedUsd: row.reserved_usd, reservedJobs: row.reserved_jobs };
+    const row = this.db.prepare(`${cte} SELECT COALESCE(SUM(MAX(0, r.amount_usd - (j.cost_usd - r.base_cost_usd))), 0) AS usd, COUNT(*) AS n
+        FROM budget_reservations r JOIN jobs j ON j.id = r.job_id
+        WHERE r.released_at IS NULL AND j.status IN (${LIVE}) AND ${cond} ${rootOut}`)
+      .get(...cteArgs, ...condArgs, ...(b.kind === 'subtree' ? [b.key] : [])) as { usd: number; n: number };
+    return { ...spent, reservedUsd: row.usd, reservedJobs: row.n };
   }
 
   /** What was spent in a budget's scope (no reservations): the mid-run check. */
   spent(b: Pick<BudgetRef, 'kind' | 'key'>): Pick<BudgetUse, 'jobsUsd' | 'hubUsd'> {
-    const { cte, args } = scope(b);
-    const hub = b.kind === 'house' ? 'SELECT COALESCE(SUM(cost_usd), 0) FROM usage' : 'SELECT COALESCE(SUM(u.cost_usd), 0) FROM usage u JOIN s ON u.job_id = s.id';
-    const row = this.db.prepare(`WITH RECURSIVE ${cte}
-      SELECT (SELECT COALESCE(SUM(j.cost_usd), 0) FROM jobs j JOIN s ON j.id = s.id) AS jobs_usd, (${hub}) AS hub_usd`).get(...args) as { jobs_usd: number; hub_usd: number };
-    return { jobsUsd: row.jobs_usd, hubUsd: row.hub_usd };
+    const { cte, cteArgs, cond, condArgs } = scope(b);
+    const jobs = this.db.prepare(`${cte} SELECT COALESCE(SUM(j.cost_usd), 0) AS usd FROM jobs j WHERE ${cond}`).get(...cteArgs, ...condArgs) as { usd: number };
+    // The house's hub runs include those that served no job (job_id null).
+    const hub = (b.kind === 'house'
+      ? this.db.prepare('SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM usage').get()
+      : this.db.prepare(`${cte} SELECT COALESCE(SUM(u.cost_usd), 0) AS usd FROM usage u JOIN jobs j ON j.id = u.job_id WHERE ${cond}`).get(...cteArgs, ...condArgs)) as { usd: number };
+    return { jobsUsd: jobs.usd, hubUsd: hub.usd };
   }
 
   /** The live jobs of a budget's scope, oldest first (what is left running when it is crossed). */
   live(b: Pick<BudgetRef, 'kind' | 'key'>, limit = 50): LiveJob[] {
-    const { cte, args } = scope(b);
-    return this.db.prepare(`WITH RECURSIVE ${cte} SELECT j.id, j.title, j.status FROM jobs j JOIN s ON j.id = s.id WHERE j.status IN (${LIVE}) ORDER BY j.seq LIMIT ?`)
-      .all(...args, limit) as LiveJob[];
+    const { cte, cteArgs, cond, condArgs } = scope(b);
+    return this.db.prepare(`${cte} SELECT j.id, j.title, j.status FROM jobs j WHERE j.status IN (${LIVE}) AND ${cond} ORDER BY j.seq LIMIT ?`)
+      .all(...cteArgs, ...condArgs, limit) as LiveJob[];
   }
 
   /** The ancestors of a job, nearest first (the job itself first when `self`). */

@@ -357,4 +357,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_estimate ON jobs(provider, model, template, ended_at);
     `,
   },
+  {
+    version: 14,
+    name: 'budgets: covering indexes for what a budget\'s scope spent and for the estimate of a model\'s jobs',
+    up: `
+      CREATE INDEX jobs_spend ON jobs(cost_usd);
+      CREATE INDEX jobs_label_spend ON jobs(labels_json, cost_usd);
+      CREATE INDEX jobs_estimate_model ON jobs(provider, model, ended_at);
+    `,
+  },
 ];
