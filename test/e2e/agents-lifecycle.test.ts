@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { waitForJob, eventually, alive, procStopped, agentProcess } from '../helpers/wait.js';
+import { waitForJob, eventually, alive, procStopped, agentProcess, waitEnded } from '../helpers/wait.js';
 import type { Script } from '../../src/testing/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
@@ -137,9 +137,10 @@ describe('control', () => {
     const h = await hubWith({ hang: [{ delayMs: 120_000, text: 'never' }] });
     const t0 = Date.now();
     const id = (await h.call('spawn_agent', { prompt: '@script:hang', timeout_s: 2 })).job_id;
-    const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 60 });
+    const w = await waitEnded(h, [id]);
     assert.equal(w.done[0].status, 'failed');
     assert.equal(w.done[0].failure_class, 'timeout');
+    assert.ok(w.attention.some((a: any) => a.kind === 'warning' && a.warning === 'time_high'), 'the lead heard time_high first');
     assert.ok(Date.now() - t0 < 10_000, 'ended promptly after the timeout');
   });
 

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually } from '../helpers/wait.js';
+import { eventually, waitEnded } from '../helpers/wait.js';
 import { codexHubs } from '../helpers/codexHub.js';
 import { gate } from '../helpers/gate.js';
 import { FAKE_MODEL } from '../helpers/codex.js';
@@ -57,7 +57,7 @@ describe('codex children: live spending and limits', () => {
   test('budget_usd stops a codex child in the middle of a turn, from the usage of its calls', async () => {
     const { h, openai } = await codexHub({ endless }, { config: { codexPrices: PRICES } });
     const id = (await h.call('spawn_agent', { prompt: '@script:endless go', provider: 'codex', budget_usd: 0.25 })).job_id;
-    const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 120 });
+    const w = await waitEnded(h, [id], 120);
     const a = w.done[0];
     assert.equal(a.status, 'failed');
     assert.equal(a.failure_class, 'budget', a.error);
@@ -70,7 +70,7 @@ describe('codex children: live spending and limits', () => {
   test('max_turns is enforced for codex: the child is stopped after max_turns model calls', async () => {
     const { h, openai } = await codexHub({ endless }, { config: { codexPrices: PRICES } });
     const id = (await h.call('spawn_agent', { prompt: '@script:endless go', provider: 'codex', max_turns: 2 })).job_id;
-    const w = await h.call('wait_for_agents', { job_ids: [id], timeout_s: 120 });
+    const w = await waitEnded(h, [id], 120);
     const a = w.done[0];
     assert.equal(a.status, 'failed');
     assert.equal(a.failure_class, 'max_turns', a.error);

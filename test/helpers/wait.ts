@@ -90,3 +90,18 @@ export function agentProcess(pid: number): number {
   }
   return p;
 }
+
+/**
+ * wait_for_agents until every job has ended, calling again after each early return for
+ * `attention` (a request, a message, a health warning such as time_high near a short timeout);
+ * returns the last result and every attention item seen.
+ */
+export async function waitEnded(h: { call<T = any>(tool: string, args: Record<string, unknown>): Promise<T> }, ids: string[], timeoutS = 60): Promise<any> {
+  const deadline = Date.now() + timeoutS * 1000;
+  const attention: unknown[] = [];
+  for (;;) {
+    const w = await h.call('wait_for_agents', { job_ids: ids, timeout_s: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)) });
+    attention.push(...(w.attention ?? []));
+    if (w.pending.length === 0 || w.timed_out) return { ...w, attention };
+  }
+}
