@@ -25,6 +25,7 @@ import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
 import { benchConfineCost, type ConfineCostResult } from './confine-cost.js';
 import { benchWatch, type WatchBenchResult } from './watch.js';
 import { benchFloor, type FloorBenchResult } from './floor.js';
+import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchBudget, type BudgetBenchResult } from './budget.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
@@ -274,6 +275,27 @@ const entries: Entry<any>[] = [
         { benchmark: b, figure: 'call → reply p99', value: ms(r.on.p99), baseline: `${ms(r.off.p99)} no budgets`, ratio: f2(r.on.p99 / r.off.p99), goal: '', met: '' },
         { benchmark: b, figure: 'check + reserve + insert p50', value: us(r.reserveUs.p50), baseline: `${us(r.insertUs.p50)} insert alone`, ratio: f2(r.reserveUs.p50 / r.insertUs.p50), goal: '', met: '' },
         { benchmark: b, figure: 'mid-run check per progress p50', value: us(r.progressUs.p50), baseline: '', ratio: '', goal: '', met: '' },
+      ];
+    },
+  },
+  {
+    name: 'search',
+    title: '18. search_output on 10,000 transcripts (generated Claude and Codex events through the real indexer)',
+    run: benchSearch,
+    rows: (r: SearchBenchResult) => {
+      const q = (name: string, filter: string) => r.queries.find((x) => x.name === name && x.filter === filter)!.stats;
+      const b = 'search_output (10k transcripts)';
+      return [
+        { benchmark: b, figure: `all ${r.overall.n} queries p50`, value: ms(r.overall.p50), baseline: `${ms(r.rawFts.p50)} raw FTS5 match`, ratio: f2(r.overall.p50 / r.rawFts.p50), goal: 'p50 ≤ 20 ms', met: met(r.overall.p50 <= 20) },
+        { benchmark: b, figure: `all ${r.overall.n} queries p99`, value: ms(r.overall.p99), baseline: `${ms(r.rawFts.p99)} raw FTS5 match`, ratio: f2(r.overall.p99 / r.rawFts.p99), goal: '', met: '' },
+        { benchmark: b, figure: 'common word p50', value: ms(q('common word', '—').p50), baseline: `${ms(r.bm25.p50)} bm25 order`, ratio: small(q('common word', '—').p50 / r.bm25.p50), goal: '', met: '' },
+        { benchmark: b, figure: 'rare word p50', value: ms(q('rare word', '—').p50), baseline: `${ms(r.like.p50)} LIKE scan`, ratio: small(q('rare word', '—').p50 / r.like.p50), goal: '', met: '' },
+        { benchmark: b, figure: 'common word, job_id / label (20 jobs) p50', value: `${f1(q('common word', 'job_id').p50)} / ${f1(q('common word', 'label (20 jobs)').p50)} ms`, baseline: '', ratio: '', goal: '', met: '' },
+        { benchmark: b, figure: 'common word, label (100 jobs) / agent subtree p50', value: `${f1(q('common word', 'label (100 jobs, join)').p50)} / ${f1(q('common word', 'agent subtree (11 jobs)').p50)} ms`, baseline: '', ratio: '', goal: '', met: '' },
+        { benchmark: b, figure: 'prefix (migrat*, …) p50', value: ms(q('prefix', '—').p50), baseline: '', ratio: '', goal: '', met: '' },
+        { benchmark: b, figure: 'over MCP (in-memory client) p50', value: ms(r.mcp.p50), baseline: '', ratio: '', goal: '', met: '' },
+        { benchmark: 'transcript indexer', figure: 'per line: in the call + batched writes', value: `${f1(r.lineUsPerLine)} + ${f1(r.writeUsPerLine)} µs`, baseline: `${f1(r.parserUsPerLine)} µs the supervisor's parser`, ratio: f2(r.lineUsPerLine / r.parserUsPerLine), goal: '', met: '' },
+        { benchmark: 'transcript index', figure: 'size', value: `${r.rows} rows, ${(r.dbBytes / 1024 / 1024).toFixed(0)} MB`, baseline: `FTS5 ${(r.ftsBytes / 1024 / 1024).toFixed(0)} MB`, ratio: '', goal: '', met: '' },
       ];
     },
   },

@@ -43,7 +43,7 @@ export function render(r: SearchResult): string {
     lines.push(`${h.at.replace('T', ' ').slice(0, 19)}  ${h.job_id} #${h.attempt}  ${h.title}  [${what}]`, `    ${h.snippet}`);
   }
   const shown = r.results.length;
-  const total = r.total_hint >= 1000 ? '1000+' : String(r.total_hint);
+  const total = r.total_capped ? `${r.total_hint}+` : String(r.total_hint);
   lines.push('', `${shown} of ${total} matches, newest first (${r.took_ms} ms)${r.omitted ? `; ${r.omitted} more did not fit: use --limit or narrow the query` : ''}${r.indexing ? `; ${r.indexing}` : ''}`);
   return `${lines.join('\n')}\n`;
 }

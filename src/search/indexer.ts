@@ -1,14 +1,14 @@
 // Writes the transcript index as transcripts are written, and catches up on the ones that are
 // not (fully) indexed. The supervisor hands every line it writes to `line()` (synchronously, on
 // its hot path): the line is parsed into rows and buffered; a flush writes the buffer in one
-// transaction every `flushMs` (100 ms) or at `maxRows` (200) rows, when an attempt ends, and at
-// close. Each flush also records per attempt how many lines are indexed, in the same
+// transaction `flushMs` (100 ms) after the first buffered line, right after the line that fills
+// `maxRows` (200) rows (never inside the supervisor's call), when an attempt ends, and at close. Each flush also records per attempt how many lines are indexed, in the same
 // transaction, so a crash loses at most the buffer and `reindex()` resumes exactly there.
 //
 // `reindex()` runs in the background on start: every ended attempt not marked complete (all of
 // them on the first start after migration 12; after a crash, the attempts that were running) is
 // read from its transcript file from the first unindexed line, newest attempt first, in
-// transactions of `chunkRows` rows with a yield to the event loop between them. Idempotent: a
+// transactions of `chunkRows` (200) rows with a yield to the event loop between them. Idempotent: a
 // second run finds nothing to do.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -26,7 +26,7 @@ export interface IndexerOptions {
   flushMs?: number;
   /** Rows that make a flush at once. Default 200. */
   maxRows?: number;
-  /** Rows per transaction when reindexing. Default 500. */
+  /** Rows per transaction when reindexing. Default 200 (a few ms of the event loop each). */
   chunkRows?: number;
 }
 
@@ -55,6 +55,7 @@ export class TranscriptIndexer {
   private readonly live = new Map<string, Live>();
   private buffer: NewRow[] = [];
   private timer?: NodeJS.Timeout;
+  private immediate?: NodeJS.Immediate;
   private closed = false;
   private reindexing?: Promise<ReindexReport>;
   private readonly flushMs: number;
@@ -65,7 +66,7 @@ export class TranscriptIndexer {
     this.writer = new IndexWriter(db);
     this.flushMs = o.flushMs ?? 100;
     this.maxRows = o.maxRows ?? 200;
-    this.chunkRows = o.chunkRows ?? 500;
+    this.chunkRows = o.chunkRows ?? 200;
   }
 
   /** Rows waiting for the next flush. */
@@ -92,8 +93,8 @@ export class TranscriptIndexer {
         st.tools.resolve(x.rows);
         for (const r of x.rows) this.buffer.push(toRow(jobId, attempt, st.lines, x.at ?? now, r));
       }
-      if (this.buffer.length >= this.maxRows) this.flush();
-      else this.schedule();
+      // A full buffer is written right after this line is handled, not inside the supervisor's call.
+      this.schedule(this.buffer.length >= this.maxRows);
     } catch (err) {
       this.o.log.warn({ err, jobId, attempt }, 'transcript index: a line could not be indexed');
     }
@@ -113,8 +114,18 @@ export class TranscriptIndexer {
     }
   }
 
-  private schedule(): void {
-    if (this.timer || this.closed) return;
+  private schedule(now: boolean): void {
+    if (this.closed) return;
+    if (now) {
+      if (this.immediate) return;
+      this.immediate = setImmediate(() => {
+        this.immediate = undefined;
+        this.flush();
+      });
+      this.immediate.unref();
+      return;
+    }
+    if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.flush();
@@ -127,6 +138,10 @@ export class TranscriptIndexer {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
+    }
+    if (this.immediate) {
+      clearImmediate(this.immediate);
+      this.immediate = undefined;
     }
     const rows = this.buffer;
     const dirty = [...this.live.values()].filter((s) => !s.broken && s.lines > s.saved);
@@ -233,7 +248,6 @@ export class TranscriptIndexer {
   async close(): Promise<void> {
     this.flush();
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
     await this.reindexing?.catch(() => undefined);
   }
 }

@@ -11,7 +11,7 @@ import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { truncate } from '../launch/textCap.js';
 import type { RowKind } from './extract.js';
 import { ftsExpression, parseSince } from './query.js';
-import { countHits, jobToken, queryHits, ROWS_PER_MS, type HitQuery } from './store.js';
+import { jobToken, ROWS_PER_MS, searchPass, type HitQuery } from './store.js';
 
 export interface SearchOptions {
   query: string;
@@ -36,8 +36,10 @@ export interface SearchHit {
 
 export interface SearchResult {
   results: SearchHit[];
-  /** Matching rows counted up to TOTAL_CAP (1,000 means at least that many). */
+  /** Matching rows, counted up to TOTAL_CAP, or for COUNT_BUDGET_MS after the results were found. */
   total_hint: number;
+  /** Counting stopped there: at least total_hint rows match. */
+  total_capped?: true;
   took_ms: number;
   /** Results left out to stay under the result size cap. */
   omitted?: number;
@@ -48,6 +50,8 @@ export interface SearchResult {
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 export const TOTAL_CAP = 1000;
+/** Longest the count behind total_hint may take. */
+export const COUNT_BUDGET_MS = 3;
 /** Up to this many jobs are filtered inside FTS5 (job tokens); more by a join on the matches. */
 export const MAX_TOKEN_JOBS = 64;
 const SNIPPET_TOKENS = 16;
@@ -60,6 +64,8 @@ export interface SearchDeps {
   now: () => number;
   /** Is the index still catching up on older transcripts? */
   catchingUp?: () => boolean;
+  /** Longest the count behind total_hint may take (default COUNT_BUDGET_MS). */
+  countBudgetMs?: number;
 }
 
 export class TranscriptSearch {
@@ -76,14 +82,15 @@ export class TranscriptSearch {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new InvalidInputError(`limit ${limit} is not valid: give a whole number from 1 to ${MAX_LIMIT}.`);
     const sinceMs = o.since === undefined ? undefined : parseSince(o.since, this.deps.now());
     const jobs = this.jobsFor(o, caller);
-    const done = (results: SearchHit[], total: number, omitted = 0): SearchResult => ({
+    const done = (results: SearchHit[], total: { n: number; complete: boolean }, omitted = 0): SearchResult => ({
       results,
-      total_hint: total,
+      total_hint: total.n,
+      ...(total.complete ? {} : { total_capped: true as const }),
       took_ms: Math.round((performance.now() - t0) * 10) / 10,
       ...(omitted ? { omitted } : {}),
       ...(this.deps.catchingUp?.() ? { indexing: 'older transcripts are still being indexed: results may miss some of them for a while' } : {}),
     });
-    if (jobs && jobs.length === 0) return done([], 0);
+    if (jobs && jobs.length === 0) return done([], { n: 0, complete: true });
 
     const useTokens = jobs !== undefined && jobs.length <= MAX_TOKEN_JOBS;
     const match = `body : (${expr})${useTokens ? ` AND job : (${jobs.map((j) => `"${jobToken(j)}"`).join(' OR ')})` : ''}`;
@@ -94,8 +101,7 @@ export class TranscriptSearch {
       limit,
       snippetTokens: SNIPPET_TOKENS,
     };
-    const hits = this.ask(() => queryHits(this.db, q));
-    const total = hits.length < limit ? hits.length : this.ask(() => countHits(this.db, q, TOTAL_CAP));
+    const { hits, total } = this.ask(() => searchPass(this.db, q, TOTAL_CAP, this.deps.countBudgetMs ?? COUNT_BUDGET_MS));
     const results: SearchHit[] = [];
     let size = 0;
     for (const h of hits) {
@@ -106,7 +112,7 @@ export class TranscriptSearch {
         at: new Date(h.at).toISOString(),
         kind: h.kind,
         ...(h.tool ? { tool: h.tool } : {}),
-        snippet: truncate(h.snip.replace(/\s+/g, ' ').trim(), SNIPPET_CHARS),
+        snippet: truncate((h.snip ?? '').replace(/\s+/g, ' ').trim(), SNIPPET_CHARS),
       };
       const len = JSON.stringify(hit, null, 1).length + 2;
       if (size + len > RESULTS_BUDGET) break;

@@ -8,7 +8,7 @@ export function searchTools(search: TranscriptSearch): ToolDef[] {
   return [
     defineTool({
       name: 'search_output', roles: ['lead', 'agent'], title: 'Search what the agents said',
-      description: 'Full-text search over every agent\'s transcripts (Claude and Codex, all attempts): its text, its tool calls (tool name and input) and the tools\' results. Newest first: job_id, title, attempt, at, kind (text | tool_call | tool_result), tool, snippet (matches in «»); total_hint counts matches up to 1,000. Use it to find which agent hit an error, ran a command or mentioned a file, then read_agent_output for the context. An agent sees only its own output and its sub-agents\'.',
+      description: 'Full-text search over every agent\'s transcripts (Claude and Codex, all attempts): its text, its tool calls (tool name and input) and the tools\' results. Newest first: job_id, title, attempt, at, kind (text | tool_call | tool_result), tool, snippet (matches in «»); total_hint counts the matches (total_capped: at least that many). Use it to find which agent hit an error, ran a command or mentioned a file, then read_agent_output for the context. An agent sees only its own output and its sub-agents\'.',
       input: SearchOutputInput, annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       handler: (i, c) => search.search(i, c),
     }),

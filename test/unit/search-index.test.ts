@@ -7,12 +7,13 @@ import { describe, test, before, after, beforeEach, afterEach, mock } from 'node
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
 import { openDb, type Db } from '../../src/store/db.js';
 import { JobStore, type NewJob } from '../../src/store/jobs.js';
 import { TranscriptIndexer } from '../../src/search/indexer.js';
 import { TranscriptSearch, MAX_TOKEN_JOBS } from '../../src/search/service.js';
-import { ROWS_PER_MS } from '../../src/search/store.js';
+import { IndexWriter, ROWS_PER_MS } from '../../src/search/store.js';
 import { silentLogger } from '../../src/log.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../../src/errors.js';
 import { MAX_RESULT_CHARS, okResult } from '../../src/tools/result.js';
@@ -31,7 +32,8 @@ beforeEach(() => {
   db = openDb(join(dir, `state-${++n}.db`));
   store = new JobStore(db);
   idx = new TranscriptIndexer(db, { now: () => now, log: silentLogger, maxRows: 50 });
-  search = new TranscriptSearch(db, { now: () => now });
+  // A count that is never cut short by time, so total_hint is exact up to the cap here.
+  search = new TranscriptSearch(db, { now: () => now, countBudgetMs: 60_000 });
 });
 afterEach(async () => {
   await idx.close();
@@ -84,11 +86,13 @@ describe('live indexing', () => {
     assert.deepEqual(db.prepare('SELECT lines, done FROM transcript_index_state WHERE job_id = ?').get('j-a'), { lines: 4, done: 0 });
   });
 
-  test('the buffer is written at maxRows rows, and by the timer', () => {
+  test('the buffer is written right after the line that fills it (not inside that call), and by the timer', async () => {
     job('j-a');
     for (let i = 0; i < 49; i++) idx.line('j-a', 1, text(`filler line ${i}`));
     assert.equal(idx.buffered, 49);
     idx.line('j-a', 1, text('the fiftieth row mentions capybara'));
+    assert.equal(idx.buffered, 50, 'the supervisor\'s call returns before the write');
+    await setImmediate(); // the flush was queued before this: it has run
     assert.equal(idx.buffered, 0);
     assert.equal(search.search({ query: 'capybara' }, lead).results.length, 1);
 
@@ -125,15 +129,37 @@ describe('live indexing', () => {
     assert.match(all.results[0]!.snippet, /a later «lemur»/);
     assert.match(all.results[1]!.snippet, /number 1499/);
     assert.equal(all.total_hint, 1000, 'counted up to the cap');
+    assert.equal(all.total_capped, true);
     const recent = search.search({ query: 'lemur', since: '30m' }, lead);
     assert.equal(recent.results.length, 1);
     assert.equal(recent.total_hint, 1);
+    assert.equal(recent.total_capped, undefined);
+    const older = search.search({ query: 'lemur', since: '2h', limit: 3 }, lead);
+    assert.deepEqual([older.results.length, older.total_hint, older.total_capped], [3, 1000, true]);
+    assert.deepEqual(search.search({ query: 'lemur', since: new Date(now + 30_000).toISOString() }, lead).results, [], 'nothing that recent');
+    const hurried = new TranscriptSearch(db, { now: () => now, countBudgetMs: 0 }).search({ query: 'lemur', limit: 3 }, lead);
+    assert.ok(hurried.total_hint < 1000 && hurried.total_capped === true, `${hurried.total_hint}: counting stops at the time budget`);
+    assert.equal(hurried.results.length, 3, 'the budget never cuts the results');
+    assert.ok(hurried.total_hint >= 3);
     const ids = db.prepare('SELECT id FROM transcript_rows ORDER BY line').all() as { id: number }[];
     assert.equal(new Set(ids.map((r) => r.id)).size, 1501);
     for (let i = 1; i < ids.length; i++) assert.ok(ids[i]!.id > ids[i - 1]!.id);
     assert.ok(ids[1024]!.id >= (t0 + 1) * ROWS_PER_MS, 'the 1025th row of a millisecond spills into the next');
     now = t0;
   });
+});
+
+test('a writer that finds its millisecond taken (rows written by another, e.g. a catch-up) takes the next free id', () => {
+  job('j-a');
+  const first = new IndexWriter(db);
+  const second = new IndexWriter(db);
+  const row = (text: string) => ({ jobId: 'j-a', attempt: 1, line: 1, at: now, kind: 'text' as const, text });
+  first.insert(row('one'));
+  first.insert(row('two'));
+  second.insert(row('three'));
+  first.insert(row('four'));
+  const ids = (db.prepare('SELECT id, body FROM transcript_rows ORDER BY id').all() as { id: number; body: string }[]);
+  assert.deepEqual(ids.map((r) => [r.id - now * ROWS_PER_MS, r.body]), [[0, 'one'], [1, 'two'], [2, 'three'], [3, 'four']]);
 });
 
 describe('filters and who sees what', () => {
@@ -213,6 +239,7 @@ test('results stay under the tool result cap; what does not fit is counted in om
   assert.ok(r.results.length >= 20, `${r.results.length} results`);
   assert.equal(r.results.length + (r.omitted ?? 0), 100);
   assert.ok((r.omitted ?? 0) > 0);
+  for (const h of r.results) assert.match(h.snippet, /«aardvark»/);
   assert.ok(!('truncated' in (okResult(r).structuredContent ?? {})), 'fitted by the service, not cut by okResult');
 });
 
