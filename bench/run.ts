@@ -25,8 +25,9 @@ import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
 import { benchConfineCost, type ConfineCostResult } from './confine-cost.js';
 import { benchWatch, type WatchBenchResult } from './watch.js';
 import { benchFloor, type FloorBenchResult } from './floor.js';
-import { benchSearch, type SearchBenchResult } from './search.js';
+import { benchDashboard, type DashboardBenchResult } from './dashboard.js';
 import { benchBudget, type BudgetBenchResult } from './budget.js';
+import { benchSearch, type SearchBenchResult } from './search.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -264,21 +265,6 @@ const entries: Entry<any>[] = [
     ],
   },
   {
-    name: 'budget',
-    title: '19. spawn_agent with a house and a label budget on vs off (2,000 finished jobs, 32 live reservations): the reservation\'s cost',
-    run: benchBudget,
-    rows: (r: BudgetBenchResult) => {
-      const b = 'spawn_agent with budgets';
-      const us = (n: number): string => `${f1(n)} µs`;
-      return [
-        { benchmark: b, figure: 'call → reply p50', value: ms(r.on.p50), baseline: `${ms(r.off.p50)} no budgets`, ratio: f2(r.ratioP50), goal: '', met: '' },
-        { benchmark: b, figure: 'call → reply p99', value: ms(r.on.p99), baseline: `${ms(r.off.p99)} no budgets`, ratio: f2(r.on.p99 / r.off.p99), goal: '', met: '' },
-        { benchmark: b, figure: 'check + reserve + insert p50', value: us(r.reserveUs.p50), baseline: `${us(r.insertUs.p50)} insert alone`, ratio: f2(r.reserveUs.p50 / r.insertUs.p50), goal: '', met: '' },
-        { benchmark: b, figure: 'mid-run check per progress p50', value: us(r.progressUs.p50), baseline: '', ratio: '', goal: '', met: '' },
-      ];
-    },
-  },
-  {
     name: 'search',
     title: '18. search_output on 10,000 transcripts (generated Claude and Codex events through the real indexer)',
     run: benchSearch,
@@ -296,6 +282,39 @@ const entries: Entry<any>[] = [
         { benchmark: b, figure: 'over MCP (in-memory client) p50', value: ms(r.mcp.p50), baseline: '', ratio: '', goal: '', met: '' },
         { benchmark: 'transcript indexer', figure: 'per line: in the call + batched writes', value: `${f1(r.lineUsPerLine)} + ${f1(r.writeUsPerLine)} µs`, baseline: `${f1(r.parserUsPerLine)} µs the supervisor's parser`, ratio: f2(r.lineUsPerLine / r.parserUsPerLine), goal: '', met: '' },
         { benchmark: 'transcript index', figure: 'size', value: `${r.rows} rows, ${(r.dbBytes / 1024 / 1024).toFixed(0)} MB`, baseline: `FTS5 ${(r.ftsBytes / 1024 / 1024).toFixed(0)} MB`, ratio: '', goal: '', met: '' },
+      ];
+    },
+  },
+  {
+    name: 'budget',
+    title: '19. spawn_agent with a house and a label budget on vs off (2,000 finished jobs, 32 live reservations): the reservation\'s cost',
+    run: benchBudget,
+    rows: (r: BudgetBenchResult) => {
+      const b = 'spawn_agent with budgets';
+      const us = (n: number): string => `${f1(n)} µs`;
+      return [
+        { benchmark: b, figure: 'call → reply p50', value: ms(r.on.p50), baseline: `${ms(r.off.p50)} no budgets`, ratio: f2(r.ratioP50), goal: '', met: '' },
+        { benchmark: b, figure: 'call → reply p99', value: ms(r.on.p99), baseline: `${ms(r.off.p99)} no budgets`, ratio: f2(r.on.p99 / r.off.p99), goal: '', met: '' },
+        { benchmark: b, figure: 'check + reserve + insert p50', value: us(r.reserveUs.p50), baseline: `${us(r.insertUs.p50)} insert alone`, ratio: f2(r.reserveUs.p50 / r.insertUs.p50), goal: '', met: '' },
+        { benchmark: b, figure: 'mid-run check per progress p50', value: us(r.progressUs.p50), baseline: '', ratio: '', goal: '', met: '' },
+      ];
+    },
+  },
+  {
+    name: 'dashboard',
+    title: '19. the dashboard in Chromium, hub process with 32 running jobs: first load, state change → DOM, hub CPU/RSS with 10 pages open',
+    run: benchDashboard,
+    rows: (r: DashboardBenchResult) => {
+      const none = r.load['0 pages']!;
+      return [
+        { benchmark: 'dashboard first load (cold)', figure: 'bytes over the wire', value: `${(r.firstLoad.bytes / 1024).toFixed(1)} kB in ${r.firstLoad.requests}`, baseline: `${(r.firstLoad.floorBytes / 1024).toFixed(1)} kB the floor JSON`, ratio: f2(r.firstLoad.bytes / r.firstLoad.floorBytes), goal: '', met: '' },
+        { benchmark: 'dashboard first load (cold)', figure: 'to the first card p50 / p99', value: `${f1(r.firstLoad.toFirstCard.p50)} / ${f1(r.firstLoad.toFirstCard.p99)} ms`, baseline: `${ms(r.firstLoad.floorFetch.p50)} GET /api/floor`, ratio: f2(r.firstLoad.toFirstCard.p50 / r.firstLoad.floorFetch.p50), goal: '', met: '' },
+        { benchmark: 'dashboard reload (warm, 304s)', figure: 'bytes / time', value: `${(r.firstLoad.reloadBytes / 1024).toFixed(1)} kB / ${ms(r.firstLoad.reloadMs)}`, baseline: '', ratio: '', goal: '', met: '' },
+        { benchmark: 'job state change → page DOM', figure: 'p50', value: ms(r.latency.dom.p50), baseline: `${ms(r.latency.frame.p50)} frame in the page`, ratio: f2(r.latency.dom.p50 / r.latency.frame.p50), goal: '≤ 250 ms', met: met(r.latency.dom.p50 <= 250) },
+        { benchmark: 'job state change → page DOM', figure: 'p99', value: ms(r.latency.dom.p99), baseline: `${ms(r.latency.frame.p99)} frame in the page`, ratio: f2(r.latency.dom.p99 / r.latency.frame.p99), goal: '≤ 250 ms', met: met(r.latency.dom.p99 <= 250) },
+        ...Object.entries(r.load).filter(([k]) => k !== '0 pages').map(([k, v]): Row => ({
+          benchmark: 'hub with pages open (10 changes/s)', figure: k, value: `${f1(v.cpuPct)}% CPU, ${f1(v.rssMb)} MB`, baseline: `${f1(none.cpuPct)}%, ${f1(none.rssMb)} MB with 0 pages`, ratio: f2(v.cpuPct / none.cpuPct), goal: '', met: '',
+        })),
       ];
     },
   },
