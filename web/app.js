@@ -125,6 +125,7 @@ function App() {
       }
     };
     addEventListener('hashchange', onHash);
+    onHash(); // a hash set between the first render and this listener
     addEventListener('keydown', key);
     return () => { stop(); removeEventListener('hashchange', onHash); removeEventListener('keydown', key); };
   }, []);

@@ -41,7 +41,7 @@ export function Answer({ request, say }) {
 }
 
 function NeedItem({ item, onOpen, say }) {
-  return html`<li class=${`need ${item.kind}`} data-key=${item.key}>
+  return html`<li class=${`need need-item ${item.kind}`} data-key=${item.key}>
     <div><b>${item.kind.replace('_', ' ')}</b> · ${item.title}</div>
     <div class="text">${item.text}</div>
     <div class="row">

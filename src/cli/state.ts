@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { JobStore, type JobRow } from '../store/jobs.js';
 import { CliError, UsageError } from './errors.js';
 
@@ -11,16 +11,19 @@ export interface State {
   store: JobStore;
   db: Database.Database;
   home: string;
+  /** The configuration the state was found with (budgets for `overseer status`). */
+  config?: Config;
   close: () => void;
 }
 
 export function openState(): State {
-  const { home } = loadConfig();
+  const config = loadConfig();
+  const { home } = config;
   const file = join(home, 'state.db');
   if (!existsSync(file)) throw new CliError(`No Overseer state at ${home} (no state.db). Run overseer from your project, or set OVERSEER_HOME.`);
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  return { store: new JobStore(db), db, home, close: () => db.close() };
+  return { store: new JobStore(db), db, home, config, close: () => db.close() };
 }
 
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);

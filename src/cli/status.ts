@@ -5,7 +5,11 @@
 // writes to held files that were undone. `--watch` renders it again whenever the floor changes
 // (the running hub's stream, else the database polled read-only); `--floor` prints the whole
 // floor as JSON (with `--watch`: one JSON floor per line).
+import type Database from 'better-sqlite3';
 import type { JobRow } from '../store/jobs.js';
+import type { Config } from '../config.js';
+import { applicableBudgets, spentOf } from '../money/budget.js';
+import { BudgetStore } from '../money/budgetStore.js';
 import { summarize } from '../services/summary.js';
 import { openState, type State } from './state.js';
 import { UsageError } from './errors.js';
@@ -91,7 +95,27 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   const filtered = !!(f.status || f.label || f.parent);
   const shown = new Set(rows.map((r) => r.id));
   const lines = [...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
-  return `${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+  const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
+  return `${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${budgets ? `${budgets}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+}
+
+/** Under the totals: the house and label budgets (docs/budgets.md), what is spent, reserved and left of each; undefined without budgets. */
+export function budgetsLine(db: Database.Database, config: Pick<Config, 'budgetUsd' | 'labelBudgets'>): string | undefined {
+  const refs = applicableBudgets({ houseUsd: config.budgetUsd, labelBudgets: config.labelBudgets, labels: Object.keys(config.labelBudgets), ancestors: [] });
+  if (refs.length === 0) return undefined;
+  const d = (v: number): string => `$${v.toFixed(2)}`;
+  try {
+    const store = new BudgetStore(db);
+    const parts = [...refs.filter((r) => r.kind === 'house'), ...refs.filter((r) => r.kind === 'label')].map((r) => {
+      const u = store.use(r);
+      const spent = spentOf(u);
+      return `${r.kind === 'house' ? 'house' : `label ${r.key}`} ${d(r.limitUsd)}: ${d(spent)} spent, ${d(u.reservedUsd)} reserved, ${d(Math.max(0, r.limitUsd - spent - u.reservedUsd))} left`;
+    });
+    return `budgets: ${parts.join(' · ')}`;
+  } catch (err) {
+    // A database from before budgets (no reservations table): a hub of this version upgrades it.
+    return `budgets: (not readable here: ${(err as Error).message})`;
+  }
 }
 
 /** NEEDS YOU lines for the status: open requests, health warnings, recent failures, blocked or

@@ -106,7 +106,11 @@ export class Budgets {
   /** Listen: settled jobs release their reservation, progress is checked against the budgets. */
   attach(): void {
     this.sweep();
-    this.detach.push(this.ctx.bus.on('job', ({ jobId, status }) => { if (SETTLED.has(status)) this.settled(jobId); }));
+    this.detach.push(this.ctx.bus.on('job', ({ jobId, status }) => {
+      if (SETTLED.has(status)) this.settled(jobId);
+      // Queued again (a retry after another failure): its next attempt is checked afresh.
+      else if (status === 'queued') this.stopping.delete(jobId);
+    }));
     this.detach.push(this.ctx.bus.on('progress', ({ jobId }) => this.progressed(jobId)));
   }
 

@@ -411,7 +411,7 @@ export class Runner {
   /** Stop a running job because a budget it counts against is spent: failure_class `budget`, `error` as its error. False without a process to stop. */
   stopForBudget(jobId: string, error: string): boolean {
     const sup = this.supervisors.get(jobId);
-    if (!sup) return false;
+    if (!sup || sup.ended) return false;
     this.budgetStops.set(jobId, error);
     sup.stop('budget');
     return true;

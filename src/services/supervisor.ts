@@ -128,6 +128,9 @@ export class Supervisor {
 
   get pid(): number | undefined { return this.child?.pid; }
 
+  /** The process is gone and the outcome decided: stopping it now changes nothing. */
+  get ended(): boolean { return this.settled; }
+
   /** Launch the process. Outcome arrives through `done`, also for a binary that is missing. */
   start(spec: LaunchSpec): void {
     this.startedAt = this.o.clock.now();

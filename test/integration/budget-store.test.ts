@@ -1,8 +1,9 @@
 // Reservations in the state database (src/money/budgetStore.ts, src/money/budgets.ts) on real
 // temp-file databases: what each budget's scope holds (live costs, the hub's own runs, live
 // reservations shrinking as their job spends, a subtree's root left out of its own budget),
-// release with the booked cost, strays swept, the estimate from finished jobs, and check-and-
-// reserve racing from separate connections in worker threads: exactly the allowed number pass.
+// release with the booked cost, strays swept, the estimate from finished jobs, the budgets line of
+// `overseer status`, and check-and-reserve racing from separate connections in worker threads:
+// exactly the allowed number pass.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { openDb, tx, type Db } from '../../src/store/db.js';
 import { UsageStore } from '../../src/money/usageStore.js';
 import { BudgetExceededError } from '../../src/errors.js';
 import { budgetsOn, newJob } from '../helpers/budgetDb.js';
+import { budgetsLine } from '../../src/cli/status.js';
 
 let dir = '';
 let n = 0;
@@ -133,6 +135,22 @@ describe('what a budget\'s scope holds', () => {
     assert.deepEqual(err.details.budget, { kind: 'label', key: 'tests', limit_usd: 1, spent_usd: 0.7, hub_usd: 0, reserved_usd: 0, reserved_jobs: 0 });
     assert.equal(err.details.asked_usd, 0.5);
     assert.equal((db.prepare('SELECT COUNT(*) AS c FROM budget_reservations').get() as { c: number }).c, 0);
+    db.close();
+  });
+});
+
+describe('overseer status', () => {
+  test('under the totals: each configured budget with what is spent, reserved and left; nothing without budgets; an old database says so', () => {
+    const { db } = fresh();
+    const { budgets, store } = budgetsOn(db);
+    store.insertJob(newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
+    store.update('j-a', { cost_usd: 1.25 }, 1);
+    budgets.store.hold('j-a', 2, 0, 'test', 1);
+    assert.equal(budgetsLine(db, { labelBudgets: {} }), undefined);
+    assert.equal(budgetsLine(db, { budgetUsd: 10, labelBudgets: { tests: 1, docs: 2 } }),
+      'budgets: house $10.00: $1.25 spent, $0.75 reserved, $8.00 left · label tests $1.00: $1.25 spent, $0.75 reserved, $0.00 left · label docs $2.00: $0.00 spent, $0.00 reserved, $2.00 left');
+    db.exec('DROP TABLE budget_reservations');
+    assert.match(budgetsLine(db, { budgetUsd: 10, labelBudgets: {} })!, /^budgets: \(not readable here: no such table: budget_reservations\)$/);
     db.close();
   });
 });
