@@ -1,4 +1,4 @@
-// Benchmark 19: what the house budget costs a spawn (docs/budgets.md). Two in-process hubs in
+// Benchmark 20: what the house budget costs a spawn (docs/budgets.md). Two in-process hubs in
 // one run, each seeded with the same 2,000 finished jobs (half of them labelled `bench`) and 32
 // live jobs holding reservations, children run by the fake agent binary: one without budgets,
 // one with a house budget and a `bench` label budget (large enough never to refuse). Measured,
