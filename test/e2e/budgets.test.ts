@@ -115,10 +115,11 @@ describe('the house budget with reservations', () => {
       },
       // $0.003 a call (opus 5.5: $4 in, $20 out per 1M): $0.009 in all.
       c1: (ctx) => (ctx.step === 0 ? status('c1 working', { input_tokens: 250, output_tokens: 100 }) : ctx.step === 1 ? { ...finishStep('c1 done'), usage: { input_tokens: 250, output_tokens: 100 } } : { text: 'done', usage: { input_tokens: 250, output_tokens: 100 } }),
-      // $0.006 a call, after the test lets it go.
+      // $0.006 a call, after the test lets it go; 400 ms apart, so each call's cost is written
+      // before the next (progress is written at most every 250 ms per job).
       c2: async (ctx) => {
         if (ctx.step === 0) await c2go.wait;
-        return ctx.step < 12 ? status(`c2 call ${ctx.step}`, { input_tokens: 500, output_tokens: 200 }) : { text: 'done' };
+        return ctx.step < 12 ? { ...status(`c2 call ${ctx.step}`, { input_tokens: 500, output_tokens: 200 }), delayMs: 400 } : { text: 'done' };
       },
     });
     cleanups.push(async () => c2go.open());
