@@ -59,6 +59,8 @@ export interface HealthInfo {
   started_at: string;
   version?: string;
   sessions?: { total: number; lead: number; agent: number };
+  /** MCP calls (POSTs on a session) being answered right now, by role. */
+  calls_in_flight?: { lead: number; agent: number };
   limits?: { max_sessions_per_token: number; session_idle_s: number };
 }
 
@@ -91,6 +93,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     void s.transport.close().catch(() => undefined);
   };
   let port = o.port;
+  const inFlight = { lead: 0, agent: 0 };
   const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
   const allowedOrigins = (): string[] => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
 
@@ -130,6 +133,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       const h: HealthInfo = { pid: process.pid, started_at: startedAt, version: o.version };
       if (caller?.role === 'lead') {
         h.sessions = { total: sessions.count(), lead: sessions.count('lead'), agent: sessions.count('agent') };
+        h.calls_in_flight = { ...inFlight };
         h.limits = { max_sessions_per_token: limits.maxPerToken, session_idle_s: limits.idleMs / 1000 };
       }
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -163,6 +167,11 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       if (!sameToken(s.token, token)) return deny(res, 403, 'forbidden: this MCP session belongs to another identity');
       // Counted open until the response (or the GET stream) closes: such a session is not idle.
       res.once('close', sessions.busy(s));
+      if (req.method === 'POST') {
+        const role = s.caller.role;
+        inFlight[role]++;
+        res.once('close', () => { inFlight[role]--; });
+      }
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
       cancelWhenGone(res, body, s.transport);

@@ -79,6 +79,16 @@ describe('hub lifecycle behind overseer mcp', { timeout: 240_000 }, () => {
     assert.ok(first && alive(first));
     const pending = lead.callTool({ name: 'watch_notes', arguments: { prefix: 'w/', timeout_s: 120 } }, undefined, { timeout: 150_000 });
     pending.catch(() => undefined);
+    // The call must be in the hub when it dies (one that reaches the bridge later rightly goes to
+    // the next hub): the hub's /health counts the lead's calls in flight.
+    const base = new URL((JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { url: string }).url).origin;
+    const token = readFileSync(join(state, 'lead.token'), 'utf8').trim();
+    for (const deadline = Date.now() + 20_000; ;) {
+      const h = await (await fetch(`${base}/health`, { headers: { authorization: `Bearer ${token}` } })).json() as { calls_in_flight?: { lead: number } };
+      if ((h.calls_in_flight?.lead ?? 0) >= 1) break;
+      assert.ok(Date.now() < deadline, 'the watch_notes call never reached the hub');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     process.kill(first, 'SIGKILL');
     const t0 = Date.now();
     await assert.rejects(pending, (err: Error) => {
