@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { OverseerError, errorMessage } from '../../errors.js';
 
 /** A typed service error → its status (anything else is a 500, logged by the endpoint). */
-export const STATUS: Readonly<Record<string, number>> = { invalid_input: 400, forbidden: 403, not_found: 404, invalid_state: 409, conflict: 409 };
+export const STATUS: Readonly<Record<string, number>> = { invalid_input: 400, forbidden: 403, not_found: 404, invalid_state: 409, conflict: 409, budget_exceeded: 409 };
 const MAX_BODY = 256 * 1024;
 
 export const send = (res: ServerResponse, status: number, body: unknown): true => {
