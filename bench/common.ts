@@ -270,3 +270,14 @@ export function runAlone(moduleUrl: string, bench: () => Promise<unknown>): void
     process.exitCode = 1;
   });
 }
+
+/** Deterministic PRNG (mulberry32) so every run builds the same corpus. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

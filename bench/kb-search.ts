@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { KnowledgeBase } from '../src/kb/service.js';
 import { memorySection } from '../src/kb/memory.js';
 import { tx } from '../src/store/db.js';
-import { f1, f2, out, removeDir, stats, tempDir, type Stats } from './common.js';
+import { f1, f2, out, prng, removeDir, stats, tempDir, type Stats } from './common.js';
 
 const ENTRIES = 10_000;
 const GLOBAL_SHARE = 0.2;
@@ -25,16 +25,6 @@ export interface KbSearchResult {
   insertSeconds: number;
 }
 
-/** Deterministic PRNG (mulberry32) so every run searches the same corpus. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOPICS = ['build', 'tests', 'ci', 'docker', 'database', 'migrations', 'auth', 'login', 'cache', 'deploy', 'api', 'frontend', 'webpack', 'vite', 'typescript', 'eslint', 'git', 'worktree', 'locks', 'sqlite', 'postgres', 'redis', 'queue', 'retry', 'timeout', 'logging', 'metrics', 'tracing', 'kubernetes', 'helm', 'terraform', 'aws', 's3', 'lambda', 'node', 'python', 'rust', 'go', 'java', 'gradle'];
 const VERBS = ['fails', 'hangs', 'needs', 'breaks', 'requires', 'skips', 'caches', 'rebuilds', 'retries', 'times out', 'leaks', 'ignores', 'overrides', 'locks', 'duplicates'];

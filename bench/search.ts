@@ -28,7 +28,7 @@ import { searchTools } from '../src/tools/search.js';
 import { registerTools } from '../src/tools/registry.js';
 import { silentLogger } from '../src/log.js';
 import type { Caller } from '../src/services/context.js';
-import { f1, f2, out, removeDir, stats, tempDir, type Stats } from './common.js';
+import { f1, f2, out, prng, removeDir, stats, tempDir, type Stats } from './common.js';
 
 const TRANSCRIPTS = Number(process.env.BENCH_SEARCH_TRANSCRIPTS ?? 10_000);
 const RUNS = 60;
@@ -60,16 +60,6 @@ export interface SearchBenchResult {
   trigram: { transcripts: number; rows: number; unicodeBytes: number; trigramBytes: number; unicode: Stats; trigram: Stats; substring: Stats };
 }
 
-/** Deterministic PRNG (mulberry32) so every run searches the same corpus. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ('the a to of and in is it that for this with on be as not we i will now test tests file files error errors function ' +
   'run running check fix fixed add added update change changes build type value return import export const let class interface ' +
