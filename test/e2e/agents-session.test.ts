@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { waitForJob } from '../helpers/wait.js';
+import { waitForJob, waitEnded } from '../helpers/wait.js';
 import { initRepo } from '../helpers/git.js';
 import { ExecaLauncher } from '../../src/launch/process.js';
 import type { Script, StepContext } from '../../src/testing/fakeAnthropic.js';
@@ -144,7 +144,7 @@ describe('retries and checks', () => {
     const h = await hubWith({ loop });
     const turns = (await h.call('spawn_agent', { prompt: '@script:loop', max_turns: 2 })).job_id;
     const budget = (await h.call('spawn_agent', { prompt: '@script:loop', budget_usd: 0.5 })).job_id;
-    const w = await h.call('wait_for_agents', { job_ids: [turns, budget], timeout_s: 90 });
+    const w = await waitEnded(h, [turns, budget], 90);
     const by = Object.fromEntries(w.done.map((d: any) => [d.job_id, d]));
     assert.equal(by[turns].failure_class, 'max_turns');
     assert.equal(by[budget].failure_class, 'budget');
