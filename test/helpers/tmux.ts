@@ -3,7 +3,8 @@
 // keys sent with send-keys, and waits on what the screen shows, with deadlines.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface Terminal {
@@ -32,8 +33,12 @@ export function startTerminal(command: string[], o: { cwd: string; env: NodeJS.P
     if (r.status !== 0) throw new Error(`tmux ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     return r.stdout;
   };
-  const quoted = command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  // remain-on-exit keeps the pane (and its last screen and exit status) after the command ends.
+  // tmux 3.3 leaves #{pane_dead_status} empty, so a small shell runs the command and writes its
+  // exit status to a file; pid() is the command's, the shell's only child.
+  const statusFile = join(mkdtempSync(join(tmpdir(), 'ovs-tmux-')), 'status');
+  const q = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
+  const quoted = ['sh', '-c', `"$@"; echo $? > ${q(statusFile)}`, 'sh', ...command].map(q).join(' ');
+  // remain-on-exit keeps the pane (and its last screen) after the command ends.
   tmux(['start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';',
     'new-session', '-d', '-s', 'w', '-x', String(o.width ?? 100), '-y', String(o.height ?? 30), '-c', o.cwd, quoted]);
   const screen = (): string[] => tmux(['capture-pane', '-p', '-t', 'w']).replace(/\n$/, '').split('\n');
@@ -50,10 +55,16 @@ export function startTerminal(command: string[], o: { cwd: string; env: NodeJS.P
       }
     },
     exited() {
-      const [dead, status] = tmux(['display-message', '-p', '-t', 'w', '#{pane_dead} #{pane_dead_status}']).trim().split(' ');
-      return { dead: dead === '1', status: status ? Number(status) : null };
+      const dead = tmux(['display-message', '-p', '-t', 'w', '#{pane_dead}']).trim() === '1';
+      let status: number | null = null;
+      try { status = Number(readFileSync(statusFile, 'utf8').trim()); } catch { /* not yet */ }
+      return { dead: dead && status !== null, status };
     },
-    pid: () => Number(tmux(['display-message', '-p', '-t', 'w', '#{pane_pid}']).trim()),
+    pid: () => {
+      const sh = Number(tmux(['display-message', '-p', '-t', 'w', '#{pane_pid}']).trim());
+      const child = readFileSync(`/proc/${sh}/task/${sh}/children`, 'utf8').trim().split(/\s+/)[0];
+      return child ? Number(child) : sh;
+    },
     kill() {
       spawnSync('tmux', ['-L', socket, 'kill-server'], { env: o.env });
       // tmux leaves its socket file behind when its server is killed.
