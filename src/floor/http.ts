@@ -9,6 +9,7 @@
 // — a change inside the gap is sent at its end (trailing edge), never dropped. A stream that
 // cannot keep up gets only the newest frame when it drains. Errors: { error: { code, message } }.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Caller } from '../services/context.js';
 import type { Bus, BusEvents } from '../services/bus.js';
@@ -60,7 +61,8 @@ const send = (res: ServerResponse, status: number, body: unknown): true => {
 };
 const fail = (res: ServerResponse, status: number, code: string, message: string): true => send(res, status, { error: { code, message } });
 
-export const frameOf = (f: Floor): string => `event: floor\ndata: ${JSON.stringify(f)}\n\n`;
+/** A frame: the whole floor, with its id (`<feed>.<n>`) for Last-Event-ID. */
+export const frameOf = (f: Floor, id?: string): string => `event: floor\ndata: ${JSON.stringify(f)}\n${id ? `id: ${id}\n` : ''}\n`;
 
 export function floorApi(o: FloorApiOptions): FloorApi {
   const minGap = o.minGapMs ?? 50;
@@ -69,6 +71,12 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   let timer: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   let lastSent = -Infinity;
+  // Every frame is the whole floor, so resuming is resynchronising: a client that reconnects (its
+  // Last-Event-ID names the last frame it had) gets the floor as it is now, first thing — never a
+  // replay it must merge, and never nothing (changes made while no stream was open had no frame).
+  const feed = randomBytes(4).toString('hex');
+  let seq = 0;
+  const currentId = (): string => `${feed}.${seq}`;
   let closed = false;
 
   const read = (doneLimit?: number): Floor => readFloor(o.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit });
@@ -83,12 +91,13 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     timer = undefined;
     if (closed || !o.db.open || streams.size === 0) return;
     lastSent = performance.now();
+    seq++;
     const frames = new Map<number | undefined, string>();
     for (const s of streams) {
       let frame = frames.get(s.doneLimit);
       if (frame === undefined) {
         try {
-          frame = frameOf(read(s.doneLimit));
+          frame = frameOf(read(s.doneLimit), currentId());
         } catch (err) {
           o.log.error({ err }, 'could not build the floor for its streams');
           return;
@@ -123,7 +132,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   const open = (req: IncomingMessage, res: ServerResponse, doneLimit: number | undefined): void => {
     let first: string;
     try {
-      first = frameOf(read(doneLimit));
+      first = frameOf(read(doneLimit), currentId());
     } catch (err) {
       o.log.error({ err }, 'could not build the floor');
       fail(res, 500, 'internal', `could not read the floor: ${(err as Error).message}`);

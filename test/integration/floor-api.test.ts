@@ -78,8 +78,9 @@ async function openStream(token: string): Promise<{ frames: Frame[]; comments: s
           const lines = block.split('\n');
           if (lines.every((l) => l.startsWith(':'))) { comments.push(block); continue; }
           assert.equal(lines[0], 'event: floor', `a frame starts with its event name: ${block.slice(0, 80)}`);
-          assert.equal(lines.length, 2, 'one data line per frame');
+          assert.equal(lines.length, 3, 'one data line and its id per frame');
           assert.ok(lines[1]!.startsWith('data: '));
+          assert.match(lines[2]!, /^id: [0-9a-f]{8}\.\d+$/);
           frames.push({ at: performance.now(), floor: JSON.parse(lines[1]!.slice(6)) as Floor });
           for (const w of waiters.splice(0)) w();
         }
