@@ -35,6 +35,7 @@ export class HealthMonitor {
   private readonly goneSince = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private ticking = false;
+  private persistStmt?: ReturnType<HubContext['db']['prepare']>;
   actions?: MonitorActions;
 
   constructor(private readonly ctx: HubContext) {
@@ -86,10 +87,11 @@ export class HealthMonitor {
       const raised: WarningRow[] = [];
       for (const j of live) {
         const sup = this.actions?.live(j.id);
-        const attempt = this.ctx.store.attempts(j.id).at(-1);
+        // The supervisor knows its attempt's start; the attempts table only for a job it does not run.
+        const attemptStart = sup?.startedAt ?? this.ctx.store.attempts(j.id).at(-1)?.started_at ?? null;
         const facts: HealthFacts = {
           status: j.status, turns: j.turns, maxTurns: j.max_turns, costUsd: j.cost_usd, budgetUsd: j.budget_usd,
-          startedAt: j.started_at, attemptStartedAt: sup?.startedAt ?? attempt?.started_at ?? null,
+          startedAt: j.started_at, attemptStartedAt: attemptStart,
           timeoutS: j.timeout_s ?? this.ctx.config.defaultTimeoutS, frozenMs: sup?.frozenMs ?? 0,
           lastEventAt: this.lastEvent.get(j.id) ?? j.last_event_at, inOverseerCall: (this.calls.get(j.id) ?? 0) > 0,
           lastCallEndedAt: this.callEnded.get(j.id) ?? null,
@@ -129,7 +131,7 @@ export class HealthMonitor {
   }
 
   private persistActivity(ids: string[]): void {
-    const st = this.ctx.db.prepare('UPDATE jobs SET last_event_at = ?, last_activity = COALESCE(?, last_activity) WHERE id = ?');
+    const st = (this.persistStmt ??= this.ctx.db.prepare('UPDATE jobs SET last_event_at = ?, last_activity = COALESCE(?, last_activity) WHERE id = ?'));
     const changed: string[] = [];
     for (const id of ids) {
       const at = this.lastEvent.get(id);
