@@ -376,6 +376,8 @@ export class JobService {
         sup.stop('cancelled');
         waits.push(sup.done.then(() => this.settledOnce(t.id)));
       } else if (this.runner.isActiveJob(t.id)) {
+        // Still preparing (worktree, model choice): the runner ends it as cancelled instead of launching.
+        this.runner.cancelReasons.set(t.id, reason);
         waits.push(this.settledOnce(t.id).then(() => this.cancel({ ...input, job_id: t.id, cascade: false }, { role: 'lead' })));
       } else {
         this.markCancelled(t.id, reason);

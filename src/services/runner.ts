@@ -107,7 +107,14 @@ export class Runner {
     this.preparing.add(job.id);
     void (choose ? choose(job, n) : Promise.resolve())
       .then(() => (needsPrep ? this.prepare(job) : undefined))
-      .then(() => this.launch(store.get(job.id)!, n, kind, token))
+      .then(() => {
+        // Cancelled while it was being prepared: end the attempt instead of starting the child.
+        if (this.cancelReasons.has(job.id)) {
+          this.preparing.delete(job.id);
+          return this.endAttempt(job.id, n, { ok: false, failureClass: 'cancelled', error: 'cancelled' });
+        }
+        this.launch(store.get(job.id)!, n, kind, token);
+      })
       .catch((err: unknown) => {
         this.ctx.log.error({ err, jobId: job.id }, 'preparing the work tree failed');
         void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });

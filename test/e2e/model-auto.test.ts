@@ -5,8 +5,9 @@
 // get_agent, the classifier's cost is a usage row of the job that the usage report and the
 // house budget count, the spawn's reservation (the dearest candidate) is lowered to the chosen
 // model's estimate, and a retry keeps the model without classifying again. A classification
-// that times out falls back to the configured default with the reason recorded. "auto" for a
-// provider without tiers is refused before anything is created.
+// that times out falls back to the configured default with the reason recorded; a job cancelled
+// while it classifies never starts. "auto" for a provider without tiers is refused before
+// anything is created.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { scriptedHubs } from '../helpers/scripted.js';
@@ -103,6 +104,16 @@ describe('model auto-choice', () => {
     assert.deepEqual([...new Set(child.map((r) => r.body.model))], ['claude-sonnet-5']);
     const row = h.hub.ctx.store.events(id, 50).find((e) => e.kind === 'model_chosen');
     assert.ok(row && JSON.parse(row.data_json!).fallback === true);
+
+    // Cancelled while it classifies: it ends cancelled without starting a child, and quickly.
+    const cid = (await h.call('spawn_agent', { prompt: '@script:slow second task', model: 'auto' })).job_id;
+    await h.fake.waitForRequest((r) => r.script === 'slow' && JSON.stringify(r.body.messages).includes('second task'), 30_000);
+    const t0 = Date.now();
+    const cancelled = await h.call('cancel_agent', { job_id: cid, reason: 'changed my mind' });
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(cancelled.error, 'cancelled: changed my mind');
+    assert.ok(Date.now() - t0 < 15_000, `cancel took ${Date.now() - t0} ms`);
+    assert.equal(h.fake.requests.filter((r) => JSON.stringify(r.body.messages).includes('second task') && !JSON.stringify(r.body.messages).includes('Decide which model tier')).length, 0, 'no child ran');
 
     // No tiers for claude: "auto" is refused and nothing is created.
     const none = await hubWith({}, { modelTiers: { claude: null } });
