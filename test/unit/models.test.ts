@@ -9,6 +9,10 @@ import { classifierArgs, CLASSIFIER_SCHEMA, parseClassifierOutput } from '../../
 import { choiceLine } from '../../src/models/choice.js';
 import { loadConfigFrom } from '../../src/config.js';
 import { InvalidInputError } from '../../src/errors.js';
+import { buildFloor } from '../../src/floor/model.js';
+import { queuedLines, runningLines } from '../../src/tui/format.js';
+import type { JobRow } from '../../src/store/jobs.js';
+import { job as floorJob, NOW } from '../helpers/floor.js';
 
 describe('tier mapping', () => {
   test('defaults: claude haiku/sonnet/opus, codex gpt-5-mini/gpt-5', () => {
@@ -121,5 +125,30 @@ describe('classifier output', () => {
     assert.equal(choiceLine(JSON.stringify({ tier: 'small', model: 'h', reason: 'easy', fallback: false })), 'auto → small h: easy');
     assert.equal(choiceLine(JSON.stringify({ tier: null, model: null, reason: 'timed out', fallback: true })), 'auto → fallback the CLI default: timed out');
     assert.equal(choiceLine(null), undefined);
+  });
+});
+
+describe('the floor and the watch show the tier', () => {
+  const row = (o: Partial<JobRow>): JobRow => ({
+    id: 'j-1', seq: 1, parent_id: null, depth: 1, title: 'T', prompt: 'p', provider: 'claude', model: 'claude-sonnet-4-5', cwd: '/r', work_dir: null, repo_root: null,
+    worktree: 0, branch: null, base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null,
+    checks_json: '[]', retry: 'none', labels_json: '[]', depends_on_json: '[]', status: 'running', status_message: null, progress: null, result: null,
+    outcome: null, error: null, failure_class: null, session_id: null, turns: 0, cost_usd: 0, pid: null, pr_url: null, diff_stat: null, git_note: null,
+    token_hash: null, resume_message: null, created_at: NOW - 60_000, started_at: NOW - 30_000, ended_at: null, updated_at: NOW, workflow_id: null, phase: null,
+    cycle: null, json_schema: null, structured_json: null, input_tokens: 0, output_tokens: 0, cost_unknown: 0, cache_read_tokens: 0, cache_creation_tokens: 0,
+    thread_usage_json: null, lock_violations_json: null, last_event_at: null, last_activity: null, ...o,
+  });
+  const floorOf = (r: JobRow) => buildFloor({ jobs: [r], requests: [], warnings: [], workflows: [], milestones: [], locks: [], lockWaits: [], deps: [], hub: null, cap: 8, source: 'database' }, NOW);
+
+  test('model_tier: the tier, "fallback", or absent for a job not spawned with auto', () => {
+    assert.equal(floorOf(row({ model_choice_json: JSON.stringify({ tier: 'medium', fallback: false }) })).running[0]!.model_tier, 'medium');
+    assert.equal(floorOf(row({ model_choice_json: JSON.stringify({ tier: null, fallback: true }) })).running[0]!.model_tier, 'fallback');
+    assert.equal('model_tier' in floorOf(row({})).running[0]!, false);
+  });
+
+  test('the watch prints provider/model (auto: tier)', () => {
+    const j = floorJob({ job_id: 'j-1', model: 'claude-sonnet-4-5', model_tier: 'medium' });
+    assert.match(runningLines(j, NOW, 80).detail ?? '', /claude\/claude-sonnet-4-5 \(auto: medium\)/);
+    assert.match(queuedLines({ ...j, status: 'queued', model: 'auto', model_tier: undefined }, 120).main, /claude\/auto/);
   });
 });
