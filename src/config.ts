@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
 import { NotifySchema } from './floor/notify/schema.js';
+import { ModelTiersSchema } from './models/tiers.js';
 
 /** Env values are strings: a JSON object in an env var is parsed before validation. */
 const jsonText = (v: unknown): unknown => {
@@ -114,6 +115,14 @@ export const ConfigSchema = z
       z.number({ invalid_type_error: 'must be a number of US dollars, e.g. {"tests": 5}' }).finite().min(0, 'must be 0 or more (a budget of US dollars)').max(1_000_000, 'must be at most 1000000'),
       { invalid_type_error: 'must be a JSON object of label → US dollars, e.g. {"tests": 5, "docs": 1.5}' },
     )).default({}),
+    /** The model of a spawn that names none: a model name (Claude spawns; Codex has codexModel) or "auto" (every provider with tiers) (docs/models.md). */
+    defaultModel: z.string().min(1).max(200).optional(),
+    /** Model tiers per provider for model "auto": {"claude": {"small": …, "medium": …, "large": …, "fallback"?: …}, "codex": null (no auto)}; merged over the defaults (docs/models.md). */
+    modelTiers: z.preprocess(jsonText, ModelTiersSchema).default({}),
+    /** The small model that classifies a task for model "auto". */
+    classifierModel: z.string().min(1).max(200).default('claude-haiku-4-5'),
+    /** Longest a classification may take (seconds); then the job falls back. */
+    classifierTimeoutS: intFromString(1, 600).default(30),
   })
   .strict();
 
@@ -149,6 +158,10 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_NOTIFY: 'notify',
   OVERSEER_BUDGET_USD: 'budgetUsd',
   OVERSEER_LABEL_BUDGETS: 'labelBudgets',
+  OVERSEER_DEFAULT_MODEL: 'defaultModel',
+  OVERSEER_MODEL_TIERS: 'modelTiers',
+  OVERSEER_CLASSIFIER_MODEL: 'classifierModel',
+  OVERSEER_CLASSIFIER_TIMEOUT_S: 'classifierTimeoutS',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

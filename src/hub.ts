@@ -34,6 +34,7 @@ import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { UsageStore } from './money/usageStore.js';
 import { Budgets } from './money/budgets.js';
+import { ModelChooser } from './models/choice.js';
 import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
 import { createSearch, type Search } from './search/index.js';
@@ -173,6 +174,12 @@ export class Hub {
     this.budgets = new Budgets(this.ctx);
     this.budgets.actions = { stop: (id, error) => runner.stopForBudget(id, error) };
     this.jobs.budgets = this.budgets;
+    // Model auto-choice (src/models): spawns check "auto", the runner chooses before the first attempt, budgets cover every candidate.
+    const models = new ModelChooser(this.ctx);
+    models.budgets = this.budgets;
+    this.jobs.models = models;
+    runner.chooseModel = (job, n) => models.choose(job, n);
+    this.budgets.autoModels = (provider) => models.candidates(provider);
     this.health = new HealthMonitor(this.ctx);
     this.ctx.health = this.health;
     this.health.actions = {

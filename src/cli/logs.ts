@@ -8,6 +8,7 @@ import type { AttemptRow, JobRow } from '../store/jobs.js';
 import { renderLine } from '../launch/claude/transcript.js';
 import { isSettled } from '../domain/job.js';
 import { summarize } from '../services/summary.js';
+import { choiceLine, choiceView } from '../models/choice.js';
 import { openState, resolveJob, type State } from './state.js';
 import { intOption } from './args.js';
 import { UsageError } from './errors.js';
@@ -112,6 +113,9 @@ export async function runLogs(ref: string, opts: LogsOptions): Promise<void> {
     const header = (a: AttemptRow): void => out(opts.json ? attemptJson(a) : attemptHeader(a));
     const footer = (a: AttemptRow): void => { if (!opts.json) out(attemptFooter(a)); };
 
+    // A job spawned with model "auto": which model it was given and why (src/models).
+    const choice = choiceView(job.model_choice_json);
+    if (choice) out(opts.json ? JSON.stringify({ type: 'overseer.model_choice', ...choice }) : `── model ${job.provider}/${job.model ?? '(default)'}: ${choiceLine(job.model_choice_json)}`);
     let cur = wanted !== undefined ? attempts.find((a) => a.n === wanted) : attempts.at(-1);
     const following = !!opts.follow && (wanted === undefined || wanted === attempts.at(-1)?.n);
     let cursor: LineCursor | undefined;

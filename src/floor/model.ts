@@ -19,6 +19,17 @@ import { cliHint } from '../approvals/rules.js';
 import type { Floor, FloorJob, FloorLock, FloorTotals, FloorWarning, FloorWorkflow, NeedKind, NeedsYouItem } from './types.js';
 
 /** The hub's own facts (null when the floor is read from the database with no hub running). */
+/** The tier of an auto-chosen model ("fallback" when classification failed), for the floor's model column. */
+function modelTier(json: string | null | undefined): { model_tier?: string } {
+  if (!json) return {};
+  try {
+    const c = JSON.parse(json) as { tier?: string | null; fallback?: boolean };
+    return { model_tier: c.fallback ? 'fallback' : c.tier ?? 'fallback' };
+  } catch {
+    return {};
+  }
+}
+
 export interface FloorHubInfo {
   url: string | null;
   pid: number | null;
@@ -129,7 +140,7 @@ export function buildFloor(input: FloorInput, now: number): Floor {
     const ended = ENDED.has(j.status);
     const activity = j.last_activity ? firstLine(j.last_activity) : null;
     return {
-      job_id: j.id, title: j.title, status: j.status, parent_id: j.parent_id, depth: j.depth, provider: j.provider, model: j.model,
+      job_id: j.id, title: j.title, status: j.status, parent_id: j.parent_id, depth: j.depth, provider: j.provider, model: j.model, ...modelTier(j.model_choice_json),
       labels: parseList(j.labels_json), created_at: j.created_at, started_at: j.started_at, ended_at: j.ended_at,
       elapsed_ms: j.started_at === null || PENDING.has(j.status) ? null : Math.max(0, (ended ? j.ended_at ?? now : now) - j.started_at),
       turns: j.turns, max_turns: j.max_turns, cost_usd: j.cost_usd, cost_unknown: !!j.cost_unknown, budget_usd: j.budget_usd,

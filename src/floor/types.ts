@@ -22,6 +22,8 @@ export interface FloorJob {
   depth: number;
   provider: string;
   model: string | null;
+  /** For a job spawned with model "auto" once decided: its tier, or "fallback" (src/models). */
+  model_tier?: string;
   labels: string[];
   created_at: number;
   started_at: number | null;

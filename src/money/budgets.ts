@@ -62,8 +62,22 @@ export class Budgets {
     return applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels, ancestors: this.store.ancestors(parentId, true) });
   }
 
-  /** The estimate of a job like this one. */
+  /** The models a job with model "auto" may end up on, per provider (src/models, set by the hub). */
+  autoModels?: (provider: string) => (string | null)[] | undefined;
+
+  /** The models a job's reservation must cover: "auto" stands for every model it may be given. */
+  private modelsOf(s: Pick<BudgetSpec, 'provider' | 'model'>): (string | null)[] {
+    return (s.model === 'auto' ? this.autoModels?.(s.provider) : undefined) ?? [s.model];
+  }
+
+  /** The estimate of a job like this one; for model "auto" the dearest of the models it may be given. */
   estimate(s: Pick<BudgetSpec, 'provider' | 'model' | 'template' | 'budgetUsd' | 'baseCostUsd'>): Estimate {
+    const models = this.modelsOf(s);
+    if (models.length > 1 || models[0] !== s.model) {
+      const each = models.map((model) => this.estimate({ ...s, model }));
+      const top = each.reduce((a, b) => (b.usd > a.usd ? b : a));
+      return { usd: top.usd, basis: `model "auto", the dearest model it may be given: ${top.basis}` };
+    }
     const launcher = this.ctx.launchers[s.provider as 'claude' | 'codex'];
     const cap = s.budgetUsd === null ? null : s.budgetUsd - (s.baseCostUsd ?? 0);
     return estimateCost({
@@ -84,8 +98,10 @@ export class Budgets {
     const refs = this.applicable(s.parentId, s.labels);
     if (refs.length === 0) return undefined;
     const launcher = this.ctx.launchers[s.provider as 'claude' | 'codex'];
-    if (launcher?.canPrice && !launcher.canPrice(s.model ?? undefined)) {
-      throw new InvalidInputError(`${budgetName(refs[0]!)} cannot count what ${s.provider} model ${JSON.stringify(s.model ?? 'default')} spends: it has no known price. Name a priced model, or add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${s.model ?? 'my-model'}":{"input":1.25,"output":10}}).`);
+    for (const model of this.modelsOf(s)) {
+      if (launcher?.canPrice && !launcher.canPrice(model ?? undefined)) {
+        throw new InvalidInputError(`${budgetName(refs[0]!)} cannot count what ${s.provider} model ${JSON.stringify(model ?? 'default')}${s.model === 'auto' ? ' (one model "auto" may choose)' : ''} spends: it has no known price. Name a priced model, or add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${model ?? 'my-model'}":{"input":1.25,"output":10}}).`);
+      }
     }
     const ask = this.estimate(s);
     const states: BudgetState[] = refs.map((r) => ({ ...r, ...this.store.use(r) }));

@@ -4,7 +4,7 @@
 // KB triage). Read-only; one pass over the rows, grouped here.
 import type { Db } from '../store/db.js';
 
-export type RunKind = 'agent' | 'diagnosis' | 'triage';
+export type RunKind = 'agent' | 'diagnosis' | 'triage' | 'classification';
 
 export interface UsageBucket {
   key: string;

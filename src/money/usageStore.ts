@@ -4,7 +4,7 @@
 import type { Db } from '../store/db.js';
 import type { TokenUsage } from '../launch/types.js';
 
-export type UsageKind = 'diagnosis' | 'triage';
+export type UsageKind = 'diagnosis' | 'triage' | 'classification';
 
 export interface UsageRow {
   id: number;

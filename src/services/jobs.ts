@@ -12,6 +12,7 @@ import { frameMessage, messageView, senderOf, type MessageService, type MessageV
 import { hubUsage, summarize, type AgentSummary } from './summary.js';
 import { UsageStore } from '../money/usageStore.js';
 import type { Budgets } from '../money/budgets.js';
+import type { ModelChooser } from '../models/choice.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
 import { isoTime } from '../clock.js';
 import { waitUntil } from './wait.js';
@@ -59,6 +60,8 @@ export class JobService {
   requests?: RequestAttention;
   /** The house, label and subtree budgets (src/money/budgets.ts, set by the hub): spawns and resumes reserve under them. */
   budgets?: Budgets;
+  /** Model auto-choice (src/models, set by the hub): the configured default model and checks of "auto". */
+  models?: ModelChooser;
 
   private readonly warnings: WarningStore;
 
@@ -134,8 +137,12 @@ export class JobService {
     if (!launcher) {
       throw new InvalidInputError(`provider ${JSON.stringify(input.provider)} is not available in this hub. Use provider "claude".`);
     }
-    if (input.budget_usd !== undefined && launcher.canPrice && !launcher.canPrice(input.model)) {
-      throw new InvalidInputError(`budget_usd cannot be enforced for ${input.provider} model ${JSON.stringify(input.model ?? 'default')}: it has no known price, so its spending cannot be counted. Name a priced model, add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${input.model ?? 'my-model'}":{"input":1.25,"output":10}}), or omit budget_usd and limit it with max_turns / timeout_s.`);
+    // The spawn's model, or the configured default; "auto" is chosen before the first attempt (src/models).
+    const model = this.models ? this.models.requested(input.provider, input.model) : input.model;
+    for (const m of (model === 'auto' ? this.models?.candidates(input.provider) : undefined) ?? [model ?? null]) {
+      if (input.budget_usd !== undefined && launcher.canPrice && !launcher.canPrice(m ?? undefined)) {
+        throw new InvalidInputError(`budget_usd cannot be enforced for ${input.provider} model ${JSON.stringify(m ?? 'default')}${model === 'auto' ? ' (one model "auto" may choose)' : ''}: it has no known price, so its spending cannot be counted. Name a priced model, add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${m ?? 'my-model'}":{"input":1.25,"output":10}}), or omit budget_usd and limit it with max_turns / timeout_s.`);
+      }
     }
     const base = parent ? (parent.work_dir ?? parent.cwd) : ctx.projectDir;
     const cwd = input.cwd === undefined ? base : isAbsolute(input.cwd) ? resolve(input.cwd) : resolve(base, input.cwd);
@@ -161,7 +168,7 @@ export class JobService {
     const deps = [...new Set(input.depends_on)];
     for (const d of deps) this.job(d);
     const created = this.create({
-      id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: input.model ?? null,
+      id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: model ?? null,
       cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
       priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
       context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
@@ -369,6 +376,8 @@ export class JobService {
         sup.stop('cancelled');
         waits.push(sup.done.then(() => this.settledOnce(t.id)));
       } else if (this.runner.isActiveJob(t.id)) {
+        // Still preparing (worktree, model choice): the runner ends it as cancelled instead of launching.
+        this.runner.cancelReasons.set(t.id, reason);
         waits.push(this.settledOnce(t.id).then(() => this.cancel({ ...input, job_id: t.id, cascade: false }, { role: 'lead' })));
       } else {
         this.markCancelled(t.id, reason);

@@ -38,6 +38,8 @@ export class Runner {
   private readonly preparing = new Set<string>();
   private dispatching = false;
   private stopped = false;
+  /** Chooses the model of a job spawned with model "auto" before its first attempt (src/models, set by the hub). Never throws. */
+  chooseModel?: (job: JobRow, attempt: number) => Promise<void>;
 
   constructor(private readonly ctx: HubContext) {}
 
@@ -97,13 +99,22 @@ export class Runner {
     });
     this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
     const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir))) || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
-    if (!needsPrep) {
+    const choose = job.model === 'auto' ? this.chooseModel : undefined;
+    if (!needsPrep && !choose) {
       this.launch(store.get(job.id)!, n, kind, token);
       return;
     }
     this.preparing.add(job.id);
-    void this.prepare(job)
-      .then(() => this.launch(store.get(job.id)!, n, kind, token))
+    void (choose ? choose(job, n) : Promise.resolve())
+      .then(() => (needsPrep ? this.prepare(job) : undefined))
+      .then(() => {
+        // Cancelled while it was being prepared: end the attempt instead of starting the child.
+        if (this.cancelReasons.has(job.id)) {
+          this.preparing.delete(job.id);
+          return this.endAttempt(job.id, n, { ok: false, failureClass: 'cancelled', error: 'cancelled' });
+        }
+        this.launch(store.get(job.id)!, n, kind, token);
+      })
       .catch((err: unknown) => {
         this.ctx.log.error({ err, jobId: job.id }, 'preparing the work tree failed');
         void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });

@@ -3,6 +3,7 @@
 import type { AttemptRow, JobRow } from '../store/jobs.js';
 import { isoTime } from '../clock.js';
 import type { UsageRow } from '../money/usageStore.js';
+import { choiceView } from '../models/choice.js';
 
 export const FIELD_CAP = 4000;
 
@@ -37,7 +38,10 @@ export interface AgentSummary {
   title: string;
   status: string;
   provider: string;
+  /** "auto" until the job's model is chosen (src/models), then the model it runs on. */
   model: string | null;
+  /** How model "auto" was decided: tier, reason, classifier model, duration, cost, fallback; only for such jobs once decided. */
+  model_choice?: Record<string, unknown>;
   cwd: string;
   branch: string | null;
   worktree: string | null;
@@ -98,6 +102,11 @@ export function hubUsage(j: JobRow, rows: UsageRow[]): Pick<AgentSummary, 'hub_u
   };
 }
 
+const withChoice = (json: string | null | undefined): Pick<AgentSummary, 'model_choice'> => {
+  const c = choiceView(json);
+  return c ? { model_choice: c } : {};
+};
+
 export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CAP): AgentSummary {
   return {
     job_id: j.id,
@@ -105,6 +114,7 @@ export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CA
     status: j.status,
     provider: j.provider,
     model: j.model,
+    ...withChoice(j.model_choice_json),
     cwd: j.work_dir ?? j.cwd,
     branch: j.branch,
     worktree: j.worktree ? j.work_dir : null,

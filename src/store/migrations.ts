@@ -366,4 +366,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_estimate_model ON jobs(provider, model, ended_at);
     `,
   },
+  {
+    version: 19,
+    name: 'model auto-choice: the tier, reason, classifier and fallback of a job spawned with model "auto" (src/models)',
+    up: `
+      ALTER TABLE jobs ADD COLUMN model_choice_json TEXT;
+    `,
+  },
 ];

@@ -14,7 +14,7 @@ export const SpawnInput = z.object({
     .describe('The task for the agent, as its first user message: say what to do, where, and what counts as done.'),
   title: z.string().trim().min(1).max(200).optional().describe('Short name shown in list_agents and status (default: the first line of the prompt).'),
   provider: z.enum(['claude', 'codex']).optional().describe('Which CLI runs the agent: "claude" or "codex" (default "claude", or the template\'s).'),
-  model: z.string().min(1).max(200).optional().describe('Model name passed to the CLI, e.g. "sonnet" (default: the CLI\'s own default, or the template\'s).'),
+  model: z.string().min(1).max(200).optional().describe('Model name passed to the CLI, e.g. "sonnet", or "auto": a short run on a small model picks a small/medium/large tier from the task just before the agent starts (get_agent shows model_choice with the tier and reason) (default: the configured defaultModel, else the CLI\'s own default, or the template\'s).'),
   cwd: z.string().min(1).max(4096).optional().describe('Directory the agent works in (default: the project; for an agent, your own work tree). A relative path resolves against the project, or for an agent against your own work tree, and a sub-agent must stay inside it.'),
   worktree: z.boolean().optional().describe('true = run in a new git worktree on its own branch, so its edits do not touch cwd; its work is committed to that branch (default false, or the template\'s).'),
   branch: z.string().regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._\/-]+(?<!\.lock)(?<![\/.])$/, 'branch must be a valid git branch name such as "feature/login-form"').max(200).optional()

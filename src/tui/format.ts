@@ -87,7 +87,7 @@ export interface JobLines {
   detail: string | null;
 }
 
-const model = (j: FloorJob): string => (j.model ? `${j.provider}/${j.model}` : j.provider);
+const model = (j: FloorJob): string => `${j.model ? `${j.provider}/${j.model}` : j.provider}${j.model_tier ? ` (auto: ${j.model_tier})` : ''}`;
 const turns = (j: FloorJob): string => (j.max_turns ? `${j.turns}/${j.max_turns}t` : `${j.turns}t`);
 const tokens = (j: FloorJob): string => (j.input_tokens + j.output_tokens > 0 ? `${count(j.input_tokens + j.output_tokens)} tok` : '');
 const progress = (j: FloorJob): string => (j.progress === null ? '' : `${bar(j.progress, 1)} ${Math.round(j.progress * 100)}%`);

@@ -68,6 +68,9 @@ describe('loadConfigFrom', () => {
       codexSandbox: 'workspace-write',
       codexPrices: {},
       labelBudgets: {},
+      modelTiers: {},
+      classifierModel: 'claude-haiku-4-5',
+      classifierTimeoutS: 30,
     });
     assert.equal(c.claudeBin, undefined);
     assert.equal(c.budgetUsd, undefined, 'no house budget unless one is set');

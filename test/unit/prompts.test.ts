@@ -34,6 +34,11 @@ const RUNNER_VARS: Record<string, Record<string, string | number>> = {
     error: 'the process ended (signal SIGKILL) without a result',
     transcript: '[assistant] running npm test\n[tool] 1 failing',
   },
+  // ModelChooser.choose() (src/models/choice.ts)
+  'model-classify': {
+    title: 'Add a --verbose flag',
+    task: 'Add a --verbose flag to the CLI that prints each step.',
+  },
 };
 
 function placeholders(body: string): Set<string> {
