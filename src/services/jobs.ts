@@ -13,6 +13,8 @@ import { hubUsage, summarize, type AgentSummary } from './summary.js';
 import { UsageStore } from '../money/usageStore.js';
 import type { Budgets } from '../money/budgets.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
+import { SetupStore } from '../store/setup.js';
+import { setupView } from '../git/bootstrap.js';
 import { isoTime } from '../clock.js';
 import { waitUntil } from './wait.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
@@ -71,8 +73,10 @@ export class JobService {
     const open = this.warnings.open(j.id);
     const live = !isTerminal(j.status as JobStatus);
     const reservation = this.budgets?.view(j);
+    const setup = j.worktree === 1 ? setupView(new SetupStore(this.ctx.db).report(j.id)) : undefined;
     return {
       ...sum,
+      ...(setup ? { setup } : {}),
       ...(reservation ? { reservation } : {}),
       ...(open.length ? { warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : {}),
       ...(live && j.last_event_at ? { last_event_at: isoTime(j.last_event_at), last_activity: j.last_activity } : {}),
@@ -157,6 +161,8 @@ export class JobService {
       }
     } else if (input.branch !== undefined) {
       throw new InvalidInputError('branch is only used with worktree: true. Set worktree: true or omit branch.');
+    } else if (input.bootstrap !== undefined) {
+      throw new InvalidInputError('bootstrap is only used with worktree: true (it prepares a new worktree). Set worktree: true or omit bootstrap.');
     }
     const deps = [...new Set(input.depends_on)];
     for (const d of deps) this.job(d);
@@ -167,6 +173,7 @@ export class JobService {
       context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
       checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
       depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null,
+      ...(input.bootstrap === false ? { skipBootstrap: true } : {}),
     }, caller.role === 'agent' ? caller.jobId : 'lead');
     const warning = confine && !confine.active
       ? `This agent runs without OS confinement: ${confine.reason}. Only the lock hook and Claude Code's permission rules hold it; a program it runs can read the hub's state and write files others hold (docs/security.md).`
@@ -195,7 +202,7 @@ export class JobService {
    * budgets it counts against are checked and its reservation held in the same transaction as
    * its row: over a budget, BudgetExceededError and nothing is written.
    */
-  create(spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string }, by: string): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
+  create(spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string; skipBootstrap?: boolean }, by: string): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
     const { ctx } = this;
     const id = spec.id ?? this.newJobId();
     const deps = JSON.parse(spec.depends_on_json) as string[];
@@ -207,7 +214,9 @@ export class JobService {
         parentId: spec.parent_id, provider: spec.provider, model: spec.model, template: spec.template,
         labels: JSON.parse(spec.labels_json) as string[], budgetUsd: spec.budget_usd,
       }, spec.parent_id === null ? 'lead' : 'agent');
-      ctx.store.insertJob({ ...spec, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
+      const { skipBootstrap, ...row } = spec;
+      ctx.store.insertJob({ ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
+      if (skipBootstrap) new SetupStore(ctx.db).skip(id, now);
       if (r) this.budgets!.hold(id, r, now);
       ctx.store.addEvent(id, now, 'spawned', { by, status, ...(r ? { reserved_usd: r.usd, estimate_basis: r.basis } : {}) });
       return r;

@@ -15,6 +15,8 @@ import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
 import { createWorktree, finishWorktree, headCommit } from '../git/worktree.js';
 import { attachWorktree } from '../git/attach.js';
+import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
+import { SetupStore } from '../store/setup.js';
 import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
@@ -28,6 +30,9 @@ import { diagnose } from '../retry/diagnose.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
 
+/** A worktree setup command failed: the job fails with failure_class setup_failed and this message. */
+class SetupFailed extends Error {}
+
 export class Runner {
   readonly supervisors = new Map<string, Supervisor>();
   /** Why a running job is being cancelled: its error says so from the first write. */
@@ -39,7 +44,11 @@ export class Runner {
   private dispatching = false;
   private stopped = false;
 
-  constructor(private readonly ctx: HubContext) {}
+  private readonly setups: SetupStore;
+
+  constructor(private readonly ctx: HubContext) {
+    this.setups = new SetupStore(ctx.db);
+  }
 
   transcriptPath(jobId: string, n: number): string {
     return join(this.ctx.config.home, 'agents', jobId, `attempt-${n}.jsonl`);
@@ -96,7 +105,8 @@ export class Runner {
       store.addEvent(job.id, now, 'started', { attempt: n, kind });
     });
     this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
-    const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir))) || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
+    const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir) || this.setups.report(job.id)?.status === 'failed'))
+      || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
     if (!needsPrep) {
       this.launch(store.get(job.id)!, n, kind, token);
       return;
@@ -106,7 +116,8 @@ export class Runner {
       .then(() => this.launch(store.get(job.id)!, n, kind, token))
       .catch((err: unknown) => {
         this.ctx.log.error({ err, jobId: job.id }, 'preparing the work tree failed');
-        void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });
+        if (err instanceof SetupFailed) void this.endAttempt(job.id, n, { ok: false, failureClass: 'setup_failed', error: err.message });
+        else void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });
       })
       .finally(() => this.preparing.delete(job.id));
   }
@@ -114,13 +125,30 @@ export class Runner {
   private async prepare(job: JobRow): Promise<void> {
     const { store, clock } = this.ctx;
     if (job.worktree === 1) {
+      // A worktree made now is bootstrapped; so is one whose last bootstrap failed (a resume after setup_failed).
+      const fresh = !job.work_dir || !existsSync(job.work_dir);
       const wt = job.work_dir && job.branch && job.repo_root
         ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
         : await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: this.ctx.config.worktreesDir });
       store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
+      if (fresh || this.setups.report(job.id)?.status === 'failed') await this.bootstrap(job, wt.path);
     } else {
       store.update(job.id, { base_commit: (await headCommit(job.cwd)) ?? null }, clock.now());
     }
+  }
+
+  /** Copy the configured files into a fresh worktree and run its setup commands (src/git/bootstrap.ts); SetupFailed when one fails. */
+  private async bootstrap(job: JobRow, path: string): Promise<void> {
+    const { ctx } = this;
+    ctx.store.update(job.id, { status_message: 'setting up its worktree' }, ctx.clock.now());
+    const report = await bootstrapWorktree({ repoRoot: job.repo_root!, worktree: path, config: ctx.config.worktree, env: ctx.childEnv, skip: this.setups.skipped(job.id) });
+    const now = ctx.clock.now();
+    tx(ctx.db, () => {
+      this.setups.record(job.id, report, now);
+      ctx.store.update(job.id, { status_message: null }, now);
+      ctx.store.addEvent(job.id, now, 'setup', { status: report.status, source: report.source, copied: report.copied.length, commands: report.commands.map((c) => c.command), duration_ms: report.duration_ms, ...(report.note ? { note: report.note } : {}) });
+    });
+    if (report.status === 'failed') throw new SetupFailed(setupFailure(report));
   }
 
   private launch(job: JobRow, n: number, kind: string, token: string): void {

@@ -366,4 +366,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_estimate_model ON jobs(provider, model, ended_at);
     `,
   },
+  {
+    version: 20,
+    name: 'worktree bootstrap: per job whether to run it, and what it did (src/git/bootstrap.ts)',
+    up: `
+      CREATE TABLE job_setup (
+        job_id      TEXT PRIMARY KEY REFERENCES jobs(id),
+        skip        INTEGER NOT NULL DEFAULT 0, -- spawn_agent bootstrap: false
+        report_json TEXT,                       -- the last BootstrapReport, null before it ran
+        updated_at  INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
