@@ -13,7 +13,9 @@ import { pickRunnable, dependencyState } from '../domain/scheduler.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
-import { createWorktree, finishWorktree, headCommit } from '../git/worktree.js';
+import { createWorktree, finishWorktree, headCommit, type WorktreeInfo } from '../git/worktree.js';
+import { integrate, planStack } from '../git/stack.js';
+import { dependencySection } from '../prompts/dependencies.js';
 import { attachWorktree } from '../git/attach.js';
 import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
 import { SetupStore } from '../store/setup.js';
@@ -32,6 +34,8 @@ export const hashToken = (t: string): string => createHash('sha256').update(t).d
 
 /** A worktree setup command failed: the job fails with failure_class setup_failed and this message. */
 class SetupFailed extends Error {}
+/** The branches of a job's worktree dependencies do not merge: failure_class dependency_conflict. */
+class DependencyConflict extends SetupFailed {}
 
 export class Runner {
   readonly supervisors = new Map<string, Supervisor>();
@@ -116,7 +120,7 @@ export class Runner {
       .then(() => this.launch(store.get(job.id)!, n, kind, token))
       .catch((err: unknown) => {
         this.ctx.log.error({ err, jobId: job.id }, 'preparing the work tree failed');
-        if (err instanceof SetupFailed) void this.endAttempt(job.id, n, { ok: false, failureClass: 'setup_failed', error: err.message });
+        if (err instanceof SetupFailed) void this.endAttempt(job.id, n, { ok: false, failureClass: err instanceof DependencyConflict ? 'dependency_conflict' : 'setup_failed', error: err.message });
         else void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });
       })
       .finally(() => this.preparing.delete(job.id));
@@ -129,12 +133,43 @@ export class Runner {
       const fresh = !job.work_dir || !existsSync(job.work_dir);
       const wt = job.work_dir && job.branch && job.repo_root
         ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
-        : await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: this.ctx.config.worktreesDir });
+        : await this.stackedWorktree(job);
       store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
       if (fresh || this.setups.report(job.id)?.status === 'failed') await this.bootstrap(job, wt.path);
     } else {
       store.update(job.id, { base_commit: (await headCommit(job.cwd)) ?? null }, clock.now());
     }
+  }
+
+  /**
+   * A new worktree for `job`, on its base (src/git/stack.ts): its `base`, else its one worktree
+   * dependency's branch, else HEAD; several worktree dependencies are merged in, and a conflict
+   * fails the job as dependency_conflict naming the files (the merge is aborted).
+   */
+  private async stackedWorktree(job: JobRow): Promise<WorktreeInfo> {
+    const { ctx } = this;
+    const deps = (JSON.parse(job.depends_on_json) as string[]).map((id) => ctx.store.get(id)).filter((d): d is JobRow => d !== undefined);
+    const base = this.setups.base(job.id);
+    const asDep = (d: JobRow) => ({ id: d.id, title: d.title, worktree: d.worktree === 1, branch: d.branch, repoRoot: d.repo_root });
+    const baseJob = base?.startsWith('job:') ? ctx.store.get(base.slice('job:'.length)) : undefined;
+    const plan = planStack({ base, repoRoot: job.repo_root!, deps: deps.map(asDep), ...(baseJob ? { baseJob: asDep(baseJob) } : {}) });
+    let wt: WorktreeInfo;
+    try {
+      wt = await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: ctx.config.worktreesDir, base: plan.base?.ref });
+    } catch (err) {
+      if (plan.base) throw new SetupFailed(`could not start the worktree from ${plan.base.ref}${plan.base.jobId ? ` (the branch of ${plan.base.jobId})` : ''}: ${errorMessage(err)}`);
+      throw err;
+    }
+    if (!plan.base) return wt;
+    const r = await integrate(wt.path, plan.merge);
+    const now = ctx.clock.now();
+    this.setups.setStack(job.id, { branch: plan.base.ref, ...(plan.base.jobId ? { jobId: plan.base.jobId } : {}), merged: r.merged }, now);
+    ctx.store.addEvent(job.id, now, 'stacked', { base: plan.base.ref, base_job: plan.base.jobId ?? null, merged: r.merged, ...(r.ok ? {} : { conflict: { branch: r.branch, job_id: r.jobId, files: r.files } }) });
+    if (!r.ok) {
+      throw new DependencyConflict(`its dependencies' branches conflict: merging ${r.branch} (${r.jobId}) into ${plan.base.ref} (${plan.base.jobId}${r.merged.length ? ` + ${r.merged.join(', ')}` : ''}) ${r.files.length ? `conflicts in ${r.files.join(', ')}` : `failed: ${r.error}`}. The agent was not started. Merge those branches yourself (or have an agent do it) and spawn again with base: "<the merged branch>", or depend on one of them only.`);
+    }
+    // The job's own diff is measured from after the merges.
+    return r.merged.length ? { ...wt, baseCommit: await headCommit(wt.path) ?? wt.baseCommit } : wt;
   }
 
   /** Copy the configured files into a fresh worktree and run its setup commands (src/git/bootstrap.ts); SetupFailed when one fails. */
@@ -256,6 +291,12 @@ export class Runner {
         } catch (err) {
           this.ctx.log.warn({ err, jobId: job.id }, 'memory section failed');
         }
+      }
+      const depIds = JSON.parse(job.depends_on_json) as string[];
+      if (depIds.length) {
+        const stack = this.setups.stack(job.id);
+        const section = dependencySection(this.ctx.prompts, depIds.map((id) => this.ctx.store.get(id)).filter((d): d is JobRow => d !== undefined), stack);
+        if (section) parts.push(section);
       }
       if (kind === 'retry' || (kind === 'resume' && n > 1)) {
         const prev = this.ctx.store.attempts(job.id).filter((a) => a.n < n).at(-1);

@@ -368,12 +368,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 20,
-    name: 'worktree bootstrap: per job whether to run it, and what it did (src/git/bootstrap.ts)',
+    name: 'worktree preparation: bootstrap (whether to run it, what it did) and the base a worktree job stacks on (src/git/bootstrap.ts, src/git/stack.ts)',
     up: `
       CREATE TABLE job_setup (
         job_id      TEXT PRIMARY KEY REFERENCES jobs(id),
         skip        INTEGER NOT NULL DEFAULT 0, -- spawn_agent bootstrap: false
         report_json TEXT,                       -- the last BootstrapReport, null before it ran
+        base        TEXT,                       -- spawn_agent base: 'job:<id>' or 'branch:<name>'; null = HEAD or stacked on its dependencies
+        stack_json  TEXT,                       -- what its branch was made from: {branch, jobId?, merged[]}
         updated_at  INTEGER NOT NULL
       ) WITHOUT ROWID;
     `,

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { globToRegExp, matchGlobs } from '../../src/git/glob.js';
 import { detectSetup, setupFailure, type BootstrapReport } from '../../src/git/bootstrap.js';
+import { planStack } from '../../src/git/stack.js';
 
 describe('copy globs', () => {
   test('a pattern without a slash matches a name at any depth; * stays in one segment', () => {
@@ -50,5 +51,23 @@ describe('lockfile detection', () => {
     const base: BootstrapReport = { status: 'failed', source: 'config', copied: [], duration_ms: 5, commands: [] };
     assert.match(setupFailure({ ...base, commands: [{ command: 'make deps', exit_code: 2, signal: null, timed_out: false, duration_ms: 4, output: 'no rule\n' }] }), /^worktree setup command `make deps` exited 2:\nno rule$/);
     assert.match(setupFailure({ ...base, commands: [{ command: 'sleep 9', exit_code: null, signal: 'SIGTERM', timed_out: true, duration_ms: 1000, output: '' }] }), /`sleep 9` timed out after 1 s$/);
+  });
+});
+
+describe('what a worktree job stacks on (planStack)', () => {
+  const dep = (id: string, o: Partial<{ worktree: boolean; branch: string | null; repoRoot: string }> = {}) => ({ id, title: `t-${id}`, worktree: o.worktree ?? true, branch: o.branch === undefined ? `b-${id}` : o.branch, repoRoot: o.repoRoot ?? '/r' });
+  test('no worktree dependency: HEAD; one: its branch; several: the first, the others merged in order', () => {
+    assert.deepEqual(planStack({ base: null, repoRoot: '/r', deps: [] }), { merge: [] });
+    assert.deepEqual(planStack({ base: null, repoRoot: '/r', deps: [dep('a', { worktree: false, branch: null })] }), { merge: [] });
+    assert.deepEqual(planStack({ base: null, repoRoot: '/r', deps: [dep('a')] }), { base: { ref: 'b-a', jobId: 'a' }, merge: [] });
+    assert.deepEqual(planStack({ base: null, repoRoot: '/r', deps: [dep('a'), dep('x', { repoRoot: '/other' }), dep('b'), dep('c')] }), {
+      base: { ref: 'b-a', jobId: 'a' },
+      merge: [{ branch: 'b-b', jobId: 'b', title: 't-b' }, { branch: 'b-c', jobId: 'c', title: 't-c' }],
+    });
+  });
+  test('an explicit base wins: a branch as given, a job by its branch, and nothing is merged', () => {
+    assert.deepEqual(planStack({ base: 'branch:release/1.2', repoRoot: '/r', deps: [dep('a'), dep('b')] }), { base: { ref: 'release/1.2' }, merge: [] });
+    assert.deepEqual(planStack({ base: 'job:b', repoRoot: '/r', deps: [dep('a'), dep('b')], baseJob: dep('b') }), { base: { ref: 'b-b', jobId: 'b' }, merge: [] });
+    assert.deepEqual(planStack({ base: 'job:p', repoRoot: '/r', deps: [], baseJob: dep('p') }), { base: { ref: 'b-p', jobId: 'p' }, merge: [] }, 'the spawning agent itself, not a dependency');
   });
 });
