@@ -50,6 +50,18 @@ export const HealthSchema = z.object({
 
 export type HealthConfig = z.infer<typeof HealthSchema>;
 
+/** Worktree bootstrap (src/git/bootstrap.ts, docs/worktrees.md). */
+export const WorktreeSchema = z.object({
+  /** Globs of untracked or ignored files copied from the main checkout into each new worktree, e.g. [".env*"]. */
+  copy: z.array(z.string().min(1, 'a copy pattern is not empty').max(500)).max(100).default([]),
+  /** Shell commands run in each new worktree before its agent starts, e.g. ["npm ci"]. */
+  setup: z.array(z.string().min(1, 'a setup command is not empty').max(4000)).max(20).default([]),
+  /** Longest one setup command may run (seconds). */
+  setupTimeoutS: z.number().int().min(1).max(24 * 3600).default(600),
+  /** With no setup configured, run the install command the worktree's lockfile implies (npm ci, uv sync, ...). */
+  detect: z.boolean().default(true),
+}).strict();
+
 export const ConfigSchema = z
   .object({
     home: z.string().min(1),
@@ -92,6 +104,8 @@ export const ConfigSchema = z
     codexPrices: z.preprocess(jsonText, z.record(z.object({ input: z.number().min(0), output: z.number().min(0), cached_input: z.number().min(0).optional() }).strict())).default({}),
     /** Base folder of job worktrees (default $XDG_DATA_HOME/overseer/worktrees, see src/git/placement.ts). */
     worktreesDir: z.string().min(1).optional(),
+    /** Worktree bootstrap: files copied into and commands run in each new worktree (docs/worktrees.md). */
+    worktree: z.preprocess(jsonText, WorktreeSchema).default({}),
     /** Largest note value in bytes. */
     noteMaxBytes: intFromString(1, 64 * 1024 * 1024).default(1024 * 1024),
     /** A background hub exits after this many seconds with no live job and no connected lead (0 = never). */
@@ -153,6 +167,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CODEX_PROVIDER: 'codexProvider',
   OVERSEER_CODEX_PRICES: 'codexPrices',
   OVERSEER_WORKTREES_DIR: 'worktreesDir',
+  OVERSEER_WORKTREE: 'worktree',
   OVERSEER_CONFINE: 'confine',
   OVERSEER_HEALTH: 'health',
   OVERSEER_NOTIFY: 'notify',

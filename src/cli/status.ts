@@ -10,6 +10,7 @@ import type { JobRow } from '../store/jobs.js';
 import type { Config } from '../config.js';
 import { applicableBudgets, spentOf } from '../money/budget.js';
 import { BudgetStore } from '../money/budgetStore.js';
+import { SetupStore } from '../store/setup.js';
 import { summarize } from '../services/summary.js';
 import { openState, type State } from './state.js';
 import { UsageError } from './errors.js';
@@ -74,14 +75,27 @@ export function runStatus(opts: StatusOptions): void | Promise<void> {
   }
 }
 
+/** "setup 12.3s · " for a worktree job whose bootstrap ran commands (or failed); empty otherwise, and for a database without the table. */
+function setupNotes(db: Database.Database): (j: JobRow) => string {
+  let store: SetupStore | undefined;
+  try { db.prepare('SELECT 1 FROM job_setup LIMIT 1').get(); store = new SetupStore(db); } catch { /* an older database */ }
+  return (j) => {
+    if (!store || j.worktree !== 1) return '';
+    const r = store.report(j.id);
+    if (!r || (r.commands.length === 0 && r.status === 'ok')) return '';
+    return `setup ${r.status === 'failed' ? 'failed ' : r.status === 'skipped' ? 'skipped ' : ''}${(r.duration_ms / 1000).toFixed(1)}s · `;
+  };
+}
+
 /** The table, its totals and what needs the person, as `overseer status` prints it. `floor`:
  * the NEEDS YOU items to show (default: read from the same database). */
 export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you'>): string {
   const rows = filterRows(state.store.list({ limit: 10_000 }), f);
   if (rows.length === 0) return f.status || f.label || f.parent ? 'No jobs match.\n' : 'No jobs yet.\n';
+  const setup = setupNotes(state.db);
   const body = rows.map((j: JobRow) => [
     j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', String(j.turns), `$${j.cost_usd.toFixed(4)}`,
-    age(j.created_at), j.title.slice(0, 40), (j.status_message ?? j.error ?? '').replace(/\s+/g, ' ').slice(0, 60),
+    age(j.created_at), j.title.slice(0, 40), `${setup(j)}${(j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
   ]);
   let needs: Pick<Floor, 'needs_you'>;
   let unreadable: string[] = [];

@@ -74,5 +74,5 @@ export function classifyAttempt(f: AttemptFacts): Classification {
 
 /** Failures worth another attempt under retry `same`/`analyze`. Cancels and bad setup are not. */
 export function isRetryable(c: FailureClass): boolean {
-  return !['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted', 'hook_bypassed'].includes(c);
+  return !['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted', 'hook_bypassed', 'setup_failed', 'dependency_conflict'].includes(c);
 }

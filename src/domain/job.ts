@@ -9,7 +9,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FAILURE_CLASSES = [
   'max_turns', 'budget', 'timeout', 'crashed', 'rate_limited', 'auth', 'api_error',
   'cancelled', 'binary_not_found', 'mcp_unavailable', 'check_failed', 'dependency_failed',
-  'reported_failure', 'interrupted', 'hook_bypassed',
+  'reported_failure', 'interrupted', 'hook_bypassed', 'setup_failed', 'dependency_conflict',
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 

@@ -86,10 +86,11 @@ async function addWorktree(top: string, branch: string, wtPath: string, baseComm
 }
 
 /** Create `<base>/<repo>-<hash>/<branch-slug>` (placement.ts; `worktreesDir` is the base, default
- * from the environment) on a new branch at the repo's HEAD. Two git processes: one rev-parse
+ * from the environment) on a new branch at the repo's HEAD, or at `base` (a stacked job: its
+ * dependency's branch). Two git processes: one rev-parse
  * (top level, common dir, HEAD), one `worktree add`. Creates in one repository are serialised in
  * this process (git's worktree bookkeeping is not concurrency-safe). */
-export async function createWorktree(opts: { repoRoot: string; jobId: string; branch: string; worktreesDir?: string }): Promise<WorktreeInfo> {
+export async function createWorktree(opts: { repoRoot: string; jobId: string; branch: string; worktreesDir?: string; base?: string }): Promise<WorktreeInfo> {
   const { jobId, branch } = opts;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(jobId)) {
     throw new InvalidInputError(`job id ${JSON.stringify(jobId)} cannot name a worktree folder (letters, digits, ".", "_" and "-" only).`);
@@ -102,13 +103,16 @@ export async function createWorktree(opts: { repoRoot: string; jobId: string; br
   let commonDir: string;
   let baseCommit: string;
   try {
-    const [t, c, h] = outLines(await git(real).raw(['rev-parse', '--show-toplevel', '--git-common-dir', 'HEAD']));
+    const [t, c, h] = outLines(await git(real).raw(['rev-parse', '--show-toplevel', '--git-common-dir', opts.base ? `${opts.base}^{commit}` : 'HEAD']));
     if (!t || !c || !h) throw new Error(`unexpected rev-parse output in ${real}`);
     top = (await realPathOrUndefined(t)) ?? t;
     commonDir = path.resolve(real, c);
     baseCommit = h;
   } catch (err) {
     const msg = errText(err);
+    if (opts.base && /ambiguous argument|unknown revision|bad revision|needed a single revision/i.test(msg)) {
+      throw new InvalidInputError(`The base ${JSON.stringify(opts.base)} does not exist in ${opts.repoRoot} (a branch that was deleted?); spawn again with another base, or without one.`, { cause: err });
+    }
     if (/ambiguous argument 'HEAD'|unknown revision/i.test(msg)) {
       throw new InvalidInputError(`The git repository at ${opts.repoRoot} has no commits yet; make a first commit so the worktree has a base.`, { cause: err });
     }

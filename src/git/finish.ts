@@ -27,16 +27,22 @@ export interface FinishResult {
   removed: boolean;
 }
 
-/** Commit anything left in the worktree, as the repo's configured author or as Overseer. */
-async function commitAll(dir: string, message: string): Promise<string> {
-  const g = git(dir);
-  await g.raw(['add', '-A']);
+/** `-c user.name=… -c user.email=…` for what the repository does not configure (commits and merges by the hub). */
+export async function identityArgs(dir: string): Promise<string[]> {
   // `git config --get-regexp` exits 1 without stderr when nothing matches: simple-git returns ''.
-  const ident = await g.raw(['config', '--get-regexp', '^user\\.(name|email)$']).catch(() => '');
+  const ident = await git(dir).raw(['config', '--get-regexp', '^user\\.(name|email)$']).catch(() => '');
   const keys = new Set(outLines(ident).map((l) => l.split(/\s/)[0]?.toLowerCase()));
   const extra: string[] = [];
   if (!keys.has('user.name')) extra.push('-c', `user.name=${FALLBACK_NAME}`);
   if (!keys.has('user.email')) extra.push('-c', `user.email=${FALLBACK_EMAIL}`);
+  return extra;
+}
+
+/** Commit anything left in the worktree, as the repo's configured author or as Overseer. */
+async function commitAll(dir: string, message: string): Promise<string> {
+  const g = git(dir);
+  await g.raw(['add', '-A']);
+  const extra = await identityArgs(dir);
   const msg = message.trim() === '' ? 'Overseer job changes' : message;
   // --no-verify: this is an automatic checkpoint of an agent's work; a failing pre-commit hook
   // must not leave the work uncommitted in a folder we are about to delete. No hooks at all

@@ -14,6 +14,8 @@ import { UsageStore } from '../money/usageStore.js';
 import type { Budgets } from '../money/budgets.js';
 import type { ModelChooser } from '../models/choice.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
+import { SetupStore } from '../store/setup.js';
+import { setupView } from '../git/bootstrap.js';
 import { isoTime } from '../clock.js';
 import { waitUntil } from './wait.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
@@ -74,8 +76,10 @@ export class JobService {
     const open = this.warnings.open(j.id);
     const live = !isTerminal(j.status as JobStatus);
     const reservation = this.budgets?.view(j);
+    const setup = j.worktree === 1 ? setupView(new SetupStore(this.ctx.db).report(j.id)) : undefined;
     return {
       ...sum,
+      ...(setup ? { setup } : {}),
       ...(reservation ? { reservation } : {}),
       ...(open.length ? { warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : {}),
       ...(live && j.last_event_at ? { last_event_at: isoTime(j.last_event_at), last_activity: j.last_activity } : {}),
@@ -164,8 +168,29 @@ export class JobService {
       }
     } else if (input.branch !== undefined) {
       throw new InvalidInputError('branch is only used with worktree: true. Set worktree: true or omit branch.');
+    } else if (input.bootstrap !== undefined) {
+      throw new InvalidInputError('bootstrap is only used with worktree: true (it prepares a new worktree). Set worktree: true or omit bootstrap.');
+    }
+    if (input.base !== undefined && !input.worktree) {
+      throw new InvalidInputError('base is only used with worktree: true (it says what the new branch starts from). Set worktree: true or omit base.');
     }
     const deps = [...new Set(input.depends_on)];
+    let stackOn: string | undefined;
+    if (input.base !== undefined) {
+      const onJob = ctx.store.get(input.base);
+      if (onJob) {
+        this.visibleJob(onJob.id, caller, { self: true });
+        if (onJob.worktree !== 1 || !onJob.branch) throw new InvalidInputError(`base ${onJob.id} is not a worktree job: it has no branch to start from. Pass a worktree job's id or a branch name, or omit base.`);
+        if (onJob.repo_root !== repoRoot) throw new InvalidInputError(`base ${onJob.id} works in another repository (${onJob.repo_root}), not ${repoRoot}. Pass a job or branch of this repository.`);
+        // Its branch has its work once it ended; an agent stacking on itself does not wait for itself.
+        if (!(caller.role === 'agent' && caller.jobId === onJob.id) && !deps.includes(onJob.id)) deps.push(onJob.id);
+        stackOn = `job:${onJob.id}`;
+      } else if (await branchExists(repoRoot!, input.base)) {
+        stackOn = `branch:${input.base}`;
+      } else {
+        throw new InvalidInputError(`base ${JSON.stringify(input.base)} is neither a job id nor a branch of ${repoRoot}. Pass a worktree job's id (list_agents) or an existing branch, or omit base.`);
+      }
+    }
     for (const d of deps) this.job(d);
     const created = this.create({
       id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: model ?? null,
@@ -174,6 +199,8 @@ export class JobService {
       context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
       checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
       depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null,
+      ...(input.bootstrap === false ? { skipBootstrap: true } : {}),
+      ...(stackOn ? { base: stackOn } : {}),
     }, caller.role === 'agent' ? caller.jobId : 'lead');
     const warning = confine && !confine.active
       ? `This agent runs without OS confinement: ${confine.reason}. Only the lock hook and Claude Code's permission rules hold it; a program it runs can read the hub's state and write files others hold (docs/security.md).`
@@ -202,7 +229,7 @@ export class JobService {
    * budgets it counts against are checked and its reservation held in the same transaction as
    * its row: over a budget, BudgetExceededError and nothing is written.
    */
-  create(spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string }, by: string): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
+  create(spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string; skipBootstrap?: boolean; base?: string }, by: string): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
     const { ctx } = this;
     const id = spec.id ?? this.newJobId();
     const deps = JSON.parse(spec.depends_on_json) as string[];
@@ -214,7 +241,10 @@ export class JobService {
         parentId: spec.parent_id, provider: spec.provider, model: spec.model, template: spec.template,
         labels: JSON.parse(spec.labels_json) as string[], budgetUsd: spec.budget_usd,
       }, spec.parent_id === null ? 'lead' : 'agent');
-      ctx.store.insertJob({ ...spec, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
+      const { skipBootstrap, base, ...row } = spec;
+      ctx.store.insertJob({ ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
+      if (skipBootstrap) new SetupStore(ctx.db).skip(id, now);
+      if (base) new SetupStore(ctx.db).setBase(id, base, now);
       if (r) this.budgets!.hold(id, r, now);
       ctx.store.addEvent(id, now, 'spawned', { by, status, ...(r ? { reserved_usd: r.usd, estimate_basis: r.basis } : {}) });
       return r;
@@ -255,7 +285,7 @@ export class JobService {
       const warns = caller.role === 'lead' ? this.warnings.unseenByLead(senders) : [];
       return {
         settled, pending,
-        attention: [...requests.items, ...warns.map((w) => this.warningItem(w)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        attention: [...requests.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
         wake: requests.wake || msgs.length > 0 || warns.length > 0,
         ack: () => { requests.ack(); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); },
         messageIds: msgs.map((m) => m.id),
@@ -508,4 +538,12 @@ export class JobService {
     });
     this.ctx.bus.emit('job', { jobId, status });
   }
+}
+
+/** A job whose dependencies' branches did not merge needs the lead: what conflicted and what to do. */
+function conflictItem(j: JobRow): Record<string, unknown> {
+  return {
+    kind: 'dependency_conflict', job_id: j.id, title: j.title, detail: j.error,
+    todo: 'merge the dependencies\' branches yourself (or have an agent do it), then spawn the task again with base: "<the merged branch>"',
+  };
 }

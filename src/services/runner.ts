@@ -13,8 +13,12 @@ import { pickRunnable, dependencyState } from '../domain/scheduler.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
-import { createWorktree, finishWorktree, headCommit } from '../git/worktree.js';
+import { createWorktree, finishWorktree, headCommit, type WorktreeInfo } from '../git/worktree.js';
+import { integrate, planStack } from '../git/stack.js';
+import { dependencySection } from '../prompts/dependencies.js';
 import { attachWorktree } from '../git/attach.js';
+import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
+import { SetupStore } from '../store/setup.js';
 import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
@@ -27,6 +31,11 @@ import { UsageStore } from '../money/usageStore.js';
 import { diagnose } from '../retry/diagnose.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
+
+/** A worktree setup command failed: the job fails with failure_class setup_failed and this message. */
+class SetupFailed extends Error {}
+/** The branches of a job's worktree dependencies do not merge: failure_class dependency_conflict. */
+class DependencyConflict extends SetupFailed {}
 
 export class Runner {
   readonly supervisors = new Map<string, Supervisor>();
@@ -41,7 +50,11 @@ export class Runner {
   /** Chooses the model of a job spawned with model "auto" before its first attempt (src/models, set by the hub). Never throws. */
   chooseModel?: (job: JobRow, attempt: number) => Promise<void>;
 
-  constructor(private readonly ctx: HubContext) {}
+  private readonly setups: SetupStore;
+
+  constructor(private readonly ctx: HubContext) {
+    this.setups = new SetupStore(ctx.db);
+  }
 
   transcriptPath(jobId: string, n: number): string {
     return join(this.ctx.config.home, 'agents', jobId, `attempt-${n}.jsonl`);
@@ -98,7 +111,8 @@ export class Runner {
       store.addEvent(job.id, now, 'started', { attempt: n, kind });
     });
     this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
-    const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir))) || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
+    const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir) || this.setups.report(job.id)?.status === 'failed'))
+      || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
     const choose = job.model === 'auto' ? this.chooseModel : undefined;
     if (!needsPrep && !choose) {
       this.launch(store.get(job.id)!, n, kind, token);
@@ -117,7 +131,8 @@ export class Runner {
       })
       .catch((err: unknown) => {
         this.ctx.log.error({ err, jobId: job.id }, 'preparing the work tree failed');
-        void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });
+        if (err instanceof SetupFailed) void this.endAttempt(job.id, n, { ok: false, failureClass: err instanceof DependencyConflict ? 'dependency_conflict' : 'setup_failed', error: err.message });
+        else void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });
       })
       .finally(() => this.preparing.delete(job.id));
   }
@@ -125,13 +140,61 @@ export class Runner {
   private async prepare(job: JobRow): Promise<void> {
     const { store, clock } = this.ctx;
     if (job.worktree === 1) {
+      // A worktree made now is bootstrapped; so is one whose last bootstrap failed (a resume after setup_failed).
+      const fresh = !job.work_dir || !existsSync(job.work_dir);
       const wt = job.work_dir && job.branch && job.repo_root
         ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
-        : await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: this.ctx.config.worktreesDir });
+        : await this.stackedWorktree(job);
       store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
+      if (fresh || this.setups.report(job.id)?.status === 'failed') await this.bootstrap(job, wt.path);
     } else {
       store.update(job.id, { base_commit: (await headCommit(job.cwd)) ?? null }, clock.now());
     }
+  }
+
+  /**
+   * A new worktree for `job`, on its base (src/git/stack.ts): its `base`, else its one worktree
+   * dependency's branch, else HEAD; several worktree dependencies are merged in, and a conflict
+   * fails the job as dependency_conflict naming the files (the merge is aborted).
+   */
+  private async stackedWorktree(job: JobRow): Promise<WorktreeInfo> {
+    const { ctx } = this;
+    const deps = (JSON.parse(job.depends_on_json) as string[]).map((id) => ctx.store.get(id)).filter((d): d is JobRow => d !== undefined);
+    const base = this.setups.base(job.id);
+    const asDep = (d: JobRow) => ({ id: d.id, title: d.title, worktree: d.worktree === 1, branch: d.branch, repoRoot: d.repo_root });
+    const baseJob = base?.startsWith('job:') ? ctx.store.get(base.slice('job:'.length)) : undefined;
+    const plan = planStack({ base, repoRoot: job.repo_root!, deps: deps.map(asDep), ...(baseJob ? { baseJob: asDep(baseJob) } : {}) });
+    let wt: WorktreeInfo;
+    try {
+      wt = await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: ctx.config.worktreesDir, base: plan.base?.ref });
+    } catch (err) {
+      if (plan.base) throw new SetupFailed(`could not start the worktree from ${plan.base.ref}${plan.base.jobId ? ` (the branch of ${plan.base.jobId})` : ''}: ${errorMessage(err)}`);
+      throw err;
+    }
+    if (!plan.base) return wt;
+    const r = await integrate(wt.path, plan.merge);
+    const now = ctx.clock.now();
+    this.setups.setStack(job.id, { branch: plan.base.ref, ...(plan.base.jobId ? { jobId: plan.base.jobId } : {}), merged: r.merged }, now);
+    ctx.store.addEvent(job.id, now, 'stacked', { base: plan.base.ref, base_job: plan.base.jobId ?? null, merged: r.merged, ...(r.ok ? {} : { conflict: { branch: r.branch, job_id: r.jobId, files: r.files } }) });
+    if (!r.ok) {
+      throw new DependencyConflict(`its dependencies' branches conflict: merging ${r.branch} (${r.jobId}) into ${plan.base.ref} (${plan.base.jobId}${r.merged.length ? ` + ${r.merged.join(', ')}` : ''}) ${r.files.length ? `conflicts in ${r.files.join(', ')}` : `failed: ${r.error}`}. The agent was not started. Merge those branches yourself (or have an agent do it) and spawn again with base: "<the merged branch>", or depend on one of them only.`);
+    }
+    // The job's own diff is measured from after the merges.
+    return r.merged.length ? { ...wt, baseCommit: await headCommit(wt.path) ?? wt.baseCommit } : wt;
+  }
+
+  /** Copy the configured files into a fresh worktree and run its setup commands (src/git/bootstrap.ts); SetupFailed when one fails. */
+  private async bootstrap(job: JobRow, path: string): Promise<void> {
+    const { ctx } = this;
+    ctx.store.update(job.id, { status_message: 'setting up its worktree' }, ctx.clock.now());
+    const report = await bootstrapWorktree({ repoRoot: job.repo_root!, worktree: path, config: ctx.config.worktree, env: ctx.childEnv, skip: this.setups.skipped(job.id) });
+    const now = ctx.clock.now();
+    tx(ctx.db, () => {
+      this.setups.record(job.id, report, now);
+      ctx.store.update(job.id, { status_message: null }, now);
+      ctx.store.addEvent(job.id, now, 'setup', { status: report.status, source: report.source, copied: report.copied.length, commands: report.commands.map((c) => c.command), duration_ms: report.duration_ms, ...(report.note ? { note: report.note } : {}) });
+    });
+    if (report.status === 'failed') throw new SetupFailed(setupFailure(report));
   }
 
   private launch(job: JobRow, n: number, kind: string, token: string): void {
@@ -239,6 +302,12 @@ export class Runner {
         } catch (err) {
           this.ctx.log.warn({ err, jobId: job.id }, 'memory section failed');
         }
+      }
+      const depIds = JSON.parse(job.depends_on_json) as string[];
+      if (depIds.length) {
+        const stack = this.setups.stack(job.id);
+        const section = dependencySection(this.ctx.prompts, depIds.map((id) => this.ctx.store.get(id)).filter((d): d is JobRow => d !== undefined), stack);
+        if (section) parts.push(section);
       }
       if (kind === 'retry' || (kind === 'resume' && n > 1)) {
         const prev = this.ctx.store.attempts(job.id).filter((a) => a.n < n).at(-1);

@@ -79,6 +79,8 @@ export interface AgentSummary {
   attempts: AttemptSummary[];
   /** Open health warnings (stalled, turns_high, budget_high, time_high, long_running); only when there are some. */
   warnings?: { kind: string; detail: string; raised_at: string }[];
+  /** Worktree bootstrap (worktree jobs): copied files, setup commands and their time (src/git/bootstrap.ts). */
+  setup?: import('../git/bootstrap.js').SetupView;
   /** When the child last printed anything, and what it last did (running jobs). */
   last_event_at?: string | null;
   last_activity?: string | null;

@@ -367,10 +367,24 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 19,
+    version: 15,
     name: 'model auto-choice: the tier, reason, classifier and fallback of a job spawned with model "auto" (src/models)',
     up: `
       ALTER TABLE jobs ADD COLUMN model_choice_json TEXT;
+    `,
+  },
+  {
+    version: 16,
+    name: 'worktree preparation: bootstrap (whether to run it, what it did) and the base a worktree job stacks on (src/git/bootstrap.ts, src/git/stack.ts)',
+    up: `
+      CREATE TABLE job_setup (
+        job_id      TEXT PRIMARY KEY REFERENCES jobs(id),
+        skip        INTEGER NOT NULL DEFAULT 0, -- spawn_agent bootstrap: false
+        report_json TEXT,                       -- the last BootstrapReport, null before it ran
+        base        TEXT,                       -- spawn_agent base: 'job:<id>' or 'branch:<name>'; null = HEAD or stacked on its dependencies
+        stack_json  TEXT,                       -- what its branch was made from: {branch, jobId?, merged[]}
+        updated_at  INTEGER NOT NULL
+      ) WITHOUT ROWID;
     `,
   },
 ];

@@ -19,6 +19,10 @@ export const SpawnInput = z.object({
   worktree: z.boolean().optional().describe('true = run in a new git worktree on its own branch, so its edits do not touch cwd; its work is committed to that branch (default false, or the template\'s).'),
   branch: z.string().regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._\/-]+(?<!\.lock)(?<![\/.])$/, 'branch must be a valid git branch name such as "feature/login-form"').max(200).optional()
     .describe('Name of the new branch for worktree: true, e.g. "feature/login-form"; must not exist yet (default: overseer/<title>-<id>). Only with worktree: true.'),
+  base: z.string().min(1).max(200).optional()
+    .describe('Only with worktree: true. What the new branch starts from: a job id (that job\'s branch; the job becomes a dependency, so this one starts after it succeeds) or an existing branch name (default: the branch of its one worktree dependency, several merged together, else HEAD; docs/worktrees.md).'),
+  bootstrap: z.boolean().optional()
+    .describe('Only with worktree: true. false = skip the worktree bootstrap (copying the configured untracked files such as .env and running the setup commands, or the install its lockfile implies; docs/worktrees.md). Default true.'),
   depends_on: z.array(jobId).max(100, 'depends_on takes at most 100 job ids').default([])
     .describe('Job ids from spawn_agent: start only after all of these jobs succeed; if one fails or is cancelled, this job fails without running (default: none).'),
   priority: z.number().int('priority must be a whole number').min(-10, 'priority must be between -10 and 10').max(10, 'priority must be between -10 and 10').default(0)

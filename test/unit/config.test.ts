@@ -63,6 +63,7 @@ describe('loadConfigFrom', () => {
       sessionIdleS: 1800,
       health: { stalledS: 600, longRunningS: 0, highFraction: 0.8, checkMs: 1000, reactions: {}, nudge: 'Overseer: {warning}: {detail}. If you are stuck, say so with report_status or finish with what you have.' },
       notify: { sinks: [], rate: { perMinute: 6, repeatS: 300 } },
+      worktree: { copy: [], setup: [], setupTimeoutS: 600, detect: true },
       fallbackModels: [],
       kbTriage: false,
       codexSandbox: 'workspace-write',

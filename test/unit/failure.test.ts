@@ -236,7 +236,7 @@ describe('classifyAttempt: hub stop reasons', () => {
 });
 
 describe('isRetryable', () => {
-  const notRetryable = new Set<FailureClass>(['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted', 'hook_bypassed']);
+  const notRetryable = new Set<FailureClass>(['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted', 'hook_bypassed', 'setup_failed', 'dependency_conflict']);
   for (const c of FAILURE_CLASSES) {
     test(`${c} → ${notRetryable.has(c) ? 'not retryable' : 'retryable'}`, () => {
       assert.equal(isRetryable(c), !notRetryable.has(c));

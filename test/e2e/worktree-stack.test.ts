@@ -1,0 +1,104 @@
+// End-to-end (a real hub, real claude children on the fake model, real git): dependencies carry
+// context and code (docs/worktrees.md). A worktree job with one worktree dependency branches from
+// its branch, with several the branches are merged first (a conflict fails the job as
+// dependency_conflict, names the files and comes back to the lead as attention); its first
+// message has "## Results of your dependencies"; base: <job id> stacks on a job and waits for it.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scriptedHubs } from '../helpers/scripted.js';
+import { initRepo, gitOut } from '../helpers/git.js';
+import { waitForJob } from '../helpers/wait.js';
+import { finishStep } from '../helpers/holder.js';
+import type { Script, StepContext } from '../../src/testing/fakeAnthropic.js';
+
+const { hubWith } = scriptedHubs();
+
+/** The working directory Claude Code reports to the model (the worktree). */
+const processCwd = (ctx: StepContext): string => [...JSON.stringify(ctx.body.messages).matchAll(/Primary working directory: ([^\\"\s]+)/g)].pop()?.[1] ?? '.';
+
+/** Write `file` with `text` in the job's worktree, then finish with `result`. */
+const writer = (file: string, text: string, result: string): Script => (ctx) => {
+  if (ctx.step === 0) return { tools: [{ name: 'Write', input: { file_path: join(processCwd(ctx), file), content: text } }] };
+  if (ctx.step === 1) return finishStep(result);
+  return { text: 'done' };
+};
+
+describe('stacked dependencies', () => {
+  test('a dependent worktree job starts from its dependencies\' merged branches and is told their results; a conflict is reported, not half-merged', { timeout: 240_000 }, async () => {
+    const seen = new Map<string, { prompt: string; files: Record<string, string | undefined> }>();
+    const look = (name: string): Script => (ctx) => {
+      if (ctx.step === 0) {
+        const dir = processCwd(ctx);
+        const read = (f: string): string | undefined => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : undefined);
+        seen.set(name, { prompt: ctx.userTexts.join('\n'), files: { 'shared.txt': read('shared.txt'), 'other.txt': read('other.txt') } });
+        return finishStep(`${name} looked`);
+      }
+      return { text: 'done' };
+    };
+    const h = await hubWith({
+      one: writer('shared.txt', 'one\n', 'wrote shared.txt saying one'),
+      two: writer('shared.txt', 'two\n', 'wrote shared.txt saying two'),
+      other: writer('other.txt', 'other\n', 'wrote other.txt for the parser'),
+      merged: look('merged'), conflicted: look('conflicted'), based: look('based'),
+    });
+    const repo = await initRepo(join(h.dir, 'repo'));
+    const spawn = (script: string, extra: Record<string, unknown> = {}) => h.call('spawn_agent', { prompt: `@script:${script}`, title: script, cwd: repo, worktree: true, ...extra });
+    const one = await spawn('one');
+    const two = await spawn('two');
+    const other = await spawn('other');
+    const merged = await spawn('merged', { depends_on: [one.job_id, other.job_id] });
+    const conflicted = await spawn('conflicted', { depends_on: [one.job_id, two.job_id] });
+    const based = await spawn('based', { base: other.job_id });
+    assert.deepEqual(h.hub.ctx.store.get(based.job_id)!.depends_on_json, JSON.stringify([other.job_id]), 'base: <job id> makes it a dependency');
+
+    const m = await waitForJob(h.hub, merged.job_id, (j) => j.status === 'succeeded' && j.diff_stat !== null, 180_000);
+    const seenMerged = seen.get('merged')!;
+    assert.deepEqual(seenMerged.files, { 'shared.txt': 'one\n', 'other.txt': 'other\n' }, 'both dependencies\' commits are in the worktree at the first request');
+    const jOne = h.hub.ctx.store.get(one.job_id)!;
+    const jOther = h.hub.ctx.store.get(other.job_id)!;
+    assert.match(seenMerged.prompt, /## Results of your dependencies/);
+    for (const d of [jOne, jOther]) {
+      assert.ok(seenMerged.prompt.includes(`### ${d.title} (${d.id}, succeeded)`), `names ${d.id}`);
+      assert.ok(seenMerged.prompt.includes(`Branch: ${d.branch}`), `gives ${d.id}'s branch`);
+      assert.ok(seenMerged.prompt.includes(d.result!), `quotes ${d.id}'s result`);
+    }
+    assert.match(seenMerged.prompt, new RegExp(`starts from ${jOne.branch}.*with ${jOther.branch} merged in`));
+    // Git agrees: the dependent branch contains both dependency branches, and its own diff excludes theirs.
+    for (const b of [jOne.branch!, jOther.branch!]) await gitOut(repo, ['merge-base', '--is-ancestor', b, m.branch!]);
+    assert.equal(m.diff_stat, '(no changes)', 'the merged dependencies are not counted as the job\'s own changes');
+
+    const c = await waitForJob(h.hub, conflicted.job_id, (j) => j.status === 'failed', 60_000);
+    assert.equal(c.failure_class, 'dependency_conflict');
+    assert.match(c.error!, new RegExp(`merging ${h.hub.ctx.store.get(two.job_id)!.branch} \\(${two.job_id}\\) into ${jOne.branch} \\(${one.job_id}\\) conflicts in shared\\.txt`));
+    assert.equal(seen.has('conflicted'), false, 'the conflicted job\'s child never started');
+    const w = await h.call('wait_for_agents', { job_ids: [conflicted.job_id], timeout_s: 5 });
+    const item = w.attention.find((a: { kind: string }) => a.kind === 'dependency_conflict');
+    assert.ok(item, `attention for the lead: ${JSON.stringify(w.attention)}`);
+    assert.equal(item.job_id, conflicted.job_id);
+    assert.match(item.detail, /shared\.txt/);
+
+    await waitForJob(h.hub, based.job_id, (j) => j.status === 'succeeded', 60_000);
+    assert.equal(seen.get('based')!.files['other.txt'], 'other\n', 'base: <job id> starts from that job\'s branch');
+    assert.equal(seen.get('based')!.files['shared.txt'], undefined);
+  });
+
+  test('bad base: not a worktree job, unknown, or without worktree: a clear error and no job', { timeout: 60_000 }, async () => {
+    const h = await hubWith({});
+    const repo = await initRepo(join(h.dir, 'repo'));
+    const before = (h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c;
+    const bad = async (args: Record<string, unknown>, re: RegExp): Promise<void> => {
+      const r = await h.callRaw('spawn_agent', { prompt: 'x', cwd: repo, ...args });
+      assert.equal(r.isError, true, JSON.stringify(args));
+      assert.match(r.text, re);
+    };
+    await bad({ worktree: true, base: 'no-such-branch' }, /base "no-such-branch" is neither a job id nor a branch of .*Pass a worktree job's id/);
+    await bad({ base: 'main' }, /base is only used with worktree: true/);
+    await bad({ bootstrap: false }, /bootstrap is only used with worktree: true/);
+    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c, before, 'nothing was created');
+    const ok = await h.call('spawn_agent', { prompt: '@script:none', cwd: repo, worktree: true, base: 'main', title: 'on main' });
+    assert.equal(h.hub.db.prepare('SELECT base FROM job_setup WHERE job_id = ?').pluck().get(ok.job_id), 'branch:main');
+    await h.call('cancel_agent', { job_id: ok.job_id });
+  });
+});
