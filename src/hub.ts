@@ -39,6 +39,7 @@ import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
 import { createSearch, type Search } from './search/index.js';
 import { searchTools } from './tools/search.js';
+import { overlapTools } from './tools/overlaps.js';
 import type { PromptDeps } from './server/prompts.js';
 import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
@@ -54,6 +55,7 @@ import { PromptLibrary } from './prompts/load.js';
 import { agentTools } from './tools/agents.js';
 import { HealthMonitor } from './floor/monitor.js';
 import { LeadDigest } from './floor/digest.js';
+import { OverlapGuard } from './git/overlapGuard.js';
 import type { CallScope, ToolDef } from './tools/registry.js';
 import { createServer } from './server/createServer.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
@@ -97,6 +99,8 @@ export class Hub {
   /** The transcript index and search_output (src/search). */
   readonly search: Search;
   readonly health: HealthMonitor;
+  /** The conflict guard: files two live worktree branches both change (src/git/overlapGuard.ts). */
+  readonly overlaps: OverlapGuard;
   /** The house, label and subtree budgets: reservations at spawn, stops when one is crossed (src/money/budgets.ts). */
   readonly budgets: Budgets;
   private readonly digest: LeadDigest;
@@ -190,6 +194,7 @@ export class Hub {
       cancel: async (id, reason) => { await this.jobs.cancel({ job_id: id, reason, cascade: true }, { role: 'lead' }); },
     };
     this.digest = new LeadDigest(this.ctx);
+    this.overlaps = new OverlapGuard(this.ctx, (to, text) => { this.messages.deliver('overseer', to, text); });
     this.locks = new LockService(this.ctx);
     this.notes = new NoteService(this.ctx);
     this.requests = new RequestService(this.ctx);
@@ -199,7 +204,7 @@ export class Hub {
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service)];
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -266,6 +271,7 @@ export class Hub {
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
     this.health.start();
+    this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.search.start();
   }
@@ -297,6 +303,7 @@ export class Hub {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.health.stop();
+      this.overlaps.close();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
       this.budgets.close();

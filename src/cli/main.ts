@@ -58,6 +58,8 @@ program.command('watch').description('full-screen live view of the crew (needs y
 program.command('events').description('what the hub recorded: spawns, permission decisions and their rule, lock denials, reconciles, messages, ends')
   .option('--job <id>', 'one job (id or unique prefix)').option('--json', 'machine-readable output').option('--limit <n>', 'most recent N (default 100)')
   .action(async (o: { job?: string; json?: boolean; limit?: string }) => (await import('./events.js')).runEvents(o));
+program.command('overlaps').description('files two live worktree branches both change (the conflict guard)').option('--all', 'also the closed ones').option('--json')
+  .action(async (o: { all?: boolean; json?: boolean }) => (await import('./overlaps.js')).runOverlaps(o));
 program.command('search <query...>').description('search what the agents said (text, tool calls, tool results), newest first: words, "phrase", word*, a OR b, -word')
   .option('--job <id>', 'one job (id or unique prefix)').option('--label <label>', 'only jobs with this label').option('--since <when>', 'only since then: 30m, 2h, 7d or an ISO time')
   .option('--limit <n>', 'most results (default 20, at most 100)').option('--json', 'machine-readable output')

@@ -20,7 +20,7 @@ import type { FloorHubInfo } from './model.js';
 import type { Floor } from './types.js';
 
 /** Bus events after which the floor may have changed. */
-export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note'];
+export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap'];
 
 export interface FloorApiOptions {
   db: Database.Database;

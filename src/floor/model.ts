@@ -16,6 +16,7 @@ import type { WarningRow } from '../store/warnings.js';
 import type { WorkflowRow } from '../store/workflows.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import { cliHint } from '../approvals/rules.js';
+import { byPair, type OverlapRow } from '../store/overlaps.js';
 import type { Floor, FloorJob, FloorLock, FloorTotals, FloorWarning, FloorWorkflow, NeedKind, NeedsYouItem } from './types.js';
 
 /** The hub's own facts (null when the floor is read from the database with no hub running). */
@@ -62,6 +63,8 @@ export interface FloorInput {
   locks: readonly LockRow[];
   /** Lock waits still waiting. */
   lockWaits: readonly WaitRow[];
+  /** Open overlaps of the conflict guard (two live branches changing the same files). */
+  overlaps?: readonly OverlapRow[];
   /** Dependencies of queued and waiting jobs, with the dependency's status now. */
   deps: readonly { job_id: string; dep_id: string; status: string }[];
   /** Totals over the whole database; computed from `jobs` when absent. */
@@ -329,6 +332,14 @@ function needs(input: FloorInput, jobs: readonly JobRow[], byId: Map<string, Job
     const j = byId.get(w.job_id);
     if (!j || !ACTIVE.has(j.status)) continue;
     out.push({ kind: 'warning', key: `warn:${w.id}`, job_id: w.job_id, title: j.title, text: `${w.kind}: ${firstLine(w.detail) ?? ''}`, at: w.raised_at, command: `overseer logs ${w.job_id}` });
+  }
+
+  for (const o of byPair(input.overlaps ?? [])) {
+    const [a, b] = o.jobs;
+    out.push({
+      kind: 'overlap', key: `ovl:${a}:${b}`, job_id: a, title: title(a),
+      text: `${a} and ${b} (${title(b)}) both change ${o.files.join(', ')} on their branches`, at: o.detected_at, command: 'overseer overlaps',
+    });
   }
 
   const recent = (j: JobRow): boolean => (j.ended_at ?? j.updated_at) >= now - window;

@@ -3,6 +3,7 @@
 // whatever the number of jobs (ids go in as one JSON array, not one query per job), prepared
 // once per connection.
 import type Database from 'better-sqlite3';
+import type { OverlapRow } from '../store/overlaps.js';
 import type { JobRow } from '../store/jobs.js';
 import type { FullRequestRow } from '../store/requests.js';
 import type { WarningRow } from '../store/warnings.js';
@@ -34,6 +35,7 @@ const SQL = {
   milestones: `SELECT workflow_id, COUNT(done_at) AS done, COUNT(*) AS total FROM workflow_milestones WHERE workflow_id IN (SELECT value FROM json_each(?)) GROUP BY workflow_id`,
   locks: `SELECT * FROM locks WHERE expires_at > ? ORDER BY path`,
   lockWaits: `SELECT * FROM lock_waits WHERE status = 'waiting' ORDER BY id`,
+  overlaps: `SELECT * FROM overlaps WHERE cleared_at IS NULL ORDER BY id`,
   deps: `SELECT d.job_id, d.dep_id, COALESCE(j.status, 'unknown') AS status FROM job_deps d LEFT JOIN jobs j ON j.id = d.dep_id
     WHERE d.job_id IN (SELECT id FROM jobs WHERE status IN ('queued', 'waiting'))`,
 } as const;
@@ -84,6 +86,7 @@ export function readFloorInput(db: Database.Database, o: FloorReadOptions): Floo
       milestones: workflows.length ? st.milestones.all(JSON.stringify(workflows.map((w) => w.id))) as { workflow_id: string; done: number; total: number }[] : [],
       locks,
       lockWaits,
+      overlaps: st.overlaps.all() as OverlapRow[],
       deps: st.deps.all() as { job_id: string; dep_id: string; status: string }[],
       counts: st.counts.all() as StatusCount[],
       hub: o.hub,

@@ -5,7 +5,7 @@
 export type SectionName = 'needs_you' | 'running' | 'queued' | 'done';
 
 /** Why a row is in NEEDS YOU. */
-export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'failed' | 'workflow_blocked' | 'workflow_approval' | 'lock_violation';
+export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'failed' | 'workflow_blocked' | 'workflow_approval' | 'lock_violation' | 'overlap';
 
 export interface FloorWarning {
   id: number;

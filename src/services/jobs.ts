@@ -15,6 +15,7 @@ import type { Budgets } from '../money/budgets.js';
 import type { ModelChooser } from '../models/choice.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
 import { SetupStore } from '../store/setup.js';
+import { OverlapStore, byPair } from '../store/overlaps.js';
 import { setupView } from '../git/bootstrap.js';
 import { isoTime } from '../clock.js';
 import { waitUntil } from './wait.js';
@@ -66,9 +67,11 @@ export class JobService {
   models?: ModelChooser;
 
   private readonly warnings: WarningStore;
+  private readonly overlaps: OverlapStore;
 
   constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {
     this.warnings = new WarningStore(ctx.db);
+    this.overlaps = new OverlapStore(ctx.db);
   }
 
   /** A summary with its job's open health warnings and last activity (live jobs). */
@@ -77,9 +80,14 @@ export class JobService {
     const live = !isTerminal(j.status as JobStatus);
     const reservation = this.budgets?.view(j);
     const setup = j.worktree === 1 ? setupView(new SetupStore(this.ctx.db).report(j.id)) : undefined;
+    const overlaps = j.worktree === 1 ? byPair(this.overlaps.open(j.id)).map((o) => {
+      const other = o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0];
+      return { with: other, title: this.ctx.store.get(other)?.title ?? other, files: o.files, locks_conflict: o.locks_conflict };
+    }) : [];
     return {
       ...sum,
       ...(setup ? { setup } : {}),
+      ...(overlaps.length ? { overlaps } : {}),
       ...(reservation ? { reservation } : {}),
       ...(open.length ? { warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : {}),
       ...(live && j.last_event_at ? { last_event_at: isoTime(j.last_event_at), last_activity: j.last_activity } : {}),
@@ -283,17 +291,18 @@ export class JobService {
       // Health warnings of the awaited agents and their sub-agents, each returned once (the lead's
       // wait only: an agent's warnings go to its lead and the person).
       const warns = caller.role === 'lead' ? this.warnings.unseenByLead(senders) : [];
+      const overlaps = caller.role === 'lead' ? this.overlaps.unseenByLead(senders) : [];
       return {
         settled, pending,
-        attention: [...requests.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
-        wake: requests.wake || msgs.length > 0 || warns.length > 0,
-        ack: () => { requests.ack(); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); },
+        attention: [...requests.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...byPair(overlaps).map((o) => this.overlapItem(o)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0,
+        ack: () => { requests.ack(); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); this.overlaps.markSeen(overlaps.map((o) => o.id), this.ctx.clock.now()); },
         messageIds: msgs.map((m) => m.id),
       };
     };
     const r = await waitUntil({
       bus: this.ctx.bus,
-      events: ['job', 'request', 'message', 'warning'],
+      events: ['job', 'request', 'message', 'warning', 'overlap'],
       timeoutMs: maxMs,
       signal: p.signal,
       progressEveryMs: this.ctx.progressEveryMs,
@@ -320,6 +329,16 @@ export class JobService {
   }
 
   /** A health warning as an item of wait_for_agents' `attention`, with what the lead can do. */
+  /** Two live branches change the same files: the lead hears it once. */
+  private overlapItem(o: ReturnType<typeof byPair>[number]): Record<string, unknown> {
+    const t = (id: string): string => this.ctx.store.get(id)?.title ?? id;
+    return {
+      kind: 'overlap', job_ids: o.jobs, titles: o.jobs.map(t), files: o.files, locks_conflict: o.locks_conflict,
+      detail: `${o.jobs[0]} ("${t(o.jobs[0])}") and ${o.jobs[1]} ("${t(o.jobs[1])}") both change ${o.files.join(', ')} on their branches`,
+      todo: 'both agents were told; if they should not both change these files, message_agent one of them (or cancel_agent); otherwise expect to resolve a conflict when merging',
+    };
+  }
+
   private warningItem(w: WarningRow): Record<string, unknown> {
     const title = this.ctx.store.get(w.job_id)?.title;
     const todo: Record<string, string> = {

@@ -81,6 +81,8 @@ export interface AgentSummary {
   warnings?: { kind: string; detail: string; raised_at: string }[];
   /** Worktree bootstrap (worktree jobs): copied files, setup commands and their time (src/git/bootstrap.ts). */
   setup?: import('../git/bootstrap.js').SetupView;
+  /** Files its branch and another live branch both change (the conflict guard, docs/worktrees.md). */
+  overlaps?: { with: string; title: string; files: string[]; locks_conflict: boolean }[];
   /** When the child last printed anything, and what it last did (running jobs). */
   last_event_at?: string | null;
   last_activity?: string | null;

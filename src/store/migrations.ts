@@ -387,4 +387,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 17,
+    name: 'conflict guard: files two live worktree branches both change (src/git/overlapGuard.ts)',
+    up: `
+      CREATE TABLE overlaps (
+        id             INTEGER PRIMARY KEY,
+        repo_root      TEXT NOT NULL,
+        file           TEXT NOT NULL,    -- relative to the repository root
+        job_a          TEXT NOT NULL,    -- job_a < job_b
+        job_b          TEXT NOT NULL,
+        locks_conflict INTEGER NOT NULL DEFAULT 0,
+        detected_at    INTEGER NOT NULL,
+        cleared_at     INTEGER,          -- one of the two jobs ended
+        lead_seen_at   INTEGER,          -- returned once in the lead's wait_for_agents attention
+        UNIQUE (job_a, job_b, file)
+      );
+      CREATE INDEX overlaps_open ON overlaps(cleared_at);
+    `,
+  },
 ];

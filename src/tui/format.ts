@@ -140,7 +140,7 @@ export function doneLines(j: FloorJob, w: number): JobLines {
 
 const NEED_LABEL: Record<NeedsYouItem['kind'], string> = {
   approval: 'APPROVE?', question: 'QUESTION', permission: 'PERMIT?', warning: 'WARNING', failed: 'FAILED',
-  workflow_blocked: 'BLOCKED', workflow_approval: 'PLAN OK?', lock_violation: 'LOCKS',
+  workflow_blocked: 'BLOCKED', workflow_approval: 'PLAN OK?', lock_violation: 'LOCKS', overlap: 'OVERLAP',
 };
 
 /** A NEEDS YOU row: what kind, whose, what (one line). */

@@ -32,6 +32,14 @@ const RUNNER_VARS: Record<string, Record<string, string | number>> = {
     base: 'Your worktree\'s branch starts from overseer/a-1 (the branch of j-a1): their commits are already in your tree.\n',
     results: '### Parser (j-a1, succeeded)\nBranch: overseer/a-1\nResult:\nAdded the parser.',
   },
+  // The conflict guard's message to each of two agents (src/git/overlapGuard.ts)
+  'overlap-message': {
+    other: 'j-b2',
+    other_title: 'Refactor the parser',
+    other_branch: 'overseer/refactor-the-parser-b2',
+    files: 'src/parser.ts and src/lexer.ts',
+    locks: 'Your locks do not conflict (each of you works in its own worktree), so nothing stops either of you.',
+  },
   // Runner.diagnose()
   'retry-analysis': {
     prompt: 'Make the login test pass reliably.',

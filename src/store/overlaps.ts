@@ -1,0 +1,74 @@
+// Overlaps of the conflict guard (src/git/overlapGuard.ts): a file two live worktree branches
+// both change. One row per (pair, file); open while both jobs live.
+import type { Db } from './db.js';
+
+export interface OverlapRow {
+  id: number;
+  repo_root: string;
+  file: string;
+  job_a: string;
+  job_b: string;
+  locks_conflict: number;
+  detected_at: number;
+  cleared_at: number | null;
+  lead_seen_at: number | null;
+}
+
+export class OverlapStore {
+  constructor(private readonly db: Db) {}
+
+  /** Record the files of a pair; returns the rows that are new. */
+  add(repoRoot: string, a: string, b: string, files: readonly string[], locksConflict: boolean, now: number): OverlapRow[] {
+    const [x, y] = a < b ? [a, b] : [b, a];
+    const ins = this.db.prepare('INSERT INTO overlaps (repo_root, file, job_a, job_b, locks_conflict, detected_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(job_a, job_b, file) DO NOTHING RETURNING *');
+    const out: OverlapRow[] = [];
+    for (const f of files) {
+      const r = ins.get(repoRoot, f, x, y, locksConflict ? 1 : 0, now) as OverlapRow | undefined;
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  /** Open overlaps, optionally of one job. */
+  open(jobId?: string): OverlapRow[] {
+    return (jobId
+      ? this.db.prepare('SELECT * FROM overlaps WHERE cleared_at IS NULL AND (job_a = ? OR job_b = ?) ORDER BY id').all(jobId, jobId)
+      : this.db.prepare('SELECT * FROM overlaps WHERE cleared_at IS NULL ORDER BY id').all()) as OverlapRow[];
+  }
+
+  /** Every overlap, newest first (open and cleared). */
+  all(limit = 500): OverlapRow[] {
+    return this.db.prepare('SELECT * FROM overlaps ORDER BY id DESC LIMIT ?').all(limit) as OverlapRow[];
+  }
+
+  /** A job ended: its overlaps close. */
+  clearJob(jobId: string, now: number): number {
+    return this.db.prepare('UPDATE overlaps SET cleared_at = ? WHERE cleared_at IS NULL AND (job_a = ? OR job_b = ?)').run(now, jobId, jobId).changes;
+  }
+
+  /** Open overlaps touching these jobs that the lead has not been shown. */
+  unseenByLead(jobIds: readonly string[]): OverlapRow[] {
+    if (!jobIds.length) return [];
+    const q = jobIds.map(() => '?').join(',');
+    return this.db.prepare(`SELECT * FROM overlaps WHERE cleared_at IS NULL AND lead_seen_at IS NULL AND (job_a IN (${q}) OR job_b IN (${q})) ORDER BY id`).all(...jobIds, ...jobIds) as OverlapRow[];
+  }
+
+  markSeen(ids: readonly number[], now: number): void {
+    const st = this.db.prepare('UPDATE overlaps SET lead_seen_at = ? WHERE id = ?');
+    for (const id of ids) st.run(now, id);
+  }
+}
+
+/** Overlap rows grouped per pair: [a, b] → files. */
+export function byPair(rows: readonly OverlapRow[]): { jobs: [string, string]; files: string[]; locks_conflict: boolean; detected_at: number }[] {
+  const m = new Map<string, { jobs: [string, string]; files: string[]; locks_conflict: boolean; detected_at: number }>();
+  for (const r of rows) {
+    const k = `${r.job_a} ${r.job_b}`;
+    const e = m.get(k) ?? { jobs: [r.job_a, r.job_b], files: [], locks_conflict: false, detected_at: r.detected_at };
+    e.files.push(r.file);
+    e.locks_conflict ||= r.locks_conflict === 1;
+    e.detected_at = Math.min(e.detected_at, r.detected_at);
+    m.set(k, e);
+  }
+  return [...m.values()];
+}
