@@ -38,6 +38,8 @@ import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
 import { createSearch, type Search } from './search/index.js';
 import { searchTools } from './tools/search.js';
+import { Schedules } from './runs/schedules.js';
+import { scheduleTools } from './tools/schedules.js';
 import type { PromptDeps } from './server/prompts.js';
 import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
@@ -98,6 +100,8 @@ export class Hub {
   readonly health: HealthMonitor;
   /** The house, label and subtree budgets: reservations at spawn, stops when one is crossed (src/money/budgets.ts). */
   readonly budgets: Budgets;
+  /** Schedules and repeats: spawn_agent { at, every_s, cron } (src/runs/schedules.ts); tests drive it with tick(). */
+  readonly schedules: Schedules;
   private readonly digest: LeadDigest;
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
@@ -173,6 +177,8 @@ export class Hub {
     this.budgets = new Budgets(this.ctx);
     this.budgets.actions = { stop: (id, error) => runner.stopForBudget(id, error) };
     this.jobs.budgets = this.budgets;
+    this.schedules = new Schedules(this.ctx, this.jobs);
+    this.jobs.schedules = this.schedules;
     this.health = new HealthMonitor(this.ctx);
     this.ctx.health = this.health;
     this.health.actions = {
@@ -192,7 +198,7 @@ export class Hub {
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service)];
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...scheduleTools(this.schedules)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -256,6 +262,8 @@ export class Hub {
       else writeFileAtomic(join(this.o.config.home, 'hub.json'), `${JSON.stringify(info, null, 2)}\n`);
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
+    // Occurrences that settled or came due while no hub ran: once each, then the timer.
+    this.schedules.start();
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
     this.health.start();
@@ -263,7 +271,8 @@ export class Hub {
     this.search.start();
   }
 
-  /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count). */
+  /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count).
+   * A scheduled run is a `waiting` job (src/runs/schedules.ts), so a hub with scheduled work is never idle. */
   idle(): boolean {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
@@ -290,6 +299,8 @@ export class Hub {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.health.stop();
+      // First: nothing new is queued while the children stop (the next hub catches up).
+      this.schedules.close();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
       this.budgets.close();
