@@ -105,6 +105,29 @@ describe('schedules', () => {
     assert.equal((await h2.call('list_schedules', {})).schedules[0].status, 'done');
   });
 
+  test('a run that ended while no hub listened: the next hub queues the next run once, at the grid time after now (missed times not made up)', { timeout: 120_000 }, async () => {
+    const clock = movableClock();
+    const h1 = await hub(clock);
+    const first = await h1.call('spawn_agent', { prompt: '@script:quick', every_s: 60, max_runs: 5 });
+    // As if the hub died between the run's end and the next run's creation: nobody listens.
+    h1.hub.schedules.close();
+    await waitForJob(h1.hub, first.job_id, (j) => j.status === 'succeeded', 60_000);
+    assert.equal(count(h1, 'SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ?', first.schedule_id), 1);
+    await h1.stop({ keep: true });
+
+    clock.advance(10 * MIN + 5000); // ten grid times missed
+    const h2 = await hub(clock, h1.dir);
+    const s = (await h2.call('list_schedules', { schedule_id: first.schedule_id })).schedules[0];
+    assert.equal(s.status, 'active');
+    assert.equal(s.runs, 2, 'one next run, not ten');
+    const firstAt = Date.parse(first.run_at);
+    const expected = firstAt + Math.ceil((clock.now() - firstAt) / MIN) * MIN;
+    assert.equal(s.next_run_at, iso(expected));
+    assert.ok(Date.parse(s.next_run_at) > clock.now() && Date.parse(s.next_run_at) <= clock.now() + MIN);
+    assert.equal(h2.hub.ctx.store.get(s.current_job_id)!.status, 'waiting');
+    await h2.call('cancel_schedule', { schedule_id: first.schedule_id });
+  });
+
   test('a repeating job (every_s 60, max_runs 2) runs twice and stops, its next run shown meanwhile', { timeout: 120_000 }, async () => {
     const clock = movableClock();
     const h = await hub(clock);
