@@ -14,6 +14,7 @@ import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/t
 import { readFloor } from '../../src/floor/source.js';
 import { schedulesLine } from '../../src/runs/scheduleText.js';
 import type { Clock } from '../../src/clock.js';
+import { buildCli, overseer } from '../helpers/cli.js';
 
 const scripts: Record<string, Script> = {
   quick: [finishStep('ran on time'), { text: 'done' }],
@@ -188,6 +189,36 @@ describe('schedules', () => {
     assert.match(again.note, /had already ended \(cancelled\)/);
     const unknown = await h.callRaw('cancel_schedule', { schedule_id: 's-nope' });
     assert.match(unknown.text, /No schedule "s-nope"\. Recent schedules: /);
+  });
+
+  test('the CLI: overseer spawn --at --every --max-runs, overseer schedules, the next run in overseer status, overseer schedules cancel', { timeout: 180_000 }, async () => {
+    buildCli();
+    const h = await hub(movableClock());
+    const cli = async (args: string[]) => {
+      const r = await overseer(h.project, args, { OVERSEER_HOME: h.home });
+      return { code: r.code, out: r.stdout, err: r.stderr };
+    };
+    const runAt = iso(Date.now() + 60 * MIN);
+    const spawned = await cli(['spawn', '--prompt', '@script:quick', '--title', 'hourly', '--at', runAt, '--every', '3600', '--max-runs', '3', '--json']);
+    assert.equal(spawned.code, 0, spawned.err);
+    const r = JSON.parse(spawned.out);
+    assert.deepEqual([r.status, r.run_at], ['waiting', runAt]);
+    const list = await cli(['schedules']);
+    assert.equal(list.code, 0, list.err);
+    assert.match(list.out, /^SCHEDULE +STATUS +REPEAT +RUNS +UNTIL +TITLE +NEXT\n/);
+    assert.match(list.out, new RegExp(`${r.schedule_id} +active +every 3600 s +1/3 +- +hourly +next run ${runAt.replace(/[.]/g, '\\.')} \\(${r.job_id}\\)`));
+    const status = await cli(['status']);
+    assert.equal(status.code, 0, status.err);
+    assert.match(status.out, new RegExp(`${r.job_id} +waiting .*runs at ${runAt.replace(/[.]/g, '\\.')}`));
+    assert.match(status.out, new RegExp(`^schedules: ${r.schedule_id} "hourly" every 3600 s, runs 1/3, next run `, 'm'));
+    const bad = await cli(['spawn', '--prompt', 'x', '--cron', '0 0 30 2 *']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /cron "0 0 30 2 \*" never fires/);
+    const cancelled = await cli(['schedules', 'cancel', r.schedule_id, '--reason', 'done with it']);
+    assert.equal(cancelled.code, 0, cancelled.err);
+    assert.equal(cancelled.out, `${r.schedule_id} cancelled: its next run ${r.job_id} was cancelled\n`);
+    const after = JSON.parse((await cli(['schedules', '--status', 'cancelled', '--json'])).out);
+    assert.deepEqual(after.map((v: any) => [v.schedule_id, v.stop_reason]), [[r.schedule_id, 'cancelled: done with it']]);
   });
 
   test('bad input is refused before anything is created; agents cannot schedule', { timeout: 60_000 }, async () => {
