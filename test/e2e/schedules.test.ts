@@ -14,7 +14,7 @@ import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/t
 import { readFloor } from '../../src/floor/source.js';
 import { schedulesLine } from '../../src/runs/scheduleText.js';
 import type { Clock } from '../../src/clock.js';
-import { buildCli, overseer } from '../helpers/cli.js';
+import { overseer } from '../helpers/cli.js';
 
 const scripts: Record<string, Script> = {
   quick: [finishStep('ran on time'), { text: 'done' }],
@@ -192,7 +192,7 @@ describe('schedules', () => {
   });
 
   test('the CLI: overseer spawn --at --every --max-runs, overseer schedules, the next run in overseer status, overseer schedules cancel', { timeout: 180_000 }, async () => {
-    buildCli();
+    // The built CLI (dist/: `npm test` builds it first, as for the other tests that run it).
     const h = await hub(movableClock());
     const cli = async (args: string[]) => {
       const r = await overseer(h.project, args, { OVERSEER_HOME: h.home });
