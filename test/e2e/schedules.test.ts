@@ -86,6 +86,17 @@ describe('schedules', () => {
     assert.deepEqual(sched.occurrences.map((o: any) => [o.n, o.job_id, o.status]), [[1, job.job_id, 'succeeded']]);
   });
 
+  test('the hub\'s own timer starts a job at its time (nobody calls tick)', { timeout: 60_000 }, async () => {
+    const clock = movableClock();
+    const h = await hub(clock);
+    const runAt = clock.now() + 1500;
+    const job = await h.call('spawn_agent', { prompt: '@script:quick by the timer', at: iso(runAt) });
+    assert.equal(h.hub.schedules.wakeAt, runAt);
+    const done = await waitForJob(h.hub, job.job_id, (j) => j.status === 'succeeded', 30_000);
+    assert.ok(done.started_at! >= runAt, `started ${iso(done.started_at!)}, due ${iso(runAt)}`);
+    assert.equal(h.hub.schedules.wakeAt, undefined, 'nothing else to wake for');
+  });
+
   test('a schedule fires after a hub restart: the new hub, its clock past the time, runs it once', { timeout: 120_000 }, async () => {
     const clock = movableClock();
     const h1 = await hub(clock);
