@@ -40,6 +40,8 @@ import { kbTools } from './tools/kb.js';
 import { createSearch, type Search } from './search/index.js';
 import { searchTools } from './tools/search.js';
 import { overlapTools } from './tools/overlaps.js';
+import { Schedules } from './runs/schedules.js';
+import { scheduleTools } from './tools/schedules.js';
 import type { PromptDeps } from './server/prompts.js';
 import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
@@ -103,6 +105,8 @@ export class Hub {
   readonly overlaps: OverlapGuard;
   /** The house, label and subtree budgets: reservations at spawn, stops when one is crossed (src/money/budgets.ts). */
   readonly budgets: Budgets;
+  /** Schedules and repeats: spawn_agent { at, every_s, cron } (src/runs/schedules.ts); tests drive it with tick(). */
+  readonly schedules: Schedules;
   private readonly digest: LeadDigest;
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
@@ -184,6 +188,8 @@ export class Hub {
     this.jobs.models = models;
     runner.chooseModel = (job, n) => models.choose(job, n);
     this.budgets.autoModels = (provider) => models.candidates(provider);
+    this.schedules = new Schedules(this.ctx, this.jobs);
+    this.jobs.schedules = this.schedules;
     this.health = new HealthMonitor(this.ctx);
     this.ctx.health = this.health;
     this.health.actions = {
@@ -204,7 +210,7 @@ export class Hub {
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db)];
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -268,6 +274,8 @@ export class Hub {
       else writeFileAtomic(join(this.o.config.home, 'hub.json'), `${JSON.stringify(info, null, 2)}\n`);
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
+    // Occurrences that settled or came due while no hub ran: once each, then the timer.
+    this.schedules.start();
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
     this.health.start();
@@ -276,7 +284,8 @@ export class Hub {
     this.search.start();
   }
 
-  /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count). */
+  /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count).
+   * A scheduled run is a `waiting` job (src/runs/schedules.ts), so a hub with scheduled work is never idle. */
   idle(): boolean {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
@@ -303,6 +312,8 @@ export class Hub {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.health.stop();
+      // First: nothing new is queued while the children stop (the next hub catches up).
+      this.schedules.close();
       this.overlaps.close();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();

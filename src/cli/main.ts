@@ -43,6 +43,11 @@ program.command('status').description('table of jobs, with totals and what needs
   .option('--watch', 'render again whenever the floor changes (the running hub\'s stream, else the database read-only) until Ctrl-C')
   .option('--floor', 'print the whole floor (needs you, running tree, queued, done, workflows, locks, totals) as JSON')
   .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string; watch?: boolean; floor?: boolean }) => (await import('./status.js')).runStatus(o));
+const schedules = program.command('schedules').description('schedules (spawn_agent at / every_s / cron): how each repeats, its next run, or why it ended')
+  .option('--status <status>', 'active, done, stopped or cancelled').option('--json', 'machine-readable output')
+  .action(async (o: { status?: string; json?: boolean }) => (await import('./schedules.js')).runSchedules(o));
+schedules.command('cancel <schedule>').description('stop a schedule: no further run; a run waiting for its time is cancelled').option('--reason <text>').option('--json', 'machine-readable output')
+  .action(async (id: string, o: { reason?: string; json?: boolean }) => (await import('./schedules.js')).runCancelSchedule(id, o));
 program.command('logs [job]').description('transcript of a job (id or unique prefix) with times, and the hub\'s verdict; --all: every live job, interleaved').option('-f, --follow', 'keep printing until the job ends (following retries); with --all, until no job is live')
   .option('--all', 'every running, queued or waiting job, each line prefixed by its title').option('--json', 'raw transcript lines, plus overseer.attempt / overseer.verdict lines').option('--tail <n>', 'how many events (default 200)').option('--attempt <n>', 'which attempt (default latest)')
   .action(async (job: string | undefined, o: { follow?: boolean; json?: boolean; tail?: string; attempt?: string; all?: boolean }) => {

@@ -16,6 +16,7 @@ import { openState, type State } from './state.js';
 import { UsageError } from './errors.js';
 import { JOB_STATUSES } from '../domain/job.js';
 import { readFloor } from '../floor/source.js';
+import { schedulesLine } from '../runs/scheduleText.js';
 import type { Floor, NeedsYouItem } from '../floor/types.js';
 
 export { CliError } from './errors.js';
@@ -95,7 +96,7 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   const setup = setupNotes(state.db);
   const body = rows.map((j: JobRow) => [
     j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', String(j.turns), `$${j.cost_usd.toFixed(4)}`,
-    age(j.created_at), j.title.slice(0, 40), `${setup(j)}${(j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
+    age(j.created_at), j.title.slice(0, 40), `${setup(j)}${(runsAt(j) ?? j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
   ]);
   let needs: Pick<Floor, 'needs_you'>;
   let unreadable: string[] = [];
@@ -110,7 +111,13 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   const shown = new Set(rows.map((r) => r.id));
   const lines = [...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
   const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
-  return `${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${budgets ? `${budgets}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+  const schedules = schedulesLine(state.db);
+  return `${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+}
+
+/** A scheduled job still waiting for its time (docs/schedules.md): when it runs. */
+function runsAt(j: JobRow): string | undefined {
+  return j.status === 'waiting' && j.not_before != null && j.not_before > Date.now() ? `runs at ${new Date(j.not_before).toISOString()}` : undefined;
 }
 
 /** Under the totals: the house and label budgets (docs/budgets.md), what is spent, reserved and left of each; undefined without budgets. */

@@ -163,6 +163,8 @@ export function buildFloor(input: FloorInput, now: number): Floor {
       idle_ms: live && j.last_event_at !== null ? Math.max(0, now - j.last_event_at) : null,
       last_activity: live ? activity : null,
       priority: j.priority,
+      ...(j.not_before != null ? { run_at: j.not_before } : {}),
+      ...(j.schedule_id ? { schedule_id: j.schedule_id, occurrence: j.occurrence ?? null } : {}),
     };
   };
 
@@ -193,7 +195,11 @@ export function buildFloor(input: FloorInput, now: number): Floor {
   });
   for (const j of jobs.filter((x) => x.status === 'waiting')) {
     const f = floorJob(j);
-    f.why_waiting = whyWaiting(depsOf.get(j.id) ?? []);
+    const deps = depsOf.get(j.id) ?? [];
+    // A scheduled job (src/runs/schedules.ts) waits for its time first, then for what is left of its dependencies.
+    f.why_waiting = j.not_before != null && j.not_before > now
+      ? `scheduled: runs at ${new Date(j.not_before).toISOString()}${deps.some((d) => d.status !== 'succeeded') ? `, then ${whyWaiting(deps)}` : ''}`
+      : whyWaiting(deps);
     queued.push(f);
   }
 

@@ -63,6 +63,10 @@ export interface FloorJob {
   last_activity?: string | null;
   /** Scheduling priority (higher starts first). */
   priority?: number;
+  /** Scheduled jobs (src/runs/schedules.ts): when it may start (epoch ms), and the series it belongs to. */
+  run_at?: number | null;
+  schedule_id?: string;
+  occurrence?: number | null;
 }
 
 export interface NeedsYouItem {

@@ -13,6 +13,7 @@ import { hubUsage, summarize, type AgentSummary } from './summary.js';
 import { UsageStore } from '../money/usageStore.js';
 import type { Budgets } from '../money/budgets.js';
 import type { ModelChooser } from '../models/choice.js';
+import type { Schedules } from '../runs/schedules.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
 import { SetupStore } from '../store/setup.js';
 import { OverlapStore, byPair } from '../store/overlaps.js';
@@ -65,6 +66,8 @@ export class JobService {
   budgets?: Budgets;
   /** Model auto-choice (src/models, set by the hub): the configured default model and checks of "auto". */
   models?: ModelChooser;
+  /** Schedules (src/runs/schedules.ts, set by the hub): spawn_agent's at / every_s / cron, and the run time in summaries. */
+  schedules?: Schedules;
 
   private readonly warnings: WarningStore;
   private readonly overlaps: OverlapStore;
@@ -84,8 +87,10 @@ export class JobService {
       const other = o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0];
       return { with: other, title: this.ctx.store.get(other)?.title ?? other, files: o.files, locks_conflict: o.locks_conflict };
     }) : [];
+    const schedule = this.schedules?.view(j);
     return {
       ...sum,
+      ...schedule,
       ...(setup ? { setup } : {}),
       ...(overlaps.length ? { overlaps } : {}),
       ...(reservation ? { reservation } : {}),
@@ -131,6 +136,8 @@ export class JobService {
     if (confine && !confine.active && confine.mode === 'require') {
       throw new InvalidStateError(`Agents must run confined (OVERSEER_CONFINE=require) and they cannot here: ${confine.reason}. Fix that, or set OVERSEER_CONFINE=auto to run them held by the lock hook alone.`);
     }
+    // at / every_s / cron: checked first, nothing is written until the job is created with its schedule.
+    const plan = this.schedules?.plan(raw, caller);
     // A template fills in what the call left out; its body becomes the prompt's ## Guidelines.
     let guidelines = '';
     let merged: SpawnInput = raw;
@@ -200,7 +207,7 @@ export class JobService {
       }
     }
     for (const d of deps) this.job(d);
-    const created = this.create({
+    const spec: Parameters<JobService['create']>[0] = {
       id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: model ?? null,
       cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
       priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
@@ -209,7 +216,9 @@ export class JobService {
       depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null,
       ...(input.bootstrap === false ? { skipBootstrap: true } : {}),
       ...(stackOn ? { base: stackOn } : {}),
-    }, caller.role === 'agent' ? caller.jobId : 'lead');
+    };
+    const by = caller.role === 'agent' ? caller.jobId : 'lead';
+    const created = plan ? this.schedules!.create(plan, spec, by) : this.create(spec, by);
     const warning = confine && !confine.active
       ? `This agent runs without OS confinement: ${confine.reason}. Only the lock hook and Claude Code's permission rules hold it; a program it runs can read the hub's state and write files others hold (docs/security.md).`
       : undefined;
@@ -237,13 +246,18 @@ export class JobService {
    * budgets it counts against are checked and its reservation held in the same transaction as
    * its row: over a budget, BudgetExceededError and nothing is written.
    */
-  create(spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string; skipBootstrap?: boolean; base?: string }, by: string): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
+  create(
+    spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string; skipBootstrap?: boolean; base?: string }, by: string,
+    /** `notBefore`: the job stays waiting until then (src/runs/schedules.ts queues it); `within`: more writes in the same transaction. */
+    at: { notBefore?: number; within?: (jobId: string, now: number) => void } = {},
+  ): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
     const { ctx } = this;
     const id = spec.id ?? this.newJobId();
     const deps = JSON.parse(spec.depends_on_json) as string[];
     const depState = dependencyState(ctx.store.depsOfIds(deps));
     const now = ctx.clock.now();
-    const status: JobStatus = depState === 'ready' ? 'queued' : 'waiting';
+    const due = at.notBefore === undefined || at.notBefore <= now;
+    const status: JobStatus = depState === 'ready' && due ? 'queued' : 'waiting';
     const reserved = tx(ctx.db, () => {
       const r = this.budgets?.check({
         parentId: spec.parent_id, provider: spec.provider, model: spec.model, template: spec.template,
@@ -253,8 +267,10 @@ export class JobService {
       ctx.store.insertJob({ ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
       if (skipBootstrap) new SetupStore(ctx.db).skip(id, now);
       if (base) new SetupStore(ctx.db).setBase(id, base, now);
+      if (at.notBefore !== undefined) ctx.store.update(id, { not_before: at.notBefore }, now);
+      at.within?.(id, now);
       if (r) this.budgets!.hold(id, r, now);
-      ctx.store.addEvent(id, now, 'spawned', { by, status, ...(r ? { reserved_usd: r.usd, estimate_basis: r.basis } : {}) });
+      ctx.store.addEvent(id, now, 'spawned', { by, status, ...(at.notBefore !== undefined ? { run_at: isoTime(at.notBefore) } : {}), ...(r ? { reserved_usd: r.usd, estimate_basis: r.basis } : {}) });
       return r;
     });
     ctx.bus.emit('job', { jobId: id, status });

@@ -462,6 +462,7 @@ export class Runner {
       if (d.status !== 'waiting') continue;
       const st = dependencyState(ctx.store.depsOf(d.id));
       const now = ctx.clock.now();
+      if (st === 'ready' && d.not_before != null && d.not_before > now) continue; // its time has not come: src/runs/schedules.ts queues it then
       if (st === 'ready') {
         ctx.store.update(d.id, { status: 'queued' }, now);
         ctx.bus.emit('job', { jobId: d.id, status: 'queued' });

@@ -66,6 +66,11 @@ export interface JobRow {
   last_activity: string | null;
   /** Model auto-choice (src/models/choice.ts): tier, reason, classifier, fallback; null unless spawned with model "auto". */
   model_choice_json?: string | null;
+  /** Schedules (src/runs/schedules.ts): the job stays `waiting` until this time (ms); null/absent: no time set. */
+  not_before?: number | null;
+  /** The schedule this job is an occurrence of, and its number in the series (from 1). */
+  schedule_id?: string | null;
+  occurrence?: number | null;
 }
 
 export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens' | 'thread_usage_json' | 'lock_violations_json' | 'last_event_at' | 'last_activity' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };

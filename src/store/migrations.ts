@@ -406,4 +406,36 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX overlaps_open ON overlaps(cleared_at);
     `,
   },
+  {
+    version: 18,
+    name: 'schedules: a job may not start before its time (not_before), and the series of jobs a repeating schedule makes (src/runs/schedules.ts)',
+    up: `
+      ALTER TABLE jobs ADD COLUMN not_before INTEGER;  -- ms: the job stays waiting until then (null: no time set)
+      ALTER TABLE jobs ADD COLUMN schedule_id TEXT;    -- the schedule this job is an occurrence of
+      ALTER TABLE jobs ADD COLUMN occurrence INTEGER;  -- its number in the series, from 1
+      CREATE INDEX jobs_not_before ON jobs(status, not_before);
+      CREATE INDEX jobs_schedule ON jobs(schedule_id, occurrence);
+      CREATE TABLE schedules (
+        id          TEXT PRIMARY KEY,
+        seq         INTEGER NOT NULL,
+        title       TEXT NOT NULL,
+        created_by  TEXT NOT NULL,    -- 'lead'
+        kind        TEXT NOT NULL,    -- once | every | cron
+        every_s     INTEGER,
+        cron        TEXT,
+        first_at    INTEGER NOT NULL, -- when the first occurrence was due
+        until_at    INTEGER,          -- no occurrence starts after this (inclusive)
+        max_runs    INTEGER,          -- occurrences in all
+        spec_json   TEXT NOT NULL,    -- the job every occurrence is made from (spawn_agent's resolved input)
+        status      TEXT NOT NULL,    -- active | done | stopped | cancelled
+        stop_reason TEXT,
+        runs        INTEGER NOT NULL DEFAULT 0, -- occurrences created
+        current_job TEXT,             -- the latest occurrence
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        ended_at    INTEGER
+      );
+      CREATE INDEX schedules_status ON schedules(status, seq);
+    `,
+  },
 ];

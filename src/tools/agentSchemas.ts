@@ -3,6 +3,7 @@
 // the bad value and the fix.
 import { z } from 'zod';
 import { isValidCheck } from '../services/checks.js';
+import { MAX_EVERY_S, MAX_RUNS, MIN_EVERY_S } from '../runs/scheduleTiming.js';
 
 export const MAX_PROMPT_CHARS = 500_000;
 const jobId = z.string().min(1, 'job_id is empty: pass an id returned by spawn_agent or list_agents').max(100);
@@ -43,6 +44,17 @@ export const SpawnInput = z.object({
     .describe('On failure: "none" = do not retry, "same" = run the same task again, "analyze" = diagnose the failure first and retry with that analysis; at most OVERSEER_MAX_ATTEMPTS attempts in all (default "none").'),
   labels: z.array(z.string().min(1).max(100)).max(50).default([])
     .describe('Free-form tags to find the job by later with list_agents label (default: none).'),
+  // Schedules (docs/schedules.md, src/runs/schedules.ts); the lead's only. Cross-field rules are checked by the service.
+  at: z.string().min(1).max(64).optional()
+    .describe('Run at this time, not before: an ISO 8601 time with a zone, e.g. "2030-01-31T09:00:00Z"; the job is `waiting` until then. With every_s or cron it is the first run. Lead only (default: now).'),
+  every_s: z.number().int('every_s must be a whole number of seconds').min(MIN_EVERY_S, `every_s must be at least ${MIN_EVERY_S} (seconds)`).max(MAX_EVERY_S, `every_s must be at most ${MAX_EVERY_S} (a year); use cron for rarer runs`).optional()
+    .describe(`Repeat every N seconds (at least ${MIN_EVERY_S}): after each successful run the next one is queued as a new job of the same schedule; a failed or cancelled run stops the series. Not with cron. Lead only.`),
+  cron: z.string().min(1).max(200).optional()
+    .describe('Repeat on a 5-field cron expression (minute hour day-of-month month day-of-week, in the hub\'s local time), e.g. "0 9 * * 1-5" = 09:00 on weekdays; after each successful run the next one is queued. Not with every_s. Lead only.'),
+  max_runs: z.number().int('max_runs must be a whole number').min(1, 'max_runs must be at least 1').max(MAX_RUNS, `max_runs must be at most ${MAX_RUNS}`).optional()
+    .describe('With every_s or cron: how many runs in all, the first included (default: no cap).'),
+  until: z.string().min(1).max(64).optional()
+    .describe('With every_s or cron: no run starts after this ISO 8601 time with a zone, e.g. "2030-02-01T00:00:00Z" (default: no end).'),
 }).strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;
 

@@ -13,7 +13,7 @@ export function agentTools(jobs: JobService): ToolDef[] {
   return [
     defineTool({
       name: 'spawn_agent', roles: BOTH, title: 'Spawn an agent',
-      description: 'Start a child coding agent (a claude process) on a task. Returns at once with its job_id; use wait_for_agents to wait. Options: worktree (own git worktree and branch), depends_on (start after these jobs succeed), priority, limits (max_turns, budget_usd, timeout_s), checks that decide success, retry policy.',
+      description: 'Start a child coding agent (a claude process) on a task. Returns at once with its job_id; use wait_for_agents to wait. Options: worktree (own git worktree and branch), depends_on (start after these jobs succeed), priority, limits (max_turns, budget_usd, timeout_s), checks that decide success, retry policy. The lead may schedule it: at (a later start), every_s or cron (repeat after each success) with max_runs and until; see list_schedules and cancel_schedule.',
       input: SpawnInput, annotations: { destructiveHint: false, openWorldHint: true },
       handler: (i, c) => jobs.spawn(i, c),
     }),

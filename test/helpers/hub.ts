@@ -12,6 +12,7 @@ import { claudeBin, claudeEnv, makeTempDir } from './claude.js';
 import type { Caller } from '../../src/services/context.js';
 import type { ProcessLauncher } from '../../src/launch/types.js';
 import type { Logger } from '../../src/log.js';
+import type { Clock } from '../../src/clock.js';
 
 export interface TestHub {
   hub: Hub;
@@ -41,6 +42,8 @@ export async function startTestHub(o: {
   extraEnv?: Record<string, string>;
   /** The hub's logger (default: silent), for tests that read what the hub logged. */
   log?: Logger;
+  /** The hub's clock (default: the system's), for tests that move time (schedules). */
+  clock?: Clock;
 } = {}): Promise<TestHub> {
   const dir = o.dir ?? (await makeTempDir('ovs-test'));
   const home = join(dir, 'state');
@@ -50,7 +53,7 @@ export async function startTestHub(o: {
   // Worktrees go under the test's own directory, never into the developer's ~/.local/share.
   const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, worktreesDir: join(dir, 'worktrees'), ...o.config });
   const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url, extra: o.extraEnv });
-  const hub = new Hub({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db'), log: o.log });
+  const hub = new Hub({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db'), log: o.log, clock: o.clock });
   await hub.start();
   const clients: Client[] = [];
   const connect = async (caller: Caller): Promise<Client> => {
