@@ -1,4 +1,4 @@
-// Rows of the `schedules` table (migration 16) and the schedule columns of jobs (not_before,
+// Rows of the `schedules` table (migration 18) and the schedule columns of jobs (not_before,
 // schedule_id, occurrence). Synchronous better-sqlite3 statements; the service groups writes
 // that must land together with `tx`. Also used read-only by the CLI (no hub running).
 import type Database from 'better-sqlite3';

@@ -9,7 +9,7 @@
 // injected clock. After an occurrence succeeds the next one is created at once (waiting until its
 // time); a failed or cancelled occurrence stops the series, cancel_schedule cancels it.
 //
-// Everything is in the database (migration 16): on start the hub catches up with occurrences that
+// Everything is in the database (migration 18): on start the hub catches up with occurrences that
 // settled while no hub listened, queues every job whose time passed while no hub ran (once: missed
 // repeats are not made up), and re-arms the timer. Listens on the bus; the engine never calls in,
 // except through the JobService hook `plan`/`create`/`view` the hub sets.
