@@ -38,6 +38,8 @@ import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
 import { createSearch, type Search } from './search/index.js';
 import { searchTools } from './tools/search.js';
+import { projectTools } from './tools/projects.js';
+import { ProjectService } from './projects/service.js';
 import type { PromptDeps } from './server/prompts.js';
 import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
@@ -192,7 +194,8 @@ export class Hub {
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service)];
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service),
+      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() })];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };

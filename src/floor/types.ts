@@ -61,6 +61,8 @@ export interface FloorJob {
   last_activity?: string | null;
   /** Scheduling priority (higher starts first). */
   priority?: number;
+  /** The job's project (src/projects); null: none. */
+  project?: string | null;
 }
 
 export interface NeedsYouItem {

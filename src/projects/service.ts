@@ -32,10 +32,11 @@ export function checkProject(db: Database.Database, name: string): void {
  */
 export function projectForSpawn(parent: Pick<JobRow, 'id' | 'project'> | undefined, asked: string | undefined): string | null {
   if (!parent) return asked ?? null;
-  if (asked !== undefined && asked !== parent.project) {
-    throw new ForbiddenError(`project ${JSON.stringify(asked)}: a sub-agent belongs to its parent's project (${parent.project === null ? 'none' : JSON.stringify(parent.project)}) and an agent cannot put it in another one. Omit project (it is inherited), or ask the lead to start the agent in ${JSON.stringify(asked)}.`);
+  const own = parent.project ?? null;
+  if (asked !== undefined && asked !== own) {
+    throw new ForbiddenError(`project ${JSON.stringify(asked)}: a sub-agent belongs to its parent's project (${own === null ? 'none' : JSON.stringify(own)}) and an agent cannot put it in another one. Omit project (it is inherited), or ask the lead to start the agent in ${JSON.stringify(asked)}.`);
   }
-  return parent.project;
+  return own;
 }
 
 export interface ProjectView {
