@@ -43,7 +43,7 @@ function seeded(): Db {
   return db;
 }
 
-const key = (bs: { key: string }[], k: string) => bs.find((b) => b.key === k);
+const key = <T extends { key: string }>(bs: T[], k: string): T | undefined => bs.find((b) => b.key === k);
 
 describe('usage report', () => {
   test('buckets by template and by project, with runs and distinct jobs; the hub\'s own runs count under their job\'s', () => {
