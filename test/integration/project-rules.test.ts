@@ -4,6 +4,8 @@
 // before anything changes.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
@@ -62,5 +64,24 @@ describe('project rules', () => {
       assert.match(r.text, re);
     }
     assert.equal(messages(), n, 'refused broadcasts stored nothing');
+
+    // The floor over HTTP (what overseer watch --project reads): one project, archived ones hidden unless named.
+    const C = (await h.call('spawn_agent', { prompt: 'c', title: 'C', project: 'gamma' })).job_id as string;
+    const base = new URL(h.hub.http!.url).origin;
+    const lead = readFileSync(join(h.home, 'lead.token'), 'utf8').trim();
+    const floorIds = async (q: string): Promise<string[]> => {
+      const r = await fetch(`${base}/api/floor${q}`, { headers: { authorization: `Bearer ${lead}` } });
+      assert.equal(r.status, 200, await r.clone().text());
+      const f = await r.json() as { running: { job_id: string; children: { job_id: string }[] }[]; queued: { job_id: string }[] };
+      const all = (js: { job_id: string; children?: { job_id: string }[] }[]): string[] => js.flatMap((j) => [j.job_id, ...all(j.children ?? [])]);
+      return [...all(f.running), ...all(f.queued)].sort();
+    };
+    assert.deepEqual(await floorIds('?project=gamma'), [C]);
+    assert.deepEqual(await floorIds(''), [A, B, A1, A2, C].sort());
+    await h.call('update_project', { name: 'alpha', archived: true });
+    assert.deepEqual(await floorIds(''), [C], 'alpha archived: hidden');
+    assert.deepEqual(await floorIds('?project=alpha'), [A, B, A1, A2].sort(), '… unless named');
+    const bad = await fetch(`${base}/api/floor?project=${encodeURIComponent('a b')}`, { headers: { authorization: `Bearer ${lead}` } });
+    assert.equal(bad.status, 400);
   });
 });
