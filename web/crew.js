@@ -59,12 +59,16 @@ function Section({ name, label, children, count }) {
 
 export function Crew({ floor, open, onOpen, say }) {
   const [filter, setFilter] = useState('');
+  const [project, setProject] = useState('');
   const f = filter.trim().toLowerCase();
-  const keep = (j) => !f || `${j.title} ${j.job_id} ${j.status} ${j.labels.join(' ')} ${j.last_line ?? ''}`.toLowerCase().includes(f);
+  // The projects of the jobs on the floor (archived ones are not on it unless the stream asked for one).
+  const projects = [...new Set([...floor.running, ...floor.queued, ...floor.done].map((j) => j.project).filter(Boolean))].sort();
+  const keep = (j) => (!project || j.project === project) && (!f || `${j.title} ${j.job_id} ${j.status} ${j.labels.join(' ')} ${j.project ?? ''} ${j.last_line ?? ''}`.toLowerCase().includes(f));
   const cards = (jobs) => html`<ul class="cards">${jobs.filter(keep).map((j) => html`<${Card} key=${j.job_id} job=${j} open=${open} onOpen=${onOpen} />`)}</ul>`;
   const empty = !floor.running.length && !floor.queued.length && !floor.done.length && !floor.needs_you.length;
   return html`<div class="crew" data-nav-group>
-    <div class="toolbar"><input type="search" placeholder="Filter agents" aria-label="Filter agents" value=${filter} onInput=${(e) => setFilter(e.target.value)} /></div>
+    <div class="toolbar"><input type="search" placeholder="Filter agents" aria-label="Filter agents" value=${filter} onInput=${(e) => setFilter(e.target.value)} />
+      ${projects.length ? html`<label>Project <select aria-label="Project" data-testid="project-filter" value=${project} onChange=${(e) => setProject(e.target.value)}><option value="">all</option>${projects.map((p) => html`<option value=${p}>${p}</option>`)}</select></label>` : ''}</div>
     <${Section} name="needs_you" label="Needs you" count=${floor.needs_you.length}><ul class="needs">${floor.needs_you.map((n) => html`<${NeedItem} key=${n.key} item=${n} onOpen=${onOpen} say=${say} />`)}</ul><//>
     <${Section} name="running" label="Running" count=${floor.running.filter(keep).length}>${cards(floor.running)}<//>
     <${Section} name="queued" label="Queued / waiting" count=${floor.queued.filter(keep).length}>${cards(floor.queued)}<//>

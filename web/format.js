@@ -8,7 +8,7 @@ export function ago(ms) {
   return `${Math.floor(s / 86400)}d ${String(Math.floor((s % 86400) / 3600)).padStart(2, '0')}h`;
 }
 
-export const usd = (v, unknown) => `${unknown ? '≥ ' : ''}$${(v ?? 0).toFixed(4)}`;
+export const usd = (v, unknown) => (v === null && unknown ? 'unpriced' : `${unknown ? '≥ ' : ''}$${(v ?? 0).toFixed(4)}`);
 
 export const tokens = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n ?? 0));
 

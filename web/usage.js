@@ -1,17 +1,17 @@
 // The Usage view: what the crew cost and the tokens it used, by model, provider, label, workflow,
-// day and kind of run — agent attempts and the hub's own runs (retry diagnosis, KB triage) alike.
+// project, template, day and kind of run — agent attempts and the hub's own runs (retry diagnosis, KB triage) alike.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { useLive } from './hooks.js';
 import { tokens, usd } from './format.js';
 
-const DIMS = [['by_model', 'Model'], ['by_provider', 'Provider'], ['by_kind', 'Kind of run'], ['by_workflow', 'Workflow'], ['by_label', 'Label'], ['by_day', 'Day']];
+const DIMS = [['by_model', 'Model'], ['by_provider', 'Provider'], ['by_kind', 'Kind of run'], ['by_project', 'Project'], ['by_template', 'Template'], ['by_workflow', 'Workflow'], ['by_label', 'Label'], ['by_day', 'Day']];
 
 function Table({ rows, name, total }) {
-  const max = Math.max(...rows.map((r) => r.cost_usd), 1e-9);
+  const max = Math.max(...rows.map((r) => r.cost_usd ?? 0), 1e-9);
   return html`<div class="scroll-x"><table class="usage" data-dim=${name}><thead><tr><th>${name}</th><th class="num">cost</th><th class="bar-col"></th><th class="num">input</th><th class="num">output</th><th class="num">cache read</th><th class="num">runs</th><th class="num">jobs</th></tr></thead>
     <tbody>${rows.map((r) => html`<tr data-key=${r.key}><td>${r.label ? html`${r.label} <span class="muted">${r.key}</span>` : r.key}</td><td class="num">${usd(r.cost_usd, r.cost_unknown)}</td>
-      <td class="bar-col"><span class="bar" style=${`--w:${(r.cost_usd / max) * 100}%`}></span></td>
+      <td class="bar-col"><span class="bar" style=${`--w:${((r.cost_usd ?? 0) / max) * 100}%`}></span></td>
       <td class="num">${tokens(r.input_tokens)}</td><td class="num">${tokens(r.output_tokens)}</td><td class="num">${tokens(r.cache_read_tokens)}</td><td class="num">${r.runs}</td><td class="num">${r.jobs}</td></tr>`)}
     ${total ? html`<tr class="total"><td>all</td><td class="num">${usd(total.cost_usd, total.cost_unknown)}</td><td></td><td class="num">${tokens(total.input_tokens)}</td><td class="num">${tokens(total.output_tokens)}</td><td class="num">${tokens(total.cache_read_tokens)}</td><td class="num">${total.runs}</td><td class="num">${total.jobs}</td></tr>` : ''}</tbody></table></div>`;
 }

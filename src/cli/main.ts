@@ -40,9 +40,10 @@ program.command('doctor').description('check node, git, the state, the claude/co
   .action(async (o: { json?: boolean }) => (await import('./doctor.js')).runDoctor(o));
 program.command('status').description('table of jobs, with totals and what needs you; --watch: again on every change').option('--json', 'machine-readable output (with --watch: one JSON floor per line)')
   .option('--status <status>', 'only jobs in this status').option('--label <label>', 'only jobs with this label').option('--parent <job>', 'only children of this job (- or lead: the lead\'s own)')
+  .option('--project <name>', 'only jobs of this project (jobs of archived projects are hidden unless their project is named)')
   .option('--watch', 'render again whenever the floor changes (the running hub\'s stream, else the database read-only) until Ctrl-C')
   .option('--floor', 'print the whole floor (needs you, running tree, queued, done, workflows, locks, totals) as JSON')
-  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string; watch?: boolean; floor?: boolean }) => (await import('./status.js')).runStatus(o));
+  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string; project?: string; watch?: boolean; floor?: boolean }) => (await import('./status.js')).runStatus(o));
 const schedules = program.command('schedules').description('schedules (spawn_agent at / every_s / cron): how each repeats, its next run, or why it ended')
   .option('--status <status>', 'active, done, stopped or cancelled').option('--json', 'machine-readable output')
   .action(async (o: { status?: string; json?: boolean }) => (await import('./schedules.js')).runSchedules(o));
@@ -59,7 +60,8 @@ program.command('logs [job]').description('transcript of a job (id or unique pre
     return (await import('./logs.js')).runLogs(job, o);
   });
 program.command('watch').description('full-screen live view of the crew (needs you, running, queued, done), with keys to approve, message, pause, cancel, follow logs and diffs')
-  .action(async () => (await import('./watch.js')).runWatch());
+  .option('--project <name>', 'only this project\'s agents (archived projects are hidden unless named)')
+  .action(async (o: { project?: string }) => (await import('./watch.js')).runWatch(o));
 program.command('events').description('what the hub recorded: spawns, permission decisions and their rule, lock denials, reconciles, messages, ends')
   .option('--job <id>', 'one job (id or unique prefix)').option('--json', 'machine-readable output').option('--limit <n>', 'most recent N (default 100)')
   .action(async (o: { job?: string; json?: boolean; limit?: string }) => (await import('./events.js')).runEvents(o));
@@ -79,6 +81,7 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
 
 (await import('./respond.js')).registerRespond(program);
 (await import('./verbs.js')).registerVerbs(program);
+(await import('./projects.js')).registerProjects(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const f = describeFailure(err);

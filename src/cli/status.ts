@@ -17,6 +17,8 @@ import { UsageError } from './errors.js';
 import { JOB_STATUSES } from '../domain/job.js';
 import { readFloor } from '../floor/source.js';
 import { schedulesLine } from '../runs/scheduleText.js';
+import { archivedProjects } from '../projects/store.js';
+import { PROJECT_NAME } from '../projects/names.js';
 import type { Floor, NeedsYouItem } from '../floor/types.js';
 
 export { CliError } from './errors.js';
@@ -35,11 +37,13 @@ export function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-export interface StatusFilter { status?: string; label?: string; parent?: string }
+export interface StatusFilter { status?: string; label?: string; parent?: string; project?: string }
 
-/** The rows a filter keeps: a status, a label, a parent job (`-` or `lead`: the lead's own children). */
-export function filterRows(rows: readonly JobRow[], f: StatusFilter): JobRow[] {
-  return rows.filter((j) => (!f.status || j.status === f.status)
+/** The rows a filter keeps: a status, a label, a parent job (`-` or `lead`: the lead's own children), a
+ * project; jobs of `archived` projects only when their project is the one asked for. */
+export function filterRows(rows: readonly JobRow[], f: StatusFilter, archived: readonly string[] = []): JobRow[] {
+  return rows.filter((j) => (f.project !== undefined ? j.project === f.project : !j.project || !archived.includes(j.project))
+    && (!f.status || j.status === f.status)
     && (!f.label || (JSON.parse(j.labels_json || '[]') as string[]).includes(f.label))
     && (!f.parent || (f.parent === '-' || f.parent === 'lead' ? j.parent_id === null : j.parent_id === f.parent)));
 }
@@ -58,15 +62,18 @@ export function runStatus(opts: StatusOptions): void | Promise<void> {
   if (opts.status && !(JOB_STATUSES as readonly string[]).includes(opts.status)) {
     throw new UsageError(`--status ${JSON.stringify(opts.status)} is not a job status; use one of ${JOB_STATUSES.join(', ')}`);
   }
-  if ((opts.floor || (opts.watch && opts.json)) && (opts.status || opts.label || opts.parent)) {
-    throw new UsageError('--status, --label and --parent filter the table; the floor (--floor, or --watch --json) is printed whole: filter it with jq');
+  if ((opts.floor || (opts.watch && opts.json)) && (opts.status || opts.label || opts.parent || opts.project)) {
+    throw new UsageError('--status, --label, --parent and --project filter the table; the floor (--floor, or --watch --json) is printed whole: filter it with jq');
+  }
+  if (opts.project !== undefined && !PROJECT_NAME.test(opts.project)) {
+    throw new UsageError(`--project ${JSON.stringify(opts.project)} is not a project name: 1..100 letters, digits, "-", "_", "." or "/"`);
   }
   if (opts.watch) return import('./statusWatch.js').then((m) => m.watchStatus(opts));
   if (opts.floor) return import('./statusWatch.js').then((m) => m.printFloor());
   const state = openState();
   try {
     if (opts.json) {
-      const rows = filterRows(state.store.list({ limit: 10_000 }), opts);
+      const rows = filterRows(state.store.list({ limit: 10_000 }), opts, archivedProjects(state.db));
       process.stdout.write(`${JSON.stringify(rows.map((j) => summarize(j, state.store.attempts(j.id))), null, 2)}\n`);
       return;
     }
@@ -91,11 +98,17 @@ function setupNotes(db: Database.Database): (j: JobRow) => string {
 /** The table, its totals and what needs the person, as `overseer status` prints it. `floor`:
  * the NEEDS YOU items to show (default: read from the same database). */
 export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you'>): string {
-  const rows = filterRows(state.store.list({ limit: 10_000 }), f);
-  if (rows.length === 0) return f.status || f.label || f.parent ? 'No jobs match.\n' : 'No jobs yet.\n';
+  const all = state.store.list({ limit: 10_000 });
+  const rows = filterRows(all, f, archivedProjects(state.db));
+  const kept = new Set(rows.map((j) => j.id));
+  const hidden = f.project === undefined ? all.filter((j) => (!f.status || j.status === f.status) && j.project && !kept.has(j.id)).length : 0;
+  const hiddenLine = hidden && !f.label && !f.parent ? `(${hidden} job(s) of archived projects hidden: overseer projects --archived, or --project <name>)\n` : '';
+  if (rows.length === 0) return f.status || f.label || f.parent || f.project ? `No jobs match.\n${hiddenLine}` : `No jobs yet.\n${hiddenLine}`;
+  // A PROJECT column when some job has one (src/projects).
+  const withProject = f.project === undefined && rows.some((j) => j.project);
   const setup = setupNotes(state.db);
   const body = rows.map((j: JobRow) => [
-    j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', String(j.turns), `$${j.cost_usd.toFixed(4)}`,
+    j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', ...(withProject ? [j.project ?? '-'] : []), String(j.turns), `$${j.cost_usd.toFixed(4)}`,
     age(j.created_at), j.title.slice(0, 40), `${setup(j)}${(runsAt(j) ?? j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
   ]);
   let needs: Pick<Floor, 'needs_you'>;
@@ -107,12 +120,12 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
     needs = { needs_you: [] };
     unreadable = [`(what needs you could not be read: ${(err as Error).message}; a running hub of this version upgrades the database)`];
   }
-  const filtered = !!(f.status || f.label || f.parent);
+  const filtered = !!(f.status || f.label || f.parent || f.project) || hidden > 0;
   const shown = new Set(rows.map((r) => r.id));
   const lines = [...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
   const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
   const schedules = schedulesLine(state.db);
-  return `${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+  return `${table([['JOB', 'STATUS', 'PARENT', ...(withProject ? ['PROJECT'] : []), 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${hiddenLine}${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
 }
 
 /** A scheduled job still waiting for its time (docs/schedules.md): when it runs. */

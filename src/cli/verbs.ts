@@ -74,8 +74,17 @@ function scheduleArgs(o: ScheduleOpts): Record<string, unknown> {
 const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
 export function registerVerbs(program: Command): void {
-  program.command('msg <job> <text...>').description('send a message into an agent\'s conversation').option('--json', 'machine-readable output')
-    .action(async (job: string, text: string[], o: Common) => withHub(async (h) => {
+  program.command('msg <job> <text...>').description('send a message into an agent\'s conversation; job \'*\': to every running agent (--project, --status narrow it)').option('--json', 'machine-readable output')
+    .option('--project <name>', 'with \'*\': only agents of this project').option('--status <status>', 'with \'*\': only agents in this status (default running)')
+    .action(async (job: string, text: string[], o: Common & { project?: string; status?: string }) => withHub(async (h) => {
+      if (job === '*') {
+        const b = await h.call('message_agent', { to: '*', text: text.join(' '), ...(o.project !== undefined ? { project: o.project } : {}), ...(o.status !== undefined ? { status: o.status } : {}) });
+        return print(o, b, b.recipients.length === 0 ? String(b.note) : [
+          ...(b.delivered.length ? [`delivered to ${b.delivered.length}: ${b.delivered.join(', ')}`] : []),
+          ...(b.queued.length ? [`stored for ${b.queued.length} (they read it on their next turn): ${b.queued.join(', ')}`] : []),
+        ].join('\n'));
+      }
+      if (o.project !== undefined || o.status !== undefined) throw new UsageError('--project and --status choose the agents of a broadcast: use overseer msg \'*\' --project <name> "<text>", or drop them to message one job');
       const r = await h.call('message_agent', { job_id: job, text: text.join(' ') });
       if (r.delivered) return print(o, r, `delivered to ${job}`);
       const status = String((await h.call('get_agent', { job_id: job })).status);

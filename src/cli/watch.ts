@@ -4,10 +4,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { liveHub } from '../server/hubLock.js';
-import { CliError } from './errors.js';
+import { CliError, UsageError } from './errors.js';
 
-export async function runWatch(): Promise<void> {
+export async function runWatch(o: { project?: string } = {}): Promise<void> {
   const { home, maxAgents } = loadConfig();
+  if (o.project !== undefined) {
+    const { projectNameProblem, projectNameMessage } = await import('../projects/names.js');
+    const problem = projectNameProblem(o.project);
+    if (problem) throw new UsageError(`--${projectNameMessage(o.project, problem)}`);
+  }
   const db = join(home, 'state.db');
   if (!existsSync(db) && !(await liveHub(home))) {
     throw new CliError(`Nothing to watch: no Overseer hub is running and there is no state database for this project (looked in ${home}: no live hub in hub.json, no state.db). Start a hub with overseer serve in your project (or open your lead's Claude Code, whose overseer mcp starts one); OVERSEER_HOME picks another state directory.`);
@@ -21,5 +26,5 @@ export async function runWatch(): Promise<void> {
   delete process.env.CONTINUOUS_INTEGRATION;
   // React's production build: the development one checks every render and costs CPU per frame.
   process.env.NODE_ENV ??= 'production';
-  await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents });
+  await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents, project: o.project });
 }

@@ -17,6 +17,8 @@ export interface FollowOptions {
   cap: number;
   signal: AbortSignal;
   doneLimit?: number;
+  /** Only this project (src/projects); without it, archived projects' jobs are left out. */
+  project?: string;
   pollMs?: number;
   hubCheckMs?: number;
   /** A stream silent this long (no frame, no heartbeat) is taken as dead and opened again. */
@@ -28,6 +30,15 @@ export interface FollowHandlers {
   /** Where floors come from now; `note` says why when it is not what one would expect. */
   source?(s: 'hub' | 'database' | 'none', note: string | null): void;
 }
+
+/** The query of a floor URL: `?done=N&project=X` as asked. */
+const floorQuery = (o: { doneLimit?: number; project?: string }): string => {
+  const q = new URLSearchParams();
+  if (o.doneLimit !== undefined) q.set('done', String(o.doneLimit));
+  if (o.project !== undefined) q.set('project', o.project);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+};
 
 /** A refusal of the hub that retrying at once will not change (wrong token, a hub without the floor API). */
 class Refused extends Error {}
@@ -88,7 +99,7 @@ export class SseReader {
 /** The hub's floor stream until it ends (resolves) or is refused (throws Refused). */
 async function followHub(info: HubInfo, o: FollowOptions, h: FollowHandlers): Promise<void> {
   const token = leadToken(o.home);
-  const url = new URL(`/api/floor/stream${o.doneLimit !== undefined ? `?done=${o.doneLimit}` : ''}`, info.url);
+  const url = new URL(`/api/floor/stream${floorQuery(o)}`, info.url);
   const ac = new AbortController();
   const stop = (): void => ac.abort();
   o.signal.addEventListener('abort', stop, { once: true });
@@ -132,7 +143,7 @@ async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers,
       const v = db.pragma('data_version', { simple: true }) as number;
       if (v !== version) {
         version = v;
-        h.floor(readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit }));
+        h.floor(readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project }));
       }
       if (Date.now() >= nextCheck) {
         nextCheck = Date.now() + (o.hubCheckMs ?? 1000);
@@ -179,7 +190,7 @@ export async function followFloor(o: FollowOptions, h: FollowHandlers): Promise<
 export async function floorNow(o: Omit<FollowOptions, 'signal'>): Promise<Floor | undefined> {
   const info = await answeringHub(o.home);
   if (info) {
-    const url = new URL(`/api/floor${o.doneLimit !== undefined ? `?done=${o.doneLimit}` : ''}`, info.url);
+    const url = new URL(`/api/floor${floorQuery(o)}`, info.url);
     const res = await fetch(url, { headers: { authorization: `Bearer ${leadToken(o.home)}` }, signal: AbortSignal.timeout(30_000) });
     if (res.status === 200) return (await res.json()) as Floor;
   }
@@ -188,7 +199,7 @@ export async function floorNow(o: Omit<FollowOptions, 'signal'>): Promise<Floor 
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
-    return readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit });
+    return readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project });
   } finally {
     db.close();
   }

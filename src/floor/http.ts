@@ -1,7 +1,8 @@
 // The floor over the hub's HTTP endpoint (mounted under /api/ by src/server/http.ts, after its
 // Host, Origin and bearer-token checks). Lead token only: the floor shows every agent's work,
 // and an agent has no business reading the others'.
-//   GET /api/floor[?done=N]         → the Floor as JSON (N: how many ended jobs DONE keeps, 0..200)
+//   GET /api/floor[?done=N][&project=X] → the Floor as JSON (N: how many ended jobs DONE keeps, 0..200;
+//                                     X: only that project's, else without archived projects' jobs)
 //   GET /api/floor/stream[?done=N]  → text/event-stream: `event: floor` + `data: <Floor JSON>` at
 //                                     once, then after every change on the bus; `: ping` every 15 s
 // One feed per hub serves every stream: it subscribes to the bus while a stream is open, builds
@@ -18,6 +19,7 @@ import type { ApiHandler } from '../server/http.js';
 import { readFloor } from './source.js';
 import type { FloorHubInfo } from './model.js';
 import type { Floor } from './types.js';
+import { PROJECT_NAME } from '../projects/names.js';
 
 /** Bus events after which the floor may have changed. */
 export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap'];
@@ -39,7 +41,7 @@ export interface FloorApi {
   /** The /api/floor routes (false: not a floor route). */
   handle: ApiHandler;
   /** The floor now, as the API serves it. */
-  read(doneLimit?: number): Floor;
+  read(doneLimit?: number, project?: string): Floor;
   /** Open streams. */
   streams(): number;
   /** End every stream and stop listening (the hub is stopping). */
@@ -49,6 +51,8 @@ export interface FloorApi {
 interface Stream {
   res: ServerResponse;
   doneLimit: number | undefined;
+  /** Only this project's floor (src/projects). */
+  project: string | undefined;
   /** The newest frame not yet written because the socket was full. */
   pending?: string;
   blocked: boolean;
@@ -79,7 +83,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   const currentId = (): string => `${feed}.${seq}`;
   let closed = false;
 
-  const read = (doneLimit?: number): Floor => readFloor(o.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit });
+  const read = (doneLimit?: number, project?: string): Floor => readFloor(o.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit, ...(project !== undefined ? { project } : {}) });
 
   const write = (s: Stream, frame: string): void => {
     if (s.blocked) { s.pending = frame; return; }
@@ -92,17 +96,18 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     if (closed || !o.db.open || streams.size === 0) return;
     lastSent = performance.now();
     seq++;
-    const frames = new Map<number | undefined, string>();
+    const frames = new Map<string, string>();
     for (const s of streams) {
-      let frame = frames.get(s.doneLimit);
+      const key = `${s.doneLimit ?? ''}|${s.project ?? ''}`;
+      let frame = frames.get(key);
       if (frame === undefined) {
         try {
-          frame = frameOf(read(s.doneLimit), currentId());
+          frame = frameOf(read(s.doneLimit, s.project), currentId());
         } catch (err) {
           o.log.error({ err }, 'could not build the floor for its streams');
           return;
         }
-        frames.set(s.doneLimit, frame);
+        frames.set(key, frame);
       }
       write(s, frame);
     }
@@ -129,10 +134,10 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     timer = undefined;
   };
 
-  const open = (req: IncomingMessage, res: ServerResponse, doneLimit: number | undefined): void => {
+  const open = (req: IncomingMessage, res: ServerResponse, doneLimit: number | undefined, project: string | undefined): void => {
     let first: string;
     try {
-      first = frameOf(read(doneLimit), currentId());
+      first = frameOf(read(doneLimit, project), currentId());
     } catch (err) {
       o.log.error({ err }, 'could not build the floor');
       fail(res, 500, 'internal', `could not read the floor: ${(err as Error).message}`);
@@ -141,7 +146,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const s: Stream = { res, doneLimit, blocked: false };
+    const s: Stream = { res, doneLimit, project, blocked: false };
     if (streams.size === 0) attach();
     streams.add(s);
     write(s, first);
@@ -167,9 +172,13 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     if (doneLimit !== undefined && !(Number.isInteger(doneLimit) && doneLimit >= 0 && doneLimit <= 200)) {
       return fail(res, 400, 'invalid_input', `done must be a whole number of ended jobs from 0 to 200, got ${JSON.stringify(raw)}`);
     }
+    const project = url.searchParams.get('project') ?? undefined;
+    if (project !== undefined && !PROJECT_NAME.test(project)) {
+      return fail(res, 400, 'invalid_input', `project must be a project name (1..100 letters, digits, "-", "_", "." or "/"), got ${JSON.stringify(project.slice(0, 120))}`);
+    }
     if (closed) return fail(res, 503, 'unavailable', 'the hub is stopping');
-    if (!m[1]) return send(res, 200, read(doneLimit));
-    open(req, res, doneLimit);
+    if (!m[1]) return send(res, 200, read(doneLimit, project));
+    open(req, res, doneLimit, project);
     return true;
   };
 

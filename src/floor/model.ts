@@ -77,6 +77,33 @@ export interface FloorInput {
   doneLimit?: number;
   /** How long a failed job (or one with lock violations) stays in NEEDS YOU (default 24 h). */
   failedWindowMs?: number;
+  /** Only this project's jobs (and the requests, warnings, workflows and locks of them). */
+  project?: string;
+  /** Archived projects (src/projects): their jobs are left out unless `project` names one. */
+  archived?: readonly string[];
+}
+
+/** The input narrowed to one project, or without the archived projects' jobs (unchanged when neither applies). */
+export function narrowToProject(input: FloorInput): FloorInput {
+  const archived = new Set(input.archived ?? []);
+  const project = input.project;
+  if (project === undefined && archived.size === 0) return input;
+  const keep = (p: string | null | undefined): boolean => (project !== undefined ? p === project : !p || !archived.has(p));
+  const jobs = input.jobs.filter((j) => keep(j.project));
+  const ids = new Set(jobs.map((j) => j.id));
+  const workflows = input.workflows.filter((w) => keep(w.project));
+  const wfIds = new Set(workflows.map((w) => w.id));
+  return {
+    ...input,
+    jobs,
+    requests: input.requests.filter((r) => ids.has(r.job_id)),
+    warnings: input.warnings.filter((w) => ids.has(w.job_id)),
+    workflows,
+    milestones: input.milestones.filter((m) => wfIds.has(m.workflow_id)),
+    locks: input.locks.filter((l) => ids.has(l.holder) || (l.holder === 'lead' && project === undefined)),
+    lockWaits: input.lockWaits.filter((w) => ids.has(w.holder)),
+    deps: input.deps.filter((d) => ids.has(d.job_id)),
+  };
 }
 
 export const DEFAULT_DONE_LIMIT = 20;
@@ -121,7 +148,8 @@ export function workflowBar(w: Pick<WorkflowRow, 'cycle' | 'phase'>, done: numbe
   return `${total > 0 ? `${done}/${total}` : 'no plan yet'} · cycle ${w.cycle} · ${w.phase}`;
 }
 
-export function buildFloor(input: FloorInput, now: number): Floor {
+export function buildFloor(whole: FloorInput, now: number): Floor {
+  const input = narrowToProject(whole);
   const doneLimit = Math.max(0, input.doneLimit ?? DEFAULT_DONE_LIMIT);
   const window = input.failedWindowMs ?? DEFAULT_FAILED_WINDOW_MS;
   const jobs = [...input.jobs].sort((a, b) => a.seq - b.seq);
@@ -165,6 +193,7 @@ export function buildFloor(input: FloorInput, now: number): Floor {
       priority: j.priority,
       ...(j.not_before != null ? { run_at: j.not_before } : {}),
       ...(j.schedule_id ? { schedule_id: j.schedule_id, occurrence: j.occurrence ?? null } : {}),
+      project: j.project ?? null,
     };
   };
 

@@ -11,6 +11,7 @@ import type { WorkflowRow } from '../store/workflows.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import { buildFloor, DEFAULT_DONE_LIMIT, DEFAULT_FAILED_WINDOW_MS, type FloorHubInfo, type FloorInput, type StatusCount } from './model.js';
 import type { Floor } from './types.js';
+import { archivedProjects } from '../projects/store.js';
 
 export interface FloorReadOptions {
   now: number;
@@ -19,7 +20,14 @@ export interface FloorReadOptions {
   source: 'hub' | 'database';
   doneLimit?: number;
   failedWindowMs?: number;
+  /** Only this project (src/projects); jobs of archived projects are left out unless named. */
+  project?: string;
 }
+
+/** Totals over one project, or over every job not in an archived project. */
+const COUNTS_NARROWED = `SELECT status, COUNT(*) AS n, TOTAL(cost_usd) AS cost_usd, MAX(cost_unknown) AS cost_unknown FROM jobs
+  WHERE CASE WHEN @project IS NULL THEN project IS NULL OR project NOT IN (SELECT name FROM projects WHERE archived_at IS NOT NULL) ELSE project = @project END
+  GROUP BY status`;
 
 const SQL = {
   live: `SELECT * FROM jobs WHERE status IN ('queued', 'waiting', 'running', 'frozen', 'needs_input')`,
@@ -61,6 +69,9 @@ export function readFloorInput(db: Database.Database, o: FloorReadOptions): Floo
   const windowMs = o.failedWindowMs ?? DEFAULT_FAILED_WINDOW_MS;
   const since = o.now - windowMs;
   const read = (): FloorInput => {
+    const archived = archivedProjects(db);
+    // Prepared only when needed: a database from before projects (read-only CLI) has no project column.
+    const narrowed = o.project !== undefined || archived.length > 0;
     const jobs = new Map<string, JobRow>();
     const add = (rows: unknown[]): void => { for (const r of rows as JobRow[]) jobs.set(r.id, r); };
     add(st.live.all());
@@ -88,12 +99,14 @@ export function readFloorInput(db: Database.Database, o: FloorReadOptions): Floo
       lockWaits,
       overlaps: st.overlaps.all() as OverlapRow[],
       deps: st.deps.all() as { job_id: string; dep_id: string; status: string }[],
-      counts: st.counts.all() as StatusCount[],
+      counts: (narrowed ? db.prepare(COUNTS_NARROWED).all({ project: o.project ?? null }) : st.counts.all()) as StatusCount[],
       hub: o.hub,
       cap: o.cap,
       source: o.source,
       doneLimit,
       failedWindowMs: windowMs,
+      ...(o.project !== undefined ? { project: o.project } : {}),
+      ...(archived.length ? { archived } : {}),
     };
   };
   // A deferred transaction: one snapshot for all the reads (and no write lock, so it works on a read-only connection).

@@ -67,6 +67,8 @@ export interface FloorJob {
   run_at?: number | null;
   schedule_id?: string;
   occurrence?: number | null;
+  /** The job's project (src/projects); null: none. */
+  project?: string | null;
 }
 
 export interface NeedsYouItem {

@@ -1,7 +1,9 @@
-// What the crew cost, summed every way the dashboard's Usage panel shows it: by model, provider,
-// label, workflow, day and kind of run — every agent attempt (the `attempts` rows, whose sums
+// What the crew cost, summed every way the dashboard's Usage panel and `overseer usage` show it:
+// by model, provider, label, workflow, template, project, day and kind of run — every agent attempt (the `attempts` rows, whose sums
 // are each job's cost) and every run the hub made itself (`usage`: the retry diagnosis and the
-// KB triage). Read-only; one pass over the rows, grouped here.
+// KB triage). Read-only; one pass over the rows, grouped here. A run whose model has no known
+// price counts its tokens but no dollars: a bucket of only such runs has cost_usd null
+// ("unpriced", never $0), and any bucket with one is marked cost_unknown (its cost a lower bound).
 import type { Db } from '../store/db.js';
 
 export type RunKind = 'agent' | 'diagnosis' | 'triage' | 'classification';
@@ -10,9 +12,14 @@ export interface UsageBucket {
   key: string;
   /** A readable name when the key is an id (a workflow's title). */
   label?: string;
-  cost_usd: number;
+  /** by_model: the provider whose CLI ran the model (Codex and Claude side by side). */
+  provider?: string;
+  /** null when none of its runs could be priced (an unknown model): unpriced, not $0. */
+  cost_usd: number | null;
   /** Some of it could not be priced (an unknown model): cost_usd is a lower bound. */
   cost_unknown: boolean;
+  /** How many of its runs had no price. */
+  unpriced_runs: number;
   input_tokens: number;
   output_tokens: number;
   cache_read_tokens: number;
@@ -25,12 +32,18 @@ export interface UsageBucket {
 
 export interface UsageReport {
   since: string | null;
+  /** Only this project's runs (null: every run). */
+  project: string | null;
   totals: UsageBucket;
   by_model: UsageBucket[];
   by_provider: UsageBucket[];
   /** A job with several labels counts under each (these do not add up to the total). */
   by_label: UsageBucket[];
   by_workflow: UsageBucket[];
+  /** By the template the job was spawned with ("(no template)" for none). */
+  by_template: UsageBucket[];
+  /** By the job's project ("(no project)" for none; the hub's runs for no job too). */
+  by_project: UsageBucket[];
   /** Days in the page's time zone (`tzOffsetMin` as Date#getTimezoneOffset gives it), oldest first. */
   by_day: UsageBucket[];
   by_kind: UsageBucket[];
@@ -44,6 +57,8 @@ interface Run {
   labels_json: string | null;
   workflow_id: string | null;
   workflow_title: string | null;
+  template: string | null;
+  project: string | null;
   at: number;
   cost_usd: number;
   cost_unknown: number;
@@ -54,32 +69,33 @@ interface Run {
 }
 
 const RUNS_SQL = `
-  SELECT 'agent' AS kind, a.job_id, j.model, j.provider, j.labels_json, j.workflow_id, w.title AS workflow_title, a.started_at AS at,
+  SELECT 'agent' AS kind, a.job_id, j.model, j.provider, j.labels_json, j.workflow_id, w.title AS workflow_title, j.template, j.project, a.started_at AS at,
          a.cost_usd, a.cost_unknown, a.input_tokens, a.output_tokens, a.cache_read_tokens, a.cache_creation_tokens
     FROM attempts a JOIN jobs j ON j.id = a.job_id LEFT JOIN workflows w ON w.id = j.workflow_id
-   WHERE a.started_at >= @since
+   WHERE a.started_at >= @since AND (@project IS NULL OR j.project = @project)
   UNION ALL
-  SELECT u.kind, u.job_id, COALESCE(u.model, j.model), 'claude', j.labels_json, j.workflow_id, w.title, u.created_at,
+  SELECT u.kind, u.job_id, COALESCE(u.model, j.model), 'claude', j.labels_json, j.workflow_id, w.title, j.template, j.project, u.created_at,
          u.cost_usd, u.cost_unknown, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens
     FROM usage u LEFT JOIN jobs j ON j.id = u.job_id LEFT JOIN workflows w ON w.id = j.workflow_id
-   WHERE u.created_at >= @since`;
+   WHERE u.created_at >= @since AND (@project IS NULL OR j.project = @project)`;
 
 const empty = (key: string, label?: string): UsageBucket => ({
-  key, ...(label ? { label } : {}), cost_usd: 0, cost_unknown: false, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, runs: 0, jobs: 0,
+  key, ...(label ? { label } : {}), cost_usd: 0, cost_unknown: false, unpriced_runs: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, runs: 0, jobs: 0,
 });
 
-/** Cost and tokens since `sinceMs` (all time when undefined), grouped. */
-export function usageReport(db: Db, o: { sinceMs?: number; tzOffsetMin?: number } = {}): UsageReport {
-  const runs = db.prepare(RUNS_SQL).all({ since: o.sinceMs ?? 0 }) as Run[];
+/** Cost and tokens since `sinceMs` (all time when undefined), of one project or all, grouped. */
+export function usageReport(db: Db, o: { sinceMs?: number; tzOffsetMin?: number; project?: string } = {}): UsageReport {
+  const runs = db.prepare(RUNS_SQL).all({ since: o.sinceMs ?? 0, project: o.project ?? null }) as Run[];
   const groups = new Map<string, Map<string, { b: UsageBucket; jobs: Set<string> }>>();
-  const add = (dim: string, key: string, r: Run, label?: string): void => {
+  const add = (dim: string, key: string, r: Run, label?: string, provider?: string): void => {
     let g = groups.get(dim);
     if (!g) groups.set(dim, (g = new Map()));
     let e = g.get(key);
-    if (!e) g.set(key, (e = { b: empty(key, label), jobs: new Set() }));
+    if (!e) g.set(key, (e = { b: { ...empty(key, label), ...(provider ? { provider } : {}) }, jobs: new Set() }));
     const b = e.b;
-    b.cost_usd += r.cost_usd;
+    b.cost_usd = (b.cost_usd ?? 0) + r.cost_usd;
     b.cost_unknown ||= !!r.cost_unknown;
+    if (r.cost_unknown) b.unpriced_runs++;
     b.input_tokens += r.input_tokens;
     b.output_tokens += r.output_tokens;
     b.cache_read_tokens += r.cache_read_tokens;
@@ -90,27 +106,41 @@ export function usageReport(db: Db, o: { sinceMs?: number; tzOffsetMin?: number 
   const shift = -(o.tzOffsetMin ?? 0) * 60_000;
   for (const r of runs) {
     add('total', 'total', r);
-    add('model', r.model ?? `${r.provider ?? 'claude'} (default model)`, r);
+    add('model', r.model ?? `${r.provider ?? 'claude'} (default model)`, r, undefined, r.provider ?? 'claude');
     add('provider', r.provider ?? 'claude', r);
     const labels = r.labels_json ? (JSON.parse(r.labels_json) as string[]) : [];
     for (const l of labels.length ? labels : ['(no label)']) add('label', l, r);
     add('workflow', r.workflow_id ?? '(no workflow)', r, r.workflow_title ?? undefined);
+    add('template', r.template ?? '(no template)', r);
+    add('project', r.project ?? '(no project)', r);
     add('day', new Date(r.at + shift).toISOString().slice(0, 10), r);
     add('kind', r.kind, r);
   }
   const list = (dim: string, order: 'cost' | 'key' = 'cost'): UsageBucket[] => [...(groups.get(dim)?.values() ?? [])]
-    .map((e) => ({ ...e.b, cost_usd: round(e.b.cost_usd), jobs: e.jobs.size }))
-    .sort(order === 'key' ? (a, b) => (a.key < b.key ? -1 : 1) : (a, b) => b.cost_usd - a.cost_usd || (a.key < b.key ? -1 : 1));
+    .map((e) => ({ ...e.b, cost_usd: e.b.unpriced_runs === e.b.runs ? null : round(e.b.cost_usd ?? 0), jobs: e.jobs.size }))
+    .sort(order === 'key' ? (a, b) => (a.key < b.key ? -1 : 1) : (a, b) => (b.cost_usd ?? -1) - (a.cost_usd ?? -1) || (a.key < b.key ? -1 : 1));
   return {
     since: o.sinceMs ? new Date(o.sinceMs).toISOString() : null,
+    project: o.project ?? null,
     totals: list('total')[0] ?? empty('total'),
     by_model: list('model'),
     by_provider: list('provider'),
     by_label: list('label'),
     by_workflow: list('workflow'),
+    by_template: list('template'),
+    by_project: list('project'),
     by_day: list('day', 'key'),
     by_kind: list('kind'),
   };
 }
 
 const round = (v: number): number => Math.round(v * 1e6) / 1e6;
+
+/** The dimensions a report is grouped by, as `overseer usage --by` and the usage tool name them. */
+export const USAGE_DIMENSIONS = ['model', 'provider', 'label', 'workflow', 'template', 'project', 'day', 'kind'] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+
+/** The buckets of one dimension. */
+export function bucketsBy(r: UsageReport, by: UsageDimension): UsageBucket[] {
+  return r[`by_${by}`];
+}

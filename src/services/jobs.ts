@@ -30,6 +30,9 @@ import { applyTemplate, getTemplate, withGuidelines } from '../templates/templat
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
 import { toEventView, type EventView } from '../events/view.js';
+import { checkProject, projectForSpawn } from '../projects/service.js';
+import { ProjectStore } from '../projects/store.js';
+import { broadcast, type BroadcastInput, type BroadcastResult } from '../projects/broadcast.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
@@ -152,6 +155,8 @@ export class JobService {
     if (depth > ctx.config.maxDepth) {
       throw new ForbiddenError(`Agents may nest ${ctx.config.maxDepth} level(s) deep (OVERSEER_MAX_DEPTH); ${caller.role === 'agent' ? caller.jobId : 'this job'} is at depth ${depth - 1}. Do the work yourself or report back to your parent.`);
     }
+    const project = projectForSpawn(parent, input.project);
+    if (project !== null) checkProject(ctx.db, project);
     const launcher = ctx.launchers[input.provider];
     if (!launcher) {
       throw new InvalidInputError(`provider ${JSON.stringify(input.provider)} is not available in this hub. Use provider "claude".`);
@@ -213,7 +218,7 @@ export class JobService {
       priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
       context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
       checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
-      depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null,
+      depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null, project,
       ...(input.bootstrap === false ? { skipBootstrap: true } : {}),
       ...(stackOn ? { base: stackOn } : {}),
     };
@@ -258,7 +263,10 @@ export class JobService {
     const now = ctx.clock.now();
     const due = at.notBefore === undefined || at.notBefore <= now;
     const status: JobStatus = depState === 'ready' && due ? 'queued' : 'waiting';
+    // The project (src/projects): a valid name, not archived; its row is made with the first job.
+    if (spec.project != null) checkProject(ctx.db, spec.project);
     const reserved = tx(ctx.db, () => {
+      if (spec.project != null) new ProjectStore(ctx.db).ensure(spec.project, now);
       const r = this.budgets?.check({
         parentId: spec.parent_id, provider: spec.provider, model: spec.model, template: spec.template,
         labels: JSON.parse(spec.labels_json) as string[], budgetUsd: spec.budget_usd,
@@ -387,6 +395,7 @@ export class JobService {
     const rows = this.ctx.store.list({
       status: input.status, label: input.label, parentId, afterSeq, limit: input.limit + 1,
       subtreeOf: caller.role === 'agent' ? caller.jobId : undefined,
+      project: input.project, hideArchived: input.project === undefined,
     });
     // Fill the page up to `limit` or a size budget under the 20,000-character result cap;
     // next_cursor continues right after the last summary that fit.
@@ -529,6 +538,11 @@ export class JobService {
     const j = this.visibleJob(id, caller);
     const r = this.messages.deliver(senderOf(caller), j.id, text);
     return { job_id: j.id, delivered: r.delivered, queued: !r.delivered, message_id: r.message_id };
+  }
+
+  /** message_agent { to: "*" }: every matching live agent (src/projects/broadcast.ts). */
+  broadcast(i: BroadcastInput, caller: Caller): BroadcastResult {
+    return broadcast(this.ctx, (from, to, text) => this.messages.deliver(from, to, text), i, caller);
   }
 
   private flushQueued(jobId: string): void {

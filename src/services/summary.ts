@@ -74,6 +74,8 @@ export interface AgentSummary {
   diff_stat: string | null;
   git_note: string | null;
   labels: string[];
+  /** The job's project (src/projects); null: none. */
+  project: string | null;
   depends_on: string[];
   priority: number;
   attempts: AttemptSummary[];
@@ -144,6 +146,7 @@ export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CA
     diff_stat: cap(j.diff_stat, 1500),
     git_note: j.git_note,
     labels: JSON.parse(j.labels_json) as string[],
+    project: j.project ?? null,
     depends_on: JSON.parse(j.depends_on_json) as string[],
     priority: j.priority,
     attempts: attempts.map((a) => ({

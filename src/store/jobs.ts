@@ -71,9 +71,11 @@ export interface JobRow {
   /** The schedule this job is an occurrence of, and its number in the series (from 1). */
   schedule_id?: string | null;
   occurrence?: number | null;
+  /** The project the job belongs to (src/projects); null: none. */
+  project?: string | null;
 }
 
-export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens' | 'thread_usage_json' | 'lock_violations_json' | 'last_event_at' | 'last_activity' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id'> & { session_id: string };
+export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens' | 'thread_usage_json' | 'lock_violations_json' | 'last_event_at' | 'last_activity' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id' | 'project'> & { session_id: string; project?: string | null };
 
 export interface AttemptRow {
   job_id: string;
@@ -135,12 +137,12 @@ export class JobStore {
       .prepare(
         `INSERT INTO jobs (id, seq, parent_id, depth, title, prompt, provider, model, cwd, work_dir, repo_root, worktree, branch, base_commit,
           priority, max_turns, budget_usd, timeout_s, context_json, template, checks_json, retry, labels_json, depends_on_json, status,
-          session_id, token_hash, created_at, updated_at, workflow_id, phase, cycle, json_schema)
+          session_id, token_hash, created_at, updated_at, workflow_id, phase, cycle, json_schema, project)
          VALUES (@id, @seq, @parent_id, @depth, @title, @prompt, @provider, @model, @cwd, @work_dir, @repo_root, @worktree, @branch, @base_commit,
           @priority, @max_turns, @budget_usd, @timeout_s, @context_json, @template, @checks_json, @retry, @labels_json, @depends_on_json, @status,
-          @session_id, @token_hash, @created_at, @created_at, @workflow_id, @phase, @cycle, @json_schema)`,
+          @session_id, @token_hash, @created_at, @created_at, @workflow_id, @phase, @cycle, @json_schema, @project)`,
       )
-      .run({ ...j, seq, created_at: now });
+      .run({ ...j, project: j.project ?? null, seq, created_at: now });
     const dep = this.db.prepare('INSERT INTO job_deps (job_id, dep_id) VALUES (?, ?)');
     for (const d of JSON.parse(j.depends_on_json) as string[]) dep.run(j.id, d);
   }
@@ -203,9 +205,12 @@ export class JobStore {
     return this.db.prepare(`SELECT id, status FROM jobs WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as { id: string; status: JobStatus }[];
   }
 
-  list(f: { status?: JobStatus; label?: string; parentId?: string | null; subtreeOf?: string; afterSeq?: number; limit: number }): JobRow[] {
+  /** `project`: only that project's jobs; `hideArchived`: leave out jobs of archived projects (src/projects). */
+  list(f: { status?: JobStatus; label?: string; parentId?: string | null; subtreeOf?: string; afterSeq?: number; limit: number; project?: string; hideArchived?: boolean }): JobRow[] {
     const where: string[] = [];
     const args: unknown[] = [];
+    if (f.project !== undefined) { where.push('project = ?'); args.push(f.project); }
+    if (f.hideArchived) where.push('(project IS NULL OR project NOT IN (SELECT name FROM projects WHERE archived_at IS NOT NULL))');
     if (f.status) { where.push('status = ?'); args.push(f.status); }
     if (f.label) { where.push('EXISTS (SELECT 1 FROM json_each(labels_json) WHERE value = ?)'); args.push(f.label); }
     if (f.parentId !== undefined) {

@@ -438,4 +438,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX schedules_status ON schedules(status, seq);
     `,
   },
+  {
+    version: 19,
+    name: 'projects: a project on jobs and workflows, and each project\'s archive and flag state (src/projects)',
+    up: `
+      ALTER TABLE jobs ADD COLUMN project TEXT;
+      ALTER TABLE workflows ADD COLUMN project TEXT;
+      CREATE INDEX jobs_project ON jobs(project, status);
+      CREATE TABLE projects (
+        name        TEXT PRIMARY KEY,
+        archived_at INTEGER,              -- set: hidden from status/watch/list_agents unless named; no new jobs
+        flagged     INTEGER NOT NULL DEFAULT 0,
+        note        TEXT,
+        created_at  INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -36,6 +36,8 @@ export interface WorkflowRow {
   ended_at: number | null;
   /** the plan as fixed after assess (null: no plan yet, or a workflow from before migration 10) */
   plan_text: string | null;
+  /** The project its phase jobs carry (src/projects). */
+  project?: string | null;
 }
 
 export class WorkflowStore {

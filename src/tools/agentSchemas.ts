@@ -4,6 +4,10 @@
 import { z } from 'zod';
 import { isValidCheck } from '../services/checks.js';
 import { MAX_EVERY_S, MAX_RUNS, MIN_EVERY_S } from '../runs/scheduleTiming.js';
+import { BROADCAST_STATUSES } from '../projects/names.js';
+
+const PROJECT_RE = /^[A-Za-z0-9._/-]{1,100}$/;
+const project = () => z.string().regex(PROJECT_RE, 'project must be 1..100 letters, digits, "-", "_", "." or "/", e.g. "web" or "acme/api"');
 
 export const MAX_PROMPT_CHARS = 500_000;
 const jobId = z.string().min(1, 'job_id is empty: pass an id returned by spawn_agent or list_agents').max(100);
@@ -55,6 +59,8 @@ export const SpawnInput = z.object({
     .describe('With every_s or cron: how many runs in all, the first included (default: no cap).'),
   until: z.string().min(1).max(64).optional()
     .describe('With every_s or cron: no run starts after this ISO 8601 time with a zone, e.g. "2030-02-01T00:00:00Z" (default: no end).'),
+  project: project().optional()
+    .describe('The project the agent belongs to, e.g. "web" (letters, digits, -_./; default: none). Filters list_agents, status and usage by it. A sub-agent always belongs to its parent\'s project. Refused for an archived project.'),
 }).strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;
 
@@ -81,6 +87,7 @@ export const ListAgentsInput = z.object({
     .describe('Only jobs in this status (default: any status).'),
   label: z.string().min(1).max(100).optional().describe('Only jobs spawned with this label in labels (default: any).'),
   parent_id: z.string().min(1).max(100).optional().describe('Only the direct children of this job id, or "lead" for the jobs the lead spawned (default: any parent).'),
+  project: project().optional().describe('Only jobs of this project (default: any; jobs of archived projects are left out unless their project is named here).'),
   limit: z.number().int().min(1).max(200, 'limit must be at most 200: page with cursor').default(50)
     .describe('Most jobs in one page, 1..200 (default 50); more are reached with cursor.'),
   cursor: z.string().max(100).optional().describe('The next_cursor of the previous page, to get the next one (default: the first page).'),
@@ -119,10 +126,19 @@ export const ResumeInput = z.object({
 export type ResumeInput = z.infer<typeof ResumeInput>;
 
 export const MessageAgentInput = z.object({
-  job_id: jobId.describe('Id of the agent to message, from spawn_agent or list_agents; an agent may message only jobs in its own subtree.'),
+  job_id: jobId.optional().describe('Id of the agent to message, from spawn_agent or list_agents; an agent may message only jobs in its own subtree. Or use to: "*" instead.'),
+  to: z.literal('*').optional().describe('"*" = a broadcast to every live agent that matches project and status (instead of job_id); an agent reaches only its own sub-agents.'),
+  project: project().optional().describe('With to: "*": only agents of this project (default: any project).'),
+  status: z.enum(BROADCAST_STATUSES).optional().describe('With to: "*": only agents in this status (default "running").'),
   text: z.string().min(1, 'text is empty').max(100_000, 'text must be at most 100000 characters')
     .describe('What to tell the agent; it arrives as a user message in its conversation.'),
-}).strict();
+}).strict().superRefine((v, c) => {
+  if (v.job_id !== undefined && v.to !== undefined) c.addIssue({ code: z.ZodIssueCode.custom, path: ['to'], message: 'pass either job_id (one agent) or to: "*" (a broadcast), not both' });
+  else if (v.job_id === undefined && v.to === undefined) c.addIssue({ code: z.ZodIssueCode.custom, path: ['job_id'], message: 'job_id is missing: name the agent to message, or pass to: "*" to message every running agent (narrowed by project and status)' });
+  else if (v.job_id !== undefined && (v.project !== undefined || v.status !== undefined)) {
+    c.addIssue({ code: z.ZodIssueCode.custom, path: ['project'], message: 'project and status choose the agents of a broadcast (to: "*"); with job_id they mean nothing: drop them, or use to: "*" instead of job_id' });
+  }
+});
 export type MessageAgentInput = z.infer<typeof MessageAgentInput>;
 
 export const ReportStatusInput = z.object({

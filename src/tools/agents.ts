@@ -31,7 +31,7 @@ export function agentTools(jobs: JobService): ToolDef[] {
     }),
     defineTool({
       name: 'list_agents', roles: BOTH, title: 'List agents',
-      description: 'Summaries of jobs, oldest first, filtered by status, label or parent_id ("lead" = top level). Pages with limit and next_cursor.',
+      description: 'Summaries of jobs, oldest first, filtered by status, label, project or parent_id ("lead" = top level). Jobs of archived projects only when their project is named. Pages with limit and next_cursor.',
       input: ListAgentsInput, annotations: { readOnlyHint: true },
       handler: (i, c) => jobs.list(i, c),
     }),
@@ -61,9 +61,9 @@ export function agentTools(jobs: JobService): ToolDef[] {
     }),
     defineTool({
       name: 'message_agent', roles: BOTH, title: 'Message an agent',
-      description: 'Send text to an agent: delivered into its conversation at once when it is running, otherwise queued for its next turn.',
+      description: 'Send text to an agent (job_id): delivered into its conversation at once when it is running, otherwise queued for its next turn. Or broadcast (to: "*", optionally project and status, default status running) to every matching agent; returns the ids it went to.',
       input: MessageAgentInput,
-      handler: (i, c) => jobs.message(i.job_id, i.text, c),
+      handler: (i, c) => (i.to === '*' ? jobs.broadcast({ project: i.project, status: i.status, text: i.text }, c) : jobs.message(i.job_id!, i.text, c)),
     }),
     defineTool({
       name: 'report_status', roles: ['agent'], title: 'Report status',

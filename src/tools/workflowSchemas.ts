@@ -39,6 +39,8 @@ export const StartWorkflowInput = z.object({
     budget_usd: z.number().positive().max(10_000).optional().describe('Most one phase agent may spend, in US dollars (default: no limit).'),
     timeout_s: z.number().int().min(1).max(7 * 24 * 3600).optional().describe('Wall-clock limit per phase agent, in seconds (default: OVERSEER_DEFAULT_TIMEOUT_S, 3600).'),
   }).strict().optional().describe('Limits for each phase\'s agent (assess, review, implement), not for the whole workflow.'),
+  project: z.string().regex(/^[A-Za-z0-9._/-]{1,100}$/, 'project must be 1..100 letters, digits, "-", "_", "." or "/", e.g. "web"').optional()
+    .describe('The project every phase agent belongs to (default: none); refused for an archived project.'),
 }).strict();
 export type StartWorkflowInput = z.infer<typeof StartWorkflowInput>;
 

@@ -10,6 +10,8 @@ export interface FeedOptions {
   home: string;
   /** The hub's cap on running agents (config maxAgents), for floors read from the database. */
   cap: number;
+  /** Only this project's crew (src/projects). */
+  project?: string;
   pollMs?: number;
   hubCheckMs?: number;
 }
@@ -37,7 +39,7 @@ export const DB_POLL_MS = 100;
 export function startFeed(o: FeedOptions, h: FeedHandlers): { stop: () => void } {
   const ac = new AbortController();
   let last = '';
-  void followFloor({ home: o.home, cap: o.cap, signal: ac.signal, pollMs: o.pollMs ?? DB_POLL_MS, hubCheckMs: o.hubCheckMs }, {
+  void followFloor({ home: o.home, cap: o.cap, project: o.project, signal: ac.signal, pollMs: o.pollMs ?? DB_POLL_MS, hubCheckMs: o.hubCheckMs }, {
     floor(f) {
       const sig = floorSignature(f);
       if (sig === last) return;

@@ -10,10 +10,12 @@ export interface WatchOptions {
   home: string;
   /** The cap on running agents (config maxAgents), shown when the floor is read from the database. */
   cap: number;
+  /** Only this project's crew (overseer watch --project). */
+  project?: string;
 }
 
 export async function runWatchApp(o: WatchOptions): Promise<void> {
-  const feed = (h: Parameters<typeof startFeed>[1]) => startFeed({ home: o.home, cap: o.cap }, h);
+  const feed = (h: Parameters<typeof startFeed>[1]) => startFeed({ home: o.home, cap: o.cap, project: o.project }, h);
   // The log and diff readers (transcript renderer, git) load when first opened.
   const openLog = async (id: string): Promise<LogSource> => (await import('./jobLog.js')).followJobLog(o.home, id);
   const openDiff = async (id: string) => (await import('./diff.js')).jobDiff(o.home, id);

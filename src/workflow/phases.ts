@@ -54,7 +54,7 @@ export class PhaseSpawner {
       cwd: workDir, work_dir: workDir, repo_root: w.repo_root, worktree: 0, branch: w.branch, base_commit: null, priority: 0,
       max_turns: limits.max_turns ?? null, budget_usd: limits.budget_usd ?? null, timeout_s: limits.timeout_s ?? null,
       context_json: null, template: w.template, checks_json: '[]', retry: 'none', labels_json: JSON.stringify(['workflow', `workflow:${w.id}`]),
-      depends_on_json: '[]', workflow_id: w.id, phase, cycle,
+      depends_on_json: '[]', workflow_id: w.id, phase, cycle, project: w.project ?? null,
       json_schema: JSON.stringify(phase === 'assess' ? ASSESS_SCHEMA : phase === 'review' ? REVIEW_SCHEMA : IMPLEMENT_SCHEMA),
     }, `workflow ${w.id}`);
     this.store.update(w.id, { phase, cycle, current_job: r.job_id, state_json: JSON.stringify(st) }, this.ctx.clock.now());

@@ -17,6 +17,7 @@ import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } f
 import { branchExists, createWorktree, headCommit, removeWorktree, repoRootOf } from '../git/worktree.js';
 import { git } from '../git/exec.js';
 import type { CancelInput } from '../tools/agentSchemas.js';
+import { checkProject } from '../projects/service.js';
 import type { ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from '../tools/workflowSchemas.js';
 import { WorkflowEngine } from './engine.js';
 import { MilestoneLedger } from './ledger.js';
@@ -89,6 +90,7 @@ export class WorkflowService {
     const tpl = i.template !== undefined ? this.resolveTemplate(i.template) : undefined;
     const cwd = i.cwd === undefined ? this.ctx.projectDir : isAbsolute(i.cwd) ? resolve(i.cwd) : resolve(this.ctx.projectDir, i.cwd);
     if (!existsSync(cwd)) throw new InvalidInputError(`cwd ${JSON.stringify(i.cwd)} does not exist (resolved to ${cwd}). Pass an existing directory.`);
+    if (i.project !== undefined) checkProject(this.ctx.db, i.project);
     const implementer = { provider: 'claude' as const, ...tpl?.implementer, ...i.implementer };
     const reviewer = { provider: 'claude' as const, ...i.reviewer };
     for (const r of [implementer, reviewer]) {
@@ -119,7 +121,7 @@ export class WorkflowService {
           approve_plan: i.approve_plan ? 1 : 0, plan_approved: 0, checks_json: JSON.stringify(i.checks.length ? i.checks : tpl?.checks ?? []),
           template: i.template ?? null, phase_limits_json: i.phase_limits ? JSON.stringify(i.phase_limits) : null,
           state_json: JSON.stringify(freshCounters()), blocked_json: null, current_job: null, approval_request: null,
-          pr_url: null, git_note: null, created_at: now, ended_at: null, plan_text: null,
+          pr_url: null, git_note: null, created_at: now, ended_at: null, plan_text: null, project: i.project ?? null,
         });
       });
       const jobId = this.phases.spawn(this.store.get(id)!, 'assess', 0);

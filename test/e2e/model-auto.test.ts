@@ -69,7 +69,7 @@ describe('model auto-choice', () => {
     assert.ok(near(a.total_cost_usd, a.cost_usd + CLASSIFIER_COST), `total ${a.total_cost_usd}`);
     const report = usageReport(h.hub.db);
     const byKind = report.by_kind.find((b) => b.key === 'classification');
-    assert.ok(byKind && near(byKind.cost_usd, CLASSIFIER_COST), JSON.stringify(report.by_kind));
+    assert.ok(byKind && byKind.cost_usd !== null && near(byKind.cost_usd, CLASSIFIER_COST), JSON.stringify(report.by_kind));
     const house = h.hub.budgets.store.spent({ kind: 'house', key: 'house' });
     assert.ok(near(house.hubUsd, CLASSIFIER_COST), `house budget counts the classification: ${house.hubUsd}`);
 

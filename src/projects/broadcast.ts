@@ -1,0 +1,41 @@
+// message_agent { to: "*", project?, status?, text }: one text to every live agent that matches
+// (default: running ones), each as its own message row — pushed into a running conversation at
+// once, kept for the next turn of one that is not running. The lead reaches every agent; an
+// agent only its own sub-agents and theirs (never itself, its parent or its siblings).
+import type { Caller, HubContext } from '../services/context.js';
+import type { JobStatus } from '../domain/job.js';
+import { senderOf } from '../services/messages.js';
+import type { BroadcastStatus } from './names.js';
+
+export interface BroadcastInput { project?: string; status?: BroadcastStatus; text: string }
+
+export interface BroadcastResult {
+  /** Every agent the message was stored for, in spawn order. */
+  recipients: string[];
+  /** Those it reached in their running conversation now. */
+  delivered: string[];
+  /** Those that read it on their next turn (not running now, or not taking input). */
+  queued: string[];
+  message_ids: number[];
+  /** Set when no agent matched. */
+  note?: string;
+}
+
+export function broadcast(ctx: HubContext, deliver: (from: string, to: string, text: string) => { message_id: number; delivered: boolean }, i: BroadcastInput, caller: Caller): BroadcastResult {
+  const status = i.status ?? 'running';
+  const rows = ctx.store.list({
+    status: status as JobStatus, limit: 100_000,
+    ...(i.project !== undefined ? { project: i.project } : {}),
+    ...(caller.role === 'agent' ? { subtreeOf: caller.jobId } : {}),
+  });
+  const from = senderOf(caller);
+  const results = rows.map((j) => ({ id: j.id, ...deliver(from, j.id, i.text) }));
+  const scope = `${status} agent${i.project !== undefined ? ` of project ${JSON.stringify(i.project)}` : ''}${caller.role === 'agent' ? ' in your subtree' : ''}`;
+  return {
+    recipients: results.map((r) => r.id),
+    delivered: results.filter((r) => r.delivered).map((r) => r.id),
+    queued: results.filter((r) => !r.delivered).map((r) => r.id),
+    message_ids: results.map((r) => r.message_id),
+    ...(results.length === 0 ? { note: `no ${scope} to message: nothing was sent. See list_agents${i.project !== undefined ? ` { project: ${JSON.stringify(i.project)} }` : ''}.` } : {}),
+  };
+}

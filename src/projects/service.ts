@@ -1,0 +1,113 @@
+// Projects (issue 12 point 6): a name on jobs that sub-agents, workflow phases, batch runs and
+// debates carry, with an archive and a flag per project. The rules every creator of jobs goes
+// through: JobService.create checks the name and refuses an archived project; spawn_agent
+// makes a sub-agent inherit its parent's project. list_projects and update_project are the
+// lead's tools over it.
+import type Database from 'better-sqlite3';
+import type { JobRow } from '../store/jobs.js';
+import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
+import { isoTime } from '../clock.js';
+import { projectNameMessage, projectNameProblem } from './names.js';
+import { ProjectStore, type ProjectStats } from './store.js';
+
+const unarchiveHint = (name: string): string =>
+  `unarchive it first (update_project { name: ${JSON.stringify(name)}, archived: false }, or overseer project ${name} --unarchive), or use another project`;
+
+/**
+ * May new jobs go into `name`? Throws InvalidInputError for a bad name and InvalidStateError
+ * for an archived project. Writes nothing.
+ */
+export function checkProject(db: Database.Database, name: string): void {
+  const problem = projectNameProblem(name);
+  if (problem) throw new InvalidInputError(projectNameMessage(name, problem));
+  const row = new ProjectStore(db).get(name);
+  if (row?.archived_at != null) {
+    throw new InvalidStateError(`project ${JSON.stringify(name)} is archived (since ${isoTime(row.archived_at)}): no new agents start in it. Nothing was started; ${unarchiveHint(name)}.`);
+  }
+}
+
+/**
+ * The project of a new job: the caller's own for an agent's sub-agent (asking for another one
+ * is refused), else what the lead asked for (none when it did not).
+ */
+export function projectForSpawn(parent: Pick<JobRow, 'id' | 'project'> | undefined, asked: string | undefined): string | null {
+  if (!parent) return asked ?? null;
+  const own = parent.project ?? null;
+  if (asked !== undefined && asked !== own) {
+    throw new ForbiddenError(`project ${JSON.stringify(asked)}: a sub-agent belongs to its parent's project (${own === null ? 'none' : JSON.stringify(own)}) and an agent cannot put it in another one. Omit project (it is inherited), or ask the lead to start the agent in ${JSON.stringify(asked)}.`);
+  }
+  return own;
+}
+
+export interface ProjectView {
+  name: string;
+  archived: boolean;
+  archived_at: string | null;
+  flagged: boolean;
+  note: string | null;
+  jobs: number;
+  by_status: Record<string, number>;
+  /** null when some of its spending could not be priced and nothing could (see cost_lower_bound_usd). */
+  cost_usd: number | null;
+  /** Set when part of its spending is unpriced: what the priced part came to (a lower bound). */
+  cost_lower_bound_usd?: number;
+  last_activity: string | null;
+  created_at: string | null;
+}
+
+const usd = (v: number): number => Math.round(v * 1e6) / 1e6;
+
+export function projectView(s: ProjectStats): ProjectView {
+  return {
+    name: s.name, archived: s.archived_at !== null, archived_at: s.archived_at === null ? null : isoTime(s.archived_at),
+    flagged: !!s.flagged, note: s.note, jobs: s.jobs, by_status: s.by_status,
+    cost_usd: s.cost_unknown ? null : usd(s.cost_usd), ...(s.cost_unknown ? { cost_lower_bound_usd: usd(s.cost_usd) } : {}),
+    last_activity: s.last_activity === null ? null : isoTime(s.last_activity), created_at: s.created_at === null ? null : isoTime(s.created_at),
+  };
+}
+
+export interface UpdateProject { name: string; archived?: boolean; flagged?: boolean; note?: string | null }
+
+export class ProjectService {
+  readonly store: ProjectStore;
+
+  constructor(private readonly db: Database.Database, private readonly now: () => number) {
+    this.store = new ProjectStore(db);
+  }
+
+  list(o: { archived?: boolean; flagged?: boolean } = {}): { projects: ProjectView[] } {
+    const all = this.store.stats().filter((s) => (o.archived === undefined || (s.archived_at !== null) === o.archived) && (o.flagged === undefined || !!s.flagged === o.flagged));
+    return { projects: all.map(projectView) };
+  }
+
+  view(name: string): ProjectView {
+    const s = this.store.stats().find((p) => p.name === name);
+    if (!s) throw this.unknown(name);
+    return projectView(s);
+  }
+
+  update(i: UpdateProject): ProjectView {
+    const problem = projectNameProblem(i.name);
+    if (problem) throw new InvalidInputError(projectNameMessage(i.name, problem));
+    if (i.archived === undefined && i.flagged === undefined && i.note === undefined) {
+      throw new InvalidInputError('update_project changes nothing: pass archived, flagged or note (note: null clears it).');
+    }
+    if (!this.store.exists(i.name)) throw this.unknown(i.name);
+    const now = this.now();
+    const cur = this.store.get(i.name);
+    this.db.transaction(() => {
+      this.store.ensure(i.name, now);
+      this.store.update(i.name, {
+        ...(i.archived === undefined ? {} : { archived_at: i.archived ? (cur?.archived_at ?? now) : null }),
+        ...(i.flagged === undefined ? {} : { flagged: i.flagged ? 1 : 0 }),
+        ...(i.note === undefined ? {} : { note: i.note }),
+      });
+    })();
+    return this.view(i.name);
+  }
+
+  private unknown(name: string): NotFoundError {
+    const known = this.store.stats().map((s) => s.name);
+    return new NotFoundError(`No project ${JSON.stringify(name)}: no job was ever started in it.${known.length ? ` Known projects: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}.` : ' There are no projects yet.'} A project comes into being with spawn_agent { project } or start_workflow { project }.`);
+  }
+}
