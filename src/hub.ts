@@ -38,6 +38,8 @@ import { createTriageAgent } from './kb/triageAgent.js';
 import { kbTools } from './tools/kb.js';
 import { createSearch, type Search } from './search/index.js';
 import { searchTools } from './tools/search.js';
+import { RunService } from './runs/index.js';
+import { runTools } from './tools/runs.js';
 import type { PromptDeps } from './server/prompts.js';
 import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
@@ -98,6 +100,8 @@ export class Hub {
   readonly health: HealthMonitor;
   /** The house, label and subtree budgets: reservations at spawn, stops when one is crossed (src/money/budgets.ts). */
   readonly budgets: Budgets;
+  /** Batch dispatch from a file (src/runs). */
+  readonly runs: RunService;
   private readonly digest: LeadDigest;
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
@@ -192,7 +196,9 @@ export class Hub {
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service)];
+    this.runs = new RunService(this.ctx, this.jobs);
+    this.runs.budgets = this.budgets;
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...runTools(this.runs)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -258,6 +264,7 @@ export class Hub {
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
+    await this.runs.start();
     this.health.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.search.start();
@@ -266,6 +273,7 @@ export class Hub {
   /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count). */
   idle(): boolean {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
+    if (this.runs.hasWork()) return false;
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 
@@ -290,6 +298,7 @@ export class Hub {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.health.stop();
+      this.runs.close();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
       this.budgets.close();
