@@ -207,7 +207,22 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
   if (parsed.problems.length) return { problems: parsed.problems };
   const { locate } = parsed;
   const problems: Problem[] = [];
-  const add = (path: Path, message: string): void => { problems.push({ ...locate(path), path: pathText(path), message }); };
+  // A value given under an alias (budget) is reported where it was written.
+  const renames = new Map<string, Path>();
+  const add = (path: Path, message: string): void => {
+    let p = path;
+    for (let n = path.length; n > 0; n--) {
+      const old = renames.get(pathText(path.slice(0, n)));
+      if (old) { p = [...old, ...path.slice(n)]; break; }
+    }
+    problems.push({ ...locate(p), path: pathText(p), message });
+  };
+  const alias = (obj: Record<string, unknown>, from: string, to: string, at: Path): void => {
+    if (!(from in obj)) return;
+    if (to in obj) add([...at, from], `give ${to} or its alias ${from}, not both`);
+    else { obj[to] = obj[from]; renames.set(pathText([...at, to]), [...at, from]); }
+    delete obj[from];
+  };
   const data = parsed.data;
   if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [{ line: 1, message: 'the file must be a table of run rules with task entries ([[task]] in TOML, tasks: in YAML)' }] };
@@ -216,7 +231,7 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
   for (const k of Object.keys(top)) {
     if (!TOP_KEYS.has(k)) add([k], `unknown key ${JSON.stringify(k)} at the top level: known keys are title, concurrency, budget_usd, timeout_s, cwd, defaults and task`);
   }
-  alias(top, 'budget', 'budget_usd', [], add);
+  alias(top, 'budget', 'budget_usd', []);
   let taskKey: 'task' | 'tasks' = 'task';
   if ('tasks' in top) {
     if ('task' in top) add(['tasks'], 'use either task or tasks for the task entries, not both');
@@ -233,7 +248,7 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
     if (!isRecord(top.defaults)) add(['defaults'], 'defaults must be a table of task fields, e.g. model = "sonnet"');
     else {
       defaults = { ...top.defaults };
-      alias(defaults, 'budget', 'budget_usd', ['defaults'], add);
+      alias(defaults, 'budget', 'budget_usd', ['defaults']);
       for (const k of ['id', 'depends_on']) {
         if (k in defaults) { add(['defaults', k], `${k} cannot have a default: give it on each task`); delete defaults[k]; }
       }
@@ -256,7 +271,7 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
     const at: Path = [taskKey, i];
     if (!isRecord(raw)) { add(at, 'a task entry must be a table with an id and a prompt'); return; }
     const own = { ...raw };
-    alias(own, 'budget', 'budget_usd', at, add);
+    alias(own, 'budget', 'budget_usd', at);
     const merged = { ...defaults, ...own };
     // Everything is checked even when the schema fails, so one run of validate shows it all.
     const r = TaskSchema.safeParse(merged);
@@ -314,13 +329,6 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
 /** Every problem as `file:line:column: message`, one a line. */
 export function formatProblems(file: string, problems: readonly Problem[]): string {
   return problems.map((p) => `${file}${p.line ? `:${p.line}${p.column ? `:${p.column}` : ''}` : ''}: ${p.message}`).join('\n');
-}
-
-function alias(obj: Record<string, unknown>, from: string, to: string, at: Path, add: (p: Path, m: string) => void): void {
-  if (!(from in obj)) return;
-  if (to in obj) add([...at, from], `give ${to} or its alias ${from}, not both`);
-  else obj[to] = obj[from];
-  delete obj[from];
 }
 
 function addZod(err: z.ZodError, at: Path, add: (p: Path, m: string) => void, id?: string): void {
