@@ -2,7 +2,7 @@
 // <run>`. validate works offline; dispatch validates first (nothing starts on a bad file), then
 // talks to the hub of the state directory as the lead, starting a background hub when none runs
 // (CI, no lead): it does not exit idle while the run has work.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadConfig, settingsDirOf } from '../config.js';
 import { CliError, UsageError } from '../cli/errors.js';
@@ -40,6 +40,7 @@ async function hubTools(): Promise<HubTools> {
   const [{ locateHub }, { spawnHub }, { connectHub }, { ensureLeadToken }, { randomIds }] = await Promise.all([
     import('../hubproc/locate.js'), import('../hubproc/spawn.js'), import('../cli/hubTools.js'), import('../server/hubLock.js'), import('../clock.js'),
   ]);
+  mkdirSync(config.home, { recursive: true });
   ensureLeadToken(config.home, () => randomIds.token());
   await locateHub({ stateDir: config.home, start: () => { spawnHub({ stateDir: config.home, settingsDir: config.settingsDir, env: process.env, cwd: process.cwd() }); } });
   return connectHub(config.home);

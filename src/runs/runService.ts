@@ -290,7 +290,7 @@ export class RunService {
     });
     const tpl = ctx.prompts.get('run-resume');
     for (const { job } of continueJobs) {
-      const message = renderPrompt(tpl, { status: job.status, error: job.error ?? job.failure_class ?? 'no error was recorded' }).trim();
+      const message = renderPrompt(tpl, { status: job.status, error: failureOf(job) }).trim();
       try {
         await this.jobs.resume({ job_id: job.id, message }, LEAD);
       } catch (err) {
@@ -337,7 +337,7 @@ export function runView(r: RunRow, tasks: RunTaskRow[], job: (id: string) => Job
     return {
       task_id: t.task_id, title: spec.title ?? null, status, job_id: t.job_id, ...(ids.length > 1 ? { job_ids: ids } : {}),
       ...(spec.depends_on.length ? { depends_on: spec.depends_on } : {}),
-      ...(t.error ? { error: t.error } : j?.error ? { error: j.error.slice(0, 500) } : {}),
+      ...(t.error ? { error: t.error } : j && j.status !== 'succeeded' && (j.error || j.result) ? { error: failureOf(j).slice(0, 500) } : {}),
       ...(j ? { cost_usd: round(j.cost_usd) } : {}),
     };
   });
@@ -347,4 +347,10 @@ export function runView(r: RunRow, tasks: RunTaskRow[], job: (id: string) => Job
     created_at: isoTime(r.created_at), ...(r.ended_at ? { ended_at: isoTime(r.ended_at) } : {}), ...(r.deadline_at && r.status === 'running' ? { deadline_at: isoTime(r.deadline_at) } : {}),
     counts, cost_usd: round(cost), tasks: views,
   };
+}
+
+/** Why a job did not succeed: its error, and the agent's own report when it gave one. */
+function failureOf(j: JobRow): string {
+  const parts = [j.error, j.result].filter((x): x is string => !!x);
+  return parts.length ? parts.join(': ') : (j.failure_class ?? 'no error was recorded');
 }
