@@ -193,6 +193,7 @@ export class RunService {
           Object.assign(t, { state: 'started', job_id: r.job_id, job_ids_json: JSON.stringify(ids), error: null });
           this.store.setTask(runId, t.task_id, { state: 'started', job_id: r.job_id, job_ids_json: t.job_ids_json, error: null });
           live++;
+          spent += this.estimate(spec);
         } catch (err) {
           t.state = 'error';
           t.error = `its job could not be created: ${(err as Error).message}`;
@@ -211,9 +212,17 @@ export class RunService {
     this.end(run, status, stopNote ? `${stopNote.replace(/; left running:.*$/, '')}; tasks never started: ${open.map((t) => t.task_id).join(', ') || 'none'}` : null);
   }
 
+  /** What the run has spent, plus what its live jobs may still spend (their budget_usd or estimate, less what they spent). */
   private spent(tasks: RunTaskRow[]): number {
     let s = 0;
-    for (const t of tasks) for (const id of JSON.parse(t.job_ids_json) as string[]) s += this.ctx.store.get(id)?.cost_usd ?? 0;
+    for (const t of tasks) {
+      for (const id of JSON.parse(t.job_ids_json) as string[]) {
+        const j = this.ctx.store.get(id);
+        if (!j) continue;
+        const live = t.job_id === id && !isTerminal(j.status as JobStatus);
+        s += live ? Math.max(j.cost_usd, this.estimate(JSON.parse(t.spec_json) as TaskSpec)) : j.cost_usd;
+      }
+    }
     return s;
   }
 
@@ -229,7 +238,7 @@ export class RunService {
 
   private budgetNote(run: RunRow, limit: number, spent: number, ask: number, next: string, tasks: RunTaskRow[]): string {
     const left = tasks.filter((t) => t.state === 'started' && t.job_id && !isTerminal(this.ctx.store.get(t.job_id)!.status as JobStatus)).map((t) => `${t.task_id} (${t.job_id})`);
-    return `run budget reached (the run's budget_usd $${round(limit)}): spent $${round(spent)}, task ${next} would need about $${round(ask)}; no new task starts; left running: ${left.join(', ') || 'nothing'}`;
+    return `run budget reached (the run's budget_usd $${round(limit)}): spent or held by live jobs $${round(spent)}, task ${next} would need about $${round(ask)}; no new task starts; left running: ${left.join(', ') || 'nothing'}`;
   }
 
   private end(run: RunRow, status: RunStatus, note: string | null): void {
