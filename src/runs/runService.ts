@@ -344,7 +344,7 @@ export function runView(r: RunRow, tasks: RunTaskRow[], job: (id: string) => Job
     counts[status] = (counts[status] ?? 0) + 1;
     const spec = JSON.parse(t.spec_json) as TaskSpec;
     return {
-      task_id: t.task_id, title: spec.title ?? null, status, job_id: t.job_id, ...(ids.length > 1 ? { job_ids: ids } : {}),
+      task_id: t.task_id, ...(spec.title ? { title: spec.title } : {}), status, ...(t.job_id ? { job_id: t.job_id } : {}), ...(ids.length > 1 ? { job_ids: ids } : {}),
       ...(spec.depends_on.length ? { depends_on: spec.depends_on } : {}),
       ...(t.error ? { error: t.error } : j && j.status !== 'succeeded' && (j.error || j.result) ? { error: failureOf(j).slice(0, 500) } : {}),
       ...(j ? { cost_usd: round(j.cost_usd) } : {}),

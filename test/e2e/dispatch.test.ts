@@ -97,7 +97,7 @@ describe('batch dispatch from a file', () => {
     for (const t of failed.tasks.slice(1)) {
       assert.equal(t.status, 'skipped');
       assert.match(t.error, /dependency a did not succeed/);
-      assert.equal(t.job_id, null);
+      assert.equal(t.job_id, undefined);
     }
     // `overseer run` reads it from the database; `overseer resume <run>` resumes through the hub.
     const shown = await overseer(h.project, ['run', r.run_id], { OVERSEER_HOME: h.home });
