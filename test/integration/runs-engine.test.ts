@@ -46,6 +46,17 @@ describe('run engine', () => {
     assert.equal(run.status, 'succeeded');
     assert.ok(most <= 2, `at most 2 live at once, saw ${most}`);
     assert.equal(h.hub.runs.store.tasks(r.run_id).filter((t) => t.job_id).length, 4);
+    // The dashboard's Runs panel reads the same views (lead token here; the page uses its session).
+    const base = h.hub.http!.url.replace(/\/mcp$/, '');
+    const get = async (path: string): Promise<any> => {
+      const res = await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${h.hub.leadToken}` } });
+      assert.equal(res.status, 200, await res.clone().text());
+      return res.json();
+    };
+    const listed = await get('/api/web/runs');
+    assert.deepEqual(listed.runs.map((x: any) => [x.run_id, x.status, x.counts]), [[r.run_id, 'succeeded', { succeeded: 4 }]]);
+    const one = await get(`/api/web/runs/${r.run_id}`);
+    assert.deepEqual(one.tasks.map((t: any) => t.task_id), ['a', 'b', 'c', 'd']);
   });
 
   test('budget: a task that would take the run over its budget_usd does not start; the note names the budget and what is left running', async () => {
