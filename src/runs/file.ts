@@ -240,8 +240,9 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
   const rulesIn = Object.fromEntries(Object.entries(top).filter(([k]) => ['title', 'concurrency', 'budget_usd', 'timeout_s', 'cwd'].includes(k)));
   const rules = RulesSchema.safeParse(rulesIn);
   if (!rules.success) addZod(rules.error, [], add);
-  const runCwd = typeof rulesIn.cwd === 'string' ? resolveDir(rulesIn.cwd, o.baseDir) : o.baseDir;
-  if (typeof rulesIn.cwd === 'string') checkDir(rulesIn.cwd, runCwd, ['cwd'], add);
+  // No cwd anywhere: the job's default, the project directory (as spawn_agent).
+  const runCwd = typeof rulesIn.cwd === 'string' ? resolveDir(rulesIn.cwd, o.baseDir) : undefined;
+  if (typeof rulesIn.cwd === 'string') checkDir(rulesIn.cwd, runCwd!, ['cwd'], add);
 
   let defaults: Record<string, unknown> = {};
   if (top.defaults !== undefined) {
@@ -254,6 +255,7 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
       }
       const d = DefaultsSchema.safeParse(defaults);
       if (!d.success) { addZod(d.error, ['defaults'], add); defaults = {}; }
+      else if (typeof defaults.cwd === 'string') checkDir(defaults.cwd, resolveDir(defaults.cwd, o.baseDir), ['defaults', 'cwd'], add);
     }
   }
 
@@ -292,7 +294,7 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
     }
     const cwd = typeof merged.cwd === 'string' ? merged.cwd : undefined;
     const dir = cwd !== undefined ? resolveDir(cwd, o.baseDir) : runCwd;
-    if (cwd !== undefined && 'cwd' in own) checkDir(cwd, dir, [...at, 'cwd'], add);
+    if (cwd !== undefined && dir !== undefined && 'cwd' in own) checkDir(cwd, dir, [...at, 'cwd'], add);
     if (merged.branch !== undefined && merged.worktree !== true) add([...at, 'branch'], `${who}: branch is only used with worktree = true; set worktree = true or remove branch`);
     if (typeof merged.template === 'string') {
       try { getTemplate(o.templatesDir, merged.template); } catch (err) { add([...at, 'template'], `${who}: ${(err as Error).message}`); }
@@ -302,7 +304,7 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
     }
     const deps = Array.isArray(merged.depends_on) ? merged.depends_on.filter((d): d is string => typeof d === 'string') : [];
     if (id !== undefined) graph.push({ id, depends_on: deps, index: i });
-    if (ok && r.success) tasks.push({ ...(r.data as TaskSpec), cwd: dir });
+    if (ok && r.success) tasks.push({ ...(r.data as TaskSpec), ...(dir !== undefined ? { cwd: dir } : {}) });
   });
   // depends_on: known ids, no self-reference, no cycle.
   for (const t of graph) {

@@ -121,6 +121,13 @@ describe('TOML dispatch files', () => {
     assert.deepEqual(b!.context, { api: 'the schema' });
   });
 
+  test('cwd: none anywhere leaves the project default; a missing defaults.cwd is one problem on its line', () => {
+    const r = toml('[[task]]\nid = "a"\nprompt = "A"\n');
+    assert.equal(r.spec!.tasks[0]!.cwd, undefined, 'spawn_agent\'s default (the project) applies');
+    const bad = toml('[defaults]\ncwd = "gone"\n[[task]]\nid = "a"\nprompt = "A"\n[[task]]\nid = "b"\nprompt = "B"\n');
+    assert.deepEqual(bad.problems.map((p) => [p.line, /cwd "gone" does not exist/.test(p.message)]), [[2, true]]);
+  });
+
   test('the checked-in examples validate', () => {
     const base = join(process.cwd(), 'docs', 'examples');
     for (const [f, fmt] of [['dispatch.toml', 'toml'], ['dispatch.yaml', 'yaml']] as const) {
