@@ -6,6 +6,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkDispatch, findCycles, formatProblems, type Problem } from '../../src/runs/file.js';
+import { PromptLibrary, renderPrompt } from '../../src/prompts/load.js';
 
 let dir: string;
 let templatesDir: string;
@@ -187,5 +188,16 @@ describe('findCycles', () => {
   test('names each cycle along its path; a DAG has none', () => {
     assert.deepEqual(findCycles([{ id: 'a', depends_on: [] }, { id: 'b', depends_on: ['a'] }, { id: 'c', depends_on: ['a', 'b'] }]), []);
     assert.deepEqual(findCycles([{ id: 'a', depends_on: ['c'] }, { id: 'b', depends_on: ['a'] }, { id: 'c', depends_on: ['b'] }, { id: 'x', depends_on: [] }]), [['a', 'c', 'b']]);
+  });
+});
+
+describe('the run prompts (prompts/run-*.md)', () => {
+  const lib = new PromptLibrary(join(process.cwd(), 'prompts'));
+  test('run-resume takes exactly the failed job\'s status and error; run-hub-restart takes none', () => {
+    const text = renderPrompt(lib.get('run-resume'), { status: 'failed', error: 'tests failed' });
+    assert.match(text, /did not succeed \(it ended failed: tests failed\)/);
+    assert.deepEqual([...lib.get('run-resume').body.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort(), ['error', 'status']);
+    assert.equal(/\{\{/.test(lib.get('run-hub-restart').body), false);
+    for (const n of ['run-resume', 'run-hub-restart']) assert.equal(lib.get(n).meta.name, n);
   });
 });
