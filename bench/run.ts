@@ -28,6 +28,7 @@ import { benchFloor, type FloorBenchResult } from './floor.js';
 import { benchDashboard, type DashboardBenchResult } from './dashboard.js';
 import { benchBudget, type BudgetBenchResult } from './budget.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
+import { benchDispatch, type DispatchBenchResult } from './dispatch.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -317,6 +318,15 @@ const entries: Entry<any>[] = [
         { benchmark: b, figure: 'mid-run check per progress p50', value: us(r.progressUs.p50), baseline: '', ratio: '', goal: '', met: '' },
       ];
     },
+  },
+  {
+    name: 'dispatch',
+    title: '21. dispatch of a 200-task file (in-process children): time to every job created, RSS',
+    run: benchDispatch,
+    rows: (r: DispatchBenchResult) => [
+      { benchmark: 'dispatch 200 tasks', figure: 'call → every job created', value: ms(r.dispatchMs), baseline: `${ms(r.spawnsMs)} 200 spawn_agent calls`, ratio: f2(r.ratio), goal: '', met: '' },
+      { benchmark: 'dispatch 200 tasks', figure: 'RSS after (before)', value: `${f1(r.dispatchRssAfterMb)} MB (${f1(r.dispatchRssBeforeMb)})`, baseline: `${f1(r.spawnsRssAfterMb)} MB (${f1(r.spawnsRssBeforeMb)})`, ratio: f2((r.dispatchRssAfterMb - r.dispatchRssBeforeMb) / Math.max(0.1, r.spawnsRssAfterMb - r.spawnsRssBeforeMb)), goal: '', met: '' },
+    ],
   },
 ];
 

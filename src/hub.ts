@@ -44,6 +44,8 @@ import { Schedules } from './runs/schedules.js';
 import { scheduleTools } from './tools/schedules.js';
 import { projectTools } from './tools/projects.js';
 import { ProjectService } from './projects/service.js';
+import { RunService } from './runs/index.js';
+import { runTools } from './tools/runs.js';
 import type { PromptDeps } from './server/prompts.js';
 import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
@@ -109,6 +111,8 @@ export class Hub {
   readonly budgets: Budgets;
   /** Schedules and repeats: spawn_agent { at, every_s, cron } (src/runs/schedules.ts); tests drive it with tick(). */
   readonly schedules: Schedules;
+  /** Batch dispatch from a file (src/runs). */
+  readonly runs: RunService;
   private readonly digest: LeadDigest;
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
@@ -212,8 +216,10 @@ export class Hub {
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
+    this.runs = new RunService(this.ctx, this.jobs);
+    this.runs.budgets = this.budgets;
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules),
-      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() })];
+      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -245,7 +251,7 @@ export class Hub {
     const startedAt = this.ctx.clock.now();
     this.floor = floorApi({ db: this.db, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
-    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
+    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({
       port: this.o.config.port,
       preferredPort: lastPort(this.o.config.home),
@@ -281,6 +287,7 @@ export class Hub {
     this.schedules.start();
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
+    await this.runs.start();
     this.health.start();
     this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
@@ -291,6 +298,7 @@ export class Hub {
    * A scheduled run is a `waiting` job (src/runs/schedules.ts), so a hub with scheduled work is never idle. */
   idle(): boolean {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
+    if (this.runs.hasWork()) return false;
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 
@@ -317,6 +325,7 @@ export class Hub {
       this.health.stop();
       // First: nothing new is queued while the children stop (the next hub catches up).
       this.schedules.close();
+      this.runs.close();
       this.overlaps.close();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();

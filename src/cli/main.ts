@@ -82,6 +82,7 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
 (await import('./respond.js')).registerRespond(program);
 (await import('./verbs.js')).registerVerbs(program);
 (await import('./projects.js')).registerProjects(program);
+(await import('./runs.js')).registerRuns(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const f = describeFailure(err);

@@ -454,4 +454,37 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 20,
+    name: 'runs: batch dispatch from a file, its tasks and their jobs (src/runs)',
+    up: `
+      CREATE TABLE runs (
+        id          TEXT PRIMARY KEY,
+        title       TEXT NOT NULL,
+        file        TEXT,             -- path of the dispatch file, null when given as content
+        content     TEXT NOT NULL,    -- snapshot of the file's text
+        format      TEXT NOT NULL,    -- toml | yaml
+        rules_json  TEXT NOT NULL,    -- concurrency, budget_usd, timeout_s, cwd
+        status      TEXT NOT NULL,    -- running | succeeded | failed | stopped | timed_out | cancelled
+        note        TEXT,             -- why it stopped (budget, timeout), what was left running
+        deadline_at INTEGER,          -- created (or resumed) + timeout_s
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        ended_at    INTEGER
+      );
+      CREATE INDEX runs_status ON runs(status);
+      CREATE TABLE run_tasks (
+        run_id    TEXT NOT NULL REFERENCES runs(id),
+        task_id   TEXT NOT NULL,
+        n         INTEGER NOT NULL,   -- order in the file
+        spec_json TEXT NOT NULL,      -- the task as validated, cwd resolved
+        state     TEXT NOT NULL,      -- pending | started | skipped | error
+        job_id    TEXT,               -- the task's current job
+        job_ids_json TEXT NOT NULL DEFAULT '[]', -- every job the task had, oldest first
+        error     TEXT,               -- why it was skipped or could not start
+        PRIMARY KEY (run_id, task_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX run_tasks_job ON run_tasks(job_id);
+    `,
+  },
 ];

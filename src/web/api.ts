@@ -13,6 +13,7 @@
 //   /api/web/locks                              locks.ts
 //   /api/web/kb[/<id>[/delete]]                 kb.ts: browse, search, add, edit, delete
 //   /api/web/usage, /timeline, /graph           history.ts
+//   /api/web/runs[/<id>[/resume]]               runs.ts: dispatch runs
 // Every GET is read-only; every POST body is validated with zod. Errors: { error: { code,
 // message } }; a refused call changes nothing. Lead-equivalent callers only: an agent's token
 // gets 403.
@@ -33,6 +34,8 @@ import { noteRoutes } from './api/notes.js';
 import { lockRoutes } from './api/locks.js';
 import { kbRoutes } from './api/kb.js';
 import { historyRoutes } from './api/history.js';
+import { runRoutes } from './api/runs.js';
+import type { RunService } from '../runs/runService.js';
 
 export type { OutputChunk } from './api/jobs.js';
 
@@ -42,6 +45,8 @@ export interface WebServices {
   notes: NoteService;
   locks: LockService;
   kb: KnowledgeBase;
+  /** Dispatch runs (src/runs), for the Runs panel. */
+  runs?: RunService;
 }
 
 export interface WebApiDeps {
@@ -67,6 +72,7 @@ export function webApi(d: WebApiDeps): ApiHandler & { closeStreams(): void } {
     lockRoutes({ ctx: d.ctx, locks: d.services.locks }),
     kbRoutes(d.services),
     historyRoutes(d),
+    runRoutes(d.services),
   ];
 
   const own: Route = async (req, _res, url) => {

@@ -127,7 +127,7 @@ describe('renderPrompt', () => {
 });
 
 describe('the prompts/ directory', () => {
-  const files = readdirSync(PROMPTS_DIR).filter((f) => f.endsWith('.md') && !f.startsWith('recipe-') && !f.startsWith('workflow-') && f !== 'triage.md').sort();
+  const files = readdirSync(PROMPTS_DIR).filter((f) => f.endsWith('.md') && !f.startsWith('recipe-') && !f.startsWith('workflow-') && !f.startsWith('run-') && f !== 'triage.md').sort();
 
   test('holds exactly the prompts the runner renders', () => {
     assert.deepEqual(files.map((f) => f.replace(/\.md$/, '')).sort(), Object.keys(RUNNER_VARS).sort());
