@@ -1,4 +1,4 @@
-// The runs and run_tasks tables (migration 17): a run of a dispatch file and, per task, its
+// The runs and run_tasks tables (migration 20): a run of a dispatch file and, per task, its
 // state in the run and the job(s) it had.
 import type { Db } from '../store/db.js';
 import type { RunRules, TaskSpec } from './file.js';
