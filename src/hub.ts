@@ -30,6 +30,8 @@ import { checkHookInput } from './domain/hookInput.js';
 import { coordTools } from './tools/coord.js';
 import { WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
+import { DebateService } from './debate/index.js';
+import { debateTools } from './tools/debates.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { UsageStore } from './money/usageStore.js';
@@ -92,6 +94,8 @@ export class Hub {
   readonly permissions: PermissionService;
   readonly hook: HookService;
   readonly workflows: WorkflowService;
+  /** Debates on the job engine (src/debate). */
+  readonly debates: DebateService;
   readonly kb: KnowledgeBase;
   /** The transcript index and search_output (src/search). */
   readonly search: Search;
@@ -192,7 +196,8 @@ export class Hub {
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
     this.hook = new HookService(this.locks, this.ctx);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service)];
+    this.debates = new DebateService(this.ctx, this.jobs, this.notes);
+    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...debateTools(this.debates)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -258,6 +263,7 @@ export class Hub {
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
+    this.debates.reconcile();
     this.health.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.search.start();
@@ -292,6 +298,7 @@ export class Hub {
       this.health.stop();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
+      await this.debates.drain();
       this.budgets.close();
       await this.notifier?.close();
       await this.search.close();
