@@ -82,7 +82,7 @@ export function responsePrompt(p: PromptLibrary, d: DebateRow, turns: readonly T
   const post = turns.find((t) => t.loop === loop && t.kind === 'post_action');
   const review = turns.find((t) => t.loop === loop && t.kind === 'review');
   return p.render('debate-response', {
-    debate_id: d.id, side: sideName(impl), reviewer: sideName(impl === 0 ? 1 : 0), loop_label: loopLabel(d, loop), work_dir: workDirOf(d),
+    debate_id: d.id, side: sideName(impl), reviewer: sideName(impl === 0 ? 1 : 0), loop_label: loopLabel(d, loop), work_dir: workDirOf(d), task: d.task,
     post_action: d.post_action ?? '', report: post?.text || '(no report)', assessment: review?.verdict ?? '?', notes: review?.text || '(no notes)',
   });
 }
