@@ -8,6 +8,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { initRepo, gitOut } from '../helpers/git.js';
 import { eventually } from '../helpers/wait.js';
 import { debateSettled } from '../helpers/debate.js';
+import { runOverseer } from '../helpers/overseerCli.js';
 import { startFakeAnthropic, type Script, type Step, type StepContext } from '../../src/testing/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
@@ -131,6 +132,19 @@ describe('debates', () => {
     assert.equal(count(h, 'SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ?', s.debate_id), 4);
     const final = await h.call('read_note', { key: `debate/${s.debate_id}/final` });
     assert.match(final.value, /outcome: disagreement\nrounds: 2 of at most 2/);
+
+    // The CLI reads it from the state database (the hub still runs; the read is read-only).
+    const list = await runOverseer(h.home, ['debates']);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`${s.debate_id}  disagreement\\s+claude vs claude:claude-sonnet-4-5\\s+round 2/2`));
+    const one = await runOverseer(h.home, ['debate', s.debate_id.slice(2, 6)]);
+    assert.equal(one.code, 0, one.stderr);
+    assert.match(one.stdout, /status: disagreement\n[\s\S]*round 2\n  A \[partial\] POS-A-R2[^\n]*\n  B \[disagree\] POS-B-R2/);
+    const json = await runOverseer(h.home, ['debate', s.debate_id, '--json']);
+    assert.deepEqual(JSON.parse(json.stdout).rounds.map((r: any) => r.round), [1, 2]);
+    const bad = await runOverseer(h.home, ['debate', 'd-nope']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /No debate "d-nope"\. Recent debates: d-/);
   });
 
   test('a side\'s job that is cancelled fails the debate with the reason and stops the other side; cancel_debate stops one', async () => {
