@@ -16,6 +16,7 @@ import { UsageError } from './errors.js';
 import { JOB_STATUSES } from '../domain/job.js';
 import { readFloor } from '../floor/source.js';
 import type { Floor, NeedsYouItem } from '../floor/types.js';
+import { debateStatusLines } from '../debate/status.js';
 
 export { CliError } from './errors.js';
 
@@ -96,7 +97,8 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   const shown = new Set(rows.map((r) => r.id));
   const lines = [...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
   const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
-  return `${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${budgets ? `${budgets}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+  const debates = filtered ? [] : debateStatusLines(state.db, state.store, Date.now());
+  return `${table([['JOB', 'STATUS', 'PARENT', 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${budgets ? `${budgets}\n` : ''}${debates.length ? `${debates.join('\n')}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
 }
 
 /** Under the totals: the house and label budgets (docs/budgets.md), what is spent, reserved and left of each; undefined without budgets. */

@@ -142,6 +142,8 @@ describe('debates', () => {
     assert.match(one.stdout, /status: disagreement\n[\s\S]*round 2\n  A \[partial\] POS-A-R2[^\n]*\n  B \[disagree\] POS-B-R2/);
     const json = await runOverseer(h.home, ['debate', s.debate_id, '--json']);
     assert.deepEqual(JSON.parse(json.stdout).rounds.map((r: any) => r.round), [1, 2]);
+    const status = await runOverseer(h.home, ['status']);
+    assert.match(status.stdout, new RegExp(`debates:\\n  ${s.debate_id}  disagreement  after 2 round\\(s\\)  claude vs claude  \\$`));
     const bad = await runOverseer(h.home, ['debate', 'd-nope']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /No debate "d-nope"\. Recent debates: d-/);
