@@ -28,12 +28,13 @@ function debaters(verdicts: (side: string, round: number) => string, seen: Seen[
     const kind = m[4] ?? 'answer';
     const side = m[2] ?? m[5]!;
     const round = Number(m[3] ?? 0);
+    const loop = Number(/^# Debate .*, loop (\d+) of/m.exec(ctx.prompt)?.[1] ?? 1);
     if (ctx.step === 0) seen.push({ side, round, kind, prompt: ctx.prompt });
     const workDir = /working directory is `([^`]+)`/.exec(ctx.prompt)?.[1] ?? '.';
     if (kind === 'answer') {
       return structured({
-        position: `POS-${side}-R${round}: store the sessions in sqlite`, reasoning: `REASON-${side}-R${round}`,
-        ...(round === 1 ? { open_points: [`OPEN-${side}`] } : { verdict: verdicts(side, round) }),
+        position: `POS-${side}-R${round}${loop > 1 ? `-L${loop}` : ''}: store the sessions in sqlite`, reasoning: `REASON-${side}-R${round}`,
+        ...(round === 1 && loop === 1 ? { open_points: [`OPEN-${side}`] } : { verdict: verdicts(side, round) }),
       });
     }
     if (kind === 'post-action') {
@@ -147,6 +148,24 @@ describe('debates', () => {
     const bad = await runOverseer(h.home, ['debate', 'd-nope']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /No debate "d-nope"\. Recent debates: d-/);
+  });
+
+  test('loops: loop 2 starts from loop 1\'s final positions and can agree in its first round', async () => {
+    const seen: Seen[] = [];
+    const { h, repo } = await hubWith({ loops: debaters(() => 'agree', seen) });
+    const s = await h.call('start_debate', { task: '@script:loops Pick a port', cwd: repo, sides: [{ provider: 'claude' }, { provider: 'claude' }], max_rounds: 1, loops: 2 });
+    const d = await debateSettled(h.hub, s.debate_id);
+    assert.equal(d.status, 'consensus', d.error ?? '');
+    assert.deepEqual(d.rounds.map((r) => [r.loop, r.round, r.turns.map((t) => t.verdict)]), [[1, 1, [null, null]], [2, 1, ['agree', 'agree']]]);
+    const loop2 = seen.filter((x) => /loop 2 of 2/.test(x.prompt));
+    assert.equal(loop2.length, 2);
+    for (const x of loop2) {
+      const other = x.side === 'A' ? 'B' : 'A';
+      assert.match(x.prompt, new RegExp(`## Where the previous loop ended[\\s\\S]*### Your answer \\(side ${x.side}, the end of loop 1\\)\\nPOS-${x.side}-R1:[\\s\\S]*### The other side's answer \\(side ${other}, the end of loop 1\\)\\nPOS-${other}-R1:`));
+    }
+    const notes = await h.call('list_notes', { prefix: `debate/${s.debate_id}/` });
+    assert.deepEqual(notes.notes.map((n: any) => n.key.slice(`debate/${s.debate_id}/`.length)).sort(), ['final', 'loop-2/round-1', 'round-1']);
+    assert.match((await h.call('read_note', { key: `debate/${s.debate_id}/final` })).value, /outcome: consensus\nloops: 1: disagreement, 2: consensus/);
   });
 
   test('a side\'s job that is cancelled fails the debate with the reason and stops the other side; cancel_debate stops one', async () => {
