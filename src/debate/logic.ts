@@ -125,7 +125,7 @@ export function decide(shape: DebateShape, turns: readonly TurnFacts[]): Step {
 
 /** A side's structured answer, or what is wrong with it. */
 export function parseAnswer(structured: unknown, verdictWanted: boolean): Answer | { problem: string } {
-  if (!structured || typeof structured !== 'object' || Array.isArray(structured)) return { problem: 'it returned no structured answer (expected {position, reasoning, verdict, open_points?})' };
+  if (!structured || typeof structured !== 'object' || Array.isArray(structured)) return { problem: `it returned no structured answer (expected {position, reasoning${verdictWanted ? ', verdict' : ''}, open_points?})` };
   const s = structured as Record<string, unknown>;
   const position = typeof s.position === 'string' ? s.position.trim() : '';
   if (!position) return { problem: 'its structured answer has no position' };

@@ -185,6 +185,15 @@ describe('debates', () => {
     for (const id of s2.job_ids) assert.equal(h.hub.ctx.store.get(id)!.status, 'cancelled');
   });
 
+  test('a side that answers without the structured result fails the debate, saying so', async () => {
+    const { h, repo } = await hubWith({ nostruct: (ctx) => (/— side B/.test(ctx.prompt) ? { text: 'I will not fill in a form' } : { tools: [{ name: 'StructuredOutput', input: { position: 'p', reasoning: 'r' } }] }) });
+    const s = await h.call('start_debate', { task: '@script:nostruct q', cwd: repo, sides: [{ provider: 'claude' }, { provider: 'claude' }] });
+    const d = await debateSettled(h.hub, s.debate_id);
+    assert.equal(d.status, 'failed');
+    assert.equal(d.error, `side B's round 1 answer (job ${s.job_ids[1]}) succeeded but it returned no structured answer (expected {position, reasoning, open_points?})`);
+    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ?', s.debate_id), 2, 'no second round');
+  });
+
   test('a debate survives a hub restart: interrupted turns run again and the debate finishes', async () => {
     let hold = true;
     const seen: Seen[] = [];
