@@ -30,6 +30,8 @@ import { checkHookInput } from './domain/hookInput.js';
 import { coordTools } from './tools/coord.js';
 import { WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
+import { DebateService } from './debate/index.js';
+import { debateTools } from './tools/debates.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { UsageStore } from './money/usageStore.js';
@@ -101,6 +103,8 @@ export class Hub {
   readonly permissions: PermissionService;
   readonly hook: HookService;
   readonly workflows: WorkflowService;
+  /** Debates on the job engine (src/debate). */
+  readonly debates: DebateService;
   readonly kb: KnowledgeBase;
   /** The transcript index and search_output (src/search). */
   readonly search: Search;
@@ -218,8 +222,9 @@ export class Hub {
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
     this.runs = new RunService(this.ctx, this.jobs);
     this.runs.budgets = this.budgets;
+    this.debates = new DebateService(this.ctx, this.jobs, this.notes);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules),
-      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs)];
+      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -251,7 +256,7 @@ export class Hub {
     const startedAt = this.ctx.clock.now();
     this.floor = floorApi({ db: this.db, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
-    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
+    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, debates: this.debates }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({
       port: this.o.config.port,
       preferredPort: lastPort(this.o.config.home),
@@ -288,6 +293,7 @@ export class Hub {
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
     await this.runs.start();
+    this.debates.reconcile();
     this.health.start();
     this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
@@ -329,6 +335,7 @@ export class Hub {
       this.overlaps.close();
       await this.jobs.runner.shutdown();
       await this.workflows.drain();
+      await this.debates.drain();
       this.budgets.close();
       await this.notifier?.close();
       await this.search.close();

@@ -16,13 +16,14 @@ import { ago, floorJobs, usd, when } from './format.js';
 const TABS = [
   ['crew', 'Crew'], ['workflows', 'Workflows'], ['requests', 'Requests'], ['locks', 'Locks'], ['notes', 'Notes'],
   ['kb', 'Knowledge'], ['usage', 'Usage'], ['timeline', 'Timeline'], ['graph', 'Graph'], ['search', 'Search'],
-  ['runs', 'Runs'],
+  ['runs', 'Runs'], ['debates', 'Debates'],
 ];
 const VIEWS = {
   workflows: () => import('./workflows.js'), requests: () => import('./requests.js'), locks: () => import('./locks.js'),
   notes: () => import('./notes.js'), kb: () => import('./kb.js'), usage: () => import('./usage.js'),
   timeline: () => import('./timeline.js'), graph: () => import('./graph.js'), search: () => import('./search.js'),
   runs: () => import('./runs.js'),
+  debates: () => import('./debates.js'),
 };
 
 /** `#/<tab>[/<job>[/<attempt>]][?q=<search>]` */

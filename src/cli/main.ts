@@ -72,6 +72,10 @@ program.command('search <query...>').description('search what the agents said (t
   .option('--limit <n>', 'most results (default 20, at most 100)').option('--json', 'machine-readable output')
   .allowUnknownOption() // -word (exclude) is query syntax, not an option
   .action(async (q: string[], o: { job?: string; label?: string; since?: string; limit?: string; json?: boolean }) => (await import('./search.js')).runSearch(q, o));
+program.command('debates').description('debates, newest first: status, sides, rounds, cost').option('--status <status>', 'running|consensus|disagreement|failed|cancelled').option('--limit <n>').option('--json', 'machine-readable output')
+  .action(async (o: { status?: string; limit?: string; json?: boolean }) => (await import('./debates.js')).runDebates(o));
+program.command('debate <id>').description('one debate: every round\'s positions and verdicts, the post-action, review and response').option('--json', 'machine-readable output')
+  .action(async (id: string, o: { json?: boolean }) => (await import('./debates.js')).runDebate(id, o));
 program.command('dashboard').description('a one-time login link for the dashboard the running hub serves on 127.0.0.1')
   .option('--open', 'open it in the browser').option('--revoke', 'end every dashboard session instead').option('--json', 'machine-readable output')
   .action(async (o: { open?: boolean; revoke?: boolean; json?: boolean }) => (await import('./dashboard.js')).runDashboard(o));

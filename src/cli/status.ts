@@ -20,6 +20,7 @@ import { schedulesLine } from '../runs/scheduleText.js';
 import { archivedProjects } from '../projects/store.js';
 import { PROJECT_NAME } from '../projects/names.js';
 import type { Floor, NeedsYouItem } from '../floor/types.js';
+import { debateStatusLines } from '../debate/status.js';
 
 export { CliError } from './errors.js';
 
@@ -125,7 +126,8 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   const lines = [...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
   const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
   const schedules = schedulesLine(state.db);
-  return `${table([['JOB', 'STATUS', 'PARENT', ...(withProject ? ['PROJECT'] : []), 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${hiddenLine}${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+  const debates = filtered ? [] : debateStatusLines(state.db, state.store, Date.now());
+  return `${table([['JOB', 'STATUS', 'PARENT', ...(withProject ? ['PROJECT'] : []), 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${hiddenLine}${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${debates.length ? `${debates.join('\n')}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
 }
 
 /** A scheduled job still waiting for its time (docs/schedules.md): when it runs. */

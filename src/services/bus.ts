@@ -21,6 +21,8 @@ export interface BusEvents {
   overlap: { jobs: [string, string]; files: string[] };
   /** A workflow's status, phase or cycle changed (committed before emit). */
   workflow: { workflowId: string; status: string; phase?: string; cycle?: number };
+  /** A debate's status changed (src/debate; committed before emit). */
+  debate: { debateId: string; status: string };
 }
 
 export class Bus {

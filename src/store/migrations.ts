@@ -487,4 +487,51 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX run_tasks_job ON run_tasks(job_id);
     `,
   },
+  {
+    version: 21,
+    name: 'debates: two sides answer each round independently on the job engine; their turns, verdicts and positions (src/debate)',
+    up: `
+      CREATE TABLE debates (
+        id               TEXT PRIMARY KEY,
+        title            TEXT NOT NULL,
+        task             TEXT NOT NULL,
+        status           TEXT NOT NULL,    -- running | consensus | disagreement | failed | cancelled
+        cwd              TEXT NOT NULL,
+        repo_root        TEXT,
+        worktree_path    TEXT,
+        branch           TEXT,
+        base_commit      TEXT,
+        sides_json       TEXT NOT NULL,    -- [{provider, model?}, {provider, model?}]
+        max_rounds       INTEGER NOT NULL,
+        loops            INTEGER NOT NULL,
+        post_action      TEXT,
+        post_action_side INTEGER NOT NULL DEFAULT 0,
+        verify           INTEGER NOT NULL DEFAULT 0,
+        error            TEXT,             -- why a failed debate failed
+        created_at       INTEGER NOT NULL,
+        updated_at       INTEGER NOT NULL,
+        ended_at         INTEGER
+      );
+      CREATE INDEX debates_status ON debates(status, created_at);
+      CREATE TABLE debate_turns (
+        debate_id   TEXT NOT NULL REFERENCES debates(id),
+        loop        INTEGER NOT NULL,      -- 1-based
+        kind        TEXT NOT NULL,         -- answer | post_action | review | response
+        round       INTEGER NOT NULL,      -- 1-based for answers; 0 for the post-action turns
+        side        INTEGER NOT NULL,      -- 0 | 1
+        job_id      TEXT NOT NULL REFERENCES jobs(id),
+        status      TEXT NOT NULL,         -- running | done | failed
+        verdict     TEXT,                  -- answers: agree | disagree | partial (none without a previous round); review: approve | concerns
+        position    TEXT,
+        reasoning   TEXT,
+        open_points TEXT,                  -- JSON array of strings
+        text        TEXT,                  -- post-action and response: the agent's result; review: its notes
+        error       TEXT,
+        created_at  INTEGER NOT NULL,
+        ended_at    INTEGER,
+        PRIMARY KEY (debate_id, loop, kind, round, side)
+      ) WITHOUT ROWID;
+      CREATE INDEX debate_turns_job ON debate_turns(job_id);
+    `,
+  },
 ];

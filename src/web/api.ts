@@ -9,6 +9,7 @@
 //   GET  /api/web/session       session cookie → { csrf, expires_at, version }
 //   /api/web/jobs/<id>[/…]      jobs.ts: summary, output (paged, streamed), diff, message/pause/resume/cancel
 //   /api/web/workflows[/<id>[/cancel|resume]]   workflows.ts
+//   /api/web/debates[/<id>[/cancel]]             debates.ts
 //   /api/web/notes, /api/web/note?key=          notes.ts
 //   /api/web/locks                              locks.ts
 //   /api/web/kb[/<id>[/delete]]                 kb.ts: browse, search, add, edit, delete
@@ -30,6 +31,8 @@ import { header } from './pages.js';
 import { HttpError, PASS, answer, fail, methodNotAllowed } from './api/http.js';
 import { jobRoutes } from './api/jobs.js';
 import { workflowRoutes } from './api/workflows.js';
+import { debateRoutes } from './api/debates.js';
+import type { DebateService } from '../debate/index.js';
 import { noteRoutes } from './api/notes.js';
 import { lockRoutes } from './api/locks.js';
 import { kbRoutes } from './api/kb.js';
@@ -47,6 +50,8 @@ export interface WebServices {
   kb: KnowledgeBase;
   /** Dispatch runs (src/runs), for the Runs panel. */
   runs?: RunService;
+  /** Debates (src/debate); the panel is left out without them. */
+  debates?: DebateService;
 }
 
 export interface WebApiDeps {
@@ -73,6 +78,7 @@ export function webApi(d: WebApiDeps): ApiHandler & { closeStreams(): void } {
     kbRoutes(d.services),
     historyRoutes(d),
     runRoutes(d.services),
+    ...(d.services.debates ? [debateRoutes({ debates: d.services.debates, notes: d.services.notes })] : []),
   ];
 
   const own: Route = async (req, _res, url) => {

@@ -20,8 +20,8 @@ after(async () => {
 
 describe('the Runs panel', () => {
   test('a failed run shows its tasks and why; Resume in the page runs it to success', { timeout: 120_000 }, async () => {
-    // Fails "first" until it is told its previous attempt did not succeed.
-    const fake = new ScriptedLauncher((prompt) => (prompt.includes('first task') && !prompt.includes('did not succeed') ? { isError: true, resultText: 'the build broke' } : { resultText: 'done' }));
+    // Fails "first" until it is told its previous attempt did not succeed ("second" hears of "first" only under its dependencies' results).
+    const fake = new ScriptedLauncher((prompt) => (prompt.includes('first task') && !prompt.includes('Results of your dependencies') && !prompt.includes('did not succeed') ? { isError: true, resultText: 'the build broke' } : { resultText: 'done' }));
     const h = await startTestHub({ processes: fake });
     hubs.push(h);
     const r = await h.call('dispatch', { format: 'yaml', content: 'title: panel run\ntasks:\n  - id: first\n    prompt: the first task\n  - id: second\n    prompt: the second task\n    depends_on: [first]\n' });

@@ -1,0 +1,324 @@
+// Debates on the job engine: every turn of a side (each round's answer, the post-action, the
+// review and the response) is an ordinary job created through JobService with a --json-schema
+// where the hub needs structure. The debate advances when one of its jobs settles (bus `job`
+// events), one step at a time per debate; logic.ts decides the step from the stored turns, so a
+// restarted hub picks up where it was (reconcile).
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Caller, HubContext } from '../services/context.js';
+import type { JobService } from '../services/jobs.js';
+import type { NoteService } from '../services/notes.js';
+import { tx } from '../store/db.js';
+import { isSettled, slugify } from '../domain/job.js';
+import { errorMessage, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { branchExists, createWorktree, headCommit, removeWorktree, repoRootOf } from '../git/worktree.js';
+import { git, gitQuick } from '../git/exec.js';
+import type { CancelInput } from '../tools/agentSchemas.js';
+import type { ListDebatesInput, StartDebateInput } from '../tools/debateSchemas.js';
+import {
+  ANSWER_SCHEMA, OPENING_SCHEMA, REVIEW_SCHEMA, decide, loopOutcome, needsVerdict, parseAnswer, parseReview, sideName,
+  type DebateShape, type Outcome, type Side, type TurnKey,
+} from './logic.js';
+import { DebateStore, turnFacts, type DebateRow, type TurnRow } from './store.js';
+import { finalNote, noteKeys, postActionPrompt, postNote, responsePrompt, reviewPrompt, roundNote, roundPrompt, sidesOf, workDirOf } from './texts.js';
+import { debateView, type DebateView } from './view.js';
+
+const shapeOf = (d: DebateRow): DebateShape => ({
+  maxRounds: d.max_rounds, loops: d.loops, postAction: d.post_action !== null, postActionSide: d.post_action_side as Side, verify: d.verify === 1,
+});
+
+export class DebateService {
+  readonly store: DebateStore;
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly notes: NoteService) {
+    this.store = new DebateStore(ctx.db, (d) => ctx.bus.emit('debate', { debateId: d.id, status: d.status }));
+    ctx.bus.on('job', (e) => {
+      if (!isSettled(e.status as never)) return;
+      const t = this.store.turnByJob(e.jobId);
+      if (t) void this.serial(t.debate_id, () => this.onJobSettled(e.jobId));
+    });
+  }
+
+  /** Run fn after everything already queued for this debate; an internal error fails the debate. */
+  private serial(id: string, fn: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(id) ?? Promise.resolve()).then(fn).catch(async (err: unknown) => {
+      this.ctx.log.error({ err, debate: id }, 'debate step failed');
+      await this.fail(id, `internal error while advancing the debate: ${errorMessage(err)}`).catch((e: unknown) => this.ctx.log.error({ err: e, debate: id }, 'could not fail the debate'));
+    });
+    this.chains.set(id, next);
+    return next;
+  }
+
+  /** Wait until queued work on a debate is done (tests, cancel). */
+  idle(id: string): Promise<void> {
+    return this.chains.get(id) ?? Promise.resolve();
+  }
+
+  /** Wait until no debate has queued work (hub shutdown, before the database closes). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.chains.values()]);
+  }
+
+  debate(id: string): DebateRow {
+    const d = this.store.get(id);
+    if (!d) {
+      const near = this.store.recentIds();
+      throw new NotFoundError(`No debate ${JSON.stringify(id)}.${near.length ? ` Recent debates: ${near.join(', ')}.` : ' No debates exist yet.'} Use list_debates.`);
+    }
+    return d;
+  }
+
+  // ---- tools ---------------------------------------------------------------------------
+
+  async start(i: StartDebateInput, caller: Caller): Promise<{ debate_id: string; status: string; job_ids: string[]; branch: string | null }> {
+    if (caller.role !== 'lead') throw new ForbiddenError('start_debate is the lead\'s: agents do not start debates.');
+    const cwd = i.cwd === undefined ? this.ctx.projectDir : isAbsolute(i.cwd) ? resolve(i.cwd) : resolve(this.ctx.projectDir, i.cwd);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new InvalidInputError(`cwd ${JSON.stringify(i.cwd)} does not exist or is not a directory (resolved to ${cwd}). Pass an existing directory.`);
+    i.sides.forEach((s, n) => {
+      if (!this.ctx.launchers[s.provider]) throw new InvalidInputError(`sides[${n}].provider ${JSON.stringify(s.provider)} is not available in this hub. Use "claude"${this.ctx.launchers.codex ? ' or "codex"' : ''}.`);
+    });
+    const id = `d-${randomBytes(4).toString('hex')}`;
+    const title = i.title ?? (i.task.split('\n').find((l) => l.trim())?.trim().slice(0, 80) ?? 'debate');
+    let repoRoot: string | null = null;
+    let worktreePath: string | null = null;
+    let branch: string | null = null;
+    let baseCommit: string | null = null;
+    if (i.worktree) {
+      repoRoot = await repoRootOf(cwd);
+      branch = `overseer/debate-${slugify(title)}-${id.slice(2, 8)}`;
+      if (await branchExists(repoRoot, branch)) throw new InvalidInputError(`branch ${branch} already exists; pass another title.`);
+      const wt = await createWorktree({ repoRoot, jobId: id, branch, worktreesDir: this.ctx.config.worktreesDir });
+      worktreePath = wt.path;
+      baseCommit = wt.baseCommit;
+    } else {
+      baseCommit = (await headCommit(cwd).catch(() => undefined)) ?? null;
+    }
+    try {
+      const now = this.ctx.clock.now();
+      tx(this.ctx.db, () => this.store.insert({
+        id, title, task: i.task, status: 'running', cwd, repo_root: repoRoot, worktree_path: worktreePath, branch, base_commit: baseCommit,
+        sides_json: JSON.stringify(i.sides), max_rounds: i.max_rounds, loops: i.loops, post_action: i.post_action ?? null,
+        post_action_side: i.post_action_side ?? 0, verify: i.verify ? 1 : 0, error: null, created_at: now, ended_at: null,
+      }));
+      // The first round's two jobs, through the same step as every later one.
+      const step = decide(shapeOf(this.debate(id)), []);
+      const jobIds = step.kind === 'spawn' ? step.turns.map((k) => this.spawnTurn(this.debate(id), k)) : [];
+      return { debate_id: id, status: 'running', job_ids: jobIds, branch };
+    } catch (err) {
+      // Nothing half-created: no orphan job, row, worktree or branch.
+      for (const t of this.store.turns(id)) await this.jobs.cancel({ job_id: t.job_id, cascade: true, reason: 'debate could not start' } as CancelInput, { role: 'lead' }).catch(() => undefined);
+      this.ctx.db.prepare('DELETE FROM debate_turns WHERE debate_id = ?').run(id);
+      this.ctx.db.prepare('DELETE FROM debates WHERE id = ?').run(id);
+      if (worktreePath && repoRoot) {
+        await removeWorktree(repoRoot, worktreePath).catch(() => undefined);
+        await git(repoRoot).raw(['branch', '-D', branch!]).catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  get(id: string): DebateView {
+    const d = this.debate(id);
+    return debateView(d, this.store.turns(id), this.ctx.store);
+  }
+
+  list(i: ListDebatesInput): { debates: Omit<DebateView, 'rounds' | 'post' | 'task'>[] } {
+    return {
+      debates: this.store.list(i.status, i.limit).map((d) => {
+        const { rounds: _r, post: _p, task: _t, ...rest } = debateView(d, this.store.turns(d.id), this.ctx.store);
+        return rest;
+      }),
+    };
+  }
+
+  async cancel(id: string, caller: Caller): Promise<DebateView> {
+    if (caller.role !== 'lead') throw new ForbiddenError('cancel_debate is the lead\'s.');
+    const d = this.debate(id);
+    if (d.status !== 'running') return this.get(id);
+    this.store.update(id, { status: 'cancelled', error: 'cancelled by the lead', ended_at: this.ctx.clock.now() }, this.ctx.clock.now());
+    await this.stopTurns(id, 'debate cancelled');
+    await this.idle(id);
+    await this.closeWorktree(this.debate(id));
+    return this.get(id);
+  }
+
+  /** At hub start: every running debate takes up what happened while no hub ran. */
+  reconcile(): string[] {
+    const touched: string[] = [];
+    for (const d of this.store.list('running', 1000)) {
+      touched.push(d.id);
+      void this.serial(d.id, async () => {
+        for (const t of this.store.turns(d.id).filter((x) => x.status === 'running')) {
+          const j = this.ctx.store.get(t.job_id);
+          if (j && !isSettled(j.status)) continue; // queued: the scheduler runs it
+          if (!j || j.status === 'interrupted') {
+            // Its process died with the hub: the turn runs again as a new job.
+            this.spawnTurn(this.debate(d.id), { loop: t.loop, kind: t.kind, round: t.round, side: t.side });
+            continue;
+          }
+          await this.onJobSettled(j.id, false); // it ended while the hub was down: take its result
+        }
+        await this.advance(d.id);
+      });
+    }
+    return touched;
+  }
+
+  // ---- the engine ----------------------------------------------------------------------
+
+  /** A turn's job settled: store what it answered (or why it failed), write notes, go on. */
+  private async onJobSettled(jobId: string, go = true): Promise<void> {
+    const t = this.store.turnByJob(jobId);
+    if (!t || t.status !== 'running') return;
+    const d = this.store.get(t.debate_id);
+    if (!d || d.status !== 'running') return;
+    const job = this.ctx.store.get(jobId)!;
+    if (job.status === 'interrupted') return; // hub stopping or a pause: the restart (or a resume of the job) goes on
+    const now = this.ctx.clock.now();
+    const who = `side ${sideName(t.side)}'s ${t.kind === 'answer' ? `round ${t.round} answer` : t.kind.replace('_', '-')}${d.loops > 1 ? ` (loop ${t.loop})` : ''} (job ${jobId})`;
+    if (job.status !== 'succeeded') {
+      this.store.settleTurn(jobId, { status: 'failed', error: `${who} ${job.status}${job.failure_class ? ` (${job.failure_class})` : ''}: ${job.error ?? 'no error recorded'}` }, now);
+    } else {
+      const structured: unknown = job.structured_json ? JSON.parse(job.structured_json) : undefined;
+      if (t.kind === 'answer') {
+        const a = parseAnswer(structured, needsVerdict(t.loop, t.round));
+        if ('problem' in a) this.store.settleTurn(jobId, { status: 'failed', error: `${who} succeeded but ${a.problem}` }, now);
+        else this.store.settleTurn(jobId, { status: 'done', position: a.position, reasoning: a.reasoning, verdict: a.verdict ?? null, open_points: a.open_points ? JSON.stringify(a.open_points) : null }, now);
+      } else if (t.kind === 'review') {
+        const r = parseReview(structured);
+        if ('problem' in r) this.store.settleTurn(jobId, { status: 'failed', error: `${who} succeeded but ${r.problem}` }, now);
+        else this.store.settleTurn(jobId, { status: 'done', verdict: r.assessment, text: r.notes }, now);
+      } else {
+        this.store.settleTurn(jobId, { status: 'done', text: (job.result ?? '').trim() }, now);
+      }
+    }
+    this.writeTurnNotes(d, this.store.turnByJob(jobId)!);
+    if (go) await this.advance(d.id);
+  }
+
+  private writeTurnNotes(d: DebateRow, t: TurnRow): void {
+    if (t.status !== 'done') return;
+    const keys = noteKeys(d.id, t.loop);
+    if (t.kind !== 'answer') {
+      this.notes.writeAs(keys.post(t.kind), postNote(d, t), `debate:${d.id}`);
+      return;
+    }
+    const facts = this.store.turns(d.id).map(turnFacts);
+    const round = facts.filter((x) => x.kind === 'answer' && x.loop === t.loop && x.round === t.round);
+    if (round.length === 2 && round.every((x) => x.status === 'done')) this.notes.writeAs(keys.round(t.round), roundNote(d, facts, t.loop, t.round), `debate:${d.id}`);
+  }
+
+  /** Take the next step logic.ts decides from the stored turns. */
+  private async advance(id: string): Promise<void> {
+    const d = this.store.get(id);
+    if (!d || d.status !== 'running') return;
+    const turns = this.store.turns(id);
+    const step = decide(shapeOf(d), turns.map(turnFacts));
+    switch (step.kind) {
+      case 'wait':
+        return;
+      case 'failed': {
+        const t = turns.find((x) => x.loop === step.turn.loop && x.kind === step.turn.kind && x.round === step.turn.round && x.side === step.turn.side);
+        await this.fail(id, t?.error ?? 'a turn failed');
+        return;
+      }
+      case 'spawn':
+        try {
+          for (const k of step.turns) {
+            const diff = k.kind === 'review' ? await this.diff(d) : undefined;
+            this.spawnTurn(this.debate(id), k, diff);
+          }
+        } catch (err) {
+          await this.fail(id, `could not start the next turn: ${errorMessage(err)}`);
+        }
+        return;
+      case 'done': {
+        await this.closeWorktree(d);
+        const now = this.ctx.clock.now();
+        this.notes.writeAs(noteKeys(id, 1).final, finalNote(d, turns, turns.map(turnFacts), step.outcome, step.loops), `debate:${id}`);
+        this.store.update(id, { status: step.outcome, ended_at: now }, now);
+      }
+    }
+  }
+
+  /** Create one turn's job and record it (a new job for a turn replaces an interrupted one). */
+  private spawnTurn(d: DebateRow, k: TurnKey, diff?: string): string {
+    const p = this.ctx.prompts;
+    const rows = this.store.turns(d.id);
+    const facts = rows.map(turnFacts);
+    const spec = sidesOf(d)[k.side];
+    let prompt: string;
+    let schema: object | null = null;
+    let label: string;
+    if (k.kind === 'answer') {
+      prompt = roundPrompt(p, d, facts, k.loop, k.round, k.side);
+      schema = needsVerdict(k.loop, k.round) ? ANSWER_SCHEMA : OPENING_SCHEMA;
+      label = `round ${k.round}`;
+    } else if (k.kind === 'post_action') {
+      prompt = postActionPrompt(p, d, facts, k.loop, loopOutcome(shapeOf(d), facts, k.loop) as Outcome);
+      label = 'post-action';
+    } else if (k.kind === 'review') {
+      prompt = reviewPrompt(p, d, rows, facts, k.loop, diff);
+      schema = REVIEW_SCHEMA;
+      label = 'review';
+    } else {
+      prompt = responsePrompt(p, d, rows, k.loop);
+      label = 'response';
+    }
+    const workDir = workDirOf(d);
+    const r = this.jobs.create({
+      parent_id: null, depth: 1, title: `${d.id} ${d.loops > 1 ? `loop ${k.loop} ` : ''}${label} side ${sideName(k.side)}`, prompt,
+      provider: spec.provider, model: spec.model ?? null, cwd: workDir, work_dir: workDir, repo_root: d.repo_root, worktree: 0, branch: d.branch,
+      base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null, checks_json: '[]',
+      retry: 'none', labels_json: JSON.stringify(['debate', `debate:${d.id}`]), depends_on_json: '[]', workflow_id: null, phase: null, cycle: null,
+      json_schema: schema ? JSON.stringify(schema) : null,
+    }, `debate ${d.id}`);
+    this.store.putTurn({ debate_id: d.id, ...k, job_id: r.job_id }, this.ctx.clock.now());
+    return r.job_id;
+  }
+
+  /** With a worktree: the hub commits what the post-action left, then the branch's diff against its base. */
+  private async diff(d: DebateRow): Promise<string | undefined> {
+    if (!d.worktree_path || !d.base_commit) return undefined;
+    await commitLeftovers(d.worktree_path, `overseer debate ${d.id}: post-action`);
+    return gitQuick(d.worktree_path, ['diff', `${d.base_commit}..HEAD`]).catch((err: unknown) => `(the diff could not be read: ${errorMessage(err)})`);
+  }
+
+  /** The debate's worktree, when it has one: leftovers committed on its branch, the folder removed (the branch stays). */
+  private async closeWorktree(d: DebateRow): Promise<void> {
+    if (!d.worktree_path || !d.repo_root || !existsSync(d.worktree_path)) return;
+    await commitLeftovers(d.worktree_path, `overseer debate ${d.id}: ${d.title}`.slice(0, 200));
+    await removeWorktree(d.repo_root, d.worktree_path).catch((err: unknown) => this.ctx.log.warn({ err, debate: d.id }, 'could not remove the debate worktree'));
+  }
+
+  /** Fail a running debate with its reason: its other running jobs are stopped, the final note says why. */
+  private async fail(id: string, reason: string): Promise<void> {
+    const d = this.store.get(id);
+    if (!d || d.status !== 'running') return;
+    const now = this.ctx.clock.now();
+    this.store.update(id, { status: 'failed', error: reason, ended_at: now }, now);
+    this.ctx.log.warn({ debate: id, reason }, 'debate failed');
+    await this.stopTurns(id, 'debate failed');
+    const turns = this.store.turns(id);
+    this.notes.writeAs(noteKeys(id, 1).final, finalNote(d, turns, turns.map(turnFacts), 'failed', [], reason), `debate:${id}`);
+    await this.closeWorktree(d);
+  }
+
+  private async stopTurns(id: string, reason: string): Promise<void> {
+    for (const t of this.store.turns(id)) {
+      const j = this.ctx.store.get(t.job_id);
+      if (j && !isSettled(j.status)) await this.jobs.cancel({ job_id: j.id, cascade: true, reason } as CancelInput, { role: 'lead' }).catch(() => undefined);
+    }
+  }
+}
+
+/** `git add -A && git commit` when anything is uncommitted. */
+async function commitLeftovers(dir: string, message: string): Promise<void> {
+  try {
+    if (!(await gitQuick(dir, ['status', '--porcelain'])).trim()) return;
+    await gitQuick(dir, ['add', '-A']);
+    await gitQuick(dir, ['-c', 'user.name=Overseer', '-c', 'user.email=overseer@localhost', '-c', 'core.hooksPath=/dev/null', 'commit', '--no-verify', '-q', '-m', message]);
+  } catch { /* nothing to commit, or not a repository any more: the diff says what is there */ }
+}
