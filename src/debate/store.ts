@@ -1,5 +1,5 @@
 // Debate rows (one per debate) and their turns (one per side's job: each round's answers and
-// the post-action, review and response), in the tables of migration 18.
+// the post-action, review and response), in the tables of migration 21.
 import type { Db } from '../store/db.js';
 import type { Side, TurnFacts, TurnKind, TurnStatus } from './logic.js';
 
