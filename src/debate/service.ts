@@ -3,6 +3,7 @@
 // where the hub needs structure. The debate advances when one of its jobs settles (bus `job`
 // events), one step at a time per debate; logic.ts decides the step from the stored turns, so a
 // restarted hub picks up where it was (reconcile).
+import { checkProject } from '../projects/service.js';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -79,6 +80,7 @@ export class DebateService {
     i.sides.forEach((s, n) => {
       if (!this.ctx.launchers[s.provider]) throw new InvalidInputError(`sides[${n}].provider ${JSON.stringify(s.provider)} is not available in this hub. Use "claude"${this.ctx.launchers.codex ? ' or "codex"' : ''}.`);
     });
+    if (i.project !== undefined) checkProject(this.ctx.db, i.project);
     const id = `d-${randomBytes(4).toString('hex')}`;
     const title = i.title ?? (i.task.split('\n').find((l) => l.trim())?.trim().slice(0, 80) ?? 'debate');
     let repoRoot: string | null = null;
@@ -100,7 +102,7 @@ export class DebateService {
       tx(this.ctx.db, () => this.store.insert({
         id, title, task: i.task, status: 'running', cwd, repo_root: repoRoot, worktree_path: worktreePath, branch, base_commit: baseCommit,
         sides_json: JSON.stringify(i.sides), max_rounds: i.max_rounds, loops: i.loops, post_action: i.post_action ?? null,
-        post_action_side: i.post_action_side ?? 0, verify: i.verify ? 1 : 0, error: null, created_at: now, ended_at: null,
+        post_action_side: i.post_action_side ?? 0, verify: i.verify ? 1 : 0, error: null, project: i.project ?? null, created_at: now, ended_at: null,
       }));
       // The first round's two jobs, through the same step as every later one.
       const step = decide(shapeOf(this.debate(id)), []);
@@ -273,7 +275,7 @@ export class DebateService {
       provider: spec.provider, model: spec.model ?? null, cwd: workDir, work_dir: workDir, repo_root: d.repo_root, worktree: 0, branch: d.branch,
       base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null, checks_json: '[]',
       retry: 'none', labels_json: JSON.stringify(['debate', `debate:${d.id}`]), depends_on_json: '[]', workflow_id: null, phase: null, cycle: null,
-      json_schema: schema ? JSON.stringify(schema) : null,
+      json_schema: schema ? JSON.stringify(schema) : null, project: d.project ?? null,
     }, `debate ${d.id}`);
     this.store.putTurn({ debate_id: d.id, ...k, job_id: r.job_id }, this.ctx.clock.now());
     return r.job_id;

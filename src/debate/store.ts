@@ -25,6 +25,8 @@ export interface DebateRow {
   post_action_side: number;
   verify: number;
   error: string | null;
+  /** The project its turns' jobs carry (src/projects); null: none. */
+  project: string | null;
   created_at: number;
   updated_at: number;
   ended_at: number | null;
@@ -58,9 +60,9 @@ export class DebateStore {
 
   insert(d: Omit<DebateRow, 'updated_at'>): void {
     this.db.prepare(`INSERT INTO debates (id, title, task, status, cwd, repo_root, worktree_path, branch, base_commit, sides_json, max_rounds, loops,
-      post_action, post_action_side, verify, error, created_at, updated_at, ended_at)
+      post_action, post_action_side, verify, error, project, created_at, updated_at, ended_at)
       VALUES (@id, @title, @task, @status, @cwd, @repo_root, @worktree_path, @branch, @base_commit, @sides_json, @max_rounds, @loops,
-      @post_action, @post_action_side, @verify, @error, @created_at, @created_at, @ended_at)`).run(d);
+      @post_action, @post_action_side, @verify, @error, @project, @created_at, @created_at, @ended_at)`).run(d);
     this.onChange(this.get(d.id)!);
   }
 

@@ -27,6 +27,8 @@ export interface DebateView {
   task: string;
   status: DebateStatus;
   error: string | null;
+  /** The project its jobs carry (src/projects). */
+  project: string | null;
   sides: (SideSpec & { side: 'A' | 'B' })[];
   max_rounds: number;
   loops: number;
@@ -69,7 +71,7 @@ export function debateView(d: DebateRow, turns: readonly TurnRow[], jobs: JobLoo
   }
   const post = turns.filter((x) => x.kind !== 'answer').map((t) => ({ loop: t.loop, kind: t.kind, ...turnView(t, `${base(t.loop)}${t.kind.replace('_', '-')}`) }));
   return {
-    debate_id: d.id, title: d.title, task: d.task.length > CUT ? `${d.task.slice(0, CUT)}…` : d.task, status: d.status, error: d.error,
+    debate_id: d.id, title: d.title, task: d.task.length > CUT ? `${d.task.slice(0, CUT)}…` : d.task, status: d.status, error: d.error, project: d.project ?? null,
     sides: sidesOf(d).map((s, i) => ({ side: sideName(i as Side) as 'A' | 'B', ...s })),
     max_rounds: d.max_rounds, loops: d.loops, loop, round: lastRound(turns.map(turnFacts), loop),
     post_action: d.post_action, post_action_side: d.post_action ? (sideName(d.post_action_side as Side) as 'A' | 'B') : null, verify: d.verify === 1,

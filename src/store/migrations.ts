@@ -508,6 +508,7 @@ export const MIGRATIONS: readonly Migration[] = [
         post_action_side INTEGER NOT NULL DEFAULT 0,
         verify           INTEGER NOT NULL DEFAULT 0,
         error            TEXT,             -- why a failed debate failed
+        project          TEXT,             -- its turns' jobs carry it (src/projects)
         created_at       INTEGER NOT NULL,
         updated_at       INTEGER NOT NULL,
         ended_at         INTEGER

@@ -1,5 +1,6 @@
 // Zod input schemas of the debate tools (docs/debates.md).
 import { z } from 'zod';
+import { projectName } from '../projects/names.js';
 
 // A fresh schema per side: two parameters sharing one zod instance are published as a JSON "$ref".
 const side = () => z.object({
@@ -30,6 +31,8 @@ export const StartDebateInput = z.object({
     .describe('true = after the post-action the other side reviews it (and its diff in a worktree) and the implementer answers the review. Needs post_action.'),
   loops: z.number().int('loops must be a whole number').min(1, 'loops must be between 1 and 5').max(5, 'loops must be between 1 and 5').default(1)
     .describe('Run the whole debate (rounds, then post-action) this many times, each loop starting from the previous one\'s final positions, 1..5 (default 1).'),
+  project: projectName().optional()
+    .describe('The project the debate\'s jobs belong to, e.g. "web" (default: none); refused for an archived project.'),
   worktree: z.boolean().default(false)
     .describe('true = the debate works in a new git worktree on its own branch overseer/debate-<title>-<id> (the branch keeps what the post-action changed); default false.'),
 }).strict()

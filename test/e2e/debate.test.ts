@@ -123,8 +123,10 @@ describe('debates', () => {
   test('disagreement at max_rounds 2: partial and disagree never make consensus', async () => {
     const seen: Seen[] = [];
     const { h, repo } = await hubWith({ disagree: debaters((side) => (side === 'A' ? 'partial' : 'disagree'), seen) });
-    const s = await h.call('start_debate', { task: '@script:disagree Tabs or spaces?', cwd: repo, sides: [{ provider: 'claude' }, { provider: 'claude', model: 'claude-sonnet-4-5' }], max_rounds: 2 });
+    const s = await h.call('start_debate', { task: '@script:disagree Tabs or spaces?', cwd: repo, sides: [{ provider: 'claude' }, { provider: 'claude', model: 'claude-sonnet-4-5' }], max_rounds: 2, project: 'style' });
     const d = await debateSettled(h.hub, s.debate_id);
+    assert.equal(d.project, 'style');
+    assert.deepEqual([...new Set(d.rounds.flatMap((r) => r.turns.map((t) => h.hub.ctx.store.get(t.job_id)!.project)))], ['style'], 'every turn\'s job carries the debate\'s project');
     assert.equal(d.status, 'disagreement', d.error ?? '');
     assert.equal(d.round, 2);
     assert.deepEqual(d.rounds.at(-1)!.turns.map((t) => t.verdict), ['partial', 'disagree']);

@@ -15,7 +15,7 @@ const lib = new PromptLibrary(join(process.cwd(), 'prompts'));
 const row = (o: Partial<DebateRow> = {}): DebateRow => ({
   id: 'd-1234abcd', title: 'Cache', task: 'How should we cache?', status: 'running', cwd: '/repo', repo_root: null, worktree_path: null, branch: null,
   base_commit: null, sides_json: JSON.stringify([{ provider: 'claude' }, { provider: 'codex', model: 'gpt-5' }]), max_rounds: 3, loops: 1,
-  post_action: 'Implement it', post_action_side: 0, verify: 1, error: null, created_at: 0, updated_at: 0, ended_at: null, ...o,
+  post_action: 'Implement it', post_action_side: 0, verify: 1, error: null, project: null, created_at: 0, updated_at: 0, ended_at: null, ...o,
 });
 const turn = (loop: number, round: number, side: Side, verdict: string | null = null, kind: TurnRow['kind'] = 'answer', text: string | null = null): TurnRow => ({
   debate_id: 'd-1234abcd', loop, kind, round, side, job_id: `j-${loop}${round}${side}${kind}`, status: 'done', verdict,
