@@ -3,6 +3,7 @@
 // where the hub needs structure. The debate advances when one of its jobs settles (bus `job`
 // events), one step at a time per debate; logic.ts decides the step from the stored turns, so a
 // restarted hub picks up where it was (reconcile).
+import { SerialChains } from '../serial.js';
 import { checkProject } from '../projects/service.js';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
@@ -11,9 +12,9 @@ import type { Caller, HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { NoteService } from '../services/notes.js';
 import { tx } from '../store/db.js';
-import { isSettled, slugify } from '../domain/job.js';
+import { isSettled } from '../domain/job.js';
 import { errorMessage, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
-import { branchExists, createWorktree, headCommit, removeWorktree, repoRootOf } from '../git/worktree.js';
+import { placeRun, removeWorktree } from '../git/worktree.js';
 import { git, gitQuick } from '../git/exec.js';
 import type { CancelInput } from '../tools/agentSchemas.js';
 import type { ListDebatesInput, StartDebateInput } from '../tools/debateSchemas.js';
@@ -31,7 +32,10 @@ const shapeOf = (d: DebateRow): DebateShape => ({
 
 export class DebateService {
   readonly store: DebateStore;
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly chains = new SerialChains(async (id, err) => {
+    this.ctx.log.error({ err, debate: id }, 'debate step failed');
+    await this.fail(id, `internal error while advancing the debate: ${errorMessage(err)}`).catch((e: unknown) => this.ctx.log.error({ err: e, debate: id }, 'could not fail the debate'));
+  });
 
   constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly notes: NoteService) {
     this.store = new DebateStore(ctx.db, (d) => ctx.bus.emit('debate', { debateId: d.id, status: d.status }));
@@ -44,22 +48,17 @@ export class DebateService {
 
   /** Run fn after everything already queued for this debate; an internal error fails the debate. */
   private serial(id: string, fn: () => Promise<void>): Promise<void> {
-    const next = (this.chains.get(id) ?? Promise.resolve()).then(fn).catch(async (err: unknown) => {
-      this.ctx.log.error({ err, debate: id }, 'debate step failed');
-      await this.fail(id, `internal error while advancing the debate: ${errorMessage(err)}`).catch((e: unknown) => this.ctx.log.error({ err: e, debate: id }, 'could not fail the debate'));
-    });
-    this.chains.set(id, next);
-    return next;
+    return this.chains.run(id, fn);
   }
 
   /** Wait until queued work on a debate is done (tests, cancel). */
   idle(id: string): Promise<void> {
-    return this.chains.get(id) ?? Promise.resolve();
+    return this.chains.idle(id);
   }
 
   /** Wait until no debate has queued work (hub shutdown, before the database closes). */
-  async drain(): Promise<void> {
-    await Promise.all([...this.chains.values()]);
+  drain(): Promise<void> {
+    return this.chains.drain();
   }
 
   debate(id: string): DebateRow {
@@ -83,20 +82,7 @@ export class DebateService {
     if (i.project !== undefined) checkProject(this.ctx.db, i.project);
     const id = `d-${randomBytes(4).toString('hex')}`;
     const title = i.title ?? (i.task.split('\n').find((l) => l.trim())?.trim().slice(0, 80) ?? 'debate');
-    let repoRoot: string | null = null;
-    let worktreePath: string | null = null;
-    let branch: string | null = null;
-    let baseCommit: string | null = null;
-    if (i.worktree) {
-      repoRoot = await repoRootOf(cwd);
-      branch = `overseer/debate-${slugify(title)}-${id.slice(2, 8)}`;
-      if (await branchExists(repoRoot, branch)) throw new InvalidInputError(`branch ${branch} already exists; pass another title.`);
-      const wt = await createWorktree({ repoRoot, jobId: id, branch, worktreesDir: this.ctx.config.worktreesDir });
-      worktreePath = wt.path;
-      baseCommit = wt.baseCommit;
-    } else {
-      baseCommit = (await headCommit(cwd).catch(() => undefined)) ?? null;
-    }
+    const { repoRoot, worktreePath, branch, baseCommit } = await placeRun({ cwd, worktree: i.worktree, id, prefix: 'debate', title, worktreesDir: this.ctx.config.worktreesDir });
     try {
       const now = this.ctx.clock.now();
       tx(this.ctx.db, () => this.store.insert({

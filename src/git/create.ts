@@ -6,6 +6,8 @@ import { appendFile, mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import { TRANSIENT_GIT_ERROR, errText, firstLine, git, outLines, realPathOrUndefined, withLock } from './exec.js';
+import { branchExists, headCommit, repoRootOf } from './repo.js';
+import { slugify } from '../domain/job.js';
 import { LEGACY_WORKTREES_DIR, branchSlug, isOverseerWorktreeDir, repoWorktreesDir, worktreesBase } from './placement.js';
 
 /** Lines added to <git-common-dir>/info/exclude so Overseer's folders never show as untracked. */
@@ -175,4 +177,14 @@ export async function removeWorktree(repoRoot: string, wtPath: string): Promise<
     // pruning is housekeeping; a failure here changes nothing for the caller
     await g.raw(['worktree', 'prune']).catch(() => undefined);
   });
+}
+
+/** Where a workflow or debate works: a new worktree on `overseer/<prefix>-<title slug>-<id>` at the repository's HEAD, or `cwd` as it is (its HEAD recorded). */
+export async function placeRun(o: { cwd: string; worktree: boolean; id: string; prefix: string; title: string; worktreesDir?: string }): Promise<{ repoRoot: string | null; worktreePath: string | null; branch: string | null; baseCommit: string | null }> {
+  if (!o.worktree) return { repoRoot: null, worktreePath: null, branch: null, baseCommit: (await headCommit(o.cwd).catch(() => undefined)) ?? null };
+  const repoRoot = await repoRootOf(o.cwd);
+  const branch = `overseer/${o.prefix}-${slugify(o.title)}-${o.id.slice(2, 8)}`;
+  if (await branchExists(repoRoot, branch)) throw new InvalidInputError(`branch ${branch} already exists; pass another title.`);
+  const wt = await createWorktree({ repoRoot, jobId: o.id, branch, worktreesDir: o.worktreesDir });
+  return { repoRoot, worktreePath: wt.path, branch, baseCommit: wt.baseCommit };
 }

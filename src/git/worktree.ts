@@ -2,7 +2,7 @@
 // repository questions the rest of Overseer asks. Import git helpers from here.
 
 /** Worktree lifecycle: create on a new branch, remove, the folder name, the info record. */
-export { createWorktree, removeWorktree, excludeOverseerDirs, type WorktreeInfo } from './create.js';
+export { createWorktree, placeRun, removeWorktree, excludeOverseerDirs, type WorktreeInfo } from './create.js';
 /** End of a job: commit, diff stat, push, PR, removal. */
 export { finishWorktree, type FinishResult } from './finish.js';
 /** Where worktrees live (outside the repository). */

@@ -2,6 +2,7 @@
 // say what comes next and this applies them — the plan, check-offs and re-opened milestones
 // (through the ledger), worklogs, repairs, the lead's plan approval, blocked reasons, and the
 // final commit/push/PR. Work on one workflow is serialised.
+import { SerialChains } from '../serial.js';
 import type { HubContext } from '../services/context.js';
 import type { NoteService } from '../services/notes.js';
 import type { RequestService } from '../approvals/service.js';
@@ -16,7 +17,12 @@ import { readState, roleKey, wfKeys, type WfState } from './state.js';
 import { commitAll, worktreeProblem } from './worktree.js';
 
 export class WorkflowEngine {
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly chains = new SerialChains(async (id, err) => {
+    this.ctx.log.error({ err, workflow: id }, 'workflow step failed');
+    // Blocking can fail too (the database closing under a late step): the chain never rejects.
+    await this.blockNow(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null)
+      .catch((e: unknown) => this.ctx.log.error({ err: e, workflow: id }, 'could not block the workflow'));
+  });
 
   constructor(
     private readonly ctx: HubContext, private readonly notes: NoteService, private readonly requests: RequestService,
@@ -25,22 +31,15 @@ export class WorkflowEngine {
 
   /** Run fn after everything already queued for this workflow. */
   serial(id: string, fn: () => Promise<void>): Promise<void> {
-    const next = (this.chains.get(id) ?? Promise.resolve()).then(fn).catch(async (err: unknown) => {
-      this.ctx.log.error({ err, workflow: id }, 'workflow step failed');
-      // Blocking can fail too (the database closing under a late step): the chain never rejects.
-      await this.blockNow(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null)
-        .catch((e: unknown) => this.ctx.log.error({ err: e, workflow: id }, 'could not block the workflow'));
-    });
-    this.chains.set(id, next);
-    return next;
+    return this.chains.run(id, fn);
   }
 
   idle(id: string): Promise<void> {
-    return this.chains.get(id) ?? Promise.resolve();
+    return this.chains.idle(id);
   }
 
-  async drain(): Promise<void> {
-    await Promise.all([...this.chains.values()]);
+  drain(): Promise<void> {
+    return this.chains.drain();
   }
 
   private workflow(id: string): WorkflowRow {

@@ -12,9 +12,9 @@ import type { RequestService } from '../approvals/service.js';
 import { WorkflowStore, type WorkflowRow } from '../store/workflows.js';
 import { tx } from '../store/db.js';
 import { freshCounters, type Phase } from '../domain/workflow.js';
-import { isSettled, slugify } from '../domain/job.js';
+import { isSettled } from '../domain/job.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
-import { branchExists, createWorktree, headCommit, removeWorktree, repoRootOf } from '../git/worktree.js';
+import { placeRun, removeWorktree } from '../git/worktree.js';
 import { git } from '../git/exec.js';
 import type { CancelInput } from '../tools/agentSchemas.js';
 import { checkProject } from '../projects/service.js';
@@ -98,20 +98,7 @@ export class WorkflowService {
     }
     const id = `w-${randomBytes(4).toString('hex')}`;
     const title = i.title ?? (i.task.split('\n').find((l) => l.trim())?.trim().slice(0, 80) ?? 'workflow');
-    let repoRoot: string | null = null;
-    let worktreePath: string | null = null;
-    let branch: string | null = null;
-    let baseCommit: string | null = null;
-    if (i.worktree) {
-      repoRoot = await repoRootOf(cwd);
-      branch = `overseer/wf-${slugify(title)}-${id.slice(2, 8)}`;
-      if (await branchExists(repoRoot, branch)) throw new InvalidInputError(`branch ${branch} already exists; pass another title.`);
-      const wt = await createWorktree({ repoRoot, jobId: id, branch, worktreesDir: this.ctx.config.worktreesDir });
-      worktreePath = wt.path;
-      baseCommit = wt.baseCommit;
-    } else {
-      baseCommit = (await headCommit(cwd)) ?? null;
-    }
+    const { repoRoot, worktreePath, branch, baseCommit } = await placeRun({ cwd, worktree: i.worktree, id, prefix: 'wf', title, worktreesDir: this.ctx.config.worktreesDir });
     try {
       const now = this.ctx.clock.now();
       tx(this.ctx.db, () => {
