@@ -16,7 +16,7 @@ import { ago, floorJobs, usd, when } from './format.js';
 const TABS = [
   ['crew', 'Crew'], ['workflows', 'Workflows'], ['requests', 'Requests'], ['locks', 'Locks'], ['notes', 'Notes'],
   ['kb', 'Knowledge'], ['usage', 'Usage'], ['timeline', 'Timeline'], ['graph', 'Graph'], ['search', 'Search'],
-  ['runs', 'Runs'], ['debates', 'Debates'],
+  ['runs', 'Runs'], ['debates', 'Debates'], ['schedules', 'Schedules'],
 ];
 const VIEWS = {
   workflows: () => import('./workflows.js'), requests: () => import('./requests.js'), locks: () => import('./locks.js'),
@@ -24,6 +24,7 @@ const VIEWS = {
   timeline: () => import('./timeline.js'), graph: () => import('./graph.js'), search: () => import('./search.js'),
   runs: () => import('./runs.js'),
   debates: () => import('./debates.js'),
+  schedules: () => import('./schedules.js'),
 };
 
 /** `#/<tab>[/<job>[/<attempt>]][?q=<search>]` */
