@@ -2,7 +2,8 @@
 // (every_s, on the hub's injected clock) shows its next run and its first occurrence (which opens
 // the agent panel); Cancel in the page cancels it through cancel_schedule's service call (the
 // schedule row says cancelled, the occurrence waiting for its time is cancelled, the page shows
-// why), and the API answers a second cancel and an unknown id as the tool does. Children are
+// why), and the API answers a second cancel and an unknown id as the tool does; without the
+// CSRF token a cancel is refused; at phone width nothing scrolls sideways. Children are
 // scripted in process.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,6 +58,11 @@ describe('the Schedules panel', () => {
     await page.getByTestId('schedule-filter').selectOption('active');
     await item.waitFor({ timeout: 5_000 });
 
+    // Without the session's CSRF token the cancel is refused and changes nothing.
+    const noCsrf = await page.evaluate(async (p) => (await fetch(p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, `/api/web/schedules/${id}/cancel`);
+    assert.equal(noCsrf, 403);
+    assert.equal(h.hub.schedules.store.get(id)!.status, 'active');
+
     page.once('dialog', (d) => void d.accept());
     await detail.getByLabel('Reason').fill('not needed');
     await detail.getByRole('button', { name: 'Cancel schedule' }).click();
@@ -86,5 +92,11 @@ describe('the Schedules panel', () => {
     assert.match(unknown.body.error.message, /No schedule "s-nope"\. Recent schedules: /);
     const bad = await api(`/api/web/schedules/${id}/cancel`, { why: 'x' });
     assert.equal(bad.status, 400);
+
+    // Phone width: the tab does not scroll sideways.
+    const phone = await loggedIn(browser, h, { hash: '#/schedules', viewport: { width: 390, height: 844 } });
+    await phone.locator('[data-testid=schedule-occurrences]').waitFor({ timeout: 10_000 });
+    const [sw, w] = await phone.evaluate(() => { const g = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number }; return [g.document.documentElement.scrollWidth, g.innerWidth]; });
+    assert.ok(sw <= w, `the page is ${sw} px wide in a ${w} px screen`);
   });
 });
