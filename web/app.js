@@ -16,7 +16,7 @@ import { ago, floorJobs, usd, when } from './format.js';
 const TABS = [
   ['crew', 'Crew'], ['workflows', 'Workflows'], ['requests', 'Requests'], ['locks', 'Locks'], ['notes', 'Notes'],
   ['kb', 'Knowledge'], ['usage', 'Usage'], ['timeline', 'Timeline'], ['graph', 'Graph'], ['search', 'Search'],
-  ['runs', 'Runs'], ['debates', 'Debates'],
+  ['runs', 'Runs'], ['debates', 'Debates'], ['schedules', 'Schedules'],
 ];
 const VIEWS = {
   workflows: () => import('./workflows.js'), requests: () => import('./requests.js'), locks: () => import('./locks.js'),
@@ -24,6 +24,7 @@ const VIEWS = {
   timeline: () => import('./timeline.js'), graph: () => import('./graph.js'), search: () => import('./search.js'),
   runs: () => import('./runs.js'),
   debates: () => import('./debates.js'),
+  schedules: () => import('./schedules.js'),
 };
 
 /** `#/<tab>[/<job>[/<attempt>]][?q=<search>]` */
@@ -154,7 +155,7 @@ function App() {
     <nav class="tabs" aria-label="Views">${TABS.map(([id, label], i) => html`<a href=${toHash({ tab: id, job: route.job, attempt: route.attempt, q: route.q })} aria-current=${route.tab === id ? 'page' : undefined} title=${`${label} (${(i + 1) % 10})`}>${label}${counts[id] ? html` <span class="badge">${counts[id]}</span>` : ''}</a>`)}</nav>
     ${state === 'down' ? html`<div class="banner down" role="alert" data-testid="down">The hub is not answering (since ${when(downSince)}): it stopped or is restarting. This page reconnects by itself and catches up; what it shows is from before.</div>` : ''}
     ${note ? html`<div class=${`note${note.bad ? ' bad' : ''}`} role="alert">${note.text}</div>` : ''}
-    <div class=${`frame${route.job ? ' with-panel' : ''}`}>
+    <div key="frame" class=${`frame${route.job ? ' with-panel' : ''}`}>
     <main id="main" class=${`view-${route.tab}`}>${view}</main>
     ${route.job ? html`<${AgentPanel} key=${route.job} jobId=${route.job} floorJob=${jobs.find((j) => j.job_id === route.job)} attempt=${route.attempt} find=${findRef.current} epoch=${epoch} tick=${tick}
       onAttempt=${(a) => go({ attempt: a })} onClose=${() => go({ job: null, attempt: null })} say=${say} />` : ''}

@@ -15,6 +15,7 @@
 //   /api/web/kb[/<id>[/delete]]                 kb.ts: browse, search, add, edit, delete
 //   /api/web/usage, /timeline, /graph           history.ts
 //   /api/web/runs[/<id>[/resume]]               runs.ts: dispatch runs
+//   /api/web/schedules[/<id>[/cancel]]          schedules.ts: list_schedules, cancel_schedule
 // Every GET is read-only; every POST body is validated with zod. Errors: { error: { code,
 // message } }; a refused call changes nothing. Lead-equivalent callers only: an agent's token
 // gets 403.
@@ -39,6 +40,8 @@ import { kbRoutes } from './api/kb.js';
 import { historyRoutes } from './api/history.js';
 import { runRoutes } from './api/runs.js';
 import type { RunService } from '../runs/runService.js';
+import { scheduleRoutes } from './api/schedules.js';
+import type { Schedules } from '../runs/schedules.js';
 
 export type { OutputChunk } from './api/jobs.js';
 
@@ -52,6 +55,8 @@ export interface WebServices {
   runs?: RunService;
   /** Debates (src/debate); the panel is left out without them. */
   debates?: DebateService;
+  /** Schedules (src/runs/schedules.ts), for the Schedules panel. */
+  schedules?: Schedules;
 }
 
 export interface WebApiDeps {
@@ -79,6 +84,7 @@ export function webApi(d: WebApiDeps): ApiHandler & { closeStreams(): void } {
     historyRoutes(d),
     runRoutes(d.services),
     ...(d.services.debates ? [debateRoutes({ debates: d.services.debates, notes: d.services.notes })] : []),
+    scheduleRoutes(d.services),
   ];
 
   const own: Route = async (req, _res, url) => {
