@@ -29,6 +29,7 @@ import { benchDashboard, type DashboardBenchResult } from './dashboard.js';
 import { benchBudget, type BudgetBenchResult } from './budget.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchDispatch, type DispatchBenchResult } from './dispatch.js';
+import { benchOverlap, type OverlapBenchResult } from './overlap.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -326,6 +327,15 @@ const entries: Entry<any>[] = [
     rows: (r: DispatchBenchResult) => [
       { benchmark: 'dispatch 200 tasks', figure: 'call → every job created', value: ms(r.dispatchMs), baseline: `${ms(r.spawnsMs)} 200 spawn_agent calls`, ratio: f2(r.ratio), goal: '', met: '' },
       { benchmark: 'dispatch 200 tasks', figure: 'RSS after (before)', value: `${f1(r.dispatchRssAfterMb)} MB (${f1(r.dispatchRssBeforeMb)})`, baseline: `${f1(r.spawnsRssAfterMb)} MB (${f1(r.spawnsRssBeforeMb)})`, ratio: f2((r.dispatchRssAfterMb - r.dispatchRssBeforeMb) / Math.max(0.1, r.spawnsRssAfterMb - r.spawnsRssBeforeMb)), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'overlap',
+    title: '23. the conflict guard, 16 live worktree jobs: an edit\'s lock event → the overlap recorded',
+    run: benchOverlap,
+    rows: (r: OverlapBenchResult) => [
+      { benchmark: 'overlap detection (16 worktrees)', figure: 'p50', value: ms(r.latency.p50), baseline: `${ms(r.gitScan.p50)} the scan's git work alone`, ratio: f2(r.latency.p50 / r.gitScan.p50), goal: '', met: '' },
+      { benchmark: 'overlap detection (16 worktrees)', figure: 'p99', value: ms(r.latency.p99), baseline: `${ms(r.gitScan.p99)} the scan's git work alone (the debounce is ${r.debounceMs} ms)`, ratio: f2(r.latency.p99 / r.gitScan.p99), goal: '', met: '' },
     ],
   },
 ];
