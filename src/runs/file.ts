@@ -3,6 +3,7 @@
 // its line (and column where known) — syntax, unknown keys, bad values, duplicate ids, unknown
 // or cyclic depends_on, missing cwd directories, unknown templates — or the run's spec when
 // there is none. Pure except for the file-system facts it checks (directories, templates).
+import { planSchedule, type ScheduleFields } from './scheduleTiming.js';
 import { existsSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
@@ -199,6 +200,8 @@ export interface CheckOptions {
   /** Relative cwd values resolve against it (the file's directory, or the project). */
   baseDir: string;
   templatesDir: string;
+  /** "Now" for schedule fields (at, until in the past; default: the clock). */
+  now?: number;
 }
 
 /** Parse and validate a dispatch file's text: the spec, or every problem found (sorted by line). */
@@ -298,6 +301,13 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
     if (merged.branch !== undefined && merged.worktree !== true) add([...at, 'branch'], `${who}: branch is only used with worktree = true; set worktree = true or remove branch`);
     if (typeof merged.template === 'string') {
       try { getTemplate(o.templatesDir, merged.template); } catch (err) { add([...at, 'template'], `${who}: ${(err as Error).message}`); }
+    }
+    // Schedules (at, every_s, cron, max_runs, until): the same checks spawn_agent makes, before anything runs.
+    try {
+      planSchedule(merged as ScheduleFields, o.now ?? Date.now());
+    } catch (err) {
+      const key = (['at', 'cron', 'every_s', 'until', 'max_runs'] as const).find((k) => merged[k] !== undefined) ?? 'at';
+      add([...at, key], `${who}: ${(err as Error).message}`);
     }
     if (rules.success && rules.data.budget_usd !== undefined && typeof merged.budget_usd === 'number' && merged.budget_usd > rules.data.budget_usd) {
       add([...at, 'budget_usd'], `${who}: budget_usd ${merged.budget_usd} is more than the run's budget_usd ${rules.data.budget_usd}`);

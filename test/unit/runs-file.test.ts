@@ -129,6 +129,20 @@ describe('TOML dispatch files', () => {
     assert.deepEqual(bad.problems.map((p) => [p.line, /cwd "gone" does not exist/.test(p.message)]), [[2, true]]);
   });
 
+  test('schedule fields are checked like spawn_agent checks them: a time in the past, a cron that never fires, every_s with cron', () => {
+    const now = Date.parse('2030-01-01T00:00:00Z');
+    const r = checkDispatch([
+      '[[task]]', 'id = "past"', 'prompt = "p"', 'at = "2029-01-01T00:00:00Z"',
+      '[[task]]', 'id = "never"', 'prompt = "p"', 'cron = "0 0 30 2 *"',
+      '[[task]]', 'id = "both"', 'prompt = "p"', 'cron = "0 9 * * *"', 'every_s = 3600',
+      '[[task]]', 'id = "fine"', 'prompt = "p"', 'cron = "0 9 * * 1-5"', 'max_runs = 3', 'project = "web"', 'model = "auto"',
+    ].join('\n'), 'toml', { baseDir: dir, templatesDir, now });
+    assert.deepEqual(r.problems.map((p) => p.line), [4, 8, 12], JSON.stringify(r.problems));
+    assert.match(r.problems[0]!.message, /task "past": at 2029-01-01T00:00:00Z is in the past/);
+    assert.match(r.problems[1]!.message, /task "never": .*cron/);
+    assert.match(r.problems[2]!.message, /task "both": every_s and cron were both given/);
+  });
+
   test('the checked-in examples validate', () => {
     const base = join(process.cwd(), 'docs', 'examples');
     for (const [f, fmt] of [['dispatch.toml', 'toml'], ['dispatch.yaml', 'yaml']] as const) {
