@@ -3,12 +3,13 @@
 // its next one; attach stops it, opens the interactive `claude --resume` on its session (the
 // fake sees the same session id and the job's history), a person types a message and reads the
 // fake's answer on screen, exits, and hands the job back: it resumes headless on the same
-// conversation and finishes. Waits are on the screen, the fake's requests or the hub's state.
+// conversation and finishes. Without a hub, attach says how to start one. Waits are on the screen, the fake's requests or the hub's state.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildCli, MAIN } from '../helpers/cli.js';
+import { buildCli, MAIN, overseer } from '../helpers/cli.js';
 import { claudeEnv } from '../helpers/claude.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { gate } from '../helpers/gate.js';
@@ -107,5 +108,16 @@ describe('overseer attach in a terminal', () => {
     const kinds = h.hub.ctx.store.events(id).map((e) => e.kind);
     assert.ok(kinds.indexOf('attached') < kinds.indexOf('detached') && kinds.indexOf('detached') < kinds.lastIndexOf('resumed'), kinds.join(','));
     hold.open();
+  });
+
+  test('overseer attach with no hub running says how to start one', async () => {
+    const home = join(mkdtempSync(join(tmpdir(), 'ovs-attach-')), 'state');
+    const r = await overseer(tmpdir(), ['attach', 'j-1'], { OVERSEER_HOME: home });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /No Overseer hub is running/);
+    assert.match(r.stderr, /overseer serve/);
+    const bad = await overseer(tmpdir(), ['attach', 'j-1', '--then', 'later'], { OVERSEER_HOME: home });
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--then "later" is not valid: use resume, finish, leave/);
   });
 });
