@@ -228,6 +228,7 @@ export class Hub {
     this.runs.budgets = this.budgets;
     this.debates = new DebateService(this.ctx, this.jobs, this.notes);
     this.takeover = new TakeoverService(this.ctx, this.jobs);
+    this.jobs.takenOver = (id) => this.takeover.isAttached(id);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules),
       ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates), ...takeoverTools(this.takeover)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');

@@ -45,6 +45,7 @@ describe('taking over an agent (attach_agent / detach_agent)', () => {
     assert.match(row.status_message ?? '', /taken over by a person/);
 
     await assert.rejects(h.call('attach_agent', { job_id: id }), /already taken over/);
+    await assert.rejects(h.call('resume_agent', { job_id: id }), /taken over by a person/, 'no headless resume behind the person\'s back');
     await assert.rejects(h.call('detach_agent', { job_id: id, then: 'finish' }), /needs result/);
     assert.equal(h.hub.ctx.store.get(id)!.status_message, row.status_message, 'a refused call changes nothing');
 
