@@ -48,7 +48,15 @@ export async function runAttach(job: string, o: AttachOpts): Promise<void> {
   const err = process.stderr;
   err.write(`overseer: you are now agent ${a.job_id} ("${a.title}")${a.was === 'running' || a.was === 'needs_input' || a.was === 'frozen' ? ', stopped for you' : ` (it was ${a.was})`}: ${a.provider} session ${a.session_id} in ${a.work_dir}.${a.reattached_worktree ? ' Its worktree was re-attached.' : ''}\n`);
   err.write('overseer: exit the CLI when you are done; then choose what becomes of the job.\n');
-  const code = await runInteractive(a);
+  let code: number;
+  try {
+    code = await runInteractive(a);
+  } catch (err) {
+    // Nothing was opened: the job is not left marked taken over (it stays stopped).
+    const h3 = await hub();
+    await h3.call('detach_agent', { job_id: a.job_id, then: 'leave' }).catch(() => undefined).finally(() => h3.close());
+    throw err;
+  }
   if (code !== 0) err.write(`overseer: ${a.provider} exited with ${code}.\n`);
   const choice = then ?? (process.stdin.isTTY ? await ask(a) : undefined);
   const chosen: { then: Then; result?: string; outcome?: 'success' | 'failure'; message?: string } = choice === undefined
