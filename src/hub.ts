@@ -61,6 +61,8 @@ import { childEnvFrom } from './launch/childEnv.js';
 import { excludeOverseerDirs } from './git/worktree.js';
 import { PromptLibrary } from './prompts/load.js';
 import { agentTools } from './tools/agents.js';
+import { takeoverTools } from './tools/takeover.js';
+import { TakeoverService } from './takeover/service.js';
 import { HealthMonitor } from './floor/monitor.js';
 import { LeadDigest } from './floor/digest.js';
 import { OverlapGuard } from './git/overlapGuard.js';
@@ -118,6 +120,8 @@ export class Hub {
   /** Batch dispatch from a file (src/runs). */
   readonly runs: RunService;
   private readonly digest: LeadDigest;
+  /** Agents a person took over with overseer attach (src/takeover). */
+  private readonly takeover: TakeoverService;
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
   private readonly elicitor = new LeadElicitor();
@@ -223,8 +227,10 @@ export class Hub {
     this.runs = new RunService(this.ctx, this.jobs);
     this.runs.budgets = this.budgets;
     this.debates = new DebateService(this.ctx, this.jobs, this.notes);
+    this.takeover = new TakeoverService(this.ctx, this.jobs);
+    this.jobs.takenOver = (id) => this.takeover.isAttached(id);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules),
-      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates)];
+      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates), ...takeoverTools(this.takeover)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
@@ -305,6 +311,7 @@ export class Hub {
   idle(): boolean {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
     if (this.runs.hasWork()) return false;
+    if (this.takeover.active()) return false; // a person works on an agent's session
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 

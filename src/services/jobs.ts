@@ -71,6 +71,8 @@ export class JobService {
   models?: ModelChooser;
   /** Schedules (src/runs/schedules.ts, set by the hub): spawn_agent's at / every_s / cron, and the run time in summaries. */
   schedules?: Schedules;
+  /** Whether a person has taken the job over (overseer attach, src/takeover): no headless resume meanwhile. */
+  takenOver?: (jobId: string) => boolean;
 
   private readonly warnings: WarningStore;
   private readonly overlaps: OverlapStore;
@@ -516,6 +518,9 @@ export class JobService {
     }
     if (j.status === 'queued' || j.status === 'waiting') {
       throw new InvalidStateError(`Job ${j.id} has not started yet (${j.status}); it will start by itself.`);
+    }
+    if (this.takenOver?.(j.id)) {
+      throw new InvalidStateError(`Job ${j.id} is taken over by a person (overseer attach): it is handed back when they exit their session. Message it instead (it reads messages when it resumes).`);
     }
     const now = this.ctx.clock.now();
     tx(this.ctx.db, () => {

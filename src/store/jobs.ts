@@ -80,7 +80,7 @@ export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'in
 export interface AttemptRow {
   job_id: string;
   n: number;
-  kind: 'initial' | 'retry' | 'resume';
+  kind: 'initial' | 'retry' | 'resume' | 'takeover';
   status: string;
   started_at: number;
   ended_at: number | null;

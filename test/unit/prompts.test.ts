@@ -127,8 +127,8 @@ describe('renderPrompt', () => {
 });
 
 describe('the prompts/ directory', () => {
-  // debate-*.md are rendered by src/debate/texts.ts (test/unit/debate-texts.test.ts); run-*.md by the run engine.
-  const files = readdirSync(PROMPTS_DIR).filter((f) => f.endsWith('.md') && !f.startsWith('recipe-') && !f.startsWith('workflow-') && !f.startsWith('run-') && !f.startsWith('debate-') && f !== 'triage.md').sort();
+  // debate-*.md are rendered by src/debate/texts.ts (test/unit/debate-texts.test.ts); run-*.md by the run engine; takeover-*.md by src/takeover (test/e2e/attach-tmux.test.ts).
+  const files = readdirSync(PROMPTS_DIR).filter((f) => f.endsWith('.md') && !f.startsWith('recipe-') && !f.startsWith('workflow-') && !f.startsWith('run-') && !f.startsWith('debate-') && !f.startsWith('takeover-') && f !== 'triage.md').sort();
 
   test('holds exactly the prompts the runner renders', () => {
     assert.deepEqual(files.map((f) => f.replace(/\.md$/, '')).sort(), Object.keys(RUNNER_VARS).sort());
