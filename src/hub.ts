@@ -32,6 +32,8 @@ import { WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
 import { DebateService } from './debate/index.js';
 import { debateTools } from './tools/debates.js';
+import { mergeTools } from './tools/merge.js';
+import { MergeService } from './git/mergeJobs.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { UsageStore } from './money/usageStore.js';
@@ -224,7 +226,8 @@ export class Hub {
     this.runs.budgets = this.budgets;
     this.debates = new DebateService(this.ctx, this.jobs, this.notes);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules),
-      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates)];
+      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates),
+      ...mergeTools(new MergeService({ db: this.db, now: () => this.ctx.clock.now(), worktree: this.ctx.config.worktree, env: this.ctx.childEnv }))];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };

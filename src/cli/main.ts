@@ -87,6 +87,8 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
 (await import('./verbs.js')).registerVerbs(program);
 (await import('./projects.js')).registerProjects(program);
 (await import('./runs.js')).registerRuns(program);
+(await import('./merge.js')).registerMerge(program);
+(await import('./queue.js')).registerQueue(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const f = describeFailure(err);
