@@ -8,8 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { errText, firstLine, gitQuick, outLines, realPathOrUndefined, withLock } from './exec.js';
-import { identityArgs } from './finish.js';
+import { errText, firstLine, gitEnv, gitQuick, outLines, realPathOrUndefined, withLock } from './exec.js';
 
 export type MergeMode = 'merge' | 'rebase' | 'squash';
 
@@ -64,10 +63,25 @@ export async function checkedOutBranch(dir: string): Promise<string | undefined>
   return outLines((await tryGit(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD'])) ?? '')[0];
 }
 
-/** Tracked files with changes (staged or not) and unmerged files in `dir`; untracked files do not count. */
-export async function dirtyFiles(dir: string): Promise<string[]> {
-  const out = await gitQuick(dir, ['status', '--porcelain=v1', '--untracked-files=no']);
-  return out.split('\n').filter((l) => l.length > 3).map((l) => l.slice(3));
+/** The checkout in `dir` in one git call: its branch (undefined: detached), HEAD and its dirty tracked files (unmerged included); undefined when not a repository. */
+export async function checkoutState(dir: string): Promise<{ branch?: string; head?: string; dirty: string[] } | undefined> {
+  const out = await tryGit(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=no']);
+  if (out === undefined) return undefined;
+  const st: { branch?: string; head?: string; dirty: string[] } = { dirty: [] };
+  for (const l of out.split('\n')) {
+    if (l.startsWith('# branch.oid ')) { const v = l.slice(13); if (v !== '(initial)') st.head = v; }
+    else if (l.startsWith('# branch.head ')) { const v = l.slice(14); if (v !== '(detached)') st.branch = v; }
+    else if (l.startsWith('1 ')) st.dirty.push(l.split(' ').slice(8).join(' '));
+    else if (l.startsWith('2 ')) st.dirty.push(l.split(' ').slice(9).join(' ').split('\t')[0]!);
+    else if (l.startsWith('u ')) st.dirty.push(l.split(' ').slice(10).join(' '));
+  }
+  return st;
+}
+
+/** `-c user.name=… -c user.email=…` for what the repository does not configure (as finish.ts identityArgs, in one quick call). */
+async function identity(dir: string): Promise<string[]> {
+  const keys = new Set(outLines((await tryGit(dir, ['config', '--get-regexp', '^user\\.(name|email)$'])) ?? '').map((l) => l.split(/\s/)[0]?.toLowerCase()));
+  return [...(keys.has('user.name') ? [] : ['-c', 'user.name=Overseer']), ...(keys.has('user.email') ? [] : ['-c', 'user.email=overseer@localhost'])];
 }
 
 /** Where `branch` is checked out among the repository's worktrees (real paths). */
@@ -82,19 +96,23 @@ async function checkedOutIn(repo: string, branch: string): Promise<string[]> {
   return paths;
 }
 
-/** Files a branch changes relative to where it left `target`, and how many lines (added + deleted). */
-export async function branchChanges(repo: string, branch: string, target: string): Promise<{ files: string[]; lines: number; base?: string }> {
-  const base = outLines((await tryGit(repo, ['merge-base', target, branch])) ?? '')[0];
-  if (!base) return { files: [], lines: 0 };
-  const num = await gitQuick(repo, ['diff', '--numstat', '--no-renames', base, branch, '--']);
+/** Files a branch changes relative to where it left `target` (their merge base), and how many lines (added + deleted). */
+export async function branchChanges(repo: string, branch: string, target: string): Promise<{ files: string[]; lines: number }> {
+  const num = await tryGit(repo, ['diff', '--numstat', '--no-renames', `${target}...${branch}`, '--']);
+  if (num === undefined) return { files: [], lines: 0 };
   const files: string[] = [];
   let lines = 0;
   for (const l of outLines(num)) {
     const [a, d, ...f] = l.split('\t');
     files.push(f.join('\t'));
-    lines += (Number(a) || 0) + (Number(d) || 0) || (a === '-' ? 1 : 0);
+    lines += a === '-' ? 1 : (Number(a) || 0) + (Number(d) || 0); // a binary file counts as one line
   }
-  return { files, lines, base };
+  return { files, lines };
+}
+
+/** Local branch names of a repository (one git call). */
+export async function localBranches(repo: string): Promise<Set<string>> {
+  return new Set(outLines((await tryGit(repo, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/'])) ?? ''));
 }
 
 interface Resolved { root: string; target: string; targetTip: string; branchTip: string; mainBranch?: string; inMain: boolean }
@@ -102,24 +120,25 @@ interface Resolved { root: string; target: string; targetTip: string; branchTip:
 /** Checks of a merge request, before anything is written. */
 export async function resolveMerge(r: Pick<MergeRequest, 'repoRoot' | 'branch' | 'into'>): Promise<Resolved> {
   const root = await realPathOrUndefined(r.repoRoot);
-  if (!root || (await tryGit(root, ['rev-parse', '--git-dir'])) === undefined) throw new MergeRefused(`the repository ${r.repoRoot} is gone or is not a git repository`, 'not_found');
+  const main = root ? await checkoutState(root) : undefined;
+  if (!root || !main) throw new MergeRefused(`the repository ${r.repoRoot} is gone or is not a git repository`, 'not_found');
   const branchTip = await revParse(root, `refs/heads/${r.branch}`);
-  if (!branchTip) throw new MergeRefused(`the branch ${r.branch} no longer exists in ${root} (deleted or renamed); nothing to merge`, 'not_found');
-  const mainBranch = await checkedOutBranch(root);
+  if (!branchTip) throw new MergeRefused(`the branch ${r.branch} no longer exists in ${root} (deleted or renamed): nothing to merge; resume the job (resume_agent) to redo its work`, 'not_found');
+  const mainBranch = main.branch;
   const target = r.into ?? mainBranch;
   if (!target) throw new MergeRefused(`${root} has a detached HEAD, so there is no default target branch: check out the branch to merge into, or pass into/--into <branch>`, 'invalid_input');
   if (target === r.branch) throw new MergeRefused(`cannot merge ${r.branch} into itself: pass into/--into another branch`, 'invalid_input');
-  const targetTip = await revParse(root, `refs/heads/${target}`);
-  if (!targetTip) throw new MergeRefused(`the target branch ${target} does not exist in ${root}`, 'not_found');
   const inMain = mainBranch === target;
+  const targetTip = inMain ? main.head : await revParse(root, `refs/heads/${target}`);
+  if (!targetTip) throw new MergeRefused(`the target branch ${target} does not exist in ${root}`, 'not_found');
   if (!inMain) {
     const elsewhere = await checkedOutIn(root, target);
     if (elsewhere.length) throw new MergeRefused(`the target branch ${target} is checked out in the worktree ${elsewhere[0]}: merge there yourself, or merge into the branch of ${root}`);
   }
-  if (inMain) {
-    const dirty = await dirtyFiles(root);
-    if (dirty.length) throw new MergeRefused(`the main checkout ${root} has uncommitted changes: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` (+${dirty.length - 20} more)` : ''}. Commit or stash them, then merge again`);
-    if ((await tryGit(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])) !== undefined) throw new MergeRefused(`${root} is in the middle of a merge: finish it (git commit) or abort it (git merge --abort) first`);
+  if (inMain && main.dirty.length) {
+    // A merge left open (MERGE_HEAD) always shows here too: its unmerged or staged files.
+    const dirty = main.dirty;
+    throw new MergeRefused(`the main checkout ${root} has uncommitted changes: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` (+${dirty.length - 20} more)` : ''}. Commit or stash them (or finish / abort a merge in progress), then merge again`);
   }
   return { root, target, targetTip, branchTip, mainBranch, inMain };
 }
@@ -158,7 +177,16 @@ export async function mergeBranch(r: MergeRequest): Promise<MergeOutcome> {
   if ((await tryGit(root, ['merge-base', '--is-ancestor', res.branchTip, res.targetTip])) !== undefined) {
     return { ok: false, reason: 'nothing_to_merge', target, detail: `${r.branch} is already merged into ${target}` };
   }
-  const ident = await identityArgs(root);
+  const ident = await identity(root);
+  if (!r.verify && !r.strategy && r.mode !== 'rebase') {
+    // Nothing to run on the result: compute it without a worktree (git merge-tree, git >= 2.38).
+    const m = await mergeWithoutWorktree(root, r, res, ident);
+    if (m !== undefined) {
+      if ('nothing' in m) return { ok: false, reason: 'nothing_to_merge', target, detail: m.nothing };
+      if ('files' in m) return { ok: false, reason: 'conflict', target, files: m.files, ...(m.detail ? { detail: m.detail } : {}) };
+      return applyMerge(root, r, res, m.commit, false);
+    }
+  }
   const parent = await mkdtemp(join(tmpdir(), 'overseer-merge-'));
   const scratch = join(parent, 'wt');
   try {
@@ -168,26 +196,7 @@ export async function mergeBranch(r: MergeRequest): Promise<MergeOutcome> {
     if ('files' in m) return { ok: false, reason: 'conflict', target, files: m.files, ...(m.detail ? { detail: m.detail } : {}) };
     const failed = r.verify ? await r.verify(scratch) : [];
     if (failed.length) return { ok: false, reason: 'checks_failed', target, failed };
-    // Move the target, only from where it was when we started.
-    if (res.inMain) {
-      if ((await checkedOutBranch(root)) !== target || (await revParse(root, 'HEAD')) !== res.targetTip) {
-        return { ok: false, reason: 'apply_failed', target, detail: `${root} moved while merging (another commit or checkout); nothing was changed, merge again` };
-      }
-      try {
-        await gitQuick(root, [...NO_HOOKS, 'merge', '--ff-only', '--quiet', m.commit]);
-      } catch (err) {
-        // ff-only changes nothing when it refuses; put the checkout back if it got half-way.
-        if ((await revParse(root, 'HEAD')) !== res.targetTip) await tryGit(root, ['reset', '--hard', '--quiet', res.targetTip]);
-        return { ok: false, reason: 'apply_failed', target, detail: `could not fast-forward ${target} in ${root}: ${firstLine(errText(err))}` };
-      }
-      return { ok: true, target, commit: m.commit, previous: res.targetTip, applied: 'checkout', checked: !!r.verify };
-    }
-    try {
-      await gitQuick(root, ['update-ref', '-m', `overseer: ${r.message}`, `refs/heads/${target}`, m.commit, res.targetTip]);
-    } catch (err) {
-      return { ok: false, reason: 'apply_failed', target, detail: `${target} moved while merging: ${firstLine(errText(err))}; nothing was changed, merge again` };
-    }
-    return { ok: true, target, commit: m.commit, previous: res.targetTip, applied: 'ref', checked: !!r.verify };
+    return await applyMerge(root, r, res, m.commit, !!r.verify);
   } finally {
     await withLock(`worktrees:${root}`, async () => {
       await tryGit(root, ['worktree', 'remove', '--force', '--force', scratch]);
@@ -195,6 +204,48 @@ export async function mergeBranch(r: MergeRequest): Promise<MergeOutcome> {
     });
     await rm(parent, { recursive: true, force: true });
   }
+}
+
+/** Move the target to `commit` (a descendant of its tip), only from where it was when we started. */
+async function applyMerge(root: string, r: MergeRequest, res: Resolved, commit: string, checked: boolean): Promise<MergeOutcome> {
+  const { target } = res;
+  if (res.inMain) {
+    const now = await checkoutState(root);
+    if (now?.branch !== target || now.head !== res.targetTip || now.dirty.length) {
+      return { ok: false, reason: 'apply_failed', target, detail: `${root} moved while merging (another commit or checkout); nothing was changed, merge again` };
+    }
+    try {
+      await gitQuick(root, [...NO_HOOKS, 'merge', '--ff-only', '--quiet', commit]);
+    } catch (err) {
+      // ff-only changes nothing when it refuses; put the checkout back if it got half-way.
+      if ((await revParse(root, 'HEAD')) !== res.targetTip) await tryGit(root, ['reset', '--hard', '--quiet', res.targetTip]);
+      return { ok: false, reason: 'apply_failed', target, detail: `could not fast-forward ${target} in ${root}: ${firstLine(errText(err))}` };
+    }
+    return { ok: true, target, commit, previous: res.targetTip, applied: 'checkout', checked };
+  }
+  try {
+    await gitQuick(root, ['update-ref', '-m', `overseer: ${r.message}`, `refs/heads/${target}`, commit, res.targetTip]);
+  } catch (err) {
+    return { ok: false, reason: 'apply_failed', target, detail: `${target} moved while merging: ${firstLine(errText(err))}; nothing was changed, merge again` };
+  }
+  return { ok: true, target, commit, previous: res.targetTip, applied: 'ref', checked };
+}
+
+/** merge / squash as objects only (`git merge-tree --write-tree` + `commit-tree`); undefined when this git cannot. */
+async function mergeWithoutWorktree(root: string, r: MergeRequest, res: Resolved, ident: string[]): Promise<{ commit: string } | { files: string[]; detail?: string } | { nothing: string } | undefined> {
+  const { execa } = await import('execa');
+  const env = { ...process.env, ...gitEnv() };
+  const t = await execa('git', ['merge-tree', '--write-tree', '--name-only', '--no-messages', res.targetTip, res.branchTip], { cwd: root, env, reject: false, stdin: 'ignore', timeout: 120_000 });
+  if (t.exitCode !== 0 && t.exitCode !== 1) return undefined; // too old a git (usage error), or something else: the worktree path decides
+  const [tree, ...rest] = t.stdout.split('\n');
+  if (t.exitCode === 1) {
+    const files = [...new Set(rest.map((l) => l.trim()).filter((l) => l.length > 0))];
+    return { files };
+  }
+  if (r.mode === 'squash' && tree === outLines(await gitQuick(root, ['rev-parse', `${res.targetTip}^{tree}`]))[0]) return { nothing: `${r.branch} adds no change to ${res.target}` };
+  const parents = r.mode === 'squash' ? ['-p', res.targetTip] : ['-p', res.targetTip, '-p', res.branchTip];
+  const commit = outLines(await gitQuick(root, [...ident, 'commit-tree', tree!, ...parents, '-m', r.message]))[0]!;
+  return { commit };
 }
 
 /**
@@ -206,7 +257,7 @@ export async function mergeLeavingConflicts(r: MergeRequest): Promise<{ files: s
   const res = await resolveMerge(r);
   if (!res.inMain) throw new MergeRefused(`leave_conflicts needs the target branch checked out in ${res.root} (it has ${res.mainBranch ?? 'a detached HEAD'}, the target is ${res.target}): check out ${res.target} there first`);
   if (r.mode === 'rebase') throw new MergeRefused('leave_conflicts cannot be used with rebase (a half-done rebase would move the person\'s checkout off its branch): use a merge or squash', 'invalid_input');
-  const ident = await identityArgs(res.root);
+  const ident = await identity(res.root);
   const x = r.strategy ? ['-X', r.strategy] : [];
   const args = r.mode === 'squash' ? ['merge', '--squash', ...x, r.branch] : ['merge', '--no-ff', '--no-commit', ...x, `--message=${r.message}`, r.branch];
   try {

@@ -14,7 +14,7 @@ import { bootstrapWorktree, setupFailure } from './bootstrap.js';
 import type { BootstrapConfig } from './bootstrap.js';
 import { removeWorktree } from './create.js';
 import { errText, firstLine, realPathOrUndefined, withLock } from './exec.js';
-import { branchChanges, branchExists, checkedOutBranch, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from './merge.js';
+import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from './merge.js';
 import { orderQueue } from './queue.js';
 
 export interface MergeDeps {
@@ -118,9 +118,6 @@ export class MergeService {
     const checks = (JSON.parse(job.checks_json) as string[]).filter((c) => c.startsWith('command:'));
     const message = `overseer: merge ${branch} (${job.id}: ${job.title})`;
     const base = { job_id: job.id, title: job.title, branch };
-    if (!(await branchExists(root, branch))) {
-      throw new NotFoundError(`the branch ${branch} of job ${job.id} (${job.title}) no longer exists in ${root} (deleted or renamed): nothing to merge; resume the job (resume_agent) to redo its work`);
-    }
     const request = { repoRoot: root, branch, mode, message, ...(o.into ? { into: o.into } : {}), ...(o.strategy ? { strategy: o.strategy } : {}) };
     let outcome;
     try {
@@ -195,20 +192,29 @@ export class MergeService {
       AND id NOT IN (SELECT job_id FROM job_merges) ORDER BY seq`).all() as JobRow[];
     const skipped: QueueView['skipped'] = [];
     const byRepo = new Map<string, { target: string; cands: { jobId: string; files: string[]; lines: number; endedAt: number; job: JobRow }[] }>();
+    const repos = new Map<string, { target?: string; branches: Set<string> }>();
+    const pending: { job: JobRow; root: string; target: string }[] = [];
     for (const job of rows) {
       const root = (await realPathOrUndefined(job.repo_root!)) ?? job.repo_root!;
-      if (!(await branchExists(root, job.branch!))) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `branch ${job.branch} no longer exists` }); continue; }
-      let group = byRepo.get(root);
-      if (!group) {
-        const target = o.into ?? (await checkedOutBranch(root));
-        if (!target) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `${root} has a detached HEAD: no target branch` }); continue; }
-        group = { target, cands: [] };
-        byRepo.set(root, group);
+      let repo = repos.get(root);
+      if (!repo) {
+        repo = { target: o.into ?? (await checkedOutBranch(root)), branches: await localBranches(root) };
+        repos.set(root, repo);
       }
-      const ch = await branchChanges(root, job.branch!, group.target);
-      if (ch.files.length === 0) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `adds no change to ${group.target}` }); continue; }
-      group.cands.push({ jobId: job.id, files: ch.files, lines: ch.lines, endedAt: job.ended_at ?? 0, job });
+      if (!repo.branches.has(job.branch!)) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `branch ${job.branch} no longer exists` }); continue; }
+      if (!repo.target) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `${root} has a detached HEAD: no target branch` }); continue; }
+      pending.push({ job, root, target: repo.target });
     }
+    // One diff per branch, a few at a time.
+    const changes = await mapLimit(pending, 4, (p) => branchChanges(p.root, p.job.branch!, p.target));
+    pending.forEach((p, i) => {
+      const ch = changes[i]!;
+      const { job } = p;
+      if (ch.files.length === 0) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `adds no change to ${p.target}` }); return; }
+      const group = byRepo.get(p.root) ?? { target: p.target, cands: [] };
+      byRepo.set(p.root, group);
+      group.cands.push({ jobId: job.id, files: ch.files, lines: ch.lines, endedAt: job.ended_at ?? 0, job });
+    });
     const ids = rows.map((r) => r.id);
     const guard = ids.length
       ? (this.deps.db.prepare(`SELECT job_a AS a, job_b AS b, file FROM overlaps WHERE job_a IN (${ids.map(() => '?').join(',')})`).all(...ids) as { a: string; b: string; file: string }[])
@@ -255,4 +261,12 @@ function refusal(err: MergeRefused, job: JobRow): Error {
   if (err.kind === 'not_found') return new NotFoundError(msg);
   if (err.kind === 'invalid_input') return new InvalidInputError(msg);
   return new InvalidStateError(msg);
+}
+
+async function mapLimit<T, R>(xs: readonly T[], limit: number, f: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(xs.length);
+  let next = 0;
+  const worker = async () => { while (next < xs.length) { const i = next++; out[i] = await f(xs[i]!); } };
+  await Promise.all(Array.from({ length: Math.min(limit, xs.length) }, worker));
+  return out;
 }

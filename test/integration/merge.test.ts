@@ -97,6 +97,7 @@ describe('merge and queue', () => {
   test('a conflict stops with the files listed and main restored; --leave-conflicts leaves it for a person with how to finish or abort', async () => {
     const a = await finishedJob({ 'README.md': 'line one\nchanged by A\nline three\n' });
     const b = await finishedJob({ 'README.md': 'line one\nchanged by B\nline three\n' });
+    const x = await finishedJob({ 'README.md': 'line one\nchanged by X\nline three\n' }, { checks: ['command:true'] });
     assert.equal((await h.call('merge_branch', { job_id: a.id, mode: 'squash' })).merged, true);
     const before = await tip();
     const r = await h.call('merge_branch', { job_id: b.id });
@@ -106,6 +107,14 @@ describe('merge and queue', () => {
     assert.equal(await tip(), before);
     assert.equal(await gitOut(repo, ['status', '--porcelain']), '');
     assert.equal(existsSync(join(repo, '.git', 'MERGE_HEAD')), false);
+    // the same with checks to run (the merge is made in a scratch worktree, not with merge-tree)
+    const rx = await h.call('merge_branch', { job_id: x.id, mode: 'squash' });
+    assert.equal(rx.reason, 'conflict');
+    assert.deepEqual(rx.files, ['README.md']);
+    assert.equal(await tip(), before);
+    assert.equal(await gitOut(repo, ['status', '--porcelain']), '');
+    assert.equal((await gitOut(repo, ['worktree', 'list', '--porcelain'])).match(/^worktree /gm)?.length, 1, 'no scratch worktree left');
+    h.hub.db.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?").run(x.id); // out of the queue test
 
     const left = await h.call('merge_branch', { job_id: b.id, leave_conflicts: true });
     assert.equal(left.reason, 'conflicts_left');
@@ -135,7 +144,7 @@ describe('merge and queue', () => {
     await assert.rejects(h.call('merge_branch', { job_id: 'job-nobranch' }), /job job-nobranch \(title of job-nobranch\) has no branch to merge/);
     const gone = await finishedJob({ 'g.txt': 'g\n' });
     await gitOut(repo, ['branch', '-D', gone.branch]);
-    await assert.rejects(h.call('merge_branch', { job_id: gone.id }), new RegExp(`the branch ${gone.branch} of job ${gone.id} .*no longer exists`));
+    await assert.rejects(h.call('merge_branch', { job_id: gone.id }), new RegExp(`cannot merge job ${gone.id} .*the branch ${gone.branch} no longer exists`));
     const ok = await finishedJob({ 'd.txt': 'd\n' });
     await writeFile(join(repo, 'README.md'), 'dirty\n');
     await assert.rejects(h.call('merge_branch', { job_id: ok.id }), new RegExp(`cannot merge job ${ok.id} .*uncommitted changes: README\\.md`));
