@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import type { QueueView, ShipReport } from '../git/mergeJobs.js';
 import { MERGE_TIMEOUT_MS, mergeArgs, withHub, type MergeCliOpts } from './merge.js';
+import { CliError } from './errors.js';
 
 export function queueText(v: QueueView): string {
   const lines = v.queue.length === 0 ? ['The merge queue is empty: no finished, unmerged worktree branch.'] : v.queue.map((e) => {
@@ -23,9 +24,31 @@ export function registerQueue(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (o: MergeCliOpts & { ship?: boolean }) => {
       const args = { ship: !!o.ship, ...mergeArgs(o) };
-      const r = await withHub((h) => h.call('merge_queue', args, MERGE_TIMEOUT_MS));
+      const r = o.ship ? await withHub((h) => h.call('merge_queue', args, MERGE_TIMEOUT_MS)) : await showQueue(args);
       if (o.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
       else process.stdout.write(o.ship ? `${(r as ShipReport).message}\n` : queueText(r as QueueView));
       if (o.ship && (r as ShipReport).failed) process.exitCode = 1;
     });
+}
+
+/** The order from the running hub, or, when none runs, from the state database read-only (git is only read). */
+async function showQueue(args: Record<string, unknown>): Promise<QueueView> {
+  try {
+    return await withHub((h) => h.call('merge_queue', args, MERGE_TIMEOUT_MS)) as QueueView;
+  } catch (err) {
+    if (!(err instanceof CliError) || !/^No Overseer hub is running|did not answer/.test(err.message)) throw err; // only reading: the database will do
+  }
+  const [{ openState }, { MergeService }] = await Promise.all([import('./state.js'), import('../git/mergeJobs.js')]);
+  const s = openState();
+  try {
+    const svc = new MergeService({ db: s.db, now: () => Date.now(), worktree: s.config!.worktree, env: process.env });
+    try {
+      return await svc.queue(typeof args.into === 'string' ? { into: args.into } : {});
+    } catch (err) {
+      if (/no such table: job_merges/.test((err as Error).message)) throw new CliError(`The state at ${s.home} has no job_merges table yet: a hub of this version adds it when it starts.`);
+      throw err;
+    }
+  } finally {
+    s.close();
+  }
 }

@@ -88,8 +88,9 @@ export class MergeService {
   resolveJob(idOrPrefix: string): JobRow {
     const exact = this.store.get(idOrPrefix);
     if (exact) return exact;
-    const r = prefixRange('id', idOrPrefix);
-    const rows = this.deps.db.prepare(`SELECT id FROM jobs WHERE ${r.sql} LIMIT 5`).all(...r.params) as { id: string }[];
+    const find = (p: string) => { const r = prefixRange('id', p); return this.deps.db.prepare(`SELECT id FROM jobs WHERE ${r.sql} ORDER BY seq LIMIT 5`).all(...r.params) as { id: string }[]; };
+    let rows = find(idOrPrefix);
+    if (rows.length === 0 && !idOrPrefix.startsWith('j-')) rows = find(`j-${idOrPrefix}`); // "7f3a" for j-7f3a9c01, as the CLI accepts
     if (rows.length === 1) return this.store.get(rows[0]!.id)!;
     if (rows.length > 1) throw new InvalidInputError(`job ${JSON.stringify(idOrPrefix)} is ambiguous: it starts ${rows.map((x) => x.id).join(', ')}${rows.length === 5 ? ', ...' : ''}; give more of the id`);
     throw new NotFoundError(`no job ${JSON.stringify(idOrPrefix)}: list jobs with overseer status (or list_agents) and use one of their ids`);

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { makeTempDir } from '../helpers/claude.js';
@@ -27,7 +27,8 @@ describe('merge and queue', () => {
     await mkdir(wts, { recursive: true });
     h = await startTestHub({ project: repo });
   });
-  after(async () => { await h?.stop(); });
+  let stopped = false;
+  after(async () => { if (stopped) await rm(h.dir, { recursive: true, force: true }); else await h?.stop(); });
 
   const tip = (ref = 'main') => gitOut(repo, ['rev-parse', ref]);
   const mergeRows = (id: string) => h.hub.db.prepare('SELECT * FROM job_merges WHERE job_id = ?').all(id) as { target: string; commit_sha: string }[];
@@ -189,5 +190,16 @@ describe('merge and queue', () => {
     assert.equal(await gitOut(repo, ['status', '--porcelain']), '');
     const after = await h.call('merge_queue', {});
     assert.deepEqual(after.queue.map((e: { job_id: string }) => e.job_id), [d.id], 'the queue is re-computed: only the conflicting one is left');
+  });
+  test('without a hub: overseer queue reads the state read-only; overseer merge needs the hub and says so', async () => {
+    const left = (await h.call('merge_queue', {})).queue.map((e: { job_id: string }) => e.job_id);
+    await h.stop({ keep: true });
+    stopped = true;
+    const q = await runOverseer(h.home, ['queue', '--json']);
+    assert.equal(q.code, 0, q.stderr);
+    assert.deepEqual(JSON.parse(q.stdout).queue.map((e: { job_id: string }) => e.job_id), left);
+    const m = await runOverseer(h.home, ['merge', left[0]]);
+    assert.equal(m.code, 1);
+    assert.match(m.stderr, /No Overseer hub is running|did not answer/);
   });
 });
