@@ -227,7 +227,7 @@ export class Hub {
     this.debates = new DebateService(this.ctx, this.jobs, this.notes);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules),
       ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates),
-      ...mergeTools(new MergeService({ db: this.db, now: () => this.ctx.clock.now(), worktree: this.ctx.config.worktree, env: this.ctx.childEnv }))];
+      ...mergeTools(new MergeService({ db: this.db, now: () => this.ctx.clock.now(), worktree: this.ctx.config.worktree, env: this.ctx.childEnv }), this.ctx.progressEveryMs)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };

@@ -25,7 +25,7 @@ describe('merge and queue', () => {
     repo = await initRepo(join(dir, 'repo'), { 'README.md': 'line one\nline two\nline three\n', 'shared.txt': 'alpha\nbeta\ngamma\n' });
     wts = join(dir, 'wts');
     await mkdir(wts, { recursive: true });
-    h = await startTestHub({ project: repo });
+    h = await startTestHub({ project: repo, progressEveryMs: 100 });
   });
   let stopped = false;
   after(async () => { if (stopped) await rm(h.dir, { recursive: true, force: true }); else await h?.stop(); });
@@ -81,9 +81,11 @@ describe('merge and queue', () => {
   });
 
   test('a failing check refuses the merge, says which and its output, and leaves main untouched', async () => {
-    const j = await finishedJob({ 'broken.txt': 'x\n' }, { checks: ['command:echo the-suite-is-red; exit 3'] });
+    const j = await finishedJob({ 'broken.txt': 'x\n' }, { checks: ['command:sleep 0.5; echo the-suite-is-red; exit 3'] });
     const before = await tip();
-    const r = await h.call('merge_branch', { job_id: j.id });
+    const ticks: unknown[] = [];
+    const r = await h.call('merge_branch', { job_id: j.id }, { onprogress: (p) => ticks.push(p) });
+    assert.ok(ticks.length >= 1, 'progress notifications while the checks run');
     assert.equal(r.merged, false);
     assert.equal(r.reason, 'checks_failed');
     assert.match(r.message, /exited 3/);
