@@ -1,7 +1,7 @@
 // Inputs of merge_branch and merge_queue (docs/merge.md).
 import { z } from 'zod';
 
-const into = z.string().min(1).max(250).regex(/^[^\s~^:?*[\\]+$/, 'a branch name (no spaces or ~^:?*[\\)').optional()
+const into = z.string().min(1).max(250).regex(/^(?!-)(?!.*\.\.)[^\s~^:?*[\\]+$/, 'a branch name (no spaces, ~^:?*[\\ or .., not starting with -)').optional()
   .describe('Target branch; default: the branch checked out in the job\'s repository (what its worktree was based on).');
 const mode = z.enum(['merge', 'rebase', 'squash']).default('merge')
   .describe('merge (default): a merge commit (--no-ff); rebase: the branch\'s commits replayed on the target, then a fast-forward; squash: one commit with the branch\'s changes.');

@@ -154,6 +154,7 @@ describe('merge and queue', () => {
     await gitOut(repo, ['checkout', '--', 'README.md']);
     await assert.rejects(h.call('merge_branch', { job_id: 'job-nope' }), /no job "job-nope"/);
     await assert.rejects(h.call('merge_branch', { job_id: ok.id, into: 'no-such-branch' }), /target branch no-such-branch does not exist/);
+    await assert.rejects(h.call('merge_branch', { job_id: ok.id, into: '--force' }), /branch name.*not starting with -.*into/);
     assert.equal(await tip(), before);
     for (const id of [running.id, 'job-nobranch', gone.id, ok.id]) assert.equal(mergeRows(id).length, 0);
     // the CLI: a refusal exits 2 with the hub's message
