@@ -13,7 +13,7 @@ import { runChecks } from '../services/checks.js';
 import { bootstrapWorktree, setupFailure } from './bootstrap.js';
 import type { BootstrapConfig } from './bootstrap.js';
 import { removeWorktree } from './create.js';
-import { errText, firstLine, realPathOrUndefined, withLock } from './exec.js';
+import { errText, firstLine, gitQuick, outLines, realPathOrUndefined, withLock } from './exec.js';
 import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from './merge.js';
 import { orderQueue } from './queue.js';
 
@@ -40,7 +40,7 @@ export interface MergeRow {
 }
 
 export type JobMergeResult =
-  | { merged: true; job_id: string; title: string; branch: string; target: string; commit: string; previous: string; mode: MergeMode; checks: string[]; worktree_removed: boolean; branch_kept: true; message: string }
+  | { merged: true; job_id: string; title: string; branch: string; target: string; commit: string; previous: string; mode: MergeMode; checks: string[]; worktree_removed: boolean; worktree_note?: string; branch_kept: true; message: string }
   | { merged: false; job_id: string; title: string; branch: string; target: string; reason: 'conflict' | 'checks_failed' | 'nothing_to_merge' | 'apply_failed' | 'conflicts_left';
     files?: string[]; failed_checks?: { check: string; detail?: string }[]; finish?: string; abort?: string; message: string };
 
@@ -135,9 +135,9 @@ export class MergeService {
           .run(job.id, root, branch, target, mode, o.strategy ?? null, outcome.commit, outcome.previous, JSON.stringify(checks), now);
         this.store.addEvent(job.id, now, 'merged', { branch, target, commit: outcome.commit, previous: outcome.previous, mode, ...(o.strategy ? { strategy: o.strategy } : {}), checks });
       });
-      const removed = await this.removeFolder(job, root);
+      const folder = await this.removeFolder(job, root);
       const checked = checks.length ? `; its checks passed on the merged result (${checks.map((c) => c.slice(8).trim()).join(', ')})` : '; it has no command checks';
-      return { merged: true, ...base, target, commit: outcome.commit, previous: outcome.previous, mode, checks, worktree_removed: removed, branch_kept: true,
+      return { merged: true, ...base, target, commit: outcome.commit, previous: outcome.previous, mode, checks, worktree_removed: folder.removed, ...(folder.note ? { worktree_note: folder.note } : {}), branch_kept: true,
         message: `merged ${branch} (job ${job.id}: ${job.title}) into ${target} at ${outcome.commit.slice(0, 12)} (${mode})${checked}` };
     }
     if (outcome.reason === 'conflict') {
@@ -173,17 +173,25 @@ export class MergeService {
     return results.filter((r) => !r.ok).map((r) => ({ check: r.check, ...(r.detail ? { detail: r.detail } : {}) }));
   }
 
-  private async removeFolder(job: JobRow, root: string): Promise<boolean> {
+  /** Remove the job's worktree folder if it is still there — unless it holds work the merge did not take (uncommitted or untracked files). */
+  private async removeFolder(job: JobRow, root: string): Promise<{ removed: boolean; note?: string }> {
     const dir = job.work_dir;
-    if (!dir || !existsSync(dir)) return false;
+    if (!dir || !existsSync(dir)) return { removed: false };
     const real = await realPathOrUndefined(dir);
-    if (!real || real === root) return false;
+    if (!real || real === root) return { removed: false };
+    const left = await gitQuick(real, ['status', '--porcelain=v1']).catch(() => '');
+    if (left.trim() !== '') {
+      const note = `worktree ${real} kept: it has changes that are not committed on the branch (${outLines(left).slice(0, 5).map((l) => l.slice(3)).join(', ')}); look at them, then remove it with git worktree remove`;
+      this.store.addEvent(job.id, this.deps.now(), 'merge_note', { note });
+      return { removed: false, note };
+    }
     try {
       await removeWorktree(root, real);
-      return !existsSync(real);
+      return { removed: !existsSync(real) };
     } catch (err) {
-      this.store.addEvent(job.id, this.deps.now(), 'merge_note', { note: `worktree removal failed: ${firstLine(errText(err))}` });
-      return false;
+      const note = `worktree removal failed: ${firstLine(errText(err))}`;
+      this.store.addEvent(job.id, this.deps.now(), 'merge_note', { note });
+      return { removed: false, note };
     }
   }
 

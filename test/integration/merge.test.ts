@@ -139,6 +139,17 @@ describe('merge and queue', () => {
     assert.equal((await h.call('merge_branch', { job_id: c.id, mode: 'rebase' })).merged, true);
   });
 
+  test('a job worktree still holding uncommitted work is kept after the merge, and says why', async () => {
+    const j = await finishedJob({ 'kept.txt': 'k\n' }, { keepWorktree: true });
+    await writeFile(join(j.wt, 'not-committed.txt'), 'work the merge did not take\n');
+    const r = await h.call('merge_branch', { job_id: j.id });
+    assert.equal(r.merged, true, r.message);
+    assert.equal(r.worktree_removed, false);
+    assert.match(r.worktree_note, /kept: .*not-committed\.txt/);
+    assert.equal(existsSync(join(j.wt, 'not-committed.txt')), true);
+    await gitOut(repo, ['worktree', 'remove', '--force', j.wt]);
+  });
+
   test('bad input: running job, no branch, deleted branch, dirty checkout, unknown job: clear errors, nothing changes', async () => {
     const before = await tip();
     const running = await finishedJob({ 'r.txt': 'r\n' }, { over: { status: 'running' } });
