@@ -30,6 +30,7 @@ import { benchBudget, type BudgetBenchResult } from './budget.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchDispatch, type DispatchBenchResult } from './dispatch.js';
 import { benchOverlap, type OverlapBenchResult } from './overlap.js';
+import { benchMergeQueue, type MergeQueueBenchResult } from './merge-queue.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -327,6 +328,15 @@ const entries: Entry<any>[] = [
     rows: (r: DispatchBenchResult) => [
       { benchmark: 'dispatch 200 tasks', figure: 'call → every job created', value: ms(r.dispatchMs), baseline: `${ms(r.spawnsMs)} 200 spawn_agent calls`, ratio: f2(r.ratio), goal: '', met: '' },
       { benchmark: 'dispatch 200 tasks', figure: 'RSS after (before)', value: `${f1(r.dispatchRssAfterMb)} MB (${f1(r.dispatchRssBeforeMb)})`, baseline: `${f1(r.spawnsRssAfterMb)} MB (${f1(r.spawnsRssBeforeMb)})`, ratio: f2((r.dispatchRssAfterMb - r.dispatchRssBeforeMb) / Math.max(0.1, r.spawnsRssAfterMb - r.spawnsRssBeforeMb)), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'merge_queue',
+    title: '22. merge queue: queue --ship of 10 small finished branches (real git, no children)',
+    run: benchMergeQueue,
+    rows: (r: MergeQueueBenchResult) => [
+      { benchmark: 'merge queue 10 branches', figure: 'ship (order re-computed after each merge)', value: ms(r.shipMs), baseline: `${ms(r.baselineMs)} git merge --no-ff ×10`, ratio: f2(r.ratio), goal: '', met: '' },
+      { benchmark: 'merge queue 10 branches', figure: 'the order alone', value: ms(r.queueMs), baseline: '', ratio: '', goal: '', met: '' },
     ],
   },
   {

@@ -32,6 +32,8 @@ import { WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
 import { DebateService } from './debate/index.js';
 import { debateTools } from './tools/debates.js';
+import { mergeTools } from './tools/merge.js';
+import { MergeService } from './git/mergeJobs.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { UsageStore } from './money/usageStore.js';
@@ -230,7 +232,8 @@ export class Hub {
     this.takeover = new TakeoverService(this.ctx, this.jobs);
     this.jobs.takenOver = (id) => this.takeover.isAttached(id);
     this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules),
-      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates), ...takeoverTools(this.takeover)];
+      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates), ...takeoverTools(this.takeover),
+      ...mergeTools(new MergeService({ db: this.db, now: () => this.ctx.clock.now(), worktree: this.ctx.config.worktree, env: this.ctx.childEnv }), this.ctx.progressEveryMs)];
     const templatesDir = join(settingsDirOf(o.config), 'templates');
     this.workflows.templates = workflowTemplates(templatesDir);
     this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };

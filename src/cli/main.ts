@@ -88,6 +88,8 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
 (await import('./projects.js')).registerProjects(program);
 (await import('./runs.js')).registerRuns(program);
 (await import('./attach.js')).registerAttach(program);
+(await import('./merge.js')).registerMerge(program);
+(await import('./queue.js')).registerQueue(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const f = describeFailure(err);

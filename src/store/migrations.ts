@@ -535,4 +535,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX debate_turns_job ON debate_turns(job_id);
     `,
   },
+  {
+    version: 22,
+    name: 'merges: a finished worktree job merged into its target branch, by merge_branch or the merge queue (src/git/mergeJobs.ts)',
+    up: `
+      CREATE TABLE job_merges (
+        id          INTEGER PRIMARY KEY,
+        job_id      TEXT NOT NULL REFERENCES jobs(id),
+        repo_root   TEXT NOT NULL,
+        branch      TEXT NOT NULL,
+        target      TEXT NOT NULL,     -- the branch merged into
+        mode        TEXT NOT NULL,     -- merge | rebase | squash
+        strategy    TEXT,              -- ours | theirs (git -X) or null
+        commit_sha  TEXT NOT NULL,     -- the target's new tip
+        previous    TEXT NOT NULL,     -- the target's tip before
+        checks_json TEXT NOT NULL DEFAULT '[]', -- the command checks that passed on the merged result
+        merged_at   INTEGER NOT NULL
+      );
+      CREATE INDEX job_merges_job ON job_merges(job_id);
+    `,
+  },
 ];

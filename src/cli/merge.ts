@@ -1,0 +1,43 @@
+// `overseer merge <job> [--rebase] [--squash] [--strategy ours|theirs] [--leave-conflicts] [--into <branch>] [--json]`:
+// the running hub's merge_branch tool (docs/merge.md). Exit codes: 0 merged; 1 not merged (a
+// conflict, a failed check, conflicts left for you) or no hub; 2 refused (bad input, wrong state).
+import type { Command } from 'commander';
+import { UsageError } from './errors.js';
+import type { HubTools } from './hubTools.js';
+
+/** Merges and checks can take a while (a test suite on the merged result). */
+export const MERGE_TIMEOUT_MS = 60 * 60_000;
+
+export async function withHub<T>(f: (h: HubTools) => Promise<T>): Promise<T> {
+  const [{ loadConfig }, { connectHub }] = await Promise.all([import('../config.js'), import('./hubTools.js')]);
+  const h = await connectHub(loadConfig().home);
+  try {
+    return await f(h);
+  } finally {
+    await h.close();
+  }
+}
+
+export interface MergeCliOpts { rebase?: boolean; squash?: boolean; strategy?: string; leaveConflicts?: boolean; into?: string; json?: boolean }
+
+/** The common merge options as tool arguments. */
+export function mergeArgs(o: MergeCliOpts): Record<string, unknown> {
+  if (o.rebase && o.squash) throw new UsageError('--rebase and --squash exclude each other: pick one');
+  if (o.strategy !== undefined && o.strategy !== 'ours' && o.strategy !== 'theirs') throw new UsageError(`--strategy ${JSON.stringify(o.strategy)}: use ours or theirs`);
+  return { mode: o.rebase ? 'rebase' : o.squash ? 'squash' : 'merge', ...(o.strategy ? { strategy: o.strategy } : {}), ...(o.into ? { into: o.into } : {}) };
+}
+
+export function registerMerge(program: Command): void {
+  program.command('merge <job>').description('merge a finished worktree job\'s branch into its target (checks run on the merged result first)')
+    .option('--rebase', 'replay the branch\'s commits on the target, then fast-forward').option('--squash', 'one commit with the branch\'s changes')
+    .option('--strategy <side>', 'ours|theirs: resolve conflicting hunks for one side (git -X)')
+    .option('--leave-conflicts', 'on a conflict, leave the conflicted merge in your checkout to resolve')
+    .option('--into <branch>', 'target branch (default: the branch checked out in the job\'s repository)')
+    .option('--json', 'machine-readable output')
+    .action(async (job: string, o: MergeCliOpts) => {
+      const args = { job_id: job, ...mergeArgs(o), leave_conflicts: !!o.leaveConflicts };
+      const r = await withHub((h) => h.call('merge_branch', args, MERGE_TIMEOUT_MS));
+      process.stdout.write(o.json ? `${JSON.stringify(r, null, 2)}\n` : `${r.message}\n`);
+      if (!r.merged) process.exitCode = 1;
+    });
+}
