@@ -36,11 +36,21 @@ export interface AttachResult {
 
 export type Then = 'resume' | 'finish' | 'leave';
 
+/** The status line of a job a person has taken over: also the mark a new hub finds it by. */
+const TAKEN_OVER = 'taken over by a person (overseer attach)';
+
 export class TakeoverService {
   /** Jobs a person has taken over (since when): the hub stays up for them. */
   private readonly attached = new Map<string, number>();
 
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService) {}
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService) {
+    // The mark outlives the hub: a job attach marked and no detach cleared is still the person's.
+    for (const j of ctx.db.prepare('SELECT id, status FROM jobs WHERE status_message = ?').all(TAKEN_OVER) as { id: string; status: JobStatus }[]) {
+      if (isActive(j.status) || isPending(j.status)) continue;
+      const at = (ctx.db.prepare(`SELECT MAX(at) FROM events WHERE job_id = ? AND kind = 'attached'`).pluck().get(j.id) as number | null) ?? ctx.clock.now();
+      this.attached.set(j.id, at);
+    }
+  }
 
   /** A person works on at least one agent's session. */
   active(): boolean {
@@ -56,7 +66,7 @@ export class TakeoverService {
     let j = this.jobs.visibleJob(jobId, LEAD);
     const sessionId = this.sessionOf(j);
     if (this.attached.has(j.id)) {
-      throw new InvalidStateError(`Job ${j.id} is already taken over by a person (since ${new Date(this.attached.get(j.id)!).toISOString()}). Finish that session first, or run overseer attach ${j.id} --release to give it back.`);
+      throw new InvalidStateError(`Job ${j.id} is already taken over by a person (since ${new Date(this.attached.get(j.id)!).toISOString()}). Finish that session first (overseer attach asks what becomes of the job when it exits); if it was abandoned, the lead's detach_agent { job_id: "${j.id}", then: "resume" | "leave" } gives it back.`);
     }
     const launcher = ctx.launchers[j.provider as 'claude' | 'codex'];
     if (!launcher) throw new InvalidStateError(`Job ${j.id} runs on ${j.provider}, which this hub has no launcher for.`);
@@ -85,7 +95,7 @@ export class TakeoverService {
     const token = ctx.ids.token();
     const now = ctx.clock.now();
     tx(ctx.db, () => {
-      ctx.store.update(j.id, { token_hash: hashToken(token), status_message: 'taken over by a person (overseer attach)' }, now);
+      ctx.store.update(j.id, { token_hash: hashToken(token), status_message: TAKEN_OVER }, now);
       ctx.store.addEvent(j.id, now, 'attached', { was, session_id: sessionId, ...(reattached ? { reattached_worktree: workDir } : {}) });
     });
     this.attached.set(j.id, now);

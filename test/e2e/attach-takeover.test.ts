@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { scriptedHubs } from '../helpers/scripted.js';
+import { startTestHub } from '../helpers/hub.js';
 import { finishStep } from '../helpers/holder.js';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { waitForJob } from '../helpers/wait.js';
@@ -71,5 +72,26 @@ describe('taking over an agent (attach_agent / detach_agent)', () => {
     await assert.rejects(h.call('attach_agent', { job_id: later }), /has no session yet/);
     assert.equal(h.hub.ctx.store.get(later)!.status, 'waiting', 'the refused job is untouched');
     await h.call('cancel_agent', { job_id: later });
+  });
+
+  test('the mark outlives the hub: after a restart the job is still the person\'s (no headless resume, no second attach) until detach', { timeout: 180_000 }, async () => {
+    const h = await startTestHub({ scripts: { quick: (ctx) => (ctx.step === 0 ? finishStep('first done') : { text: 'done' }) } });
+    let h2: Awaited<ReturnType<typeof startTestHub>> | undefined;
+    try {
+      const id = (await h.call('spawn_agent', { prompt: '@script:quick', title: 'Quick' })).job_id as string;
+      await waitForJob(h.hub, id, (j) => j.status === 'succeeded', 90_000);
+      await h.call('attach_agent', { job_id: id });
+      await h.stop({ keep: true });
+      h2 = await startTestHub({ dir: h.dir });
+      await assert.rejects(h2.call('resume_agent', { job_id: id }), /taken over by a person/, 'a new hub still knows');
+      await assert.rejects(h2.call('attach_agent', { job_id: id }), /already taken over[\s\S]*detach_agent/);
+      const left = await h2.call('detach_agent', { job_id: id, then: 'leave' });
+      assert.equal(left.status, 'succeeded');
+      assert.equal(h2.hub.ctx.store.get(id)!.status_message, null);
+      await h2.call('attach_agent', { job_id: id });
+      await h2.call('detach_agent', { job_id: id, then: 'leave' });
+    } finally {
+      await h2?.stop();
+    }
   });
 });
