@@ -84,6 +84,17 @@ export function runStatus(opts: StatusOptions): void | Promise<void> {
   }
 }
 
+/** "merged into main · " for a job whose branch was merged (docs/merge.md); empty otherwise, and for a database without the table. */
+function mergedNotes(db: Database.Database): (j: JobRow) => string {
+  let into: Map<string, string>;
+  try {
+    into = new Map((db.prepare('SELECT job_id, target FROM job_merges ORDER BY id').all() as { job_id: string; target: string }[]).map((r) => [r.job_id, r.target]));
+  } catch {
+    return () => ''; // an older database
+  }
+  return (j) => (into.has(j.id) ? `merged into ${into.get(j.id)} · ` : '');
+}
+
 /** "setup 12.3s · " for a worktree job whose bootstrap ran commands (or failed); empty otherwise, and for a database without the table. */
 function setupNotes(db: Database.Database): (j: JobRow) => string {
   let store: SetupStore | undefined;
@@ -108,9 +119,10 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   // A PROJECT column when some job has one (src/projects).
   const withProject = f.project === undefined && rows.some((j) => j.project);
   const setup = setupNotes(state.db);
+  const merged = mergedNotes(state.db);
   const body = rows.map((j: JobRow) => [
     j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', ...(withProject ? [j.project ?? '-'] : []), String(j.turns), `$${j.cost_usd.toFixed(4)}`,
-    age(j.created_at), j.title.slice(0, 40), `${setup(j)}${(runsAt(j) ?? j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
+    age(j.created_at), j.title.slice(0, 40), `${merged(j)}${setup(j)}${(runsAt(j) ?? j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
   ]);
   let needs: Pick<Floor, 'needs_you'>;
   let unreadable: string[] = [];

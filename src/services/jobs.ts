@@ -93,9 +93,11 @@ export class JobService {
       return { with: other, title: this.ctx.store.get(other)?.title ?? other, files: o.files, locks_conflict: o.locks_conflict };
     }) : [];
     const schedule = this.schedules?.view(j);
+    const merged = j.worktree === 1 ? this.ctx.db.prepare('SELECT target, mode, commit_sha, merged_at FROM job_merges WHERE job_id = ? ORDER BY id DESC LIMIT 1').get(j.id) as { target: string; mode: string; commit_sha: string; merged_at: number } | undefined : undefined;
     return {
       ...sum,
       ...schedule,
+      ...(merged ? { merged: { into: merged.target, mode: merged.mode, commit: merged.commit_sha, at: isoTime(merged.merged_at) } } : {}),
       ...(setup ? { setup } : {}),
       ...(overlaps.length ? { overlaps } : {}),
       ...(reservation ? { reservation } : {}),

@@ -83,6 +83,8 @@ export interface AgentSummary {
   warnings?: { kind: string; detail: string; raised_at: string }[];
   /** Worktree bootstrap (worktree jobs): copied files, setup commands and their time (src/git/bootstrap.ts). */
   setup?: import('../git/bootstrap.js').SetupView;
+  /** Its branch was merged (overseer merge / merge_branch, docs/merge.md): into which branch, how, the new tip, when. */
+  merged?: { into: string; mode: string; commit: string; at: string };
   /** Files its branch and another live branch both change (the conflict guard, docs/worktrees.md). */
   overlaps?: { with: string; title: string; files: string[]; locks_conflict: boolean }[];
   /** When the child last printed anything, and what it last did (running jobs). */

@@ -2,6 +2,7 @@
 // repositories: finished worktree jobs are made directly (a branch with real commits, its worktree,
 // a succeeded job row), no children needed. Checks run on the merged result in a scratch worktree;
 // conflicts and failed checks leave the target branch and the person's checkout untouched.
+import { statusText } from '../../src/cli/status.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -76,6 +77,9 @@ describe('merge and queue', () => {
     assert.ok(await gitOut(repo, ['rev-parse', '--verify', `refs/heads/${j.branch}`]), 'the branch is kept');
     assert.deepEqual(mergeRows(j.id).map((m) => [m.target, m.commit_sha]), [['main', r.commit]]);
     assert.ok(events(j.id).includes('merged'));
+    const shown = await h.call('get_agent', { job_id: j.id });
+    assert.deepEqual({ into: shown.merged.into, mode: shown.merged.mode, commit: shown.merged.commit }, { into: 'main', mode: 'merge', commit: r.commit }, 'get_agent shows the merge');
+    assert.match(statusText({ store: h.hub.ctx.store, db: h.hub.db, home: h.home, close: () => undefined }, {}), new RegExp(`${j.id}.*merged into main`), 'and so does status');
     assert.equal((await gitOut(repo, ['worktree', 'list', '--porcelain'])).match(/^worktree /gm)?.length, 1, 'no scratch worktree left');
     await assert.rejects(h.call('merge_branch', { job_id: j.id }), /already merged/);
   });
