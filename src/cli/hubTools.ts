@@ -16,6 +16,17 @@ export interface HubTools {
 /** A refusal by the tool itself (bad input, unknown job, wrong state): the message is the hub's. */
 export class ToolRefused extends UsageError {}
 
+/** Run `f` with a connection to the running hub of this state directory, closed after. */
+export async function withHub<T>(f: (h: HubTools) => Promise<T>): Promise<T> {
+  const { loadConfig } = await import('../config.js');
+  const h = await connectHub(loadConfig().home);
+  try {
+    return await f(h);
+  } finally {
+    await h.close();
+  }
+}
+
 export async function connectHub(home: string): Promise<HubTools> {
   const info = readHubInfo(home);
   if (!info?.url) throw new CliError(`No Overseer hub is running for ${home}: start your lead's Claude Code (its overseer mcp starts one), or run overseer serve; OVERSEER_HOME picks another state directory.`);

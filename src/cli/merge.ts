@@ -9,13 +9,7 @@ import type { HubTools } from './hubTools.js';
 export const MERGE_TIMEOUT_MS = 60 * 60_000;
 
 export async function withHub<T>(f: (h: HubTools) => Promise<T>): Promise<T> {
-  const [{ loadConfig }, { connectHub }] = await Promise.all([import('../config.js'), import('./hubTools.js')]);
-  const h = await connectHub(loadConfig().home);
-  try {
-    return await f(h);
-  } finally {
-    await h.close();
-  }
+  return (await import('./hubTools.js')).withHub(f);
 }
 
 export interface MergeCliOpts { rebase?: boolean; squash?: boolean; strategy?: string; leaveConflicts?: boolean; into?: string; json?: boolean }

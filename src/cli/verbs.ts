@@ -11,13 +11,7 @@ export const EXIT_TIMEOUT = 124;
 interface Common { json?: boolean }
 
 async function withHub<T>(f: (h: HubTools) => Promise<T>): Promise<T> {
-  const [{ loadConfig }, { connectHub }] = await Promise.all([import('../config.js'), import('./hubTools.js')]);
-  const h = await connectHub(loadConfig().home);
-  try {
-    return await f(h);
-  } finally {
-    await h.close();
-  }
+  return (await import('./hubTools.js')).withHub(f);
 }
 
 const print = (o: Common, value: unknown, line: string): void => {
