@@ -16,6 +16,7 @@ import type { ModelChooser } from '../models/choice.js';
 import type { Schedules } from '../runs/schedules.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
 import { SetupStore } from '../store/setup.js';
+import type { Statement } from 'better-sqlite3';
 import { OverlapStore, byPair } from '../store/overlaps.js';
 import { setupView } from '../git/bootstrap.js';
 import { isoTime } from '../clock.js';
@@ -76,10 +77,15 @@ export class JobService {
 
   private readonly warnings: WarningStore;
   private readonly overlaps: OverlapStore;
+  private readonly setups: SetupStore;
+  /** The job's latest merge (docs/merge.md), for get_agent. */
+  private readonly lastMerge: Statement;
 
   constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {
     this.warnings = new WarningStore(ctx.db);
     this.overlaps = new OverlapStore(ctx.db);
+    this.setups = new SetupStore(ctx.db);
+    this.lastMerge = ctx.db.prepare('SELECT target, mode, commit_sha, merged_at FROM job_merges WHERE job_id = ? ORDER BY id DESC LIMIT 1');
   }
 
   /** A summary with its job's open health warnings and last activity (live jobs). */
@@ -87,13 +93,13 @@ export class JobService {
     const open = this.warnings.open(j.id);
     const live = !isTerminal(j.status as JobStatus);
     const reservation = this.budgets?.view(j);
-    const setup = j.worktree === 1 ? setupView(new SetupStore(this.ctx.db).report(j.id)) : undefined;
+    const setup = j.worktree === 1 ? setupView(this.setups.report(j.id)) : undefined;
     const overlaps = j.worktree === 1 ? byPair(this.overlaps.open(j.id)).map((o) => {
       const other = o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0];
       return { with: other, title: this.ctx.store.get(other)?.title ?? other, files: o.files, locks_conflict: o.locks_conflict };
     }) : [];
     const schedule = this.schedules?.view(j);
-    const merged = j.worktree === 1 ? this.ctx.db.prepare('SELECT target, mode, commit_sha, merged_at FROM job_merges WHERE job_id = ? ORDER BY id DESC LIMIT 1').get(j.id) as { target: string; mode: string; commit_sha: string; merged_at: number } | undefined : undefined;
+    const merged = j.worktree === 1 ? this.lastMerge.get(j.id) as { target: string; mode: string; commit_sha: string; merged_at: number } | undefined : undefined;
     return {
       ...sum,
       ...schedule,
@@ -277,8 +283,8 @@ export class JobService {
       }, spec.parent_id === null ? 'lead' : 'agent');
       const { skipBootstrap, base, ...row } = spec;
       ctx.store.insertJob({ ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
-      if (skipBootstrap) new SetupStore(ctx.db).skip(id, now);
-      if (base) new SetupStore(ctx.db).setBase(id, base, now);
+      if (skipBootstrap) this.setups.skip(id, now);
+      if (base) this.setups.setBase(id, base, now);
       if (at.notBefore !== undefined) ctx.store.update(id, { not_before: at.notBefore }, now);
       at.within?.(id, now);
       if (r) this.budgets!.hold(id, r, now);

@@ -1,52 +1,74 @@
-// What worktree bootstrap does per job (src/git/bootstrap.ts): whether spawn_agent skipped it,
-// and the report of its last run. A table of its own, beside the job row.
+// What worktree preparation records per job (src/git/bootstrap.ts, src/git/stack.ts): whether
+// spawn_agent skipped the bootstrap, the report of its last run, the base it asked for and what
+// its branch was made from. A table of its own, beside the job row. Statements are prepared
+// once per store (get_agent and status read a row per worktree job).
+import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { BootstrapReport } from '../git/bootstrap.js';
-
-export class SetupStore {
-  constructor(private readonly db: Db) {}
-
-  /** Record at spawn that the job's worktree is not bootstrapped. */
-  skip(jobId: string, now: number): void {
-    this.db.prepare('INSERT INTO job_setup (job_id, skip, updated_at) VALUES (?, 1, ?) ON CONFLICT(job_id) DO UPDATE SET skip = 1, updated_at = excluded.updated_at').run(jobId, now);
-  }
-
-  skipped(jobId: string): boolean {
-    return (this.db.prepare('SELECT skip FROM job_setup WHERE job_id = ?').get(jobId) as { skip: number } | undefined)?.skip === 1;
-  }
-
-  record(jobId: string, report: BootstrapReport, now: number): void {
-    this.db.prepare('INSERT INTO job_setup (job_id, report_json, updated_at) VALUES (?, ?, ?) ON CONFLICT(job_id) DO UPDATE SET report_json = excluded.report_json, updated_at = excluded.updated_at')
-      .run(jobId, JSON.stringify(report), now);
-  }
-
-  report(jobId: string): BootstrapReport | undefined {
-    const r = this.db.prepare('SELECT report_json FROM job_setup WHERE job_id = ?').get(jobId) as { report_json: string | null } | undefined;
-    return r?.report_json ? JSON.parse(r.report_json) as BootstrapReport : undefined;
-  }
-
-  /** Record at spawn what the job's worktree starts from (`job:<id>` or `branch:<name>`). */
-  setBase(jobId: string, base: string, now: number): void {
-    this.db.prepare('INSERT INTO job_setup (job_id, base, updated_at) VALUES (?, ?, ?) ON CONFLICT(job_id) DO UPDATE SET base = excluded.base, updated_at = excluded.updated_at').run(jobId, base, now);
-  }
-
-  base(jobId: string): string | null {
-    return (this.db.prepare('SELECT base FROM job_setup WHERE job_id = ?').get(jobId) as { base: string | null } | undefined)?.base ?? null;
-  }
-
-  /** What the worktree's branch was made from, once it was. */
-  setStack(jobId: string, stack: StackRecord, now: number): void {
-    this.db.prepare('INSERT INTO job_setup (job_id, stack_json, updated_at) VALUES (?, ?, ?) ON CONFLICT(job_id) DO UPDATE SET stack_json = excluded.stack_json, updated_at = excluded.updated_at').run(jobId, JSON.stringify(stack), now);
-  }
-
-  stack(jobId: string): StackRecord | undefined {
-    const r = this.db.prepare('SELECT stack_json FROM job_setup WHERE job_id = ?').get(jobId) as { stack_json: string | null } | undefined;
-    return r?.stack_json ? JSON.parse(r.stack_json) as StackRecord : undefined;
-  }
-}
 
 export interface StackRecord {
   branch: string;
   jobId?: string;
   merged: string[];
+}
+
+type Column = 'skip' | 'report_json' | 'base' | 'stack_json';
+
+export class SetupStore {
+  private readonly stmts = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Db) {}
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) { s = this.db.prepare(sql); this.stmts.set(sql, s); }
+    return s;
+  }
+
+  /** Set one column of the job's row, creating the row. */
+  private put(jobId: string, column: Column, value: string | number, now: number): void {
+    this.stmt(`INSERT INTO job_setup (job_id, ${column}, updated_at) VALUES (?, ?, ?) ON CONFLICT(job_id) DO UPDATE SET ${column} = excluded.${column}, updated_at = excluded.updated_at`).run(jobId, value, now);
+  }
+
+  private read(jobId: string, column: Column): string | number | null {
+    return (this.stmt(`SELECT ${column} AS v FROM job_setup WHERE job_id = ?`).get(jobId) as { v: string | number | null } | undefined)?.v ?? null;
+  }
+
+  /** Record at spawn that the job's worktree is not bootstrapped. */
+  skip(jobId: string, now: number): void {
+    this.put(jobId, 'skip', 1, now);
+  }
+
+  skipped(jobId: string): boolean {
+    return this.read(jobId, 'skip') === 1;
+  }
+
+  record(jobId: string, report: BootstrapReport, now: number): void {
+    this.put(jobId, 'report_json', JSON.stringify(report), now);
+  }
+
+  report(jobId: string): BootstrapReport | undefined {
+    const r = this.read(jobId, 'report_json');
+    return typeof r === 'string' ? JSON.parse(r) as BootstrapReport : undefined;
+  }
+
+  /** Record at spawn what the job's worktree starts from (`job:<id>` or `branch:<name>`). */
+  setBase(jobId: string, base: string, now: number): void {
+    this.put(jobId, 'base', base, now);
+  }
+
+  base(jobId: string): string | null {
+    const r = this.read(jobId, 'base');
+    return typeof r === 'string' ? r : null;
+  }
+
+  /** What the worktree's branch was made from, once it was. */
+  setStack(jobId: string, stack: StackRecord, now: number): void {
+    this.put(jobId, 'stack_json', JSON.stringify(stack), now);
+  }
+
+  stack(jobId: string): StackRecord | undefined {
+    const r = this.read(jobId, 'stack_json');
+    return typeof r === 'string' ? JSON.parse(r) as StackRecord : undefined;
+  }
 }
