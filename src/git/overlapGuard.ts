@@ -7,6 +7,7 @@
 // returned once as attention to the lead.
 import { realpathSync } from 'node:fs';
 import { relative, isAbsolute } from 'node:path';
+import type { Statement } from 'better-sqlite3';
 import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
@@ -31,6 +32,7 @@ export function overlapsOf(jobId: string, sets: ReadonlyMap<string, { repoRoot: 
 
 export class OverlapGuard {
   readonly store: OverlapStore;
+  private readonly heldLocks: Statement;
   private readonly touched = new Map<string, { repoRoot: string; files: Set<string> }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
@@ -38,6 +40,7 @@ export class OverlapGuard {
 
   constructor(private readonly ctx: HubContext, private readonly tell: (to: string, text: string) => void, private readonly debounceMs = 100) {
     this.store = new OverlapStore(ctx.db);
+    this.heldLocks = ctx.db.prepare('SELECT path FROM locks WHERE holder = ?');
   }
 
   start(): void {
@@ -85,7 +88,7 @@ export class OverlapGuard {
     const files = new Set([...outLines(diff), ...outLines(untracked)]);
     let root = dir;
     try { root = realpathSync(dir); } catch { /* gone */ }
-    for (const l of this.ctx.db.prepare('SELECT path FROM locks WHERE holder = ?').all(j.id) as { path: string }[]) {
+    for (const l of this.heldLocks.all(j.id) as { path: string }[]) {
       const rel = relative(root, l.path);
       if (rel && !rel.startsWith('..') && !isAbsolute(rel)) files.add(rel.split('\\').join('/'));
     }
