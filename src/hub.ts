@@ -73,6 +73,9 @@ import { createServer } from './server/createServer.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
 import { createWeb, type Web } from './web/index.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
+
+/** Reading tools: Claude Code allows them itself; the hook only guards the hub's state. */
+const READ_TOOLS = /^(Read|Grep|Glob|LS)$/;
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
 
 export interface HubOptions {
@@ -272,9 +275,17 @@ export class Hub {
       web: this.web.hooks,
       log: this.ctx.log,
       makeServer: (c) => this.server(c),
-      onHook: (c, body) => {
+      onHook: (c, body, format) => {
         const h = checkHookInput(body);
-        return h.ok ? this.hook.check(c, h.input) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
+        if (!h.ok) return { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
+        const verdict = this.hook.check(c, h.input);
+        // A Claude child's hook also answers the permission question when the policy settles it
+        // (allow or deny): only an `ask` still goes through check_permission (docs/performance.md).
+        // Reads are Claude Code's own to allow (no prompt, no event per read).
+        if (verdict.decision !== 'none' || format !== 'claude' || c.role !== 'agent' || !h.input.tool_name || READ_TOOLS.test(h.input.tool_name)) return verdict;
+        const j = this.permissions.judge(c, h.input.tool_name, h.input.tool_input ?? {}, { recordAsk: false, via: 'hook' });
+        if (j.action === 'deny') return { ...verdict, decision: 'deny', reason: j.message };
+        return j.action === 'allow' ? { ...verdict, decision: 'allow', reason: j.reason } : verdict;
       },
       onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, this.search.api),
       version: this.version,

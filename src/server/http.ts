@@ -20,8 +20,8 @@ export interface HttpAuth {
   identify(token: string): Caller | undefined;
 }
 
-/** POST /hook: the lock hook's question, answered as JSON. */
-export type HookHandler = (caller: Caller, body: unknown) => unknown;
+/** POST /hook: the lock hook's question, answered as JSON; `claude`: asked by a Claude Code HTTP hook (?format=claude). */
+export type HookHandler = (caller: Caller, body: unknown, format?: 'claude') => unknown;
 
 /** Routes under /api/ (after the Host, Origin and token checks); false = not found. */
 export type ApiHandler = (caller: Caller, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
@@ -150,10 +150,14 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       if (req.method !== 'POST' || !o.onHook) return deny(res, 405, 'POST the hook input to /hook');
       const body = await readJson(req);
       if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
-      const verdict = o.onHook(caller, body) as { decision?: string; reason?: string };
-      // ?format=claude: Claude Code's HTTP hook reads the same JSON a command hook prints.
-      const out = url.searchParams.get('format') === 'claude'
-        ? (verdict.decision === 'deny' ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: verdict.reason ?? 'denied by Overseer' } } : {})
+      const claude = url.searchParams.get('format') === 'claude';
+      const verdict = o.onHook(caller, body, claude ? 'claude' : undefined) as { decision?: string; reason?: string };
+      // ?format=claude: Claude Code's HTTP hook reads the same JSON a command hook prints. An
+      // `allow` (the policy settled the call) skips Claude Code's permission prompt.
+      const out = claude
+        ? (verdict.decision === 'deny' || verdict.decision === 'allow'
+          ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: verdict.decision, permissionDecisionReason: verdict.reason ?? (verdict.decision === 'deny' ? 'denied by Overseer' : 'allowed by Overseer policy') } }
+          : {})
         : verdict;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(out));
@@ -215,7 +219,11 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       else res.end();
     });
   });
-  http.keepAliveTimeout = 5000;
+  // Idle keep-alive sockets stay open a minute. With Node's 5 s, a client that reused a socket
+  // just as the hub closed it got "fetch failed" (ECONNRESET) for a POST it cannot retry: clients
+  // expire sockets on the hub's Keep-Alive hint minus a margin, and a loaded machine's event-loop
+  // lag ate that margin (seen in CI). A minute makes an idle client expire its socket first.
+  http.keepAliveTimeout = 60_000;
   const listen = (p: number): Promise<void> => new Promise<void>((resolve, reject) => {
     const onError = (err: Error): void => reject(err);
     http.once('error', onError);

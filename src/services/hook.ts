@@ -18,7 +18,8 @@ export interface HookInput {
 }
 
 export interface HookVerdict {
-  decision: 'none' | 'deny';
+  /** `allow` only from the hub's policy for a Claude child (src/hub.ts); the lock check says none or deny. */
+  decision: 'none' | 'deny' | 'allow';
   reason?: string;
   /** Files the hook locked for the caller on the spot (auto mode). */
   locked?: string[];

@@ -13,6 +13,9 @@ import { realTarget } from '../domain/paths.js';
 import { protectedReason } from '../domain/protectedPaths.js';
 import { protectedContextOf } from './hook.js';
 
+/** The policy's answer now: allow, deny (with the message the agent sees) or ask the lead. */
+export type Judgement = { action: 'allow' | 'ask'; reason: string } | { action: 'deny'; message: string };
+
 export type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 
 export class PermissionService {
@@ -54,10 +57,16 @@ export class PermissionService {
     return decide(policy, { toolName: 'Bash', input: { command }, workDir: job?.work_dir ?? job?.cwd ?? this.ctx.projectDir });
   }
 
-  async check(caller: Caller, toolName: string, input: Record<string, unknown>, signal?: AbortSignal, progress?: (ms: number) => void): Promise<PermissionAnswer> {
+  /**
+   * The policy's answer for a tool call of an agent, decided now (nothing is asked; an `ask`
+   * is returned as such) and recorded as a `permission` event. Paths are judged where they
+   * really land. Used by check_permission and by the children's PreToolUse hook, which answers
+   * allow/deny itself so a call the policy settles never makes the permission round trip.
+   */
+  judge(caller: Caller, toolName: string, input: Record<string, unknown>, o: { recordAsk?: boolean; via?: 'hook' | 'check_permission' } = {}): Judgement {
     if (caller.role !== 'agent') throw new ForbiddenError('check_permission is called by Claude Code inside agents, not by the lead.');
     const policy = this.policy();
-    if ('error' in policy) return { behavior: 'deny', message: `Overseer's policy file ${this.file} is invalid (${policy.error}); every permission prompt is denied until it is fixed.` };
+    if ('error' in policy) return { action: 'deny', message: `Overseer's policy file ${this.file} is invalid (${policy.error}); every permission prompt is denied until it is fixed.` };
     const job = this.ctx.store.get(caller.jobId);
     const workDir = realTarget(job?.work_dir ?? job?.cwd ?? this.ctx.projectDir, '/') ?? (job?.work_dir ?? job?.cwd ?? this.ctx.projectDir);
     // The policy matches paths as text: give it where each write really lands (symlinks and
@@ -67,21 +76,29 @@ export class PermissionService {
       const v = input[f];
       if (typeof v !== 'string') continue;
       const real = realTarget(v, workDir);
-      if (real === undefined) return { behavior: 'deny', message: `Denied by Overseer: cannot tell where ${f} ${JSON.stringify(v.slice(0, 300))} leads (a symlink loop, or too deep); use the real path.` };
+      if (real === undefined) return { action: 'deny', message: `Denied by Overseer: cannot tell where ${f} ${JSON.stringify(v.slice(0, 300))} leads (a symlink loop, or too deep); use the real path.` };
       seen[f] = real;
       if (/^(Edit|Write|MultiEdit|NotebookEdit)$/.test(toolName)) {
         const why = protectedReason(real, protectedContextOf(this.ctx));
-        if (why) return { behavior: 'deny', message: `Denied by Overseer: agents may not write there: ${why}.` };
+        if (why) return { action: 'deny', message: `Denied by Overseer: agents may not write there: ${why}.` };
       }
     }
     const d = decide(policy, { toolName, input: seen, workDir });
     // The rule that decided (its index and tool pattern; null = the policy's default) and why.
     const rule = d.ruleIndex === null ? null : policy.rules[d.ruleIndex]!;
-    this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', {
-      tool: toolName, action: d.action, rule: d.ruleIndex, rule_tool: rule?.tool ?? null, reason: d.reason, target: summarizeInput(input).slice(0, 200),
+    // The hook leaves an `ask` to check_permission, which records it then: one event per call.
+    if (d.action !== 'ask' || o.recordAsk !== false) this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', {
+      tool: toolName, action: d.action, rule: d.ruleIndex, rule_tool: rule?.tool ?? null, reason: d.reason, target: summarizeInput(input).slice(0, 200), via: o.via ?? 'check_permission',
     });
+    if (d.action === 'deny') return { action: 'deny', message: `Denied by Overseer policy: ${d.reason}` };
+    return { action: d.action, reason: d.reason };
+  }
+
+  async check(caller: Caller, toolName: string, input: Record<string, unknown>, signal?: AbortSignal, progress?: (ms: number) => void): Promise<PermissionAnswer> {
+    if (caller.role !== 'agent') throw new ForbiddenError('check_permission is called by Claude Code inside agents, not by the lead.');
+    const d = this.judge(caller, toolName, input);
     if (d.action === 'allow') return { behavior: 'allow', updatedInput: input };
-    if (d.action === 'deny') return { behavior: 'deny', message: `Denied by Overseer policy: ${d.reason}` };
+    if (d.action === 'deny') return { behavior: 'deny', message: d.message };
     const r = await this.requests.open(caller, {
       kind: 'permission', summary: `${toolName}: ${summarizeInput(input)}${d.reason ? ` (${d.reason})` : ''}`,
       toolName, toolInput: input, timeoutS: this.ctx.config.maxWaitS,
