@@ -1,5 +1,6 @@
 // End-to-end: what a real claude child sends on its first request to the model. Children start
-// lean: no AskUserQuestion (nobody answers it in a child; they have ask_lead), and Overseer's
+// lean: no AskUserQuestion (nobody answers it in a child; they have ask_lead), no ScheduleWakeup
+// (a person's /loop) or ReportFindings (a host UI's review list), and Overseer's
 // finish/report_status as full tool definitions, not deferred behind ToolSearch. Claude Code's
 // tool search is left ON here (the other tests turn it off), as it is for users.
 import { test, after } from 'node:test';
@@ -11,7 +12,7 @@ after(async () => { for (const h of hubs) await h.stop(); });
 
 interface ApiTool { name: string; input_schema?: unknown; defer_loading?: boolean }
 
-test('first request of a child: no AskUserQuestion, finish and report_status loaded in full', { timeout: 120_000 }, async () => {
+test('first request of a child: no AskUserQuestion, ScheduleWakeup or ReportFindings, finish and report_status loaded in full', { timeout: 120_000 }, async () => {
   const h = await startTestHub({
     scripts: { lean: [{ tools: [{ name: 'mcp__overseer__finish', input: { result: 'ok' } }] }, { text: 'done' }] },
     extraEnv: { ENABLE_TOOL_SEARCH: 'true' },
@@ -25,7 +26,8 @@ test('first request of a child: no AskUserQuestion, finish and report_status loa
   assert.ok(first, 'the fake saw the child\'s first request');
   const tools = first.body.tools as ApiTool[];
   const names = tools.map((t) => t.name);
-  assert.ok(!names.includes('AskUserQuestion'), `AskUserQuestion offered: ${names.join(', ')}`);
+  for (const n of ['AskUserQuestion', 'ScheduleWakeup', 'ReportFindings']) assert.ok(!names.includes(n), `${n} offered: ${names.join(', ')}`);
+  assert.ok(names.includes('Write') && names.includes('Bash'), `the tools a child works with are there: ${names.join(', ')}`);
   for (const n of ['mcp__overseer__finish', 'mcp__overseer__report_status']) {
     const t = tools.find((x) => x.name === n);
     assert.ok(t, `${n} is in tools: ${names.join(', ')}`);
