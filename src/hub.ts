@@ -205,7 +205,7 @@ export class Hub {
     const models = new ModelChooser(this.ctx);
     models.budgets = this.budgets;
     this.jobs.models = models;
-    runner.chooseModel = (job, n) => models.choose(job, n);
+    runner.chooseModel = (job, n, signal) => models.choose(job, n, signal);
     this.budgets.autoModels = (provider) => models.candidates(provider);
     this.schedules = new Schedules(this.ctx, this.jobs);
     this.jobs.schedules = this.schedules;

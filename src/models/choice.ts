@@ -86,7 +86,7 @@ export class ModelChooser {
   }
 
   /** Choose the model of an auto job before its first attempt (`attempt`). Never throws. */
-  async choose(job: JobRow, attempt: number): Promise<void> {
+  async choose(job: JobRow, attempt: number, signal?: AbortSignal): Promise<void> {
     const { ctx } = this;
     const started = ctx.clock.now();
     const classifierModel = ctx.config.classifierModel;
@@ -101,6 +101,7 @@ export class ModelChooser {
           timeoutMs: ctx.config.classifierTimeoutS * 1000,
           env: ctx.childEnv,
           cwd: job.cwd,
+          signal,
         })
         : { answer: { ok: false, why: `provider ${job.provider} has no model tiers (modelTiers.${job.provider})` } };
     } catch (err) {

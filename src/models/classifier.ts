@@ -84,18 +84,22 @@ export async function runClassifier(o: {
   timeoutMs: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Aborted when the job is cancelled while it is classified: the run is stopped at once. */
+  signal?: AbortSignal;
 }): Promise<ClassifyRun> {
   if (!o.bin) return { answer: { ok: false, why: 'no claude binary to classify with (CLAUDE_BIN, or claude on PATH)' } };
   const { execa } = await import('execa');
-  let r: { stdout: string; stderr: string; exitCode?: number; timedOut: boolean };
+  let r: { stdout: string; stderr: string; exitCode?: number; timedOut: boolean; isCanceled: boolean };
   try {
     r = await execa(o.bin, classifierArgs(o.model), {
       input: o.prompt, cwd: o.cwd, env: o.env, extendEnv: o.env === undefined, reject: false, timeout: o.timeoutMs,
+      ...(o.signal ? { cancelSignal: o.signal } : {}),
     });
   } catch (err) {
     return { answer: { ok: false, why: `the classifier could not run: ${(err as Error).message}` } };
   }
   const usage = oneShotUsage(r.stdout, o.model);
+  if (r.isCanceled) return { answer: { ok: false, why: 'the classification was stopped: the job was cancelled' }, usage };
   if (r.timedOut) return { answer: { ok: false, why: `the classifier timed out after ${Math.round(o.timeoutMs / 1000)} s (classifierTimeoutS)` }, usage };
   const answer = parseClassifierOutput(r.stdout);
   if (!answer.ok && !r.stdout.trim()) {

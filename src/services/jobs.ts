@@ -462,6 +462,7 @@ export class JobService {
       } else if (this.runner.isActiveJob(t.id)) {
         // Still preparing (worktree, model choice): the runner ends it as cancelled instead of launching.
         this.runner.cancelReasons.set(t.id, reason);
+        this.runner.abortPreparation(t.id);
         waits.push(this.settledOnce(t.id).then(() => this.cancel({ ...input, job_id: t.id, cascade: false }, { role: 'lead' })));
       } else {
         this.markCancelled(t.id, reason);

@@ -45,10 +45,12 @@ export class Runner {
   private readonly budgetStops = new Map<string, string>();
   /** Jobs between "marked running" and "supervisor started" (async worktree prep). */
   private readonly preparing = new Set<string>();
+  /** Aborts the model choice of a job being prepared (a cancel stops its classifier at once). */
+  private readonly preparingAborts = new Map<string, AbortController>();
   private dispatching = false;
   private stopped = false;
   /** Chooses the model of a job spawned with model "auto" before its first attempt (src/models, set by the hub). Never throws. */
-  chooseModel?: (job: JobRow, attempt: number) => Promise<void>;
+  chooseModel?: (job: JobRow, attempt: number, signal?: AbortSignal) => Promise<void>;
 
   private readonly setups: SetupStore;
 
@@ -119,7 +121,9 @@ export class Runner {
       return;
     }
     this.preparing.add(job.id);
-    void (choose ? choose(job, n) : Promise.resolve())
+    const abort = new AbortController();
+    this.preparingAborts.set(job.id, abort);
+    void (choose ? choose(job, n, abort.signal) : Promise.resolve())
       .then(() => (needsPrep ? this.prepare(job) : undefined))
       .then(() => {
         // Cancelled while it was being prepared: end the attempt instead of starting the child.
@@ -134,7 +138,15 @@ export class Runner {
         if (err instanceof SetupFailed) void this.endAttempt(job.id, n, { ok: false, failureClass: err instanceof DependencyConflict ? 'dependency_conflict' : 'setup_failed', error: err.message });
         else void this.endAttempt(job.id, n, { ok: false, failureClass: 'crashed', error: `could not prepare the work tree: ${errorMessage(err)}` });
       })
-      .finally(() => this.preparing.delete(job.id));
+      .finally(() => {
+        this.preparing.delete(job.id);
+        this.preparingAborts.delete(job.id);
+      });
+  }
+
+  /** Stop what can be stopped of a job's preparation (its model classification) after a cancel. */
+  abortPreparation(jobId: string): void {
+    this.preparingAborts.get(jobId)?.abort();
   }
 
   private async prepare(job: JobRow): Promise<void> {

@@ -105,15 +105,19 @@ describe('model auto-choice', () => {
     const row = h.hub.ctx.store.events(id, 50).find((e) => e.kind === 'model_chosen');
     assert.ok(row && JSON.parse(row.data_json!).fallback === true);
 
-    // Cancelled while it classifies: it ends cancelled without starting a child, and quickly.
-    const cid = (await h.call('spawn_agent', { prompt: '@script:slow second task', model: 'auto' })).job_id;
-    await h.fake.waitForRequest((r) => r.script === 'slow' && JSON.stringify(r.body.messages).includes('second task'), 30_000);
+    // Cancelled while it classifies: it ends cancelled without starting a child, and quickly. On a
+    // hub whose classifier does not time out first (2 s raced the cancel on a loaded machine).
+    const patient = await hubWith({
+      slow: (ctx) => (isClassifier(ctx) ? { delayMs: 20_000, text: 'too late' } : { text: 'done' }),
+    }, { defaultModel: 'claude-sonnet-5', classifierTimeoutS: 120 });
+    const cid = (await patient.call('spawn_agent', { prompt: '@script:slow second task', model: 'auto' })).job_id;
+    await patient.fake.waitForRequest((r) => r.script === 'slow' && JSON.stringify(r.body.messages).includes('second task'), 30_000);
     const t0 = Date.now();
-    const cancelled = await h.call('cancel_agent', { job_id: cid, reason: 'changed my mind' });
+    const cancelled = await patient.call('cancel_agent', { job_id: cid, reason: 'changed my mind' });
     assert.equal(cancelled.status, 'cancelled');
     assert.equal(cancelled.error, 'cancelled: changed my mind');
     assert.ok(Date.now() - t0 < 15_000, `cancel took ${Date.now() - t0} ms`);
-    assert.equal(h.fake.requests.filter((r) => JSON.stringify(r.body.messages).includes('second task') && !JSON.stringify(r.body.messages).includes('Decide which model tier')).length, 0, 'no child ran');
+    assert.equal(patient.fake.requests.filter((r) => JSON.stringify(r.body.messages).includes('second task') && !JSON.stringify(r.body.messages).includes('Decide which model tier')).length, 0, 'no child ran');
 
     // No tiers for claude: "auto" is refused and nothing is created.
     const none = await hubWith({}, { modelTiers: { claude: null } });
