@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { buildCli, overseer, type CliRun } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/claude.js';
+import { gate } from '../helpers/gate.js';
 
 const TIME = /\d{2}:\d{2}:\d{2}/;
 
@@ -20,6 +21,9 @@ describe('overseer logs / events / status on real jobs', { timeout: 280_000 }, (
   const cli = (args: string[], onStdout?: (s: string) => void): Promise<CliRun> => overseer(h.project, args, { OVERSEER_HOME: h.home }, onStdout);
   let okId = '';
   let checkedId = '';
+  // The first attempt of `flaky` fails only once both followers show it: a follower that starts
+  // after attempt 1 ended rightly begins at attempt 2 (a CLI start took seconds on a loaded machine).
+  const followed = gate(120_000);
 
   before(async () => {
     buildCli();
@@ -30,7 +34,11 @@ describe('overseer logs / events / status on real jobs', { timeout: 280_000 }, (
         // Claude ends with result subtype success; the hub's check fails the job.
         said_ok: [{ text: 'I say it worked' }],
         // The first attempt fails (API 400), the retry succeeds; both slow enough to follow.
-        flaky: (ctx) => (ctx.prompt.includes('Previous attempt') ? { delayMs: 1000, text: 'ok on retry' } : { delayMs: 1000, error: { status: 400, message: 'first attempt fails' } }),
+        flaky: async (ctx) => {
+          if (ctx.prompt.includes('Previous attempt')) return { delayMs: 1000, text: 'ok on retry' };
+          await followed.wait;
+          return { error: { status: 400, message: 'first attempt fails' } };
+        },
       },
     });
     okId = (await h.call('spawn_agent', { prompt: '@script:tooly' })).job_id;
@@ -74,7 +82,12 @@ describe('overseer logs / events / status on real jobs', { timeout: 280_000 }, (
 
   test('logs -f (text and --json) follows a retry into attempt 2 and exits when the job ends', async () => {
     const id = (await h.call('spawn_agent', { prompt: '@script:flaky', retry: 'same' })).job_id;
-    const [text, json] = await Promise.all([cli(['logs', id, '-f']), cli(['logs', id, '-f', '--json'])]);
+    const seen = { text: false, json: false };
+    const saw = (k: 'text' | 'json') => (all: string): void => {
+      seen[k] ||= k === 'text' ? all.includes('── attempt 1 (initial) started') : all.includes('"type":"overseer.attempt"');
+      if (seen.text && seen.json) followed.open();
+    };
+    const [text, json] = await Promise.all([cli(['logs', id, '-f'], saw('text')), cli(['logs', id, '-f', '--json'], saw('json'))]);
     assert.equal(text.code, 0, text.stderr);
     const job = await h.call('get_agent', { job_id: id });
     assert.equal(job.status, 'succeeded', 'the followers exited only once the job had ended');
