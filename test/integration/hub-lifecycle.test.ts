@@ -110,21 +110,23 @@ describe('hub lifecycle behind overseer mcp', { timeout: 240_000 }, () => {
   });
 
   test('idle exit: not while a lead is connected, not while a job runs, then after the grace period', async () => {
-    const { fake, state, bridge } = await setup({ OVERSEER_IDLE_EXIT_S: '1' });
-    // The child spends 4 s (four grace periods) inside one model call, then needs the hub to answer report_status.
+    // A 3 s grace period: with 1 s, a bridge whose start took a second on a loaded machine found the hub
+    // it had started already gone (seen in CI).
+    const { fake, state, bridge } = await setup({ OVERSEER_IDLE_EXIT_S: '3' });
+    // The child spends 7 s (over two grace periods) inside one model call, then needs the hub to answer report_status.
     fake.addScript('slow', (ctx) => {
-      if (ctx.step === 0) return { delayMs: 4000, tools: [{ name: 'mcp__overseer__report_status', input: { message: 'still here' } }] };
+      if (ctx.step === 0) return { delayMs: 7000, tools: [{ name: 'mcp__overseer__report_status', input: { message: 'still here' } }] };
       return { text: `done (${ctx.lastToolResults[0]?.is_error ? 'error' : 'ok'})` };
     });
     const lead = await bridge('idle-lead');
     const hub = hubPidOf(state)!;
-    // A connected lead keeps it: a 3 s watch (three grace periods) returns from the same hub.
-    const w = json(await lead.callTool({ name: 'watch_notes', arguments: { prefix: 'none/', timeout_s: 3 } }));
+    // A connected lead keeps it: a 7 s watch (over two grace periods) returns from the same hub.
+    const w = json(await lead.callTool({ name: 'watch_notes', arguments: { prefix: 'none/', timeout_s: 7 } }));
     assert.equal(w.timed_out, true);
     assert.ok(alive(hub), 'the hub exited while a lead was connected');
     const jobId = json(await lead.callTool({ name: 'spawn_agent', arguments: { prompt: '@script:slow' } })).job_id as string;
     await lead.close();
-    // No lead now; the job alone keeps the hub: the child's report_status after 4 s must be answered.
+    // No lead now; the job alone keeps the hub: the child's report_status after 7 s must be answered.
     await fake.waitForRequest((q) => q.script === 'slow' && q.step === 1, 60_000);
     const end = await eventually('the hub to exit once idle', () => !alive(hub), 30_000, 50);
     assert.ok(end);
