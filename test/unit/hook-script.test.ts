@@ -1,4 +1,5 @@
-// hooks/overseer-hook.mjs as a process, with no hub at all: it fails CLOSED (garbage input, an
+// hooks/overseer-hook.mjs and hooks/overseer-hook.sh (under /bin/sh, dash and bash where present:
+// the same expectations hold for every one) as a process, with no hub at all: it fails CLOSED (garbage input, an
 // unreachable hub, a hub that answers 500 or non-JSON → a deny on stdout, exit 0), stays out
 // of the way when there is no hub to ask (no OVERSEER_* env and no live hub.json → exit 0,
 // nothing printed), and forwards exactly what it got. A tiny node:http server on 127.0.0.1:0
@@ -6,7 +7,7 @@
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,16 @@ import { projectStateDir } from '../../src/config.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HOOK = join(REPO_ROOT, 'hooks', 'overseer-hook.mjs');
+const SH_HOOK = join(REPO_ROOT, 'hooks', 'overseer-hook.sh');
+
+/** How each variant is started: the Node hook, and the sh hook under every POSIX shell at hand.
+ * The sh hook's argument is the node it falls back to (as in hookCommandLine); here a node that
+ * does not exist, so a case the sh should decide by itself fails if it fell back instead. */
+const HOOK_VARIANTS: { name: string; cmd: string; args: string[] }[] = [
+  { name: 'overseer-hook.mjs', cmd: process.execPath, args: [HOOK] },
+  ...[...new Map(['/bin/sh', '/bin/dash', '/usr/bin/dash', '/bin/bash'].filter((sh) => existsSync(sh)).map((sh) => [realpathSync(sh), sh])).values()]
+    .map((sh) => ({ name: `overseer-hook.sh (${sh})`, cmd: sh, args: [SH_HOOK, '/nonexistent/node-the-sh-hook-must-not-need'] })),
+];
 
 interface HookRun {
   code: number | null;
@@ -34,9 +45,9 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function runHook(o: { stdin: string; env: Record<string, string>; cwd: string }): Promise<HookRun> {
+function runHookWith(o: { stdin: string; env: Record<string, string>; cwd: string; variant: (typeof HOOK_VARIANTS)[number] }): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HOOK], { cwd: o.cwd, env: baseEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(o.variant.cmd, o.variant.args, { cwd: o.cwd, env: baseEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -81,7 +92,7 @@ interface Received {
 /** A stand-in for the hub: records every request, answers with `respond`. */
 class FakeHub {
   readonly requests: Received[] = [];
-  respond: (res: ServerResponse) => void = (res) => json(res, 200, { decision: 'none' });
+  respond: (res: ServerResponse, claude: boolean) => void = (res, claude) => verdict(res, claude, { decision: 'none' });
   private server?: Server;
   port = 0;
 
@@ -91,7 +102,7 @@ class FakeHub {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         this.requests.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        this.respond(res);
+        this.respond(res, new URL(req.url ?? '/', 'http://x').searchParams.get('format') === 'claude');
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
@@ -107,6 +118,13 @@ class FakeHub {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
+}
+
+/** A 200 verdict as the hub sends it: as is, or (?format=claude) in the shape a command hook prints. */
+function verdict(res: ServerResponse, claude: boolean, v: { decision: string; reason?: string; locked?: string[] }): void {
+  json(res, 200, !claude ? v : v.decision === 'deny'
+    ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: v.reason ?? 'denied by Overseer' } }
+    : {});
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -128,7 +146,8 @@ const hookInput = (cwd: string, file = join(cwd, 'src', 'a.ts')): string =>
     tool_name: 'Write', tool_input: { file_path: file, content: 'export const a = 1;\n' },
   });
 
-describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
+for (const variant of HOOK_VARIANTS) describe(`${variant.name} (no hub)`, { timeout: 120_000 }, () => {
+  const runHook = (o: { stdin: string; env: Record<string, string>; cwd: string }): Promise<HookRun> => runHookWith({ ...o, variant });
   let tmp = '';
   let fake: FakeHub;
   const dirs: string[] = [];
@@ -149,7 +168,7 @@ describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
 
   beforeEach(() => {
     fake.requests.length = 0;
-    fake.respond = (res) => json(res, 200, { decision: 'none' });
+    fake.respond = (res, claude) => verdict(res, claude, { decision: 'none' });
   });
 
   after(async () => {
@@ -219,7 +238,7 @@ describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
     mkdirSync(state);
     writeFileSync(join(state, 'hub.json'), JSON.stringify({ pid: process.pid, port: fake.port, url: fake.url, started_at: new Date().toISOString(), version: '0.0.0' }));
     writeFileSync(join(state, 'lead.token'), 'the-lead-token\n');
-    fake.respond = (res) => json(res, 200, { decision: 'deny', reason: 'held by agent j-1' });
+    fake.respond = (res, claude) => verdict(res, claude, { decision: 'deny', reason: 'held by agent j-1' });
     const input = hookInput(project);
     const r = await runHook({ stdin: input, cwd: project, env: { CLAUDE_PROJECT_DIR: project } });
     assert.equal(denyReason(r), 'held by agent j-1');
@@ -256,14 +275,14 @@ describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
 
   test('the hub answers {decision: "deny", reason: "X"} → a deny with reason X', async () => {
     const cwd = dir('deny');
-    fake.respond = (res) => json(res, 200, { decision: 'deny', reason: 'X' });
+    fake.respond = (res, claude) => verdict(res, claude, { decision: 'deny', reason: 'X' });
     const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
     assert.equal(denyReason(r), 'X');
   });
 
   test('the hub answers {decision: "none"} → exit 0, nothing printed (the edit goes ahead)', async () => {
     const cwd = dir('none');
-    fake.respond = (res) => json(res, 200, { decision: 'none', locked: [join(cwd, 'src', 'a.ts')] });
+    fake.respond = (res, claude) => verdict(res, claude, { decision: 'none', locked: [join(cwd, 'src', 'a.ts')] });
     const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
     assertAllowed(r);
     assert.equal(fake.requests.length, 1);
@@ -313,7 +332,7 @@ describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
     assert.equal(fake.requests.length, 1);
     const q = fake.requests[0]!;
     assert.equal(q.method, 'POST');
-    assert.equal(q.url, '/hook');
+    assert.equal(new URL(q.url ?? '', 'http://x').pathname, '/hook');
     assert.equal(q.headers.authorization, `Bearer ${token}`);
     assert.match(q.headers['content-type'] ?? '', /^application\/json/);
     assert.equal(q.body, input);
