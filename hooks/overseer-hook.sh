@@ -2,9 +2,10 @@
 # Overseer's PreToolUse lock hook for command hooks (the lead's Claude Code, Codex children),
 # without a Node start: POSIX sh (dash-compatible) + curl, ~2 process starts per edit instead of
 # one Node (55–145 ms). Same contract as overseer-hook.mjs, which it falls back to for what it
-# does not handle itself: it forwards the hook input to the hub's POST /hook?format=claude (the
-# hub answers with exactly what a command hook prints: {} or a PreToolUse deny) and prints the
-# deny; the hub is the only judge, no policy here.
+# does not handle itself: it forwards the hook input to the hub's POST /hook, and prints a
+# PreToolUse deny when the hub's verdict is {"decision":"deny","reason":…} (nothing otherwise);
+# the hub is the only judge, no policy here. (Not ?format=claude: that is the Claude children's
+# HTTP hook, which the hub may answer with more than the lock check.)
 #
 # Fails CLOSED like the Node hook: a hub that is found but cannot be reached, times out (8 s),
 # answers non-2xx or something that is not a verdict → a deny on stdout, exit 0 (Claude Code
@@ -173,7 +174,7 @@ case $url in
   *) fallback "an unusual hub url" ;;
 esac
 rest=${url#*://}
-hook_url="${url%%://*}://${rest%%/*}/hook?format=claude"
+hook_url="${url%%://*}://${rest%%/*}/hook"
 
 # One POST, no proxy, no ~/.curlrc (-q), no Expect: 100-continue round trip; status on the last line.
 answer=$(printf '%s' "$input" | curl -q --silent --show-error --noproxy '*' --max-time "$TIMEOUT" \
@@ -201,10 +202,16 @@ case $code in
   200) ;;
   *) unreachable "hub answered $code: $(printf '%.200s' "$body")" ;;
 esac
+# The verdict: a JSON object; "decision":"deny" cannot occur inside a JSON string (its quotes
+# would be escaped), so it is the hub's decision. The reason goes out as the hub wrote it.
 case $body in
-  '{}') exit 0 ;;
-  '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"'*'"}}')
-    printf '%s\n' "$body"
-    exit 0 ;;
+  \{*\}) ;;
+  *) unreachable "hub answered something that is not JSON" ;;
 esac
-unreachable "hub answered something that is not JSON"
+case $body in
+  *'"decision":"deny"'*)
+    reason=$(printf '%s\n' "$body" | sed -n -E 's/.*"reason":("([^"\\]|\\.)*").*/\1/p')
+    case $reason in \"?*\") ;; *) reason='"denied by Overseer"' ;; esac
+    printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":%s}}\n' "$reason" ;;
+esac
+exit 0

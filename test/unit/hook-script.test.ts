@@ -92,7 +92,7 @@ interface Received {
 /** A stand-in for the hub: records every request, answers with `respond`. */
 class FakeHub {
   readonly requests: Received[] = [];
-  respond: (res: ServerResponse, claude: boolean) => void = (res, claude) => verdict(res, claude, { decision: 'none' });
+  respond: (res: ServerResponse) => void = (res) => json(res, 200, { decision: 'none' });
   private server?: Server;
   port = 0;
 
@@ -102,7 +102,7 @@ class FakeHub {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         this.requests.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        this.respond(res, new URL(req.url ?? '/', 'http://x').searchParams.get('format') === 'claude');
+        this.respond(res);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
@@ -118,13 +118,6 @@ class FakeHub {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
-}
-
-/** A 200 verdict as the hub sends it: as is, or (?format=claude) in the shape a command hook prints. */
-function verdict(res: ServerResponse, claude: boolean, v: { decision: string; reason?: string; locked?: string[] }): void {
-  json(res, 200, !claude ? v : v.decision === 'deny'
-    ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: v.reason ?? 'denied by Overseer' } }
-    : {});
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -168,7 +161,7 @@ for (const variant of HOOK_VARIANTS) describe(`${variant.name} (no hub)`, { time
 
   beforeEach(() => {
     fake.requests.length = 0;
-    fake.respond = (res, claude) => verdict(res, claude, { decision: 'none' });
+    fake.respond = (res) => json(res, 200, { decision: 'none' });
   });
 
   after(async () => {
@@ -238,7 +231,7 @@ for (const variant of HOOK_VARIANTS) describe(`${variant.name} (no hub)`, { time
     mkdirSync(state);
     writeFileSync(join(state, 'hub.json'), JSON.stringify({ pid: process.pid, port: fake.port, url: fake.url, started_at: new Date().toISOString(), version: '0.0.0' }));
     writeFileSync(join(state, 'lead.token'), 'the-lead-token\n');
-    fake.respond = (res, claude) => verdict(res, claude, { decision: 'deny', reason: 'held by agent j-1' });
+    fake.respond = (res) => json(res, 200, { decision: 'deny', reason: 'held by agent j-1' });
     const input = hookInput(project);
     const r = await runHook({ stdin: input, cwd: project, env: { CLAUDE_PROJECT_DIR: project } });
     assert.equal(denyReason(r), 'held by agent j-1');
@@ -275,14 +268,23 @@ for (const variant of HOOK_VARIANTS) describe(`${variant.name} (no hub)`, { time
 
   test('the hub answers {decision: "deny", reason: "X"} → a deny with reason X', async () => {
     const cwd = dir('deny');
-    fake.respond = (res, claude) => verdict(res, claude, { decision: 'deny', reason: 'X' });
+    fake.respond = (res) => json(res, 200, { decision: 'deny', reason: 'X' });
     const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
     assert.equal(denyReason(r), 'X');
   });
 
+  test('a deny reason with quotes, backslashes, unicode and a "reason": lookalike comes out exactly as the Node hook prints it', async () => {
+    const cwd = dir('odd-reason');
+    const reason = 'held by "agent \\ j-2" — édition "reason":"no" \\"';
+    fake.respond = (res) => json(res, 200, { decision: 'deny', reason, locked: [] });
+    const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
+    assert.equal(denyReason(r), reason);
+    assert.equal(r.stdout, `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`);
+  });
+
   test('the hub answers {decision: "none"} → exit 0, nothing printed (the edit goes ahead)', async () => {
     const cwd = dir('none');
-    fake.respond = (res, claude) => verdict(res, claude, { decision: 'none', locked: [join(cwd, 'src', 'a.ts')] });
+    fake.respond = (res) => json(res, 200, { decision: 'none', locked: [join(cwd, 'src', 'a.ts')] });
     const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
     assertAllowed(r);
     assert.equal(fake.requests.length, 1);
@@ -332,7 +334,7 @@ for (const variant of HOOK_VARIANTS) describe(`${variant.name} (no hub)`, { time
     assert.equal(fake.requests.length, 1);
     const q = fake.requests[0]!;
     assert.equal(q.method, 'POST');
-    assert.equal(new URL(q.url ?? '', 'http://x').pathname, '/hook');
+    assert.equal(q.url, '/hook');
     assert.equal(q.headers.authorization, `Bearer ${token}`);
     assert.match(q.headers['content-type'] ?? '', /^application\/json/);
     assert.equal(q.body, input);
