@@ -31,6 +31,7 @@ import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchDispatch, type DispatchBenchResult } from './dispatch.js';
 import { benchOverlap, type OverlapBenchResult } from './overlap.js';
 import { benchMergeQueue, type MergeQueueBenchResult } from './merge-queue.js';
+import { benchCmdHook, type CmdHookResult } from './cmd-hook.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -346,6 +347,19 @@ const entries: Entry<any>[] = [
     rows: (r: OverlapBenchResult) => [
       { benchmark: 'overlap detection (16 worktrees)', figure: 'p50', value: ms(r.latency.p50), baseline: `${ms(r.gitScan.p50)} the scan's git work alone`, ratio: f2(r.latency.p50 / r.gitScan.p50), goal: '', met: '' },
       { benchmark: 'overlap detection (16 worktrees)', figure: 'p99', value: ms(r.latency.p99), baseline: `${ms(r.gitScan.p99)} the scan's git work alone (the debounce is ${r.debounceMs} ms)`, ratio: f2(r.latency.p99 / r.gitScan.p99), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'cmd_hook',
+    title: 'P5. lock hook per edit, command hooks (sh+curl vs /bin/true): hooks/overseer-hook.sh as the lead and Codex children run it, node hook for comparison',
+    run: benchCmdHook,
+    rows: (r: CmdHookResult) => [
+      { benchmark: 'command lock hook (sh+curl)', figure: 'median, free file (auto-lock)', value: `${ms(r.shFree.p50)} (p99 ${ms(r.shFree.p99)})`, baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.shFree.p50 / r.baseline.p50), goal: '≤ 10 ms absolute', met: met(r.shFree.p50 <= 10) },
+      { benchmark: 'command lock hook (sh+curl)', figure: 'median, held file (deny)', value: `${ms(r.shDeny.p50)} (p99 ${ms(r.shDeny.p99)})`, baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.shDeny.p50 / r.baseline.p50), goal: '≤ 10 ms absolute', met: met(r.shDeny.p50 <= 10) },
+      { benchmark: 'command lock hook (sh+curl)', figure: 'median, lead (hub.json found), deny', value: ms(r.leadDeny.p50), baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.leadDeny.p50 / r.baseline.p50), goal: '', met: '' },
+      { benchmark: 'command lock hook (sh+curl)', figure: 'median, lead, no hub running', value: ms(r.leadNoHub.p50), baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.leadNoHub.p50 / r.baseline.p50), goal: '', met: '' },
+      { benchmark: 'command lock hook (sh+curl)', figure: "curl's own start (curl -q --version)", value: ms(r.curlStart.p50), baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.curlStart.p50 / r.baseline.p50), goal: '', met: '' },
+      { benchmark: 'command lock hook (node, before)', figure: 'median, free / deny', value: `${ms(r.nodeFree.p50)} / ${ms(r.nodeDeny.p50)}`, baseline: `${ms(r.shFree.p50)} / ${ms(r.shDeny.p50)} sh`, ratio: `${f2(r.nodeFree.p50 / r.shFree.p50)} / ${f2(r.nodeDeny.p50 / r.shDeny.p50)}`, goal: '', met: '' },
     ],
   },
 ];
