@@ -53,16 +53,17 @@ deny() {
   exit 0
 }
 
-# The input must at least look like one JSON object (the hub parses it for real).
+# The input must at least look like one JSON object (the hub parses it for real). $ws is JSON's
+# whitespace for patterns: space, tab, newline and CR as literal bytes (no $(printf) fork; a
+# backslash-newline would be a line continuation, even inside ${...}).
+ws=' 	
+'
 case $input in
-  *[!\ \	\
-]*) ;;
+  *[!$ws]*) ;;
   *) deny "Overseer's lock hook failed (the hook input is empty), so this edit is blocked. Retry; if it persists, the hook input was not understood." ;;
 esac
-trimmed=${input#"${input%%[!\ \	\
-]*}"}
-trimmed=${trimmed%"${trimmed##*[!\ \	\
-]}"}
+trimmed=${input#"${input%%[!$ws]*}"}
+trimmed=${trimmed%"${trimmed##*[!$ws]}"}
 case $trimmed in
   \{*\}) ;;
   *) deny "Overseer's lock hook failed (the hook input is not a JSON object), so this edit is blocked. Retry; if it persists, the hook input was not understood." ;;
@@ -165,8 +166,8 @@ else
   url=$hub_url
   { IFS= read -r token || [ -n "$token" ]; } < "$found/lead.token" 2>/dev/null \
     || deny "Overseer's lock hook failed (cannot read $found/lead.token), so this edit is blocked. Retry; if it persists, the hook input was not understood."
-  token=${token#"${token%%[!\ \	]*}"}
-  token=${token%"${token##*[!\ \	]}"}
+  token=${token#"${token%%[!$ws]*}"}
+  token=${token%"${token##*[!$ws]}"}
 fi
 
 case $url in

@@ -324,6 +324,17 @@ for (const variant of HOOK_VARIANTS) describe(`${variant.name} (no hub)`, { time
     assert.ok(took < 14_000, `the hook took ${took} ms; Claude Code kills it at 15 s`);
   });
 
+  test('input around whitespace (a trailing newline, CRLF, leading blanks) is still JSON: forwarded byte for byte, allowed', async () => {
+    const cwd = dir('ws');
+    for (const input of [`${hookInput(cwd)}\n`, `${hookInput(cwd)}\r\n`, ` \t\n${hookInput(cwd)}\n\n`]) {
+      fake.requests.length = 0;
+      const r = await runHook({ stdin: input, cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
+      assertAllowed(r);
+      assert.equal(fake.requests.length, 1, JSON.stringify(input));
+      assert.equal(fake.requests[0]!.body, input);
+    }
+  });
+
   test('sends POST /hook with Authorization: Bearer <OVERSEER_TOKEN> and the stdin JSON as the body', async () => {
     const cwd = dir('forward');
     const token = 'agent-token-0123456789abcdef';
