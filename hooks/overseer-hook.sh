@@ -53,17 +53,15 @@ deny() {
   exit 0
 }
 
-# The input must at least look like one JSON object (the hub parses it for real). $ws is JSON's
-# whitespace for patterns: space, tab, newline and CR as literal bytes (no $(printf) fork; a
-# backslash-newline would be a line continuation, even inside ${...}).
-ws=' 	
-'
+# The input must at least look like one JSON object (the hub parses it for real). Whitespace
+# is the POSIX class [:space:] (JSON's four, plus VT and FF): no literal CR in this file, and a
+# backslash-newline would be a line continuation, even inside ${...}.
 case $input in
-  *[!$ws]*) ;;
+  *[![:space:]]*) ;;
   *) deny "Overseer's lock hook failed (the hook input is empty), so this edit is blocked. Retry; if it persists, the hook input was not understood." ;;
 esac
-trimmed=${input#"${input%%[!$ws]*}"}
-trimmed=${trimmed%"${trimmed##*[!$ws]}"}
+trimmed=${input#"${input%%[![:space:]]*}"}
+trimmed=${trimmed%"${trimmed##*[![:space:]]}"}
 case $trimmed in
   \{*\}) ;;
   *) deny "Overseer's lock hook failed (the hook input is not a JSON object), so this edit is blocked. Retry; if it persists, the hook input was not understood." ;;
@@ -126,7 +124,8 @@ state_dir() {
   sha8 "$1"
   case $XDG_STATE_HOME in
     /*) base=$XDG_STATE_HOME ;;
-    *) base=${HOME:?}/.local/state ;;
+    *) [ -n "$HOME" ] || fallback "HOME is not set"
+       base=$HOME/.local/state ;;
   esac
   state="$base/overseer/projects/$name-$h8"
 }
@@ -166,8 +165,8 @@ else
   url=$hub_url
   { IFS= read -r token || [ -n "$token" ]; } < "$found/lead.token" 2>/dev/null \
     || deny "Overseer's lock hook failed (cannot read $found/lead.token), so this edit is blocked. Retry; if it persists, the hook input was not understood."
-  token=${token#"${token%%[!$ws]*}"}
-  token=${token%"${token##*[!$ws]}"}
+  token=${token#"${token%%[![:space:]]*}"}
+  token=${token%"${token##*[![:space:]]}"}
 fi
 
 case $url in
@@ -189,9 +188,12 @@ unreachable() {
   deny "Overseer's lock hook could not reach the hub at $url ($1), so edits are blocked to keep file locks safe. Retry in a moment; if the hub is gone, the lead must restart it."
 }
 if [ $rc -ne 0 ]; then
-  msg=${answer%%
-*}
-  msg=${msg#curl: }
+  # curl's own message (its stderr line "curl: (7) …"), wherever the -w line ended up.
+  case $answer in
+    *'curl: '*) msg=${answer#*curl: }; msg=${msg%%
+*} ;;
+    *) msg="curl exit $rc" ;;
+  esac
   case $rc in 28) msg="no answer within $TIMEOUT s ($msg)" ;; esac
   unreachable "$msg"
 fi
