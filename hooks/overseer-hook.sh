@@ -213,8 +213,25 @@ case $body in
 esac
 case $body in
   *'"decision":"deny"'*)
-    reason=$(printf '%s\n' "$body" | sed -n -E 's/.*"reason":("([^"\\]|\\.)*").*/\1/p')
-    case $reason in \"?*\") ;; *) reason='"denied by Overseer"' ;; esac
+    # The reason's JSON string, as written: segments up to each quote, until one that is not
+    # escaped (an even run of backslashes before it). Built-ins only, no sed.
+    reason=
+    case $body in
+      *'"reason":"'*)
+        r=${body#*'"reason":"'}
+        acc=
+        while :; do
+          case $r in *\"*) ;; *) acc=; break ;; esac
+          seg=${r%%\"*}
+          r=${r#*\"}
+          bs=${seg##*[!\\]}
+          acc=$acc$seg
+          [ $((${#bs} % 2)) -eq 1 ] || break
+          acc=$acc\"
+        done
+        [ -n "$acc" ] && reason="\"$acc\"" ;;
+    esac
+    [ -n "$reason" ] || reason='"denied by Overseer"'
     printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":%s}}\n' "$reason" ;;
 esac
 exit 0

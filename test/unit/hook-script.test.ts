@@ -275,11 +275,12 @@ for (const variant of HOOK_VARIANTS) describe(`${variant.name} (no hub)`, { time
 
   test('a deny reason with quotes, backslashes, unicode and a "reason": lookalike comes out exactly as the Node hook prints it', async () => {
     const cwd = dir('odd-reason');
-    const reason = 'held by "agent \\ j-2" — édition "reason":"no" \\"';
-    fake.respond = (res) => json(res, 200, { decision: 'deny', reason, locked: [] });
-    const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
-    assert.equal(denyReason(r), reason);
-    assert.equal(r.stdout, `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`);
+    for (const reason of ['held by "agent \\ j-2" — édition "reason":"no" \\"', 'ends in a backslash \\', 'two \\\\', '"', '\\"\\', 'line\nbreak\ttab']) {
+      fake.respond = (res) => json(res, 200, { decision: 'deny', reason, locked: ['/a"b'] });
+      const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
+      assert.equal(denyReason(r), reason);
+      assert.equal(r.stdout, `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`);
+    }
   });
 
   test('the hub answers {decision: "none"} → exit 0, nothing printed (the edit goes ahead)', async () => {
