@@ -32,6 +32,7 @@ import { benchDispatch, type DispatchBenchResult } from './dispatch.js';
 import { benchOverlap, type OverlapBenchResult } from './overlap.js';
 import { benchMergeQueue, type MergeQueueBenchResult } from './merge-queue.js';
 import { benchPerEdit, type PerEditResult } from './per-edit.js';
+import { benchCmdHook, type CmdHookResult } from './cmd-hook.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -208,6 +209,7 @@ const entries: Entry<any>[] = [
   {
     name: 'vs_bare_codex',
     title: '13. Overseer codex child vs bare codex exec (real codex, fake model, one shell call)',
+    perf: true,
     run: benchVsBareCodex,
     rows: (r: VsBareCodexResult) => [
       { benchmark: 'Overseer codex child vs bare codex', figure: 'median wall', value: ms(r.overseer.p50), baseline: ms(r.bare.p50), ratio: f2(r.ratioP50), goal: 'ratio ≤ 1.05', met: met(r.ratioP50 <= 1.05) },
@@ -360,6 +362,20 @@ const entries: Entry<any>[] = [
     run: benchPerEdit,
     rows: (r: PerEditResult) => [
       { benchmark: 'per-edit overhead vs bare', figure: 'median gap', value: ms(r.overseer.p50), baseline: ms(r.bare.p50), ratio: f2(r.overseer.p50 / r.bare.p50), goal: `+${f1(r.overheadMs)} ms; goal ≤ +5 ms`, met: met(r.overheadMs <= 5) },
+    ],
+  },
+  {
+    name: 'cmd_hook',
+    title: 'P5. lock hook per edit, command hooks (sh+curl vs /bin/true): hooks/overseer-hook.sh as the lead and Codex children run it, node hook for comparison',
+    perf: true,
+    run: benchCmdHook,
+    rows: (r: CmdHookResult) => [
+      { benchmark: 'command lock hook (sh+curl)', figure: 'median, free file (auto-lock)', value: `${ms(r.shFree.p50)} (p99 ${ms(r.shFree.p99)})`, baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.shFree.p50 / r.baseline.p50), goal: '≤ 10 ms absolute', met: met(r.shFree.p50 <= 10) },
+      { benchmark: 'command lock hook (sh+curl)', figure: 'median, held file (deny)', value: `${ms(r.shDeny.p50)} (p99 ${ms(r.shDeny.p99)})`, baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.shDeny.p50 / r.baseline.p50), goal: '≤ 10 ms absolute', met: met(r.shDeny.p50 <= 10) },
+      { benchmark: 'command lock hook (sh+curl)', figure: 'median, lead (hub.json found), deny', value: ms(r.leadDeny.p50), baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.leadDeny.p50 / r.baseline.p50), goal: '', met: '' },
+      { benchmark: 'command lock hook (sh+curl)', figure: 'median, lead, no hub running', value: ms(r.leadNoHub.p50), baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.leadNoHub.p50 / r.baseline.p50), goal: '', met: '' },
+      { benchmark: 'command lock hook (sh+curl)', figure: "curl's own start (curl -q --version)", value: ms(r.curlStart.p50), baseline: `${ms(r.baseline.p50)} /bin/true`, ratio: f2(r.curlStart.p50 / r.baseline.p50), goal: '', met: '' },
+      { benchmark: 'command lock hook (node, before)', figure: 'median, free / deny', value: `${ms(r.nodeFree.p50)} / ${ms(r.nodeDeny.p50)}`, baseline: `${ms(r.shFree.p50)} / ${ms(r.shDeny.p50)} sh`, ratio: `${f2(r.nodeFree.p50 / r.shFree.p50)} / ${f2(r.nodeDeny.p50 / r.shDeny.p50)}`, goal: '', met: '' },
     ],
   },
 ];

@@ -206,7 +206,8 @@ export function projectRoot(cwd: string): string {
 }
 
 /** A project's state directory under the state root: its name plus 8 hex of sha256(real path),
- * so two clones named alike never share one (hooks/overseer-hook.mjs computes the same). */
+ * so two clones named alike never share one (hooks/overseer-hook.mjs and
+ * overseer-hook.sh compute the same: change all three together). */
 export function projectStateDir(projectRealPath: string, env: NodeJS.ProcessEnv = process.env): string {
   const hash = createHash('sha256').update(projectRealPath).digest('hex').slice(0, 8);
   const name = basename(projectRealPath).replace(/[^A-Za-z0-9._-]/g, '_') || 'project';

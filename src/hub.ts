@@ -174,7 +174,7 @@ export class Hub {
         claude: new ClaudeLauncher({ bin: o.config.claudeBin, packageRoot: root }),
         codex: new CodexLauncher({
           bin: o.config.codexBin, packageRoot: root, codexHome: join(o.config.home, 'codex-home'), model: o.config.codexModel,
-          sandbox: o.config.codexSandbox, nodeBin: process.execPath, hookScript: join(root, 'hooks', 'overseer-hook.mjs'),
+          sandbox: o.config.codexSandbox, nodeBin: process.execPath, hookScript: join(root, 'hooks', 'overseer-hook.sh'),
           hook: true, prices: o.config.codexPrices,
         }),
       },

@@ -3,8 +3,9 @@
 //   .mcp.json                   (shared)   mcpServers.overseer — `overseer mcp` when overseer is on
 //                                          PATH, else `npx -y overseer-mcp mcp`: no path of this machine
 //   .claude/settings.json       (shared)   permissions.allow "mcp__overseer__*" (no prompt per tool)
-//   .claude/settings.local.json (personal) the lead's lock hook: node + this installation's
-//                                          hooks/overseer-hook.mjs (absolute paths, so never shared)
+//   .claude/settings.local.json (personal) the lead's lock hook: /bin/sh + this installation's
+//                                          hooks/overseer-hook.sh + node for its fallback
+//                                          (absolute paths, so never shared)
 //   .git/info/exclude           (personal) .claude/settings.local.json, unless git already ignores it
 // An Overseer hook an older init put into the shared settings.json is moved out. Prints what it
 // changed per file and changes nothing on a second run. Outside a git repository it refuses
@@ -14,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { gitRoot, packageRoot } from '../config.js';
 import { which } from '../launch/which.js';
-import { HOOK_MATCHER, hookCommandLine } from '../launch/claude/launcher.js';
+import { HOOK_MATCHER, hookCommandLine, isOverseerHookCommand } from '../launch/claude/launcher.js';
 import { writeFileAtomic } from '../server/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 
@@ -43,12 +44,13 @@ export function serverEntry(): Json {
   return { type: 'stdio', command: 'npx', args: ['-y', 'overseer-mcp', 'mcp'] };
 }
 
-/** The lead's hook: this node and this installation's hook script (so: personal settings only). */
+/** The lead's hook: this installation's sh hook and this node (its fallback), so: personal settings only. */
 export function hookCommand(): string {
-  return hookCommandLine(process.execPath, join(packageRoot(), 'hooks', 'overseer-hook.mjs'));
+  return hookCommandLine(process.execPath, join(packageRoot(), 'hooks', 'overseer-hook.sh'));
 }
 
-const isOurs = (e: HookEntry): boolean => !!e.hooks?.some((h) => typeof h.command === 'string' && h.command.includes('overseer-hook.mjs'));
+/** Ours: the sh hook, or the `node …/overseer-hook.mjs` an older init wrote (replaced on the next run). */
+const isOurs = (e: HookEntry): boolean => !!e.hooks?.some((h) => typeof h.command === 'string' && isOverseerHookCommand(h.command));
 
 export interface InitChange {
   file: string;

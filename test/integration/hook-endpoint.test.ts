@@ -1,4 +1,5 @@
-// Integration: the real PreToolUse lock hook (hooks/overseer-hook.mjs) run as a child process
+// Integration: the real PreToolUse lock hook (hooks/overseer-hook.mjs, and hooks/overseer-hook.sh
+// as hookCommandLine runs it: every test runs on both) run as a child process
 // against a real hub's POST /hook, with a real agent token (captured from the child's launch
 // environment) or as the lead (hub.json + lead.token). Auto mode takes free files and denies
 // files other agents hold (Edit/Write, Bash write targets, Codex apply_patch); strict mode
@@ -6,8 +7,9 @@
 // unknown token or garbage input → deny.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +21,13 @@ import { TokenRecorder } from '../helpers/tokens.js';
 import type { Config } from '../../src/config.js';
 import { deadPort } from '../helpers/net.js';
 
-const HOOK = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'hooks', 'overseer-hook.mjs');
+const HOOKS_DIR = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'hooks');
+const HOOK = join(HOOKS_DIR, 'overseer-hook.mjs');
+const SH_HOOK = join(HOOKS_DIR, 'overseer-hook.sh');
+type Kind = 'mjs' | 'sh';
+/** The process of each hook: the Node hook; the sh hook with this node as its fallback (hookCommandLine). */
+const hookCmd = (kind: Kind, node = process.execPath): [string, string[]] =>
+  kind === 'mjs' ? [process.execPath, [HOOK]] : ['/bin/sh', [SH_HOOK, node]];
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
 interface HubUnderTest { h: TestHub; rec: TokenRecorder; root: string }
@@ -54,9 +62,9 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 const agentEnv = (t: HubUnderTest, a: Agent): NodeJS.ProcessEnv => cleanEnv({ OVERSEER_URL: t.h.hub.http!.url, OVERSEER_TOKEN: a.token, OVERSEER_AGENT_ID: a.id });
 
 /** Runs the hook with `stdin`; resolves when it exits (killed after 20 s). */
-function runHook(stdin: string, env: NodeJS.ProcessEnv, cwd: string): Promise<HookRun> {
+function runHookAs(cmd: [string, string[]], stdin: string, env: NodeJS.ProcessEnv, cwd: string): Promise<HookRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [HOOK], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd[0], cmd[1], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
@@ -109,125 +117,197 @@ after(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
 
-describe('lock hook, auto mode', () => {
+for (const kind of ['mjs', 'sh'] as const) {
+  const runHook = (stdin: string, env: NodeJS.ProcessEnv, cwd: string): Promise<HookRun> => runHookAs(hookCmd(kind), stdin, env, cwd);
+
+  describe(`lock hook (${kind}), auto mode`, () => {
+    let t: HubUnderTest;
+    let A: Agent;
+    let B: Agent;
+    const file = (rel: string): string => join(t.root, rel);
+
+    before(async () => {
+      t = await hubWith();
+      A = await agentOf(t, 'Hook A');
+      B = await agentOf(t, 'Hook B');
+      const r = await B.client.callTool({ name: 'lock_files', arguments: { files: ['locked.txt'], reason: 'B rewrites it' } });
+      assert.notEqual(r.isError, true);
+    });
+
+    test('Write of a free file: allowed silently, and the file is now locked by that agent', async () => {
+      const r = await runHook(preToolUse(t.root, 'Write', { file_path: file('free.txt'), content: 'x' }), agentEnv(t, A), t.root);
+      assertAllowed(r, 'Write free.txt');
+      assert.deepEqual(await lockRows(t.h, file('free.txt')), [[file('free.txt'), A.id, 'edited (auto lock)']]);
+      const again = await runHook(preToolUse(t.root, 'Edit', { file_path: 'free.txt', old_string: 'x', new_string: 'y' }), agentEnv(t, A), t.root);
+      assertAllowed(again, 'Edit of its own auto-locked file (relative path)');
+      const other = await runHook(preToolUse(t.root, 'Write', { file_path: file('free.txt'), content: 'z' }), agentEnv(t, B), t.root);
+      assert.match(denied(other, 'B writing A\'s auto-locked file'), new RegExp(A.id));
+    });
+
+    test('Write of a file another agent locked: deny naming the holder (id and title) and lock_files', async () => {
+      const r = await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'mine now' }), agentEnv(t, A), t.root);
+      const reason = denied(r, 'Write locked.txt');
+      assert.ok(reason.includes(B.id), reason);
+      assert.ok(reason.includes('"Hook B"'), reason);
+      assert.match(reason, /lock_files/);
+      assert.deepEqual(await lockRows(t.h, file('locked.txt')), [[file('locked.txt'), B.id, 'B rewrites it']], 'the lock did not move');
+      // The denial is in A's events (overseer events / get_agent {events:true}).
+      const ev = (await t.h.call('get_agent', { job_id: A.id, events: true })).events.filter((e: any) => e.kind === 'lock_denied');
+      assert.deepEqual(ev.at(-1)?.data.files, [file('locked.txt')]);
+      assert.ok(ev.at(-1).data.reason.includes(B.id));
+      for (const [tool, input] of [
+        ['Edit', { file_path: file('locked.txt'), old_string: 'a', new_string: 'b' }],
+        ['MultiEdit', { file_path: 'locked.txt', edits: [{ old_string: 'a', new_string: 'b' }] }],
+        ['NotebookEdit', { notebook_path: file('locked.txt'), new_source: 'x' }],
+      ] as const) {
+        assert.ok(denied(await runHook(preToolUse(t.root, tool, input), agentEnv(t, A), t.root), tool).includes(B.id), tool);
+      }
+    });
+
+    test('Bash: recognised write targets are checked like edits; reads are allowed', async () => {
+      for (const command of ['echo hi > locked.txt', 'sed -i s/a/b/ locked.txt', `cp other.txt ${file('locked.txt')}`, 'echo x | tee -a locked.txt',
+        'git checkout -- locked.txt', 'rm -f locked.txt', 'mv tmp.txt locked.txt', 'npm run build 2> locked.txt']) {
+        const reason = denied(await runHook(preToolUse(t.root, 'Bash', { command }), agentEnv(t, A), t.root), command);
+        assert.ok(reason.includes(B.id), `${command}: ${reason}`);
+      }
+      assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'cat locked.txt' }), agentEnv(t, A), t.root), 'cat locked.txt');
+      assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'grep -n foo locked.txt | wc -l' }), agentEnv(t, A), t.root), 'grep');
+      assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'echo hi > /dev/null' }), agentEnv(t, A), t.root), 'outside the tree: the policy decides');
+    });
+
+    test('Codex apply_patch: targets parsed from the patch', async () => {
+      const patch = '*** Begin Patch\n*** Update File: locked.txt\n@@\n-a\n+b\n*** End Patch\n';
+      const stdin = JSON.stringify({ session_id: 's', cwd: t.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch } });
+      assert.ok(denied(await runHook(stdin, agentEnv(t, A), t.root), 'apply_patch').includes(B.id));
+      const free = '*** Begin Patch\n*** Add File: patched-new.txt\n+hello\n*** End Patch\n';
+      const ok = JSON.stringify({ session_id: 's', cwd: t.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: free } });
+      assertAllowed(await runHook(ok, agentEnv(t, A), t.root), 'apply_patch adding a free file');
+      assert.deepEqual((await lockRows(t.h, file('patched-new.txt'))).map((r) => r[1]), [A.id]);
+    });
+
+    test('fails closed: unreachable hub, unknown token, garbage input', async () => {
+      const port = await deadPort();
+      const down = await runHook(preToolUse(t.root, 'Write', { file_path: file('any.txt'), content: 'x' }),
+        cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: A.token }), t.root);
+      assert.match(denied(down, 'hub unreachable'), /could not reach the hub/);
+      const badToken = await runHook(preToolUse(t.root, 'Write', { file_path: file('any.txt'), content: 'x' }),
+        cleanEnv({ OVERSEER_URL: t.h.hub.http!.url, OVERSEER_TOKEN: 'not-a-real-token' }), t.root);
+      assert.match(denied(badToken, 'unknown token'), /401/);
+      const garbage = await runHook('this is {not json', agentEnv(t, A), t.root);
+      assert.match(denied(garbage, 'garbage stdin'), /hook/);
+      const empty = await runHook('', agentEnv(t, A), t.root);
+      denied(empty, 'empty stdin');
+      assert.deepEqual(await lockRows(t.h, file('any.txt')), [], 'nothing was locked by the failed checks');
+    });
+
+    test('lead mode: no agent env, hub.json and lead.token from OVERSEER_HOME', async () => {
+      assert.ok(existsSync(join(t.h.home, 'hub.json')), 'the test hub wrote hub.json');
+      const env = cleanEnv({ OVERSEER_HOME: t.h.home });
+      const reason = denied(await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'lead' }), env, t.root), 'lead writing locked.txt');
+      assert.ok(reason.includes(B.id), reason);
+      assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: file('lead-free.txt'), content: 'x' }), env, t.root), 'lead writing a free file');
+      assert.deepEqual((await lockRows(t.h, file('lead-free.txt'))).map((r) => r[1]), ['lead']);
+      await t.h.call('release_files', {});
+
+      const empty = await makeTempDir('ovs-nohub');
+      temps.push(empty);
+      assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'x' }), cleanEnv({ OVERSEER_HOME: empty }), t.root), 'no hub.json: no hub, nothing to check');
+    });
+  });
+
+  describe(`lock hook (${kind}), strict and off modes`, () => {
+    test('strict: editing a file that is not locked is denied; after lock_files it is allowed', async () => {
+      const t = await hubWith({ lockMode: 'strict' });
+      const S = await agentOf(t, 'Strict agent');
+      const f = join(t.root, 'strict.txt');
+      const reason = denied(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, S), t.root), 'strict, unlocked');
+      assert.match(reason, /strict/);
+      assert.match(reason, /lock_files/);
+      assert.deepEqual(await lockRows(t.h, f), [], 'strict mode takes nothing on its own');
+      const locked = await S.client.callTool({ name: 'lock_files', arguments: { files: ['strict.txt'] } });
+      assert.notEqual(locked.isError, true);
+      assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, S), t.root), 'strict, locked by me');
+      denied(await runHook(preToolUse(t.root, 'Bash', { command: 'echo x > other.txt' }), agentEnv(t, S), t.root), 'strict, Bash write to an unlocked file');
+    });
+
+    test('off: always allowed, nothing locked', async () => {
+      const t = await hubWith({ lockMode: 'off' });
+      const O1 = await agentOf(t, 'Off one');
+      const O2 = await agentOf(t, 'Off two');
+      const held = await O2.client.callTool({ name: 'lock_files', arguments: { files: ['held.txt'] } });
+      assert.notEqual(held.isError, true);
+      const f = join(t.root, 'held.txt');
+      assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, O1), t.root), 'off, held by another');
+      assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: join(t.root, 'free.txt'), content: 'x' }), agentEnv(t, O1), t.root), 'off, free');
+      assert.deepEqual(await lockRows(t.h, t.root), [[f, O2.id, null]], 'no auto locks in off mode');
+    });
+  });
+}
+
+describe('lock hook (sh): its own fail-closed paths, the Node fallback, the token off argv', () => {
   let t: HubUnderTest;
   let A: Agent;
   let B: Agent;
+  let bin = '';
   const file = (rel: string): string => join(t.root, rel);
+  const sh = (stdin: string, env: NodeJS.ProcessEnv, node?: string): Promise<HookRun> => runHookAs(hookCmd('sh', node), stdin, env, t.root);
+  const write = (rel: string): string => preToolUse(t.root, 'Write', { file_path: file(rel), content: 'x' });
 
   before(async () => {
     t = await hubWith();
-    A = await agentOf(t, 'Hook A');
-    B = await agentOf(t, 'Hook B');
-    const r = await B.client.callTool({ name: 'lock_files', arguments: { files: ['locked.txt'], reason: 'B rewrites it' } });
+    A = await agentOf(t, 'Sh A');
+    B = await agentOf(t, 'Sh B');
+    const r = await B.client.callTool({ name: 'lock_files', arguments: { files: ['held.txt'], reason: 'B owns it' } });
     assert.notEqual(r.isError, true);
+    bin = await makeTempDir('ovs-sh-bin');
+    temps.push(bin);
   });
 
-  test('Write of a free file: allowed silently, and the file is now locked by that agent', async () => {
-    const r = await runHook(preToolUse(t.root, 'Write', { file_path: file('free.txt'), content: 'x' }), agentEnv(t, A), t.root);
-    assertAllowed(r, 'Write free.txt');
-    assert.deepEqual(await lockRows(t.h, file('free.txt')), [[file('free.txt'), A.id, 'edited (auto lock)']]);
-    const again = await runHook(preToolUse(t.root, 'Edit', { file_path: 'free.txt', old_string: 'x', new_string: 'y' }), agentEnv(t, A), t.root);
-    assertAllowed(again, 'Edit of its own auto-locked file (relative path)');
-    const other = await runHook(preToolUse(t.root, 'Write', { file_path: file('free.txt'), content: 'z' }), agentEnv(t, B), t.root);
-    assert.match(denied(other, 'B writing A\'s auto-locked file'), new RegExp(A.id));
-  });
-
-  test('Write of a file another agent locked: deny naming the holder (id and title) and lock_files', async () => {
-    const r = await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'mine now' }), agentEnv(t, A), t.root);
-    const reason = denied(r, 'Write locked.txt');
-    assert.ok(reason.includes(B.id), reason);
-    assert.ok(reason.includes('"Hook B"'), reason);
-    assert.match(reason, /lock_files/);
-    assert.deepEqual(await lockRows(t.h, file('locked.txt')), [[file('locked.txt'), B.id, 'B rewrites it']], 'the lock did not move');
-    // The denial is in A's events (overseer events / get_agent {events:true}).
-    const ev = (await t.h.call('get_agent', { job_id: A.id, events: true })).events.filter((e: any) => e.kind === 'lock_denied');
-    assert.deepEqual(ev.at(-1)?.data.files, [file('locked.txt')]);
-    assert.ok(ev.at(-1).data.reason.includes(B.id));
-    for (const [tool, input] of [
-      ['Edit', { file_path: file('locked.txt'), old_string: 'a', new_string: 'b' }],
-      ['MultiEdit', { file_path: 'locked.txt', edits: [{ old_string: 'a', new_string: 'b' }] }],
-      ['NotebookEdit', { notebook_path: file('locked.txt'), new_source: 'x' }],
-    ] as const) {
-      assert.ok(denied(await runHook(preToolUse(t.root, tool, input), agentEnv(t, A), t.root), tool).includes(B.id), tool);
+  test('a hub that accepts the connection and never answers → a deny within the hook\'s 8 s (before the 15 s hook timeout)', async () => {
+    const sockets: Socket[] = [];
+    const server = createServer((s) => { sockets.push(s); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const t0 = Date.now();
+      const r = await sh(write('hang.txt'), cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: A.token }));
+      const took = Date.now() - t0;
+      assert.match(denied(r, 'hanging hub'), /could not reach the hub at http:\/\/127\.0\.0\.1:\d+\/mcp \(no answer within 8 s/);
+      assert.ok(took >= 7_000 && took < 14_000, `took ${took} ms`);
+      assert.ok(sockets.length >= 1, 'the hook never connected');
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
     }
   });
 
-  test('Bash: recognised write targets are checked like edits; reads are allowed', async () => {
-    for (const command of ['echo hi > locked.txt', 'sed -i s/a/b/ locked.txt', `cp other.txt ${file('locked.txt')}`, 'echo x | tee -a locked.txt',
-      'git checkout -- locked.txt', 'rm -f locked.txt', 'mv tmp.txt locked.txt', 'npm run build 2> locked.txt']) {
-      const reason = denied(await runHook(preToolUse(t.root, 'Bash', { command }), agentEnv(t, A), t.root), command);
-      assert.ok(reason.includes(B.id), `${command}: ${reason}`);
+  test('no curl on PATH → the Node hook answers (same verdicts); no curl and no node → a deny', async () => {
+    const noCurl = join(bin, 'no-curl');
+    mkdirSync(noCurl);
+    for (const tool of ['cat', 'tr', 'sed', 'sha256sum']) {
+      const at = execFileSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+      symlinkSync(at, join(noCurl, tool));
     }
-    assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'cat locked.txt' }), agentEnv(t, A), t.root), 'cat locked.txt');
-    assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'grep -n foo locked.txt | wc -l' }), agentEnv(t, A), t.root), 'grep');
-    assertAllowed(await runHook(preToolUse(t.root, 'Bash', { command: 'echo hi > /dev/null' }), agentEnv(t, A), t.root), 'outside the tree: the policy decides');
+    const env = { ...agentEnv(t, A), PATH: noCurl };
+    assertAllowed(await sh(write('fallback-free.txt'), env), 'free file through the fallback');
+    assert.deepEqual((await lockRows(t.h, file('fallback-free.txt'))).map((r) => r[1]), [A.id], 'the Node hook took the lock');
+    assert.ok(denied(await sh(write('held.txt'), env), 'held file through the fallback').includes(B.id));
+    const none = await sh(write('held.txt'), env, join(bin, 'no-such-node'));
+    assert.match(denied(none, 'neither curl nor node'), /needs curl or node/);
   });
 
-  test('Codex apply_patch: targets parsed from the patch', async () => {
-    const patch = '*** Begin Patch\n*** Update File: locked.txt\n@@\n-a\n+b\n*** End Patch\n';
-    const stdin = JSON.stringify({ session_id: 's', cwd: t.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch } });
-    assert.ok(denied(await runHook(stdin, agentEnv(t, A), t.root), 'apply_patch').includes(B.id));
-    const free = '*** Begin Patch\n*** Add File: patched-new.txt\n+hello\n*** End Patch\n';
-    const ok = JSON.stringify({ session_id: 's', cwd: t.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: free } });
-    assertAllowed(await runHook(ok, agentEnv(t, A), t.root), 'apply_patch adding a free file');
-    assert.deepEqual((await lockRows(t.h, file('patched-new.txt'))).map((r) => r[1]), [A.id]);
-  });
-
-  test('fails closed: unreachable hub, unknown token, garbage input', async () => {
-    const port = await deadPort();
-    const down = await runHook(preToolUse(t.root, 'Write', { file_path: file('any.txt'), content: 'x' }),
-      cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: A.token }), t.root);
-    assert.match(denied(down, 'hub unreachable'), /could not reach the hub/);
-    const badToken = await runHook(preToolUse(t.root, 'Write', { file_path: file('any.txt'), content: 'x' }),
-      cleanEnv({ OVERSEER_URL: t.h.hub.http!.url, OVERSEER_TOKEN: 'not-a-real-token' }), t.root);
-    assert.match(denied(badToken, 'unknown token'), /401/);
-    const garbage = await runHook('this is {not json', agentEnv(t, A), t.root);
-    assert.match(denied(garbage, 'garbage stdin'), /hook/);
-    const empty = await runHook('', agentEnv(t, A), t.root);
-    denied(empty, 'empty stdin');
-    assert.deepEqual(await lockRows(t.h, file('any.txt')), [], 'nothing was locked by the failed checks');
-  });
-
-  test('lead mode: no agent env, hub.json and lead.token from OVERSEER_HOME', async () => {
-    assert.ok(existsSync(join(t.h.home, 'hub.json')), 'the test hub wrote hub.json');
-    const env = cleanEnv({ OVERSEER_HOME: t.h.home });
-    const reason = denied(await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'lead' }), env, t.root), 'lead writing locked.txt');
-    assert.ok(reason.includes(B.id), reason);
-    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: file('lead-free.txt'), content: 'x' }), env, t.root), 'lead writing a free file');
-    assert.deepEqual((await lockRows(t.h, file('lead-free.txt'))).map((r) => r[1]), ['lead']);
-    await t.h.call('release_files', {});
-
-    const empty = await makeTempDir('ovs-nohub');
-    temps.push(empty);
-    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: file('locked.txt'), content: 'x' }), cleanEnv({ OVERSEER_HOME: empty }), t.root), 'no hub.json: no hub, nothing to check');
-  });
-});
-
-describe('lock hook, strict and off modes', () => {
-  test('strict: editing a file that is not locked is denied; after lock_files it is allowed', async () => {
-    const t = await hubWith({ lockMode: 'strict' });
-    const S = await agentOf(t, 'Strict agent');
-    const f = join(t.root, 'strict.txt');
-    const reason = denied(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, S), t.root), 'strict, unlocked');
-    assert.match(reason, /strict/);
-    assert.match(reason, /lock_files/);
-    assert.deepEqual(await lockRows(t.h, f), [], 'strict mode takes nothing on its own');
-    const locked = await S.client.callTool({ name: 'lock_files', arguments: { files: ['strict.txt'] } });
-    assert.notEqual(locked.isError, true);
-    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, S), t.root), 'strict, locked by me');
-    denied(await runHook(preToolUse(t.root, 'Bash', { command: 'echo x > other.txt' }), agentEnv(t, S), t.root), 'strict, Bash write to an unlocked file');
-  });
-
-  test('off: always allowed, nothing locked', async () => {
-    const t = await hubWith({ lockMode: 'off' });
-    const O1 = await agentOf(t, 'Off one');
-    const O2 = await agentOf(t, 'Off two');
-    const held = await O2.client.callTool({ name: 'lock_files', arguments: { files: ['held.txt'] } });
-    assert.notEqual(held.isError, true);
-    const f = join(t.root, 'held.txt');
-    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: f, content: 'x' }), agentEnv(t, O1), t.root), 'off, held by another');
-    assertAllowed(await runHook(preToolUse(t.root, 'Write', { file_path: join(t.root, 'free.txt'), content: 'x' }), agentEnv(t, O1), t.root), 'off, free');
-    assert.deepEqual(await lockRows(t.h, t.root), [[f, O2.id, null]], 'no auto locks in off mode');
+  test('the bearer token is not on curl\'s command line (ps shows argv); the verdict is the same through a recording curl', async () => {
+    const rec = join(bin, 'rec');
+    mkdirSync(rec);
+    const real = execFileSync('/bin/sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim();
+    const log = join(bin, 'curl-argv.txt');
+    writeFileSync(join(rec, 'curl'), `#!/bin/sh\nprintf '%s\\n' "$@" >> '${log}'\nexec '${real}' "$@"\n`);
+    chmodSync(join(rec, 'curl'), 0o755);
+    const env = { ...agentEnv(t, A), PATH: `${rec}:${process.env.PATH}` };
+    assert.ok(denied(await sh(write('held.txt'), env), 'held file').includes(B.id));
+    assertAllowed(await sh(write('argv-free.txt'), env), 'free file');
+    const argv = readFileSync(log, 'utf8');
+    assert.match(argv, /\/hook$/m, 'the recording curl was used');
+    assert.ok(!argv.includes(A.token), 'the agent token is on curl\'s argv');
   });
 });

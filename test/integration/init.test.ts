@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path, { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { deadPort } from '../helpers/net.js';
 import { init, PERMISSION_RULE, type InitChange } from '../../src/cli/init.js';
 import { CliError } from '../../src/cli/status.js';
 import { UsageError } from '../../src/cli/errors.js';
@@ -62,7 +63,7 @@ function assertTeamSafe(root: string, tmp: string): void {
     for (const local of [tmp, root, REPO_ROOT, process.execPath, path.dirname(process.execPath), '/work/', '/tmp/']) {
       assert.ok(!text.includes(local), `${f} contains the machine-specific path ${local}:\n${text}`);
     }
-    assert.doesNotMatch(text, /overseer-hook\.mjs/, `${f} still holds the lock hook`);
+    assert.doesNotMatch(text, /overseer-hook\.(mjs|sh)/, `${f} still holds the lock hook`);
   }
 }
 
@@ -74,7 +75,7 @@ function assertIgnored(root: string): void {
 function oursIn(settings: any): any {
   const pre = settings?.hooks?.PreToolUse;
   assert.ok(Array.isArray(pre), 'hooks.PreToolUse is not an array');
-  const ours = pre.filter((e: any) => e.hooks?.some((h: any) => typeof h.command === 'string' && h.command.includes('hooks/overseer-hook.mjs')));
+  const ours = pre.filter((e: any) => e.hooks?.some((h: any) => typeof h.command === 'string' && /hooks\/overseer-hook\.(mjs|sh)/.test(h.command)));
   assert.equal(ours.length, 1, `expected exactly one Overseer hook entry, got ${JSON.stringify(pre)}`);
   return ours[0];
 }
@@ -84,8 +85,8 @@ function assertOurHook(entry: any): void {
   assert.equal(entry.hooks.length, 1);
   const h = entry.hooks[0];
   assert.equal(h.type, 'command');
-  assert.ok(h.command.includes(join(REPO_ROOT, 'hooks', 'overseer-hook.mjs')), `command ${h.command} does not run this package's hook`);
-  assert.ok(h.command.includes(process.execPath), `command ${h.command} does not use this node`);
+  // The sh hook (no Node start per edit), with this node for its fallback to the Node hook.
+  assert.equal(h.command, `/bin/sh '${join(REPO_ROOT, 'hooks', 'overseer-hook.sh')}' '${process.execPath}'`);
   assert.equal(h.onFailure, undefined, 'the lead hook must not block every edit when it cannot start (the script denies by itself when a running hub does not answer)');
   assert.ok(typeof h.timeout === 'number' && h.timeout > 8, `timeout ${h.timeout} would cut the hook's own 8 s hub timeout short`);
 }
@@ -289,6 +290,24 @@ describe('overseer init', { timeout: 180_000 }, () => {
     assert.equal(pre.length, 2);
     assertOurHook(pre[0]);
     assert.deepEqual(pre[1], a);
+  });
+
+  test('the hook command init writes runs through a shell as Claude Code runs it: no hub → allowed; a hub that does not answer → a deny', async () => {
+    const root = await repo();
+    init(root, false);
+    const command = oursIn(readJson(localFile(root))).hooks[0].command as string;
+    const input = JSON.stringify({ session_id: 's', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(root, 'a.txt'), content: 'x' } });
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_STATE_HOME: join(tmp, 'no-state'), CLAUDE_PROJECT_DIR: root };
+    const run = (extra: NodeJS.ProcessEnv): ReturnType<typeof spawnSync> => spawnSync('/bin/sh', ['-c', command], { input, env: { ...env, ...extra }, encoding: 'utf8', timeout: 20_000 });
+    const free = run({});
+    assert.equal(free.status, 0, String(free.stderr));
+    assert.equal(free.stdout, '', 'no hub: nothing to check, nothing printed');
+    const port = await deadPort();
+    const down = run({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: 't' });
+    assert.equal(down.status, 0, String(down.stderr));
+    const out = JSON.parse(String(down.stdout));
+    assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /could not reach the hub/);
   });
 
   test('a permissions.allow that is not a list → an error, nothing changed', async () => {

@@ -41,7 +41,7 @@ after(async () => {
 });
 
 test('the tarball holds the CLI, the API with types, hooks, prompts and LICENSE; no sources or tests', () => {
-  for (const f of ['dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'hooks/overseer-hook.mjs', 'LICENSE', 'package.json', 'README.md']) assert.ok(files.includes(f), `${f} is not in the tarball`);
+  for (const f of ['dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'hooks/overseer-hook.mjs', 'hooks/overseer-hook.sh', 'LICENSE', 'package.json', 'README.md']) assert.ok(files.includes(f), `${f} is not in the tarball`);
   assert.ok(files.some((f) => f.startsWith('prompts/')), 'no prompts in the tarball');
   assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'sources or tests shipped');
   // Everything package.json points at is shipped.

@@ -1,4 +1,5 @@
-// hooks/overseer-hook.mjs as a process, with no hub at all: it fails CLOSED (garbage input, an
+// hooks/overseer-hook.mjs and hooks/overseer-hook.sh (under /bin/sh, dash and bash where present:
+// the same expectations hold for every one) as a process, with no hub at all: it fails CLOSED (garbage input, an
 // unreachable hub, a hub that answers 500 or non-JSON → a deny on stdout, exit 0), stays out
 // of the way when there is no hub to ask (no OVERSEER_* env and no live hub.json → exit 0,
 // nothing printed), and forwards exactly what it got. A tiny node:http server on 127.0.0.1:0
@@ -6,7 +7,7 @@
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,16 @@ import { projectStateDir } from '../../src/config.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HOOK = join(REPO_ROOT, 'hooks', 'overseer-hook.mjs');
+const SH_HOOK = join(REPO_ROOT, 'hooks', 'overseer-hook.sh');
+
+/** How each variant is started: the Node hook, and the sh hook under every POSIX shell at hand.
+ * The sh hook's argument is the node it falls back to (as in hookCommandLine); here a node that
+ * does not exist, so a case the sh should decide by itself fails if it fell back instead. */
+const HOOK_VARIANTS: { name: string; cmd: string; args: string[] }[] = [
+  { name: 'overseer-hook.mjs', cmd: process.execPath, args: [HOOK] },
+  ...[...new Map(['/bin/sh', '/bin/dash', '/usr/bin/dash', '/bin/bash'].filter((sh) => existsSync(sh)).map((sh) => [realpathSync(sh), sh])).values()]
+    .map((sh) => ({ name: `overseer-hook.sh (${sh})`, cmd: sh, args: [SH_HOOK, '/nonexistent/node-the-sh-hook-must-not-need'] })),
+];
 
 interface HookRun {
   code: number | null;
@@ -34,9 +45,9 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function runHook(o: { stdin: string; env: Record<string, string>; cwd: string }): Promise<HookRun> {
+function runHookWith(o: { stdin: string; env: Record<string, string>; cwd: string; variant: (typeof HOOK_VARIANTS)[number] }): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HOOK], { cwd: o.cwd, env: baseEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(o.variant.cmd, o.variant.args, { cwd: o.cwd, env: baseEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -128,7 +139,8 @@ const hookInput = (cwd: string, file = join(cwd, 'src', 'a.ts')): string =>
     tool_name: 'Write', tool_input: { file_path: file, content: 'export const a = 1;\n' },
   });
 
-describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
+for (const variant of HOOK_VARIANTS) describe(`${variant.name} (no hub)`, { timeout: 120_000 }, () => {
+  const runHook = (o: { stdin: string; env: Record<string, string>; cwd: string }): Promise<HookRun> => runHookWith({ ...o, variant });
   let tmp = '';
   let fake: FakeHub;
   const dirs: string[] = [];
@@ -261,6 +273,16 @@ describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
     assert.equal(denyReason(r), 'X');
   });
 
+  test('a deny reason with quotes, backslashes, unicode and a "reason": lookalike comes out exactly as the Node hook prints it', async () => {
+    const cwd = dir('odd-reason');
+    for (const reason of ['held by "agent \\ j-2" — édition "reason":"no" \\"', 'ends in a backslash \\', 'two \\\\', '"', '\\"\\', 'line\nbreak\ttab']) {
+      fake.respond = (res) => json(res, 200, { decision: 'deny', reason, locked: ['/a"b'] });
+      const r = await runHook({ stdin: hookInput(cwd), cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
+      assert.equal(denyReason(r), reason);
+      assert.equal(r.stdout, `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`);
+    }
+  });
+
   test('the hub answers {decision: "none"} → exit 0, nothing printed (the edit goes ahead)', async () => {
     const cwd = dir('none');
     fake.respond = (res) => json(res, 200, { decision: 'none', locked: [join(cwd, 'src', 'a.ts')] });
@@ -301,6 +323,17 @@ describe('overseer-hook.mjs (no hub)', { timeout: 120_000 }, () => {
     const took = Date.now() - t0;
     assert.match(denyReason(r), /could not reach the hub/i);
     assert.ok(took < 14_000, `the hook took ${took} ms; Claude Code kills it at 15 s`);
+  });
+
+  test('input around whitespace (a trailing newline, CRLF, leading blanks) is still JSON: forwarded byte for byte, allowed', async () => {
+    const cwd = dir('ws');
+    for (const input of [`${hookInput(cwd)}\n`, `${hookInput(cwd)}\r\n`, ` \t\n${hookInput(cwd)}\n\n`]) {
+      fake.requests.length = 0;
+      const r = await runHook({ stdin: input, cwd, env: { OVERSEER_URL: fake.url, OVERSEER_TOKEN: 'tok' } });
+      assertAllowed(r);
+      assert.equal(fake.requests.length, 1, JSON.stringify(input));
+      assert.equal(fake.requests[0]!.body, input);
+    }
   });
 
   test('sends POST /hook with Authorization: Bearer <OVERSEER_TOKEN> and the stdin JSON as the body', async () => {

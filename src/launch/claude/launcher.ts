@@ -21,8 +21,16 @@ export const CHILD_DISALLOWED_TOOLS = ['AskUserQuestion', 'ScheduleWakeup', 'Rep
 /** A POSIX shell word for `s` (single-quoted, inner quotes escaped). */
 export const shellWord = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The command that runs the lock hook (for --settings and for overseer init). */
-export const hookCommandLine = (nodeBin: string, hookScript: string): string => `${shellWord(nodeBin)} ${shellWord(hookScript)}`;
+/**
+ * The command that runs the lock hook as a command hook (the lead's, from overseer init; Codex
+ * children's): `/bin/sh <hooks>/overseer-hook.sh <node>`. The sh hook posts with curl (no Node
+ * start per edit) and falls back to `<node> <hooks>/overseer-hook.mjs` (same directory) when it
+ * must, so `nodeBin` is only started then.
+ */
+export const hookCommandLine = (nodeBin: string, shHook: string): string => `/bin/sh ${shellWord(shHook)} ${shellWord(nodeBin)}`;
+
+/** Is `command` Overseer's lock hook (the sh hook, or the Node hook older versions installed)? */
+export const isOverseerHookCommand = (command: string): boolean => /overseer-hook\.(mjs|sh)\b/.test(command);
 
 /** The tools whose calls the lock hook checks (the lead's hook, from overseer init). */
 export const HOOK_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|Bash';

@@ -22,7 +22,9 @@ export interface CodexLauncherOptions {
   /** Default model when a job names none. */
   model?: string;
   sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
+  /** The node the sh hook falls back to (hookCommandLine). */
   nodeBin: string;
+  /** hooks/overseer-hook.sh of this installation. */
   hookScript: string;
   /** Install the lock hook (lock mode not `off`). */
   hook: boolean;

@@ -1,0 +1,155 @@
+// Benchmark P5: the lock hook per edit for COMMAND hooks (the lead's, from overseer init, and
+// every Codex child's): hooks/overseer-hook.sh (POSIX sh + curl), started as hookCommandLine
+// starts it (`/bin/sh overseer-hook.sh <node>`), against `/bin/true` started the same way
+// (spawn → process closed, stdin piped and closed, stdout drained), and against the Node hook
+// (`node hooks/overseer-hook.mjs`), all interleaved in one run (order rotated every round).
+// An in-process hub runs two hanging jobs (bench/fixtures/sleep-agent.sh); their agent tokens are
+// captured from the launch command (TokenRecorder). Inputs: a Write PreToolUse JSON of
+//   - free: a file nobody holds (a fresh one per sample), so the hub auto-locks it for A;
+//   - deny: a file agent B holds, so the hook prints a deny;
+// as agent A (OVERSEER_URL/OVERSEER_TOKEN: a Codex child), and as the lead (no agent env; the
+// hook finds hub.json and lead.token under $XDG_STATE_HOME from CLAUDE_PROJECT_DIR, as a lead
+// session does), plus the lead with no hub running (walks up to / finding none: allowed).
+// 30 rounds after 3 warm-up rounds. Goal (issue 14): median ≤ 10 ms absolute on this machine.
+// Run alone: node --import tsx bench/cmd-hook.ts
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { projectStateDir } from '../src/config.js';
+import { REPO_ROOT, TokenRecorder, cleanEnv, f2, fixture, out, removeDir, runAlone, spawnHangingAgent, startBenchHub, statLine, stats, type Stats } from './common.js';
+
+const RUNS = 30;
+const WARMUP = 3;
+const NODE_HOOK = path.join(REPO_ROOT, 'hooks', 'overseer-hook.mjs');
+const SH_HOOK = path.join(REPO_ROOT, 'hooks', 'overseer-hook.sh');
+/** The commands, as hookCommandLine runs them (the caller's `sh -c` around it is left out of every one). */
+const SH: [string, string[]] = ['/bin/sh', [SH_HOOK, process.execPath]];
+const NODE: [string, string[]] = [process.execPath, [NODE_HOOK]];
+const TRUE: [string, string[]] = ['/bin/true', []];
+/** curl's own start (dynamic loading of libcurl and its ~30 libraries): the floor of any curl hook. */
+const CURL: [string, string[]] = ['curl', ['-q', '--version']];
+
+export interface CmdHookResult {
+  baseline: Stats;
+  curlStart: Stats;
+  shFree: Stats;
+  shDeny: Stats;
+  nodeFree: Stats;
+  nodeDeny: Stats;
+  leadDeny: Stats;
+  leadNoHub: Stats;
+  /** the sh hook's median minus /bin/true's: what the hook itself costs */
+  overFree: number;
+  overDeny: number;
+}
+
+interface Run { ms: number; code: number | null; stdout: string; stderr: string }
+
+function run(cmd: [string, string[]], env: NodeJS.ProcessEnv, stdin: string, cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd[0], cmd[1], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdin.on('error', () => undefined);
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: performance.now() - t0, code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+const hookInput = (cwd: string, file: string): string =>
+  JSON.stringify({
+    session_id: 'bench-cmd-hook', transcript_path: '/dev/null', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse',
+    tool_name: 'Write', tool_input: { file_path: file, content: 'export const x = 1;\n' },
+  });
+
+const allowed = (r: Run): boolean => r.code === 0 && r.stdout.trim() === '';
+const denied = (r: Run): boolean => r.code === 0 && r.stdout.includes('"permissionDecision":"deny"');
+
+export async function benchCmdHook(): Promise<CmdHookResult> {
+  const rec = new TokenRecorder();
+  const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh'), processes: rec, config: { maxAgents: 4 } });
+  const xdg = await mkdtemp(path.join(tmpdir(), 'ovs-cmdhook-xdg-'));
+  const nowhere = await realpath(await mkdtemp(path.join(tmpdir(), 'ovs-cmdhook-nohub-')));
+  try {
+    const url = h.hub.http!.url;
+    const a = await spawnHangingAgent(h, rec, 'cmd hook A');
+    const b = await spawnHangingAgent(h, rec, 'cmd hook B');
+    const project = await realpath(h.project);
+    const src = path.join(project, 'src');
+    await mkdir(src, { recursive: true });
+    const held = path.join(src, 'held-by-b.ts');
+    const envA = cleanEnv({ OVERSEER_URL: url, OVERSEER_TOKEN: a.token });
+    const envB = cleanEnv({ OVERSEER_URL: url, OVERSEER_TOKEN: b.token });
+    // The lead's layout: the hub's hub.json and lead.token in the project's state directory.
+    const state = projectStateDir(project, { XDG_STATE_HOME: xdg });
+    await mkdir(state, { recursive: true });
+    await writeFile(path.join(state, 'hub.json'), `${JSON.stringify({ pid: process.pid, port: h.hub.http!.port, url, started_at: new Date().toISOString() }, null, 2)}\n`);
+    await writeFile(path.join(state, 'lead.token'), `${h.hub.leadToken}\n`, { mode: 0o600 });
+    const envLead = cleanEnv({ XDG_STATE_HOME: xdg, CLAUDE_PROJECT_DIR: src });
+    const envNoHub = cleanEnv({ XDG_STATE_HOME: xdg, CLAUDE_PROJECT_DIR: nowhere });
+
+    // B takes the file through its own hook (auto lock), so A's hook (and the lead's) is denied on it.
+    const take = await run(SH, envB, hookInput(project, held), project);
+    if (!allowed(take)) throw new Error(`B's hook did not auto-lock ${held}: exit ${take.code}, ${take.stdout}${take.stderr}`);
+    if (h.hub.locks.store.heldAmong([held])[0]?.holder !== b.jobId) throw new Error(`${held} is not held by B after its hook ran`);
+
+    const kinds = ['base', 'curl', 'shFree', 'shDeny', 'nodeFree', 'nodeDeny', 'leadDeny', 'leadNoHub'] as const;
+    const samples: Record<(typeof kinds)[number], number[]> = { base: [], curl: [], shFree: [], shDeny: [], nodeFree: [], nodeDeny: [], leadDeny: [], leadNoHub: [] };
+    let n = 0;
+    for (let i = -WARMUP; i < RUNS; i++) {
+      for (let k = 0; k < kinds.length; k++) {
+        const kind = kinds[(k + i + WARMUP) % kinds.length]!;
+        let r: Run;
+        let ok: boolean;
+        if (kind === 'base' || kind === 'curl') {
+          r = await run(kind === 'base' ? TRUE : CURL, envA, '', project);
+          ok = r.code === 0;
+        } else if (kind === 'shFree' || kind === 'nodeFree') {
+          const file = path.join(src, `free-${n++}.ts`);
+          r = await run(kind === 'shFree' ? SH : NODE, envA, hookInput(project, file), project);
+          ok = allowed(r) && h.hub.locks.store.heldAmong([file])[0]?.holder === a.jobId;
+        } else if (kind === 'shDeny' || kind === 'nodeDeny') {
+          r = await run(kind === 'shDeny' ? SH : NODE, envA, hookInput(project, held), project);
+          ok = denied(r) && r.stdout.includes(b.jobId);
+        } else if (kind === 'leadDeny') {
+          r = await run(SH, envLead, hookInput(src, held), src);
+          ok = denied(r) && r.stdout.includes(b.jobId);
+        } else {
+          r = await run(SH, envNoHub, hookInput(nowhere, path.join(nowhere, 'x.ts')), nowhere);
+          ok = allowed(r);
+        }
+        if (!ok) throw new Error(`${kind}: unexpected answer: exit ${r.code}, stdout ${r.stdout}, stderr ${r.stderr}`);
+        if (i >= 0) samples[kind].push(r.ms);
+      }
+    }
+    const s = Object.fromEntries(kinds.map((k) => [k, stats(samples[k])])) as Record<(typeof kinds)[number], Stats>;
+    const r: CmdHookResult = {
+      baseline: s.base, curlStart: s.curl, shFree: s.shFree, shDeny: s.shDeny, nodeFree: s.nodeFree, nodeDeny: s.nodeDeny, leadDeny: s.leadDeny, leadNoHub: s.leadNoHub,
+      overFree: s.shFree.p50 - s.base.p50, overDeny: s.shDeny.p50 - s.base.p50,
+    };
+    out(
+      statLine(`baseline /bin/true (${RUNS} runs, interleaved)`, r.baseline) +
+        statLine('curl -q --version (curl\'s own start)', r.curlStart) +
+        statLine('sh hook, agent env, free file (auto-lock)', r.shFree) +
+        statLine('sh hook, agent env, held file (deny)', r.shDeny) +
+        statLine('node hook, agent env, free file', r.nodeFree) +
+        statLine('node hook, agent env, held file (deny)', r.nodeDeny) +
+        statLine('sh hook, lead (hub found from CLAUDE_PROJECT_DIR), held file (deny)', r.leadDeny) +
+        statLine('sh hook, lead, no hub running (walk to /)', r.leadNoHub) +
+        `sh hook over /bin/true (median): free +${f2(r.overFree)} ms, deny +${f2(r.overDeny)} ms; node hook/sh hook (median): free ${f2(r.nodeFree.p50 / r.shFree.p50)}×, deny ${f2(r.nodeDeny.p50 / r.shDeny.p50)}×\n`,
+    );
+    return r;
+  } finally {
+    await h.stop();
+    await removeDir(xdg);
+    await removeDir(nowhere);
+  }
+}
+
+runAlone(import.meta.url, benchCmdHook);
