@@ -68,7 +68,7 @@ import { TakeoverService } from './takeover/service.js';
 import { HealthMonitor } from './floor/monitor.js';
 import { LeadDigest } from './floor/digest.js';
 import { OverlapGuard } from './git/overlapGuard.js';
-import type { CallScope, ToolDef } from './tools/registry.js';
+import { blockingTest, type CallScope, type ToolDef } from './tools/registry.js';
 import { createServer } from './server/createServer.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
 import { createWeb, type Web } from './web/index.js';
@@ -272,6 +272,7 @@ export class Hub {
       web: this.web.hooks,
       log: this.ctx.log,
       makeServer: (c) => this.server(c),
+      blocking: blockingTest(this.tools),
       onHook: (c, body) => {
         const h = checkHookInput(body);
         return h.ok ? this.hook.check(c, h.input) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };

@@ -14,6 +14,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import { SessionTable, type Session, type SessionLimits } from './sessions.js';
+import { FastLane, fastRequest, type BlockingTest } from './fastpath.js';
 
 export interface HttpAuth {
   /** Resolve a bearer token to a caller, or undefined when unknown. */
@@ -82,6 +83,9 @@ export interface HttpOptions {
   sweepEveryMs?: number;
   now?: () => number;
   version?: string;
+  /** Tool calls that may block (wait, send progress) stay on the SDK's SSE path; the others take
+   * the fast path (fastpath.ts). Without it, every call takes the SDK path. */
+  blocking?: BlockingTest;
 }
 
 export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
@@ -174,6 +178,8 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       }
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+      const fast = o.blocking && body !== undefined ? fastRequest(body, req, s.lane, o.blocking) : undefined;
+      if (fast) return s.lane.call(fast, req, res);
       cancelWhenGone(res, body, s.transport);
       await s.transport.handleRequest(req, res, body);
       return;
@@ -198,13 +204,15 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     const server = o.makeServer(caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => { sessions.add(id, { transport, server, token, caller }); },
+      onsessioninitialized: (id) => { sessions.add(id, { transport, lane, server, token, caller }); },
     });
-    transport.onclose = () => {
+    // The server talks to the SDK transport through the fast lane (fastpath.ts).
+    const lane = new FastLane(transport);
+    lane.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
       void server.close().catch(() => undefined);
     };
-    await server.connect(transport);
+    await lane.connect(server);
     await transport.handleRequest(req, res, body);
   };
 

@@ -1,0 +1,171 @@
+// Benchmark P7: tool calls over HTTP under a crew's load (issue 14, "tool call over HTTP").
+// The hub runs in this process (real SQLite, HTTP on 127.0.0.1:0); the load comes from a lean
+// client on a worker thread of its own (bench/http-load-clients.ts: raw node:http, one
+// keep-alive connection per session, pre-serialised bodies), so the client costs little and
+// its event-loop use is reported (near 1 = the client, not the hub, was the limit).
+//   (a) paced: 64 MCP sessions (lead token, normal initialize handshake), each calling a hot tool
+//       (3 read_note : 1 write_note, its own key) once per 100 ms for PACED_MS: p50/p99.
+//   (b) closed loop: the same 64 sessions back to back for CLOSED_MS: calls/s.
+// Baseline in the same run: a bare node:http server in this process answering the same JSON
+// body, driven by the same client (the floor of the machine). A real MCP SDK client checks that
+// the lean client's results are the SDK's results.
+// Run alone: node --import tsx bench/http-load.ts   (HTTP_LOAD_PROFILE=1: CPU profile of the
+// hub's thread under the closed loop, written to bench/results/http-load.cpuprofile)
+import { createServer, type Server } from 'node:http';
+import { writeFile, mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Session } from 'node:inspector/promises';
+import type { AddressInfo } from 'node:net';
+import type { Worker } from 'node:worker_threads';
+import { BENCH_DIR, f1, fixture, httpClient, out, runAlone, startBenchHub, startTsWorker, stats, type Stats } from './common.js';
+import type { LoadRequest, LoadRunResult } from './http-load-clients.js';
+
+export const SESSIONS = 64;
+const PACED_MS = 8000;
+const CLOSED_MS = 5000;
+const PERIOD_MS = 100;
+
+export interface LoadFigures {
+  latency: Stats;
+  /** CPU time of this process's main thread (the hub's or the bare server's) per call, µs */
+  serverCpuUs: number;
+  callsPerS: number;
+  errors: number;
+  clientElu: number;
+  contentType: string;
+}
+
+export interface HttpLoadResult {
+  sessions: number;
+  paced: { hub: LoadFigures; bare: LoadFigures };
+  closed: { hub: LoadFigures; bare: LoadFigures };
+  /** the lean client's read_note/write_note results equal the MCP SDK client's */
+  sdkSame: boolean;
+}
+
+type Req = LoadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+function rpcOf(w: Worker): (m: Req) => Promise<any> {
+  let next = 1;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  w.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.ok) p?.resolve(m.result);
+    else p?.reject(new Error(`http-load-clients worker: ${m.error}`));
+  });
+  const fail = (e: Error): void => { for (const p of pending.values()) p.reject(e); pending.clear(); };
+  w.on('error', fail);
+  w.on('exit', (code) => fail(new Error(`http-load-clients worker exited (${code})`)));
+  return (m) => new Promise((resolve, reject) => {
+    const id = next++;
+    pending.set(id, { resolve, reject });
+    w.postMessage({ ...m, id });
+  });
+}
+
+/** CPU ms (user + system) of this process's main thread so far (Linux /proc; NaN elsewhere):
+ * on a shared, loaded machine the wall figures swing, the CPU a call costs does not. */
+function mainThreadCpuMs(): number {
+  try {
+    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
+  } catch {
+    return NaN;
+  }
+}
+
+async function measured(rpc: (m: Req) => Promise<any>, m: Req): Promise<LoadFigures> {
+  const cpu0 = mainThreadCpuMs();
+  const r = (await rpc(m)) as LoadRunResult;
+  const cpu = mainThreadCpuMs() - cpu0;
+  if (r.errors) throw new Error(`${r.errors} of ${r.calls} calls failed; first: ${r.firstError}`);
+  return { latency: stats(r.samples), serverCpuUs: (cpu * 1000) / r.calls, callsPerS: (r.calls / r.wallMs) * 1000, errors: r.errors, clientElu: r.clientElu, contentType: r.contentType };
+}
+
+/** A bare node:http server answering every POST with `body` (after reading the request). */
+async function bareServer(body: string): Promise<Server> {
+  const s = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  });
+  s.keepAliveTimeout = 5000;
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  return s;
+}
+
+function line(label: string, f: LoadFigures): string {
+  return `${label}: p50 ${f1(f.latency.p50)} ms, p99 ${f1(f.latency.p99)} ms, max ${f1(f.latency.max)} ms, ${f.callsPerS.toFixed(0)} calls/s, server thread ${f.serverCpuUs.toFixed(0)} µs CPU/call (n=${f.latency.n}, client loop ${(f.clientElu * 100).toFixed(0)}% busy, ${f.contentType})\n`;
+}
+
+export async function benchHttpLoad(): Promise<HttpLoadResult> {
+  const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh') });
+  const worker = startTsWorker('http-load-clients.ts');
+  let bare: Server | undefined;
+  try {
+    const rpc = rpcOf(worker);
+    const url = h.hub.http!.url;
+    for (let i = 0; i < SESSIONS; i++) await h.call('write_note', { key: `bench/load/c${i}`, value: `value of client ${i}` });
+
+    // The lean client's answers are the SDK client's (same result object, read and write).
+    await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: 1, handshake: true });
+    const sdk = await httpClient(url, h.hub.leadToken, 'bench-load-sdk');
+    let sdkSame = true;
+    let sample = '';
+    for (const [tool, args] of [['read_note', { key: 'bench/load/c0' }], ['read_note', { key: 'bench/load/none' }], ['read_note', { key: '' }], ['write_note', { key: 'bench/load/sdk', value: 'x' }]] as const) {
+      const lean = (await rpc({ cmd: 'one', tool, args })) as { status: number; message: { result?: any } };
+      const viaSdk = await sdk.client.callTool({ name: tool, arguments: args });
+      let a = lean.message?.result;
+      let b: any = viaSdk;
+      if (tool === 'write_note') { a = JSON.parse(a.content[0].text).key; b = JSON.parse(b.content[0].text).key; }
+      if (JSON.stringify(a) !== JSON.stringify(b)) {
+        sdkSame = false;
+        out(`  differs for ${tool} ${JSON.stringify(args)}:\n    lean ${JSON.stringify(a)}\n    sdk  ${JSON.stringify(b)}\n`);
+      }
+      if (tool === 'read_note' && !sample) sample = JSON.stringify(lean.message);
+    }
+    await sdk.close();
+    out(`lean client = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}\n`);
+
+    // Baseline first: the same client against a bare server answering a real call's JSON.
+    bare = await bareServer(sample);
+    const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/mcp`;
+    await rpc({ cmd: 'connect', url: bareUrl, token: 'x', n: SESSIONS, handshake: false });
+    const barePaced = await measured(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS });
+    out(line(`bare node:http, ${SESSIONS} paced`, barePaced));
+    const bareClosed = await measured(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS });
+    out(line(`bare node:http, ${SESSIONS} closed`, bareClosed));
+    await rpc({ cmd: 'close' });
+    await new Promise<void>((r) => bare!.close(() => r()));
+    bare = undefined;
+
+    await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: SESSIONS, handshake: true });
+    await rpc({ cmd: 'run', mode: 'closed', ms: 1000 }); // warm-up
+    const paced = await measured(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS, periodMs: PERIOD_MS });
+    out(line(`hub, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced));
+    const profile = process.env.HTTP_LOAD_PROFILE === '1' ? new Session() : undefined;
+    if (profile) { profile.connect(); await profile.post('Profiler.enable'); await profile.post('Profiler.start'); }
+    const closed = await measured(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS });
+    if (profile) {
+      const { profile: p } = await profile.post('Profiler.stop');
+      await mkdir(path.join(BENCH_DIR, 'results'), { recursive: true });
+      await writeFile(path.join(BENCH_DIR, 'results', 'http-load.cpuprofile'), JSON.stringify(p));
+      profile.disconnect();
+    }
+    out(line(`hub, ${SESSIONS} sessions closed loop`, closed));
+    out(`closed loop vs bare: ${(closed.callsPerS / bareClosed.callsPerS).toFixed(2)} of the bare server's calls/s\n`);
+    await rpc({ cmd: 'close' });
+    return { sessions: SESSIONS, paced: { hub: paced, bare: barePaced }, closed: { hub: closed, bare: bareClosed }, sdkSame };
+  } finally {
+    if (bare) bare.close();
+    await worker.terminate().catch(() => undefined);
+    await h.stop();
+  }
+}
+
+runAlone(import.meta.url, benchHttpLoad);
