@@ -38,9 +38,11 @@ export interface LoadFigures {
 
 export interface HttpLoadResult {
   sessions: number;
-  paced: { hub: LoadFigures; bare: LoadFigures };
-  closed: { hub: LoadFigures; bare: LoadFigures };
-  /** the lean client's read_note/write_note results equal the MCP SDK client's */
+  /** hub: the fast path (the default); sdk: the same hub with the fast path off (every call on
+   * the MCP SDK's Streamable HTTP transport, the path of every call before) */
+  paced: { fast: LoadFigures; sdk: LoadFigures; bare: LoadFigures };
+  closed: { fast: LoadFigures; sdk: LoadFigures; bare: LoadFigures };
+  /** the lean client's results on the fast path equal the SDK path's and the MCP SDK client's */
   sdkSame: boolean;
 }
 
@@ -77,12 +79,22 @@ function mainThreadCpuMs(): number {
   }
 }
 
-async function measured(rpc: (m: Req) => Promise<any>, m: Req): Promise<LoadFigures> {
+interface Round { r: LoadRunResult; cpuMs: number }
+
+async function round(rpc: (m: Req) => Promise<any>, m: Req): Promise<Round> {
   const cpu0 = mainThreadCpuMs();
   const r = (await rpc(m)) as LoadRunResult;
-  const cpu = mainThreadCpuMs() - cpu0;
   if (r.errors) throw new Error(`${r.errors} of ${r.calls} calls failed; first: ${r.firstError}`);
-  return { latency: stats(r.samples), serverCpuUs: (cpu * 1000) / r.calls, callsPerS: (r.calls / r.wallMs) * 1000, errors: r.errors, clientElu: r.clientElu, contentType: r.contentType };
+  return { r, cpuMs: mainThreadCpuMs() - cpu0 };
+}
+
+/** The figures of rounds taken together (samples pooled, calls over the summed wall time). */
+function pooled(rounds: Round[]): LoadFigures {
+  const calls = rounds.reduce((a, x) => a + x.r.calls, 0);
+  const wall = rounds.reduce((a, x) => a + x.r.wallMs, 0);
+  const cpu = rounds.reduce((a, x) => a + x.cpuMs, 0);
+  const elu = rounds.reduce((a, x) => a + x.r.clientElu * x.r.wallMs, 0) / wall;
+  return { latency: stats(rounds.flatMap((x) => x.r.samples)), serverCpuUs: (cpu * 1000) / calls, callsPerS: (calls / wall) * 1000, errors: 0, clientElu: elu, contentType: rounds.at(-1)!.r.contentType };
 }
 
 /** A bare node:http server answering every POST with `body` (after reading the request). */
@@ -106,39 +118,46 @@ function line(label: string, f: LoadFigures): string {
 export async function benchHttpLoad(): Promise<HttpLoadResult> {
   const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh') });
   const worker = startTsWorker('http-load-clients.ts');
+  const http = h.hub.http!;
   let bare: Server | undefined;
   try {
     const rpc = rpcOf(worker);
-    const url = h.hub.http!.url;
+    const url = http.url;
     for (let i = 0; i < SESSIONS; i++) await h.call('write_note', { key: `bench/load/c${i}`, value: `value of client ${i}` });
 
-    // The lean client's answers are the SDK client's (same result object, read and write).
+    // The same answers on both paths, and from an MCP SDK client (a found note, a missing one, a
+    // validation error, a write: its key, the version moves).
     await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: 1, handshake: true });
     const sdk = await httpClient(url, h.hub.leadToken, 'bench-load-sdk');
     let sdkSame = true;
     let sample = '';
     for (const [tool, args] of [['read_note', { key: 'bench/load/c0' }], ['read_note', { key: 'bench/load/none' }], ['read_note', { key: '' }], ['write_note', { key: 'bench/load/sdk', value: 'x' }]] as const) {
-      const lean = (await rpc({ cmd: 'one', tool, args })) as { status: number; message: { result?: any } };
-      const viaSdk = await sdk.client.callTool({ name: tool, arguments: args });
-      let a = lean.message?.result;
-      let b: any = viaSdk;
-      if (tool === 'write_note') { a = JSON.parse(a.content[0].text).key; b = JSON.parse(b.content[0].text).key; }
-      if (JSON.stringify(a) !== JSON.stringify(b)) {
-        sdkSame = false;
-        out(`  differs for ${tool} ${JSON.stringify(args)}:\n    lean ${JSON.stringify(a)}\n    sdk  ${JSON.stringify(b)}\n`);
+      const results: unknown[] = [];
+      for (const fast of [false, true]) {
+        http.fastPath = fast;
+        const lean = (await rpc({ cmd: 'one', tool, args })) as { status: number; type: string; message: { result?: any } };
+        if (fast && !lean.type.startsWith('application/json')) throw new Error(`the fast path did not answer ${tool}: ${lean.type}`);
+        results.push(lean.message?.result);
+        if (fast && tool === 'read_note' && !sample) sample = JSON.stringify(lean.message);
       }
-      if (tool === 'read_note' && !sample) sample = JSON.stringify(lean.message);
+      results.push(await sdk.client.callTool({ name: tool, arguments: args }));
+      const norm = results.map((r: any) => (tool === 'write_note' ? JSON.parse(r.content[0].text).key : r));
+      if (new Set(norm.map((x) => JSON.stringify(x))).size !== 1) {
+        sdkSame = false;
+        out(`  differs for ${tool} ${JSON.stringify(args)}:\n    SDK path ${JSON.stringify(norm[0])}\n    fast     ${JSON.stringify(norm[1])}\n    SDK client ${JSON.stringify(norm[2])}\n`);
+      }
     }
     await sdk.close();
-    out(`lean client = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}\n`);
+    http.fastPath = true;
+    out(`fast path = SDK path = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}\n`);
 
-    // Baseline first: the same client against a bare server answering a real call's JSON.
+    // Baseline: the same client against a bare server answering a real call's JSON.
     bare = await bareServer(sample);
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/mcp`;
     await rpc({ cmd: 'connect', url: bareUrl, token: 'x', n: SESSIONS, handshake: false });
-    const barePaced = await measured(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS });
+    const barePaced = pooled([await round(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS })]);
     out(line(`bare node:http, ${SESSIONS} paced`, barePaced));
-    const bareClosed = await measured(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS });
+    const bareClosed = pooled([await round(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS })]);
     out(line(`bare node:http, ${SESSIONS} closed`, bareClosed));
     await rpc({ cmd: 'close' });
     await new Promise<void>((r) => bare!.close(() => r()));
@@ -146,21 +165,33 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
 
     await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: SESSIONS, handshake: true });
     await rpc({ cmd: 'run', mode: 'closed', ms: 1000 }); // warm-up
-    const paced = await measured(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS, periodMs: PERIOD_MS });
-    out(line(`hub, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced));
+    // SDK path and fast path in alternating rounds (the machine's load drifts), pooled.
+    const rounds = { paced: { sdk: [] as Round[], fast: [] as Round[] }, closed: { sdk: [] as Round[], fast: [] as Round[] } };
     const profile = process.env.HTTP_LOAD_PROFILE === '1' ? new Session() : undefined;
-    if (profile) { profile.connect(); await profile.post('Profiler.enable'); await profile.post('Profiler.start'); }
-    const closed = await measured(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS });
+    for (let k = 0; k < 2; k++) {
+      for (const path of ['sdk', 'fast'] as const) {
+        http.fastPath = path === 'fast';
+        rounds.paced[path].push(await round(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS }));
+        if (profile && path === 'fast' && k === 1) { profile.connect(); await profile.post('Profiler.enable'); await profile.post('Profiler.start'); }
+        rounds.closed[path].push(await round(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS / 2 }));
+      }
+    }
+    http.fastPath = true;
     if (profile) {
       const { profile: p } = await profile.post('Profiler.stop');
       await mkdir(path.join(BENCH_DIR, 'results'), { recursive: true });
       await writeFile(path.join(BENCH_DIR, 'results', 'http-load.cpuprofile'), JSON.stringify(p));
       profile.disconnect();
     }
-    out(line(`hub, ${SESSIONS} sessions closed loop`, closed));
-    out(`closed loop vs bare: ${(closed.callsPerS / bareClosed.callsPerS).toFixed(2)} of the bare server's calls/s\n`);
+    const paced = { sdk: pooled(rounds.paced.sdk), fast: pooled(rounds.paced.fast), bare: barePaced };
+    const closed = { sdk: pooled(rounds.closed.sdk), fast: pooled(rounds.closed.fast), bare: bareClosed };
+    out(line(`hub SDK path, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.sdk));
+    out(line(`hub fast path, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.fast));
+    out(line(`hub SDK path, ${SESSIONS} sessions closed loop`, closed.sdk));
+    out(line(`hub fast path, ${SESSIONS} sessions closed loop`, closed.fast));
+    out(`closed loop: fast path ${(closed.fast.callsPerS / bareClosed.callsPerS).toFixed(2)} of the bare server's calls/s (SDK path ${(closed.sdk.callsPerS / bareClosed.callsPerS).toFixed(2)}); CPU per call ${(closed.fast.serverCpuUs / bareClosed.serverCpuUs).toFixed(1)}× the bare server's (SDK path ${(closed.sdk.serverCpuUs / bareClosed.serverCpuUs).toFixed(1)}×)\n`);
     await rpc({ cmd: 'close' });
-    return { sessions: SESSIONS, paced: { hub: paced, bare: barePaced }, closed: { hub: closed, bare: bareClosed }, sdkSame };
+    return { sessions: SESSIONS, paced, closed, sdkSame };
   } finally {
     if (bare) bare.close();
     await worker.terminate().catch(() => undefined);

@@ -71,6 +71,7 @@ import { OverlapGuard } from './git/overlapGuard.js';
 import { blockingTest, type CallScope, type ToolDef } from './tools/registry.js';
 import { createServer } from './server/createServer.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
+import { tokenAuth } from './server/tokenAuth.js';
 import { createWeb, type Web } from './web/index.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
@@ -280,14 +281,7 @@ export class Hub {
       onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, this.search.api),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
-      auth: {
-        identify: (token) => {
-          const h = sha(token);
-          if (h === leadHash) return { role: 'lead' };
-          const job = this.ctx.store.byTokenHash(h);
-          return job ? { role: 'agent', jobId: job.id } : undefined;
-        },
-      },
+      auth: tokenAuth(this.db, leadHash, sha),
     });
     this.setUrl(this.http.url);
     port = this.http.port;
