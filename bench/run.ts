@@ -31,6 +31,7 @@ import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchDispatch, type DispatchBenchResult } from './dispatch.js';
 import { benchOverlap, type OverlapBenchResult } from './overlap.js';
 import { benchMergeQueue, type MergeQueueBenchResult } from './merge-queue.js';
+import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -347,6 +348,23 @@ const entries: Entry<any>[] = [
       { benchmark: 'overlap detection (16 worktrees)', figure: 'p50', value: ms(r.latency.p50), baseline: `${ms(r.gitScan.p50)} the scan's git work alone`, ratio: f2(r.latency.p50 / r.gitScan.p50), goal: '', met: '' },
       { benchmark: 'overlap detection (16 worktrees)', figure: 'p99', value: ms(r.latency.p99), baseline: `${ms(r.gitScan.p99)} the scan's git work alone (the debounce is ${r.debounceMs} ms)`, ratio: f2(r.latency.p99 / r.gitScan.p99), goal: '', met: '' },
     ],
+  },
+  {
+    name: 'http_load',
+    title: 'P7. tool call over HTTP: 64 MCP sessions (lead token, lean raw-HTTP client) paced at 1 call / 100 ms each, and back to back; fast path vs the SDK path, against a bare node:http server',
+    run: benchHttpLoad,
+    rows: (r: HttpLoadResult) => {
+      const b = `tool call over HTTP ×${r.sessions}`;
+      const cps = (n: number): string => `${n.toFixed(0)} calls/s`;
+      return [
+        { benchmark: b, figure: 'paced p50 / p99', value: `${f1(r.paced.fast.latency.p50)} / ${f1(r.paced.fast.latency.p99)} ms`, baseline: `${f1(r.paced.bare.latency.p50)} / ${f1(r.paced.bare.latency.p99)} ms bare`, ratio: f2(r.paced.fast.latency.p99 / r.paced.bare.latency.p99), goal: 'p99 ≤ 10 ms', met: met(r.paced.fast.latency.p99 <= 10) },
+        { benchmark: b, figure: 'paced p50 / p99, SDK path', value: `${f1(r.paced.sdk.latency.p50)} / ${f1(r.paced.sdk.latency.p99)} ms`, baseline: `${f1(r.paced.fast.latency.p99)} ms fast p99`, ratio: f2(r.paced.sdk.latency.p99 / r.paced.fast.latency.p99), goal: '', met: '' },
+        { benchmark: b, figure: 'back to back', value: cps(r.closed.fast.callsPerS), baseline: `${cps(r.closed.bare.callsPerS)} bare`, ratio: f2(r.closed.fast.callsPerS / r.closed.bare.callsPerS), goal: '≥ 5,000 calls/s', met: met(r.closed.fast.callsPerS >= 5000) },
+        { benchmark: b, figure: 'back to back, SDK path', value: cps(r.closed.sdk.callsPerS), baseline: `${cps(r.closed.fast.callsPerS)} fast`, ratio: f2(r.closed.sdk.callsPerS / r.closed.fast.callsPerS), goal: '', met: '' },
+        { benchmark: b, figure: 'hub thread CPU per call (fast / SDK)', value: `${r.closed.fast.serverCpuUs.toFixed(0)} / ${r.closed.sdk.serverCpuUs.toFixed(0)} µs`, baseline: `${r.closed.bare.serverCpuUs.toFixed(0)} µs bare`, ratio: f2(r.closed.fast.serverCpuUs / r.closed.bare.serverCpuUs), goal: '', met: '' },
+        { benchmark: b, figure: 'same results (fast, SDK path, SDK client)', value: r.sdkSame ? 'yes' : 'no', baseline: '', ratio: '', goal: 'yes', met: met(r.sdkSame) },
+      ];
+    },
   },
 ];
 
