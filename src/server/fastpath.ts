@@ -17,7 +17,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** May this call block (wait for others, send progress)? Such calls stay on the SDK path. */
 export type BlockingTest = (tool: string, args: unknown) => boolean;
@@ -48,6 +48,10 @@ export class FastLane implements Transport {
   async start(): Promise<void> {
     this.sdk.onmessage = (m, extra) => this.onmessage?.(m, extra);
     this.sdk.onclose = () => {
+      // The SDK path ends its open streams when a session closes; a fast request still waiting
+      // gets a JSON-RPC error instead of an answer that will never come.
+      const ids = [...this.pending.keys()];
+      for (const id of ids) this.pending.get(id)?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'the MCP session closed before the answer' } });
       this.pending.clear();
       this.onclose?.();
     };
