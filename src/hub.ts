@@ -68,9 +68,10 @@ import { TakeoverService } from './takeover/service.js';
 import { HealthMonitor } from './floor/monitor.js';
 import { LeadDigest } from './floor/digest.js';
 import { OverlapGuard } from './git/overlapGuard.js';
-import type { CallScope, ToolDef } from './tools/registry.js';
+import { blockingTest, type CallScope, type ToolDef } from './tools/registry.js';
 import { createServer } from './server/createServer.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
+import { tokenAuth } from './server/tokenAuth.js';
 import { createWeb, type Web } from './web/index.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
 
@@ -275,6 +276,7 @@ export class Hub {
       web: this.web.hooks,
       log: this.ctx.log,
       makeServer: (c) => this.server(c),
+      blocking: blockingTest(this.tools),
       onHook: (c, body, format) => {
         const h = checkHookInput(body);
         if (!h.ok) return { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
@@ -290,14 +292,7 @@ export class Hub {
       onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, this.search.api),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
-      auth: {
-        identify: (token) => {
-          const h = sha(token);
-          if (h === leadHash) return { role: 'lead' };
-          const job = this.ctx.store.byTokenHash(h);
-          return job ? { role: 'agent', jobId: job.id } : undefined;
-        },
-      },
+      auth: tokenAuth(this.db, leadHash, sha),
     });
     this.setUrl(this.http.url);
     port = this.http.port;

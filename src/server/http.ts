@@ -14,6 +14,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import { SessionTable, type Session, type SessionLimits } from './sessions.js';
+import { FastLane, fastRequest, type BlockingTest } from './fastpath.js';
 
 export interface HttpAuth {
   /** Resolve a bearer token to a caller, or undefined when unknown. */
@@ -51,6 +52,9 @@ export interface HttpEndpoint {
   sessionCount(role?: Caller['role'], connected?: boolean): number;
   /** Close every session idle past the limit now (the sweeper does it periodically). */
   sweep(): number;
+  /** Whether calls that do not block take the fast path (fastpath.ts); on when `blocking` was
+   * given. Off, every call takes the SDK's path (tests and bench/http-load.ts compare the two). */
+  fastPath: boolean;
 }
 
 /** What GET /health says: pid and start always; counts and limits to the lead. */
@@ -82,6 +86,9 @@ export interface HttpOptions {
   sweepEveryMs?: number;
   now?: () => number;
   version?: string;
+  /** Tool calls that may block (wait, send progress) stay on the SDK's SSE path; the others take
+   * the fast path (fastpath.ts). Without it, every call takes the SDK path. */
+  blocking?: BlockingTest;
 }
 
 export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
@@ -94,8 +101,15 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   };
   let port = o.port;
   const inFlight = { lead: 0, agent: 0 };
-  const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-  const allowedOrigins = (): string[] => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
+  let fastPath = !!o.blocking;
+  // The names of the listening address (set once the port is known).
+  let allowedHosts = new Set<string>();
+  let allowedOrigins = new Set<string>();
+  const setPort = (p: number): void => {
+    port = p;
+    allowedHosts = new Set([`127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`]);
+    allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
+  };
 
   const deny = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -103,13 +117,14 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Parsed only off the MCP path (every tool call POSTs to a bare /mcp).
+    const url = req.url === '/mcp' ? MCP_URL : new URL(req.url ?? '/', 'http://127.0.0.1');
     const api = url.pathname.startsWith('/api/');
     const page = !!o.web?.isPage(url.pathname);
     if (url.pathname !== '/mcp' && url.pathname !== '/hook' && url.pathname !== '/health' && !api && !page) return deny(res, 404, 'not found: the MCP endpoint is /mcp');
-    if (!allowedHosts().includes(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
+    if (!allowedHosts.has(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins().includes(origin)) return deny(res, 403, 'forbidden: bad Origin header');
+    if (origin !== undefined && !allowedOrigins.has(origin)) return deny(res, 403, 'forbidden: bad Origin header');
     if (page) return o.web!.page(req, res, url);
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     const token = m?.[1];
@@ -178,6 +193,8 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       }
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+      const fast = fastPath && o.blocking && body !== undefined ? fastRequest(body, req, s.lane, o.blocking) : undefined;
+      if (fast) return s.lane.call(fast, req, res);
       cancelWhenGone(res, body, s.transport);
       await s.transport.handleRequest(req, res, body);
       return;
@@ -202,13 +219,15 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     const server = o.makeServer(caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => { sessions.add(id, { transport, server, token, caller }); },
+      onsessioninitialized: (id) => { sessions.add(id, { transport, lane, server, token, caller }); },
     });
-    transport.onclose = () => {
+    // The server talks to the SDK transport through the fast lane (fastpath.ts).
+    const lane = new FastLane(transport);
+    lane.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
       void server.close().catch(() => undefined);
     };
-    await server.connect(transport);
+    await lane.connect(server);
     await transport.handleRequest(req, res, body);
   };
 
@@ -236,9 +255,11 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   } else {
     await listen(o.port);
   }
-  port = (http.address() as AddressInfo).port;
+  setPort((http.address() as AddressInfo).port);
   sessions.startSweeping(closeSession, o.sweepEveryMs ?? Math.min(30_000, Math.max(1000, limits.idleMs / 10)));
-  return {
+  const endpoint: HttpEndpoint = {
+    get fastPath() { return fastPath; },
+    set fastPath(on: boolean) { fastPath = on && !!o.blocking; },
     port,
     url: `http://127.0.0.1:${port}/mcp`,
     server: http,
@@ -255,6 +276,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       await new Promise<void>((r) => http.close(() => r()));
     },
   };
+  return endpoint;
 }
 
 const BAD_BODY = Symbol('bad body');
@@ -278,19 +300,42 @@ function cancelWhenGone(res: ServerResponse, body: unknown, transport: Streamabl
   });
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY) return BAD_BODY;
-    chunks.push(c as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return BAD_BODY;
-  }
+/** Never changed: handlers of /mcp do not read it (api, page and hook routes get their own). */
+const MCP_URL: Readonly<URL> = new URL('/mcp', 'http://127.0.0.1');
+
+/** The request's body as JSON (BAD_BODY when it is not JSON or passes MAX_BODY), read with plain
+ * events: the async iterator cost more than the parse for a tool call's small body. */
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (v: unknown): void => {
+      if (done) return;
+      done = true;
+      req.off('data', onData);
+      resolve(v);
+    };
+    const onData = (c: Buffer): void => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        req.resume(); // drain the rest unread
+        return finish(BAD_BODY);
+      }
+      chunks.push(c);
+    };
+    req.on('data', onData);
+    req.once('end', () => {
+      if (done) return;
+      try {
+        finish(JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
+      } catch {
+        finish(BAD_BODY);
+      }
+    });
+    req.once('error', () => finish(BAD_BODY));
+    req.once('close', () => finish(BAD_BODY));
+  });
 }
 
 function sameToken(a: string, b: string): boolean {

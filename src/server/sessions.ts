@@ -5,9 +5,12 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../services/context.js';
+import type { FastLane } from './fastpath.js';
 
 export interface Session {
   transport: StreamableHTTPServerTransport;
+  /** What the server is connected to: the SDK transport plus the fast path's answers. */
+  lane: FastLane;
   server: McpServer;
   token: string;
   caller: Caller;

@@ -30,6 +30,11 @@ export interface ToolDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   /** Claude Code sends this tool's full definition from the first request instead of deferring
    * it behind ToolSearch (MCP `_meta` "anthropic/alwaysLoad"): for the tools every child must call. */
   alwaysLoad?: boolean;
+  /** May a call wait (for others, for a person) or send progress? Such calls stay on the SDK's
+   * SSE path over HTTP; the others take the fast path (src/server/fastpath.ts). A function gets
+   * the raw arguments (before validation). Default: true when the handler takes the extra
+   * (signal, progress), i.e. `handler: (i, c, x) => …`. */
+  blocks?: boolean | ((args: Record<string, unknown>) => boolean);
   handler(input: z.infer<S>, caller: Caller, extra: ToolExtra): unknown;
 }
 
@@ -84,6 +89,19 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
     names.push(def.name);
   }
   return names;
+}
+
+/** Whether a call of `name` with these raw arguments may block (see ToolDef.blocks); unknown
+ * tools do not (the server answers "not found" at once). */
+export function blockingTest(defs: readonly ToolDef[]): (name: string, args: unknown) => boolean {
+  const byName = new Map(defs.map((d) => [d.name, d]));
+  return (name, args) => {
+    const def = byName.get(name);
+    if (!def) return false;
+    const b = def.blocks ?? def.handler.length >= 3;
+    if (typeof b === 'boolean') return b;
+    return b(args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {});
+  };
 }
 
 /** The z.object a tool's schema refines (the schema itself when it is not refined). */

@@ -9,8 +9,11 @@ import type { Logger } from '../log.js';
 export const MAX_RESULT_CHARS = 20_000;
 
 export function okResult(value: unknown): CallToolResult {
-  const fitted = fit(value);
-  const text = JSON.stringify(fitted, null, 1);
+  // The common case, a result under the cap, serialises once (the text is the fitted copy's).
+  const first = JSON.stringify(value ?? null, null, 1) as string | undefined;
+  const small = typeof first === 'string' && first.length <= MAX_RESULT_CHARS;
+  const fitted = small ? (JSON.parse(first) as unknown) : fit(value);
+  const text = small ? first : JSON.stringify(fitted, null, 1);
   const structured = fitted !== null && typeof fitted === 'object' && !Array.isArray(fitted) ? (fitted as Record<string, unknown>) : undefined;
   return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
 }

@@ -1,0 +1,202 @@
+// Benchmark P7: tool calls over HTTP under a crew's load (issue 14, "tool call over HTTP").
+// The hub runs in this process (real SQLite, HTTP on 127.0.0.1:0); the load comes from a lean
+// client on a worker thread of its own (bench/http-load-clients.ts: raw node:http, one
+// keep-alive connection per session, pre-serialised bodies), so the client costs little and
+// its event-loop use is reported (near 1 = the client, not the hub, was the limit).
+//   (a) paced: 64 MCP sessions (lead token, normal initialize handshake), each calling a hot tool
+//       (3 read_note : 1 write_note, its own key) once per 100 ms for PACED_MS: p50/p99.
+//   (b) closed loop: the same 64 sessions back to back for CLOSED_MS: calls/s.
+// Baseline in the same run: a bare node:http server in this process answering the same JSON
+// body, driven by the same client (the floor of the machine). A real MCP SDK client checks that
+// the lean client's results are the SDK's results.
+// Run alone: node --import tsx bench/http-load.ts   (HTTP_LOAD_PROFILE=1: CPU profile of the
+// hub's thread under the closed loop, written to bench/results/http-load.cpuprofile)
+import { createServer, type Server } from 'node:http';
+import { writeFile, mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Session } from 'node:inspector/promises';
+import type { AddressInfo } from 'node:net';
+import type { Worker } from 'node:worker_threads';
+import { BENCH_DIR, f1, fixture, httpClient, out, runAlone, startBenchHub, startTsWorker, stats, type Stats } from './common.js';
+import type { LoadRequest, LoadRunResult } from './http-load-clients.js';
+
+export const SESSIONS = 64;
+const PACED_MS = 8000;
+const CLOSED_MS = 5000;
+const PERIOD_MS = 100;
+
+export interface LoadFigures {
+  latency: Stats;
+  /** CPU time of this process's main thread (the hub's or the bare server's) per call, µs */
+  serverCpuUs: number;
+  callsPerS: number;
+  errors: number;
+  clientElu: number;
+  contentType: string;
+}
+
+export interface HttpLoadResult {
+  sessions: number;
+  /** hub: the fast path (the default); sdk: the same hub with the fast path off (every call on
+   * the MCP SDK's Streamable HTTP transport, the path of every call before) */
+  paced: { fast: LoadFigures; sdk: LoadFigures; bare: LoadFigures };
+  closed: { fast: LoadFigures; sdk: LoadFigures; bare: LoadFigures };
+  /** the lean client's results on the fast path equal the SDK path's and the MCP SDK client's */
+  sdkSame: boolean;
+}
+
+type Req = LoadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+function rpcOf(w: Worker): (m: Req) => Promise<any> {
+  let next = 1;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  w.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.ok) p?.resolve(m.result);
+    else p?.reject(new Error(`http-load-clients worker: ${m.error}`));
+  });
+  const fail = (e: Error): void => { for (const p of pending.values()) p.reject(e); pending.clear(); };
+  w.on('error', fail);
+  w.on('exit', (code) => fail(new Error(`http-load-clients worker exited (${code})`)));
+  return (m) => new Promise((resolve, reject) => {
+    const id = next++;
+    pending.set(id, { resolve, reject });
+    w.postMessage({ ...m, id });
+  });
+}
+
+/** CPU ms (user + system) of this process's main thread so far (Linux /proc; NaN elsewhere):
+ * on a shared, loaded machine the wall figures swing, the CPU a call costs does not. */
+function mainThreadCpuMs(): number {
+  try {
+    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
+  } catch {
+    return NaN;
+  }
+}
+
+interface Round { r: LoadRunResult; cpuMs: number }
+
+async function round(rpc: (m: Req) => Promise<any>, m: Req): Promise<Round> {
+  const cpu0 = mainThreadCpuMs();
+  const r = (await rpc(m)) as LoadRunResult;
+  if (r.errors) throw new Error(`${r.errors} of ${r.calls} calls failed; first: ${r.firstError}`);
+  return { r, cpuMs: mainThreadCpuMs() - cpu0 };
+}
+
+/** The figures of rounds taken together (samples pooled, calls over the summed wall time). */
+function pooled(rounds: Round[]): LoadFigures {
+  const calls = rounds.reduce((a, x) => a + x.r.calls, 0);
+  const wall = rounds.reduce((a, x) => a + x.r.wallMs, 0);
+  const cpu = rounds.reduce((a, x) => a + x.cpuMs, 0);
+  const elu = rounds.reduce((a, x) => a + x.r.clientElu * x.r.wallMs, 0) / wall;
+  return { latency: stats(rounds.flatMap((x) => x.r.samples)), serverCpuUs: (cpu * 1000) / calls, callsPerS: (calls / wall) * 1000, errors: 0, clientElu: elu, contentType: rounds.at(-1)!.r.contentType };
+}
+
+/** A bare node:http server answering every POST with `body` (after reading the request). */
+async function bareServer(body: string): Promise<Server> {
+  const s = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  });
+  s.keepAliveTimeout = 5000;
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  return s;
+}
+
+function line(label: string, f: LoadFigures): string {
+  return `${label}: p50 ${f1(f.latency.p50)} ms, p99 ${f1(f.latency.p99)} ms, max ${f1(f.latency.max)} ms, ${f.callsPerS.toFixed(0)} calls/s, server thread ${f.serverCpuUs.toFixed(0)} µs CPU/call (n=${f.latency.n}, client loop ${(f.clientElu * 100).toFixed(0)}% busy, ${f.contentType})\n`;
+}
+
+export async function benchHttpLoad(): Promise<HttpLoadResult> {
+  const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh') });
+  const worker = startTsWorker('http-load-clients.ts');
+  const http = h.hub.http!;
+  let bare: Server | undefined;
+  try {
+    const rpc = rpcOf(worker);
+    const url = http.url;
+    for (let i = 0; i < SESSIONS; i++) await h.call('write_note', { key: `bench/load/c${i}`, value: `value of client ${i}` });
+
+    // The same answers on both paths, and from an MCP SDK client (a found note, a missing one, a
+    // validation error, a write: its key, the version moves).
+    await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: 1, handshake: true });
+    const sdk = await httpClient(url, h.hub.leadToken, 'bench-load-sdk');
+    let sdkSame = true;
+    let sample = '';
+    for (const [tool, args] of [['read_note', { key: 'bench/load/c0' }], ['read_note', { key: 'bench/load/none' }], ['read_note', { key: '' }], ['write_note', { key: 'bench/load/sdk', value: 'x' }]] as const) {
+      const results: unknown[] = [];
+      for (const fast of [false, true]) {
+        http.fastPath = fast;
+        const lean = (await rpc({ cmd: 'one', tool, args })) as { status: number; type: string; message: { result?: any } };
+        if (fast && !lean.type.startsWith('application/json')) throw new Error(`the fast path did not answer ${tool}: ${lean.type}`);
+        results.push(lean.message?.result);
+        if (fast && tool === 'read_note' && !sample) sample = JSON.stringify(lean.message);
+      }
+      results.push(await sdk.client.callTool({ name: tool, arguments: args }));
+      const norm = results.map((r: any) => (tool === 'write_note' ? JSON.parse(r.content[0].text).key : r));
+      if (new Set(norm.map((x) => JSON.stringify(x))).size !== 1) {
+        sdkSame = false;
+        out(`  differs for ${tool} ${JSON.stringify(args)}:\n    SDK path ${JSON.stringify(norm[0])}\n    fast     ${JSON.stringify(norm[1])}\n    SDK client ${JSON.stringify(norm[2])}\n`);
+      }
+    }
+    await sdk.close();
+    http.fastPath = true;
+    out(`fast path = SDK path = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}\n`);
+
+    // Baseline: the same client against a bare server answering a real call's JSON.
+    bare = await bareServer(sample);
+    const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/mcp`;
+    await rpc({ cmd: 'connect', url: bareUrl, token: 'x', n: SESSIONS, handshake: false });
+    const barePaced = pooled([await round(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS })]);
+    out(line(`bare node:http, ${SESSIONS} paced`, barePaced));
+    const bareClosed = pooled([await round(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS })]);
+    out(line(`bare node:http, ${SESSIONS} closed`, bareClosed));
+    await rpc({ cmd: 'close' });
+    await new Promise<void>((r) => bare!.close(() => r()));
+    bare = undefined;
+
+    await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: SESSIONS, handshake: true });
+    await rpc({ cmd: 'run', mode: 'closed', ms: 1000 }); // warm-up
+    // SDK path and fast path in alternating rounds (the machine's load drifts), pooled.
+    const rounds = { paced: { sdk: [] as Round[], fast: [] as Round[] }, closed: { sdk: [] as Round[], fast: [] as Round[] } };
+    const profile = process.env.HTTP_LOAD_PROFILE === '1' ? new Session() : undefined;
+    for (let k = 0; k < 2; k++) {
+      for (const path of ['sdk', 'fast'] as const) {
+        http.fastPath = path === 'fast';
+        rounds.paced[path].push(await round(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS }));
+        if (profile && path === 'fast' && k === 1) { profile.connect(); await profile.post('Profiler.enable'); await profile.post('Profiler.start'); }
+        rounds.closed[path].push(await round(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS / 2 }));
+      }
+    }
+    http.fastPath = true;
+    if (profile) {
+      const { profile: p } = await profile.post('Profiler.stop');
+      await mkdir(path.join(BENCH_DIR, 'results'), { recursive: true });
+      await writeFile(path.join(BENCH_DIR, 'results', 'http-load.cpuprofile'), JSON.stringify(p));
+      profile.disconnect();
+    }
+    const paced = { sdk: pooled(rounds.paced.sdk), fast: pooled(rounds.paced.fast), bare: barePaced };
+    const closed = { sdk: pooled(rounds.closed.sdk), fast: pooled(rounds.closed.fast), bare: bareClosed };
+    out(line(`hub SDK path, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.sdk));
+    out(line(`hub fast path, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.fast));
+    out(line(`hub SDK path, ${SESSIONS} sessions closed loop`, closed.sdk));
+    out(line(`hub fast path, ${SESSIONS} sessions closed loop`, closed.fast));
+    out(`closed loop: fast path ${(closed.fast.callsPerS / bareClosed.callsPerS).toFixed(2)} of the bare server's calls/s (SDK path ${(closed.sdk.callsPerS / bareClosed.callsPerS).toFixed(2)}); CPU per call ${(closed.fast.serverCpuUs / bareClosed.serverCpuUs).toFixed(1)}× the bare server's (SDK path ${(closed.sdk.serverCpuUs / bareClosed.serverCpuUs).toFixed(1)}×)\n`);
+    await rpc({ cmd: 'close' });
+    return { sessions: SESSIONS, paced, closed, sdkSame };
+  } finally {
+    if (bare) bare.close();
+    await worker.terminate().catch(() => undefined);
+    await h.stop();
+  }
+}
+
+runAlone(import.meta.url, benchHttpLoad);
