@@ -31,6 +31,7 @@ import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchDispatch, type DispatchBenchResult } from './dispatch.js';
 import { benchOverlap, type OverlapBenchResult } from './overlap.js';
 import { benchMergeQueue, type MergeQueueBenchResult } from './merge-queue.js';
+import { benchHubMem, type HubMemResult } from './hub-mem.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -346,6 +347,17 @@ const entries: Entry<any>[] = [
     rows: (r: OverlapBenchResult) => [
       { benchmark: 'overlap detection (16 worktrees)', figure: 'p50', value: ms(r.latency.p50), baseline: `${ms(r.gitScan.p50)} the scan's git work alone`, ratio: f2(r.latency.p50 / r.gitScan.p50), goal: '', met: '' },
       { benchmark: 'overlap detection (16 worktrees)', figure: 'p99', value: ms(r.latency.p99), baseline: `${ms(r.gitScan.p99)} the scan's git work alone (the debounce is ${r.debounceMs} ms)`, ratio: f2(r.latency.p99 / r.gitScan.p99), goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'hub_mem',
+    title: 'P6. hub RSS idle / with 64 light children holding an MCP session (real `overseer serve`, the flags `overseer mcp` starts it with)',
+    run: benchHubMem,
+    rows: (r: HubMemResult) => [
+      { benchmark: 'hub RSS', figure: 'idle', value: `${f1(r.idle.rss)} MB`, baseline: `${f1(r.floor.rss)} MB bare node`, ratio: f2(r.idle.rss / r.floor.rss), goal: '≤ 60 MB', met: met(r.idle.rss <= 60) },
+      { benchmark: 'hub RSS', figure: `64 children (${r.agentSessions} sessions)`, value: `${f1(r.children.rss)} MB`, baseline: `${f1(r.floor.rss)} MB bare node`, ratio: f2(r.children.rss / r.floor.rss), goal: '≤ 80 MB', met: met(r.children.rss <= 80) },
+      { benchmark: 'hub RSS', figure: 'idle, own (RssAnon)', value: `${f1(r.idle.anon)} MB`, baseline: `${f1(r.floor.anon)} MB bare node`, ratio: f2(r.idle.anon / r.floor.anon), goal: '', met: '' },
+      { benchmark: 'hub RSS', figure: 'per child', value: `${r.perChildKb.toFixed(0)} kB`, baseline: '', ratio: '', goal: '', met: '' },
     ],
   },
 ];
