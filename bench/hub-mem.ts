@@ -8,7 +8,8 @@
 // from /proc: idle (after one list_agents, settled), then with 64 jobs running and 64 agent
 // sessions open. Then every job is cancelled and the hub gets SIGTERM.
 // The hub runs with the node flags `overseer mcp` gives the hub it starts (hubNodeArgs);
-// HUB_MEM_NODE_ARGS="--flag ..." replaces them (for experiments; "" for none).
+// HUB_MEM_NODE_ARGS="--flag ..." replaces them (for experiments; "" for none); HUB_MEM_CLI=<main.js>
+// measures another build (e.g. an older commit's dist/, to compare before and after).
 // Needs dist/ (npm run build). Run alone: node --import tsx bench/hub-mem.ts
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -121,7 +122,7 @@ export async function nodeFloor(): Promise<Rss> {
 const fmt = (r: Rss): string => `${f1(r.rss)} MB (anon ${f1(r.anon)}, file ${f1(r.file)})`;
 
 export async function benchHubMem(): Promise<HubMemResult> {
-  const cli = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+  const cli = process.env.HUB_MEM_CLI ?? path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
   const floor = await nodeFloor();
   const dir = await tempDir('mem');
