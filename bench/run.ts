@@ -34,6 +34,7 @@ import { benchMergeQueue, type MergeQueueBenchResult } from './merge-queue.js';
 import { benchPerEdit, type PerEditResult } from './per-edit.js';
 import { benchCmdHook, type CmdHookResult } from './cmd-hook.js';
 import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
+import { benchHubMem, type HubMemResult } from './hub-mem.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -396,6 +397,18 @@ const entries: Entry<any>[] = [
         { benchmark: b, figure: 'same results (fast, SDK path, SDK client)', value: r.sdkSame ? 'yes' : 'no', baseline: '', ratio: '', goal: 'yes', met: met(r.sdkSame) },
       ];
     },
+  },
+  {
+    name: 'hub_mem',
+    title: 'P6. hub RSS idle / with 64 light children holding an MCP session (real `overseer serve`, the flags `overseer mcp` starts it with)',
+    perf: true,
+    run: benchHubMem,
+    rows: (r: HubMemResult) => [
+      { benchmark: 'hub RSS', figure: 'idle', value: `${f1(r.idle.rss)} MB`, baseline: `${f1(r.floor.rss)} MB bare node`, ratio: f2(r.idle.rss / r.floor.rss), goal: '≤ 60 MB', met: met(r.idle.rss <= 60) },
+      { benchmark: 'hub RSS', figure: `64 children (${r.agentSessions} sessions)`, value: `${f1(r.children.rss)} MB`, baseline: `${f1(r.floor.rss)} MB bare node`, ratio: f2(r.children.rss / r.floor.rss), goal: '≤ 80 MB', met: met(r.children.rss <= 80) },
+      { benchmark: 'hub RSS', figure: 'idle, own (RssAnon)', value: `${f1(r.idle.anon)} MB`, baseline: `${f1(r.floor.anon)} MB bare node`, ratio: f2(r.idle.anon / r.floor.anon), goal: '', met: '' },
+      { benchmark: 'hub RSS', figure: 'per child', value: `${r.perChildKb.toFixed(0)} kB`, baseline: '', ratio: '', goal: '', met: '' },
+    ],
   },
 ];
 

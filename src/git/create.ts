@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError } from '../errors.js';
-import { TRANSIENT_GIT_ERROR, errText, firstLine, git, outLines, realPathOrUndefined, withLock } from './exec.js';
+import { TRANSIENT_GIT_ERROR, errText, firstLine, git, gitQuick, outLines, realPathOrUndefined, withLock } from './exec.js';
 import { branchExists, headCommit, repoRootOf } from './repo.js';
 import { slugify } from '../domain/job.js';
 import { LEGACY_WORKTREES_DIR, branchSlug, isOverseerWorktreeDir, repoWorktreesDir, worktreesBase } from './placement.js';
@@ -51,7 +51,8 @@ async function ensureExcluded(commonDir: string): Promise<void> {
  * holding `dir` (the hub does this at start so its state never shows up as a change). */
 export async function excludeOverseerDirs(dir: string): Promise<void> {
   try {
-    const common = (await git(dir).raw(['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
+    // gitQuick, not simple-git: every hub start runs this, and an idle hub needs no simple-git.
+    const common = (await gitQuick(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
     if (common) await ensureExcluded(common);
   } catch {
     /* not a repository: nothing to exclude */

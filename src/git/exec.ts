@@ -2,7 +2,12 @@
 // directory (never prompts, never opens an editor, English messages), real-path helpers and
 // error-text helpers. Nothing here knows about jobs or worktrees.
 import { realpath } from 'node:fs/promises';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
+import type * as SimpleGitModule from 'simple-git';
+import { lazyRequire } from '../lazy.js';
+
+/** simple-git, loaded by the first git() (an idle hub runs none: src/lazy.ts). */
+const simpleGitModule = lazyRequire<typeof SimpleGitModule>('simple-git');
 
 /** Variables that would point git at some other repository than the directory we pass. */
 const REPO_OVERRIDES = [
@@ -42,7 +47,7 @@ export function gitEnv(): Record<string, string> {
  * argv is built by this module from validated values, so the env-borne categories are allowed.
  * Config-via-argv categories (alias, filters, protocol overrides, upload-pack...) stay blocked. */
 export function git(dir: string, timeoutMs?: number): SimpleGit {
-  return simpleGit({
+  return simpleGitModule().simpleGit({
     baseDir: dir,
     binary: 'git',
     maxConcurrentProcesses: 4,

@@ -7,10 +7,15 @@ import { planSchedule, type ScheduleFields } from './scheduleTiming.js';
 import { existsSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { parse as parseToml, TomlError } from 'smol-toml';
-import { LineCounter, parseDocument, isMap, isScalar, type Document } from 'yaml';
+import type * as Toml from 'smol-toml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../lazy.js';
 import { SpawnInput } from '../tools/agentSchemas.js';
 import { getTemplate } from '../templates/templates.js';
+
+/** The parsers, loaded by the first dispatch file of their format (src/lazy.ts). */
+const toml = lazyRequire<typeof Toml>('smol-toml');
+const yaml = lazyRequire<typeof Yaml>('yaml');
 
 export type DispatchFormat = 'toml' | 'yaml';
 
@@ -86,6 +91,7 @@ export function pathText(path: Path): string {
 
 function parseTomlText(text: string): { data?: unknown; problems: Problem[]; locate: Locate } {
   const locate = tomlLocator(text);
+  const { parse: parseToml, TomlError } = toml();
   try {
     return { data: parseToml(text), problems: [], locate };
   } catch (err) {
@@ -159,6 +165,7 @@ function splitKey(k: string): string[] {
 }
 
 function parseYamlText(text: string): { data?: unknown; problems: Problem[]; locate: Locate } {
+  const { LineCounter, parseDocument } = yaml();
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
   const locate = yamlLocator(doc, lc);
@@ -170,7 +177,8 @@ function parseYamlText(text: string): { data?: unknown; problems: Problem[]; loc
   return { data: doc.toJS(), problems: [], locate };
 }
 
-function yamlLocator(doc: Document, lc: LineCounter): Locate {
+function yamlLocator(doc: Yaml.Document, lc: Yaml.LineCounter): Locate {
+  const { isMap, isScalar } = yaml();
   return (path) => {
     for (let n = path.length; n > 0; n--) {
       const p = path.slice(0, n);

@@ -2,6 +2,8 @@
 // caller's role may see. Used by the stdio entry (lead), the HTTP entry (lead or agent) and
 // the in-memory transport of the integration tests.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import { registerTools, type CallScope, type ToolDef } from '../tools/registry.js';
@@ -21,10 +23,21 @@ export interface ServerDeps {
   resources?: ResourceDeps;
 }
 
+/**
+ * The SDK builds an Ajv instance with its formats for every Server (about 20 kB of heap per MCP
+ * session, docs/performance-hub-memory.md), used only to check a client's answer to an
+ * elicitation, which only a lead's session sends: build it on the first such check.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
 export function createServer(deps: ServerDeps, caller: Caller): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },
     {
+      jsonSchemaValidator: lazyValidator(),
       capabilities: { tools: {}, logging: {} },
       instructions: caller.role === 'lead'
         ? 'Overseer runs a crew of coding agents for you. spawn_agent starts one (returns a job_id at once); wait_for_agents blocks until they end; get_agent / read_agent_output show what they did.'

@@ -100,9 +100,18 @@ function toMcpError(err: unknown): McpError {
   return new McpError(ErrorCode.InternalError, err instanceof Error ? err.message : String(err));
 }
 
+/** Built-in recipes by prompts directory: package files, read and parsed once per process rather than for every lead session. */
+const recipesByDir = new Map<string, readonly Recipe[]>();
+
+function recipesOf(promptsDir: string): readonly Recipe[] {
+  let r = recipesByDir.get(promptsDir);
+  if (!r) recipesByDir.set(promptsDir, (r = loadRecipes(promptsDir)));
+  return r;
+}
+
 /** Install the recipes and the project templates as the server's prompts. Call before connecting. */
 export function registerPrompts(server: McpServer, deps: PromptDeps): void {
-  const recipes = loadRecipes(deps.promptsDir);
+  const recipes = recipesOf(deps.promptsDir);
   const watching = deps.watch !== false;
 
   const listTemplates = (): Template[] => {

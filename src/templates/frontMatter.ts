@@ -3,7 +3,8 @@
 // YAML 1.2 defines it (quotes, comments, lists, block scalars); the rest is the body. A syntax
 // error, a duplicate key or front matter that is not a mapping throws InvalidInputError naming
 // the file and the line. Each key's line is kept so later checks can name it too.
-import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../lazy.js';
 import { InvalidInputError } from '../errors.js';
 
 export interface FrontMatter {
@@ -14,6 +15,9 @@ export interface FrontMatter {
   /** The text after the closing `---` (the whole text when there is no front matter). */
   body: string;
 }
+
+/** The yaml library, loaded by the first front matter to parse (src/lazy.ts). */
+const yaml = lazyRequire<typeof Yaml>('yaml');
 
 const OPEN = /^---[ \t]*$/;
 const CLOSE = /^(---|\.\.\.)[ \t]*$/;
@@ -26,6 +30,7 @@ export function parseFrontMatter(file: string, text: string): FrontMatter {
   if (end < 0) throw new InvalidInputError(`${file}:1: front matter opened with "---" is never closed: add a line "---" after it`);
   const yamlText = lines.slice(1, end).join('\n');
   const body = lines.slice(end + 1).join('\n');
+  const { LineCounter, parseDocument, isMap, isScalar } = yaml();
   const counter = new LineCounter();
   const doc = parseDocument(yamlText, { lineCounter: counter, prettyErrors: false, uniqueKeys: true, version: '1.2' });
   /** File line of an offset in the YAML text (the YAML starts on line 2). */
