@@ -12,13 +12,12 @@
 // session does), plus the lead with no hub running (walks up to / finding none: allowed).
 // 30 rounds after 3 warm-up rounds. Goal (issue 14): median ≤ 10 ms absolute on this machine.
 // Run alone: node --import tsx bench/cmd-hook.ts
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { projectStateDir } from '../src/config.js';
-import { REPO_ROOT, TokenRecorder, cleanEnv, f2, fixture, out, removeDir, runAlone, spawnHangingAgent, startBenchHub, statLine, stats, type Stats } from './common.js';
+import { REPO_ROOT, TokenRecorder, cleanEnv, f2, fixture, out, removeDir, runAlone, spawnHangingAgent, startBenchHub, statLine, stats, timedRun, type Stats, type TimedRun } from './common.js';
 
 const RUNS = 30;
 const WARMUP = 3;
@@ -45,22 +44,7 @@ export interface CmdHookResult {
   overDeny: number;
 }
 
-interface Run { ms: number; code: number | null; stdout: string; stderr: string }
-
-function run(cmd: [string, string[]], env: NodeJS.ProcessEnv, stdin: string, cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(cmd[0], cmd[1], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.stdin.on('error', () => undefined);
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: performance.now() - t0, code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const run = (cmd: [string, string[]], env: NodeJS.ProcessEnv, stdin: string, cwd: string): Promise<TimedRun> => timedRun(cmd[0], cmd[1], { env, cwd, stdin });
 
 const hookInput = (cwd: string, file: string): string =>
   JSON.stringify({
@@ -68,8 +52,8 @@ const hookInput = (cwd: string, file: string): string =>
     tool_name: 'Write', tool_input: { file_path: file, content: 'export const x = 1;\n' },
   });
 
-const allowed = (r: Run): boolean => r.code === 0 && r.stdout.trim() === '';
-const denied = (r: Run): boolean => r.code === 0 && r.stdout.includes('"permissionDecision":"deny"');
+const allowed = (r: TimedRun): boolean => r.code === 0 && r.stdout.trim() === '';
+const denied = (r: TimedRun): boolean => r.code === 0 && r.stdout.includes('"permissionDecision":"deny"');
 
 export async function benchCmdHook(): Promise<CmdHookResult> {
   const rec = new TokenRecorder();
@@ -105,7 +89,7 @@ export async function benchCmdHook(): Promise<CmdHookResult> {
     for (let i = -WARMUP; i < RUNS; i++) {
       for (let k = 0; k < kinds.length; k++) {
         const kind = kinds[(k + i + WARMUP) % kinds.length]!;
-        let r: Run;
+        let r: TimedRun;
         let ok: boolean;
         if (kind === 'base' || kind === 'curl') {
           r = await run(kind === 'base' ? TRUE : CURL, envA, '', project);

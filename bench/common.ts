@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: the wall clock the fake binaries' stamps use, percentiles,
 // temp dirs, the stamp file, and an in-process hub whose children run a fake agent binary.
+import { spawn } from 'node:child_process';
 import { accessSync, chmodSync, constants, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -280,4 +281,48 @@ export function prng(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * A request/answer channel to a benchmark worker thread: each message gets an id, the worker
+ * answers `{ id, ok, result | error }`; a worker that fails or exits rejects what is pending.
+ */
+export function workerRpc<Req extends object>(w: Worker, name: string): (m: Req) => Promise<any> {
+  let next = 1;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  w.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.ok) p?.resolve(m.result);
+    else p?.reject(new Error(`${name} worker: ${m.error}`));
+  });
+  const fail = (e: Error): void => {
+    for (const p of pending.values()) p.reject(e);
+    pending.clear();
+  };
+  w.on('error', fail);
+  w.on('exit', (code) => fail(new Error(`${name} worker exited (${code})`)));
+  return (m) => new Promise((resolve, reject) => {
+    const id = next++;
+    pending.set(id, { resolve, reject });
+    w.postMessage({ ...m, id });
+  });
+}
+
+/** One process run, timed from spawn to close, with `stdin` written and its output kept. */
+export interface TimedRun { ms: number; code: number | null; stdout: string; stderr: string }
+
+export function timedRun(bin: string, args: string[], o: { env: NodeJS.ProcessEnv; cwd: string; stdin: string }): Promise<TimedRun> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(bin, args, { env: o.env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdin.on('error', () => undefined);
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: performance.now() - t0, code, stdout, stderr }));
+    child.stdin.end(o.stdin);
+  });
 }

@@ -15,7 +15,7 @@
 // Run alone: node --import tsx bench/coord-latency.ts
 import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { f1, fixture, out, startBenchHub, startTsWorker, stats, type Stats } from './common.js';
+import { f1, fixture, out, startBenchHub, startTsWorker, stats, workerRpc, type Stats } from './common.js';
 import type { CoordOp, CoordRequest, CoordRunResult } from './coord-clients.js';
 
 export const LEVELS = [1, 16, 64] as const;
@@ -38,37 +38,15 @@ export interface CoordLatencyResult {
   callsPerClient: Record<number, number>;
 }
 
-type Req = CoordRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
-
-function rpcOf(w: Worker): (m: Req) => Promise<any> {
-  let next = 1;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  w.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    if (m.ok) p?.resolve(m.result);
-    else p?.reject(new Error(`coord-clients worker: ${m.error}`));
-  });
-  const fail = (e: Error): void => {
-    for (const p of pending.values()) p.reject(e);
-    pending.clear();
-  };
-  w.on('error', fail);
-  w.on('exit', (code) => fail(new Error(`coord-clients worker exited (${code})`)));
-  return (m) => new Promise((resolve, reject) => {
-    const id = next++;
-    pending.set(id, { resolve, reject });
-    w.postMessage({ ...m, id });
-  });
-}
-
 export const opLabel = (op: CoordOp): string => (op === 'lock_release' ? 'lock+release' : op);
+
+type Req = CoordRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 export async function benchCoordLatency(): Promise<CoordLatencyResult> {
   const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh') });
   const worker = startTsWorker('coord-clients.ts');
   try {
-    const rpc = rpcOf(worker);
+    const rpc = workerRpc<Req>(worker, 'coord-clients');
     const url = h.hub.http!.url;
     const levels: CoordLatencyResult['levels'] = {};
     for (const n of LEVELS) {

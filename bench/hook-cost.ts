@@ -9,13 +9,12 @@
 // same way (same node, same env, stdin piped and closed). 30 rounds after 3 warm-up rounds.
 // Also: the hub's share, POST /hook from this process (keep-alive off) for the same inputs.
 // Run alone: node --import tsx bench/hook-cost.ts
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT, TokenRecorder, cleanEnv, f2, fixture, out, spawnHangingAgent, startBenchHub, statLine, stats, type Stats } from './common.js';
+import { REPO_ROOT, TokenRecorder, cleanEnv, f2, fixture, out, spawnHangingAgent, startBenchHub, statLine, stats, timedRun, type Stats, type TimedRun } from './common.js';
 
 const RUNS = 30;
 const WARMUP = 3;
@@ -32,27 +31,8 @@ export interface HookCostResult {
   postDeny: Stats;
 }
 
-interface Run {
-  ms: number;
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-function runNode(args: string[], env: NodeJS.ProcessEnv, stdin: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, args, { env, cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.stdin.on('error', () => undefined);
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: performance.now() - t0, code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const runNodeHook = (args: string[], env: NodeJS.ProcessEnv, stdin: string): Promise<TimedRun> => timedRun(process.execPath, args, { env, cwd: REPO_ROOT, stdin });
 
 function postHook(url: string, token: string, body: string): Promise<{ ms: number; text: string }> {
   const u = new URL('/hook', url);
@@ -89,7 +69,7 @@ export async function benchHookCost(): Promise<HookCostResult> {
     const envB = cleanEnv({ OVERSEER_URL: url, OVERSEER_TOKEN: b.token, CLAUDE_PROJECT_DIR: h.project });
 
     // B takes the file through its own hook (auto lock), so A's hook is denied on it.
-    const take = await runNode([HOOK], envB, hookInput(h.project, held));
+    const take = await runNodeHook([HOOK], envB, hookInput(h.project, held));
     if (take.code !== 0 || take.stdout.trim() !== '') throw new Error(`B's hook did not auto-lock ${held}: exit ${take.code}, ${take.stdout}${take.stderr}`);
     if (h.hub.locks.store.heldAmong([held])[0]?.holder !== b.jobId) throw new Error(`${held} is not held by B after its hook ran`);
 
@@ -102,17 +82,17 @@ export async function benchHookCost(): Promise<HookCostResult> {
       for (let k = 0; k < kinds.length; k++) {
         const kind = kinds[(k + i + WARMUP) % kinds.length]!;
         if (kind === 'base') {
-          const r = await runNode(['-e', '0'], envA, '');
+          const r = await runNodeHook(['-e', '0'], envA, '');
           if (r.code !== 0) throw new Error(`node -e 0 exited ${r.code}: ${r.stderr}`);
           if (i >= 0) base.push(r.ms);
         } else if (kind === 'free') {
           const file = path.join(src, `free-${n++}.ts`);
-          const r = await runNode([HOOK], envA, hookInput(h.project, file));
+          const r = await runNodeHook([HOOK], envA, hookInput(h.project, file));
           if (r.code !== 0 || r.stdout.trim() !== '') throw new Error(`hook on a free file: exit ${r.code}, stdout ${r.stdout}${r.stderr}`);
           if (h.hub.locks.store.heldAmong([file])[0]?.holder !== a.jobId) throw new Error(`the hook did not auto-lock ${file} for A`);
           if (i >= 0) free.push(r.ms);
         } else {
-          const r = await runNode([HOOK], envA, hookInput(h.project, held));
+          const r = await runNodeHook([HOOK], envA, hookInput(h.project, held));
           if (r.code !== 0 || !r.stdout.includes('"permissionDecision":"deny"')) throw new Error(`hook on a held file did not deny: exit ${r.code}, stdout ${r.stdout}${r.stderr}`);
           if (i >= 0) deny.push(r.ms);
         }

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from 'node:worker_threads';
-import { BENCH_DIR, f1, fixture, httpClient, out, runAlone, startBenchHub, startTsWorker, stats, type Stats } from './common.js';
+import { BENCH_DIR, f1, fixture, httpClient, out, runAlone, startBenchHub, startTsWorker, stats, workerRpc, type Stats } from './common.js';
 import type { LoadRequest, LoadRunResult } from './http-load-clients.js';
 
 export const SESSIONS = 64;
@@ -46,26 +46,6 @@ export interface HttpLoadResult {
   sdkSame: boolean;
 }
 
-type Req = LoadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
-
-function rpcOf(w: Worker): (m: Req) => Promise<any> {
-  let next = 1;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  w.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    if (m.ok) p?.resolve(m.result);
-    else p?.reject(new Error(`http-load-clients worker: ${m.error}`));
-  });
-  const fail = (e: Error): void => { for (const p of pending.values()) p.reject(e); pending.clear(); };
-  w.on('error', fail);
-  w.on('exit', (code) => fail(new Error(`http-load-clients worker exited (${code})`)));
-  return (m) => new Promise((resolve, reject) => {
-    const id = next++;
-    pending.set(id, { resolve, reject });
-    w.postMessage({ ...m, id });
-  });
-}
 
 /** CPU ms (user + system) of this process's main thread so far (Linux /proc; NaN elsewhere):
  * on a shared, loaded machine the wall figures swing, the CPU a call costs does not. */
@@ -115,13 +95,15 @@ function line(label: string, f: LoadFigures): string {
   return `${label}: p50 ${f1(f.latency.p50)} ms, p99 ${f1(f.latency.p99)} ms, max ${f1(f.latency.max)} ms, ${f.callsPerS.toFixed(0)} calls/s, server thread ${f.serverCpuUs.toFixed(0)} µs CPU/call (n=${f.latency.n}, client loop ${(f.clientElu * 100).toFixed(0)}% busy, ${f.contentType})\n`;
 }
 
+type Req = LoadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
 export async function benchHttpLoad(): Promise<HttpLoadResult> {
   const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh') });
   const worker = startTsWorker('http-load-clients.ts');
   const http = h.hub.http!;
   let bare: Server | undefined;
   try {
-    const rpc = rpcOf(worker);
+    const rpc = workerRpc<Req>(worker, 'http-load-clients');
     const url = http.url;
     for (let i = 0; i < SESSIONS; i++) await h.call('write_note', { key: `bench/load/c${i}`, value: `value of client ${i}` });
 

@@ -13,7 +13,6 @@ import { benchWaitWakeup, type WaitWakeupResult } from './wait-wakeup.js';
 import { benchVsBare, type VsBareResult } from './vs-bare.js';
 import { benchVsBareCodex, type VsBareCodexResult } from './vs-bare-codex.js';
 import { benchWorktree } from './worktree.js';
-import { benchHubRss, type HubRssResult } from './hub-rss.js';
 import { benchHookCost, type HookCostResult } from './hook-cost.js';
 import { LEVELS, benchCoordLatency, opLabel, type CoordLatencyResult } from './coord-latency.js';
 import { benchWakeups, type WakeupsResult } from './wakeups.js';
@@ -110,18 +109,6 @@ const entries: Entry<any>[] = [
     rows: (r: WorktreeResult) => [
       { benchmark: 'createWorktree', figure: 'p50', value: ms(r.p50), baseline: ms(r.baselineP50), ratio: f2(r.ratio), goal: '', met: '' },
       { benchmark: 'createWorktree', figure: 'p90', value: ms(r.p90), baseline: '', ratio: '', goal: '', met: '' },
-    ],
-  },
-  {
-    name: 'hub_rss',
-    title: '6. hub RSS with 32 concurrent light children (real `overseer serve` process)',
-    run: benchHubRss,
-    rows: (r: HubRssResult) => [
-      { benchmark: 'hub RSS', figure: 'idle', value: `${f1(r.idleMb)} MB`, baseline: '', ratio: '', goal: '', met: '' },
-      { benchmark: 'hub RSS', figure: '32 children', value: `${f1(r.with32Mb)} MB`, baseline: `${f1(r.idleMb)} MB idle`, ratio: f2(r.with32Mb / r.idleMb), goal: '', met: '' },
-      { benchmark: 'hub RSS', figure: 'peak (VmHWM)', value: `${f1(r.peakMb)} MB`, baseline: '', ratio: '', goal: '', met: '' },
-      { benchmark: 'hub RSS', figure: 'per child', value: `${(r.perChildMb * 1024).toFixed(0)} kB`, baseline: '', ratio: '', goal: '', met: '' },
-      { benchmark: 'hub RSS', figure: 'children left', value: `${r.aliveAfterCancel} after cancel, ${r.leftoverChildren} after stop`, baseline: '', ratio: '', goal: '0', met: met(r.aliveAfterCancel === 0 && r.leftoverChildren === 0) },
     ],
   },
   {
