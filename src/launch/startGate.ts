@@ -3,7 +3,7 @@
 // §7); eight started at once on two cores share the CPU and all reach the model late together.
 // Through the gate at most `concurrency()` starts are in flight: a start holds its slot from its
 // launch until the child's first stream event (Claude's system/init, Codex's first event), its
-// exit, or `holdMs`, whichever comes first; the next waiting start (first come, first served) is
+// exit, or `holdMs` (START_HOLD_MS, 1.5 s), whichever comes first; the next waiting start (first come, first served) is
 // released then. So the first children reach the model sooner and the last no later, as long as
 // the slots keep the cores busy. Pure logic: time comes from the injected timers.
 import os from 'node:os';
@@ -118,17 +118,21 @@ export class StartGate {
 }
 
 /**
- * How many starts may be in flight: one per core the process may use, and one less for every
- * core's worth of load the rest of the machine already puts on it (1-minute load average minus
- * what this hub's own starts in flight contribute), never fewer than 1.
+ * How many starts may be in flight: one per core the process may use on a machine that is
+ * otherwise idle. When other processes already keep more than every core busy (the 1-minute
+ * load average, less what this hub's own starts in flight contribute, above the cores), the gate
+ * widens by that excess: under the scheduler's fair share, starts held back would only hand CPU
+ * time to those other processes and the last child would reach the model later than with no
+ * gate (measured, docs/performance-fanout.md).
  */
 export function autoStartConcurrency(parallelism: number, load1: number, ownInFlight = 0): number {
-  const busy = Math.max(0, load1 - ownInFlight - parallelism);
-  return Math.max(1, Math.min(parallelism, Math.round(parallelism - busy)));
+  const cores = Math.max(1, Math.floor(parallelism));
+  const others = Math.max(0, load1 - ownInFlight);
+  return Math.min(256, cores + Math.max(0, Math.round(others - cores)));
 }
 
 /** The longest one start holds its slot by default. */
-export const START_HOLD_MS = 3000;
+export const START_HOLD_MS = 1500;
 
 /** The hub's gate for a config value: undefined for 0 (no gate). */
 export function makeStartGate(setting: number | 'auto', timers?: GateTimers): StartGate | undefined {

@@ -146,16 +146,17 @@ describe('StartGate', () => {
 });
 
 describe('start concurrency', () => {
-  test('auto: the cores on an idle machine, fewer when others load it, never below 1', () => {
+  test('auto: the cores on an idle machine; wider by the load others put above the cores', () => {
     assert.equal(autoStartConcurrency(2, 0), 2);
     assert.equal(autoStartConcurrency(2, 2), 2);
-    assert.equal(autoStartConcurrency(8, 10), 6);
-    assert.equal(autoStartConcurrency(2, 40), 1);
+    assert.equal(autoStartConcurrency(8, 10), 10);
+    assert.equal(autoStartConcurrency(2, 40), 40);
+    assert.equal(autoStartConcurrency(0, 0), 1);
   });
 
   test('auto: this hub\'s own starts in flight do not count as others\' load', () => {
     assert.equal(autoStartConcurrency(4, 7, 3), 4);
-    assert.equal(autoStartConcurrency(4, 7, 0), 1);
+    assert.equal(autoStartConcurrency(4, 7, 0), 7);
   });
 
   test('0 means no gate; a number is fixed; auto is at least 1', () => {
