@@ -31,6 +31,7 @@ import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchDispatch, type DispatchBenchResult } from './dispatch.js';
 import { benchOverlap, type OverlapBenchResult } from './overlap.js';
 import { benchMergeQueue, type MergeQueueBenchResult } from './merge-queue.js';
+import { benchFanout, type FanoutResult } from './fanout.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -347,6 +348,19 @@ const entries: Entry<any>[] = [
       { benchmark: 'overlap detection (16 worktrees)', figure: 'p50', value: ms(r.latency.p50), baseline: `${ms(r.gitScan.p50)} the scan's git work alone`, ratio: f2(r.latency.p50 / r.gitScan.p50), goal: '', met: '' },
       { benchmark: 'overlap detection (16 worktrees)', figure: 'p99', value: ms(r.latency.p99), baseline: `${ms(r.gitScan.p99)} the scan's git work alone (the debounce is ${r.debounceMs} ms)`, ratio: f2(r.latency.p99 / r.gitScan.p99), goal: '', met: '' },
     ],
+  },
+  {
+    name: 'fanout',
+    title: 'P8. fan-out of 8 real claude children at once vs 8 bare claude -p at once: spawn reply → each child\'s first API request (medians of 3 rounds)',
+    run: benchFanout,
+    rows: (r: FanoutResult) => {
+      const b = `fan-out of ${r.children} (start gate ${r.gate === 0 ? 'off' : r.gate})`;
+      return [
+        { benchmark: b, figure: 'last child → first request', value: ms(r.overseer.last), baseline: `${ms(r.bare.last)} bare last`, ratio: f2(r.ratioLast), goal: 'last ≤ bare last', met: met(r.overseer.last <= r.bare.last) },
+        { benchmark: b, figure: 'first child → first request', value: ms(r.overseer.first), baseline: `${ms(r.bare.first)} bare first`, ratio: f2(r.ratioFirst), goal: 'first ≤ 1.5 s', met: met(r.overseer.first <= 1500) },
+        { benchmark: b, figure: 'median child → first request', value: ms(r.overseer.median), baseline: `${ms(r.bare.median)} bare median`, ratio: f2(r.ratioMedian), goal: '', met: '' },
+      ];
+    },
   },
 ];
 
