@@ -11,6 +11,7 @@
 // Each variant RUNS times, interleaved. Not an entry of `npm run bench` (bench/fanout.ts is);
 // its figures are in docs/performance-fanout.md. Run: node --import tsx bench/fanout-start.ts
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/testing/fakeAnthropic.js';
@@ -38,9 +39,14 @@ function drop(args: string[], flag: string, values: number): string[] {
 /** Runs `args` like the supervisor does (prompt as a stream-json user message on stdin), resolves at exit. */
 function runDirect(cmd: SpawnCmd, args: string[], message: string): { start: number; done: Promise<void> } {
   const start = Date.now();
-  const child = spawn(claudeBin(), args, { cwd: cmd.cwd, env: cmd.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  // A session id of its own (the captured one belongs to the holder).
+  const i = args.indexOf('--session-id');
+  const argv = i < 0 ? args : [...args.slice(0, i + 1), randomUUID(), ...args.slice(i + 2)];
+  const child = spawn(claudeBin(), argv, { cwd: cmd.cwd, env: cmd.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   child.stdout.resume();
-  child.stderr.resume();
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => { err = (err + c.toString('utf8')).slice(-2000); });
+  child.on('exit', (code) => { if (code) out(`replay exited ${code}: ${err}\n`); });
   child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: message } })}\n`);
   // Close stdin once the answer came (the result line), as the supervisor does.
   let buf = '';

@@ -18,10 +18,14 @@ class HeldLauncher implements ProcessLauncher {
   readonly inner = new ScriptedLauncher(() => ({ resultText: 'done' }));
   private readonly opens: (() => void)[] = [];
   private readonly released = new Set<number>();
+  /** What was written to each child's stdin, in launch order. */
+  readonly stdin: string[][] = [];
   get launchedCount(): number { return this.inner.spawned.length; }
   launch(cmd: SpawnCmd): ChildHandle {
     const child = this.inner.launch(cmd);
     const i = this.opens.length;
+    const written: string[] = [];
+    this.stdin.push(written);
     let open!: () => void;
     const opened = new Promise<void>((r) => { open = r; });
     this.opens.push(open);
@@ -30,7 +34,7 @@ class HeldLauncher implements ProcessLauncher {
       get pid() { return child.pid; },
       onStdout: (cb) => child.onStdout((c) => void opened.then(() => cb(c))),
       onStderr: (cb) => child.onStderr(cb),
-      write: (d) => child.write(d),
+      write: (d) => { written.push(d); return child.write(d); },
       closeStdin: () => child.closeStdin(),
       stdinOpen: () => child.stdinOpen(),
       signalGroup: (s) => child.signalGroup(s),
@@ -76,17 +80,28 @@ describe('start gate in the runner', () => {
     assert.equal(cj.pid, null);
     assert.equal(fake.launchedCount, 1);
 
+    // A message to b while it waits is kept, and reaches its conversation once it launches.
+    const sent = await h.call('message_agent', { job_id: b, text: 'note while waiting' });
+    assert.equal(JSON.stringify(sent).includes('"delivered":true'), false, JSON.stringify(sent));
+
     // a prints its first event: b gets the slot and launches; then d (dispatched into c's place).
     fake.release(0);
     await eventually('b launched', () => fake.launchedCount === 2);
+    await eventually('the message reached b', () => fake.stdin[1]!.some((m) => m.includes('note while waiting')));
+    assert.match(fake.stdin[1]![0]!, /child b/, 'the prompt went first');
+    assert.equal(h.hub.ctx.store.undeliveredMessages(b).length, 0);
     assert.equal(h.hub.ctx.store.get(b)!.status_message, null);
     assert.ok(eventData(h, b, 'start_slot').waited_ms >= 0);
     assert.equal(fake.inner.children[1]!.prompt?.includes('child b'), true);
     fake.release(1);
     await eventually('d launched', () => fake.launchedCount === 3);
     fake.release(2);
-    const w = await h.call('wait_for_agents', { job_ids: [a, b, d], timeout_s: 30 });
-    assert.deepEqual(w.done.map((x: any) => x.status), ['succeeded', 'succeeded', 'succeeded']);
+    const w = await h.call('wait_for_agents', { job_ids: [a, d], timeout_s: 30 });
+    assert.deepEqual(w.done.map((x: any) => x.status), ['succeeded', 'succeeded']);
+    // (b's scripted child answers a second message only after its stdin closes, which the
+    // supervisor does only once that message is answered: it would never end by itself.)
+    await h.call('cancel_agent', { job_id: b });
+    await waitForJob(h.hub, b, (j) => j.status === 'cancelled');
     assert.equal(fake.launchedCount, 3, 'c never launched');
   });
 
