@@ -234,7 +234,7 @@ export class Runner {
             if (pending.length) ctx.store.markDelivered(pending.map((m) => m.id), now);
           });
           // Messages that came while the start waited for its slot: into the conversation now.
-          const known = new Set(pending.map((m) => m.id)); 
+          const known = new Set(pending.map((m) => m.id));
           const late = ctx.store.undeliveredMessages(job.id).filter((m) => !known.has(m.id) && sup.deliver(frameMessage(m.from_id, m.text)));
           if (late.length) ctx.store.markDelivered(late.map((m) => m.id), now);
         },
