@@ -7,15 +7,15 @@
 //             request.
 // Reported per side and round: the first, median and last of the 8; over ROUNDS rounds
 // (alternating which side goes first), the medians of each, and the ratios Overseer/bare.
-// The gate (src/launch/startGate.ts) is whatever the hub's config says (OVERSEER_START_CONCURRENCY
-// / startConcurrency); BENCH_FANOUT_GATE=<n> sets it for this run only (0 = off).
+// Two Overseer sides: no start gate (startConcurrency 0, the default) and the gate
+// (src/launch/startGate.ts) at one start per core (BENCH_FANOUT_GATE=<n> for another number).
 // Run alone: node --import tsx bench/fanout.ts
 import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/testing/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
-import { gateConcurrency } from '../src/launch/startGate.js';
 import { f1, f2, out, removeDir, runAlone, tempDir } from './common.js';
 
 const SCRIPT = 'bench-fanout';
@@ -33,17 +33,25 @@ export interface Spread {
 export interface FanoutResult {
   children: number;
   rounds: number;
-  /** the gate's concurrency the hub ran with (0 = no gate) */
+  /** the start gate's concurrency of the gated side */
   gate: number;
+  /** Overseer with no gate (startConcurrency 0, the default) */
   overseer: Spread;
+  /** Overseer with the gate at `gate` starts in flight */
+  gated: Spread;
   bare: Spread;
   /** per round, for the report */
   overseerRounds: Spread[];
+  gatedRounds: Spread[];
   bareRounds: Spread[];
-  /** Overseer/bare of the medians of `last` */
+  /** Overseer/bare of the medians: no gate */
   ratioLast: number;
   ratioFirst: number;
   ratioMedian: number;
+  /** gated/bare */
+  gatedRatioLast: number;
+  gatedRatioFirst: number;
+  gatedRatioMedian: number;
 }
 
 const median = (xs: number[]): number => {
@@ -103,7 +111,7 @@ const line = (who: string, s: Spread): string => `${who}: first ${f1(s.first)} m
 
 export async function benchFanout(): Promise<FanoutResult> {
   let fake: FakeAnthropic | undefined;
-  let h: TestHub | undefined;
+  const hubs: TestHub[] = [];
   let work: string | undefined;
   try {
     fake = await startFakeAnthropic({ scripts: { [SCRIPT]: [{ text: 'done' }] } });
@@ -111,40 +119,48 @@ export async function benchFanout(): Promise<FanoutResult> {
     const bareHome = path.join(work, 'bare-home');
     const bareWork = path.join(work, 'bare-work');
     await Promise.all([mkdir(bareHome), mkdir(bareWork)]);
-    const gateEnv = process.env.BENCH_FANOUT_GATE;
-    const hub = (h = await startTestHub({ fake, config: { maxAgents: CHILDREN, ...(gateEnv !== undefined ? { startConcurrency: Number(gateEnv) } : {}) } }));
-    const gate = gateConcurrency(gateEnv !== undefined ? Number(gateEnv) : 'auto')?.() ?? 0;
+    // The gated side: BENCH_FANOUT_GATE starts in flight, else one per core (what "auto" gives on
+    // a machine others do not saturate).
+    const gate = Number(process.env.BENCH_FANOUT_GATE ?? os.availableParallelism());
+    const off = await startTestHub({ fake, config: { maxAgents: CHILDREN, startConcurrency: 0 } });
+    hubs.push(off);
+    const gatedHub = await startTestHub({ fake, config: { maxAgents: CHILDREN, startConcurrency: gate } });
+    hubs.push(gatedHub);
     const env = claudeEnv({ home: bareHome, baseUrl: fake.url });
-    // One untimed child each way first: the CLI's files are in the page cache for both sides.
-    await overseerRound(hub, -1);
+    // One untimed round each first: the CLI's files are in the page cache for every side.
+    await overseerRound(off, -1);
+    await overseerRound(gatedHub, -2);
     await bareRound(fake, bareWork, env, -1);
-    const ovs: Spread[] = [];
-    const bare: Spread[] = [];
+    const sides = {
+      o: { rounds: [] as Spread[], run: (n: number) => overseerRound(off, n) },
+      g: { rounds: [] as Spread[], run: (n: number) => overseerRound(gatedHub, 100 + n) },
+      b: { rounds: [] as Spread[], run: (n: number) => bareRound(fake!, bareWork, env, n) },
+    };
+    const orders: (keyof typeof sides)[][] = [['o', 'g', 'b'], ['b', 'o', 'g'], ['g', 'b', 'o']];
     for (let n = 0; n < ROUNDS; n++) {
-      const pair = async (first: 'o' | 'b'): Promise<void> => {
-        if (first === 'o') ovs.push(spread(await overseerRound(hub, n)));
-        else bare.push(spread(await bareRound(fake!, bareWork, env, n)));
-      };
-      // Alternate which side goes first: the machine's load drifts.
-      const order: ('o' | 'b')[] = n % 2 === 0 ? ['o', 'b'] : ['b', 'o'];
-      for (const s of order) await pair(s);
-      out(`round ${n + 1}: ${line('Overseer', ovs.at(-1)!)} | ${line('bare', bare.at(-1)!)}\n`);
+      // Rotate which side goes first: the machine's load drifts.
+      for (const k of orders[n % orders.length]!) sides[k].rounds.push(spread(await sides[k].run(n)));
+      out(`round ${n + 1}: ${line('Overseer', sides.o.rounds.at(-1)!)} | ${line(`gated ${gate}`, sides.g.rounds.at(-1)!)} | ${line('bare', sides.b.rounds.at(-1)!)}\n`);
     }
-    const o = over(ovs);
-    const b = over(bare);
+    const o = over(sides.o.rounds);
+    const g = over(sides.g.rounds);
+    const b = over(sides.b.rounds);
     const r: FanoutResult = {
-      children: CHILDREN, rounds: ROUNDS, gate, overseer: o, bare: b, overseerRounds: ovs, bareRounds: bare,
+      children: CHILDREN, rounds: ROUNDS, gate, overseer: o, gated: g, bare: b,
+      overseerRounds: sides.o.rounds, gatedRounds: sides.g.rounds, bareRounds: sides.b.rounds,
       ratioLast: o.last / b.last, ratioFirst: o.first / b.first, ratioMedian: o.median / b.median,
+      gatedRatioLast: g.last / b.last, gatedRatioFirst: g.first / b.first, gatedRatioMedian: g.median / b.median,
     };
     out(
-      `start gate: ${gate === 0 ? 'off' : `${gate} start(s) in flight`}\n` +
-        `${line(`Overseer, spawn reply → first API request (${CHILDREN} children, medians of ${ROUNDS} rounds)`, o)}\n` +
+      `${line(`Overseer, no start gate: spawn reply → first API request (${CHILDREN} children, medians of ${ROUNDS} rounds)`, o)}\n` +
+        `${line(`Overseer, start gate ${gate}`, g)}\n` +
         `${line(`bare claude -p, spawn → first API request (${CHILDREN} at once)`, b)}\n` +
-        `ratios Overseer/bare: first ${f2(r.ratioFirst)}, median ${f2(r.ratioMedian)}, last ${f2(r.ratioLast)}\n`,
+        `ratios vs bare: no gate first ${f2(r.ratioFirst)}, median ${f2(r.ratioMedian)}, last ${f2(r.ratioLast)}; ` +
+        `gate ${gate} first ${f2(r.gatedRatioFirst)}, median ${f2(r.gatedRatioMedian)}, last ${f2(r.gatedRatioLast)}\n`,
     );
     return r;
   } finally {
-    await h?.stop().catch(() => undefined);
+    for (const h of hubs) await h.stop().catch(() => undefined);
     await fake?.close().catch(() => undefined);
     await removeDir(work);
   }

@@ -351,14 +351,18 @@ const entries: Entry<any>[] = [
   },
   {
     name: 'fanout',
-    title: 'P8. fan-out of 8 real claude children at once vs 8 bare claude -p at once: spawn reply → each child\'s first API request (medians of 3 rounds)',
+    title: 'P8. fan-out of 8 real claude children at once (no start gate / gate at one start per core) vs 8 bare claude -p at once: spawn reply → each child\'s first API request (medians of 3 rounds)',
     run: benchFanout,
     rows: (r: FanoutResult) => {
-      const b = `fan-out of ${r.children} (start gate ${r.gate === 0 ? 'off' : r.gate})`;
+      const b = `fan-out of ${r.children}, no start gate`;
+      const g = `fan-out of ${r.children}, start gate ${r.gate}`;
       return [
         { benchmark: b, figure: 'last child → first request', value: ms(r.overseer.last), baseline: `${ms(r.bare.last)} bare last`, ratio: f2(r.ratioLast), goal: 'last ≤ bare last', met: met(r.overseer.last <= r.bare.last) },
         { benchmark: b, figure: 'first child → first request', value: ms(r.overseer.first), baseline: `${ms(r.bare.first)} bare first`, ratio: f2(r.ratioFirst), goal: 'first ≤ 1.5 s', met: met(r.overseer.first <= 1500) },
         { benchmark: b, figure: 'median child → first request', value: ms(r.overseer.median), baseline: `${ms(r.bare.median)} bare median`, ratio: f2(r.ratioMedian), goal: '', met: '' },
+        { benchmark: g, figure: 'last child → first request', value: ms(r.gated.last), baseline: `${ms(r.bare.last)} bare last`, ratio: f2(r.gatedRatioLast), goal: 'last ≤ bare last', met: met(r.gated.last <= r.bare.last) },
+        { benchmark: g, figure: 'first child → first request', value: ms(r.gated.first), baseline: `${ms(r.bare.first)} bare first`, ratio: f2(r.gatedRatioFirst), goal: 'first ≤ 1.5 s', met: met(r.gated.first <= 1500) },
+        { benchmark: g, figure: 'median child → first request', value: ms(r.gated.median), baseline: `${ms(r.bare.median)} bare median`, ratio: f2(r.gatedRatioMedian), goal: '', met: '' },
       ];
     },
   },

@@ -2,10 +2,11 @@
 // `claude` costs about one core-second before its first model request (claude-code-interface.md
 // §7); eight started at once on two cores share the CPU and all reach the model late together.
 // Through the gate at most `concurrency()` starts are in flight: a start holds its slot from its
-// launch until the child's first stream event (Claude's system/init, Codex's first event), its
-// exit, or `holdMs` (START_HOLD_MS, 1.5 s), whichever comes first; the next waiting start (first come, first served) is
-// released then. So the first children reach the model sooner and the last no later, as long as
-// the slots keep the cores busy. Pure logic: time comes from the injected timers.
+// launch until the child opens its MCP session to the hub (the CLI is loaded; what is left before
+// its first request is mostly the handshake), prints its first stream event, exits, or has held
+// it `holdMs` (START_HOLD_MS, 1.5 s), whichever comes first; the next waiting start (first come,
+// first served) is released then. So the first children reach the model sooner (measured: 3×)
+// and the last only slightly later (~4 %). Pure logic: time comes from the injected timers.
 import os from 'node:os';
 
 export interface GateTimers {
@@ -117,19 +118,22 @@ export class StartGate {
   }
 }
 
+/** Load per core above which the machine counts as overloaded by others. */
+const OVERLOAD = 4;
+
 /**
- * How many starts may be in flight: one per core the process may use on a machine that is
- * otherwise idle. When other processes already keep more than every core busy (the 1-minute
- * load average, less what this hub's own starts in flight contribute, above the cores), the gate
- * widens by that excess: under the scheduler's fair share, starts held back would only hand CPU
- * time to those other processes and the last child would reach the model later than with no
- * gate (measured, docs/performance-fanout.md).
+ * How many starts may be in flight: one per core the process may use. Only when other processes
+ * already overload the machine (1-minute load average, less this hub's own starts in flight,
+ * above 4× the cores) does the gate widen, by that excess: there held-back starts mostly hand CPU
+ * time to the other processes, and the last child reached the model 1.5× later than with no gate
+ * (measured at load 17–21 on 2 cores, docs/performance-fanout.md).
  */
 export function autoStartConcurrency(parallelism: number, load1: number, ownInFlight = 0): number {
   const cores = Math.max(1, Math.floor(parallelism));
   const others = Math.max(0, load1 - ownInFlight);
-  return Math.min(256, cores + Math.max(0, Math.round(others - cores)));
+  return Math.min(256, cores + Math.max(0, Math.round(others - OVERLOAD * cores)));
 }
+
 
 /** The longest one start holds its slot by default. */
 export const START_HOLD_MS = 1500;

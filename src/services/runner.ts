@@ -515,6 +515,11 @@ export class Runner {
     this.settleDependents(jobId, 'failed');
   }
 
+  /** The job's child opened its MCP session to the hub: its start slot goes to the next start. */
+  startReleased(jobId: string): void {
+    this.supervisors.get(jobId)?.startReleased();
+  }
+
   /** The supervised child of a job, for the health monitor: pid, time frozen, attempt start. */
   live(jobId: string): { pid?: number; frozenMs: number; startedAt: number } | undefined {
     const sup = this.supervisors.get(jobId);

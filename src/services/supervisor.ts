@@ -174,7 +174,15 @@ export class Supervisor {
     }
   }
 
-  /** Free the start gate's slot (the child printed its first event, or is gone); idempotent. */
+  /**
+   * The child connected to the hub's MCP server: its CPU-heavy start (loading the CLI) is over,
+   * what is left before its first model request is mostly waiting on the handshake.
+   */
+  startReleased(): void {
+    if (this.ticket?.granted) this.releaseSlot();
+  }
+
+  /** Free the start gate's slot (the child connected, printed its first event, or is gone); idempotent. */
   private releaseSlot(): void {
     this.ticket?.release();
     this.ticket = undefined;

@@ -146,17 +146,17 @@ describe('StartGate', () => {
 });
 
 describe('start concurrency', () => {
-  test('auto: the cores on an idle machine; wider by the load others put above the cores', () => {
+  test('auto: one start per core; wider only by the load others put above 4× the cores', () => {
     assert.equal(autoStartConcurrency(2, 0), 2);
-    assert.equal(autoStartConcurrency(2, 2), 2);
-    assert.equal(autoStartConcurrency(8, 10), 10);
-    assert.equal(autoStartConcurrency(2, 40), 40);
+    assert.equal(autoStartConcurrency(2, 8), 2);
+    assert.equal(autoStartConcurrency(2, 10), 4);
+    assert.equal(autoStartConcurrency(2, 40), 34);
     assert.equal(autoStartConcurrency(0, 0), 1);
   });
 
   test('auto: this hub\'s own starts in flight do not count as others\' load', () => {
-    assert.equal(autoStartConcurrency(4, 7, 3), 4);
-    assert.equal(autoStartConcurrency(4, 7, 0), 7);
+    assert.equal(autoStartConcurrency(2, 11, 2), 3);
+    assert.equal(autoStartConcurrency(2, 11, 0), 5);
   });
 
   test('0 means no gate; a number is fixed; auto is at least 1', () => {
