@@ -34,6 +34,7 @@ import { benchPerEdit, type PerEditResult } from './per-edit.js';
 import { benchCmdHook, type CmdHookResult } from './cmd-hook.js';
 import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
 import { benchHubMem, type HubMemResult } from './hub-mem.js';
+import { benchFanout, type FanoutResult } from './fanout.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -396,6 +397,24 @@ const entries: Entry<any>[] = [
       { benchmark: 'hub RSS', figure: 'idle, own (RssAnon)', value: `${f1(r.idle.anon)} MB`, baseline: `${f1(r.floor.anon)} MB bare node`, ratio: f2(r.idle.anon / r.floor.anon), goal: '', met: '' },
       { benchmark: 'hub RSS', figure: 'per child', value: `${r.perChildKb.toFixed(0)} kB`, baseline: '', ratio: '', goal: '', met: '' },
     ],
+  },
+  {
+    name: 'fanout',
+    title: 'P8. fan-out of 8 real claude children at once (no start gate / gate at one start per core) vs 8 bare claude -p at once: spawn reply → each child\'s first API request (medians of 3 rounds)',
+    perf: true,
+    run: benchFanout,
+    rows: (r: FanoutResult) => {
+      const b = `fan-out of ${r.children}, no start gate`;
+      const g = `fan-out of ${r.children}, start gate ${r.gate}`;
+      return [
+        { benchmark: b, figure: 'last child → first request', value: ms(r.overseer.last), baseline: `${ms(r.bare.last)} bare last`, ratio: f2(r.ratioLast), goal: 'last ≤ bare last', met: met(r.overseer.last <= r.bare.last) },
+        { benchmark: b, figure: 'first child → first request', value: ms(r.overseer.first), baseline: `${ms(r.bare.first)} bare first`, ratio: f2(r.ratioFirst), goal: 'first ≤ 1.5 s', met: met(r.overseer.first <= 1500) },
+        { benchmark: b, figure: 'median child → first request', value: ms(r.overseer.median), baseline: `${ms(r.bare.median)} bare median`, ratio: f2(r.ratioMedian), goal: '', met: '' },
+        { benchmark: g, figure: 'last child → first request', value: ms(r.gated.last), baseline: `${ms(r.bare.last)} bare last`, ratio: f2(r.gatedRatioLast), goal: 'last ≤ bare last', met: met(r.gated.last <= r.bare.last) },
+        { benchmark: g, figure: 'first child → first request', value: ms(r.gated.first), baseline: `${ms(r.bare.first)} bare first`, ratio: f2(r.gatedRatioFirst), goal: 'first ≤ 1.5 s', met: met(r.gated.first <= 1500) },
+        { benchmark: g, figure: 'median child → first request', value: ms(r.gated.median), baseline: `${ms(r.bare.median)} bare median`, ratio: f2(r.gatedRatioMedian), goal: '', met: '' },
+      ];
+    },
   },
 ];
 

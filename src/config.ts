@@ -137,6 +137,8 @@ export const ConfigSchema = z
     classifierModel: z.string().min(1).max(200).default('claude-haiku-4-5'),
     /** Longest a classification may take (seconds); then the job falls back. */
     classifierTimeoutS: intFromString(1, 600).default(30),
+    /** Child starts in flight at once (src/launch/startGate.ts): "auto" (default: one per core, more when others overload the machine), a number, or 0 (no gate: every child starts at once). */
+    startConcurrency: z.union([z.literal('auto'), intFromString(0, 256)]).default('auto'),
   })
   .strict();
 
@@ -177,6 +179,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_MODEL_TIERS: 'modelTiers',
   OVERSEER_CLASSIFIER_MODEL: 'classifierModel',
   OVERSEER_CLASSIFIER_TIMEOUT_S: 'classifierTimeoutS',
+  OVERSEER_START_CONCURRENCY: 'startConcurrency',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

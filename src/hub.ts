@@ -131,6 +131,8 @@ export class Hub {
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
   private readonly elicitor = new LeadElicitor();
+  /** An agent opened an MCP session: its start is past the CPU-heavy part (the start gate's slot is freed). */
+  private readonly agentConnected: (jobId: string) => void;
   readonly tools: ToolDef[];
   readonly db: Db;
   readonly version: string;
@@ -196,6 +198,7 @@ export class Hub {
     this.search = createSearch({ db: this.db, now: () => this.ctx.clock.now(), log });
     this.ctx.transcripts = this.search.indexer;
     const runner = new Runner(this.ctx);
+    this.agentConnected = (id) => runner.startReleased(id);
     this.messages = new MessageService(this.ctx, runner);
     this.ctx.lockGuard = guardLocks(this.ctx, this.messages, this.confinement?.lockMounts);
     this.jobs = new JobService(this.ctx, runner, this.messages);
@@ -338,6 +341,7 @@ export class Hub {
   server(caller: Caller): McpServer {
     const server = createServer({ tools: this.tools, version: this.version, log: this.ctx.log, onCall: (c) => this.onCall(c), prompts: this.promptDeps, resources: this.resourceDeps }, caller);
     if (caller.role === 'lead') this.elicitor.add(server);
+    else this.agentConnected(caller.jobId);
     return server;
   }
 

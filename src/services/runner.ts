@@ -29,6 +29,7 @@ import { memorySection } from '../kb/memory.js';
 import { recordAttemptSpend } from '../money/record.js';
 import { UsageStore } from '../money/usageStore.js';
 import { diagnose } from '../retry/diagnose.js';
+import { makeStartGate, type StartGate } from '../launch/startGate.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
 
@@ -53,9 +54,12 @@ export class Runner {
   chooseModel?: (job: JobRow, attempt: number, signal?: AbortSignal) => Promise<void>;
 
   private readonly setups: SetupStore;
+  /** Paces the starts of children launched close together (config startConcurrency; none for 0). */
+  readonly startGate: StartGate | undefined;
 
   constructor(private readonly ctx: HubContext) {
     this.setups = new SetupStore(ctx.db);
+    this.startGate = makeStartGate(ctx.config.startConcurrency);
   }
 
   transcriptPath(jobId: string, n: number): string {
@@ -217,6 +221,8 @@ export class Runner {
     const pending = ctx.store.undeliveredMessages(job.id);
     const message = this.firstMessage(job, n, kind, resume, pending.map((m) => frameMessage(m.from_id, m.text)));
     const sessionId = resume ? job.session_id! : ctx.ids.uuid();
+    /** Between the start gate's "wait" and its slot (a stop while waiting clears the status line). */
+    let waitingSlot = false;
     const sup = new Supervisor(
       {
         launcher: launcher!,
@@ -229,6 +235,7 @@ export class Runner {
         budgetUsd: job.budget_usd === null ? undefined : Math.max(0, job.budget_usd - job.cost_usd),
         killGraceMs: ctx.config.killGraceMs,
         reportedOutcome: () => (ctx.store.get(job.id)?.outcome as 'success' | 'failure' | null) ?? undefined,
+        startGate: this.startGate,
       },
       {
         onStarted: (pid) => {
@@ -238,6 +245,10 @@ export class Runner {
             ctx.store.updateAttempt(job.id, n, { pid: pid ?? null });
             if (pending.length) ctx.store.markDelivered(pending.map((m) => m.id), now);
           });
+          // Messages that came while the start waited for its slot: into the conversation now.
+          const known = new Set(pending.map((m) => m.id));
+          const late = ctx.store.undeliveredMessages(job.id).filter((m) => !known.has(m.id) && sup.deliver(frameMessage(m.from_id, m.text)));
+          if (late.length) ctx.store.markDelivered(late.map((m) => m.id), now);
         },
         onSession: (sid) => {
           ctx.store.updateAttempt(job.id, n, { session_id: sid });
@@ -248,6 +259,24 @@ export class Runner {
           ctx.bus.emit('progress', { jobId: job.id });
         },
         onActivity: (what) => ctx.health?.activity(job.id, what),
+        onStartWait: (ahead) => {
+          waitingSlot = true;
+          const now = ctx.clock.now();
+          tx(ctx.db, () => {
+            ctx.store.update(job.id, { status_message: `waiting for a start slot (${ahead} start${ahead === 1 ? '' : 's'} ahead)` }, now);
+            ctx.store.addEvent(job.id, now, 'start_wait', { attempt: n, ahead });
+          });
+          ctx.bus.emit('progress', { jobId: job.id });
+        },
+        onStartSlot: (waitedMs) => {
+          waitingSlot = false;
+          const now = ctx.clock.now();
+          tx(ctx.db, () => {
+            ctx.store.update(job.id, { status_message: null }, now);
+            ctx.store.addEvent(job.id, now, 'start_slot', { attempt: n, waited_ms: waitedMs });
+          });
+          ctx.bus.emit('progress', { jobId: job.id });
+        },
         onTranscriptLine: (line) => ctx.transcripts?.line(job.id, n, line),
         onToolUses: (ids) => ctx.lockGuard?.toolsStarted(job.id, ids),
         onToolResults: (results) => {
@@ -281,7 +310,10 @@ export class Runner {
       env: ctx.childEnv,
       mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
     });
-    const settled = sup.done.then((o) => this.onExit(job.id, n, o));
+    const settled = sup.done.then((o) => {
+      if (waitingSlot) ctx.store.update(job.id, { status_message: null }, ctx.clock.now());
+      return this.onExit(job.id, n, o);
+    });
     this.settling = Promise.all([this.settling, settled]);
   }
 
@@ -493,6 +525,11 @@ export class Runner {
     });
     this.ctx.bus.emit('job', { jobId, status: 'failed' });
     this.settleDependents(jobId, 'failed');
+  }
+
+  /** The job's child opened its MCP session to the hub: its start slot goes to the next start. */
+  startReleased(jobId: string): void {
+    this.supervisors.get(jobId)?.startReleased();
   }
 
   /** The supervised child of a job, for the health monitor: pid, time frozen, attempt start. */

@@ -14,6 +14,7 @@ import { StderrLog } from '../launch/stderrLog.js';
 import { UsageMeter } from '../money/meter.js';
 import type { ToolOutcome } from '../confine/hookLedger.js';
 import { Throttle } from '../money/throttle.js';
+import type { StartGate, StartTicket } from '../launch/startGate.js';
 
 export interface AttemptOutcome extends Classification {
   exit: ExitInfo;
@@ -58,6 +59,10 @@ export interface SupervisorHooks {
   onActivity?(what?: string): void;
   /** A line was written to the transcript (the search index hears it here); must not throw. */
   onTranscriptLine?(line: string): void;
+  /** The start waits for a slot of the start gate, `ahead` starts before it. */
+  onStartWait?(ahead: number): void;
+  /** The start got its slot after waiting `waitedMs` (only called when it had to wait). */
+  onStartSlot?(waitedMs: number): void;
 }
 
 export interface SupervisorOptions {
@@ -72,6 +77,8 @@ export interface SupervisorOptions {
   budgetUsd?: number;
   killGraceMs: number;
   reportedOutcome: () => 'success' | 'failure' | undefined;
+  /** Paces CPU-heavy starts (src/launch/startGate.ts): the process launches once it has a slot. */
+  startGate?: StartGate;
 }
 
 const STDERR_TAIL = 8192;
@@ -118,6 +125,8 @@ export class Supervisor {
   private frozenTotal = 0;
   private settled = false;
   private startedAt = 0;
+  /** The start gate's ticket, while the start waits for or holds a slot. */
+  private ticket?: StartTicket;
   readonly done: Promise<AttemptOutcome>;
   private resolveDone!: (o: AttemptOutcome) => void;
 
@@ -131,7 +140,10 @@ export class Supervisor {
   /** The process is gone and the outcome decided: stopping it now changes nothing. */
   get ended(): boolean { return this.settled; }
 
-  /** Launch the process. Outcome arrives through `done`, also for a binary that is missing. */
+  /**
+   * Launch the process (once the start gate, if any, gives it a slot). Outcome arrives through
+   * `done`, also for a binary that is missing and for a start stopped while it waited.
+   */
   start(spec: LaunchSpec): void {
     this.startedAt = this.o.clock.now();
     this.launchSpec = spec;
@@ -141,6 +153,42 @@ export class Supervisor {
       this.finish({ code: null, signal: null, spawnError: { code: 'ENOENT', message: `no ${this.o.launcher.provider} binary found. ${this.o.launcher.binHint}` } });
       return;
     }
+    this.deadline = this.startedAt + this.o.timeoutMs;
+    this.armTimer();
+    const gate = this.o.startGate;
+    if (!gate) {
+      this.launch(spec, bin);
+      return;
+    }
+    let waited = false;
+    this.ticket = gate.acquire(() => {
+      if (this.settled) return;
+      if (waited) this.hooks.onStartSlot?.(this.o.clock.now() - this.startedAt);
+      this.launch(spec, bin);
+    });
+    if (!this.ticket.granted) {
+      waited = true;
+      const ahead = this.ticket.position();
+      this.o.log.debug({ ahead }, 'waiting for a start slot');
+      this.hooks.onStartWait?.(ahead);
+    }
+  }
+
+  /**
+   * The child connected to the hub's MCP server: its CPU-heavy start (loading the CLI) is over,
+   * what is left before its first model request is mostly waiting on the handshake.
+   */
+  startReleased(): void {
+    if (this.ticket?.granted) this.releaseSlot();
+  }
+
+  /** Free the start gate's slot (the child connected, printed its first event, or is gone); idempotent. */
+  private releaseSlot(): void {
+    this.ticket?.release();
+    this.ticket = undefined;
+  }
+
+  private launch(spec: LaunchSpec, bin: string): void {
     mkdirSync(dirname(this.o.transcriptPath), { recursive: true });
     this.transcript = createWriteStream(this.o.transcriptPath, { flags: 'a' });
     const cmd = this.o.launcher.build(spec, bin);
@@ -171,8 +219,6 @@ export class Supervisor {
       }
     }
     this.hooks.onStarted(child.pid);
-    this.deadline = this.startedAt + this.o.timeoutMs;
-    this.armTimer();
     void child.exited.then((exit) => {
       splitter.end();
       if (exit.spawnError && exit.spawnError.code !== 'ECONFINE') exit.spawnError.message = `${exit.spawnError.message}. ${this.o.launcher.binHint}`;
@@ -215,7 +261,11 @@ export class Supervisor {
   /** End the process group: SIGTERM, then SIGKILL after the grace period. */
   stop(reason: StopReason): void {
     this.stopReason ??= reason;
-    if (!this.child) return;
+    if (!this.child) {
+      // Still waiting for a start slot: leave the queue, the attempt ends without a process.
+      if (this.ticket && !this.ticket.granted) this.finish({ code: null, signal: null });
+      return;
+    }
     if (this.frozenAt !== undefined) this.child.signalGroup('SIGCONT');
     this.child.closeStdin();
     this.child.signalGroup(this.o.launcher.stopSignal);
@@ -253,6 +303,8 @@ export class Supervisor {
     // Each stream event is a moment the side channel may have grown (Codex writes a response's
     // usage before it reports the response's items): read it now, limits act at once.
     this.drainChannel(false);
+    // Its first event: the CPU-heavy start is over, the next start may go.
+    if (this.ticket) this.releaseSlot();
     const s = parser.line(line);
     if (!('transient' in s && s.transient)) {
       this.transcript?.write(`${line}\n`);
@@ -366,6 +418,7 @@ export class Supervisor {
   private finish(exit: ExitInfo): void {
     if (this.settled) return;
     this.settled = true;
+    this.releaseSlot();
     if (this.timer) clearTimeout(this.timer);
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.channelTimer) clearInterval(this.channelTimer);

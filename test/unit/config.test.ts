@@ -72,6 +72,7 @@ describe('loadConfigFrom', () => {
       modelTiers: {},
       classifierModel: 'claude-haiku-4-5',
       classifierTimeoutS: 30,
+      startConcurrency: 'auto',
     });
     assert.equal(c.claudeBin, undefined);
     assert.equal(c.budgetUsd, undefined, 'no house budget unless one is set');
@@ -85,6 +86,15 @@ describe('loadConfigFrom', () => {
     assert.equal(c.killGraceMs, 0);
     assert.equal(c.maxWaitS, 60);
     assert.equal(typeof c.maxAgents, 'number');
+  });
+
+  test('startConcurrency: "auto", a number (also from an env string), 0 = no gate; nonsense refused', () => {
+    assert.equal(loadConfigFrom({ home: '/s', startConcurrency: 'auto' }).startConcurrency, 'auto');
+    assert.equal(loadConfigFrom({ home: '/s', startConcurrency: '3' }).startConcurrency, 3);
+    assert.equal(loadConfigFrom({ home: '/s', startConcurrency: '0' }).startConcurrency, 0);
+    assert.equal(loadConfigFrom({ home: '/s', startConcurrency: 2 }).startConcurrency, 2);
+    assert.throws(() => loadConfigFrom({ home: '/s', startConcurrency: 'fast' }));
+    assert.throws(() => loadConfigFrom({ home: '/s', startConcurrency: '-1' }));
   });
 
   test('accepts numbers as numbers (config.json) and the enum values', () => {
