@@ -1,7 +1,7 @@
 // Running the built CLI (node dist/cli/main.js) as a process, in an environment cleaned of any
 // outer Overseer or Claude Code session, and building it once per test file.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
@@ -24,8 +24,24 @@ export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** `npm run build`; tolerates type errors elsewhere as long as main.js exists. */
+/** The newest modification time (ms) of the files under `dir` (recursively). */
+function newestUnder(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestUnder(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * `npm run build` unless dist/ is newer than every source (as after `npm test`'s own build);
+ * tolerates type errors elsewhere as long as main.js exists. Never rebuilding a fresh dist/
+ * matters: test files run two at a time, and a rebuild rewrites the modules another file's CLI
+ * process is loading (seen in CI: "does not provide an export named …").
+ */
 export function buildCli(): void {
+  if (existsSync(MAIN) && statSync(MAIN).mtimeMs >= newestUnder(join(REPO_ROOT, 'src'))) return;
   const build = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, encoding: 'utf8', env: cliEnv() });
   if (build.status !== 0) {
     process.stderr.write(`# npm run build exited ${build.status}: ${(build.stdout + build.stderr).slice(-2000)}\n`);
