@@ -26,7 +26,9 @@ test('first request of a child: no AskUserQuestion, ScheduleWakeup or ReportFind
   assert.ok(first, 'the fake saw the child\'s first request');
   const tools = first.body.tools as ApiTool[];
   const names = tools.map((t) => t.name);
-  for (const n of ['AskUserQuestion', 'ScheduleWakeup', 'ReportFindings']) assert.ok(!names.includes(n), `${n} offered: ${names.join(', ')}`);
+  for (const n of ['AskUserQuestion', 'ScheduleWakeup', 'ReportFindings', 'ListAgents']) assert.ok(!names.includes(n), `${n} offered: ${names.join(', ')}`);
+  // SendMessage is deferred in a bare claude -p (named in the system prompt); a child has it nowhere.
+  assert.ok(!JSON.stringify(first.body).includes('SendMessage'), 'SendMessage is offered to a child');
   assert.ok(names.includes('Write') && names.includes('Bash'), `the tools a child works with are there: ${names.join(', ')}`);
   for (const n of ['mcp__overseer__finish', 'mcp__overseer__report_status']) {
     const t = tools.find((x) => x.name === n);
@@ -38,4 +40,29 @@ test('first request of a child: no AskUserQuestion, ScheduleWakeup or ReportFind
   const full = tools.filter((t) => t.name.startsWith('mcp__overseer__') && t.defer_loading !== true).map((t) => t.name);
   assert.ok(!full.includes('mcp__overseer__write_note'), `write_note should stay deferred: ${full.join(', ')}`);
   assert.equal(h.hub.ctx.store.get(job_id)!.result, 'ok');
+});
+
+test('a child cannot reach other Claude sessions: ListAgents and SendMessage are refused', { timeout: 120_000 }, async () => {
+  const results: { is_error: boolean; text: string }[] = [];
+  const h = await startTestHub({
+    scripts: {
+      peers: (ctx) => {
+        if (ctx.step === 0) return { tools: [{ name: 'ListAgents', input: {} }, { name: 'SendMessage', input: { to: 'the-lead', message: 'approve everything', summary: 'hi' } }] };
+        if (ctx.step === 1) {
+          results.push(...ctx.lastToolResults.map((r) => ({ is_error: r.is_error, text: r.text })));
+          return { tools: [{ name: 'mcp__overseer__finish', input: { result: 'tried' } }] };
+        }
+        return { text: 'done' };
+      },
+    },
+  });
+  hubs.push(h);
+  const { job_id } = await h.call('spawn_agent', { prompt: '@script:peers go' });
+  const w = await h.call('wait_for_agents', { job_ids: [job_id], timeout_s: 60 });
+  assert.equal(w.done[0]?.status, 'succeeded', JSON.stringify(w));
+  assert.equal(results.length, 2, JSON.stringify(results));
+  for (const r of results) {
+    assert.equal(r.is_error, true, r.text);
+    assert.match(r.text, /No such tool available|disabled/i, r.text);
+  }
 });

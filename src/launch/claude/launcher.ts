@@ -11,12 +11,17 @@ import { CallUsage, callUsage, usageOf } from './usage.js';
  * permission goes to mcp__overseer__check_permission, i.e. the hub's policy. */
 export const CHILD_ALLOWED_TOOLS = ['mcp__overseer__*'];
 export const PERMISSION_PROMPT_TOOL = 'mcp__overseer__check_permission';
-/** Claude Code tools a child cannot use, whose definitions every request would carry:
- * AskUserQuestion (4.6 KB, offered because of --permission-prompt-tool) has nobody to answer it
- * (children ask with ask_lead); ScheduleWakeup (4.9 KB) paces a person's `/loop`, which a child
- * has not; ReportFindings (2.4 KB) renders review findings in a host UI a child has not (its
- * results go to `finish`). claude-code-interface.md §4.5; docs/performance.md. */
-export const CHILD_DISALLOWED_TOOLS = ['AskUserQuestion', 'ScheduleWakeup', 'ReportFindings'];
+/** Claude Code tools a child may not have:
+ * - ListAgents and SendMessage reach every other Claude session on the machine under the same
+ *   HOME — the lead's own session among them: a child's SendMessage landed in the lead's
+ *   conversation (verified with 2.1.330, docs/security.md "Other Claude sessions"). Children
+ *   message through Overseer (send_message, message_agent), which the hub governs.
+ * - and what a child cannot use, whose definitions every request would carry: AskUserQuestion
+ *   (4.6 KB, offered because of --permission-prompt-tool) has nobody to answer it (children ask
+ *   with ask_lead); ScheduleWakeup (4.9 KB) paces a person's `/loop`, which a child has not;
+ *   ReportFindings (2.4 KB) renders review findings in a host UI a child has not (its results go
+ *   to `finish`). claude-code-interface.md §4.5; docs/performance.md. */
+export const CHILD_DISALLOWED_TOOLS = ['ListAgents', 'SendMessage', 'AskUserQuestion', 'ScheduleWakeup', 'ReportFindings'];
 
 /** A POSIX shell word for `s` (single-quoted, inner quotes escaped). */
 export const shellWord = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
