@@ -74,9 +74,6 @@ import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
 import { tokenAuth } from './server/tokenAuth.js';
 import { createWeb, type Web } from './web/index.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
-
-/** Reading tools: Claude Code allows them itself; the hook only guards the hub's state. */
-const READ_TOOLS = /^(Read|Grep|Glob|LS)$/;
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
 
 export interface HubOptions {
@@ -231,7 +228,7 @@ export class Hub {
     this.jobs.requests = this.requests;
     this.permissions = new PermissionService(this.ctx, this.requests);
     this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
-    this.hook = new HookService(this.locks, this.ctx);
+    this.hook = new HookService(this.locks, this.ctx, this.permissions);
     this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
     this.runs = new RunService(this.ctx, this.jobs);
     this.runs.budgets = this.budgets;
@@ -282,15 +279,7 @@ export class Hub {
       blocking: blockingTest(this.tools),
       onHook: (c, body, format) => {
         const h = checkHookInput(body);
-        if (!h.ok) return { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
-        const verdict = this.hook.check(c, h.input);
-        // A Claude child's hook also answers the permission question when the policy settles it
-        // (allow or deny): only an `ask` still goes through check_permission (docs/performance.md).
-        // Reads are Claude Code's own to allow (no prompt, no event per read).
-        if (verdict.decision !== 'none' || format !== 'claude' || c.role !== 'agent' || !h.input.tool_name || READ_TOOLS.test(h.input.tool_name)) return verdict;
-        const j = this.permissions.judge(c, h.input.tool_name, h.input.tool_input ?? {}, { recordAsk: false, via: 'hook' });
-        if (j.action === 'deny') return { ...verdict, decision: 'deny', reason: j.message };
-        return j.action === 'allow' ? { ...verdict, decision: 'allow', reason: j.reason } : verdict;
+        return h.ok ? this.hook.answer(c, h.input, format) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
       },
       onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, this.search.api),
       version: this.version,

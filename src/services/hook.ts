@@ -9,6 +9,7 @@ import { applyPatchTargets } from '../domain/applyPatch.js';
 import { isInside, realTarget, resolveLockPath } from '../domain/paths.js';
 import { protectedReason, type ProtectedContext } from '../domain/protectedPaths.js';
 import type { HubContext } from './context.js';
+import type { PermissionService } from './permissions.js';
 
 export interface HookInput {
   tool_name?: string;
@@ -66,8 +67,25 @@ function fileTargets(h: HookInput): string[] {
   }
 }
 
+/** Reading tools: Claude Code allows them itself; the hook only guards the hub's state. */
+const READ_TOOLS = /^(Read|Grep|Glob|LS)$/;
+
 export class HookService {
-  constructor(private readonly locks: LockService, private readonly ctx?: HubContext) {}
+  constructor(private readonly locks: LockService, private readonly ctx?: HubContext, private readonly permissions?: PermissionService) {}
+
+  /**
+   * The lock check, and for a Claude child's hook (`format: 'claude'`) also the permission
+   * question when the policy settles it (allow or deny): only an `ask` still goes through
+   * check_permission, so a settled call makes one trip to the hub (docs/performance.md). Reads
+   * are Claude Code's own to allow (no prompt, no event per read).
+   */
+  answer(caller: Caller, h: HookInput, format?: 'claude'): HookVerdict {
+    const verdict = this.check(caller, h);
+    if (verdict.decision !== 'none' || format !== 'claude' || caller.role !== 'agent' || !this.permissions || !h.tool_name || READ_TOOLS.test(h.tool_name)) return verdict;
+    const j = this.permissions.judge(caller, h.tool_name, h.tool_input ?? {}, { recordAsk: false, via: 'hook' });
+    if (j.action === 'deny') return { ...verdict, decision: 'deny', reason: j.message };
+    return j.action === 'allow' ? { ...verdict, decision: 'allow', reason: j.reason } : verdict;
+  }
 
   check(caller: Caller, h: HookInput): HookVerdict {
     if (caller.role === 'agent' && h.tool_use_id) {
@@ -129,7 +147,7 @@ export function protectedContextOf(ctx: HubContext): ProtectedContext {
 
 /** The path a reading tool (Read, Grep, Glob, LS) looks at, or undefined for other tools. */
 function readTarget(h: HookInput): string | undefined {
-  if (!h.tool_name || !/^(Read|Grep|Glob|LS)$/.test(h.tool_name)) return undefined;
+  if (!h.tool_name || !READ_TOOLS.test(h.tool_name)) return undefined;
   const input = h.tool_input ?? {};
   const p = input.file_path ?? input.path ?? (typeof input.pattern === 'string' && input.pattern.startsWith('/') ? input.pattern.replace(/[*?[{].*$/, '') : undefined);
   return typeof p === 'string' && p !== '' ? p : '.';
