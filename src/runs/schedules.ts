@@ -19,7 +19,6 @@ import type { JobRow } from '../store/jobs.js';
 import type { SpawnInput } from '../tools/agentSchemas.js';
 import { tx } from '../store/db.js';
 import { isoTime } from '../clock.js';
-import { dependencyState } from '../domain/scheduler.js';
 import { slugify } from '../domain/job.js';
 import { errorMessage, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { ScheduleStore, type ScheduleStatus, type ScheduleWithCurrent } from './scheduleStore.js';
@@ -177,7 +176,7 @@ export class Schedules {
     const now = ctx.clock.now();
     let queued = 0;
     for (const j of this.store.dueWaiting(now)) {
-      const st = dependencyState(ctx.store.depsOf(j.id));
+      const st = this.jobs.runner.depState(ctx.store.depsOf(j.id));
       if (st === 'blocked') continue; // its last dependency's end queues it (Runner.settleDependents)
       if (st !== 'ready') {
         this.jobs.runner.failWaiting(j.id, `dependency ${st.failed} ${st.status}`);

@@ -22,7 +22,6 @@ import { setupView } from '../git/bootstrap.js';
 import { isoTime } from '../clock.js';
 import { waitUntil } from './wait.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
-import { dependencyState } from '../domain/scheduler.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
 import { branchNameProblem } from '../git/refname.js';
@@ -269,7 +268,7 @@ export class JobService {
     const { ctx } = this;
     const id = spec.id ?? this.newJobId();
     const deps = JSON.parse(spec.depends_on_json) as string[];
-    const depState = dependencyState(ctx.store.depsOfIds(deps));
+    const depState = this.runner.depState(ctx.store.depsOfIds(deps));
     const now = ctx.clock.now();
     const due = at.notBefore === undefined || at.notBefore <= now;
     const status: JobStatus = depState === 'ready' && due ? 'queued' : 'waiting';
@@ -318,8 +317,10 @@ export class JobService {
     const me = senderOf(caller);
     const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; wake: boolean; ack: () => void; messageIds: number[] } => {
       const rows = ids.map((id) => this.ctx.store.get(id)!);
-      const settled = rows.filter((r) => isSettled(r.status));
-      const pending = rows.filter((r) => !isSettled(r.status)).map((r) => r.id);
+      // A worktree job is settled once its worktree is committed and closed (its branch and diff are final).
+      const done = (r: JobRow): boolean => isSettled(r.status) && !this.runner.isClosing(r.id);
+      const settled = rows.filter(done);
+      const pending = rows.filter((r) => !done(r)).map((r) => r.id);
       const requests = this.requests?.attention(pending, ids) ?? { items: [], wake: false, ack: () => undefined };
       const msgs = this.messages.unreadFrom(me, senders);
       // Health warnings of the awaited agents and their sub-agents, each returned once (the lead's

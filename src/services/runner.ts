@@ -9,7 +9,7 @@ import type { HubContext } from './context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
-import { pickRunnable, dependencyState } from '../domain/scheduler.js';
+import { pickRunnable, dependencyState, type DepState } from '../domain/scheduler.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
@@ -46,6 +46,12 @@ export class Runner {
   private readonly budgetStops = new Map<string, string>();
   /** Jobs between "marked running" and "supervisor started" (async worktree prep). */
   private readonly preparing = new Set<string>();
+  /**
+   * Worktree jobs whose end is written but whose worktree is still being committed and closed:
+   * not yet settled for their dependents (who merge their branch) nor for a wait (which reports
+   * the branch and diff). A dependent queued in that window merged a branch without its commit.
+   */
+  private readonly closing = new Set<string>();
   /** Aborts the model choice of a job being prepared (a cancel stops its classifier at once). */
   private readonly preparingAborts = new Map<string, AbortController>();
   private dispatching = false;
@@ -483,9 +489,20 @@ export class Runner {
     }
   }
 
+  /** Is the job's end written but its worktree not yet committed and closed? */
+  isClosing(jobId: string): boolean {
+    return this.closing.has(jobId);
+  }
+
+  /** dependencyState, where a dependency whose worktree is still closing is not yet succeeded. */
+  depState(deps: readonly { id: string; status: string }[]): DepState {
+    return dependencyState(deps.map((d) => (this.closing.has(d.id) ? { ...d, status: 'closing' } : d)));
+  }
+
   private async closeWorktree(jobId: string): Promise<void> {
     const { ctx } = this;
     const job = ctx.store.get(jobId)!;
+    this.closing.add(jobId);
     try {
       const r = await finishWorktree(
         { repoRoot: job.repo_root!, path: job.work_dir!, branch: job.branch!, baseCommit: job.base_commit! },
@@ -495,6 +512,8 @@ export class Runner {
     } catch (err) {
       ctx.log.error({ err, jobId }, 'closing the worktree failed');
       ctx.store.update(jobId, { git_note: `closing the worktree failed: ${errorMessage(err)}` }, ctx.clock.now());
+    } finally {
+      this.closing.delete(jobId);
     }
   }
 
@@ -504,7 +523,7 @@ export class Runner {
     if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
     for (const d of ctx.store.dependents(depId)) {
       if (d.status !== 'waiting') continue;
-      const st = dependencyState(ctx.store.depsOf(d.id));
+      const st = this.depState(ctx.store.depsOf(d.id));
       const now = ctx.clock.now();
       if (st === 'ready' && d.not_before != null && d.not_before > now) continue; // its time has not come: src/runs/schedules.ts queues it then
       if (st === 'ready') {

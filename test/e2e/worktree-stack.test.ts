@@ -5,11 +5,11 @@
 // message has "## Results of your dependencies"; base: <job id> stacks on a job and waits for it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scriptedHubs } from '../helpers/scripted.js';
-import { initRepo, gitOut } from '../helpers/git.js';
-import { waitForJob } from '../helpers/wait.js';
+import { initRepo, gitOut, makeBareRemote } from '../helpers/git.js';
+import { eventually, waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
 import type { Script, StepContext } from '../../src/testing/fakeAnthropic.js';
 
@@ -82,6 +82,51 @@ describe('stacked dependencies', () => {
     await waitForJob(h.hub, based.job_id, (j) => j.status === 'succeeded', 60_000);
     assert.equal(seen.get('based')!.files['other.txt'], 'other\n', 'base: <job id> starts from that job\'s branch');
     assert.equal(seen.get('based')!.files['shared.txt'], undefined);
+  });
+
+  test('a dependency is settled once its worktree is committed and closed: its dependent waits, and so does wait_for_agents', { timeout: 120_000 }, async () => {
+    const seen = new Map<string, string | undefined>();
+    const h = await hubWith({
+      first: writer('shared.txt', 'first\n', 'wrote shared.txt'),
+      after: (ctx) => {
+        if (ctx.step === 0) {
+          const f = join(processCwd(ctx), 'shared.txt');
+          seen.set('after', existsSync(f) ? readFileSync(f, 'utf8') : undefined);
+          return finishStep('looked');
+        }
+        return { text: 'done' };
+      },
+    });
+    const repo = await initRepo(join(h.dir, 'repo'));
+    // Closing the worktree pushes to origin; the remote's pre-receive hook holds the push until
+    // the test opens the gate, so the job's end is written while its worktree is still closing.
+    const remote = await makeBareRemote(join(h.dir, 'remote.git'));
+    const gate = join(h.dir, 'gate');
+    const entered = join(h.dir, 'entered');
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), `#!/bin/sh\ntouch '${entered}'\nwhile [ ! -f '${gate}' ]; do sleep 0.05; done\n`);
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    await gitOut(repo, ['remote', 'add', 'origin', remote]);
+    let first!: { job_id: string };
+    let after!: { job_id: string };
+    let late!: { job_id: string; status: string };
+    try {
+      first = await h.call('spawn_agent', { prompt: '@script:first', title: 'first', cwd: repo, worktree: true });
+      after = await h.call('spawn_agent', { prompt: '@script:after', title: 'after', cwd: repo, worktree: true, depends_on: [first.job_id] });
+      await eventually('the push of the first job\'s branch', () => existsSync(entered), 60_000);
+      assert.equal(h.hub.ctx.store.get(first.job_id)!.status, 'succeeded', 'the end is written before the worktree is closed');
+      assert.equal(h.hub.ctx.store.get(after.job_id)!.status, 'waiting', 'the dependent is not queued while its dependency\'s worktree closes');
+      late = await h.call('spawn_agent', { prompt: '@script:after', title: 'late', cwd: repo, worktree: true, depends_on: [first.job_id] });
+      assert.equal(late.status, 'waiting', 'a job spawned on it meanwhile waits too');
+      const w = await h.call('wait_for_agents', { job_ids: [first.job_id], timeout_s: 1 });
+      assert.deepEqual(w.pending, [first.job_id], `wait_for_agents does not report it settled yet: ${JSON.stringify(w)}`);
+    } finally {
+      writeFileSync(gate, ''); // the push goes on, whatever happened
+    }
+    const done = await waitForJob(h.hub, after.job_id, (j) => j.status === 'succeeded', 60_000);
+    await waitForJob(h.hub, late.job_id, (j) => j.status === 'succeeded', 60_000);
+    assert.equal(seen.get('after'), 'first\n', 'the dependent started from the dependency\'s committed branch');
+    assert.equal(h.hub.ctx.store.get(first.job_id)!.diff_stat?.includes('shared.txt'), true);
+    assert.ok(done.branch);
   });
 
   test('bad base: not a worktree job, unknown, or without worktree: a clear error and no job', { timeout: 60_000 }, async () => {
