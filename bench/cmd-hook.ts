@@ -1,6 +1,7 @@
 // Benchmark P5: the lock hook per edit for COMMAND hooks (the lead's, from overseer init, and
-// every Codex child's): hooks/overseer-hook.sh (POSIX sh + curl), started as hookCommandLine
-// starts it (`/bin/sh overseer-hook.sh <node>`), against `/bin/true` started the same way
+// every Codex child's): hooks/overseer-hook.sh started as hookCommandLine starts it
+// (`/bin/bash overseer-hook.sh <node>` where there is bash: it posts over /dev/tcp), the same
+// script under /bin/sh = dash (its curl branch), against `/bin/true` started the same way
 // (spawn → process closed, stdin piped and closed, stdout drained), and against the Node hook
 // (`node hooks/overseer-hook.mjs`), all interleaved in one run (order rotated every round).
 // An in-process hub runs two hanging jobs (bench/fixtures/sleep-agent.sh); their agent tokens are
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { projectStateDir } from '../src/config.js';
+import { hookShell } from '../src/launch/claude/launcher.js';
 import { REPO_ROOT, TokenRecorder, cleanEnv, f2, fixture, out, removeDir, runAlone, spawnHangingAgent, startBenchHub, statLine, stats, timedRun, type Stats, type TimedRun } from './common.js';
 
 const RUNS = 30;
@@ -24,7 +26,9 @@ const WARMUP = 3;
 const NODE_HOOK = path.join(REPO_ROOT, 'hooks', 'overseer-hook.mjs');
 const SH_HOOK = path.join(REPO_ROOT, 'hooks', 'overseer-hook.sh');
 /** The commands, as hookCommandLine runs them (the caller's `sh -c` around it is left out of every one). */
-const SH: [string, string[]] = ['/bin/sh', [SH_HOOK, process.execPath]];
+const SH: [string, string[]] = [hookShell(), [SH_HOOK, process.execPath]];
+/** The same script under a POSIX sh that is not bash (dash here): its curl branch. */
+const CURL_HOOK: [string, string[]] = ['/bin/sh', [SH_HOOK, process.execPath]];
 const NODE: [string, string[]] = [process.execPath, [NODE_HOOK]];
 const TRUE: [string, string[]] = ['/bin/true', []];
 /** curl's own start (dynamic loading of libcurl and its ~30 libraries): the floor of any curl hook. */
@@ -33,8 +37,13 @@ const CURL: [string, string[]] = ['curl', ['-q', '--version']];
 export interface CmdHookResult {
   baseline: Stats;
   curlStart: Stats;
+  /** the hook as hookCommandLine starts it (bash + /dev/tcp where there is bash) */
   shFree: Stats;
   shDeny: Stats;
+  /** the script under /bin/sh when that is not bash: the curl branch */
+  curlFree: Stats;
+  curlDeny: Stats;
+  shell: string;
   nodeFree: Stats;
   nodeDeny: Stats;
   leadDeny: Stats;
@@ -83,8 +92,9 @@ export async function benchCmdHook(): Promise<CmdHookResult> {
     if (!allowed(take)) throw new Error(`B's hook did not auto-lock ${held}: exit ${take.code}, ${take.stdout}${take.stderr}`);
     if (h.hub.locks.store.heldAmong([held])[0]?.holder !== b.jobId) throw new Error(`${held} is not held by B after its hook ran`);
 
-    const kinds = ['base', 'curl', 'shFree', 'shDeny', 'nodeFree', 'nodeDeny', 'leadDeny', 'leadNoHub'] as const;
-    const samples: Record<(typeof kinds)[number], number[]> = { base: [], curl: [], shFree: [], shDeny: [], nodeFree: [], nodeDeny: [], leadDeny: [], leadNoHub: [] };
+    const kinds = ['base', 'curl', 'shFree', 'shDeny', 'curlFree', 'curlDeny', 'nodeFree', 'nodeDeny', 'leadDeny', 'leadNoHub'] as const;
+    const samples = Object.fromEntries(kinds.map((k) => [k, [] as number[]])) as Record<(typeof kinds)[number], number[]>;
+    const cmdOf = { shFree: SH, shDeny: SH, curlFree: CURL_HOOK, curlDeny: CURL_HOOK, nodeFree: NODE, nodeDeny: NODE } as const;
     let n = 0;
     for (let i = -WARMUP; i < RUNS; i++) {
       for (let k = 0; k < kinds.length; k++) {
@@ -94,12 +104,12 @@ export async function benchCmdHook(): Promise<CmdHookResult> {
         if (kind === 'base' || kind === 'curl') {
           r = await run(kind === 'base' ? TRUE : CURL, envA, '', project);
           ok = r.code === 0;
-        } else if (kind === 'shFree' || kind === 'nodeFree') {
+        } else if (kind === 'shFree' || kind === 'curlFree' || kind === 'nodeFree') {
           const file = path.join(src, `free-${n++}.ts`);
-          r = await run(kind === 'shFree' ? SH : NODE, envA, hookInput(project, file), project);
+          r = await run(cmdOf[kind], envA, hookInput(project, file), project);
           ok = allowed(r) && h.hub.locks.store.heldAmong([file])[0]?.holder === a.jobId;
-        } else if (kind === 'shDeny' || kind === 'nodeDeny') {
-          r = await run(kind === 'shDeny' ? SH : NODE, envA, hookInput(project, held), project);
+        } else if (kind === 'shDeny' || kind === 'curlDeny' || kind === 'nodeDeny') {
+          r = await run(cmdOf[kind], envA, hookInput(project, held), project);
           ok = denied(r) && r.stdout.includes(b.jobId);
         } else if (kind === 'leadDeny') {
           r = await run(SH, envLead, hookInput(src, held), src);
@@ -114,19 +124,21 @@ export async function benchCmdHook(): Promise<CmdHookResult> {
     }
     const s = Object.fromEntries(kinds.map((k) => [k, stats(samples[k])])) as Record<(typeof kinds)[number], Stats>;
     const r: CmdHookResult = {
-      baseline: s.base, curlStart: s.curl, shFree: s.shFree, shDeny: s.shDeny, nodeFree: s.nodeFree, nodeDeny: s.nodeDeny, leadDeny: s.leadDeny, leadNoHub: s.leadNoHub,
+      baseline: s.base, curlStart: s.curl, shFree: s.shFree, shDeny: s.shDeny, curlFree: s.curlFree, curlDeny: s.curlDeny, shell: SH[0], nodeFree: s.nodeFree, nodeDeny: s.nodeDeny, leadDeny: s.leadDeny, leadNoHub: s.leadNoHub,
       overFree: s.shFree.p50 - s.base.p50, overDeny: s.shDeny.p50 - s.base.p50,
     };
     out(
       statLine(`baseline /bin/true (${RUNS} runs, interleaved)`, r.baseline) +
         statLine('curl -q --version (curl\'s own start)', r.curlStart) +
-        statLine('sh hook, agent env, free file (auto-lock)', r.shFree) +
-        statLine('sh hook, agent env, held file (deny)', r.shDeny) +
+        statLine(`hook (${SH[0]}), agent env, free file (auto-lock)`, r.shFree) +
+        statLine(`hook (${SH[0]}), agent env, held file (deny)`, r.shDeny) +
+        statLine('hook under /bin/sh (curl), free file', r.curlFree) +
+        statLine('hook under /bin/sh (curl), held file (deny)', r.curlDeny) +
         statLine('node hook, agent env, free file', r.nodeFree) +
         statLine('node hook, agent env, held file (deny)', r.nodeDeny) +
-        statLine('sh hook, lead (hub found from CLAUDE_PROJECT_DIR), held file (deny)', r.leadDeny) +
-        statLine('sh hook, lead, no hub running (walk to /)', r.leadNoHub) +
-        `sh hook over /bin/true (median): free +${f2(r.overFree)} ms, deny +${f2(r.overDeny)} ms; node hook/sh hook (median): free ${f2(r.nodeFree.p50 / r.shFree.p50)}×, deny ${f2(r.nodeDeny.p50 / r.shDeny.p50)}×\n`,
+        statLine(`hook (${SH[0]}), lead (hub found from CLAUDE_PROJECT_DIR), held file (deny)`, r.leadDeny) +
+        statLine(`hook (${SH[0]}), lead, no hub running (walk to /)`, r.leadNoHub) +
+        `hook over /bin/true (median): free +${f2(r.overFree)} ms, deny +${f2(r.overDeny)} ms; node hook/hook (median): free ${f2(r.nodeFree.p50 / r.shFree.p50)}×, deny ${f2(r.nodeDeny.p50 / r.shDeny.p50)}×\n`,
     );
     return r;
   } finally {

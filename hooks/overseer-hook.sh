@@ -1,7 +1,8 @@
 #!/bin/sh
 # Overseer's PreToolUse lock hook for command hooks (the lead's Claude Code, Codex children),
 # without a Node start: POSIX sh (dash-compatible) + curl, ~2 process starts per edit instead of
-# one Node (55–145 ms). Same contract as overseer-hook.mjs, which it falls back to for what it
+# one Node (55–145 ms); run by bash (hookCommandLine picks it where there is one), it posts over
+# bash's /dev/tcp instead, and the shell is the only process started. Same contract as overseer-hook.mjs, which it falls back to for what it
 # does not handle itself: it forwards the hook input to the hub's POST /hook, and prints a
 # PreToolUse deny when the hub's verdict is {"decision":"deny","reason":…} (nothing otherwise);
 # the hub is the only judge, no policy here. (Not ?format=claude: that is the Claude children's
@@ -30,9 +31,14 @@ case $HOOK_DIR in /*) ;; *) HOOK_DIR=$PWD/$HOOK_DIR ;; esac
 NODE=${1:-node}
 TIMEOUT=8
 
-# The hook input, byte for byte (the trailing x keeps trailing newlines).
-input=$(cat; printf x)
-input=${input%x}
+# The hook input, byte for byte (the trailing x keeps trailing newlines); bash reads it to the
+# end with its read built-in (no fork, no cat).
+if [ -n "$BASH_VERSION" ]; then
+  IFS= read -r -d '' input
+else
+  input=$(cat; printf x)
+  input=${input%x}
+fi
 
 fallback() {
   # The Node hook decides; it gets the same stdin.
@@ -67,7 +73,8 @@ case $trimmed in
   *) deny "Overseer's lock hook failed (the hook input is not a JSON object), so this edit is blocked. Retry; if it persists, the hook input was not understood." ;;
 esac
 
-command -v curl >/dev/null 2>&1 || fallback "curl is not installed"
+# (Under bash curl is only needed for what /dev/tcp does not take: see post_tcp.)
+[ -n "$BASH_VERSION" ] || command -v curl >/dev/null 2>&1 || fallback "curl is not installed"
 
 # hub.json at $1 → url and pid (0: no hub to ask); returns 1 when the file is absent or not JSON-shaped.
 read_hub() {
@@ -176,6 +183,52 @@ esac
 rest=${url#*://}
 hook_url="${url%%://*}://${rest%%/*}/hook"
 
+# Under bash, a loopback hub over plain http and an input that fits the socket buffers: one
+# POST over bash's own /dev/tcp, no curl start (the larger part of this hook's time). HTTP/1.0,
+# so the hub answers unchunked and closes; `read -t` bounds the wait for the answer, and the
+# input is small enough that writing it cannot block on a hub that does not read (a stopped hub:
+# the kernel still takes it). Sets $answer as curl's branch does (body, newline, status code).
+post_tcp() {
+  hp=${rest%%/*}
+  host=${hp%:*}
+  port=${hp##*:}
+  case $host in 127.0.0.1|localhost) ;; *) return 2 ;; esac
+  case $port in ''|*[!0-9]*) return 2 ;; esac
+  LC_ALL=C
+  [ ${#input} -le 16384 ] || return 2
+  resp=
+  rc=7
+  # A hub that drops the connection mid-request: printf fails with EPIPE instead of a SIGPIPE
+  # killing the hook (a hook killed by a signal is an error, which Codex takes as an allow).
+  trap '' PIPE
+  { { printf 'POST /hook HTTP/1.0\r\nHost: %s\r\nContent-Type: application/json\r\nAuthorization: Bearer %s\r\nContent-Length: %s\r\n\r\n%s' "$hp" "$token" "${#input}" "$input" >&4 \
+    && IFS= read -r -d '' -t "$TIMEOUT" resp <&4; rc=$?; } 4<>"/dev/tcp/$host/$port"; } 2>/dev/null
+  # read ends with 1 at the end of the stream (the hub closed: the whole answer is in); over 128: timed out.
+  if [ "$rc" -gt 128 ]; then unreachable "no answer within $TIMEOUT s"; fi
+  case $resp in
+    'HTTP/1.'[01]' '[0-9][0-9][0-9]*) ;;
+    *) unreachable "connection refused or closed" ;;
+  esac
+  code=${resp#HTTP/1.? }
+  code=${code%"${code#???}"}
+  case $resp in
+    *"
+
+"*) ;;
+  esac
+  body=${resp#*"$CRLF$CRLF"}
+  answer="$body
+$code"
+  return 0
+}
+unreachable() {
+  deny "Overseer's lock hook could not reach the hub at $url ($1), so edits are blocked to keep file locks safe. Retry in a moment; if the hub is gone, the lead must restart it."
+}
+
+if [ -n "$BASH_VERSION" ] && [ "${url%%://*}" = http ] && CRLF=$'\r\n' && post_tcp; then
+  :
+else
+command -v curl >/dev/null 2>&1 || fallback "curl is not installed"
 # One POST, no proxy, no ~/.curlrc (-q), no Expect: 100-continue round trip; status on the last line.
 answer=$(printf '%s' "$input" | curl -q --silent --show-error --noproxy '*' --max-time "$TIMEOUT" \
   -X POST -H 'content-type: application/json' -H 'Expect:' -H @/dev/fd/3 --data-binary @- \
@@ -184,9 +237,6 @@ Authorization: Bearer $token
 EOF
 )
 rc=$?
-unreachable() {
-  deny "Overseer's lock hook could not reach the hub at $url ($1), so edits are blocked to keep file locks safe. Retry in a moment; if the hub is gone, the lead must restart it."
-}
 if [ $rc -ne 0 ]; then
   # curl's own message (its stderr line "curl: (7) …"), wherever the -w line ended up.
   case $answer in
@@ -196,6 +246,7 @@ if [ $rc -ne 0 ]; then
   esac
   case $rc in 28) msg="no answer within $TIMEOUT s ($msg)" ;; esac
   unreachable "$msg"
+fi
 fi
 code=${answer##*
 }

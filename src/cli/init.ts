@@ -3,7 +3,7 @@
 //   .mcp.json                   (shared)   mcpServers.overseer — `overseer mcp` when overseer is on
 //                                          PATH, else `npx -y overseer-mcp mcp`: no path of this machine
 //   .claude/settings.json       (shared)   permissions.allow "mcp__overseer__*" (no prompt per tool)
-//   .claude/settings.local.json (personal) the lead's lock hook: /bin/sh + this installation's
+//   .claude/settings.local.json (personal) the lead's lock hook: bash (else /bin/sh) + this installation's
 //                                          hooks/overseer-hook.sh + node for its fallback
 //                                          (absolute paths, so never shared)
 //   .git/info/exclude           (personal) .claude/settings.local.json, unless git already ignores it

@@ -24,10 +24,11 @@ import { deadPort } from '../helpers/net.js';
 const HOOKS_DIR = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'hooks');
 const HOOK = join(HOOKS_DIR, 'overseer-hook.mjs');
 const SH_HOOK = join(HOOKS_DIR, 'overseer-hook.sh');
-type Kind = 'mjs' | 'sh';
-/** The process of each hook: the Node hook; the sh hook with this node as its fallback (hookCommandLine). */
+type Kind = 'mjs' | 'sh' | 'bash';
+/** The process of each hook: the Node hook; the sh hook with this node as its fallback
+ * (hookCommandLine) under /bin/sh (dash here: its curl branch) and under bash (/dev/tcp). */
 const hookCmd = (kind: Kind, node = process.execPath): [string, string[]] =>
-  kind === 'mjs' ? [process.execPath, [HOOK]] : ['/bin/sh', [SH_HOOK, node]];
+  kind === 'mjs' ? [process.execPath, [HOOK]] : [kind === 'bash' ? '/bin/bash' : '/bin/sh', [SH_HOOK, node]];
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
 interface HubUnderTest { h: TestHub; rec: TokenRecorder; root: string }
@@ -117,7 +118,7 @@ after(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
 
-for (const kind of ['mjs', 'sh'] as const) {
+for (const kind of ['mjs', 'sh', 'bash'] as const) {
   const runHook = (stdin: string, env: NodeJS.ProcessEnv, cwd: string): Promise<HookRun> => runHookAs(hookCmd(kind), stdin, env, cwd);
 
   describe(`lock hook (${kind}), auto mode`, () => {
@@ -263,14 +264,14 @@ describe('lock hook (sh): its own fail-closed paths, the Node fallback, the toke
     temps.push(bin);
   });
 
-  test('a hub that accepts the connection and never answers → a deny within the hook\'s 8 s (before the 15 s hook timeout)', async () => {
+  for (const shell of ['sh', 'bash'] as const) test(`${shell}: a hub that accepts the connection and never answers → a deny within the hook's 8 s (before the 15 s hook timeout)`, async () => {
     const sockets: Socket[] = [];
     const server = createServer((s) => { sockets.push(s); });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const port = (server.address() as AddressInfo).port;
       const t0 = Date.now();
-      const r = await sh(write('hang.txt'), cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: A.token }));
+      const r = await runHookAs(hookCmd(shell), write('hang.txt'), cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: A.token }), t.root);
       const took = Date.now() - t0;
       assert.match(denied(r, 'hanging hub'), /could not reach the hub at http:\/\/127\.0\.0\.1:\d+\/mcp \(no answer within 8 s/);
       assert.ok(took >= 7_000 && took < 14_000, `took ${took} ms`);
@@ -309,5 +310,49 @@ describe('lock hook (sh): its own fail-closed paths, the Node fallback, the toke
     const argv = readFileSync(log, 'utf8');
     assert.match(argv, /\/hook$/m, 'the recording curl was used');
     assert.ok(!argv.includes(A.token), 'the agent token is on curl\'s argv');
+  });
+  test('bash: the hook posts over /dev/tcp and starts no curl (a curl on PATH that only records and fails); an input over 16 KB goes through curl', async () => {
+    const rec = join(bin, 'rec-bash');
+    mkdirSync(rec);
+    const log = join(bin, 'curl-bash.txt');
+    writeFileSync(join(rec, 'curl'), `#!/bin/sh\nprintf '%s\\n' "$@" >> '${log}'\nexit 7\n`);
+    chmodSync(join(rec, 'curl'), 0o755);
+    const env = { ...agentEnv(t, A), PATH: `${rec}:${process.env.PATH}` };
+    const bash = (stdin: string): Promise<HookRun> => runHookAs(hookCmd('bash', join(bin, 'no-such-node')), stdin, env, t.root);
+    assert.ok(denied(await bash(write('held.txt')), 'held file').includes(B.id));
+    assertAllowed(await bash(write('tcp-free.txt')), 'free file');
+    assert.deepEqual((await lockRows(t.h, file('tcp-free.txt'))).map((r) => r[1]), [A.id], 'the hub took the lock for A');
+    assert.equal(existsSync(log), false, 'curl was started');
+    // Over 16 KB (a large patch): curl, which here fails, so the hook fails closed naming curl's exit.
+    const big = preToolUse(t.root, 'Write', { file_path: file('big.txt'), content: 'x'.repeat(20_000) });
+    assert.match(denied(await bash(big), 'big input'), /could not reach the hub .*curl exit 7/);
+    assert.match(readFileSync(log, 'utf8'), /\/hook$/m, 'the big input went to curl');
+    assert.deepEqual(await lockRows(t.h, file('big.txt')), [], 'nothing was locked');
+  });
+
+  test('bash: unreachable hub, unknown token and a hub that closes without answering → a deny', async () => {
+    const bash = (stdin: string, env: NodeJS.ProcessEnv): Promise<HookRun> => runHookAs(hookCmd('bash', join(bin, 'no-such-node')), stdin, env, t.root);
+    const port = await deadPort();
+    assert.match(denied(await bash(write('x.txt'), cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${port}/mcp`, OVERSEER_TOKEN: A.token })), 'closed port'), /could not reach the hub .*connection refused or closed/);
+    assert.match(denied(await bash(write('x.txt'), cleanEnv({ OVERSEER_URL: t.h.hub.http!.url, OVERSEER_TOKEN: 'not-a-real-token' })), 'unknown token'), /hub answered 401/);
+    const server = createServer((s) => { s.resume(); s.end(); }); // reads what comes, answers nothing
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const p = (server.address() as AddressInfo).port;
+      assert.match(denied(await bash(write('x.txt'), cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${p}/mcp`, OVERSEER_TOKEN: A.token })), 'closed at once'), /connection refused or closed/);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+    // A hub that resets the connection at once: the hook's write fails (EPIPE, not a SIGPIPE that would kill it unheard).
+    const reset = createServer((s) => { s.resetAndDestroy(); });
+    await new Promise<void>((r) => reset.listen(0, '127.0.0.1', () => r()));
+    try {
+      const p = (reset.address() as AddressInfo).port;
+      const big = preToolUse(t.root, 'Write', { file_path: file('x.txt'), content: 'y'.repeat(15_000) });
+      for (let i = 0; i < 5; i++) assert.match(denied(await bash(big, cleanEnv({ OVERSEER_URL: `http://127.0.0.1:${p}/mcp`, OVERSEER_TOKEN: A.token })), 'reset'), /connection refused or closed/);
+    } finally {
+      await new Promise<void>((r) => reset.close(() => r()));
+    }
+    assert.deepEqual(await lockRows(t.h, file('x.txt')), [], 'nothing was locked');
   });
 });

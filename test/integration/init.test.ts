@@ -20,6 +20,7 @@ import { UsageError } from '../../src/cli/errors.js';
 import { initRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { buildCli, overseer, REPO_ROOT } from '../helpers/cli.js';
+import { hookShell } from '../../src/launch/claude/launcher.js';
 
 const readJson = (file: string): any => JSON.parse(readFileSync(file, 'utf8'));
 const mcpFile = (root: string): string => join(root, '.mcp.json');
@@ -86,7 +87,7 @@ function assertOurHook(entry: any): void {
   const h = entry.hooks[0];
   assert.equal(h.type, 'command');
   // The sh hook (no Node start per edit), with this node for its fallback to the Node hook.
-  assert.equal(h.command, `/bin/sh '${join(REPO_ROOT, 'hooks', 'overseer-hook.sh')}' '${process.execPath}'`);
+  assert.equal(h.command, `${hookShell()} '${join(REPO_ROOT, 'hooks', 'overseer-hook.sh')}' '${process.execPath}'`);
   assert.equal(h.onFailure, undefined, 'the lead hook must not block every edit when it cannot start (the script denies by itself when a running hub does not answer)');
   assert.ok(typeof h.timeout === 'number' && h.timeout > 8, `timeout ${h.timeout} would cut the hook's own 8 s hub timeout short`);
 }

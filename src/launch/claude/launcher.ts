@@ -1,6 +1,7 @@
 // The Claude Code launcher: the invocation of claude-code-interface.md §0 in stream-json
 // input mode (stdin stays open so message_agent can reach a running child), and the mapping
 // of its event stream onto the supervisor's AgentSignals.
+import { existsSync } from 'node:fs';
 import type { AgentLauncher, AgentSignal, LaunchSpec, SpawnCmd, StreamParser, TokenUsage } from '../types.js';
 import { parseClaudeLine } from './events.js';
 import { agentEnv, resolveAgentBin } from '../common.js';
@@ -28,11 +29,15 @@ export const shellWord = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command that runs the lock hook as a command hook (the lead's, from overseer init; Codex
- * children's): `/bin/sh <hooks>/overseer-hook.sh <node>`. The sh hook posts with curl (no Node
- * start per edit) and falls back to `<node> <hooks>/overseer-hook.mjs` (same directory) when it
- * must, so `nodeBin` is only started then.
+ * children's): `<shell> <hooks>/overseer-hook.sh <node>`. Under bash the hook posts over bash's
+ * own /dev/tcp (no process start besides the shell: docs/performance-hooks.md), under another
+ * POSIX sh with curl; either falls back to `<node> <hooks>/overseer-hook.mjs` (same directory)
+ * when it must, so `nodeBin` is only started then. `shell`: bash where there is one.
  */
-export const hookCommandLine = (nodeBin: string, shHook: string): string => `/bin/sh ${shellWord(shHook)} ${shellWord(nodeBin)}`;
+export const hookCommandLine = (nodeBin: string, shHook: string, shell = hookShell()): string => `${shell} ${shellWord(shHook)} ${shellWord(nodeBin)}`;
+
+/** The shell the command hook runs under: /bin/bash when the machine has it, else /bin/sh. */
+export const hookShell = (): string => (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
 
 /** Is `command` Overseer's lock hook (the sh hook, or the Node hook older versions installed)? */
 export const isOverseerHookCommand = (command: string): boolean => /overseer-hook\.(mjs|sh)\b/.test(command);
