@@ -297,6 +297,7 @@ export class Hub {
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     // Occurrences that settled or came due while no hub ran: once each, then the timer.
     this.schedules.start();
+    this.jobs.runner.resumeSettling();
     this.jobs.runner.dispatch();
     this.workflows.reconcile();
     await this.runs.start();

@@ -517,6 +517,40 @@ export class Runner {
     }
   }
 
+  /**
+   * At hub start, what a stopped hub left between a job's end and its dependents: worktrees of
+   * settled jobs never closed (the end was written, the commit and diff were not: a crash while
+   * closing) are closed now, then their dependents settled; and waiting jobs whose dependencies
+   * all settled meanwhile are queued or failed (their last dependency's end woke nobody).
+   */
+  resumeSettling(): void {
+    const { ctx } = this;
+    const unclosed = ctx.db.prepare(`SELECT id FROM jobs WHERE worktree = 1 AND status IN ('succeeded', 'failed', 'cancelled')
+      AND diff_stat IS NULL AND git_note IS NULL AND work_dir IS NOT NULL AND repo_root IS NOT NULL AND branch IS NOT NULL AND base_commit IS NOT NULL`).pluck().all() as string[];
+    for (const id of unclosed) this.closing.add(id);
+    for (const id of unclosed) {
+      void this.closeWorktree(id).then(() => {
+        const j = ctx.store.get(id);
+        if (!j || this.stopped) return;
+        ctx.store.addEvent(id, ctx.clock.now(), 'worktree_closed', { after: 'hub restart' });
+        ctx.bus.emit('job', { jobId: id, status: j.status });
+        this.settleDependents(id, j.status as JobStatus);
+        this.dispatch();
+      });
+    }
+    const now = ctx.clock.now();
+    for (const d of ctx.store.byStatus('waiting')) {
+      if (d.not_before != null && d.not_before > now) continue;
+      const st = this.depState(ctx.store.depsOf(d.id));
+      if (st === 'ready') {
+        ctx.store.update(d.id, { status: 'queued' }, now);
+        ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
+      } else if (st !== 'blocked') {
+        this.failWaiting(d.id, `dependency ${st.failed} ${st.status}`);
+      }
+    }
+  }
+
   /** Wake or fail the jobs that wait on `depId`. */
   settleDependents(depId: string, status: JobStatus): void {
     const { ctx } = this;

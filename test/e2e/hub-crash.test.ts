@@ -4,7 +4,7 @@
 // child's session. A clean hub stop marks running children interrupted.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +13,9 @@ import { startFakeAnthropic, type Script } from '../../src/testing/fakeAnthropic
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { startTestHub } from '../helpers/hub.js';
 import { alive, eventually, waitForJob } from '../helpers/wait.js';
+import { gitOut, initRepo, makeBareRemote } from '../helpers/git.js';
+import { finishStep } from '../helpers/holder.js';
+import type { StepContext } from '../../src/testing/fakeAnthropic.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -65,6 +68,59 @@ describe('hub crash and restart', () => {
     assert.equal(w.done[0].status, 'succeeded', JSON.stringify(w.done[0]));
     assert.match(w.done[0].result, /resumed after [1-9]/, 'the earlier turns were in the resumed conversation');
     assert.equal(w.done[0].session_id, got.session_id);
+  });
+
+  test('kill -9 while a worktree is being closed: the next hub commits and closes it, then starts its dependent from that branch', { timeout: 180_000 }, async () => {
+    const cwdOf = (ctx: StepContext): string => [...JSON.stringify(ctx.body.messages).matchAll(/Primary working directory: ([^\\"\s]+)/g)].pop()?.[1] ?? '.';
+    let seen: string | undefined = 'not started';
+    const fake = await startFakeAnthropic({ scripts: {
+      first: (ctx) => ctx.step === 0 ? { tools: [{ name: 'Write', input: { file_path: join(cwdOf(ctx), 'shared.txt'), content: 'first\n' } }] } : ctx.step === 1 ? finishStep('wrote shared.txt') : { text: 'done' },
+      after: (ctx) => {
+        if (ctx.step !== 0) return { text: 'done' };
+        const f = join(cwdOf(ctx), 'shared.txt');
+        seen = existsSync(f) ? readFileSync(f, 'utf8') : undefined;
+        return finishStep('looked');
+      },
+    } });
+    cleanups.push(() => fake.close());
+    const dir = await makeTempDir('ovs-crash-wt');
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const home = join(dir, 'state');
+    const gate = join(dir, 'gate');
+    cleanups.push(() => writeFileSync(gate, '')); // whatever happens, the held push goes on
+    const entered = join(dir, 'entered');
+    const repo = await initRepo(join(dir, 'repo'));
+    // Closing the worktree pushes to origin, whose pre-receive hook holds the push until the gate opens.
+    const remote = await makeBareRemote(join(dir, 'remote.git'));
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), `#!/bin/sh\ntouch '${entered}'\nwhile [ ! -f '${gate}' ]; do sleep 0.05; done\n`);
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    await gitOut(repo, ['remote', 'add', 'origin', remote]);
+
+    const env = { ...claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url }), OVERSEER_HOME: home, CLAUDE_BIN: claudeBin() } as Record<string, string>;
+    const lead = new Client({ name: 'crash-wt-test', version: '1' });
+    await lead.connect(new StdioClientTransport({ command: process.execPath, args: [join(process.cwd(), 'dist/cli/main.js'), 'mcp'], env, cwd: dir, stderr: 'ignore' }));
+    const spawn = async (args: Record<string, unknown>): Promise<string> => JSON.parse(((await lead.callTool({ name: 'spawn_agent', arguments: { cwd: repo, worktree: true, ...args } })).content as any)[0].text).job_id as string;
+    const first = await spawn({ prompt: '@script:first', title: 'first' });
+    const after = await spawn({ prompt: '@script:after', title: 'after', depends_on: [first] });
+    await eventually('the push of the first job\'s branch', () => existsSync(entered), 60_000);
+    const hubPid = JSON.parse(readFileSync(join(home, 'hub.json'), 'utf8')).pid as number;
+    await lead.close().catch(() => undefined);
+    process.kill(hubPid, 'SIGKILL');
+    await eventually('hub gone', () => !alive(hubPid), 5000);
+    const db = new Database(join(home, 'state.db'), { readonly: true });
+    const rows = db.prepare('SELECT id, status, diff_stat FROM jobs ORDER BY seq').all() as { id: string; status: string; diff_stat: string | null }[];
+    db.close();
+    assert.deepEqual(rows, [{ id: first, status: 'succeeded', diff_stat: null }, { id: after, status: 'waiting', diff_stat: null }], 'the hub died between the end and the closed worktree');
+
+    const h = await startTestHub({ dir, fake });
+    cleanups.push(() => h.stop({ keep: true }));
+    assert.equal(h.hub.ctx.store.get(after)!.status, 'waiting', 'the dependent waits while the worktree is closed again');
+    writeFileSync(gate, '');
+    await waitForJob(h.hub, after, (j) => j.status === 'succeeded', 90_000);
+    assert.equal(seen, 'first\n', 'the dependent started from the dependency\'s committed branch');
+    const f = h.hub.ctx.store.get(first)!;
+    assert.match(f.diff_stat ?? '', /shared\.txt/);
+    assert.ok(h.hub.ctx.store.events(first).some((e) => e.kind === 'worktree_closed'), 'the restart closed it');
   });
 
   test('stopping the hub ends its children and marks them interrupted', async () => {
