@@ -109,9 +109,10 @@ export async function benchClaudeFloor(rounds = 5): Promise<FloorResult> {
       }, claudeBin());
       return runClaude(cmd.args, { cwd: dir, env: cmd.env, timeoutMs: TIMEOUT_MS, stdin: [launcher.userMessageLine(prompt)] });
     };
-    const run = async (side: SideName, dir: string, n: number): Promise<{ ms: number; at: number[] }> => {
+    const run = async (side: SideName, dir: string, n: number): Promise<{ ms: number; at: number[]; cpuMs: number }> => {
       await mkdir(dir, { recursive: true });
       const prompt = `@script:floor write ${n} files into ${dir}`;
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       if (side === 'child') {
         const { job_id } = await hub.call('spawn_agent', { prompt, cwd: dir, title: path.basename(dir) });
@@ -122,12 +123,14 @@ export async function benchClaudeFloor(rounds = 5): Promise<FloorResult> {
         if (r.code !== 0) throw new Error(`${side} claude exited ${r.code}: ${r.stderr.slice(-1000)}`);
       }
       const ms = performance.now() - t0;
+      const c = process.cpuUsage(c0);
       const at = requestTimes(fake!, dir);
       if (at.length !== n + 1) throw new Error(`${side}: expected ${n + 1} requests for ${dir}, got ${at.length}`);
-      return { ms, at };
+      return { ms, at, cpuMs: (c.user + c.system) / 1000 };
     };
     const wall: Record<SideName, number[]> = { bare: [], floor: [], argv: [], child: [] };
     const gap: Record<SideName, number[]> = { bare: [], floor: [], argv: [], child: [] };
+    const cpu: Record<SideName, number[]> = { bare: [], floor: [], argv: [], child: [] };
     for (let r = 0; r <= rounds; r++) {
       for (const side of SIDES) {
         const one = await run(side, path.join(work, `${side}-one-${r}`), 1);
@@ -135,6 +138,9 @@ export async function benchClaudeFloor(rounds = 5): Promise<FloorResult> {
         if (r === 0) continue; // warm-up
         wall[side].push(one.ms);
         gap[side].push(...ten.at.slice(1).map((t, i) => t - ten.at[i]!));
+        // This process's CPU per extra edit (the hub, or the trivial server, and the fake):
+        // what a side costs on the machine's cores besides the CLI.
+        cpu[side].push((ten.cpuMs - one.cpuMs) / (WRITES - 1));
       }
     }
     const res: FloorResult = {
@@ -143,7 +149,7 @@ export async function benchClaudeFloor(rounds = 5): Promise<FloorResult> {
     };
     const label: Record<SideName, string> = { bare: 'bare claude -p', floor: 'bare + trivial HTTP MCP + HTTP hook', argv: 'child argv, trivial server', child: 'Overseer child' };
     for (const s of SIDES) {
-      out(`${label[s].padEnd(38)} one Write wall p50 ${f1(res.wall[s].p50)} ms (×${f2(res.wall[s].p50 / res.wall.bare.p50)} of bare); per-edit gap p50 ${f1(res.gap[s].p50)} ms (${res.gap[s].p50 - res.gap.bare.p50 >= 0 ? '+' : ''}${f1(res.gap[s].p50 - res.gap.bare.p50)} ms)\n`);
+      out(`${label[s].padEnd(38)} one Write wall p50 ${f1(res.wall[s].p50)} ms (×${f2(res.wall[s].p50 / res.wall.bare.p50)} of bare); per-edit gap p50 ${f1(res.gap[s].p50)} ms (${res.gap[s].p50 - res.gap.bare.p50 >= 0 ? '+' : ''}${f1(res.gap[s].p50 - res.gap.bare.p50)} ms); this process's CPU per edit p50 ${f1(stats(cpu[s]).p50)} ms\n`);
     }
     out(`child vs floor: wall ×${f2(res.wall.child.p50 / res.wall.floor.p50)}, per-edit ${f1(res.gap.child.p50 - res.gap.floor.p50)} ms\n`);
     return res;
