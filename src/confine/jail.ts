@@ -54,13 +54,26 @@ function gitDirsOf(cwd: string): { top?: string; common?: string } {
 }
 
 /** Make sure a directory exists, so it can be bound read-only (a missing one could be created by the child). */
-function ensureDir(dir: string): string | undefined {
+function ensureDir(dir: string, mode?: number): string | undefined {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, ...(mode === undefined ? {} : { mode }) });
   } catch {
     return undefined;
   }
   return real(dir);
+}
+
+/**
+ * Where Claude Code keeps what lets one session reach another: the messaging sockets
+ * (`<XDG_RUNTIME_DIR or the temp dir>/cc-socks/<pid>.sock`, else `/tmp/cc-socks-<uid>`) and the
+ * session registry that lists them (`<config dir>/sessions`). Each confined child gets them
+ * empty and its own (created here when missing, so the mount point is not the child's to make).
+ */
+function sessionDirs(env: NodeJS.ProcessEnv, claudeDirs: readonly string[]): string[] {
+  const uid = process.getuid?.() ?? 0;
+  const temps = [env.XDG_RUNTIME_DIR, env.CLAUDE_CODE_TMPDIR, env.TMPDIR, '/tmp'].filter((d): d is string => !!d && path.isAbsolute(d));
+  const dirs = [...temps.map((d) => path.join(d, 'cc-socks')), `/tmp/cc-socks-${uid}`, ...claudeDirs.map((d) => path.join(d, 'sessions'))];
+  return outermost(dirs.map((d) => ensureDir(d, 0o700)).filter((d): d is string => !!d));
 }
 
 /** The plan for a child started in `cwd` with environment `env`. Throws ConfineError when the
@@ -127,5 +140,5 @@ export function planFor(cwd: string, env: NodeJS.ProcessEnv, o: JailInputs): Con
   for (const p of PACKAGE_PARTS) add(path.join(o.packageRoot, p));
 
   const hideFiles = (o.secretFiles ?? []).map((f) => real(f)).filter((f): f is string => !!f && !hidden(f));
-  return { hide, hideFiles, reveal, readOnly: outermost(ro) };
+  return { hide, hideFiles, reveal, readOnly: outermost(ro), private: sessionDirs(env, claudeDirs) };
 }

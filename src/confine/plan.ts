@@ -6,6 +6,9 @@
 // - `hide`: directories replaced by an empty read-only tmpfs (the hub's state: database,
 //   lead token, hub.json — for this hub and every other hub of the user);
 // - `hideFiles`: files replaced by an empty read-only file (/dev/null);
+// - `private`: directories replaced by an empty WRITABLE tmpfs of the child's own (Claude Code's
+//   session registry and messaging sockets: the child keeps its own, and cannot reach the lead's
+//   or another child's session, nor collide with them — in a pid namespace every child is pid 2);
 // - `reveal`: directories inside a hidden one that the child itself needs, bound back
 //   (read-write: a Codex child's private CODEX_HOME);
 // - `readOnly`: the rules the child runs under (Claude Code and Codex settings, git hooks and
@@ -17,6 +20,7 @@ export interface ConfinePlan {
   hide: string[];
   hideFiles: string[];
   reveal: string[];
+  private?: string[];
   readOnly: string[];
   /** Files other agents hold when the child starts (read-only too; kept current by lockMounts.ts). */
   held?: string[];
@@ -36,6 +40,7 @@ export function bwrapArgs(plan: ConfinePlan): string[] {
   for (const d of plan.hide) args.push('--tmpfs', d);
   for (const d of plan.reveal) args.push('--bind', d, d);
   for (const d of plan.hide) args.push('--remount-ro', d);
+  for (const d of plan.private ?? []) args.push('--tmpfs', d);
   for (const f of plan.hideFiles) args.push('--ro-bind', '/dev/null', f);
   for (const p of plan.readOnly) args.push('--ro-bind', p, p);
   for (const p of plan.held ?? []) args.push('--ro-bind', p, p);

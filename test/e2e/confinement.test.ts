@@ -4,7 +4,8 @@
 // switched off do reach the token: the test shows what the jail is holding back.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { probeBwrap } from '../../src/confine/launcher.js';
 import type { ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
@@ -21,12 +22,17 @@ const readTo = (file: string, out: string): string => `node -e "process.stdout.w
  * process) the whole filesystem is visible as that process sees it — unless the child has a pid
  * namespace and a /proc of its own. */
 const viaProc = (stateAbs: string): string => readTo(`/proc/${process.pid}/root${stateAbs}/lead.token`, 'leak-proc.txt');
+/** A stand-in for another Claude session's messaging socket (Claude Code's own layout). */
+const PEER = `/tmp/cc-socks/ovs-peer-${process.pid}.sock`;
 const ATTACKS = [
   // node, not cat: Claude Code's own Read deny rules already stop `cat state/…` (protected-state.test.ts).
   `${readTo('state/lead.token', 'leak.txt')}; node -e "console.log(require('fs').readdirSync('state').join(' '))" > listing.txt 2>&1; true`,
   `node -e "require('fs').writeFileSync('state/policy.json', JSON.stringify({rules: [], default: 'allow'}))" 2> w-policy.txt; true`,
   `node -e "require('fs').writeFileSync('.claude/settings.local.json', JSON.stringify({disableAllHooks: true}))" 2> w-settings.txt; true`,
   `node -e "require('fs').writeFileSync(process.env.HOME + '/.claude/settings.json', JSON.stringify({disableAllHooks: true}))" 2> w-user.txt; true`,
+  // Another Claude session's messaging socket (the lead's, in the shared temp dir): a program that
+  // connects could put text into that session's conversation.
+  `node -e "const s=require('net').connect('${PEER}');s.on('connect',()=>{console.log('CONNECTED');s.end()});s.on('error',(e)=>console.log('ERR '+e.code))" > peer.txt 2>&1; true`,
 ];
 
 describe('claude children', () => {
@@ -34,6 +40,8 @@ describe('claude children', () => {
     test(`confine=${confine}: Bash reads of the token and interpreter writes to the state and to the settings`, { timeout: 180_000 }, async () => {
       const seen: ToolResultInfo[] = [];
       let stateAbs = '';
+      let peerConnections = 0;
+      let peer: Server | undefined;
       const h = await startTestHub({
         config: { confine },
         scripts: {
@@ -47,6 +55,10 @@ describe('claude children', () => {
         },
       });
       try {
+        mkdirSync('/tmp/cc-socks', { recursive: true, mode: 0o700 });
+        rmSync(PEER, { force: true });
+        peer = createServer((c) => { peerConnections++; c.end(); });
+        await new Promise<void>((r) => peer!.listen(PEER, () => r()));
         stateAbs = h.home;
         const token = readFileSync(join(h.home, 'lead.token'), 'utf8').trim();
         const spawned = await h.call('spawn_agent', { prompt: '@script:snoop', title: 'Snoop' });
@@ -59,6 +71,8 @@ describe('claude children', () => {
           assert.match(spawned.warning, /without OS confinement: switched off/);
           assert.equal(leak.trim(), token, 'unconfined, node reads the token');
           assert.equal(readFileSync(join(h.project, 'leak-proc.txt'), 'utf8').trim(), token, 'unconfined, /proc/<hub>/root reads it too');
+          assert.match(readFileSync(join(h.project, 'peer.txt'), 'utf8'), /CONNECTED/, 'unconfined, another session\'s socket is reachable');
+          assert.equal(peerConnections, 1);
           return;
         }
         assert.equal(spawned.warning, undefined, 'confined: no warning');
@@ -74,11 +88,15 @@ describe('claude children', () => {
         assert.equal(existsSync(join(h.project, '.claude', 'settings.local.json')), false);
         assert.match(readFileSync(join(h.project, 'w-user.txt'), 'utf8'), /EROFS|read-only/i);
         assert.equal(readFileSync(join(h.dir, 'home', '.claude', 'settings.json'), 'utf8').trim(), '{}');
+        assert.match(readFileSync(join(h.project, 'peer.txt'), 'utf8'), /ERR ENOENT/, 'another session\'s socket is not there for a confined child');
+        assert.equal(peerConnections, 0, 'nothing connected to the other session');
         const everything = JSON.stringify(h.fake.requests.map((r) => r.body));
         assert.ok(!everything.includes(token), 'the lead token reached the model');
         assert.equal(seen.length, ATTACKS.length + 2);
       } finally {
         await h.stop();
+        await new Promise<void>((r) => (peer ? peer.close(() => r()) : r()));
+        rmSync(PEER, { force: true });
       }
     });
   }

@@ -37,6 +37,13 @@ describe('bwrapArgs', () => {
     ]);
   });
 
+  test('private directories are a writable tmpfs of their own, after the hidden ones are sealed', () => {
+    const args = bwrapArgs({ hide: ['/s'], hideFiles: [], reveal: [], readOnly: ['/p/.claude'], private: ['/tmp/cc-socks', '/h/.claude/sessions'] });
+    const at = (x: string): number => args.indexOf(x);
+    assert.deepEqual(args.slice(at('--remount-ro'), at('--ro-bind')), ['--remount-ro', '/s', '--tmpfs', '/tmp/cc-socks', '--tmpfs', '/h/.claude/sessions']);
+    assert.equal(args.filter((a) => a === '--remount-ro').length, 1, 'a private directory stays writable');
+  });
+
   test('outermost keeps only paths no other path of the list contains', () => {
     assert.deepEqual(outermost(['/a/b', '/a', '/ab', '/c/d', '/a/b/c', '/c/d']), ['/a', '/ab', '/c/d']);
   });
@@ -57,6 +64,18 @@ describe('planFor', () => {
     }
     assert.ok(existsSync(join(w.project, '.claude')), '.claude was created so a child cannot create one');
     assert.equal(readFileSync(join(w.home, '.claude', 'settings.json'), 'utf8'), '{}\n');
+  });
+
+  test('Claude Code\'s session registry and messaging socket directories are private to the child (created when missing)', () => {
+    const w = world('sessions');
+    const run = join(w.base, 'run-user');
+    mkdirSync(run);
+    const plan = planFor(w.project, { HOME: w.home, XDG_RUNTIME_DIR: run }, w.inputs);
+    const uid = process.getuid?.() ?? 0;
+    for (const d of [join(run, 'cc-socks'), '/tmp/cc-socks', `/tmp/cc-socks-${uid}`, join(w.home, '.claude', 'sessions')]) {
+      assert.ok(plan.private?.includes(d), `${d} is private: ${JSON.stringify(plan.private)}`);
+      assert.ok(existsSync(d), `${d} exists, so the child does not create the mount point`);
+    }
   });
 
   test('a Codex child gets its CODEX_HOME back inside the hidden state, with its config read-only', () => {
