@@ -538,34 +538,27 @@ export class Runner {
         this.dispatch();
       });
     }
-    const now = ctx.clock.now();
-    for (const d of ctx.store.byStatus('waiting')) {
-      if (d.not_before != null && d.not_before > now) continue;
-      const st = this.depState(ctx.store.depsOf(d.id));
-      if (st === 'ready') {
-        ctx.store.update(d.id, { status: 'queued' }, now);
-        ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
-      } else if (st !== 'blocked') {
-        this.failWaiting(d.id, `dependency ${st.failed} ${st.status}`);
-      }
-    }
+    for (const d of ctx.store.byStatus('waiting')) this.settleWaiting(d);
   }
 
   /** Wake or fail the jobs that wait on `depId`. */
   settleDependents(depId: string, status: JobStatus): void {
     const { ctx } = this;
     if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
-    for (const d of ctx.store.dependents(depId)) {
-      if (d.status !== 'waiting') continue;
-      const st = this.depState(ctx.store.depsOf(d.id));
-      const now = ctx.clock.now();
-      if (st === 'ready' && d.not_before != null && d.not_before > now) continue; // its time has not come: src/runs/schedules.ts queues it then
-      if (st === 'ready') {
-        ctx.store.update(d.id, { status: 'queued' }, now);
-        ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
-      } else if (st !== 'blocked') {
-        this.failWaiting(d.id, `dependency ${st.failed} ${st.status}`);
-      }
+    for (const d of ctx.store.dependents(depId)) if (d.status === 'waiting') this.settleWaiting(d);
+  }
+
+  /** Queue a waiting job whose dependencies all succeeded (and whose time has come), fail one whose dependency failed. */
+  private settleWaiting(d: JobRow): void {
+    const { ctx } = this;
+    const st = this.depState(ctx.store.depsOf(d.id));
+    const now = ctx.clock.now();
+    if (st === 'ready' && d.not_before != null && d.not_before > now) return; // its time has not come: src/runs/schedules.ts queues it then
+    if (st === 'ready') {
+      ctx.store.update(d.id, { status: 'queued' }, now);
+      ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
+    } else if (st !== 'blocked') {
+      this.failWaiting(d.id, `dependency ${st.failed} ${st.status}`);
     }
   }
 
