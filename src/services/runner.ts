@@ -1,6 +1,7 @@
 // Runs attempts: moves a queued job to running, prepares its work tree, builds the prompt,
 // starts a Supervisor, and when the process is gone decides the job's fate (checks, retry,
-// interrupted, final), closes its worktree, wakes dependents and dispatches the queue.
+// interrupted, final), closes its worktree (src/git/jobWorktrees.ts), wakes dependents and
+// dispatches the queue.
 // Dispatch is event-driven: it runs on spawn, on every job end and on resume, never on a timer.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -13,11 +14,9 @@ import { pickRunnable, dependencyState, type DepState } from '../domain/schedule
 import type { FailureClass, JobStatus } from '../domain/job.js';
 import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
-import { createWorktree, finishWorktree, headCommit, type WorktreeInfo } from '../git/worktree.js';
-import { integrate, planStack } from '../git/stack.js';
+import { headCommit } from '../git/worktree.js';
+import { DependencyConflict, JobWorktrees, SetupFailed } from '../git/jobWorktrees.js';
 import { dependencySection } from '../prompts/dependencies.js';
-import { attachWorktree } from '../git/attach.js';
-import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
 import { SetupStore } from '../store/setup.js';
 import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
@@ -33,11 +32,6 @@ import { makeStartGate, type StartGate } from '../launch/startGate.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
 
-/** A worktree setup command failed: the job fails with failure_class setup_failed and this message. */
-class SetupFailed extends Error {}
-/** The branches of a job's worktree dependencies do not merge: failure_class dependency_conflict. */
-class DependencyConflict extends SetupFailed {}
-
 export class Runner {
   readonly supervisors = new Map<string, Supervisor>();
   /** Why a running job is being cancelled: its error says so from the first write. */
@@ -46,12 +40,6 @@ export class Runner {
   private readonly budgetStops = new Map<string, string>();
   /** Jobs between "marked running" and "supervisor started" (async worktree prep). */
   private readonly preparing = new Set<string>();
-  /**
-   * Worktree jobs whose end is written but whose worktree is still being committed and closed:
-   * not yet settled for their dependents (who merge their branch) nor for a wait (which reports
-   * the branch and diff). A dependent queued in that window merged a branch without its commit.
-   */
-  private readonly closing = new Set<string>();
   /** Aborts the model choice of a job being prepared (a cancel stops its classifier at once). */
   private readonly preparingAborts = new Map<string, AbortController>();
   private dispatching = false;
@@ -60,11 +48,14 @@ export class Runner {
   chooseModel?: (job: JobRow, attempt: number, signal?: AbortSignal) => Promise<void>;
 
   private readonly setups: SetupStore;
+  /** Each worktree job's worktree: made or attached before an attempt, closed after its end. */
+  private readonly worktrees: JobWorktrees;
   /** Paces the starts of children launched close together (config startConcurrency; none for 0). */
   readonly startGate: StartGate | undefined;
 
   constructor(private readonly ctx: HubContext) {
     this.setups = new SetupStore(ctx.db);
+    this.worktrees = new JobWorktrees(ctx, this.setups);
     this.startGate = makeStartGate(ctx.config.startConcurrency);
   }
 
@@ -162,61 +153,10 @@ export class Runner {
   private async prepare(job: JobRow): Promise<void> {
     const { store, clock } = this.ctx;
     if (job.worktree === 1) {
-      // A worktree made now is bootstrapped; so is one whose last bootstrap failed (a resume after setup_failed).
-      const fresh = !job.work_dir || !existsSync(job.work_dir);
-      const wt = job.work_dir && job.branch && job.repo_root
-        ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
-        : await this.stackedWorktree(job);
-      store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
-      if (fresh || this.setups.report(job.id)?.status === 'failed') await this.bootstrap(job, wt.path);
+      await this.worktrees.prepare(job);
     } else {
       store.update(job.id, { base_commit: (await headCommit(job.cwd)) ?? null }, clock.now());
     }
-  }
-
-  /**
-   * A new worktree for `job`, on its base (src/git/stack.ts): its `base`, else its one worktree
-   * dependency's branch, else HEAD; several worktree dependencies are merged in, and a conflict
-   * fails the job as dependency_conflict naming the files (the merge is aborted).
-   */
-  private async stackedWorktree(job: JobRow): Promise<WorktreeInfo> {
-    const { ctx } = this;
-    const deps = (JSON.parse(job.depends_on_json) as string[]).map((id) => ctx.store.get(id)).filter((d): d is JobRow => d !== undefined);
-    const base = this.setups.base(job.id);
-    const asDep = (d: JobRow) => ({ id: d.id, title: d.title, worktree: d.worktree === 1, branch: d.branch, repoRoot: d.repo_root });
-    const baseJob = base?.startsWith('job:') ? ctx.store.get(base.slice('job:'.length)) : undefined;
-    const plan = planStack({ base, repoRoot: job.repo_root!, deps: deps.map(asDep), ...(baseJob ? { baseJob: asDep(baseJob) } : {}) });
-    let wt: WorktreeInfo;
-    try {
-      wt = await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: ctx.config.worktreesDir, base: plan.base?.ref });
-    } catch (err) {
-      if (plan.base) throw new SetupFailed(`could not start the worktree from ${plan.base.ref}${plan.base.jobId ? ` (the branch of ${plan.base.jobId})` : ''}: ${errorMessage(err)}`);
-      throw err;
-    }
-    if (!plan.base) return wt;
-    const r = await integrate(wt.path, plan.merge);
-    const now = ctx.clock.now();
-    this.setups.setStack(job.id, { branch: plan.base.ref, ...(plan.base.jobId ? { jobId: plan.base.jobId } : {}), merged: r.merged }, now);
-    ctx.store.addEvent(job.id, now, 'stacked', { base: plan.base.ref, base_job: plan.base.jobId ?? null, merged: r.merged, ...(r.ok ? {} : { conflict: { branch: r.branch, job_id: r.jobId, files: r.files } }) });
-    if (!r.ok) {
-      throw new DependencyConflict(`its dependencies' branches conflict: merging ${r.branch} (${r.jobId}) into ${plan.base.ref} (${plan.base.jobId}${r.merged.length ? ` + ${r.merged.join(', ')}` : ''}) ${r.files.length ? `conflicts in ${r.files.join(', ')}` : `failed: ${r.error}`}. The agent was not started. Merge those branches yourself (or have an agent do it) and spawn again with base: "<the merged branch>", or depend on one of them only.`);
-    }
-    // The job's own diff is measured from after the merges.
-    return r.merged.length ? { ...wt, baseCommit: await headCommit(wt.path) ?? wt.baseCommit } : wt;
-  }
-
-  /** Copy the configured files into a fresh worktree and run its setup commands (src/git/bootstrap.ts); SetupFailed when one fails. */
-  private async bootstrap(job: JobRow, path: string): Promise<void> {
-    const { ctx } = this;
-    ctx.store.update(job.id, { status_message: 'setting up its worktree' }, ctx.clock.now());
-    const report = await bootstrapWorktree({ repoRoot: job.repo_root!, worktree: path, config: ctx.config.worktree, env: ctx.childEnv, skip: this.setups.skipped(job.id) });
-    const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      this.setups.record(job.id, report, now);
-      ctx.store.update(job.id, { status_message: null }, now);
-      ctx.store.addEvent(job.id, now, 'setup', { status: report.status, source: report.source, copied: report.copied.length, commands: report.commands.map((c) => c.command), duration_ms: report.duration_ms, ...(report.note ? { note: report.note } : {}) });
-    });
-    if (report.status === 'failed') throw new SetupFailed(setupFailure(report));
   }
 
   private launch(job: JobRow, n: number, kind: string, token: string): void {
@@ -450,7 +390,7 @@ export class Runner {
       ctx.store.addEvent(jobId, now, next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null });
     });
     if (next !== 'queued' && next !== 'interrupted' && job.worktree === 1 && job.work_dir && job.repo_root) {
-      await this.closeWorktree(jobId);
+      await this.worktrees.close(jobId);
     }
     ctx.bus.emit('job', { jobId, status: next });
     this.settleDependents(jobId, next);
@@ -489,32 +429,14 @@ export class Runner {
     }
   }
 
-  /** Is the job's end written but its worktree not yet committed and closed? */
+  /** Is the job's end written but its worktree not yet committed and closed (not settled yet for a wait)? */
   isClosing(jobId: string): boolean {
-    return this.closing.has(jobId);
+    return this.worktrees.isClosing(jobId);
   }
 
   /** dependencyState, where a dependency whose worktree is still closing is not yet succeeded. */
   depState(deps: readonly { id: string; status: string }[]): DepState {
-    return dependencyState(deps.map((d) => (this.closing.has(d.id) ? { ...d, status: 'closing' } : d)));
-  }
-
-  private async closeWorktree(jobId: string): Promise<void> {
-    const { ctx } = this;
-    const job = ctx.store.get(jobId)!;
-    this.closing.add(jobId);
-    try {
-      const r = await finishWorktree(
-        { repoRoot: job.repo_root!, path: job.work_dir!, branch: job.branch!, baseCommit: job.base_commit! },
-        { message: `overseer: ${job.title} (${job.id})` },
-      );
-      ctx.store.update(jobId, { diff_stat: r.diffStat || '(no changes)', pr_url: r.prUrl ?? null, git_note: r.note ?? null }, ctx.clock.now());
-    } catch (err) {
-      ctx.log.error({ err, jobId }, 'closing the worktree failed');
-      ctx.store.update(jobId, { git_note: `closing the worktree failed: ${errorMessage(err)}` }, ctx.clock.now());
-    } finally {
-      this.closing.delete(jobId);
-    }
+    return dependencyState(deps.map((d) => (this.worktrees.isClosing(d.id) ? { ...d, status: 'closing' } : d)));
   }
 
   /**
@@ -525,11 +447,8 @@ export class Runner {
    */
   resumeSettling(): void {
     const { ctx } = this;
-    const unclosed = ctx.db.prepare(`SELECT id FROM jobs WHERE worktree = 1 AND status IN ('succeeded', 'failed', 'cancelled')
-      AND diff_stat IS NULL AND git_note IS NULL AND work_dir IS NOT NULL AND repo_root IS NOT NULL AND branch IS NOT NULL AND base_commit IS NOT NULL`).pluck().all() as string[];
-    for (const id of unclosed) this.closing.add(id);
-    for (const id of unclosed) {
-      void this.closeWorktree(id).then(() => {
+    for (const id of this.worktrees.unclosed()) {
+      void this.worktrees.close(id).then(() => {
         const j = ctx.store.get(id);
         if (!j || this.stopped) return;
         ctx.store.addEvent(id, ctx.clock.now(), 'worktree_closed', { after: 'hub restart' });
