@@ -30,6 +30,7 @@ export class ToolTable {
       tools: [...this.byName.values()].map(({ def, published }) => {
         const t: Record<string, unknown> = { name: def.name, title: def.title, description: def.description, inputSchema: inputJsonSchema(published) };
         if (def.annotations) t.annotations = def.annotations;
+        t.execution = { taskSupport: 'forbidden' }; // what the SDK's registerTool published for every tool
         if (def.alwaysLoad) t._meta = { [ALWAYS_LOAD_META]: true };
         return t;
       }),
