@@ -35,6 +35,7 @@ import { benchCmdHook, type CmdHookResult } from './cmd-hook.js';
 import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
 import { benchHubMem, type HubMemResult } from './hub-mem.js';
 import { benchFanout, type FanoutResult } from './fanout.js';
+import { benchHandshake, type HandshakeResult } from './mcp-handshake.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -413,6 +414,17 @@ const entries: Entry<any>[] = [
         { benchmark: g, figure: 'median child → first request', value: ms(r.gated.median), baseline: `${ms(r.bare.median)} bare median`, ratio: f2(r.gatedRatioMedian), goal: '', met: '' },
       ];
     },
+  },
+  {
+    name: 'mcp_handshake',
+    title: 'P7b. MCP handshake a child pays before its first model request (initialize → initialized → tools/list, new connections, lead token: the largest list) against a real hub, vs a bare node:http server sending the same bodies (HANDSHAKE_BASE_CLI=<main.js>: another build, interleaved)',
+    perf: true,
+    run: benchHandshake,
+    rows: (r: HandshakeResult) => [
+      { benchmark: 'MCP handshake', figure: 'median, all three', value: `${f1(r.hub.total.p50)} ms`, baseline: `${f1(r.bare.total.p50)} ms bare`, ratio: f2(r.hub.total.p50 / r.bare.total.p50), goal: '', met: '' },
+      { benchmark: 'MCP handshake', figure: 'median tools/list', value: `${f1(r.hub.list.p50)} ms (${(r.hub.listBytes / 1024).toFixed(0)} KB)`, baseline: `${f1(r.bare.list.p50)} ms bare`, ratio: f2(r.hub.list.p50 / r.bare.list.p50), goal: '', met: '' },
+      ...(r.base ? [{ benchmark: 'MCP handshake', figure: 'median, all three, base build', value: `${f1(r.base.total.p50)} ms`, baseline: `${f1(r.hub.total.p50)} ms this build`, ratio: f2(r.base.total.p50 / r.hub.total.p50), goal: '', met: '' }] : []),
+    ],
   },
 ];
 
