@@ -207,6 +207,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       if (messages.some(isInitializeRequest)) return writeProblem(res, { status: 400, code: -32600, message: 'Invalid Request: Server already initialized' });
       const v = versionProblem(req);
       if (v) return writeProblem(res, v);
+      if (s.session.closed) return deny(res, 404, 'unknown MCP session: initialize again'); // closed while the body came in
       s.channel.post(res, messages, mayBlock);
       return;
     }
