@@ -143,6 +143,11 @@ describe('tool calls over the native HTTP transport', { timeout: 180_000 }, () =
     assert.match(held.type, /^application\/json/);
     assert.equal(held.message.result.isError, undefined, JSON.stringify(held.message));
     assert.ok(blockingTest(h.hub.tools)('lock_files', { files: ['shared.txt'], timeout_s: 30 }));
+    // A call that may block is answered on an SSE stream, even when it does not have to wait.
+    const free = await sb.call('lock_files', { files: ['free.txt'], timeout_s: 30 });
+    assert.match(free.type, /^text\/event-stream/);
+    assert.match(JSON.parse(free.message.result.content[0].text).acquired[0], /free\.txt$/);
+    await sb.call('release_files', { files: ['free.txt'] });
     const abort = new AbortController();
     let type = '';
     const waiting = sb.call('lock_files', { files: ['shared.txt'], timeout_s: 60 }, { signal: abort.signal }).then((x) => { type = x.type; }, (e: unknown) => String(e));
