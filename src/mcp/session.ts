@@ -69,7 +69,7 @@ export class McpSession {
   /** Send a request to the client; resolves with its result, rejects with its error, a timeout, a withdrawal or the close. */
   request(method: string, params: Params | undefined, o: RequestOptions = {}): Promise<Params> {
     if (this.closed) return Promise.reject(new RpcError(ErrorCode.ConnectionClosed, 'Connection closed'));
-    o.signal?.throwIfAborted();
+    if (o.signal?.aborted) return Promise.reject(o.signal.reason as Error);
     const id = ++this.nextId;
     return new Promise<Params>((resolve, reject) => {
       const timeoutMs = o.timeoutMs ?? 60_000;

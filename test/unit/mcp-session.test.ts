@@ -174,6 +174,10 @@ describe('McpSession: requests to the client', () => {
     ac.abort('answered elsewhere');
     await assert.rejects(p);
     assert.deepEqual(sent[1]!.m, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'answered elsewhere' } });
+    // Already withdrawn: refused without sending anything (a rejected promise, not a throw).
+    const before = sent.length;
+    await assert.rejects(s.request('elicitation/create', {}, { signal: ac.signal }));
+    assert.equal(sent.length, before);
   });
 
   test('the session closes: pending requests fail with -32000 Connection closed; new ones fail at once', async () => {
