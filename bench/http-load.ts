@@ -38,11 +38,10 @@ export interface LoadFigures {
 
 export interface HttpLoadResult {
   sessions: number;
-  /** hub: the fast path (the default); sdk: the same hub with the fast path off (every call on
-   * the MCP SDK's Streamable HTTP transport, the path of every call before) */
-  paced: { fast: LoadFigures; sdk: LoadFigures; bare: LoadFigures };
-  closed: { fast: LoadFigures; sdk: LoadFigures; bare: LoadFigures };
-  /** the lean client's results on the fast path equal the SDK path's and the MCP SDK client's */
+  /** hub: the hub's native MCP over HTTP (src/mcp); bare: a bare node:http server, same client */
+  paced: { hub: LoadFigures; bare: LoadFigures };
+  closed: { hub: LoadFigures; bare: LoadFigures };
+  /** the lean client's results equal the MCP SDK client's */
   sdkSame: boolean;
 }
 
@@ -107,31 +106,25 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
     const url = http.url;
     for (let i = 0; i < SESSIONS; i++) await h.call('write_note', { key: `bench/load/c${i}`, value: `value of client ${i}` });
 
-    // The same answers on both paths, and from an MCP SDK client (a found note, a missing one, a
+    // The same answers for the lean client and an MCP SDK client (a found note, a missing one, a
     // validation error, a write: its key, the version moves).
     await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: 1, handshake: true });
     const sdk = await httpClient(url, h.hub.leadToken, 'bench-load-sdk');
     let sdkSame = true;
     let sample = '';
     for (const [tool, args] of [['read_note', { key: 'bench/load/c0' }], ['read_note', { key: 'bench/load/none' }], ['read_note', { key: '' }], ['write_note', { key: 'bench/load/sdk', value: 'x' }]] as const) {
-      const results: unknown[] = [];
-      for (const fast of [false, true]) {
-        http.fastPath = fast;
-        const lean = (await rpc({ cmd: 'one', tool, args })) as { status: number; type: string; message: { result?: any } };
-        if (fast && !lean.type.startsWith('application/json')) throw new Error(`the fast path did not answer ${tool}: ${lean.type}`);
-        results.push(lean.message?.result);
-        if (fast && tool === 'read_note' && !sample) sample = JSON.stringify(lean.message);
-      }
-      results.push(await sdk.client.callTool({ name: tool, arguments: args }));
+      const lean = (await rpc({ cmd: 'one', tool, args })) as { status: number; type: string; message: { result?: any } };
+      if (!lean.type.startsWith('application/json')) throw new Error(`the hub did not answer ${tool} as JSON: ${lean.type}`);
+      if (tool === 'read_note' && !sample) sample = JSON.stringify(lean.message);
+      const results = [lean.message?.result, await sdk.client.callTool({ name: tool, arguments: args })];
       const norm = results.map((r: any) => (tool === 'write_note' ? JSON.parse(r.content[0].text).key : r));
       if (new Set(norm.map((x) => JSON.stringify(x))).size !== 1) {
         sdkSame = false;
-        out(`  differs for ${tool} ${JSON.stringify(args)}:\n    SDK path ${JSON.stringify(norm[0])}\n    fast     ${JSON.stringify(norm[1])}\n    SDK client ${JSON.stringify(norm[2])}\n`);
+        out(`  differs for ${tool} ${JSON.stringify(args)}:\n    lean client ${JSON.stringify(norm[0])}\n    SDK client  ${JSON.stringify(norm[1])}\n`);
       }
     }
     await sdk.close();
-    http.fastPath = true;
-    out(`fast path = SDK path = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}\n`);
+    out(`lean client = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}\n`);
 
     // Baseline: the same client against a bare server answering a real call's JSON.
     bare = await bareServer(sample);
@@ -147,31 +140,24 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
 
     await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: SESSIONS, handshake: true });
     await rpc({ cmd: 'run', mode: 'closed', ms: 1000 }); // warm-up
-    // SDK path and fast path in alternating rounds (the machine's load drifts), pooled.
-    const rounds = { paced: { sdk: [] as Round[], fast: [] as Round[] }, closed: { sdk: [] as Round[], fast: [] as Round[] } };
+    const rounds = { paced: [] as Round[], closed: [] as Round[] };
     const profile = process.env.HTTP_LOAD_PROFILE === '1' ? new Session() : undefined;
     for (let k = 0; k < 2; k++) {
-      for (const path of ['sdk', 'fast'] as const) {
-        http.fastPath = path === 'fast';
-        rounds.paced[path].push(await round(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS }));
-        if (profile && path === 'fast' && k === 1) { profile.connect(); await profile.post('Profiler.enable'); await profile.post('Profiler.start'); }
-        rounds.closed[path].push(await round(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS / 2 }));
-      }
+      rounds.paced.push(await round(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS }));
+      if (profile && k === 1) { profile.connect(); await profile.post('Profiler.enable'); await profile.post('Profiler.start'); }
+      rounds.closed.push(await round(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS / 2 }));
     }
-    http.fastPath = true;
     if (profile) {
       const { profile: p } = await profile.post('Profiler.stop');
       await mkdir(path.join(BENCH_DIR, 'results'), { recursive: true });
       await writeFile(path.join(BENCH_DIR, 'results', 'http-load.cpuprofile'), JSON.stringify(p));
       profile.disconnect();
     }
-    const paced = { sdk: pooled(rounds.paced.sdk), fast: pooled(rounds.paced.fast), bare: barePaced };
-    const closed = { sdk: pooled(rounds.closed.sdk), fast: pooled(rounds.closed.fast), bare: bareClosed };
-    out(line(`hub SDK path, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.sdk));
-    out(line(`hub fast path, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.fast));
-    out(line(`hub SDK path, ${SESSIONS} sessions closed loop`, closed.sdk));
-    out(line(`hub fast path, ${SESSIONS} sessions closed loop`, closed.fast));
-    out(`closed loop: fast path ${(closed.fast.callsPerS / bareClosed.callsPerS).toFixed(2)} of the bare server's calls/s (SDK path ${(closed.sdk.callsPerS / bareClosed.callsPerS).toFixed(2)}); CPU per call ${(closed.fast.serverCpuUs / bareClosed.serverCpuUs).toFixed(1)}× the bare server's (SDK path ${(closed.sdk.serverCpuUs / bareClosed.serverCpuUs).toFixed(1)}×)\n`);
+    const paced = { hub: pooled(rounds.paced), bare: barePaced };
+    const closed = { hub: pooled(rounds.closed), bare: bareClosed };
+    out(line(`hub, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.hub));
+    out(line(`hub, ${SESSIONS} sessions closed loop`, closed.hub));
+    out(`closed loop: hub ${(closed.hub.callsPerS / bareClosed.callsPerS).toFixed(2)} of the bare server's calls/s; CPU per call ${(closed.hub.serverCpuUs / bareClosed.serverCpuUs).toFixed(1)}× the bare server's\n`);
     await rpc({ cmd: 'close' });
     return { sessions: SESSIONS, paced, closed, sdkSame };
   } finally {

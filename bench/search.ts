@@ -14,7 +14,6 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { openDb, tx, type Db } from '../src/store/db.js';
 import { JobStore } from '../src/store/jobs.js';
@@ -25,7 +24,7 @@ import { extractLine } from '../src/search/extract.js';
 import { ClaudeLauncher } from '../src/launch/claude/launcher.js';
 import { newCodexParser } from '../src/launch/codex/events.js';
 import { searchTools } from '../src/tools/search.js';
-import { registerTools } from '../src/tools/registry.js';
+import { NativeMcpServer } from '../src/mcp/server.js';
 import { silentLogger } from '../src/log.js';
 import type { Caller } from '../src/services/context.js';
 import { f1, f2, out, prng, removeDir, stats, tempDir, type Stats } from './common.js';
@@ -294,8 +293,7 @@ export async function benchSearch(): Promise<SearchBenchResult> {
       `baseline LIKE '%word%' scan, rare word: p50 ${f1(like.p50)} ms (n=${like.n})\n`);
 
     // Over MCP (in-memory client): what the lead's call costs on top of the search.
-    const server = new McpServer({ name: 'overseer', version: 'bench' }, { capabilities: { tools: {} } });
-    registerTools(server, searchTools(search), lead, silentLogger);
+    const server = new NativeMcpServer({ tools: searchTools(search), version: 'bench', log: silentLogger }).connection(lead);
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
     const client = new Client({ name: 'bench', version: '1' });

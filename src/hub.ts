@@ -4,7 +4,6 @@
 // and the demo.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Config } from './config.js';
 import { packageRoot, settingsDirOf } from './config.js';
 import { setupConfinement, type Confinement } from './confine/setup.js';
@@ -69,7 +68,8 @@ import { HealthMonitor } from './floor/monitor.js';
 import { LeadDigest } from './floor/digest.js';
 import { OverlapGuard } from './git/overlapGuard.js';
 import { blockingTest, type CallScope, type ToolDef } from './tools/registry.js';
-import { createServer } from './server/createServer.js';
+import { NativeMcpServer, type McpConnection } from './mcp/server.js';
+import type { McpSession, Outbound } from './mcp/session.js';
 import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
 import { tokenAuth } from './server/tokenAuth.js';
 import { createWeb, type Web } from './web/index.js';
@@ -128,6 +128,7 @@ export class Hub {
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
   private readonly elicitor = new LeadElicitor();
+  private mcpServer?: NativeMcpServer;
   /** An agent opened an MCP session: its start is past the CPU-heavy part (the start gate's slot is freed). */
   private readonly agentConnected: (jobId: string) => void;
   readonly tools: ToolDef[];
@@ -275,7 +276,7 @@ export class Hub {
       preferredPort: lastPort(this.o.config.home),
       web: this.web.hooks,
       log: this.ctx.log,
-      makeServer: (c) => this.server(c),
+      openSession: (c, out) => this.session(c, out),
       blocking: blockingTest(this.tools),
       onHook: (c, body, format) => {
         const h = checkHookInput(body);
@@ -327,12 +328,25 @@ export class Hub {
     return this.digest.scope();
   }
 
-  /** An MCP server for one connection of `caller`. */
-  server(caller: Caller): McpServer {
-    const server = createServer({ tools: this.tools, version: this.version, log: this.ctx.log, onCall: (c) => this.onCall(c), prompts: this.promptDeps, resources: this.resourceDeps }, caller);
-    if (caller.role === 'lead') this.elicitor.add(server);
-    else this.agentConnected(caller.jobId);
-    return server;
+  /** The MCP server (src/mcp): one method table per role, built once, shared by every session. */
+  private get mcp(): NativeMcpServer {
+    return (this.mcpServer ??= new NativeMcpServer({ tools: this.tools, version: this.version, log: this.ctx.log, onCall: (c) => this.onCall(c), prompts: this.promptDeps, resources: this.resourceDeps }));
+  }
+
+  /** An MCP server for one connection of `caller`, to connect to a transport (in-memory, stdio). */
+  server(caller: Caller): McpConnection {
+    return this.mcp.connection(caller, (s) => this.opened(s));
+  }
+
+  /** An MCP session of `caller` whose messages go to `out` (the HTTP endpoint's). */
+  session(caller: Caller, out: Outbound): McpSession {
+    return this.opened(this.mcp.session(caller, out));
+  }
+
+  private opened(s: McpSession): McpSession {
+    if (s.caller.role === 'lead') this.elicitor.add(s);
+    else this.agentConnected(s.caller.jobId);
+    return s;
   }
 
   /** Stop children (their jobs become interrupted), close the endpoint and the database. */
@@ -354,6 +368,7 @@ export class Hub {
       this.locks.close();
       this.floor?.close();
       this.web?.close();
+      this.mcpServer?.close();
       await this.http?.close();
       this.db.close();
       this.kb.close();

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { ensureLeadToken } from '../server/hubLock.js';
-import { runBridge } from '../server/bridge.js';
 import { randomIds } from '../clock.js';
 import { locateHub } from '../hubproc/locate.js';
 import { spawnHub } from '../hubproc/spawn.js';
@@ -25,6 +24,9 @@ export async function runMcp(): Promise<void> {
   const { config, log } = setup('bridge.log');
   const cwd = process.cwd();
   log.info({ home: config.home }, 'bridge starting');
+  // Loaded here, not at the top: the bridge speaks stdio with the MCP SDK's transport, which the
+  // hub process (`overseer serve`, the same module) must not load (docs/performance-native-mcp.md).
+  const { runBridge } = await import('../server/bridge.js');
   await runBridge({
     stateDir: config.home,
     log,

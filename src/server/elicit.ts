@@ -1,88 +1,67 @@
 // Asks the person directly through an interactive lead client (MCP form elicitation) when one
 // is connected and says it can. Claude Code in -p mode cancels every elicitation. Aborting the
-// signal withdraws the form: the SDK sends notifications/cancelled for the elicitation request.
+// signal withdraws the form: notifications/cancelled for the elicitation request.
 // A client that answers anyway (it missed or ignores the cancellation) is not dropped: its
 // reply is routed to `onLate`, so the person is told their answer came too late.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { EmptyResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+// An accepted answer is checked against the form's schema (as the MCP SDK's Server did), with
+// Ajv loaded at the first such answer.
 import type { Elicitor } from '../approvals/service.js';
 import type { FormResult, FormSpec } from '../approvals/form.js';
+import type { McpSession } from '../mcp/session.js';
+import { ErrorCode, RpcError, type RequestId } from '../mcp/rpc.js';
+import { lazyImport } from '../lazy.js';
 
 /** _meta key naming the Overseer request an elicitation is for (also seen by the client). */
 const META = 'overseer/request_id';
 /** Withdrawn forms remembered per connection for late replies (oldest forgotten first). */
 const MAX_WITHDRAWN = 200;
 
-interface Wiring {
-  /** Outgoing elicitation ids by request id, captured as the SDK sends them. */
-  sent: Map<string, string | number>;
-  /** Withdrawn elicitation ids → where a late reply goes. */
-  withdrawn: Map<string | number, (r: FormResult) => void>;
-  /** The first request to a client gets JSON-RPC id 0, and the SDK's client ignores a
-   *  notifications/cancelled for id 0 (`if (!requestId) return`): a ping takes that id. */
-  ready: Promise<unknown>;
-}
+type Validator = { getValidator(schema: unknown): (v: unknown) => { valid: boolean; errorMessage?: string } };
+const ajv = lazyImport('ajv', async (): Promise<Validator> => {
+  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
+  return new AjvJsonSchemaValidator() as unknown as Validator;
+});
 
 export class LeadElicitor implements Elicitor {
-  private readonly leads = new Set<McpServer>();
-  private readonly wired = new WeakMap<Transport, Wiring>();
+  private readonly leads = new Set<McpSession>();
+  /** Withdrawn elicitation ids → where a late reply goes, per lead session. */
+  private readonly withdrawn = new WeakMap<McpSession, Map<RequestId, (r: FormResult) => void>>();
 
-  /** Track a lead connection for as long as it is open. */
-  add(server: McpServer): void {
-    this.leads.add(server);
-    const prev = server.server.onclose;
-    server.server.onclose = () => {
-      this.leads.delete(server);
-      prev?.();
+  /** Track a lead session for as long as it is open. */
+  add(session: McpSession): void {
+    this.leads.add(session);
+    const late = new Map<RequestId, (r: FormResult) => void>();
+    this.withdrawn.set(session, late);
+    session.onLateResponse = (id, m) => {
+      const f = late.get(id);
+      if (!f) return;
+      late.delete(id);
+      const r = (m as { result?: FormResult }).result;
+      if (r && typeof r.action === 'string') f(r);
     };
+    session.onClose(() => this.leads.delete(session));
   }
 
   async ask(form: FormSpec, signal: AbortSignal, onLate: (r: FormResult) => void): Promise<FormResult | undefined> {
-    const lead = [...this.leads].find((s) => s.isConnected() && s.server.getClientCapabilities()?.elicitation);
-    const transport = lead?.server.transport;
-    if (!lead || !transport) return undefined;
-    const w = this.wire(transport, lead);
-    await w.ready;
-    if (signal.aborted) return undefined;
+    const lead = [...this.leads].find((s) => !s.closed && (s.clientCapabilities?.elicitation as { form?: unknown } | undefined)?.form);
+    if (!lead || signal.aborted) return undefined;
+    let msgId: RequestId | undefined;
     signal.addEventListener('abort', () => {
-      const msgId = w.sent.get(form.requestId);
-      w.sent.delete(form.requestId);
       if (msgId === undefined) return;
-      w.withdrawn.set(msgId, onLate);
-      if (w.withdrawn.size > MAX_WITHDRAWN) w.withdrawn.delete(w.withdrawn.keys().next().value!);
+      const late = this.withdrawn.get(lead)!;
+      late.set(msgId, onLate);
+      if (late.size > MAX_WITHDRAWN) late.delete(late.keys().next().value!);
     }, { once: true });
-    try {
-      const res = await lead.server.elicitInput({
-        mode: 'form', message: form.message, requestedSchema: form.requestedSchema, _meta: { [META]: form.requestId },
-      } as never, { signal, timeout: form.timeoutMs });
-      return { action: res.action, content: res.content as Record<string, unknown> | undefined };
-    } finally {
-      if (!signal.aborted) w.sent.delete(form.requestId);
+    const res = await lead.request('elicitation/create', {
+      mode: 'form', message: form.message, requestedSchema: form.requestedSchema, _meta: { [META]: form.requestId },
+    }, { signal, timeoutMs: form.timeoutMs, onId: (id) => { msgId = id; } });
+    const action = res.action;
+    if (action !== 'accept' && action !== 'decline' && action !== 'cancel') throw new RpcError(ErrorCode.InvalidParams, `Invalid elicitation result: action ${JSON.stringify(action)}`);
+    const content = (res.content ?? undefined) as Record<string, unknown> | undefined;
+    if (action === 'accept' && content && form.requestedSchema) {
+      const check = (await ajv()).getValidator(form.requestedSchema)(content);
+      if (!check.valid) throw new RpcError(ErrorCode.InvalidParams, `Elicitation response content does not match requested schema: ${check.errorMessage}`);
     }
-  }
-
-  /** Watch a lead transport's elicitation traffic (once per transport). */
-  private wire(t: Transport, server: McpServer): Wiring {
-    const known = this.wired.get(t);
-    if (known) return known;
-    const w: Wiring = { sent: new Map(), withdrawn: new Map(), ready: server.server.request({ method: 'ping' }, EmptyResultSchema, { timeout: 5000 }).catch(() => undefined) };
-    const send = t.send.bind(t);
-    t.send = (msg, opts) => {
-      const m = msg as { id?: string | number; method?: string; params?: { _meta?: Record<string, unknown> } };
-      const rid = m.method === 'elicitation/create' ? m.params?._meta?.[META] : undefined;
-      if (typeof rid === 'string' && m.id !== undefined) w.sent.set(rid, m.id);
-      return send(msg, opts);
-    };
-    const onmessage = t.onmessage;
-    t.onmessage = (msg: JSONRPCMessage, extra) => {
-      const m = msg as { id?: string | number; result?: FormResult; error?: unknown };
-      const late = m.id !== undefined && ('result' in m || 'error' in m) ? w.withdrawn.get(m.id) : undefined;
-      if (!late) return onmessage?.(msg, extra as never);
-      w.withdrawn.delete(m.id!);
-      if (m.result && typeof m.result.action === 'string') late(m.result);
-    };
-    this.wired.set(t, w);
-    return w;
+    return { action, content };
   }
 }

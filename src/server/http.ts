@@ -8,13 +8,15 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import { SessionTable, type Session, type SessionLimits } from './sessions.js';
-import { FastLane, fastRequest, type BlockingTest } from './fastpath.js';
+import { HttpChannel, postMessages, versionProblem, writeProblem } from '../mcp/http.js';
+import { isInitializeRequest, type RpcRequest } from '../mcp/rpc.js';
+import type { McpSession, Outbound } from '../mcp/session.js';
+
+/** May this tool call block (wait for others, send progress)? It is answered as an SSE stream; the others as one JSON body. */
+export type BlockingTest = (tool: string, args: unknown) => boolean;
 
 export interface HttpAuth {
   /** Resolve a bearer token to a caller, or undefined when unknown. */
@@ -52,9 +54,6 @@ export interface HttpEndpoint {
   sessionCount(role?: Caller['role'], connected?: boolean): number;
   /** Close every session idle past the limit now (the sweeper does it periodically). */
   sweep(): number;
-  /** Whether calls that do not block take the fast path (fastpath.ts); on when `blocking` was
-   * given. Off, every call takes the SDK's path (tests and bench/http-load.ts compare the two). */
-  fastPath: boolean;
 }
 
 /** What GET /health says: pid and start always; counts and limits to the lead. */
@@ -75,7 +74,8 @@ export interface HttpOptions {
   /** With port 0: try this port first (falls back to any free port). */
   preferredPort?: number;
   auth: HttpAuth;
-  makeServer: (c: Caller) => McpServer;
+  /** A new MCP session of `c` (src/mcp) whose output goes to `out`. */
+  openSession: (c: Caller, out: Outbound) => McpSession;
   log: Logger;
   onHook?: HookHandler;
   onApi?: ApiHandler;
@@ -86,8 +86,7 @@ export interface HttpOptions {
   sweepEveryMs?: number;
   now?: () => number;
   version?: string;
-  /** Tool calls that may block (wait, send progress) stay on the SDK's SSE path; the others take
-   * the fast path (fastpath.ts). Without it, every call takes the SDK path. */
+  /** Tool calls that may block (wait, send progress) are answered as SSE streams (default: none). */
   blocking?: BlockingTest;
 }
 
@@ -96,12 +95,13 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   const sessions = new SessionTable(limits, o.now);
   const startedAt = new Date().toISOString();
   const closeSession = (s: Session): void => {
-    o.log.info({ session: s.transport.sessionId, role: s.caller.role }, 'closing an idle MCP session');
-    void s.transport.close().catch(() => undefined);
+    o.log.info({ session: s.channel.sessionId, role: s.caller.role }, 'closing an idle MCP session');
+    s.session.close();
   };
+  const blocking = o.blocking ?? (() => false);
+  const mayBlock = (r: RpcRequest): boolean => r.method === 'tools/call' && !!r.params && typeof r.params.name === 'string' && blocking(r.params.name, r.params.arguments);
   let port = o.port;
   const inFlight = { lead: 0, agent: 0 };
-  let fastPath = !!o.blocking;
   // The names of the listening address (set once the port is known).
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
@@ -191,12 +191,24 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
         inFlight[role]++;
         res.once('close', () => { inFlight[role]--; });
       }
-      const body = req.method === 'POST' ? await readJson(req) : undefined;
+      if (req.method === 'GET') return s.channel.get(req, res);
+      if (req.method === 'DELETE') {
+        const v = versionProblem(req);
+        if (v) return writeProblem(res, v);
+        s.session.close();
+        res.writeHead(200).end();
+        return;
+      }
+      if (req.method !== 'POST') return writeProblem(res, { status: 405, code: -32000, message: 'Method not allowed.', headers: { allow: 'GET, POST, DELETE' } });
+      const body = await readJson(req);
       if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
-      const fast = fastPath && o.blocking && body !== undefined ? fastRequest(body, req, s.lane, o.blocking) : undefined;
-      if (fast) return s.lane.call(fast, req, res);
-      cancelWhenGone(res, body, s.transport);
-      await s.transport.handleRequest(req, res, body);
+      const messages = postMessages(req, body);
+      if (!Array.isArray(messages)) return writeProblem(res, messages);
+      if (messages.some(isInitializeRequest)) return writeProblem(res, { status: 400, code: -32600, message: 'Invalid Request: Server already initialized' });
+      const v = versionProblem(req);
+      if (v) return writeProblem(res, v);
+      if (s.session.closed) return deny(res, 404, 'unknown MCP session: initialize again'); // closed while the body came in
+      s.channel.post(res, messages, mayBlock);
       return;
     }
     if (req.method !== 'POST') return deny(res, 400, 'no MCP session: send initialize first');
@@ -216,19 +228,19 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32003, message: refused } }));
       return;
     }
-    const server = o.makeServer(caller);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => { sessions.add(id, { transport, lane, server, token, caller }); },
+    const messages = postMessages(req, body);
+    if (!Array.isArray(messages)) return writeProblem(res, messages);
+    const id = randomUUID();
+    const channel = new HttpChannel(id);
+    const session = o.openSession(caller, channel);
+    channel.attach(session);
+    sessions.add(id, { session, channel, token, caller });
+    session.onClose(() => {
+      sessions.delete(id);
+      channel.close();
     });
-    // The server talks to the SDK transport through the fast lane (fastpath.ts).
-    const lane = new FastLane(transport);
-    lane.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-      void server.close().catch(() => undefined);
-    };
-    await lane.connect(server);
-    await transport.handleRequest(req, res, body);
+    res.once('close', sessions.busy(sessions.get(id)!));
+    channel.post(res, messages, mayBlock);
   };
 
   const http = createHttpServer((req, res) => {
@@ -258,8 +270,6 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   setPort((http.address() as AddressInfo).port);
   sessions.startSweeping(closeSession, o.sweepEveryMs ?? Math.min(30_000, Math.max(1000, limits.idleMs / 10)));
   const endpoint: HttpEndpoint = {
-    get fastPath() { return fastPath; },
-    set fastPath(on: boolean) { fastPath = on && !!o.blocking; },
     port,
     url: `http://127.0.0.1:${port}/mcp`,
     server: http,
@@ -271,7 +281,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     },
     close: async () => {
       sessions.stopSweeping();
-      for (const s of [...sessions.values()]) await s.transport.close().catch(() => undefined);
+      for (const s of [...sessions.values()]) s.session.close();
       http.closeAllConnections();
       await new Promise<void>((r) => http.close(() => r()));
     },
@@ -280,25 +290,6 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
 }
 
 const BAD_BODY = Symbol('bad body');
-
-/**
- * A client that goes away (its HTTP request closed before the answer: a timeout, a crash, a
- * dropped connection) never learns the result: cancel its requests in that body as if it had
- * sent notifications/cancelled, so a blocking tool stops waiting — and a lock granted meanwhile
- * is released instead of being held by a caller that does not know it has it.
- */
-function cancelWhenGone(res: ServerResponse, body: unknown, transport: StreamableHTTPServerTransport): void {
-  const ids = (Array.isArray(body) ? body : [body])
-    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'method' in m && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number'))
-    .map((m) => m.id);
-  if (!ids.length) return;
-  res.once('close', () => {
-    if (res.writableFinished) return;
-    for (const requestId of ids) {
-      transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client went away before the answer (HTTP request closed)' } });
-    }
-  });
-}
 
 /** Never changed: handlers of /mcp do not read it (api, page and hook routes get their own). */
 const MCP_URL: Readonly<URL> = new URL('/mcp', 'http://127.0.0.1');

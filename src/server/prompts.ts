@@ -11,19 +11,15 @@
 // there, whole; other clients that send no such text get "use what I asked for before".
 //
 // Templates are read on every prompts/list and prompts/get, so a new or edited template shows
-// up without a restart. McpServer.registerPrompt keeps a fixed list per connection, so this
-// module installs the prompts/list and prompts/get handlers itself (low-level Server API):
-// do not also call McpServer.registerPrompt on the same server (the SDK would refuse to replace
-// these handlers). Clients such as Claude Code fetch the list once per connection, so the
-// templates directory is also watched and `notifications/prompts/list_changed` is sent when
-// the list changes (best effort: fs.watch; the list itself is always read fresh).
+// up without a restart. The handlers go on the lead's method table (src/mcp, built once per
+// hub). Clients such as Claude Code fetch the list once per connection, so the templates
+// directory is also watched (once per hub) and `notifications/prompts/list_changed` is sent to
+// every lead session when the list changes (best effort: fs.watch; the list itself is always
+// read fresh).
 import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError,
-  type GetPromptResult, type Prompt,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Methods } from '../mcp/methods.js';
+import { ErrorCode, RpcError as McpError } from '../mcp/rpc.js';
 import { renderPrompt, type PromptTemplate } from '../prompts/load.js';
 import { parseFrontMatter } from '../templates/frontMatter.js';
 import { describeDefaults, getTemplate, scanTemplates, type Template } from '../templates/templates.js';
@@ -48,6 +44,9 @@ export interface Recipe {
   /** The message the prompt returns. */
   text: string;
 }
+
+interface Prompt { name: string; title?: string; description: string; arguments: [] }
+interface GetPromptResult { description: string; messages: { role: 'user'; content: { type: 'text'; text: string } }[] }
 
 export const TEMPLATE_PROMPT_PREFIX = 'template-';
 const RECIPE_KEYS = ['name', 'title', 'description'];
@@ -109,8 +108,10 @@ function recipesOf(promptsDir: string): readonly Recipe[] {
   return r;
 }
 
-/** Install the recipes and the project templates as the server's prompts. Call before connecting. */
-export function registerPrompts(server: McpServer, deps: PromptDeps): void {
+/** Install the recipes and the project templates as the prompts of `methods` (the lead's table).
+ * `changed` is called when the templates directory's list changes (watching); the returned
+ * function stops the watching. */
+export function registerPrompts(methods: Methods, deps: PromptDeps, changed: () => void = () => undefined): () => void {
   const recipes = recipesOf(deps.promptsDir);
   const watching = deps.watch !== false;
 
@@ -121,10 +122,11 @@ export function registerPrompts(server: McpServer, deps: PromptDeps): void {
   };
   const list = (): Prompt[] => [...recipes.map(recipePrompt), ...listTemplates().map(templatePrompt)];
 
-  server.server.registerCapabilities({ prompts: { listChanged: watching } });
-  server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: list() }));
-  server.server.setRequestHandler(GetPromptRequestSchema, (req): GetPromptResult => {
-    const { name } = req.params;
+  methods.capabilities.prompts = { listChanged: watching };
+  methods.requests.set('prompts/list', () => ({ prompts: list() }));
+  methods.requests.set('prompts/get', (params): GetPromptResult => {
+    const name = params.name;
+    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid prompts/get request: params.name must be a string');
     try {
       const recipe = recipes.find((r) => r.name === name);
       if (recipe) {
@@ -147,15 +149,9 @@ export function registerPrompts(server: McpServer, deps: PromptDeps): void {
     }
   });
 
-  if (watching) {
-    const sig = (): string => JSON.stringify(listTemplates().map(templatePrompt));
-    const stop = watchDir(deps.templatesDir, sig, () => server.sendPromptListChanged());
-    const prev = server.server.onclose;
-    server.server.onclose = () => {
-      stop();
-      prev?.();
-    };
-  }
+  if (!watching) return () => undefined;
+  const sig = (): string => JSON.stringify(listTemplates().map(templatePrompt));
+  return watchDir(deps.templatesDir, sig, changed);
 }
 
 /**

@@ -14,9 +14,8 @@
 // a message that says what exists. Lead only: resources ignore the agent's subtree limits.
 import type { Db } from '../store/db.js';
 import { prefixRange } from '../store/prefix.js';
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { ResourceTable, ReadResult as ReadResourceResult, ResourceEntry as Resource, Variables } from '../mcp/resourceTable.js';
+import { ErrorCode, RpcError as McpError } from '../mcp/rpc.js';
 import { OverseerError } from '../errors.js';
 
 /** MCP spec: resources/read of a URI that names nothing. */
@@ -98,19 +97,20 @@ export function capTail(text: string, max = OUTPUT_MAX_CHARS): string {
 
 // ---- registration ------------------------------------------------------------------------------
 
-/** Register the lead's resource templates (with list callbacks) on `server`. Call before connecting. */
-export function registerResources(server: McpServer, deps: ResourceDeps): void {
+/** Register the lead's resource templates (with list callbacks) on the lead's resource table (built once per hub). */
+export function registerResources(server: ResourceTable, deps: ResourceDeps): void {
   const recentJobs = (): { id: string; title: string; status: string }[] => deps.jobs.recent(LIST_LIMIT);
   const completeJob = (value: string): string[] => recentJobs().map((j) => j.id).filter((id) => id.startsWith(value));
 
-  server.registerResource(
+  server.template(
     'agent',
-    new ResourceTemplate('overseer://agents/{job_id}', {
+    'overseer://agents/{job_id}',
+    {
       list: () => ({
         resources: recentJobs().map((j): Resource => ({ uri: agentUri(j.id), name: `agent ${j.id}`, title: `${j.title} (${j.status})`, mimeType: 'application/json' })),
       }),
       complete: { job_id: completeJob },
-    }),
+    },
     { title: 'Agent summary', description: 'Summary of an Overseer agent job (as get_agent): status, turns, cost, result or error, branch, attempts.', mimeType: 'application/json' },
     async (uri, vars): Promise<ReadResourceResult> => {
       const id = variable(vars, 'job_id');
@@ -119,14 +119,15 @@ export function registerResources(server: McpServer, deps: ResourceDeps): void {
     },
   );
 
-  server.registerResource(
+  server.template(
     'agent-output',
-    new ResourceTemplate('overseer://agents/{job_id}/output', {
+    'overseer://agents/{job_id}/output',
+    {
       list: () => ({
         resources: recentJobs().map((j): Resource => ({ uri: agentOutputUri(j.id), name: `output ${j.id}`, title: `Output of ${j.title} (${j.status})`, mimeType: 'text/plain' })),
       }),
       complete: { job_id: completeJob },
-    }),
+    },
     { title: 'Agent output', description: `Readable tail of an agent's transcript (last ${OUTPUT_TAIL_EVENTS} events, at most ${OUTPUT_MAX_CHARS} characters).`, mimeType: 'text/plain' },
     async (uri, vars): Promise<ReadResourceResult> => {
       const id = variable(vars, 'job_id');
@@ -135,14 +136,15 @@ export function registerResources(server: McpServer, deps: ResourceDeps): void {
     },
   );
 
-  server.registerResource(
+  server.template(
     'note',
-    new ResourceTemplate('overseer://notes/{+key}', {
+    'overseer://notes/{+key}',
+    {
       list: () => ({
         resources: deps.notes.keys(LIST_LIMIT).map((k): Resource => ({ uri: noteUri(k), name: `note ${k}`, title: k, mimeType: 'text/plain' })),
       }),
       complete: { key: (value) => deps.notes.keys(LIST_LIMIT, value) },
-    }),
+    },
     { title: 'Note', description: 'The value of an Overseer note (the key may contain "/").', mimeType: 'text/plain' },
     (uri, vars): ReadResourceResult => {
       const key = variable(vars, 'key');
@@ -159,13 +161,14 @@ export function registerResources(server: McpServer, deps: ResourceDeps): void {
 
   const wf = deps.workflows;
   if (wf) {
-    server.registerResource(
+    server.template(
       'workflow-plan',
-      new ResourceTemplate('overseer://workflows/{id}/plan', {
+      'overseer://workflows/{id}/plan',
+      {
         list: wf.recent
           ? () => ({ resources: wf.recent!(LIST_LIMIT).map((w): Resource => ({ uri: workflowPlanUri(w.id), name: `plan ${w.id}`, title: `Plan: ${w.title}`, mimeType: 'text/markdown' })) })
           : undefined,
-      }),
+      },
       { title: 'Workflow plan', description: 'The milestone plan of an Overseer workflow (Markdown, "- [x]" for done milestones).', mimeType: 'text/markdown' },
       async (uri, vars): Promise<ReadResourceResult> => {
         const id = variable(vars, 'id');

@@ -2,16 +2,15 @@
 // at once per bearer token (one agent cannot open thousands), and a session with no request
 // in flight, no open stream and no activity for `idleMs` is closed and its state freed (a
 // client that comes back gets "session not found" and initializes again, per the MCP spec).
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../services/context.js';
-import type { FastLane } from './fastpath.js';
+import type { McpSession } from '../mcp/session.js';
+import type { HttpChannel } from '../mcp/http.js';
 
 export interface Session {
-  transport: StreamableHTTPServerTransport;
-  /** What the server is connected to: the SDK transport plus the fast path's answers. */
-  lane: FastLane;
-  server: McpServer;
+  /** The MCP protocol state (src/mcp/session.ts). */
+  session: McpSession;
+  /** Its HTTP side: the streams its messages go on (src/mcp/http.ts). */
+  channel: HttpChannel;
   token: string;
   caller: Caller;
   /** Requests and streams currently open on this session. */

@@ -1,12 +1,9 @@
 // Tool definitions as data: name, which roles see it, MCP metadata, zod input schema and a
-// handler. `registerTools` puts the tools a caller's role may see onto an McpServer and
+// handler. src/mcp/tools.ts builds one table per role from them (tools/list, tools/call) and
 // wraps every handler with the single error mapping of result.ts.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../services/context.js';
-import type { Logger } from '../log.js';
-import { errorResult, okResult } from './result.js';
 import { InvalidInputError } from '../errors.js';
 
 /** The tool `_meta` key Claude Code reads to never defer a tool (claude-code-interface.md §1.2). */
@@ -30,8 +27,8 @@ export interface ToolDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   /** Claude Code sends this tool's full definition from the first request instead of deferring
    * it behind ToolSearch (MCP `_meta` "anthropic/alwaysLoad"): for the tools every child must call. */
   alwaysLoad?: boolean;
-  /** May a call wait (for others, for a person) or send progress? Such calls stay on the SDK's
-   * SSE path over HTTP; the others take the fast path (src/server/fastpath.ts). A function gets
+  /** May a call wait (for others, for a person) or send progress? Over HTTP such calls are
+   * answered as an SSE stream (progress flows on it); the others as one JSON body. A function gets
    * the raw arguments (before validation). Default: true when the handler takes the extra
    * (signal, progress), i.e. `handler: (i, c, x) => …`. */
   blocks?: boolean | ((args: Record<string, unknown>) => boolean);
@@ -48,47 +45,6 @@ export function defineTool<S extends z.ZodTypeAny>(def: ToolDef<S>): ToolDef<S> 
 export interface CallScope {
   decorate?(value: unknown, tool: string): unknown;
   end(delivered: boolean): void;
-}
-
-export function registerTools(server: McpServer, defs: readonly ToolDef[], caller: Caller, log: Logger, onCall?: (c: Caller, tool: string) => CallScope | void): string[] {
-  const names: string[] = [];
-  for (const def of defs) {
-    if (!def.roles.includes(caller.role)) continue;
-    // The SDK publishes an object schema only: a refined schema (z.object(…).refine) would be
-    // published empty, so models saw no parameters. Publish the object inside, check the
-    // refinements here.
-    const published = objectInside(def.input);
-    server.registerTool(
-      def.name,
-      { title: def.title, description: def.description, inputSchema: published as never, annotations: def.annotations, ...(def.alwaysLoad ? { _meta: { [ALWAYS_LOAD_META]: true } } : {}) },
-      (async (args: unknown, extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> }) => {
-        const token = extra._meta?.progressToken;
-        const toolExtra: ToolExtra = {
-          signal: extra.signal,
-          progress: (progress, total, message) => {
-            if (token === undefined) return;
-            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } } as never).catch(() => undefined);
-          },
-        };
-        let scope: CallScope | void = undefined;
-        try {
-          scope = onCall?.(caller, def.name);
-          checkBounds(args);
-          const input = published === def.input ? args : (def.input.parse(args) as unknown);
-          let value = await def.handler(input as never, caller, toolExtra);
-          if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
-          const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
-          scope?.end(!extra.signal.aborted);
-          return result;
-        } catch (err) {
-          scope?.end(false);
-          return errorResult(err, log);
-        }
-      }) as never,
-    );
-    names.push(def.name);
-  }
-  return names;
 }
 
 /** Whether a call of `name` with these raw arguments may block (see ToolDef.blocks); unknown

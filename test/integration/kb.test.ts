@@ -1,5 +1,5 @@
-// Integration: the knowledge base tools on a bare McpServer (registered exactly as the hub
-// registers tools: registerTools + role filter), driven by real MCP clients linked in memory
+// Integration: the knowledge base tools on a bare MCP server (built exactly as the hub builds
+// its tool tables: src/mcp, role filter), driven by real MCP clients linked in memory
 // as the lead and as an agent; then the real triage agent: the `claude` CLI against the fake
 // Anthropic API, answering through Claude Code's StructuredOutput tool.
 import { describe, test, before, after } from 'node:test';
@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { KnowledgeBase, type TriageAgent, type TriageVerdict } from '../../src/kb/service.js';
 import { kbTools } from '../../src/tools/kb.js';
-import { registerTools } from '../../src/tools/registry.js';
+import { NativeMcpServer } from '../../src/mcp/server.js';
 import { silentLogger } from '../../src/log.js';
 import type { Caller } from '../../src/services/context.js';
 import { PromptLibrary } from '../../src/prompts/load.js';
@@ -37,8 +36,7 @@ async function rig(dir: string, triageAgent?: TriageAgent): Promise<Rig> {
   const tools = kbTools(kb);
   const clients: Client[] = [];
   const connect = async (caller: Caller): Promise<Client> => {
-    const server = new McpServer({ name: 'overseer', version: '0.0.0-test' }, { capabilities: { tools: {} } });
-    registerTools(server, tools, caller, silentLogger);
+    const server = new NativeMcpServer({ tools, version: '0.0.0-test', log: silentLogger }).connection(caller);
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
     const client = new Client({ name: 'kb-test', version: '1.0.0' });

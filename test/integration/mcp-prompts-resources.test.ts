@@ -1,6 +1,6 @@
 // Integration: the lead's MCP prompts (recipes and project templates) and resources (agent
 // summaries, outputs, notes, workflow plans) through a real SDK Client linked in memory to a
-// server from createServer, backed by a real Hub whose job ran a real claude against the fake API.
+// native MCP server (src/mcp) built as the hub builds it, backed by a real Hub whose job ran a real claude against the fake API.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,12 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob } from '../helpers/wait.js';
-import { createServer } from '../../src/server/createServer.js';
-import { registerPrompts } from '../../src/server/prompts.js';
-import { hubResourceDeps, noteUri, registerResources, RESOURCE_NOT_FOUND, type ResourceDeps } from '../../src/server/resources.js';
+import { NativeMcpServer, type ServerDeps } from '../../src/mcp/server.js';
+import { hubResourceDeps, noteUri, RESOURCE_NOT_FOUND, type ResourceDeps } from '../../src/server/resources.js';
 import { silentLogger } from '../../src/log.js';
 
 const PROMPTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prompts');
@@ -26,9 +24,11 @@ let client: Client;
 const listChanged: (() => void)[] = [];
 
 /** A lead server as the hub would build it, plus prompts and resources, linked to a new client. */
-async function connect(extra: (s: McpServer) => void): Promise<Client> {
-  const server = createServer({ tools: h.hub.tools, version: 'test', log: silentLogger }, { role: 'lead' });
-  extra(server);
+const servers: NativeMcpServer[] = [];
+async function connect(extra: Pick<ServerDeps, 'prompts' | 'resources'>): Promise<Client> {
+  const native = new NativeMcpServer({ tools: h.hub.tools, version: 'test', log: silentLogger, ...extra });
+  servers.push(native);
+  const server = native.connection({ role: 'lead' });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const c = new Client({ name: 'test-lead', version: '1.0.0' });
@@ -59,16 +59,14 @@ before(async () => {
   mkdirSync(templatesDir, { recursive: true });
   writeFileSync(join(templatesDir, 'bugfix.md'), '---\ndescription: Fix a bug with a regression test\nmodel: claude-opus-4\nworktree: true\n---\nWrite the failing test first.\n');
   writeFileSync(join(templatesDir, 'broken.md'), '---\nprovider: gpt\n---\n');
-  client = await connect((s) => {
-    registerPrompts(s, { templatesDir, promptsDir: PROMPTS_DIR });
-    registerResources(s, hubResourceDeps(h.hub));
-  });
+  client = await connect({ prompts: { templatesDir, promptsDir: PROMPTS_DIR }, resources: hubResourceDeps(h.hub) });
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
     for (const f of listChanged.splice(0)) f();
   });
 });
 after(async () => {
   await client?.close();
+  for (const s of servers) s.close();
   await h.stop();
 });
 
@@ -197,7 +195,7 @@ describe('resources', () => {
       ...hubResourceDeps(h.hub),
       workflows: { plan: (id) => (id === 'w-1' ? '- [x] milestone one\n- [ ] milestone two' : undefined), recent: () => [{ id: 'w-1', title: 'Dark mode' }] },
     };
-    const c = await connect((s) => registerResources(s, deps));
+    const c = await connect({ resources: deps });
     try {
       const { resourceTemplates } = await c.listResourceTemplates();
       assert.ok(resourceTemplates.some((t) => t.uriTemplate === 'overseer://workflows/{id}/plan'));

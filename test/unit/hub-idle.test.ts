@@ -33,7 +33,7 @@ describe('IdleTimer', () => {
 });
 
 describe('SessionTable', () => {
-  const fake = { transport: {} as never, lane: {} as never, server: {} as never };
+  const fake = { session: {} as never, channel: {} as never };
   test('refuses past the per-token cap, counting only that token', () => {
     const s = new SessionTable({ maxPerToken: 2, idleMs: 1000 });
     s.add('a', { ...fake, token: 'A', caller: { role: 'lead' } });

@@ -1,14 +1,19 @@
-// Integration: the fast path for tool calls over HTTP (src/server/fastpath.ts). A tools/call of a
-// tool that cannot block is answered as one JSON body without the SDK transport; it must give
-// exactly the SDK path's result (success, validation errors, unknown or hidden tools), keep the
-// same auth (a token whose job ended is refused at once, a session answers only its own token),
-// and leave blocking calls on the SDK's SSE path where a client that goes away cancels them.
+// Integration: tool calls over the hub's native Streamable HTTP (src/mcp/http.ts). A tools/call of
+// a tool that cannot block is answered as one JSON body; it must give exactly what the MCP SDK's
+// McpServer gave for the same tools (success, validation errors, unknown or hidden tools; the
+// reference is test/helpers/sdkReference.ts), keep the same auth (a token whose job ended is
+// refused at once, a session answers only its own token), and answer blocking calls as an SSE
+// stream where a client that goes away cancels them.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { TokenRecorder } from '../helpers/tokens.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { blockingTest } from '../../src/tools/registry.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { sdkReferenceServer } from '../helpers/sdkReference.js';
+import { silentLogger } from '../../src/log.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 
@@ -39,7 +44,7 @@ async function session(url: string, token: string): Promise<{ id: string; call(t
   };
 }
 
-describe('HTTP fast path for tool calls', { timeout: 180_000 }, () => {
+describe('tool calls over the native HTTP transport', { timeout: 180_000 }, () => {
   let h: TestHub;
   let rec: TokenRecorder;
   let url: string;
@@ -65,12 +70,27 @@ describe('HTTP fast path for tool calls', { timeout: 180_000 }, () => {
   });
 
   after(async () => {
-    h.hub.http!.fastPath = true;
     await h?.stop();
   });
 
-  test('answers exactly what the SDK path answers: results, validation errors, unknown and hidden tools', async () => {
+  test('answers exactly what the SDK McpServer answered: results, validation errors, unknown and hidden tools', async () => {
     const s = await session(url, tokenA);
+    // The reference: the SDK's McpServer with the same tools registered as before, as agent a.
+    const ref = sdkReferenceServer(h.hub.tools, { role: 'agent', jobId: a }, silentLogger);
+    const [x, y] = InMemoryTransport.createLinkedPair();
+    await ref.connect(x);
+    const client = new Client({ name: 'reference', version: '1' });
+    const answers: any[] = [];
+    const orig = y.send.bind(y);
+    await client.connect(y);
+    const onmessage = y.onmessage!;
+    y.onmessage = (m: any, extra?: any) => { if (m.id === 500) answers.push(m); onmessage(m, extra); };
+    const sdkCall = async (tool: string, args: unknown): Promise<any> => {
+      answers.length = 0;
+      await orig({ jsonrpc: '2.0', id: 500, method: 'tools/call', params: { name: tool, arguments: args } } as never);
+      await eventually('the reference answers', () => answers[0], 10_000, 2);
+      return answers[0];
+    };
     const calls: [string, unknown][] = [
       ['read_note', { key: 'fast/known' }],
       ['read_note', { key: 'fast/missing' }],
@@ -84,25 +104,22 @@ describe('HTTP fast path for tool calls', { timeout: 180_000 }, () => {
       ['release_files', { files: ['fast.txt'] }],
     ];
     for (const [tool, args] of calls) {
-      // Each path starts from the same state: release_files releases a lock taken just before.
+      // Each side starts from the same state: release_files releases a lock taken just before.
       const before = async (): Promise<void> => { if (tool === 'release_files') await s.call('lock_files', { files: ['fast.txt'], timeout_s: 0 }); };
-      h.hub.http!.fastPath = false;
       await before();
-      const slow = await s.call(tool, args, { id: 500 });
-      h.hub.http!.fastPath = true;
+      const slow = await sdkCall(tool, args);
+      if (tool === 'lock_files') await s.call('release_files', { files: ['fast.txt'] });
       await before();
       const fast = await s.call(tool, args, { id: 500 });
-      assert.equal(slow.status, 200);
       assert.equal(fast.status, 200);
-      assert.match(slow.type, /^text\/event-stream/, `${tool}: the SDK path streams`);
-      assert.match(fast.type, /^application\/json/, `${tool}: the fast path answers JSON`);
+      assert.match(fast.type, /^application\/json/, `${tool}: a call that cannot block is answered as JSON`);
       // Time-dependent fields aside (a job's age, a lock's expiry), the same JSON-RPC message.
       const norm = (m: any): unknown => (tool === 'get_agent' ? { ...m, result: { isError: m.result.isError, job: JSON.parse(m.result.content[0].text).job_id } }
         : tool === 'lock_files' ? JSON.parse(JSON.stringify(m).replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>')) : m);
-      assert.deepEqual(norm(fast.message), norm(slow.message), `${tool} ${JSON.stringify(args)}`);
+      assert.deepEqual(norm(fast.message), norm(JSON.parse(JSON.stringify(slow))), `${tool} ${JSON.stringify(args)}`);
     }
+    await client.close();
     // Spot checks that the comparison compared something meaningful.
-    h.hub.http!.fastPath = true;
     const bad = await s.call('read_note', { key: '' });
     assert.equal(bad.message.result.isError, true);
     assert.match(bad.message.result.content[0].text, /key/);
@@ -119,13 +136,18 @@ describe('HTTP fast path for tool calls', { timeout: 180_000 }, () => {
     assert.equal(unknown.status, 401);
   });
 
-  test('blocking calls stay on the SDK path, and a client that goes away cancels them', async () => {
+  test('blocking calls are answered as SSE, and a client that goes away cancels them', async () => {
     const sa = await session(url, tokenA);
     const sb = await session(url, tokenB);
     const held = await sa.call('lock_files', { files: ['shared.txt'], timeout_s: 0 });
     assert.match(held.type, /^application\/json/);
     assert.equal(held.message.result.isError, undefined, JSON.stringify(held.message));
     assert.ok(blockingTest(h.hub.tools)('lock_files', { files: ['shared.txt'], timeout_s: 30 }));
+    // A call that may block is answered on an SSE stream, even when it does not have to wait.
+    const free = await sb.call('lock_files', { files: ['free.txt'], timeout_s: 30 });
+    assert.match(free.type, /^text\/event-stream/);
+    assert.match(JSON.parse(free.message.result.content[0].text).acquired[0], /free\.txt$/);
+    await sb.call('release_files', { files: ['free.txt'] });
     const abort = new AbortController();
     let type = '';
     const waiting = sb.call('lock_files', { files: ['shared.txt'], timeout_s: 60 }, { signal: abort.signal }).then((x) => { type = x.type; }, (e: unknown) => String(e));
