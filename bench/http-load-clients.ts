@@ -13,7 +13,7 @@ import { parentPort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 
 export type LoadRequest =
-  | { id: number; cmd: 'connect'; url: string; token: string; n: number; handshake: boolean }
+  | { id: number; cmd: 'connect'; url: string; token: string; n: number; handshake: boolean; tokens?: string[] }
   | { id: number; cmd: 'run'; mode: 'paced' | 'closed'; ms: number; periodMs?: number }
   | { id: number; cmd: 'one'; tool: string; args: Record<string, unknown> }
   | { id: number; cmd: 'close' };
@@ -36,6 +36,8 @@ interface Session {
   sid?: string;
   /** calls made so far (the JSON-RPC ids) */
   n: number;
+  /** its Authorization header (one token for all, or each session its own: a crew's agents) */
+  auth: string;
   /** pre-serialised pieces of this session's calls */
   read: [string, string];
   write: [string, string];
@@ -53,7 +55,7 @@ function post(s: Session, body: string): Promise<Answer> {
     const headers: http.OutgoingHttpHeaders = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      authorization: auth,
+      authorization: s.auth,
       'content-length': Buffer.byteLength(body),
       'mcp-protocol-version': PROTOCOL,
     };
@@ -87,13 +89,14 @@ function pieces(tool: string, args: Record<string, unknown>): [string, string] {
   return ['{"jsonrpc":"2.0","id":', `,${rest}`];
 }
 
-async function connect(url: string, token: string, n: number, handshake: boolean): Promise<unknown> {
+async function connect(url: string, token: string, n: number, handshake: boolean, tokens?: string[]): Promise<unknown> {
   await closeAll();
   target = new URL(url);
   auth = `Bearer ${token}`;
   for (let i = 0; i < n; i++) {
     sessions.push({
       agent: new http.Agent({ keepAlive: true, maxSockets: 1 }), n: 0,
+      auth: tokens?.length ? `Bearer ${tokens[i % tokens.length]}` : auth,
       read: pieces('read_note', { key: `bench/load/c${i}` }),
       write: pieces('write_note', { key: `bench/load/c${i}`, value: `value of client ${i}` }),
     });
@@ -162,7 +165,7 @@ async function closeAll(): Promise<void> {
   await Promise.all(sessions.map(async (s) => {
     if (s.sid) {
       await new Promise<void>((resolve) => {
-        const req = http.request({ host: target!.hostname, port: target!.port, path: target!.pathname, method: 'DELETE', agent: s.agent, headers: { authorization: auth, 'mcp-session-id': s.sid, 'mcp-protocol-version': PROTOCOL } }, (res) => { res.resume(); res.on('end', () => resolve()); });
+        const req = http.request({ host: target!.hostname, port: target!.port, path: target!.pathname, method: 'DELETE', agent: s.agent, headers: { authorization: s.auth, 'mcp-session-id': s.sid, 'mcp-protocol-version': PROTOCOL } }, (res) => { res.resume(); res.on('end', () => resolve()); });
         req.on('error', () => resolve());
         req.end();
       });
@@ -174,7 +177,7 @@ async function closeAll(): Promise<void> {
 
 async function handle(m: LoadRequest): Promise<unknown> {
   switch (m.cmd) {
-    case 'connect': return connect(m.url, m.token, m.n, m.handshake);
+    case 'connect': return connect(m.url, m.token, m.n, m.handshake, m.tokens);
     case 'run': return run(m.mode, m.ms, m.periodMs);
     case 'one': {
       const s = sessions[0]!;

@@ -3,9 +3,11 @@
 // client on a worker thread of its own (bench/http-load-clients.ts: raw node:http, one
 // keep-alive connection per session, pre-serialised bodies), so the client costs little and
 // its event-loop use is reported (near 1 = the client, not the hub, was the limit).
-//   (a) paced: 64 MCP sessions (lead token, normal initialize handshake), each calling a hot tool
-//       (3 read_note : 1 write_note, its own key) once per 100 ms for PACED_MS: p50/p99.
-//   (b) closed loop: the same 64 sessions back to back for CLOSED_MS: calls/s.
+//   (a) paced: 64 MCP sessions, each of its own agent (a crew of 64 children that never start a
+//       model; normal initialize handshake), each calling a hot tool (3 read_note : 1 write_note,
+//       its own key) once per 100 ms for PACED_MS: p50/p99.
+//   (b) closed loop: the same 64 sessions back to back for CLOSED_MS: calls/s. Also reported: the
+//       closed loop with the lead's token on all 64 sessions (a lead's call also runs its digest).
 // Baseline in the same run: a bare node:http server in this process answering the same JSON
 // body, driven by the same client (the floor of the machine). A real MCP SDK client checks that
 // the lean client's results are the SDK's results.
@@ -18,7 +20,7 @@ import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from 'node:worker_threads';
-import { BENCH_DIR, f1, fixture, httpClient, out, runAlone, startBenchHub, startTsWorker, stats, workerRpc, type Stats } from './common.js';
+import { BENCH_DIR, TokenRecorder, f1, fixture, httpClient, out, runAlone, spawnHangingAgent, startBenchHub, startTsWorker, stats, workerRpc, type Stats } from './common.js';
 import type { LoadRequest, LoadRunResult } from './http-load-clients.js';
 
 export const SESSIONS = 64;
@@ -38,6 +40,8 @@ export interface LoadFigures {
 
 export interface HttpLoadResult {
   sessions: number;
+  /** the closed loop with the lead's token on all 64 sessions (each call also runs the lead's digest) */
+  closedLead?: LoadFigures;
   /** hub: the hub's native MCP over HTTP (src/mcp); bare: a bare node:http server, same client */
   paced: { hub: LoadFigures; bare: LoadFigures };
   closed: { hub: LoadFigures; bare: LoadFigures };
@@ -97,7 +101,9 @@ function line(label: string, f: LoadFigures): string {
 type Req = LoadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 export async function benchHttpLoad(): Promise<HttpLoadResult> {
-  const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh') });
+  // A crew: 64 agents (children that never start a model: sleep-agent.sh), each its own token and session.
+  const rec = new TokenRecorder();
+  const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh'), processes: rec, config: { maxAgents: SESSIONS, startConcurrency: 0 } });
   const worker = startTsWorker('http-load-clients.ts');
   const http = h.hub.http!;
   let bare: Server | undefined;
@@ -105,6 +111,8 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
     const rpc = workerRpc<Req>(worker, 'http-load-clients');
     const url = http.url;
     for (let i = 0; i < SESSIONS; i++) await h.call('write_note', { key: `bench/load/c${i}`, value: `value of client ${i}` });
+    const tokens: string[] = [];
+    for (let i = 0; i < SESSIONS; i++) tokens.push((await spawnHangingAgent(h, rec, `load ${i}`)).token);
 
     // The same answers for the lean client and an MCP SDK client (a found note, a missing one, a
     // validation error, a write: its key, the version moves).
@@ -140,6 +148,11 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
 
     await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: SESSIONS, handshake: true });
     await rpc({ cmd: 'run', mode: 'closed', ms: 1000 }); // warm-up
+    const closedLead = pooled([await round(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS / 2 })]);
+    out(line(`hub, ${SESSIONS} sessions of the lead's token, closed loop`, closedLead));
+    await rpc({ cmd: 'close' });
+    await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: SESSIONS, handshake: true, tokens });
+    await rpc({ cmd: 'run', mode: 'closed', ms: 1000 }); // warm-up
     const rounds = { paced: [] as Round[], closed: [] as Round[] };
     const profile = process.env.HTTP_LOAD_PROFILE === '1' ? new Session() : undefined;
     for (let k = 0; k < 2; k++) {
@@ -155,11 +168,11 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
     }
     const paced = { hub: pooled(rounds.paced), bare: barePaced };
     const closed = { hub: pooled(rounds.closed), bare: bareClosed };
-    out(line(`hub, ${SESSIONS} sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.hub));
-    out(line(`hub, ${SESSIONS} sessions closed loop`, closed.hub));
+    out(line(`hub, ${SESSIONS} agent sessions paced (1 call / ${PERIOD_MS} ms each)`, paced.hub));
+    out(line(`hub, ${SESSIONS} agent sessions closed loop`, closed.hub));
     out(`closed loop: hub ${(closed.hub.callsPerS / bareClosed.callsPerS).toFixed(2)} of the bare server's calls/s; CPU per call ${(closed.hub.serverCpuUs / bareClosed.serverCpuUs).toFixed(1)}× the bare server's\n`);
     await rpc({ cmd: 'close' });
-    return { sessions: SESSIONS, paced, closed, sdkSame };
+    return { sessions: SESSIONS, closedLead, paced, closed, sdkSame };
   } finally {
     if (bare) bare.close();
     await worker.terminate().catch(() => undefined);

@@ -1,11 +1,12 @@
 // Bearer token → caller, for every HTTP request of the hub (src/server/http.ts HttpAuth).
 // The lead token is compared by hash; an agent token is valid exactly while a job row carries
 // its hash (runner.ts sets it when an attempt starts and clears it when the job ends, reconcile
-// clears it at start). Per request this costs a SHA-256 and an indexed lookup; the hash of a
-// token that resolved is remembered (it is a pure function of the token: remembering it revokes
-// nothing), the job row is read on every request, so a token whose job ended stops working at
-// once. Only the job id is read, with a prepared statement (not the whole row).
+// clears it at start). The hash of a token is remembered (a pure function of the token), and so
+// is which job a hash belongs to — but only until any job's token_hash is written again
+// (`tokenEpoch`, bumped by JobStore.update): a token whose job ended stops working at its next
+// request, and a busy crew's calls skip the lookup (docs/performance-native-mcp.md).
 import type { Db } from '../store/db.js';
+import { tokenEpoch } from '../store/jobs.js';
 import type { Caller } from '../services/context.js';
 import type { HttpAuth } from './http.js';
 
@@ -15,6 +16,9 @@ const MAX_REMEMBERED = 4096;
 export function tokenAuth(db: Db, leadHash: string, hash: (token: string) => string): HttpAuth {
   const hashes = new Map<string, string>();
   const byHash = db.prepare('SELECT id FROM jobs WHERE token_hash = ?');
+  /** hash → its job's caller, valid while the token epoch is `epoch` (unknown tokens are never kept) */
+  const agents = new Map<string, Caller>();
+  let epoch = -1;
   return {
     identify(token: string): Caller | undefined {
       const known = hashes.get(token);
@@ -22,8 +26,20 @@ export function tokenAuth(db: Db, leadHash: string, hash: (token: string) => str
       let caller: Caller | undefined;
       if (h === leadHash) caller = { role: 'lead' };
       else {
-        const job = byHash.get(h) as { id: string } | undefined;
-        caller = job ? { role: 'agent', jobId: job.id } : undefined;
+        const now = tokenEpoch(db);
+        if (now !== epoch) {
+          agents.clear();
+          epoch = now;
+        }
+        caller = agents.get(h);
+        if (!caller) {
+          const job = byHash.get(h) as { id: string } | undefined;
+          caller = job ? { role: 'agent', jobId: job.id } : undefined;
+          if (caller) {
+            if (agents.size >= MAX_REMEMBERED) agents.clear();
+            agents.set(h, caller);
+          }
+        }
       }
       if (caller && known === undefined) {
         if (hashes.size >= MAX_REMEMBERED) hashes.clear();

@@ -3,6 +3,12 @@
 import type { Db } from './db.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 
+/** Bumped on every write of a job's token_hash (a token given or revoked): src/server/tokenAuth.ts
+ * remembers which token is whose only while it has not moved. Every token write goes through
+ * JobStore.update (runner, reconcile, takeover). */
+const tokenEpochs = new WeakMap<Db, number>();
+export const tokenEpoch = (db: Db): number => tokenEpochs.get(db) ?? 0;
+
 export interface JobRow {
   id: string;
   seq: number;
@@ -157,6 +163,7 @@ export class JobStore {
 
   /** Update columns of a job; `updated_at` is always set. */
   update(id: string, fields: Partial<JobRow>, now: number): void {
+    if ('token_hash' in fields) tokenEpochs.set(this.db, tokenEpoch(this.db) + 1);
     const keys = Object.keys(fields).filter((k) => k !== 'id');
     const sets = [...keys.map((k) => `${k} = @${k}`), 'updated_at = @__now'].join(', ');
     this.db.prepare(`UPDATE jobs SET ${sets} WHERE id = @__id`).run({ ...nullify(fields), __now: now, __id: id });

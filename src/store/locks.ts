@@ -1,5 +1,6 @@
 // Lock and lock-wait rows. The wait-for graph is derived from these tables, so deadlock
 // detection survives a hub restart.
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { prefixRange } from './prefix.js';
 
@@ -23,7 +24,14 @@ export interface WaitRow {
 }
 
 export class LockStore {
-  constructor(private readonly db: Db) {}
+  /** The statements of every tool call (renew), prepared once. */
+  private readonly holds: Statement;
+  private readonly renews: Statement;
+
+  constructor(private readonly db: Db) {
+    this.holds = db.prepare('SELECT 1 FROM locks WHERE holder = ? LIMIT 1');
+    this.renews = db.prepare('UPDATE locks SET expires_at = ? + ttl_s * 1000 WHERE holder = ?');
+  }
 
   heldAmong(paths: readonly string[]): LockRow[] {
     if (paths.length === 0) return [];
@@ -62,7 +70,9 @@ export class LockStore {
 
   /** Push every lock of holder to now + its own TTL. */
   renew(holder: string, now: number): number {
-    return this.db.prepare('UPDATE locks SET expires_at = ? + ttl_s * 1000 WHERE holder = ?').run(now, holder).changes;
+    // Most calls come from holders with nothing locked: a read, not a write transaction, for them.
+    if (!this.holds.get(holder)) return 0;
+    return this.renews.run(now, holder).changes;
   }
 
   expire(now: number): LockRow[] {

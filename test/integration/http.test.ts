@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { eventually } from '../helpers/wait.js';
 import { TokenRecorder } from '../helpers/tokens.js';
 import { rawRequest as raw, type RawResponse } from '../helpers/net.js';
 
@@ -59,6 +60,8 @@ describe('HTTP endpoint', { timeout: 180_000 }, () => {
     port = h.hub.http.port;
     blocker = (await h.call('spawn_agent', { prompt: '@script:block wait here', title: 'blocker' })).job_id;
     agentToken = await rec.token(blocker, 30_000);
+    // The blocker's own MCP session opens in its own time: before the tests count sessions.
+    await eventually('the blocker\'s MCP session', () => h.hub.http!.sessionCount('agent') >= 1, 60_000);
   });
 
   after(async () => {
