@@ -32,9 +32,13 @@ NODE=${1:-node}
 TIMEOUT=8
 
 # The hook input, byte for byte (the trailing x keeps trailing newlines); bash reads it to the
-# end with its read built-in (no fork, no cat).
+# end with its read built-in (no fork, no cat): `-N` reads a pipe in blocks (bash 4.1+; older
+# bash, e.g. macOS's 3.2, reads it a byte per system call with `-d ''`).
 if [ -n "$BASH_VERSION" ]; then
-  IFS= read -r -d '' input
+  case $BASH_VERSION in
+    [123].*|4.0.*) IFS= read -r -d '' input ;;
+    *) IFS= read -r -N 1000000000 input ;;
+  esac
 else
   input=$(cat; printf x)
   input=${input%x}
@@ -188,6 +192,14 @@ hook_url="${url%%://*}://${rest%%/*}/hook"
 # so the hub answers unchunked and closes; `read -t` bounds the wait for the answer, and the
 # input is small enough that writing it cannot block on a hub that does not read (a stopped hub:
 # the kernel still takes it). Sets $answer as curl's branch does (body, newline, status code).
+# The hub's whole answer from fd 4 into $resp, within $TIMEOUT s (blocks with -N where bash has it).
+read_answer() {
+  case $BASH_VERSION in
+    [123].*|4.0.*) IFS= read -r -d '' -t "$TIMEOUT" resp <&4 ;;
+    *) IFS= read -r -N 1000000 -t "$TIMEOUT" resp <&4 ;;
+  esac
+}
+
 post_tcp() {
   hp=${rest%%/*}
   host=${hp%:*}
@@ -202,7 +214,7 @@ post_tcp() {
   # killing the hook (a hook killed by a signal is an error, which Codex takes as an allow).
   trap '' PIPE
   { { printf 'POST /hook HTTP/1.0\r\nHost: %s\r\nContent-Type: application/json\r\nAuthorization: Bearer %s\r\nContent-Length: %s\r\n\r\n%s' "$hp" "$token" "${#input}" "$input" >&4 \
-    && IFS= read -r -d '' -t "$TIMEOUT" resp <&4; rc=$?; } 4<>"/dev/tcp/$host/$port"; } 2>/dev/null
+    && read_answer; rc=$?; } 4<>"/dev/tcp/$host/$port"; } 2>/dev/null
   # read ends with 1 at the end of the stream (the hub closed: the whole answer is in); over 128: timed out.
   if [ "$rc" -gt 128 ]; then unreachable "no answer within $TIMEOUT s"; fi
   case $resp in
