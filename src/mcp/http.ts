@@ -119,10 +119,8 @@ export class HttpChannel implements Outbound {
     if (s.answers.size < s.ids.length) return;
     for (const x of s.ids) if (this.byRequest.get(x) === s) this.byRequest.delete(x);
     if (s.sse) return this.end(s);
-    const body = JSON.stringify(s.ids.length === 1 ? m : s.ids.map((x) => s.answers.get(x)));
     if (s.res.destroyed || s.res.writableEnded) return;
-    s.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'mcp-session-id': this.sessionId });
-    s.res.end(body);
+    this.answerJson(s, s.ids.map((x) => s.answers.get(x)!));
   }
 
   /** The session closed: end every stream; a JSON answer still owed gets an error. */
@@ -132,14 +130,18 @@ export class HttpChannel implements Outbound {
     for (const s of streams) {
       if (s.sse) this.end(s);
       else if (!s.res.headersSent && !s.res.destroyed) {
-        const out = s.ids.map((id) => s.answers.get(id) ?? { jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'the MCP session closed before the answer' } });
-        const body = JSON.stringify(out.length === 1 ? out[0] : out);
-        s.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'mcp-session-id': this.sessionId });
-        s.res.end(body);
+        this.answerJson(s, s.ids.map((id) => s.answers.get(id) ?? { jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'the MCP session closed before the answer' } }));
       }
     }
     if (this.standalone) this.end(this.standalone);
     this.standalone = undefined;
+  }
+
+  /** A POST's answers as one JSON body: the message itself for one request, an array for a batch. */
+  private answerJson(s: Stream, answers: RpcMessage[]): void {
+    const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
+    s.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'mcp-session-id': this.sessionId });
+    s.res.end(body);
   }
 
   private open(s: Stream): void {

@@ -37,10 +37,6 @@ export class ToolTable {
     });
   }
 
-  names(): string[] {
-    return [...this.byName.keys()];
-  }
-
   /** tools/call for `caller`: always a CallToolResult (errors as isError results), as the SDK's McpServer answered. */
   async call(params: Params, caller: Caller, ctx: HandlerContext): Promise<Record<string, unknown>> {
     const name = params.name;

@@ -269,7 +269,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   }
   setPort((http.address() as AddressInfo).port);
   sessions.startSweeping(closeSession, o.sweepEveryMs ?? Math.min(30_000, Math.max(1000, limits.idleMs / 10)));
-  const endpoint: HttpEndpoint = {
+  return {
     port,
     url: `http://127.0.0.1:${port}/mcp`,
     server: http,
@@ -286,7 +286,6 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       await new Promise<void>((r) => http.close(() => r()));
     },
   };
-  return endpoint;
 }
 
 const BAD_BODY = Symbol('bad body');
