@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: the wall clock the fake binaries' stamps use, percentiles,
 // temp dirs, the stamp file, and an in-process hub whose children run a fake agent binary.
 import { spawn } from 'node:child_process';
-import { accessSync, chmodSync, constants, readFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Hub } from '../src/hub.js';
+import type { Hub } from '../src/hub.js';
 import { loadConfigFrom, type Config } from '../src/config.js';
 import type { ProcessLauncher } from '../src/launch/types.js';
 import { TokenRecorder } from '../test/helpers/tokens.js';
@@ -143,6 +143,24 @@ export interface BenchHub {
 }
 
 /**
+ * The Hub class users run: the build (dist/, tsc's output), not the sources through tsx, whose
+ * keep-names wrappers (`__name`) cost about a tenth of a short tool call's CPU. `npm run bench`
+ * builds first; a benchmark run alone needs `npm run build` after a change to src/.
+ */
+export async function builtHub(): Promise<typeof Hub> {
+  const src = path.join(BENCH_DIR, '..', 'src');
+  const dist = path.join(BENCH_DIR, '..', 'dist', 'hub.js');
+  let built = 0;
+  try { built = statSync(dist).mtimeMs; } catch { /* not built */ }
+  const newest = (dir: string): number => Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? newest(p) : statSync(p).mtimeMs;
+  }));
+  if (built < newest(src)) throw new Error('dist/ is missing or older than src/: run `npm run build` (npm run bench does) before a benchmark');
+  return ((await import(pathToFileURL(dist).href)) as typeof import('../src/hub.js')).Hub;
+}
+
+/**
  * An in-process hub like test/helpers/hub.ts startTestHub (real SQLite, HTTP on port 0, lead
  * client in memory), but with the fake agent binary as claudeBin and our own child environment
  * (BENCH_STAMP_FILE and friends), and no fake Anthropic API.
@@ -158,7 +176,7 @@ export async function startBenchHub(o: { claudeBin: string; env?: Record<string,
     // Many benchmark clients share the lead token: lift the per-token session cap for them.
     const config = loadConfigFrom({ home: path.join(dir, 'state'), claudeBin: o.claudeBin, killGraceMs: 2000, worktreesDir: path.join(dir, 'worktrees'), maxSessionsPerToken: 1000, ...o.config });
     const childEnv = cleanEnv({ HOME: path.join(dir, 'home'), BENCH_STAMP_FILE: stampFile, ...o.env });
-    const h = new Hub({ config, projectDir: project, childEnv, processes: o.processes });
+    const h = new (await builtHub())({ config, projectDir: project, childEnv, processes: o.processes });
     hub = h;
     await h.start();
     const [a, b] = InMemoryTransport.createLinkedPair();

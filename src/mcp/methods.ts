@@ -10,7 +10,9 @@ export interface HandlerContext {
   /** The request's JSON-RPC id (notifications tied to it go on its stream). */
   id: RequestId;
   /** Aborted by notifications/cancelled, a client that went away, or the session's close. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /** The same as signal.aborted, known without making the signal (sessions make it on first use). */
+  readonly aborted?: boolean;
   /** What the transport knows of the request (over HTTP: its headers). */
   info?: unknown;
 }

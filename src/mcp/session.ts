@@ -5,7 +5,7 @@
 // to `out.send` with the id of the request it belongs to, so a transport can route it (http.ts
 // writes it on that request's stream; memory.ts passes it on).
 import { ErrorCode, LATEST_PROTOCOL_VERSION, RpcError, SUPPORTED_PROTOCOL_VERSIONS, errorAnswer, messageKind, type Params, type RequestId, type RpcMessage, type RpcRequest } from './rpc.js';
-import type { Methods } from './methods.js';
+import type { HandlerContext, Methods } from './methods.js';
 import type { Caller } from '../services/context.js';
 
 export interface Outbound {
@@ -32,7 +32,7 @@ export class McpSession {
   logLevel?: string;
   closed = false;
   /** In-flight handlers by request id. */
-  private readonly running = new Map<RequestId, AbortController>();
+  private readonly running = new Map<RequestId, Running>();
   /** Our requests to the client, by id. */
   private readonly pending = new Map<RequestId, Pending>();
   private nextId = 0;
@@ -127,16 +127,16 @@ export class McpSession {
     else if (method === 'ping') handler = () => ({});
     else if (method === 'logging/setLevel' && this.methods.capabilities.logging) handler = () => this.setLevel(params);
     if (!handler) return this.out.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } }, id);
-    const ac = new AbortController();
-    this.running.set(id, ac);
+    const run = new Running(this, id, info);
+    this.running.set(id, run);
     const h = handler;
+    const done = (): void => { if (this.running.get(id) === run) this.running.delete(id); };
     void Promise.resolve()
-      .then(() => h(params, { session: this, id, signal: ac.signal, info }))
+      .then(() => h(params, run))
       .then(
-        (result) => { if (!ac.signal.aborted) this.out.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Params }, id); },
-        (err: unknown) => { if (!ac.signal.aborted) this.out.send(errorAnswer(id, err), id); },
-      )
-      .finally(() => { if (this.running.get(id) === ac) this.running.delete(id); });
+        (result) => { done(); if (!run.aborted) this.out.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Params }, id); },
+        (err: unknown) => { done(); if (!run.aborted) this.out.send(errorAnswer(id, err), id); },
+      );
   }
 
   private initialize(p: Params): Params {
@@ -180,5 +180,33 @@ export class McpSession {
     p.cleanup();
     if ('result' in m) p.resolve(m.result);
     else if ('error' in m) p.reject(new RpcError(m.error.code, m.error.message, m.error.data));
+  }
+}
+
+/**
+ * One request being handled: its HandlerContext. The AbortSignal is made only when a handler
+ * asks for it (a blocking tool that waits): most calls end without one, and an AbortController
+ * per call was a measurable share of a short call's CPU.
+ */
+class Running implements HandlerContext {
+  aborted = false;
+  private ac?: AbortController;
+  private reason: unknown;
+
+  constructor(readonly session: McpSession, readonly id: RequestId, readonly info: unknown) {}
+
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.aborted) this.ac.abort(this.reason);
+    }
+    return this.ac.signal;
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.ac?.abort(reason);
   }
 }

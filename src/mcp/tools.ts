@@ -52,12 +52,12 @@ export class ToolTable {
     if (!parsed.success) return toolError(`MCP error ${ErrorCode.InvalidParams}: Input validation error: Invalid arguments for tool ${name}: ${parseErrorMessage(parsed.error.issues)}`);
     const args = parsed.data as unknown;
     const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
-    const { signal, session, id } = ctx;
+    // The signal is made only if the handler reads it (HandlerContext.signal is lazy).
     const extra: ToolExtra = {
-      signal,
+      get signal() { return ctx.signal; },
       progress: (progress, total, message) => {
-        if (token === undefined || signal.aborted) return;
-        session.notify('notifications/progress', { progressToken: token, progress, total, message }, id);
+        if (token === undefined || aborted(ctx)) return;
+        ctx.session.notify('notifications/progress', { progressToken: token, progress, total, message }, ctx.id);
       },
     };
     let scope: CallScope | void = undefined;
@@ -68,13 +68,18 @@ export class ToolTable {
       let value = await def.handler(input as never, caller, extra);
       if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
       const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
-      scope?.end(!signal.aborted);
+      scope?.end(!aborted(ctx));
       return result as Record<string, unknown>;
     } catch (err) {
       scope?.end(false);
       return errorResult(err, this.log) as Record<string, unknown>;
     }
   }
+}
+
+/** Was the call cancelled? Without making its signal when nobody asked for one. */
+function aborted(ctx: HandlerContext): boolean {
+  return ctx.aborted ?? ctx.signal.aborted;
 }
 
 function toolError(text: string): Record<string, unknown> {

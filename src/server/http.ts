@@ -6,7 +6,7 @@
 // token with the hub's pid (so a process reading hub.json can tell a live hub from a stale
 // or forged record); with the lead token it adds the session counts and limits.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
@@ -183,14 +183,15 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     if (sessionId) {
       const s = sessions.get(sessionId);
       if (!s) return deny(res, 404, 'unknown MCP session: initialize again');
-      if (!sameToken(s.token, token)) return deny(res, 403, 'forbidden: this MCP session belongs to another identity');
+      // Both tokens are valid (identify took this one), so the comparison is no oracle for guessing one.
+      if (s.token !== token) return deny(res, 403, 'forbidden: this MCP session belongs to another identity');
       // Counted open until the response (or the GET stream) closes: such a session is not idle.
-      res.once('close', sessions.busy(s));
+      const idle = sessions.busy(s);
       if (req.method === 'POST') {
         const role = s.caller.role;
         inFlight[role]++;
-        res.once('close', () => { inFlight[role]--; });
-      }
+        res.once('close', () => { idle(); inFlight[role]--; });
+      } else res.once('close', idle);
       if (req.method === 'GET') return s.channel.get(req, res);
       if (req.method === 'DELETE') {
         const v = versionProblem(req);
@@ -326,10 +327,4 @@ function readJson(req: IncomingMessage): Promise<unknown> {
     req.once('error', () => finish(BAD_BODY));
     req.once('close', () => finish(BAD_BODY));
   });
-}
-
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

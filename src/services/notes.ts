@@ -57,7 +57,7 @@ export class NoteService {
           ? `note ${JSON.stringify(i.key)} is at version ${cur.version}, not ${i.expected_version}: read it again and retry with expected_version ${cur.version}`
           : `note ${JSON.stringify(i.key)} does not exist (expected version ${i.expected_version}): use expected_version 0 to create it`);
       }
-      return this.store.put(i.key, i.value, authorOf(caller), this.ctx.clock.now());
+      return this.store.put(i.key, i.value, authorOf(caller), this.ctx.clock.now(), cur);
     });
     this.ctx.bus.emit('note', { key: i.key, version });
     return { key: i.key, version };

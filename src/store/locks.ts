@@ -24,12 +24,19 @@ export interface WaitRow {
 }
 
 export class LockStore {
-  /** The statements of every tool call (renew), prepared once. */
-  private readonly holds: Statement;
+  /** The statement of every tool call (renew), prepared once. */
   private readonly renews: Statement;
+  /**
+   * Holders that may hold a lock, read from the table once and kept while this store is the one
+   * that writes it (the hub's LockService: other stores on the same database only read): take
+   * adds to it, every other write forgets it. Every tool call and hook check renews its caller's
+   * locks, and most callers hold none: for them a renewal is a lookup here, not a query (a
+   * SQLite read cost as much as the rest of a note read). It may only err towards a holder with
+   * no lock left (a renewal that changes nothing, which forgets it).
+   */
+  private holderSet?: Set<string>;
 
   constructor(private readonly db: Db) {
-    this.holds = db.prepare('SELECT 1 FROM locks WHERE holder = ? LIMIT 1');
     this.renews = db.prepare('UPDATE locks SET expires_at = ? + ttl_s * 1000 WHERE holder = ?');
   }
 
@@ -59,25 +66,32 @@ export class LockStore {
     const st = this.db.prepare(`INSERT INTO locks (path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT(path) DO UPDATE SET reason = COALESCE(excluded.reason, locks.reason), ttl_s = excluded.ttl_s, expires_at = excluded.expires_at WHERE locks.holder = excluded.holder`);
     for (const p of paths) st.run(p, holder, reason, ttlS, now, now + ttlS * 1000);
+    this.holderSet?.add(holder);
   }
 
   release(holder: string, paths?: readonly string[]): string[] {
     const mine = this.byHolder(holder).map((l) => l.path).filter((p) => !paths || paths.includes(p));
     const st = this.db.prepare('DELETE FROM locks WHERE path = ? AND holder = ?');
     for (const p of mine) st.run(p, holder);
+    if (mine.length) this.holderSet = undefined;
     return mine;
   }
 
   /** Push every lock of holder to now + its own TTL. */
   renew(holder: string, now: number): number {
-    // Most calls come from holders with nothing locked: a read, not a write transaction, for them.
-    if (!this.holds.get(holder)) return 0;
-    return this.renews.run(now, holder).changes;
+    this.holderSet ??= new Set(this.holders());
+    if (!this.holderSet.has(holder)) return 0;
+    const changes = this.renews.run(now, holder).changes;
+    if (changes === 0) this.holderSet = undefined;
+    return changes;
   }
 
   expire(now: number): LockRow[] {
     const gone = this.db.prepare('SELECT * FROM locks WHERE expires_at <= ?').all(now) as LockRow[];
-    if (gone.length) this.db.prepare('DELETE FROM locks WHERE expires_at <= ?').run(now);
+    if (gone.length) {
+      this.db.prepare('DELETE FROM locks WHERE expires_at <= ?').run(now);
+      this.holderSet = undefined;
+    }
     return gone;
   }
 

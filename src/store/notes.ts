@@ -17,9 +17,8 @@ export class NoteStore {
     return this.db.prepare('SELECT * FROM notes WHERE key = ?').get(key) as NoteRow | undefined;
   }
 
-  /** Insert or bump the version; returns the new version. Call inside a transaction. */
-  put(key: string, value: string, author: string, now: number): number {
-    const cur = this.get(key);
+  /** Insert or bump the version; returns the new version. Call inside a transaction; `cur`: the row as just read in it. */
+  put(key: string, value: string, author: string, now: number, cur: NoteRow | undefined = this.get(key)): number {
     const version = (cur?.version ?? 0) + 1;
     this.db
       .prepare('INSERT INTO notes (key, value, version, author, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, version = excluded.version, author = excluded.author, updated_at = excluded.updated_at')
