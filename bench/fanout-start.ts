@@ -17,7 +17,7 @@ import path from 'node:path';
 import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/testing/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeBin, claudeEnv } from '../test/helpers/claude.js';
-import { ExecaLauncher } from '../src/launch/process.js';
+import { NodeLauncher } from '../src/launch/process.js';
 import type { SpawnCmd } from '../src/launch/types.js';
 import { f1, out, removeDir, runAlone, stats, tempDir } from './common.js';
 
@@ -75,7 +75,7 @@ export async function benchFanoutStart(): Promise<FanoutStartResult> {
     const ovs = await startTestHub({ fake });
     const noConfine = await startTestHub({ fake, config: { confine: 'off' } });
     const captured: SpawnCmd[] = [];
-    const real = new ExecaLauncher();
+    const real = new NodeLauncher();
     const cap = await startTestHub({ fake, processes: { launch: (c) => { captured.push(c); return real.launch(c); } } });
     hubs.push(ovs, noConfine, cap);
     // A child that stays in its first model call: its token stays valid for the replays' MCP connection.

@@ -54,7 +54,7 @@ import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
 import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
-import { ExecaLauncher } from './launch/process.js';
+import { NodeLauncher } from './launch/process.js';
 import { ClaudeLauncher } from './launch/claude/launcher.js';
 import { CodexLauncher, writeCodexHome } from './launch/codex/launcher.js';
 import type { AgentLauncher, ProcessLauncher } from './launch/types.js';
@@ -156,7 +156,7 @@ export class Hub {
     const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
     const clock = o.clock ?? systemClock;
     this.confinement = o.processes ? undefined : setupConfinement({
-      config: o.config, db: this.db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new ExecaLauncher(),
+      config: o.config, db: this.db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new NodeLauncher(),
     });
     let url = '';
     this.ctx = {

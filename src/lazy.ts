@@ -29,6 +29,10 @@ export function lazyImport<T>(name: string, load: () => Promise<T>): () => Promi
   }));
 }
 
+/** execa, for the commands the hub runs now and then (completion checks, branch names, gh): most
+ * hubs never run one, and it is 130 modules (children start through node:child_process). */
+export const loadExeca = lazyImport('execa', () => import('execa'));
+
 /** For tests: the lazy modules this process has loaded so far. */
 export function lazyLoaded(): ReadonlySet<string> {
   return loaded;

@@ -1,6 +1,7 @@
 // Low-level git plumbing shared by the git layer: a configured simple-git instance per
 // directory (never prompts, never opens an editor, English messages), real-path helpers and
 // error-text helpers. Nothing here knows about jobs or worktrees.
+import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import type { SimpleGit } from 'simple-git';
 import type * as SimpleGitModule from 'simple-git';
@@ -124,12 +125,26 @@ export async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T>
 export const TRANSIENT_GIT_ERROR = /failed to read .*worktrees|could not lock|Unable to create '.*\.lock'|unable to (create|write) .*lock|cannot lock ref/i;
 
 /**
- * Run one git command with execa and return stdout. For hot paths: simple-git waits an extra
- * 50 ms after any command that printed nothing (its completion detection), which made every
- * silent `git add`/`git commit -q` cost ~55 ms instead of ~3 ms.
+ * Run one git command and return its stdout (without the final newline); rejects with git's
+ * stderr in the message when git fails. For hot paths: simple-git waits an extra 50 ms after
+ * any command that printed nothing (its completion detection), which made every silent
+ * `git add`/`git commit -q` cost ~55 ms instead of ~3 ms. On node:child_process, not execa: every
+ * hub runs a few at start, and execa is 130 modules (docs/performance-hub-memory.md).
  */
-export async function gitQuick(dir: string, args: string[]): Promise<string> {
-  const { execa } = await import('execa');
-  const r = await execa('git', args, { cwd: dir, env: { ...process.env, ...gitEnv() }, stdin: 'ignore', timeout: 120_000 });
-  return r.stdout;
+export function gitQuick(dir: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: dir, env: { ...process.env, ...gitEnv() }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.once('error', reject); // git missing, cwd gone
+    child.once('close', (code, signal) => {
+      const stdout = Buffer.concat(out).toString('utf8').replace(/\r?\n$/, '');
+      if (code === 0) return resolve(stdout);
+      const why = signal ? `was killed by ${signal}${signal === 'SIGTERM' ? ' (timed out after 120 s?)' : ''}` : `failed with exit code ${code}`;
+      const detail = [Buffer.concat(err).toString('utf8').trim(), stdout.trim()].filter(Boolean).join('\n\n');
+      reject(new Error(`Command ${why}: git ${args.join(' ')}${detail ? `\n\n${detail}` : ''}`));
+    });
+  });
 }

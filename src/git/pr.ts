@@ -1,6 +1,6 @@
 // Publishing a finished job's branch: push to `origin` and open a pull request with `gh`.
 // Neither ever throws; every reason for not pushing or not opening a PR comes back as a note.
-import { execa } from 'execa';
+import { loadExeca } from '../lazy.js';
 import { errText, firstLine, git, gitEnv, outLines } from './exec.js';
 
 /** A push that prints nothing for this long is killed (a stuck credential helper or network). */
@@ -50,12 +50,12 @@ function lastUrl(text: string): string | undefined {
  * installed and authenticated. An existing PR for the branch counts as success (its URL). */
 export async function openPullRequest(repoDir: string, branch: string, ghBin = 'gh'): Promise<PrOutcome> {
   const base = { cwd: repoDir, env: gitEnv(), extendEnv: false, reject: false, timeout: GH_TIMEOUT_MS, stdin: 'ignore' } as const;
-  const auth = await execa(ghBin, ['auth', 'status'], base);
+  const auth = await (await loadExeca()).execa(ghBin, ['auth', 'status'], base);
   if ((auth as { code?: string }).code === 'ENOENT') return { note: 'gh not installed' };
   if (auth.timedOut) return { note: 'gh auth status timed out' };
   if (auth.exitCode !== 0) return { note: 'gh not authenticated (run `gh auth login`)' };
 
-  const pr = await execa(ghBin, ['pr', 'create', '--fill', '--head', branch], base);
+  const pr = await (await loadExeca()).execa(ghBin, ['pr', 'create', '--fill', '--head', branch], base);
   const stdout = String(pr.stdout ?? '');
   const stderr = String(pr.stderr ?? '');
   if (pr.exitCode === 0) {

@@ -1,40 +1,28 @@
-// The real ProcessLauncher: execa, detached (own process group, so signals reach the child's
-// own MCP servers and tools too), no shell, output streamed rather than buffered.
-import { execa } from 'execa';
+// The real ProcessLauncher: node:child_process, detached (own process group, so signals reach
+// the child's own MCP servers and tools too), no shell, output streamed rather than buffered.
+// (It was execa: 130 modules and about 6 MB of a hub's memory, plus promise and stream machinery
+// per child, for what spawn, 'error' and 'close' give directly; docs/performance-hub-memory.md.)
+import { spawn } from 'node:child_process';
 import type { ChildHandle, ExitInfo, ProcessLauncher, SpawnCmd } from './types.js';
 
-export class ExecaLauncher implements ProcessLauncher {
+export class NodeLauncher implements ProcessLauncher {
   launch(cmd: SpawnCmd): ChildHandle {
-    const child = execa(cmd.bin, cmd.args, {
-      cwd: cmd.cwd,
-      env: cmd.env,
-      extendEnv: false,
-      stdin: cmd.stdin,
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      detached: true,
-      cleanup: false,
-      windowsHide: true,
-    });
+    const child = spawn(cmd.bin, cmd.args, { cwd: cmd.cwd, env: cmd.env, stdio: [cmd.stdin, 'pipe', 'pipe'], detached: true, windowsHide: true });
     let stdinOpen = cmd.stdin === 'pipe';
     child.stdin?.on('error', () => { stdinOpen = false; });
-    const exited: Promise<ExitInfo> = child.then(
-      (r) => {
+    // 'close' comes after the exit and after stdout and stderr have ended (a grandchild that
+    // keeps them open keeps it waiting, as the contract says); a process that could not start at
+    // all gets 'error' (ENOENT, EACCES…, no pid) and then 'close'.
+    const exited = new Promise<ExitInfo>((resolve) => {
+      let failed: ExitInfo['spawnError'];
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) failed ??= { code: err.code, message: spawnMessage(cmd.bin, err.code, err.message) };
+      });
+      child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
         stdinOpen = false;
-        const errCode = (r as { code?: string }).code;
-        if (r.failed && r.exitCode === undefined && !r.signal && errCode) {
-          return { code: null, signal: null, spawnError: { code: errCode, message: spawnMessage(cmd.bin, errCode, r.message ?? `cannot run ${cmd.bin}`) } };
-        }
-        return { code: r.exitCode ?? null, signal: r.signal ?? null };
-      },
-      (err: unknown) => {
-        stdinOpen = false;
-        const e = err as { code?: string; message?: string };
-        return { code: null, signal: null, spawnError: { code: e.code, message: spawnMessage(cmd.bin, e.code, e.message ?? String(err)) } };
-      },
-    );
+        resolve(failed ? { code: null, signal: null, spawnError: failed } : { code, signal });
+      });
+    });
     const pid = child.pid;
     return {
       pid,

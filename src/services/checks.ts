@@ -1,6 +1,6 @@
 // Completion checks of the tool contract, run in the job's work tree once the agent's
 // process ended cleanly. All must pass for the job to succeed.
-import { execa } from 'execa';
+import { loadExeca } from '../lazy.js';
 import { hasChanges } from '../git/worktree.js';
 
 export type Check = string; // 'diff_not_empty' | 'no_error_in_output' | `command:${string}`
@@ -43,7 +43,7 @@ async function runCheck(c: Check, f: CheckFacts): Promise<CheckResult> {
     return { check: c, ok: true };
   }
   const cmd = c.slice('command:'.length).trim();
-  const r = await execa('sh', ['-c', cmd], { cwd: f.workDir, env: f.env, reject: false, timeout: f.timeoutMs, all: true, stdin: 'ignore' });
+  const r = await (await loadExeca()).execa('sh', ['-c', cmd], { cwd: f.workDir, env: f.env, reject: false, timeout: f.timeoutMs, all: true, stdin: 'ignore' });
   if (r.exitCode === 0) return { check: c, ok: true };
   const tail = (r.all ?? '').toString().slice(-800);
   return { check: c, ok: false, detail: `\`${cmd}\` ${r.timedOut ? 'timed out' : `exited ${r.exitCode ?? r.signal}`}${tail ? `: ${tail}` : ''}` };

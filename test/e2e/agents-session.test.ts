@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob, waitEnded } from '../helpers/wait.js';
 import { initRepo } from '../helpers/git.js';
-import { ExecaLauncher } from '../../src/launch/process.js';
+import { NodeLauncher } from '../../src/launch/process.js';
 import type { Script, StepContext } from '../../src/testing/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
@@ -170,7 +170,7 @@ describe('work trees and connectivity', () => {
   });
 
   test('a child whose overseer MCP server cannot connect fails fast with mcp_unavailable', async () => {
-    const real = new ExecaLauncher();
+    const real = new NodeLauncher();
     const h = await hubWith({ any: [{ text: 'should not matter' }] }, {
       processes: { launch: (cmd) => real.launch({ ...cmd, env: { ...cmd.env, OVERSEER_TOKEN: 'not-a-valid-token' } }) },
     });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { ExecaLauncher } from '../../src/launch/process.js';
+import { NodeLauncher } from '../../src/launch/process.js';
 import { cwdOf } from '../helpers/steps.js';
 import { deadPort } from '../helpers/net.js';
 
@@ -15,7 +15,7 @@ after(async () => { for (const h of hubs) await h.stop(); });
 
 test('a Claude child whose lock check cannot reach the hub is denied the edit, and told why', async () => {
   const port = await deadPort();
-  const real = new ExecaLauncher();
+  const real = new NodeLauncher();
   let target = '';
   const h = await startTestHub({
     scripts: {

@@ -1,11 +1,11 @@
 // A ProcessLauncher for tests and benchmarks that need a running agent's own token (to call the
 // hub's HTTP endpoint or the lock hook as that agent): it captures the token from the launch env.
-import { ExecaLauncher } from '../../src/launch/process.js';
+import { NodeLauncher } from '../../src/launch/process.js';
 import type { ChildHandle, ProcessLauncher, SpawnCmd } from '../../src/launch/types.js';
 
 /** Delegates to the real launcher and records each child's agent token (SpawnCmd env.OVERSEER_TOKEN) by job id. */
 export class TokenRecorder implements ProcessLauncher {
-  private readonly inner = new ExecaLauncher();
+  private readonly inner = new NodeLauncher();
   private readonly tokens = new Map<string, string>();
   private readonly waiters = new Map<string, ((t: string) => void)[]>();
 
