@@ -1,6 +1,8 @@
 // Benchmark P6: resident memory of a real hub process (`node dist/cli/main.js serve`), idle and
 // with 64 light children that each hold an MCP session open like a real child, against the
-// floor measured in the same run: a bare `node -e "setInterval(()=>{},1e6)"`.
+// floors measured in the same run: a bare `node -e "setInterval(()=>{},1e6)"`, and the floor under
+// any hub of Overseer's parts: node:http + a better-sqlite3 WAL file + pino answering 200 GETs
+// with one query each (bench/fixtures/min-server.mjs, same node flags), no Overseer code.
 // The hub runs with OVERSEER_HOME in a temp dir, OVERSEER_MAX_AGENTS=64, OVERSEER_PORT=0 and
 // CLAUDE_BIN=bench/fixtures/mcp-agent.sh (curl: initialize, initialized, tools/list with the
 // child's own token, then holds the session's GET stream). A lead client connects over
@@ -12,6 +14,7 @@
 // measures another build (e.g. an older commit's dist/, to compare before and after).
 // Needs dist/ (npm run build). Run alone: node --import tsx bench/hub-mem.ts
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,6 +41,8 @@ export interface Rss {
 
 export interface HubMemResult {
   floor: Rss;
+  /** node:http + SQLite + pino serving 200 requests, the hub's node flags (bench/fixtures/min-server.mjs) */
+  serverFloor: Rss;
   idle: Rss;
   children: Rss;
   peakMb: number;
@@ -119,6 +124,34 @@ export async function nodeFloor(): Promise<Rss> {
   }
 }
 
+/**
+ * RSS of the smallest server of Overseer's parts (node:http, better-sqlite3 in WAL mode, pino)
+ * after answering CALLS requests, with the hub's node flags: what any hub costs before its own code.
+ */
+export async function serverFloor(nodeArgs: string[], dir: string): Promise<Rss> {
+  const p = spawn(process.execPath, [...nodeArgs, fixture('min-server.mjs'), dir], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    let text = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      p.stdout!.on('data', (c: Buffer) => { text += c.toString(); if (text.includes('\n')) resolve(Number(text.trim())); });
+      p.once('exit', () => reject(new Error('the floor server exited before it listened')));
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    for (let i = 0; i < CALLS; i++) {
+      await new Promise<void>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: '/', agent }, (res) => { res.resume(); res.on('end', resolve); }).on('error', reject);
+      });
+    }
+    agent.destroy();
+    await sleep(SETTLE_MS);
+    const { rss, anon, file } = procRss(p.pid!);
+    return { rss, anon, file };
+  } finally {
+    p.kill('SIGKILL');
+    await exited(p);
+  }
+}
+
 const fmt = (r: Rss): string => `${f1(r.rss)} MB (anon ${f1(r.anon)}, file ${f1(r.file)})`;
 
 export async function benchHubMem(): Promise<HubMemResult> {
@@ -135,6 +168,7 @@ export async function benchHubMem(): Promise<HubMemResult> {
   let client: Client | undefined;
   let stderr = '';
   try {
+    const minServer = await serverFloor(nodeArgs, dir);
     hubProc = spawn(process.execPath, [...nodeArgs, cli, 'serve'], {
       cwd: dir,
       env: cleanEnv({
@@ -223,11 +257,12 @@ export async function benchHubMem(): Promise<HubMemResult> {
     const perChildKb = ((withChildren.rss - idle.rss) / CHILDREN) * 1024;
     out(
       `bare node: ${fmt(floor)}; hub node flags: ${nodeArgs.join(' ') || '(none)'}\n` +
-        `hub idle: ${fmt(idle)}; ratio to bare node ${(idle.rss / floor.rss).toFixed(2)}; list_agents p50 ${callP50Ms.toFixed(2)} ms (n=${CALLS})\n` +
+        `node:http + SQLite + pino, ${CALLS} requests served (bench/fixtures/min-server.mjs): ${fmt(minServer)}\n` +
+        `hub idle: ${fmt(idle)}; ratio to bare node ${(idle.rss / floor.rss).toFixed(2)}, to the server floor ${(idle.rss / minServer.rss).toFixed(2)}; list_agents p50 ${callP50Ms.toFixed(2)} ms (n=${CALLS})\n` +
         `hub with ${CHILDREN} children (${sessions} agent sessions): ${fmt(withChildren)}; peak VmHWM ${f1(withChildren.hwm)} MB; per child ${perChildKb.toFixed(0)} kB\n` +
         `after hub SIGTERM: ${left} processes left${left ? ' (killed by the benchmark)' : ''}\n`,
     );
-    return { floor, idle: strip(idle), children: strip(withChildren), peakMb: withChildren.hwm, agentSessions: sessions, perChildKb, leftoverChildren: left, callP50Ms, nodeArgs };
+    return { floor, serverFloor: minServer, idle: strip(idle), children: strip(withChildren), peakMb: withChildren.hwm, agentSessions: sessions, perChildKb, leftoverChildren: left, callP50Ms, nodeArgs };
   } finally {
     await client?.close().catch(() => undefined);
     if (hubProc && hubProc.exitCode === null && hubProc.signalCode === null) {

@@ -43,6 +43,7 @@ export function postMessages(req: IncomingMessage, body: unknown): RpcMessage[] 
 
 function isJsonType(ct: string | undefined): boolean {
   if (!ct) return false;
+  if (ct === 'application/json') return true;
   return ct.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 

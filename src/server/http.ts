@@ -126,8 +126,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return deny(res, 403, 'forbidden: bad Origin header');
     if (page) return o.web!.page(req, res, url);
-    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const token = m?.[1];
+    const token = bearerToken(req.headers.authorization);
     let caller = token ? o.auth.identify(token) : undefined;
     // The dashboard's session cookie stands for the lead on /api/ only (never /mcp or /hook). A
     // state-changing request also needs the session's CSRF token, and must come from the page
@@ -290,6 +289,18 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
 }
 
 const BAD_BODY = Symbol('bad body');
+
+/** The token of an `Authorization: Bearer <token>` header (the scheme in any case, then
+ * whitespace, then no whitespace to the end), as /^Bearer\s+(\S+)$/i without a match array and
+ * its strings on every request. */
+export function bearerToken(h: string | undefined): string | undefined {
+  if (!h || h.length < 8 || h.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  let i = 6;
+  while (i < h.length && /\s/.test(h[i]!)) i++;
+  if (i === 6 || i === h.length) return undefined;
+  const token = h.slice(i);
+  return /\s/.test(token) ? undefined : token;
+}
 
 /** Never changed: handlers of /mcp do not read it (api, page and hook routes get their own). */
 const MCP_URL: Readonly<URL> = new URL('/mcp', 'http://127.0.0.1');

@@ -73,14 +73,27 @@ export const MAX_INPUT_DEPTH = 64;
 /**
  * Refuse arguments nested deeper than MAX_INPUT_DEPTH before any handler (or the policy, or
  * JSON.stringify) recurses into them: a hostile input must get a readable refusal, not a stack
- * overflow. Iterative, so the check itself cannot overflow.
+ * overflow. The check's own recursion stops at that depth; the path is built only for a refusal
+ * (every tool call runs this).
  */
 export function checkBounds(args: unknown): void {
-  const stack: Array<[unknown, number, string]> = [[args, 0, '']];
-  while (stack.length) {
-    const [v, depth, at] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= MAX_INPUT_DEPTH) throw new InvalidInputError(`${at.replace(/^\./, '') || '(input)'}: nested deeper than ${MAX_INPUT_DEPTH} levels; send flatter input`);
-    for (const [k, x] of Object.entries(v)) stack.push([x, depth + 1, at.length < 200 ? `${at}.${k}` : at]);
+  const path = tooDeep(args, 0);
+  if (!path) return;
+  let at = '';
+  for (const k of path) if (at.length < 200) at = at ? `${at}.${k}` : k;
+  throw new InvalidInputError(`${at || '(input)'}: nested deeper than ${MAX_INPUT_DEPTH} levels; send flatter input`);
+}
+
+/** The keys down to a value nested MAX_INPUT_DEPTH deep (recursion stops there), or undefined. */
+function tooDeep(v: unknown, depth: number): string[] | undefined {
+  if (v === null || typeof v !== 'object') return undefined;
+  if (depth >= MAX_INPUT_DEPTH) return [];
+  for (const k of Object.keys(v)) {
+    const below = tooDeep((v as Record<string, unknown>)[k], depth + 1);
+    if (below) {
+      below.unshift(k);
+      return below;
+    }
   }
+  return undefined;
 }
