@@ -2,7 +2,9 @@
 // every Codex child's): hooks/overseer-hook.sh started as hookCommandLine starts it
 // (`/bin/bash overseer-hook.sh <node>` where there is bash: it posts over /dev/tcp), the same
 // script under /bin/sh = dash (its curl branch), against `/bin/true` started the same way
-// (spawn → process closed, stdin piped and closed, stdout drained), and against the Node hook
+// (spawn → process closed, stdin piped and closed, stdout drained), each started and timed from
+// a lean process of its own (bench/fixtures/spawner.mjs; a hook's caller is not the hub's
+// process), and against the Node hook
 // (`node hooks/overseer-hook.mjs`), all interleaved in one run (order rotated every round).
 // An in-process hub runs two hanging jobs (bench/fixtures/sleep-agent.sh); their agent tokens are
 // captured from the launch command (TokenRecorder). Inputs: a Write PreToolUse JSON of
@@ -19,7 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { projectStateDir } from '../src/config.js';
 import { hookShell } from '../src/launch/claude/launcher.js';
-import { REPO_ROOT, TokenRecorder, cleanEnv, f2, fixture, out, removeDir, runAlone, spawnHangingAgent, startBenchHub, statLine, stats, timedRun, type Stats, type TimedRun } from './common.js';
+import { REPO_ROOT, TokenRecorder, cleanEnv, f2, fixture, out, removeDir, runAlone, spawnHangingAgent, startBenchHub, startSpawner, statLine, stats, type Stats, type TimedRun } from './common.js';
 
 const RUNS = 30;
 const WARMUP = 3;
@@ -53,7 +55,6 @@ export interface CmdHookResult {
   overDeny: number;
 }
 
-const run = (cmd: [string, string[]], env: NodeJS.ProcessEnv, stdin: string, cwd: string): Promise<TimedRun> => timedRun(cmd[0], cmd[1], { env, cwd, stdin });
 
 const hookInput = (cwd: string, file: string): string =>
   JSON.stringify({
@@ -67,6 +68,9 @@ const denied = (r: TimedRun): boolean => r.code === 0 && r.stdout.includes('"per
 export async function benchCmdHook(): Promise<CmdHookResult> {
   const rec = new TokenRecorder();
   const h = await startBenchHub({ claudeBin: fixture('sleep-agent.sh'), processes: rec, config: { maxAgents: 4 } });
+  // The commands start from a process of their own, as Codex or Claude Code starts its hooks.
+  const spawner = startSpawner();
+  const run = (cmd: [string, string[]], env: NodeJS.ProcessEnv, stdin: string, cwd: string): Promise<TimedRun> => spawner.run(cmd[0], cmd[1], { env, cwd, stdin });
   const xdg = await mkdtemp(path.join(tmpdir(), 'ovs-cmdhook-xdg-'));
   const nowhere = await realpath(await mkdtemp(path.join(tmpdir(), 'ovs-cmdhook-nohub-')));
   try {
@@ -142,6 +146,7 @@ export async function benchCmdHook(): Promise<CmdHookResult> {
     );
     return r;
   } finally {
+    await spawner.close();
     await h.stop();
     await removeDir(xdg);
     await removeDir(nowhere);

@@ -330,6 +330,44 @@ export function workerRpc<Req extends object>(w: Worker, name: string): (m: Req)
 /** One process run, timed from spawn to close, with `stdin` written and its output kept. */
 export interface TimedRun { ms: number; code: number | null; stdout: string; stderr: string }
 
+export interface Spawner {
+  /** Start and time one command in the spawner process (spawn → closed, stdin written and closed, output drained). */
+  run(bin: string, args: string[], o: { env: NodeJS.ProcessEnv; cwd: string; stdin: string }): Promise<TimedRun>;
+  close(): Promise<void>;
+}
+
+/** A separate lean process that times the commands it is asked to run (bench/fixtures/spawner.mjs), one at a time. */
+export function startSpawner(): Spawner {
+  const p = spawn(process.execPath, [fixture('spawner.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = new Map<number, { resolve(r: TimedRun): void; reject(e: Error): void }>();
+  let next = 0;
+  let buf = '';
+  p.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    buf += d;
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const a = JSON.parse(buf.slice(0, nl)) as TimedRun & { id: number; error?: string };
+      buf = buf.slice(nl + 1);
+      const w = waiting.get(a.id);
+      waiting.delete(a.id);
+      if (a.error) w?.reject(new Error(a.error));
+      else w?.resolve({ ms: a.ms, code: a.code, stdout: a.stdout, stderr: a.stderr });
+    }
+  });
+  p.once('close', () => { for (const w of waiting.values()) w.reject(new Error('the spawner process ended')); waiting.clear(); });
+  return {
+    run: (bin, args, o) => new Promise((resolve, reject) => {
+      const id = ++next;
+      waiting.set(id, { resolve, reject });
+      p.stdin!.write(`${JSON.stringify({ id, bin, args, env: o.env, cwd: o.cwd, stdin: o.stdin })}\n`);
+    }),
+    close: () => new Promise((resolve) => {
+      if (p.exitCode !== null || p.signalCode !== null) return resolve();
+      p.once('close', () => resolve());
+      p.stdin!.end();
+    }),
+  };
+}
+
 export function timedRun(bin: string, args: string[], o: { env: NodeJS.ProcessEnv; cwd: string; stdin: string }): Promise<TimedRun> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();

@@ -1,8 +1,14 @@
 // `npm run bench`: runs every benchmark in order, prints each one's figures, then a summary
 // table with the goals beside the figures, and writes it all to bench/results/latest.json.
+// Each benchmark runs in a process of its own (this script again, `--one <name>`): a benchmark
+// measured after others shared their heap, their timers and whatever they left behind, and a
+// process grown large makes every spawn it times slower (fork copies its page tables: /bin/true
+// took 6-7 ms late in a run, 4 ms from a fresh process).
 // Benchmarks measure; they do not assert. A goal that is missed is reported, not failed; a
 // benchmark that crashes is reported and makes the exit code 1 (the others still run).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -457,7 +463,7 @@ async function main(): Promise<void> {
     out(`\n== ${e.title}\n`);
     const t0 = performance.now();
     try {
-      const r = await e.run();
+      const r = await runIsolated(e);
       const secs = (performance.now() - t0) / 1000;
       results[e.name] = { ...r, seconds: secs };
       rows.push(...e.rows(r));
@@ -499,7 +505,35 @@ async function main(): Promise<void> {
   if (failed) process.exitCode = 1;
 }
 
-main().catch((err: unknown) => {
+/** Run entry e in a fresh process (this script with `--one`), its output passed through; its result as JSON. */
+async function runIsolated<T>(e: Entry<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'overseer-bench-one-'));
+  const file = path.join(dir, 'result.json');
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const p = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--one', e.name, '--result', file], { stdio: ['ignore', 'inherit', 'inherit'] });
+      p.once('error', reject);
+      p.once('close', (c) => resolve(c));
+    });
+    if (code !== 0) throw new Error(`the benchmark's process exited with ${code} (its error is printed above)`);
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `--one <name> --result <file>`: run that entry here and write its result to file. */
+async function one(name: string, file: string): Promise<void> {
+  const e = entries.find((x) => x.name === name);
+  if (!e) throw new Error(`no benchmark named ${name}`);
+  const r = await e.run();
+  await writeFile(file, JSON.stringify(r));
+  // A handle a benchmark left open must not keep the run waiting (stdout to a pipe or a file is synchronous).
+  setTimeout(() => process.exit(0), 1000).unref();
+}
+
+const oneAt = process.argv.indexOf('--one');
+(oneAt >= 0 ? one(process.argv[oneAt + 1] ?? '', process.argv[process.argv.indexOf('--result') + 1] ?? '') : main()).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   process.exitCode = 1;
 });
