@@ -8,6 +8,7 @@
 // benchmark that crashes is reported and makes the exit code 1 (the others still run).
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
@@ -526,7 +527,21 @@ async function runIsolated<T>(e: Entry<T>): Promise<T> {
 async function one(name: string, file: string): Promise<void> {
   const e = entries.find((x) => x.name === name);
   if (!e) throw new Error(`no benchmark named ${name}`);
+  // BENCH_PROFILE=1: a CPU profile of this process (the in-process hub's thread included) over the
+  // benchmark, written to bench/results/<name>.cpuprofile (open it in Chrome's DevTools).
+  const profile = process.env.BENCH_PROFILE === '1' ? new Session() : undefined;
+  if (profile) {
+    profile.connect();
+    await profile.post('Profiler.enable');
+    await profile.post('Profiler.start');
+  }
   const r = await e.run();
+  if (profile) {
+    const { profile: p } = await profile.post('Profiler.stop');
+    await mkdir(path.join(BENCH_DIR, 'results'), { recursive: true });
+    await writeFile(path.join(BENCH_DIR, 'results', `${name}.cpuprofile`), JSON.stringify(p));
+    profile.disconnect();
+  }
   await writeFile(file, JSON.stringify(r));
   // A handle a benchmark left open must not keep the run waiting (stdout to a pipe or a file is synchronous).
   setTimeout(() => process.exit(0), 1000).unref();

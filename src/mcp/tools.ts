@@ -11,6 +11,7 @@ import { errorResult, okResult } from '../tools/result.js';
 import { inputJsonSchema } from './jsonSchema.js';
 import { ErrorCode, RpcError, type Params } from './rpc.js';
 import type { HandlerContext } from './methods.js';
+import { NO, fastParse } from '../tools/fastParse.js';
 
 export type OnCall = (c: Caller, tool: string) => CallScope | void;
 
@@ -48,9 +49,13 @@ export class ToolTable {
     const entry = this.byName.get(name);
     if (!entry) return toolError(`MCP error ${ErrorCode.InvalidParams}: Tool ${name} not found`);
     const { def, published } = entry;
-    const parsed = published.safeParse(rawArgs ?? {});
-    if (!parsed.success) return toolError(`MCP error ${ErrorCode.InvalidParams}: Input validation error: Invalid arguments for tool ${name}: ${parseErrorMessage(parsed.error.issues)}`);
-    const args = parsed.data as unknown;
+    // The compiled check answers for valid input; zod runs (and words the error) for the rest.
+    let args = fastParse(published, rawArgs ?? {});
+    if (args === NO) {
+      const parsed = published.safeParse(rawArgs ?? {});
+      if (!parsed.success) return toolError(`MCP error ${ErrorCode.InvalidParams}: Input validation error: Invalid arguments for tool ${name}: ${parseErrorMessage(parsed.error.issues)}`);
+      args = parsed.data as unknown;
+    }
     const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
     // The signal is made only if the handler reads it (HandlerContext.signal is lazy).
     const extra: ToolExtra = {
@@ -64,7 +69,8 @@ export class ToolTable {
     try {
       scope = this.onCall?.(caller, def.name);
       checkBounds(args);
-      const input = published === def.input ? args : (def.input.parse(args) as unknown);
+      let input = published === def.input ? args : fastParse(def.input, args);
+      if (input === NO) input = def.input.parse(args) as unknown;
       let value = await def.handler(input as never, caller, extra);
       if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
       const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
