@@ -16,7 +16,7 @@ import path from 'node:path';
 import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/testing/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
-import { f1, f2, out, removeDir, runAlone, tempDir } from './common.js';
+import { f1, f2, out, removeDir, runAlone, tempDir, builtHub } from './common.js';
 
 const SCRIPT = 'bench-fanout';
 const CHILDREN = 8;
@@ -122,9 +122,9 @@ export async function benchFanout(): Promise<FanoutResult> {
     // The gated side: BENCH_FANOUT_GATE starts in flight, else one per core (what "auto" gives on
     // a machine others do not saturate).
     const gate = Number(process.env.BENCH_FANOUT_GATE ?? os.availableParallelism());
-    const off = await startTestHub({ fake, config: { maxAgents: CHILDREN, startConcurrency: 0 } });
+    const off = await startTestHub({ hubClass: await builtHub(), fake, config: { maxAgents: CHILDREN, startConcurrency: 0 } });
     hubs.push(off);
-    const gatedHub = await startTestHub({ fake, config: { maxAgents: CHILDREN, startConcurrency: gate } });
+    const gatedHub = await startTestHub({ hubClass: await builtHub(), fake, config: { maxAgents: CHILDREN, startConcurrency: gate } });
     hubs.push(gatedHub);
     const env = claudeEnv({ home: bareHome, baseUrl: fake.url });
     // One untimed round each first: the CLI's files are in the page cache for every side.

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { startFakeAnthropic, promptOf, type FakeAnthropic, type RecordedRequest } from '../src/testing/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
-import { f2, out, removeDir, runAlone, tempDir } from './common.js';
+import { f2, out, removeDir, runAlone, tempDir, builtHub } from './common.js';
 
 const SCRIPT = 'bench-first-request';
 const TIMEOUT_MS = 120_000;
@@ -53,7 +53,7 @@ export async function benchFirstRequest(): Promise<FirstRequestResult> {
     await Promise.all([mkdir(bareHome), mkdir(bareWork)]);
     const prompt = (who: string): string => `@script:${SCRIPT} Say hello (${who}).`;
 
-    h = await startTestHub({ fake, extraEnv: SEARCH_ON });
+    h = await startTestHub({ hubClass: await builtHub(), fake, extraEnv: SEARCH_ON });
     const { job_id } = await h.call('spawn_agent', { prompt: prompt('child'), title: 'first request' });
     const child = sizeOf(await firstFor(fake, '(child)'));
     await h.call('wait_for_agents', { job_ids: [job_id], timeout_s: TIMEOUT_MS / 1000 });

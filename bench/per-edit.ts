@@ -12,7 +12,7 @@ import path from 'node:path';
 import { startFakeAnthropic, promptOf, type FakeAnthropic, type Script } from '../src/testing/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
-import { f1, out, removeDir, runAlone, statLine, stats, tempDir, type Stats } from './common.js';
+import { f1, out, removeDir, runAlone, statLine, stats, tempDir, type Stats, builtHub } from './common.js';
 import { TIMEOUT_MS } from './vsBare.js';
 
 const SCRIPT = 'bench-ten-writes';
@@ -49,7 +49,7 @@ export async function benchPerEdit(): Promise<PerEditResult> {
     work = await tempDir('per-edit');
     const bareHome = path.join(work, 'bare-home');
     await mkdir(bareHome);
-    const hub = (h = await startTestHub({ fake }));
+    const hub = (h = await startTestHub({ hubClass: await builtHub(), fake }));
     const env = claudeEnv({ home: bareHome, baseUrl: fake.url });
     const ovs: number[] = [];
     const bare: number[] = [];

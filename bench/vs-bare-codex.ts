@@ -22,7 +22,7 @@ import { startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../src/testi
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { codexEnv, codexHome, execFlags, FAKE_API_KEY, FAKE_MODEL, runCodex } from '../test/helpers/codex.js';
 import { fakeCodexConfig, writeFakeModelCatalog } from '../test/helpers/codexConfig.js';
-import { f2, out, removeDir, runAlone, statLine, stats, tempDir, type Stats } from './common.js';
+import { f2, out, removeDir, runAlone, statLine, stats, tempDir, type Stats, builtHub } from './common.js';
 import {
   bareRun, difference, interleave, overseerRun, overseerVsBare, promptFor, ratioText, splitText, TIMEOUT_MS, vsBareResult, wallLines, type VsBareResult,
 } from './vsBare.js';
@@ -71,8 +71,8 @@ export async function benchVsBareCodex(): Promise<VsBareCodexResult> {
     // Same provider settings and model catalog on both sides.
     await codexHome(bareCodexHome, fake.url);
     const hubConfig = fakeCodexConfig(fake.url, writeFakeModelCatalog(hubDir));
-    const hub = (h = await startTestHub({ dir: hubDir, extraEnv: { FAKE_API_KEY }, config: hubConfig }));
-    const hubOff = (hOff = await startTestHub({ dir: offDir, extraEnv: { FAKE_API_KEY }, config: { ...hubConfig, lockMode: 'off' } }));
+    const hub = (h = await startTestHub({ hubClass: await builtHub(), dir: hubDir, extraEnv: { FAKE_API_KEY }, config: hubConfig }));
+    const hubOff = (hOff = await startTestHub({ hubClass: await builtHub(), dir: offDir, extraEnv: { FAKE_API_KEY }, config: { ...hubConfig, lockMode: 'off' } }));
     const api = fake;
     const env = codexEnv({ home: bareHome, codexHome: bareCodexHome });
 

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { startFakeAnthropic, promptOf, type FakeAnthropic, type Script } from '../src/testing/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
-import { out, removeDir, runAlone, tempDir } from './common.js';
+import { out, removeDir, runAlone, tempDir, builtHub } from './common.js';
 import { bareRun, interleave, overseerRun, promptFor, ratioText, splitText, TIMEOUT_MS, vsBareResult, wallLines, type VsBareResult } from './vsBare.js';
 
 export type { VsBareResult };
@@ -45,7 +45,7 @@ export async function benchVsBare(): Promise<VsBareResult> {
     const ovsWork = path.join(work, 'ovs-work');
     const bareWork = path.join(work, 'bare-work');
     await Promise.all([mkdir(bareHome), mkdir(ovsWork), mkdir(bareWork)]);
-    const hub = (h = await startTestHub({ fake }));
+    const hub = (h = await startTestHub({ hubClass: await builtHub(), fake }));
     const api = fake;
     const env = claudeEnv({ home: bareHome, baseUrl: fake.url });
 

@@ -44,6 +44,8 @@ export async function startTestHub(o: {
   log?: Logger;
   /** The hub's clock (default: the system's), for tests that move time (schedules). */
   clock?: Clock;
+  /** The Hub class (default: the sources'); benchmarks pass the built one (bench/common.ts builtHub). */
+  hubClass?: typeof Hub;
 } = {}): Promise<TestHub> {
   const dir = o.dir ?? (await makeTempDir('ovs-test'));
   const home = join(dir, 'state');
@@ -53,7 +55,7 @@ export async function startTestHub(o: {
   // Worktrees go under the test's own directory, never into the developer's ~/.local/share.
   const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, worktreesDir: join(dir, 'worktrees'), ...o.config });
   const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url, extra: o.extraEnv });
-  const hub = new Hub({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db'), log: o.log, clock: o.clock });
+  const hub = new (o.hubClass ?? Hub)({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db'), log: o.log, clock: o.clock });
   await hub.start();
   const clients: Client[] = [];
   const connect = async (caller: Caller): Promise<Client> => {
