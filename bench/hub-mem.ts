@@ -111,10 +111,10 @@ function killTagged(tag: string): number {
   return left.length;
 }
 
-/** RSS of a bare node process that only waits: what any node process costs on this machine. */
-export async function nodeFloor(): Promise<Rss> {
-  const p = spawn(process.execPath, ['-e', 'setInterval(()=>{},1e6)'], { stdio: 'ignore' });
+/** RSS of process p after `work` and SETTLE_MS to settle; p is killed after. */
+async function rssAfter(p: ChildProcess, work: () => Promise<void> = async () => undefined): Promise<Rss> {
   try {
+    await work();
     await sleep(SETTLE_MS);
     const { rss, anon, file } = procRss(p.pid!);
     return { rss, anon, file };
@@ -124,13 +124,18 @@ export async function nodeFloor(): Promise<Rss> {
   }
 }
 
+/** RSS of a bare node process that only waits: what any node process costs on this machine. */
+export function nodeFloor(): Promise<Rss> {
+  return rssAfter(spawn(process.execPath, ['-e', 'setInterval(()=>{},1e6)'], { stdio: 'ignore' }));
+}
+
 /**
  * RSS of the smallest server of Overseer's parts (node:http, better-sqlite3 in WAL mode, pino)
  * after answering CALLS requests, with the hub's node flags: what any hub costs before its own code.
  */
-export async function serverFloor(nodeArgs: string[], dir: string): Promise<Rss> {
+export function serverFloor(nodeArgs: string[], dir: string): Promise<Rss> {
   const p = spawn(process.execPath, [...nodeArgs, fixture('min-server.mjs'), dir], { stdio: ['ignore', 'pipe', 'ignore'] });
-  try {
+  return rssAfter(p, async () => {
     let text = '';
     const port = await new Promise<number>((resolve, reject) => {
       p.stdout!.on('data', (c: Buffer) => { text += c.toString(); if (text.includes('\n')) resolve(Number(text.trim())); });
@@ -143,13 +148,7 @@ export async function serverFloor(nodeArgs: string[], dir: string): Promise<Rss>
       });
     }
     agent.destroy();
-    await sleep(SETTLE_MS);
-    const { rss, anon, file } = procRss(p.pid!);
-    return { rss, anon, file };
-  } finally {
-    p.kill('SIGKILL');
-    await exited(p);
-  }
+  });
 }
 
 const fmt = (r: Rss): string => `${f1(r.rss)} MB (anon ${f1(r.anon)}, file ${f1(r.file)})`;
