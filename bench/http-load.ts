@@ -11,7 +11,8 @@
 // Baseline in the same run: a bare node:http server in this process answering the same JSON
 // body, driven by the same client (the floor of the machine). A real MCP SDK client checks that
 // the lean client's results are the SDK's results.
-// Run alone: node --import tsx bench/http-load.ts   (HTTP_LOAD_PROFILE=1: CPU profile of the
+// `npm run bench` runs it with the background hub's node flags (hubNodeArgs: --max-semi-space-size=1);
+// alone, the same: node --max-semi-space-size=1 --import tsx bench/http-load.ts   (HTTP_LOAD_PROFILE=1: CPU profile of the
 // hub's thread under the closed loop, written to bench/results/http-load.cpuprofile)
 import { createServer, type Server } from 'node:http';
 import { writeFile, mkdir } from 'node:fs/promises';
@@ -132,7 +133,7 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
       }
     }
     await sdk.close();
-    out(`lean client = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}\n`);
+    out(`lean client = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}; node flags of the hub's process: ${process.execArgv.filter((a) => !a.includes('tsx') && a !== '--import').join(' ') || '(none)'}\n`);
 
     // Baseline: the same client against a bare server answering a real call's JSON.
     bare = await bareServer(sample);

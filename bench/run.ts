@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BENCH_DIR, f1, f2, out } from './common.js';
+import { hubNodeArgs } from '../src/hubproc/spawn.js';
 import { benchSpawnLatency, type SpawnLatencyResult } from './spawn-latency.js';
 import { benchDependencyLatency, type DependencyLatencyResult } from './dependency-latency.js';
 import { benchWaitWakeup, type WaitWakeupResult } from './wait-wakeup.js';
@@ -64,6 +65,8 @@ interface Entry<T> {
   perf?: true;
   run: () => Promise<T>;
   rows: (r: T) => Row[];
+  /** node flags for the entry's process (e.g. the background hub's, for a benchmark of the in-process hub's CPU) */
+  nodeArgs?: string[];
 }
 
 const ms = (n: number): string => `${f1(n)} ms`;
@@ -379,6 +382,9 @@ const entries: Entry<any>[] = [
   },
   {
     name: 'http_load',
+    // The hub in this process runs as the background hub `overseer mcp` starts (its young
+    // generation at 1 MB: more scavenges than node's default, ~5 % more CPU a call, measured).
+    nodeArgs: hubNodeArgs([], ''),
     title: 'P7. tool call over HTTP: 64 MCP sessions of a crew (64 agents, each its own token; lean raw-HTTP client) paced at 1 call / 100 ms each, and back to back (also with the lead\'s token on all 64); the hub\'s native MCP over HTTP (src/mcp) against a bare node:http server',
     perf: true,
     run: benchHttpLoad,
@@ -512,7 +518,7 @@ async function runIsolated<T>(e: Entry<T>): Promise<T> {
   const file = path.join(dir, 'result.json');
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--one', e.name, '--result', file], { stdio: ['ignore', 'inherit', 'inherit'] });
+      const p = spawn(process.execPath, [...(e.nodeArgs ?? []), '--import', 'tsx', fileURLToPath(import.meta.url), '--one', e.name, '--result', file], { stdio: ['ignore', 'inherit', 'inherit'] });
       p.once('error', reject);
       p.once('close', (c) => resolve(c));
     });
