@@ -52,7 +52,8 @@ interface Stream {
   /** SSE (may block) or one JSON body. */
   sse: boolean;
   ids: RequestId[];
-  answers: Map<RequestId, RpcMessage>;
+  /** Answers so far, for a batch (a single request is answered as its answer comes). */
+  answers?: Map<RequestId, RpcMessage>;
   keepAlive?: NodeJS.Timeout;
 }
 
@@ -78,17 +79,17 @@ export class HttpChannel implements Outbound {
       return;
     }
     const sse = requests.some(mayBlock);
-    const s: Stream = { res, sse, ids: requests.map((r) => r.id), answers: new Map() };
+    const s: Stream = { res, sse, ids: requests.map((r) => r.id) };
     for (const id of s.ids) this.byRequest.set(id, s);
     if (sse) this.open(s);
     // A client that goes away before the answers (a timeout, a crash) never learns them: cancel
     // its requests, so a blocking tool stops waiting and a lock granted meanwhile is released.
-    res.once('close', () => {
+    res.on('close', () => { // once: a response closes once
       this.end(s);
       for (const id of s.ids) {
         if (this.byRequest.get(id) !== s) continue;
         this.byRequest.delete(id);
-        if (!s.answers.has(id)) session.receive({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the client went away before the answer (HTTP request closed)' } });
+        if (!s.answers?.has(id)) session.receive({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the client went away before the answer (HTTP request closed)' } });
       }
     });
     for (const m of messages) session.receive(m);
@@ -100,7 +101,7 @@ export class HttpChannel implements Outbound {
     const v = versionProblem(req);
     if (v) return writeProblem(res, v);
     if (this.standalone) return writeProblem(res, bad(409, -32000, 'Conflict: Only one SSE stream is allowed per session'));
-    const s: Stream = { res, sse: true, ids: [], answers: new Map() };
+    const s: Stream = { res, sse: true, ids: [] };
     this.standalone = s;
     this.open(s);
     res.once('close', () => {
@@ -116,12 +117,18 @@ export class HttpChannel implements Outbound {
     if (!s) return; // nobody to tell (the SDK drops these too)
     if (s.sse) write(s, m);
     if (!isAnswer || id === undefined || s === this.standalone) return;
-    s.answers.set(id, m);
-    if (s.answers.size < s.ids.length) return;
+    let all: RpcMessage[];
+    if (s.ids.length === 1) all = [m];
+    else {
+      const answers = (s.answers ??= new Map());
+      answers.set(id, m);
+      if (answers.size < s.ids.length) return;
+      all = s.ids.map((x) => answers.get(x)!);
+    }
     for (const x of s.ids) if (this.byRequest.get(x) === s) this.byRequest.delete(x);
     if (s.sse) return this.end(s);
     if (s.res.destroyed || s.res.writableEnded) return;
-    this.answerJson(s, s.ids.map((x) => s.answers.get(x)!));
+    this.answerJson(s, all);
   }
 
   /** The session closed: end every stream; a JSON answer still owed gets an error. */
@@ -131,7 +138,7 @@ export class HttpChannel implements Outbound {
     for (const s of streams) {
       if (s.sse) this.end(s);
       else if (!s.res.headersSent && !s.res.destroyed) {
-        this.answerJson(s, s.ids.map((id) => s.answers.get(id) ?? { jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'the MCP session closed before the answer' } }));
+        this.answerJson(s, s.ids.map((id) => s.answers?.get(id) ?? { jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'the MCP session closed before the answer' } }));
       }
     }
     if (this.standalone) this.end(this.standalone);

@@ -131,12 +131,22 @@ export class McpSession {
     this.running.set(id, run);
     const h = handler;
     const done = (): void => { if (this.running.get(id) === run) this.running.delete(id); };
-    void Promise.resolve()
-      .then(() => h(params, run))
-      .then(
-        (result) => { done(); if (!run.aborted) this.out.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Params }, id); },
-        (err: unknown) => { done(); if (!run.aborted) this.out.send(errorAnswer(id, err), id); },
-      );
+    const ok = (result: unknown): void => { done(); if (!run.aborted) this.out.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Params }, id); };
+    const fail = (err: unknown): void => { done(); if (!run.aborted) this.out.send(errorAnswer(id, err), id); };
+    // An answer that cannot be sent (it does not serialise) goes back as the request's error.
+    const settle = (result: unknown): void => { try { ok(result); } catch (err) { fail(err); } };
+    // The handler starts after receive() returns (a batch's messages are all taken first); its
+    // promise is followed directly (a promise returned into a then() costs two more ticks).
+    queueMicrotask(() => {
+      let r: unknown;
+      try {
+        r = h(params, run);
+      } catch (err) {
+        return fail(err);
+      }
+      if (r instanceof Promise) r.then(settle, fail);
+      else settle(r);
+    });
   }
 
   private initialize(p: Params): Params {

@@ -71,7 +71,8 @@ export class ToolTable {
       checkBounds(args);
       let input = published === def.input ? args : fastParse(def.input, args);
       if (input === NO) input = def.input.parse(args) as unknown;
-      let value = await def.handler(input as never, caller, extra);
+      let value: unknown = def.handler(input as never, caller, extra);
+      if (value instanceof Promise) value = await value; // most handlers answer at once
       if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
       const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
       scope?.end(!aborted(ctx));

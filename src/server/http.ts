@@ -189,8 +189,8 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       if (req.method === 'POST') {
         const role = s.caller.role;
         inFlight[role]++;
-        res.once('close', () => { idle(); inFlight[role]--; });
-      } else res.once('close', idle);
+        res.on('close', () => { idle(); inFlight[role]--; });
+      } else res.on('close', idle);
       if (req.method === 'GET') return s.channel.get(req, res);
       if (req.method === 'DELETE') {
         const v = versionProblem(req);
@@ -327,7 +327,9 @@ function readJson(req: IncomingMessage): Promise<unknown> {
       chunks.push(c);
     };
     req.on('data', onData);
-    req.once('end', () => {
+    // `on`, not `once`: a request emits each of these at most once, and dies with its listeners
+    // (no wrapper to allocate and remove on every call).
+    req.on('end', () => {
       if (done) return;
       try {
         finish(JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
@@ -335,7 +337,7 @@ function readJson(req: IncomingMessage): Promise<unknown> {
         finish(BAD_BODY);
       }
     });
-    req.once('error', () => finish(BAD_BODY));
-    req.once('close', () => finish(BAD_BODY));
+    req.on('error', () => finish(BAD_BODY));
+    req.on('close', () => finish(BAD_BODY));
   });
 }
