@@ -88,6 +88,24 @@ describe('McpSession', () => {
     for (const x of sent) assert.equal(x.related, x.m.id, 'an answer goes with its request');
   });
 
+  test('an answer the transport cannot send goes back as the request\'s error (sync and async handlers); nothing throws', async () => {
+    const methods = methodTable({ name: 'overseer', version: '9.9' }, { tools: {} });
+    methods.requests.set('big', () => ({ n: 10n }));
+    methods.requests.set('bigLater', async () => ({ n: 10n }));
+    const sent: Sent[] = [];
+    // As the HTTP channel does: serialise the message, which fails for a BigInt.
+    const s = new McpSession(methods, { role: 'lead' }, { send: (m, related) => { sent.push({ m: JSON.parse(JSON.stringify(m)), related }); } });
+    s.receive({ jsonrpc: '2.0', id: 1, method: 'big' });
+    s.receive({ jsonrpc: '2.0', id: 2, method: 'bigLater' });
+    await new Promise((r) => setImmediate(r));
+    for (const id of [1, 2]) {
+      const m = sent.find((x) => x.m.id === id)?.m;
+      assert.equal(m?.error?.code, ErrorCode.InternalError, `request ${id}: ${JSON.stringify(m)}`);
+      assert.match(m.error.message, /BigInt/);
+    }
+    assert.equal(s.inFlight, 0);
+  });
+
   test('logging/setLevel is unknown when the logging capability is not advertised', async () => {
     const methods = methodTable({ name: 'o', version: '1' }, { tools: {} });
     const sent: RpcMessage[] = [];
