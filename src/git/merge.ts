@@ -5,6 +5,7 @@
 // a failed check leaves the target exactly where it was. `--leave-conflicts` is the one mode that
 // merges in the person's checkout, on purpose, and leaves the conflicted files for a person.
 // Nothing here knows about jobs.
+import { loadExeca } from '../lazy.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -233,7 +234,7 @@ async function applyMerge(root: string, r: MergeRequest, res: Resolved, commit: 
 
 /** merge / squash as objects only (`git merge-tree --write-tree` + `commit-tree`); undefined when this git cannot. */
 async function mergeWithoutWorktree(root: string, r: MergeRequest, res: Resolved, ident: string[]): Promise<{ commit: string } | { files: string[]; detail?: string } | { nothing: string } | undefined> {
-  const { execa } = await import('execa');
+  const { execa } = await loadExeca();
   const env = { ...process.env, ...gitEnv() };
   const t = await execa('git', ['merge-tree', '--write-tree', '--name-only', '--no-messages', res.targetTip, res.branchTip], { cwd: root, env, reject: false, stdin: 'ignore', timeout: 120_000 });
   if (t.exitCode !== 0 && t.exitCode !== 1) return undefined; // too old a git (usage error), or something else: the worktree path decides

@@ -6,6 +6,7 @@
 // enforce]"), which takes a second turn, hence --max-turns 2 by default. Every failure —
 // no binary, timeout, error result, unparseable output — yields undefined, and the knowledge
 // base then stores the learning in the project scope.
+import { loadExeca } from '../lazy.js';
 import type { PromptLibrary } from '../prompts/load.js';
 import type { Logger } from '../log.js';
 import type { CleanLearning, TriageAgent, TriageVerdict } from './service.js';
@@ -95,7 +96,7 @@ export function createTriageAgent(o: TriageAgentOptions): TriageAgent {
       o.log?.warn({ err }, 'kb triage: cannot render prompts/triage.md');
       return undefined;
     }
-    const { execa } = await import('execa');
+    const { execa } = await loadExeca();
     let r: { stdout: string; stderr: string; exitCode?: number; timedOut: boolean };
     const model = o.model ?? TRIAGE_MODEL;
     try {

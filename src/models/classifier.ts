@@ -4,6 +4,7 @@
 // result; see src/kb/triageAgent.ts). --max-turns 2 leaves room for Claude's one nudge after a
 // text-only answer. Never throws: every failure (no binary, timeout, an error result, output
 // that is missing or not a tier) comes back as `ok: false` with why, and what the run cost.
+import { loadExeca } from '../lazy.js';
 import { oneShotUsage } from '../money/oneShot.js';
 import type { RunUsage } from '../money/usageStore.js';
 import { TIERS, type Tier } from './tiers.js';
@@ -88,7 +89,7 @@ export async function runClassifier(o: {
   signal?: AbortSignal;
 }): Promise<ClassifyRun> {
   if (!o.bin) return { answer: { ok: false, why: 'no claude binary to classify with (CLAUDE_BIN, or claude on PATH)' } };
-  const { execa } = await import('execa');
+  const { execa } = await loadExeca();
   let r: { stdout: string; stderr: string; exitCode?: number; timedOut: boolean; isCanceled: boolean };
   try {
     r = await execa(o.bin, classifierArgs(o.model), {

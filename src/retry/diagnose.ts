@@ -1,6 +1,7 @@
 // The retry diagnosis (`retry: analyze`): a short `claude -p` run, one turn, no tools, that reads
 // the failed attempt's transcript tail and says what to change. Its usage is returned with its
 // text so the caller records what it cost against the job it served.
+import { loadExeca } from '../lazy.js';
 import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
 import { readTailLines } from '../launch/readTail.js';
@@ -35,7 +36,7 @@ export async function diagnose(ctx: HubContext, job: JobRow, transcript: string,
 async function runDiagnosis(ctx: HubContext, job: JobRow, prompt: string): Promise<Diagnosis> {
   const bin = ctx.launchers.claude?.resolveBin();
   if (!bin) return { text: null };
-  const { execa } = await import('execa');
+  const { execa } = await loadExeca();
   const args = ['-p', '--output-format', 'json', '--max-turns', '1', '--tools', '', '--no-session-persistence'];
   if (job.model) args.push('--model', job.model);
   const r = await execa(bin, args, { input: prompt, cwd: job.work_dir ?? job.cwd, env: ctx.childEnv, reject: false, timeout: 120_000 });
