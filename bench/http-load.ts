@@ -13,7 +13,8 @@
 // the lean client's results are the SDK's results.
 // `npm run bench` runs it with the background hub's node flags (hubNodeArgs: --max-semi-space-size=1);
 // alone, the same: node --max-semi-space-size=1 --import tsx bench/http-load.ts   (HTTP_LOAD_PROFILE=1: CPU profile of the
-// hub's thread under the closed loop, written to bench/results/http-load.cpuprofile)
+// hub's thread under the closed loop, written to bench/results/http-load.cpuprofile; =heap: what it
+// allocates, bench/results/http-load.heapprofile)
 import { createServer, type Server } from 'node:http';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -155,16 +156,21 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
     await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: SESSIONS, handshake: true, tokens });
     await rpc({ cmd: 'run', mode: 'closed', ms: 1000 }); // warm-up
     const rounds = { paced: [] as Round[], closed: [] as Round[] };
-    const profile = process.env.HTTP_LOAD_PROFILE === '1' ? new Session() : undefined;
+    const mode = process.env.HTTP_LOAD_PROFILE;
+    const profile = mode === '1' || mode === 'heap' ? new Session() : undefined;
     for (let k = 0; k < 2; k++) {
       rounds.paced.push(await round(rpc, { cmd: 'run', mode: 'paced', ms: PACED_MS / 2, periodMs: PERIOD_MS }));
-      if (profile && k === 1) { profile.connect(); await profile.post('Profiler.enable'); await profile.post('Profiler.start'); }
+      if (profile && k === 1) {
+        profile.connect();
+        if (mode === 'heap') await profile.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+        else { await profile.post('Profiler.enable'); await profile.post('Profiler.setSamplingInterval', { interval: 100 }); await profile.post('Profiler.start'); }
+      }
       rounds.closed.push(await round(rpc, { cmd: 'run', mode: 'closed', ms: CLOSED_MS / 2 }));
     }
     if (profile) {
-      const { profile: p } = await profile.post('Profiler.stop');
+      const { profile: p } = mode === 'heap' ? await profile.post('HeapProfiler.stopSampling') : await profile.post('Profiler.stop');
       await mkdir(path.join(BENCH_DIR, 'results'), { recursive: true });
-      await writeFile(path.join(BENCH_DIR, 'results', 'http-load.cpuprofile'), JSON.stringify(p));
+      await writeFile(path.join(BENCH_DIR, 'results', mode === 'heap' ? 'http-load.heapprofile' : 'http-load.cpuprofile'), JSON.stringify(p));
       profile.disconnect();
     }
     const paced = { hub: pooled(rounds.paced), bare: barePaced };

@@ -67,9 +67,9 @@ export class HealthMonitor {
     return () => {
       if (ended) return;
       ended = true;
-      const n = (this.calls.get(jobId) ?? 1) - 1;
-      if (n <= 0) this.calls.delete(jobId);
-      else this.calls.set(jobId, n);
+      // A count of 0 stays until the job is forgotten: a Map emptied by delete reallocates its
+      // table, on every call of a child that calls one tool at a time.
+      this.calls.set(jobId, Math.max(0, (this.calls.get(jobId) ?? 1) - 1));
       this.callEnded.set(jobId, this.ctx.clock.now());
     };
   }
@@ -113,7 +113,7 @@ export class HealthMonitor {
         this.warnings.clearJob(w.job_id, now);
         this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
       }
-      for (const id of [...this.lastEvent.keys()]) if (!liveIds.has(id) && !this.actions?.live(id)) this.forget(id);
+      for (const id of new Set([...this.lastEvent.keys(), ...this.calls.keys()])) if (!liveIds.has(id) && !this.actions?.live(id)) this.forget(id);
       for (const w of raised) await this.onRaised(w);
     } catch (err) {
       this.ctx.log.warn({ err }, 'health monitor pass failed');
@@ -128,6 +128,7 @@ export class HealthMonitor {
     this.persisted.delete(id);
     this.callEnded.delete(id);
     this.goneSince.delete(id);
+    if (!this.calls.get(id)) this.calls.delete(id); // a call still running keeps its count
   }
 
   private persistActivity(ids: string[]): void {

@@ -5,7 +5,7 @@
 // to `out.send` with the id of the request it belongs to, so a transport can route it (http.ts
 // writes it on that request's stream; memory.ts passes it on).
 import { ErrorCode, LATEST_PROTOCOL_VERSION, RpcError, SUPPORTED_PROTOCOL_VERSIONS, errorAnswer, messageKind, type Params, type RequestId, type RpcMessage, type RpcRequest } from './rpc.js';
-import type { HandlerContext, Methods } from './methods.js';
+import type { HandlerContext, Methods, RequestHandler } from './methods.js';
 import type { Caller } from '../services/context.js';
 
 export interface Outbound {
@@ -127,27 +127,17 @@ export class McpSession {
     else if (method === 'ping') handler = () => ({});
     else if (method === 'logging/setLevel' && this.methods.capabilities.logging) handler = () => this.setLevel(params);
     if (!handler) return this.out.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } }, id);
-    const run = new Running(this, id, info);
+    const run = new Running(this, id, info, handler, params, this.finished);
     this.running.set(id, run);
-    const h = handler;
-    const done = (): void => { if (this.running.get(id) === run) this.running.delete(id); };
-    const ok = (result: unknown): void => { done(); if (!run.aborted) this.out.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Params }, id); };
-    const fail = (err: unknown): void => { done(); if (!run.aborted) this.out.send(errorAnswer(id, err), id); };
-    // An answer that cannot be sent (it does not serialise) goes back as the request's error.
-    const settle = (result: unknown): void => { try { ok(result); } catch (err) { fail(err); } };
-    // The handler starts after receive() returns (a batch's messages are all taken first); its
-    // promise is followed directly (a promise returned into a then() costs two more ticks).
-    queueMicrotask(() => {
-      let r: unknown;
-      try {
-        r = h(params, run);
-      } catch (err) {
-        return fail(err);
-      }
-      if (r instanceof Promise) r.then(settle, fail);
-      else settle(r);
-    });
+    // The handler starts after receive() returns (a batch's messages are all taken first).
+    queueMicrotask(() => run.start());
   }
+
+  /** A request's answer: sent unless the request was cancelled meanwhile. */
+  private readonly finished = (run: Running, answer: RpcMessage): void => {
+    if (this.running.get(run.id) === run) this.running.delete(run.id);
+    if (!run.aborted) this.out.send(answer, run.id);
+  };
 
   private initialize(p: Params): Params {
     const requested = p.protocolVersion;
@@ -203,7 +193,11 @@ class Running implements HandlerContext {
   private ac?: AbortController;
   private reason: unknown;
 
-  constructor(readonly session: McpSession, readonly id: RequestId, readonly info: unknown) {}
+  constructor(
+    readonly session: McpSession, readonly id: RequestId, readonly info: unknown,
+    private readonly handler: RequestHandler, private readonly params: Params,
+    private readonly finished: (run: Running, answer: RpcMessage) => void,
+  ) {}
 
   get signal(): AbortSignal {
     if (!this.ac) {
@@ -218,5 +212,31 @@ class Running implements HandlerContext {
     this.aborted = true;
     this.reason = reason;
     this.ac?.abort(reason);
+  }
+
+  /** Run the handler; its promise, if it returns one, is followed directly (a promise returned
+   * into a then() costs two more ticks). */
+  start(): void {
+    let r: unknown;
+    try {
+      r = this.handler(this.params, this);
+    } catch (err) {
+      return this.fail(err);
+    }
+    if (r instanceof Promise) r.then((v: unknown) => this.settle(v), (err: unknown) => this.fail(err));
+    else this.settle(r);
+  }
+
+  /** An answer that cannot be sent (it does not serialise) goes back as the request's error. */
+  private settle(result: unknown): void {
+    try {
+      this.finished(this, { jsonrpc: '2.0', id: this.id, result: (result ?? {}) as Params });
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private fail(err: unknown): void {
+    this.finished(this, errorAnswer(this.id, err));
   }
 }

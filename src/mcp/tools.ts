@@ -38,8 +38,9 @@ export class ToolTable {
     });
   }
 
-  /** tools/call for `caller`: always a CallToolResult (errors as isError results), as the SDK's McpServer answered. */
-  async call(params: Params, caller: Caller, ctx: HandlerContext): Promise<Record<string, unknown>> {
+  /** tools/call for `caller`: always a CallToolResult (errors as isError results), as the SDK's
+   * McpServer answered; at once when the handler answers at once (most do), else a promise. */
+  call(params: Params, caller: Caller, ctx: HandlerContext): Answer | Promise<Answer> {
     const name = params.name;
     const rawArgs = params.arguments;
     if (typeof name !== 'string') throw new RpcError(ErrorCode.InvalidParams, 'Invalid tools/call request: params.name must be a string');
@@ -57,30 +58,55 @@ export class ToolTable {
       args = parsed.data as unknown;
     }
     const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
-    // The signal is made only if the handler reads it (HandlerContext.signal is lazy).
-    const extra: ToolExtra = {
-      get signal() { return ctx.signal; },
-      progress: (progress, total, message) => {
-        if (token === undefined || aborted(ctx)) return;
-        ctx.session.notify('notifications/progress', { progressToken: token, progress, total, message }, ctx.id);
-      },
-    };
     let scope: CallScope | void = undefined;
     try {
       scope = this.onCall?.(caller, def.name);
       checkBounds(args);
       let input = published === def.input ? args : fastParse(def.input, args);
       if (input === NO) input = def.input.parse(args) as unknown;
-      let value: unknown = def.handler(input as never, caller, extra);
-      if (value instanceof Promise) value = await value; // most handlers answer at once
-      if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
-      const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
-      scope?.end(!aborted(ctx));
-      return result as Record<string, unknown>;
+      const value: unknown = def.handler(input as never, caller, new CallExtra(ctx, token));
+      if (!(value instanceof Promise)) return this.answer(def, value, scope, ctx);
+      const s = scope;
+      return value.then((v) => {
+        try {
+          return this.answer(def, v, s, ctx);
+        } catch (err) {
+          return this.failed(err, s);
+        }
+      }, (err: unknown) => this.failed(err, s));
     } catch (err) {
-      scope?.end(false);
-      return errorResult(err, this.log) as Record<string, unknown>;
+      return this.failed(err, scope);
     }
+  }
+
+  private answer(def: ToolDef, value: unknown, scope: CallScope | void, ctx: HandlerContext): Answer {
+    if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
+    const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
+    scope?.end(!aborted(ctx));
+    return result as Answer;
+  }
+
+  private failed(err: unknown, scope: CallScope | void): Answer {
+    scope?.end(false);
+    return errorResult(err, this.log) as Answer;
+  }
+}
+
+type Answer = Record<string, unknown>;
+
+/** A call's ToolExtra: the signal made only if the handler reads it (HandlerContext.signal is
+ * lazy), progress sent only when the caller asked for it. A class: no closures per call. */
+class CallExtra implements ToolExtra {
+  constructor(private readonly ctx: HandlerContext, private readonly token: string | number | undefined) {}
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const { ctx, token } = this;
+    if (token === undefined || aborted(ctx)) return;
+    ctx.session.notify('notifications/progress', { progressToken: token, progress, total, message }, ctx.id);
   }
 }
 

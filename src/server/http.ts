@@ -13,6 +13,7 @@ import type { Logger } from '../log.js';
 import { SessionTable, type Session, type SessionLimits } from './sessions.js';
 import { HttpChannel, postMessages, versionProblem, writeProblem } from '../mcp/http.js';
 import { isInitializeRequest, type RpcRequest } from '../mcp/rpc.js';
+import { BAD_BODY, readJsonBody } from './body.js';
 import type { McpSession, Outbound } from '../mcp/session.js';
 
 /** May this tool call block (wait for others, send progress)? It is answered as an SSE stream; the others as one JSON body. */
@@ -67,8 +68,6 @@ export interface HealthInfo {
   limits?: { max_sessions_per_token: number; session_idle_s: number };
 }
 
-const MAX_BODY = 32 * 1024 * 1024;
-
 export interface HttpOptions {
   port: number;
   /** With port 0: try this port first (falls back to any free port). */
@@ -116,7 +115,26 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }));
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  // A route that failed: logged, and a 500 when nothing was sent yet.
+  const failed = (res: ServerResponse, err: unknown): void => {
+    o.log.error({ err }, 'HTTP request failed');
+    if (!res.headersSent) deny(res, 500, 'internal error');
+    else res.end();
+  };
+  const runAsync = (res: ServerResponse, p: Promise<unknown>): void => void p.catch((err: unknown) => failed(res, err));
+  /** The request's JSON body, then `f` (guarded); a bad body is a 400. */
+  const withBody = (req: IncomingMessage, res: ServerResponse, f: (body: unknown) => void): void => readJsonBody(req, (body) => {
+    if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+    try {
+      f(body);
+    } catch (err) {
+      failed(res, err);
+    }
+  });
+
+  // Synchronous up to the body (and answered synchronously after it, but for /api/ and the
+  // dashboard's pages): a tool call costs no promise of its own here.
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     // Parsed only off the MCP path (every tool call POSTs to a bare /mcp).
     const url = req.url === '/mcp' ? MCP_URL : new URL(req.url ?? '/', 'http://127.0.0.1');
     const api = url.pathname.startsWith('/api/');
@@ -125,7 +143,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     if (!allowedHosts.has(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return deny(res, 403, 'forbidden: bad Origin header');
-    if (page) return o.web!.page(req, res, url);
+    if (page) return runAsync(res, o.web!.page(req, res, url));
     const token = bearerToken(req.headers.authorization);
     let caller = token ? o.auth.identify(token) : undefined;
     // The dashboard's session cookie stands for the lead on /api/ only (never /mcp or /hook). A
@@ -139,8 +157,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
         if (req.method !== 'GET' && req.method !== 'HEAD' && (!sameOrigin || !web.csrfOk)) {
           return deny(res, 403, !sameOrigin ? 'forbidden: a state-changing dashboard request must come from the dashboard page (Origin or Sec-Fetch-Site)' : 'forbidden: missing or wrong CSRF token (x-csrf-token): reload the dashboard');
         }
-        caller = web.caller;
-        return void ((await o.onApi?.(caller, req, res, url)) || deny(res, 404, `not found: no API route ${req.method} ${url.pathname}`));
+        return runApi(web.caller, req, res, url);
       }
     }
     if (url.pathname === '/health') {
@@ -155,42 +172,47 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       return;
     }
     if (!token || !caller) return deny(res, 401, token ? 'unauthorized: unknown or expired token' : 'unauthorized: missing bearer token', { 'www-authenticate': 'Bearer' });
-
-    if (api) {
-      if (!o.onApi || !(await o.onApi(caller, req, res, url))) deny(res, 404, `not found: no API route ${req.method} ${url.pathname}`);
-      return;
-    }
+    if (api) return runApi(caller, req, res, url);
     if (url.pathname === '/hook') {
       if (req.method !== 'POST' || !o.onHook) return deny(res, 405, 'POST the hook input to /hook');
-      const body = await readJson(req);
-      if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
-      const claude = url.searchParams.get('format') === 'claude';
-      const verdict = o.onHook(caller, body, claude ? 'claude' : undefined) as { decision?: string; reason?: string };
-      // ?format=claude: Claude Code's HTTP hook reads the same JSON a command hook prints. An
-      // `allow` (the policy settled the call) skips Claude Code's permission prompt.
-      const out = claude
-        ? (verdict.decision === 'deny' || verdict.decision === 'allow'
-          ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: verdict.decision, permissionDecisionReason: verdict.reason ?? (verdict.decision === 'deny' ? 'denied by Overseer' : 'allowed by Overseer policy') } }
-          : {})
-        : verdict;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(out));
-      return;
+      const onHook = o.onHook;
+      const who = caller;
+      return withBody(req, res, (body) => {
+        const claude = url.searchParams.get('format') === 'claude';
+        const verdict = onHook(who, body, claude ? 'claude' : undefined) as { decision?: string; reason?: string };
+        // ?format=claude: Claude Code's HTTP hook reads the same JSON a command hook prints. An
+        // `allow` (the policy settled the call) skips Claude Code's permission prompt.
+        const out = claude
+          ? (verdict.decision === 'deny' || verdict.decision === 'allow'
+            ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: verdict.decision, permissionDecisionReason: verdict.reason ?? (verdict.decision === 'deny' ? 'denied by Overseer' : 'allowed by Overseer policy') } }
+            : {})
+          : verdict;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(out));
+      });
     }
     const sid = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
-    if (sessionId) {
-      const s = sessions.get(sessionId);
-      if (!s) return deny(res, 404, 'unknown MCP session: initialize again');
-      // Both tokens are valid (identify took this one), so the comparison is no oracle for guessing one.
-      if (s.token !== token) return deny(res, 403, 'forbidden: this MCP session belongs to another identity');
-      // Counted open until the response (or the GET stream) closes: such a session is not idle.
-      const idle = sessions.busy(s);
-      if (req.method === 'POST') {
-        const role = s.caller.role;
-        inFlight[role]++;
-        res.on('close', () => { idle(); inFlight[role]--; });
-      } else res.on('close', idle);
+    if (sessionId) return onSession(sessionId, token, req, res);
+    if (req.method !== 'POST') return deny(res, 400, 'no MCP session: send initialize first');
+    const who = caller;
+    withBody(req, res, (body) => initialize(who, token, body, req, res));
+  };
+
+  const runApi = (caller: Caller, req: IncomingMessage, res: ServerResponse, url: URL): void => runAsync(res, (async () => {
+    if (!o.onApi || !(await o.onApi(caller, req, res, url))) deny(res, 404, `not found: no API route ${req.method} ${url.pathname}`);
+  })());
+
+  /** A request on an open MCP session: POST (messages), GET (its stream), DELETE. */
+  const onSession = (sessionId: string, token: string, req: IncomingMessage, res: ServerResponse): void => {
+    const s = sessions.get(sessionId);
+    if (!s) return deny(res, 404, 'unknown MCP session: initialize again');
+    // Both tokens are valid (identify took this one), so the comparison is no oracle for guessing one.
+    if (s.token !== token) return deny(res, 403, 'forbidden: this MCP session belongs to another identity');
+    // Counted open until the response (or the GET stream) closes: such a session is not idle.
+    const idle = sessions.busy(s);
+    if (req.method !== 'POST') {
+      res.on('close', idle);
       if (req.method === 'GET') return s.channel.get(req, res);
       if (req.method === 'DELETE') {
         const v = versionProblem(req);
@@ -199,9 +221,12 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
         res.writeHead(200).end();
         return;
       }
-      if (req.method !== 'POST') return writeProblem(res, { status: 405, code: -32000, message: 'Method not allowed.', headers: { allow: 'GET, POST, DELETE' } });
-      const body = await readJson(req);
-      if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+      return writeProblem(res, { status: 405, code: -32000, message: 'Method not allowed.', headers: { allow: 'GET, POST, DELETE' } });
+    }
+    const role = s.caller.role;
+    inFlight[role]++;
+    res.on('close', () => { idle(); inFlight[role]--; });
+    withBody(req, res, (body) => {
       const messages = postMessages(req, body);
       if (!Array.isArray(messages)) return writeProblem(res, messages);
       if (messages.some(isInitializeRequest)) return writeProblem(res, { status: 400, code: -32600, message: 'Invalid Request: Server already initialized' });
@@ -209,11 +234,11 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       if (v) return writeProblem(res, v);
       if (s.session.closed) return deny(res, 404, 'unknown MCP session: initialize again'); // closed while the body came in
       s.channel.post(res, messages, mayBlock);
-      return;
-    }
-    if (req.method !== 'POST') return deny(res, 400, 'no MCP session: send initialize first');
-    const body = await readJson(req);
-    if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+    });
+  };
+
+  /** A POST without a session: initialize opens one. */
+  const initialize = (caller: Caller, token: string, body: unknown, req: IncomingMessage, res: ServerResponse): void => {
     if (!isInitializeRequest(body)) {
       // e.g. Claude Code's `server/discover` probe: answer "method not found" so it falls back.
       const id = (body as { id?: unknown })?.id ?? null;
@@ -244,11 +269,11 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   };
 
   const http = createHttpServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      o.log.error({ err }, 'HTTP request failed');
-      if (!res.headersSent) deny(res, 500, 'internal error');
-      else res.end();
-    });
+    try {
+      handle(req, res);
+    } catch (err) {
+      failed(res, err);
+    }
   });
   // Idle keep-alive sockets stay open a minute. With Node's 5 s, a client that reused a socket
   // just as the hub closed it got "fetch failed" (ECONNRESET) for a POST it cannot retry: clients
@@ -288,8 +313,6 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   };
 }
 
-const BAD_BODY = Symbol('bad body');
-
 /** The token of an `Authorization: Bearer <token>` header (the scheme in any case, then
  * whitespace, then no whitespace to the end), as /^Bearer\s+(\S+)$/i without a match array and
  * its strings on every request. */
@@ -304,40 +327,3 @@ export function bearerToken(h: string | undefined): string | undefined {
 
 /** Never changed: handlers of /mcp do not read it (api, page and hook routes get their own). */
 const MCP_URL: Readonly<URL> = new URL('/mcp', 'http://127.0.0.1');
-
-/** The request's body as JSON (BAD_BODY when it is not JSON or passes MAX_BODY), read with plain
- * events: the async iterator cost more than the parse for a tool call's small body. */
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (v: unknown): void => {
-      if (done) return;
-      done = true;
-      req.off('data', onData);
-      resolve(v);
-    };
-    const onData = (c: Buffer): void => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        req.resume(); // drain the rest unread
-        return finish(BAD_BODY);
-      }
-      chunks.push(c);
-    };
-    req.on('data', onData);
-    // `on`, not `once`: a request emits each of these at most once, and dies with its listeners
-    // (no wrapper to allocate and remove on every call).
-    req.on('end', () => {
-      if (done) return;
-      try {
-        finish(JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
-      } catch {
-        finish(BAD_BODY);
-      }
-    });
-    req.on('error', () => finish(BAD_BODY));
-    req.on('close', () => finish(BAD_BODY));
-  });
-}

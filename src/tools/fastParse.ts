@@ -146,8 +146,9 @@ function objectParser(s: z.AnyZodObject): Parser | undefined {
       if (x !== undefined || k in v) out[k] = x;
     }
     if (mode !== 'strip') {
-      for (const k of Object.keys(v)) {
-        if (known.has(k)) continue;
+      // for…in without an array of keys per call; an inherited key is not the input's own (zod's Object.keys).
+      for (const k in v) {
+        if (known.has(k) || !Object.hasOwn(v, k)) continue;
         if (mode === 'strict' || k === '__proto__') return NO;
         out[k] = v[k];
       }

@@ -88,7 +88,8 @@ export function checkBounds(args: unknown): void {
 function tooDeep(v: unknown, depth: number): string[] | undefined {
   if (v === null || typeof v !== 'object') return undefined;
   if (depth >= MAX_INPUT_DEPTH) return [];
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
     const below = tooDeep((v as Record<string, unknown>)[k], depth + 1);
     if (below) {
       below.unshift(k);

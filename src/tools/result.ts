@@ -5,17 +5,37 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ZodError } from 'zod';
 import { BudgetExceededError, OverseerError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { RESULT_JSON } from '../mcp/rpc.js';
 
 export const MAX_RESULT_CHARS = 20_000;
 
 export function okResult(value: unknown): CallToolResult {
-  // The common case, a result under the cap, serialises once (the text is the fitted copy's).
   const first = JSON.stringify(value ?? null, null, 1) as string | undefined;
-  const small = typeof first === 'string' && first.length <= MAX_RESULT_CHARS;
-  const fitted = small ? (JSON.parse(first) as unknown) : fit(value);
-  const text = small ? first : JSON.stringify(fitted, null, 1);
-  const structured = fitted !== null && typeof fitted === 'object' && !Array.isArray(fitted) ? (fitted as Record<string, unknown>) : undefined;
+  if (typeof first === 'string' && first.length <= MAX_RESULT_CHARS) return smallResult(value, first);
+  const fitted = fit(value);
+  const text = JSON.stringify(fitted, null, 1);
+  const structured = isRecord(fitted) ? fitted : undefined;
   return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A result under the cap, the common case. Its JSON is made here, once, while the value is as
+ * the handler left it, and carried under RESULT_JSON: the HTTP answer is that text (no parse of
+ * the value back into an object and no second serialisation of it). structuredContent, a copy
+ * of the value as JSON has it, is parsed only when something reads it (an in-memory client).
+ */
+function smallResult(value: unknown, text: string): CallToolResult {
+  // Frozen: the JSON must stay the object's, so a later change throws instead of going unsent.
+  const content = Object.freeze([Object.freeze({ type: 'text' as const, text })]);
+  const head = `{"content":[{"type":"text","text":${JSON.stringify(text)}}]`;
+  const r = { content } as unknown as CallToolResult;
+  if (!isRecord(value)) return Object.freeze(Object.defineProperty(r, RESULT_JSON, { value: `${head}}` }));
+  const compact = JSON.stringify(value);
+  let parsed: Record<string, unknown> | undefined;
+  Object.defineProperty(r, 'structuredContent', { get: () => (parsed ??= JSON.parse(compact) as Record<string, unknown>), enumerable: true });
+  return Object.freeze(Object.defineProperty(r, RESULT_JSON, { value: `${head},"structuredContent":${compact}}` }));
 }
 
 export function errorResult(err: unknown, log?: Logger): CallToolResult {

@@ -9,6 +9,7 @@ import {
   OverseerError, InvalidInputError, NotFoundError, InvalidStateError, ForbiddenError, StoreBusyError, BudgetExceededError,
 } from '../../src/errors.js';
 import type { Logger } from '../../src/log.js';
+import { RESULT_JSON, messageJson } from '../../src/mcp/rpc.js';
 
 function text(r: CallToolResult): string {
   assert.equal(r.content.length, 1);
@@ -54,6 +55,38 @@ describe('okResult', () => {
     assert.ok(back.a!.endsWith('… (truncated)'));
     assert.ok(back.b!.endsWith('… (truncated)'));
     assert.deepEqual(r.structuredContent, back, 'structuredContent is the fitted value too');
+  });
+});
+
+describe('okResult carries its own JSON (RESULT_JSON), used by the HTTP and SSE answers', () => {
+  const values: unknown[] = [
+    { id: 'j-1', status: 'running', nested: { cost: 0.5, labels: ['a', 'b'] } },
+    { text: 'quotes " and \\ backslashes\nnew lines\t tabs', unicode: 'é 日本 🚀 \u2028', empty: '', zero: -0 },
+    { when: new Date(0), gone: undefined, fn: () => 1, nan: Number.NaN, inf: Infinity, deep: [[{ a: [null] }]] },
+    { withToJson: { toJSON: () => ({ replaced: true }) } },
+    {}, [], [1, 'two', { three: 3 }], 'a string', 42, null, true, undefined,
+  ];
+  test('messageJson of an answer is JSON.stringify of it, for ids of both kinds', () => {
+    for (const v of values) {
+      for (const id of [7, 'req-"x"']) {
+        const m = { jsonrpc: '2.0' as const, id, result: okResult(v) as Record<string, unknown> };
+        assert.equal(messageJson(m), JSON.stringify(m), `value ${String(JSON.stringify(v))}, id ${id}`);
+      }
+    }
+  });
+  test('structuredContent reads as the value through JSON, and the result cannot be changed after', () => {
+    const v = { a: 1, when: new Date(0), gone: undefined };
+    const r = okResult(v);
+    assert.deepEqual(r.structuredContent, { a: 1, when: '1970-01-01T00:00:00.000Z' });
+    assert.equal(r.structuredContent, r.structuredContent, 'parsed once');
+    assert.throws(() => { (r as { isError?: boolean }).isError = true; }, TypeError);
+    assert.throws(() => { (r.content as unknown[]).push({ type: 'text', text: 'more' }); }, TypeError);
+    assert.throws(() => { (r.content[0] as { text: string }).text = 'other'; }, TypeError);
+  });
+  test('a result over the cap and an error carry none (they are serialised as objects)', () => {
+    const big = okResult({ a: 'x'.repeat(100_000) }) as Record<symbol, unknown>;
+    assert.equal(big[RESULT_JSON], undefined);
+    assert.equal((errorResult(new InvalidInputError('no')) as Record<symbol, unknown>)[RESULT_JSON], undefined);
   });
 });
 
