@@ -22,20 +22,41 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /**
  * A result under the cap, the common case. Its JSON is made here, once, while the value is as
- * the handler left it, and carried under RESULT_JSON: the HTTP answer is that text (no parse of
- * the value back into an object and no second serialisation of it). structuredContent, a copy
- * of the value as JSON has it, is parsed only when something reads it (an in-memory client).
+ * the handler left it, and read by the HTTP answer through RESULT_JSON (no parse of the value
+ * back into an object and no second serialisation of it). structuredContent, a copy of the
+ * value as JSON has it, is parsed only when something reads it (an in-memory client), and
+ * toJSON gives the plain result to any other serialiser (stdio). A class, not an object with its
+ * own accessor: defineProperty and freeze cost more than the parse they saved. Nothing may change
+ * a result after okResult made it (nothing does: the tool table sends it as it comes).
  */
+class SmallResult {
+  readonly content: { type: 'text'; text: string }[];
+  readonly #compact: string;
+  readonly #json: string;
+  #parsed?: Record<string, unknown>;
+
+  constructor(text: string, compact: string) {
+    this.content = [{ type: 'text', text }];
+    this.#compact = compact;
+    this.#json = `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${compact}}`;
+  }
+
+  get structuredContent(): Record<string, unknown> {
+    return (this.#parsed ??= JSON.parse(this.#compact) as Record<string, unknown>);
+  }
+
+  get [RESULT_JSON](): string {
+    return this.#json;
+  }
+
+  toJSON(): CallToolResult {
+    return { content: this.content, structuredContent: this.structuredContent };
+  }
+}
+
 function smallResult(value: unknown, text: string): CallToolResult {
-  // Frozen: the JSON must stay the object's, so a later change throws instead of going unsent.
-  const content = Object.freeze([Object.freeze({ type: 'text' as const, text })]);
-  const head = `{"content":[{"type":"text","text":${JSON.stringify(text)}}]`;
-  const r = { content } as unknown as CallToolResult;
-  if (!isRecord(value)) return Object.freeze(Object.defineProperty(r, RESULT_JSON, { value: `${head}}` }));
-  const compact = JSON.stringify(value);
-  let parsed: Record<string, unknown> | undefined;
-  Object.defineProperty(r, 'structuredContent', { get: () => (parsed ??= JSON.parse(compact) as Record<string, unknown>), enumerable: true });
-  return Object.freeze(Object.defineProperty(r, RESULT_JSON, { value: `${head},"structuredContent":${compact}}` }));
+  if (!isRecord(value)) return { content: [{ type: 'text', text }] };
+  return new SmallResult(text, JSON.stringify(value)) as unknown as CallToolResult;
 }
 
 export function errorResult(err: unknown, log?: Logger): CallToolResult {

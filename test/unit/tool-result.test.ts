@@ -74,16 +74,16 @@ describe('okResult carries its own JSON (RESULT_JSON), used by the HTTP and SSE 
       }
     }
   });
-  test('structuredContent reads as the value through JSON, and the result cannot be changed after', () => {
+  test('structuredContent reads as the value through JSON; any serialiser sees the same JSON', () => {
     const v = { a: 1, when: new Date(0), gone: undefined };
     const r = okResult(v);
     assert.deepEqual(r.structuredContent, { a: 1, when: '1970-01-01T00:00:00.000Z' });
     assert.equal(r.structuredContent, r.structuredContent, 'parsed once');
-    assert.throws(() => { (r as { isError?: boolean }).isError = true; }, TypeError);
-    assert.throws(() => { (r.content as unknown[]).push({ type: 'text', text: 'more' }); }, TypeError);
-    assert.throws(() => { (r.content[0] as { text: string }).text = 'other'; }, TypeError);
+    assert.equal(JSON.stringify(r), (r as unknown as Record<symbol, string>)[RESULT_JSON]);
+    assert.deepEqual(JSON.parse(JSON.stringify(r)), { content: [{ type: 'text', text: JSON.stringify(v, null, 1) }], structuredContent: { a: 1, when: '1970-01-01T00:00:00.000Z' } });
   });
-  test('a result over the cap and an error carry none (they are serialised as objects)', () => {
+  test('a result over the cap, a value that is not an object, and an error carry none (they are serialised as objects)', () => {
+    assert.equal((okResult([1, 2]) as Record<symbol, unknown>)[RESULT_JSON], undefined);
     const big = okResult({ a: 'x'.repeat(100_000) }) as Record<symbol, unknown>;
     assert.equal(big[RESULT_JSON], undefined);
     assert.equal((errorResult(new InvalidInputError('no')) as Record<symbol, unknown>)[RESULT_JSON], undefined);
