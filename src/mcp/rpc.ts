@@ -49,7 +49,8 @@ export class RpcError extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A JSON object (not null, not an array). */
+export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 /** Request and notification params: an object whose _meta, when given, is an object with a valid progressToken. */
 const okParams = (p: unknown): boolean => {

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ZodError } from 'zod';
 import { BudgetExceededError, OverseerError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { RESULT_JSON } from '../mcp/rpc.js';
+import { RESULT_JSON, isObject } from '../mcp/rpc.js';
 
 export const MAX_RESULT_CHARS = 20_000;
 
@@ -14,11 +14,9 @@ export function okResult(value: unknown): CallToolResult {
   if (typeof first === 'string' && first.length <= MAX_RESULT_CHARS) return smallResult(value, first);
   const fitted = fit(value);
   const text = JSON.stringify(fitted, null, 1);
-  const structured = isRecord(fitted) ? fitted : undefined;
+  const structured = isObject(fitted) ? fitted : undefined;
   return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * A result under the cap, the common case. Its JSON is made here, once, while the value is as
@@ -55,7 +53,7 @@ class SmallResult {
 }
 
 function smallResult(value: unknown, text: string): CallToolResult {
-  if (!isRecord(value)) return { content: [{ type: 'text', text }] };
+  if (!isObject(value)) return { content: [{ type: 'text', text }] };
   return new SmallResult(text, JSON.stringify(value)) as unknown as CallToolResult;
 }
 
