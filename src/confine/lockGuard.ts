@@ -38,6 +38,8 @@ export interface Violation {
   action: 'restored' | 'removed' | 'reported';
   /** Where what the writer left is kept. */
   keptAt?: string;
+  /** Why the write could not be undone (the file system refused), when it could not. */
+  error?: string;
 }
 
 export interface LockGuardDeps {
@@ -83,6 +85,9 @@ export class LockGuard {
   private readonly snaps = new Map<string, Snapshot>();
   /** Tool calls in flight per job, by tool_use_id, oldest first: seen in the stream or at the hook, not yet answered. */
   private readonly inFlight = new Map<string, string[]>();
+  /** Jobs whose process exited and whose locks are not yet released: the hub is finishing their
+   * work (a commit, the worktree's removal), which is not a write to guard against. */
+  private readonly ended = new Set<string>();
 
   constructor(private readonly d: LockGuardDeps) {}
 
@@ -91,7 +96,10 @@ export class LockGuard {
     const held = this.d.held();
     const now = new Set(held.map((h) => h.path));
     for (const p of [...this.snaps.keys()]) if (!now.has(p)) this.snaps.delete(p);
+    const holders = new Set(held.map((h) => h.holder));
+    for (const j of this.ended) if (!holders.has(j)) this.ended.delete(j);
     for (const h of held) {
+      if (this.ended.has(h.holder)) continue;
       const s = this.snaps.get(h.path);
       if (s && s.holder === h.holder) continue;
       this.take(h.path, h.holder);
@@ -129,9 +137,21 @@ export class LockGuard {
     return (this.inFlight.get(jobId)?.length ?? 0) > 0;
   }
 
-  /** A job ended: nothing of it is in flight any more. */
+  /** A job's process started (again): its held files are guarded from now on. */
+  jobStarted(jobId: string): void {
+    this.ended.delete(jobId);
+    this.locksChanged();
+  }
+
+  /**
+   * A job's process ended: nothing of it is in flight any more, and its held files are no longer
+   * guarded: until its locks are released the hub finishes its work (commits it, removes its
+   * worktree), and putting a file back into a folder being removed would fight that.
+   */
   jobEnded(jobId: string): void {
     this.inFlight.delete(jobId);
+    this.ended.add(jobId);
+    for (const [p, s] of this.snaps) if (s.holder === jobId) this.snaps.delete(p);
   }
 
   private take(path: string, holder: string): void {
@@ -157,27 +177,38 @@ export class LockGuard {
       const same = seen.exists ? s.exists && seen.hash === s.hash : !s.exists;
       if (same) continue;
       const alsoActive = [...this.inFlight.keys()].filter((j) => j !== writer && j !== s.holder);
-      let keptAt: string | undefined;
+      const undone = this.undo(path, s, seen, writer);
+      const v: Violation = { path, holder: s.holder, writer, tool: call?.tool, toolUseId: call?.toolUseId, alsoActive, ...undone };
+      out.push(v);
+      this.d.report(v);
+    }
+    return out;
+  }
+
+  /** Keeps what the writer left and puts the holder's content back. A file system error (the
+   * folder went away meanwhile) leaves the violation reported, never thrown into the stream. */
+  private undo(path: string, s: Snapshot, seen: Exclude<Seen, { dir: true }>, writer: string): Pick<Violation, 'action' | 'keptAt' | 'error'> {
+    let keptAt: string | undefined;
+    try {
       if (seen.exists && seen.data) {
         const dir = this.d.keepDir(writer);
         mkdirSync(dir, { recursive: true });
         keptAt = join(dir, `${this.d.now()}-${basename(path)}`);
         writeFileSync(keptAt, seen.data);
       }
-      let action: Violation['action'] = 'reported';
       if (s.exists && s.data) {
         mkdirSync(dirname(path), { recursive: true });
         rmSync(path, { force: true, recursive: true });
         writeFileSync(path, s.data);
-        action = 'restored';
-      } else if (!s.exists && seen.exists && seen.data) {
-        rmSync(path, { force: true });
-        action = 'removed';
+        return { action: 'restored', ...(keptAt ? { keptAt } : {}) };
       }
-      const v: Violation = { path, holder: s.holder, writer, tool: call?.tool, toolUseId: call?.toolUseId, alsoActive, action, ...(keptAt ? { keptAt } : {}) };
-      out.push(v);
-      this.d.report(v);
+      if (!s.exists && seen.exists && seen.data) {
+        rmSync(path, { force: true });
+        return { action: 'removed', ...(keptAt ? { keptAt } : {}) };
+      }
+    } catch (err) {
+      return { action: 'reported', ...(keptAt ? { keptAt } : {}), error: err instanceof Error ? err.message : String(err) };
     }
-    return out;
+    return { action: 'reported', ...(keptAt ? { keptAt } : {}) };
   }
 }

@@ -13,6 +13,7 @@ export interface Deliver {
 export function violationText(v: Violation, holderTitle: string): string {
   const what = v.action === 'restored' ? `its content was put back to what ${holderTitle} left there`
     : v.action === 'removed' ? 'the file you created there was removed'
+    : v.error ? `it could not be put back (${v.error}): it stays as written, and the lead has been told`
     : 'it is too large to put back: it stays as written, and the lead has been told';
   const kept = v.keptAt ? ` What was written is kept at ${v.keptAt}.` : '';
   const who = v.alsoActive.length ? ` (Agents ${v.alsoActive.join(', ')} were working at the same moment: if the write was not yours, say so to the lead.)` : '';
@@ -23,7 +24,7 @@ export function reportViolation(ctx: HubContext, msgs: Deliver, v: Violation): v
   const now = ctx.clock.now();
   const holder = ctx.store.get(v.holder);
   const holderTitle = holder ? `${v.holder} ("${holder.title}")` : v.holder;
-  ctx.store.addEvent(v.writer, now, 'lock_violation', { files: [v.path], holder: v.holder, tool: v.tool ?? null, tool_use_id: v.toolUseId ?? null, action: v.action, kept_at: v.keptAt ?? null, also_active: v.alsoActive });
+  ctx.store.addEvent(v.writer, now, 'lock_violation', { files: [v.path], holder: v.holder, tool: v.tool ?? null, tool_use_id: v.toolUseId ?? null, action: v.action, kept_at: v.keptAt ?? null, also_active: v.alsoActive, ...(v.error ? { error: v.error } : {}) });
   const row = ctx.store.get(v.writer);
   if (row) {
     const prev = row.lock_violations_json ? (JSON.parse(row.lock_violations_json) as string[]) : [];

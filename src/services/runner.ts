@@ -236,6 +236,7 @@ export class Runner {
       },
     );
     this.supervisors.set(job.id, sup);
+    ctx.lockGuard?.jobStarted(job.id);
     const budgetLeft = job.budget_usd === null ? undefined : Math.max(0.0001, job.budget_usd - job.cost_usd);
     sup.start({
       jobId: job.id,

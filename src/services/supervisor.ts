@@ -201,7 +201,15 @@ export class Supervisor {
     }
     if (this.o.stderrPath) this.stderr = new StderrLog(this.o.stderrPath);
     const parser = this.o.launcher.newParser({ priorUsage: spec.priorUsage, model: spec.model, structured: !!spec.jsonSchema });
-    const splitter = new LineSplitter((line) => this.onLine(line, parser), {
+    const splitter = new LineSplitter((line) => {
+      try {
+        this.onLine(line, parser);
+      } catch (err) {
+        // One line's handling failing (a bug, a file system refusing) must not take the hub and
+        // every other child down with it: it is logged and the stream goes on.
+        this.o.log.error({ err }, 'handling a line of the child stream failed');
+      }
+    }, {
       onOverflow: (n) => this.o.log.warn({ bytes: n }, 'dropped an over-long line from the child stream'),
     });
     child.onStdout((c) => splitter.push(c));

@@ -4,7 +4,7 @@
 // is kept.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockGuard, type Violation } from '../../src/confine/lockGuard.js';
@@ -108,4 +108,42 @@ test('codex: ends carry other ids than starts, so each end closes the oldest cal
   assert.equal(v.length, 1);
   assert.equal(readFileSync(p, 'utf8'), 'codex holder, own write\n', 'the codex holder\'s own last write is what is put back');
   assert.equal(reports.length, 1);
+});
+
+test('a holder whose process ended is being finished by the hub (its worktree removed): its files are not put back until it starts again', () => {
+  const wt = join(dir, 'wt-ended');
+  mkdirSync(wt);
+  const p = join(wt, 'e.txt');
+  writeFileSync(p, 'holder\n');
+  const held = [{ path: p, holder: 'j-e' }];
+  const { g, reports } = guard(held);
+  g.jobEnded('j-e');
+  rmSync(wt, { recursive: true });
+  g.locksChanged(); // another lock event while it still holds the file: not taken again
+  assert.deepEqual(g.toolsEnded('j-b', [{ toolUseId: 'b1' }]), []);
+  assert.equal(existsSync(wt), false, 'the removed folder is not brought back');
+  assert.equal(reports.length, 0);
+  mkdirSync(wt);
+  writeFileSync(p, 'resumed\n');
+  g.jobStarted('j-e');
+  writeFileSync(p, 'intruder\n');
+  const v = g.toolsEnded('j-b', [{ toolUseId: 'b2' }]);
+  assert.deepEqual(v.map((x) => x.action), ['restored'], 'guarded again once its process runs');
+  assert.equal(readFileSync(p, 'utf8'), 'resumed\n');
+});
+
+test('a write that cannot be undone (the file system refuses) is reported with why, never thrown', () => {
+  const folder = join(dir, 'became-a-file');
+  mkdirSync(folder);
+  const p = join(folder, 'f.txt');
+  writeFileSync(p, 'holder\n');
+  const { g, reports } = guard([{ path: p, holder: 'j-a' }]);
+  rmSync(folder, { recursive: true });
+  writeFileSync(folder, 'a file where the folder was\n'); // nothing can be put back under it, root or not
+  const v = g.toolsEnded('j-b', [{ tool: 'Bash', toolUseId: 'b1' }]);
+  assert.equal(v.length, 1);
+  assert.equal(v[0]!.action, 'reported');
+  assert.match(v[0]!.error ?? '', /EEXIST|ENOTDIR/);
+  assert.equal(reports.length, 1);
+  assert.equal(readFileSync(folder, 'utf8'), 'a file where the folder was\n');
 });
