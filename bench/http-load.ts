@@ -136,6 +136,20 @@ export async function benchHttpLoad(): Promise<HttpLoadResult> {
     await sdk.close();
     out(`lean client = MCP SDK client results: ${sdkSame ? 'yes' : 'NO'}; node flags of the hub's process: ${process.execArgv.filter((a) => !a.includes('tsx') && a !== '--import').join(' ') || '(none)'}\n`);
 
+    // HTTP_LOAD_AB=<n>: only n closed rounds of the crew, each one's hub CPU a call on a line of
+    // its own, to compare two builds run at the same time (the machine's noise then hits both).
+    const abRounds = Number(process.env.HTTP_LOAD_AB ?? 0);
+    if (abRounds > 0) {
+      await rpc({ cmd: 'connect', url, token: h.hub.leadToken, n: SESSIONS, handshake: true, tokens });
+      await rpc({ cmd: 'run', mode: 'closed', ms: 1000 }); // warm-up
+      for (let k = 0; k < abRounds; k++) {
+        const r = await round(rpc, { cmd: 'run', mode: 'closed', ms: 2000 });
+        out(`ab ${((r.cpuMs * 1000) / r.r.calls).toFixed(1)} µs ${((r.r.calls * 1000) / r.r.wallMs).toFixed(0)} calls/s\n`);
+      }
+      await rpc({ cmd: 'close' });
+      return { sessions: SESSIONS, paced: undefined as never, closed: undefined as never, sdkSame };
+    }
+
     // Baseline: the same client against a bare server answering a real call's JSON.
     bare = await bareServer(sample);
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/mcp`;

@@ -137,9 +137,10 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     // Parsed only off the MCP path (every tool call POSTs to a bare /mcp).
     const url = req.url === '/mcp' ? MCP_URL : new URL(req.url ?? '/', 'http://127.0.0.1');
-    const api = url.pathname.startsWith('/api/');
-    const page = !!o.web?.isPage(url.pathname);
-    if (url.pathname !== '/mcp' && url.pathname !== '/hook' && url.pathname !== '/health' && !api && !page) return deny(res, 404, 'not found: the MCP endpoint is /mcp');
+    const pathname = url === MCP_URL ? '/mcp' : url.pathname; // the getter makes a new string each time
+    const api = pathname.startsWith('/api/');
+    const page = !!o.web?.isPage(pathname);
+    if (pathname !== '/mcp' && pathname !== '/hook' && pathname !== '/health' && !api && !page) return deny(res, 404, 'not found: the MCP endpoint is /mcp');
     if (!allowedHosts.has(req.headers.host ?? '')) return deny(res, 403, 'forbidden: bad Host header');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return deny(res, 403, 'forbidden: bad Origin header');
@@ -160,7 +161,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
         return runApi(web.caller, req, res, url);
       }
     }
-    if (url.pathname === '/health') {
+    if (pathname === '/health') {
       const h: HealthInfo = { pid: process.pid, started_at: startedAt, version: o.version };
       if (caller?.role === 'lead') {
         h.sessions = { total: sessions.count(), lead: sessions.count('lead'), agent: sessions.count('agent') };
@@ -173,7 +174,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     }
     if (!token || !caller) return deny(res, 401, token ? 'unauthorized: unknown or expired token' : 'unauthorized: missing bearer token', { 'www-authenticate': 'Bearer' });
     if (api) return runApi(caller, req, res, url);
-    if (url.pathname === '/hook') {
+    if (pathname === '/hook') {
       if (req.method !== 'POST' || !o.onHook) return deny(res, 405, 'POST the hook input to /hook');
       const onHook = o.onHook;
       const who = caller;
