@@ -14,7 +14,8 @@
 // `npm run bench` runs it with the background hub's node flags (hubNodeArgs: --max-semi-space-size=1);
 // alone, the same: node --max-semi-space-size=1 --import tsx bench/http-load.ts   (HTTP_LOAD_PROFILE=1: CPU profile of the
 // hub's thread under the closed loop, written to bench/results/http-load.cpuprofile; =heap: what it
-// allocates, bench/results/http-load.heapprofile)
+// allocates, bench/results/http-load.heapprofile; HTTP_LOAD_AB=<n>: only n 2 s closed rounds of the
+// crew, each one's hub CPU a call, to run two builds side by side: docs/performance-native-mcp.md)
 import { createServer, type Server } from 'node:http';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
