@@ -13,7 +13,7 @@ export interface Deliver {
 export function violationText(v: Violation, holderTitle: string): string {
   const what = v.action === 'restored' ? `its content was put back to what ${holderTitle} left there`
     : v.action === 'removed' ? 'the file you created there was removed'
-    : v.error ? `it could not be put back (${v.error}): it stays as written, and the lead has been told`
+    : v.error ? `it could not be put back (${v.error}), and the lead has been told`
     : 'it is too large to put back: it stays as written, and the lead has been told';
   const kept = v.keptAt ? ` What was written is kept at ${v.keptAt}.` : '';
   const who = v.alsoActive.length ? ` (Agents ${v.alsoActive.join(', ')} were working at the same moment: if the write was not yours, say so to the lead.)` : '';
