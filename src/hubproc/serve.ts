@@ -11,6 +11,7 @@ import { Hub } from '../hub.js';
 import { acquireHubLock, tryAcquireHub, type HubClaim } from '../server/hubLock.js';
 import { IdleTimer } from './idle.js';
 import { claimPath } from './claim.js';
+import { STOP_MARGIN_MS, withDeadline } from './stopDeadline.js';
 
 export interface ServeOptions {
   config: Config;
@@ -45,8 +46,12 @@ export async function runHubProcess(o: ServeOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     o.log.info({ why }, 'stopping the hub');
+    const deadline = o.config.killGraceMs + STOP_MARGIN_MS;
     try {
-      await hub.stop();
+      await withDeadline(() => hub.stop(), deadline, () => {
+        o.log.error({ why, deadline_ms: deadline }, 'the hub did not finish stopping in time: exiting without the rest of its stop');
+        o.exit(1);
+      });
     } finally {
       await claim.release();
       o.exit(0);

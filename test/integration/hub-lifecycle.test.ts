@@ -7,7 +7,7 @@
 // `npm run build` first.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,8 +105,14 @@ describe('hub lifecycle behind overseer mcp', { timeout: 240_000 }, () => {
     assert.equal(hubPidOf(state), second);
     // A background hub whose state directory is deleted (a removed temp dir) stops by itself.
     await lead.close();
+    // Its log goes with the directory: held open here, what it wrote stays readable if it does not exit.
+    const log = openSync(join(state, 'logs', 'overseer.log'), 'r');
+    cleanups.push(() => closeSync(log));
     await rm(state, { recursive: true, force: true });
-    await eventually('the hub to exit once its state directory is gone', () => !alive(second), 15_000, 50);
+    await eventually('the hub to exit once its state directory is gone', () => !alive(second), 15_000, 50).catch((err: Error) => {
+      const text = readFileSync(log, 'utf8').split('\n').slice(-30).join('\n');
+      throw new Error(`${err.message}; the end of the hub's log:\n${text}`);
+    });
   });
 
   test('idle exit: not while a lead is connected, not while a job runs, then after the grace period', async () => {
