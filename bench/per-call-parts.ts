@@ -1,18 +1,18 @@
 // Micro-benchmark of two parts of a tool call that the crew's load profile ranked (issue 14,
 // docs/performance-native-mcp.md "Per call, a third pass"); not in the goals table, which
 // measures whole calls over HTTP (bench/http-load.ts):
-//   (a) a note write on a SQLite WAL file with the hub's pragmas: better-sqlite3's
+//   (a) a note write on the hub's own database (openDb: its pragmas and schema): better-sqlite3's
 //       db.transaction(fn) made per write, against one transaction function kept per connection
 //       (what src/store/db.ts tx() does now); and the read the tools do outside a transaction;
 //   (b) a read_note answer as the HTTP body: the value stringified, parsed back for
 //       structuredContent and the whole message stringified again (before), against okResult's
 //       JSON made once and written by messageJson (now).
 // Run: node --import tsx bench/per-call-parts.ts
-import Database from 'better-sqlite3';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { okResult } from '../src/tools/result.js';
 import { messageJson } from '../src/mcp/rpc.js';
+import { openDb } from '../src/store/db.js';
 import { out, removeDir, runAlone, tempDir } from './common.js';
 
 const N = 20_000;
@@ -29,10 +29,7 @@ function time(label: string, f: (i: number) => unknown): number {
 export async function benchPerCallParts(): Promise<Record<string, number>> {
   const dir = await tempDir('overseer-bench-parts-');
   try {
-    const db = new Database(path.join(dir, 'state.db'));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.exec('CREATE TABLE notes (key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL, author TEXT NOT NULL, updated_at INTEGER NOT NULL)');
+    const db = openDb(path.join(dir, 'state.db'));
     const get = db.prepare('SELECT * FROM notes WHERE key = ?');
     const put = db.prepare('INSERT INTO notes (key, value, version, author, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, version = excluded.version, author = excluded.author, updated_at = excluded.updated_at');
     for (let i = 0; i < 64; i++) put.run(`bench/load/c${i}`, `value of client ${i}`, 1, 'lead', Date.now());
