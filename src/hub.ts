@@ -18,7 +18,7 @@ import type { Caller, HubContext } from './services/context.js';
 import { JobService } from './services/jobs.js';
 import { Runner } from './services/runner.js';
 import { MessageService } from './services/messages.js';
-import { LockService } from './services/locks.js';
+import { LockService, OPEN_GATE } from './services/locks.js';
 import { NoteService } from './services/notes.js';
 import { RequestService } from './approvals/service.js';
 import { personApi } from './approvals/http.js';
@@ -222,7 +222,7 @@ export class Hub {
     };
     this.digest = new LeadDigest(this.ctx);
     this.overlaps = new OverlapGuard(this.ctx, (to, text) => { this.messages.deliver('overseer', to, text); });
-    this.locks = new LockService(this.ctx);
+    this.locks = new LockService(this.ctx, this.confinement?.lockMounts ?? OPEN_GATE);
     this.notes = new NoteService(this.ctx);
     this.requests = new RequestService(this.ctx);
     this.requests.elicitor = this.elicitor;

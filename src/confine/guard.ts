@@ -8,10 +8,30 @@ import { LockStore } from '../store/locks.js';
 import { LockGuard } from './lockGuard.js';
 import type { LockMounts } from './lockMounts.js';
 import { reportViolation } from './violationReport.js';
+import { RefusalNotices, type BoundLock } from './mountRefusal.js';
+import { isoTime } from '../clock.js';
 
 export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: LockMounts): LockGuard {
   const locks = new LockStore(ctx.db);
+  const holderText = (holder: string): string => {
+    if (holder === 'lead') return 'the lead';
+    const j = ctx.store.get(holder);
+    return j ? `agent ${holder} ("${j.title}")` : `agent ${holder}`;
+  };
+  const notices = new RefusalNotices({
+    bound: (writer) => {
+      const mine = new Set(mounts?.mountedFor(writer) ?? []);
+      if (mine.size === 0) return [];
+      return locks.all().filter((l) => mine.has(l.path) && l.holder !== writer)
+        .map((l): BoundLock => ({ path: l.path, holder: l.holder, holderText: holderText(l.holder), reason: l.reason, until: isoTime(l.expires_at) }));
+    },
+    tell: (writer, text, bound) => {
+      ctx.store.addEvent(writer, ctx.clock.now(), 'lock_refused', { files: bound.map((b) => b.path), holders: bound.map((b) => b.holder), by: 'mount' });
+      messages.deliver('overseer', writer, text);
+    },
+  });
   return new LockGuard({
+    refused: (writer, texts) => notices.toolResults(writer, texts),
     sealed: mounts
       ? (path, holder) => ctx.store.byStatus('running').every((j) => j.id === holder || mounts.mountedFor(j.id).includes(path))
       : undefined,

@@ -47,6 +47,8 @@ export interface LockGuardDeps {
   /** Where an undone write of `writer` is kept (a folder beside its transcript). */
   keepDir(writer: string): string;
   report(v: Violation): void;
+  /** What a child's ended tool calls printed (errors above all): a refusal by a lock mount is explained to it. */
+  refused(writer: string, texts: string[]): void;
   now(): number;
   /** Is this path read-only for every running child but its holder (lock mounts)? Then a change
    * can only be the holder's own (a background process of it) or the host's: not undone. */
@@ -120,7 +122,7 @@ export class LockGuard {
    * reports an end (a command the hook refused) keeps its agent "mid-call": its files are then
    * not checked, which can miss a write but never undoes the agent's own.
    */
-  toolsEnded(jobId: string, calls: { tool?: string; toolUseId?: string }[], byCount = false): Violation[] {
+  toolsEnded(jobId: string, calls: { tool?: string; toolUseId?: string; text?: string }[], byCount = false): Violation[] {
     const s = this.inFlight.get(jobId);
     for (const c of calls) {
       if (!s) break;
@@ -130,6 +132,8 @@ export class LockGuard {
     }
     if (s && s.length === 0) this.inFlight.delete(jobId);
     for (const [p, snap] of this.snaps) if (snap.holder === jobId && (stampOf(p) ?? '') !== snap.stamp) this.take(p, jobId);
+    const texts = calls.map((c) => c.text ?? '').filter(Boolean);
+    if (texts.length) this.d.refused(jobId, texts);
     return this.check(jobId, calls[0]);
   }
 

@@ -16,8 +16,9 @@ export interface LockMountDeps {
   held(): { path: string; holder: string }[];
   /** Running jobs with the pid the hub recorded (bubblewrap's, leading the child's group). */
   running(): { jobId: string; pid: number }[];
-  /** Runs the helper: python3 <script> <nsPid> ro|rw <paths…>; resolves with its stderr on failure. */
-  helper(args: string[]): Promise<{ ok: boolean; stderr: string }>;
+  /** Runs the helper: python3 <script> <nsPid> ro|rw <paths…>; resolves with its stderr on
+   * failure, and `gone` when the process (so its namespace) no longer exists. */
+  helper(args: string[]): Promise<{ ok: boolean; stderr: string; gone?: boolean }>;
   /** A pid inside the child's namespaces, from the recorded one (default: bubblewrap's only child). */
   nsPid?(pid: number): number | undefined;
   log: Logger;
@@ -34,10 +35,15 @@ export function innerPid(pid: number): number | undefined {
   }
 }
 
+/** The helper's exit code when the process named is gone (hooks/overseer-lockmount.py). */
+export const HELPER_GONE = 3;
+
 /** The real helper: python3 from PATH running hooks/overseer-lockmount.py. */
 export function pythonHelper(python: string, script: string): LockMountDeps['helper'] {
   return (args) => new Promise((resolve) => {
-    execFile(python, [script, ...args], { timeout: 10_000 }, (err, _out, stderr) => resolve({ ok: !err, stderr: String(stderr ?? '') }));
+    execFile(python, [script, ...args], { timeout: 10_000 }, (err, _out, stderr) => resolve({
+      ok: !err, stderr: String(stderr ?? ''), gone: (err as { code?: unknown } | null)?.code === HELPER_GONE,
+    }));
   });
 }
 
@@ -45,7 +51,10 @@ export class LockMounts {
   /** Per job: the paths bound read-only in its namespace now. */
   private readonly applied = new Map<string, Set<string>>();
   private syncing?: Promise<void>;
-  private again = false;
+  /** The pass to run after the current one, and who waits for it. */
+  private next?: { promise: Promise<void>; resolve: () => void };
+  /** Why a path could not be done in a job's namespace (`job\0path`), until it is done. */
+  private readonly errors = new Map<string, string>();
   private retry?: NodeJS.Timeout;
   private closed = false;
   /** Milliseconds from a lock change to its mounts being in place, for `npm run bench` and the docs. */
@@ -63,29 +72,62 @@ export class LockMounts {
     this.applied.set(jobId, new Set(paths));
   }
 
-  /** Bring every running child's mounts in line with the locks (coalesced: one pass at a time). */
+  /**
+   * Bring every running child's mounts in line with the locks. One pass at a time; the promise
+   * resolves when a pass that started after this call has finished (calls made during a pass
+   * share the one pass that follows it).
+   */
   sync(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    if (this.syncing) {
-      this.again = true;
-      return this.syncing;
+    if (!this.next) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => { resolve = r; });
+      this.next = { promise, resolve };
     }
+    const p = this.next.promise;
+    if (!this.syncing) this.runNext();
+    return p;
+  }
+
+  private runNext(): void {
+    const mine = this.next!;
+    this.next = undefined;
     const started = this.d.now();
-    this.syncing = this.pass().finally(() => {
+    this.syncing = this.pass().catch((err: unknown) => {
+      this.d.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'lock mounts: a pass failed');
+    }).finally(() => {
       this.latencies.push(this.d.now() - started);
       if (this.latencies.length > 1000) this.latencies.shift();
       this.syncing = undefined;
-      if (this.again) {
-        this.again = false;
-        void this.sync();
+      mine.resolve();
+      if (this.next) {
+        if (this.closed) this.next.resolve();
+        else this.runNext();
       }
     });
-    return this.syncing;
+  }
+
+  /** Of `paths`, those still bound read-only in the job's namespace (a lock just handed to it). Cheap: no I/O. */
+  stillReadOnly(jobId: string, paths: readonly string[]): string[] {
+    const have = this.applied.get(jobId);
+    return have ? paths.filter((p) => have.has(p)) : [];
+  }
+
+  /**
+   * Make `paths` writable in the job's namespace now (the job holds them: a pass unbinds them),
+   * and resolve with those that could not be, each with the reason. A second pass is tried for
+   * a path the first could not do (a helper that timed out, a namespace being built).
+   */
+  async makeWritable(jobId: string, paths: readonly string[]): Promise<{ path: string; error: string }[]> {
+    for (let pass = 0; pass < 2 && this.stillReadOnly(jobId, paths).length; pass++) await this.sync();
+    return this.stillReadOnly(jobId, paths).map((path) => ({ path, error: this.errors.get(`${jobId}\0${path}`) ?? 'could not be unbound' }));
   }
 
   close(): void {
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
+    this.next?.resolve();
+    this.next = undefined;
   }
 
   private async pass(): Promise<void> {
@@ -105,17 +147,28 @@ export class LockMounts {
       const ro = [...want].filter((p) => !have.has(p)).sort();
       const rw = [...have].filter((p) => !want.has(p)).sort((a, b) => b.length - a.length);
       const next = new Set(have);
-      if (rw.length) {
-        const r = await this.d.helper([String(ns), 'rw', ...rw]);
-        const bad = failures(r, rw);
-        for (const p of rw) if (!bad.has(p)) next.delete(p);
-        if (!r.ok) this.d.log.warn({ jobId, stderr: r.stderr.trim() }, 'lock mounts: could not make files writable again');
-      }
-      if (ro.length) {
-        const r = await this.d.helper([String(ns), 'ro', ...ro]);
-        const bad = failures(r, ro);
-        for (const p of ro) if (!bad.has(p)) next.add(p);
-        if (!r.ok) this.d.log.warn({ jobId, stderr: r.stderr.trim() }, 'lock mounts: could not make held files read-only');
+      for (const [mode, paths] of [['rw', rw], ['ro', ro]] as const) {
+        if (!paths.length) continue;
+        const r = await this.d.helper([String(ns), mode, ...paths]);
+        if (r.gone) {
+          // The child ended between the job's record and this pass: its namespace went with it.
+          this.d.log.warn({ jobId, files: paths }, `lock mounts: job ${jobId} ended before ${paths.join(', ')} could be made ${mode === 'rw' ? 'writable' : 'read-only'} in its sandbox; nothing left to do`);
+          this.applied.delete(jobId);
+          return;
+        }
+        const bad = failures(r, paths);
+        for (const p of paths) {
+          const key = `${jobId}\0${p}`;
+          const why = bad.get(p);
+          if (why === undefined) {
+            this.errors.delete(key);
+            if (mode === 'rw') next.delete(p);
+            else next.add(p);
+          } else {
+            this.errors.set(key, why);
+            this.d.log.warn({ jobId, file: p, error: why }, `lock mounts: could not make ${p} ${mode === 'rw' ? 'writable again' : 'read-only'} in job ${jobId}'s sandbox: ${why}`);
+          }
+        }
       }
       this.applied.set(jobId, next);
     }));
@@ -133,8 +186,14 @@ export class LockMounts {
 
 /** The paths the helper could not do: those its failure lines name ("bind <path>: <error>"), or
  * all of them when it failed without naming any (could not start, could not enter). */
-function failures(r: { ok: boolean; stderr: string }, paths: readonly string[]): Set<string> {
-  if (r.ok) return new Set();
-  const named = paths.filter((p) => r.stderr.split('\n').some((l) => l.includes(` ${p}: `)));
-  return new Set(named.length ? named : paths);
+function failures(r: { ok: boolean; stderr: string }, paths: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (r.ok) return out;
+  const lines = r.stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  for (const p of paths) {
+    const line = lines.find((l) => l.includes(` ${p}: `));
+    if (line) out.set(p, line.slice(line.indexOf(` ${p}: `) + p.length + 3));
+  }
+  if (out.size === 0) for (const p of paths) out.set(p, lines.at(-1) ?? 'the helper failed without a reason');
+  return out;
 }

@@ -52,7 +52,7 @@ export type AgentSignal =
   | { kind: 'init'; sessionId?: string; mcpConnected: boolean; mcpStatus: string }
   | { kind: 'turn'; messageId?: string; text?: string; model?: string; usage?: TokenUsage; toolUses?: { id: string; name: string; detail?: string }[];
       /** Tool calls that ended with this item (Codex: a finished command or patch; it has no separate result event). */
-      ended?: { toolUseId: string; name: string }[] }
+      ended?: { toolUseId: string; name: string; /** What it printed (a command's output), when the stream says. */ text?: string }[] }
   /** Results of tool calls (Claude: a user message of tool_result blocks). */
   | { kind: 'tool_results'; results: { toolUseId: string; isError: boolean; text: string }[] }
   /** One model call's usage as it grows (Claude's partial-message events; Codex's rollout file, where

@@ -25,6 +25,7 @@ export interface HttpAuth {
 }
 
 /** POST /hook: the lock hook's question, answered as JSON; `claude`: asked by a Claude Code HTTP hook (?format=claude). */
+/** The hook's verdict, at once or (while a file handed over is made writable) a moment later. */
 export type HookHandler = (caller: Caller, body: unknown, format?: 'claude') => unknown;
 
 /** Routes under /api/ (after the Host, Origin and token checks); false = not found. */
@@ -180,16 +181,21 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
       const who = caller;
       return withBody(req, res, (body) => {
         const claude = url.searchParams.get('format') === 'claude';
-        const verdict = onHook(who, body, claude ? 'claude' : undefined) as { decision?: string; reason?: string };
-        // ?format=claude: Claude Code's HTTP hook reads the same JSON a command hook prints. An
-        // `allow` (the policy settled the call) skips Claude Code's permission prompt.
-        const out = claude
-          ? (verdict.decision === 'deny' || verdict.decision === 'allow'
-            ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: verdict.decision, permissionDecisionReason: verdict.reason ?? (verdict.decision === 'deny' ? 'denied by Overseer' : 'allowed by Overseer policy') } }
-            : {})
-          : verdict;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(out));
+        const send = (verdict: { decision?: string; reason?: string }): void => {
+          // ?format=claude: Claude Code's HTTP hook reads the same JSON a command hook prints. An
+          // `allow` (the policy settled the call) skips Claude Code's permission prompt.
+          const out = claude
+            ? (verdict.decision === 'deny' || verdict.decision === 'allow'
+              ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: verdict.decision, permissionDecisionReason: verdict.reason ?? (verdict.decision === 'deny' ? 'denied by Overseer' : 'allowed by Overseer policy') } }
+              : {})
+            : verdict;
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(out));
+        };
+        const verdict = onHook(who, body, claude ? 'claude' : undefined) as { decision?: string; reason?: string } | Promise<{ decision?: string; reason?: string }>;
+        if (!(verdict instanceof Promise)) return send(verdict);
+        // The hook waits (a file just handed over is made writable first); it fails closed.
+        verdict.then(send, (err: unknown) => send({ decision: 'deny', reason: `Overseer could not decide on this call: ${err instanceof Error ? err.message : String(err)}` }));
       });
     }
     const sid = req.headers['mcp-session-id'];

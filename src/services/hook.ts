@@ -79,15 +79,32 @@ export class HookService {
    * check_permission, so a settled call makes one trip to the hub (docs/performance.md). Reads
    * are Claude Code's own to allow (no prompt, no event per read).
    */
-  answer(caller: Caller, h: HookInput, format?: 'claude'): HookVerdict {
-    const verdict = this.check(caller, h);
-    if (verdict.decision !== 'none' || format !== 'claude' || caller.role !== 'agent' || !this.permissions || !h.tool_name || READ_TOOLS.test(h.tool_name)) return verdict;
-    const j = this.permissions.judge(caller, h.tool_name, h.tool_input ?? {}, { recordAsk: false, via: 'hook' });
-    if (j.action === 'deny') return { ...verdict, decision: 'deny', reason: j.message };
-    return j.action === 'allow' ? { ...verdict, decision: 'allow', reason: j.reason } : verdict;
+  answer(caller: Caller, h: HookInput, format?: 'claude'): HookVerdict | Promise<HookVerdict> {
+    const { verdict: checked, paths } = this.lockCheck(caller, h);
+    let verdict = checked;
+    if (verdict.decision === 'none' && format === 'claude' && caller.role === 'agent' && this.permissions && h.tool_name && !READ_TOOLS.test(h.tool_name)) {
+      const j = this.permissions.judge(caller, h.tool_name, h.tool_input ?? {}, { recordAsk: false, via: 'hook' });
+      if (j.action === 'deny') return { ...verdict, decision: 'deny', reason: j.message };
+      if (j.action === 'allow') verdict = { ...verdict, decision: 'allow', reason: j.reason };
+    }
+    // A file just handed to the caller may still be read-only in its sandbox for a moment: the
+    // call goes ahead once it is writable (only then; the usual call answers without waiting).
+    const pending = verdict.decision === 'deny' ? [] : this.locks.stillReadOnly(caller, paths);
+    return pending.length ? this.afterWritable(caller, verdict, pending) : verdict;
+  }
+
+  private async afterWritable(caller: Caller, verdict: HookVerdict, paths: readonly string[]): Promise<HookVerdict> {
+    const stuck = await this.locks.hookWritable(caller, paths);
+    if (stuck.length === 0) return verdict;
+    return { decision: 'deny', reason: `Overseer: you hold ${stuck.map((s) => s.path).join(', ')}, but the hub could not make ${stuck.length > 1 ? 'them' : 'it'} writable in your sandbox (${stuck.map((s) => s.error).join('; ')}). The lead has been told; work on other files or finish.` };
   }
 
   check(caller: Caller, h: HookInput): HookVerdict {
+    return this.lockCheck(caller, h).verdict;
+  }
+
+  /** The lock check, and the lockable paths (absolute, real) the call writes. */
+  private lockCheck(caller: Caller, h: HookInput): { verdict: HookVerdict; paths: string[] } {
     if (caller.role === 'agent' && h.tool_use_id) {
       this.ctx?.hookLedger?.note(caller.jobId, h.tool_use_id);
       this.ctx?.lockGuard?.toolsStarted(caller.jobId, [h.tool_use_id]); // the tool runs right after this answer
@@ -101,14 +118,14 @@ export class HookService {
       if (read !== undefined) {
         const real = realTarget(read, base);
         const state = protectedContextOf(this.ctx).stateDir;
-        if (real === undefined || isInside(real, state)) return { decision: 'deny', reason: `Overseer: agents may not read the hub's own state (${state}): it holds the lead's token and the hub's database.` };
-        return { decision: 'none' };
+        if (real === undefined || isInside(real, state)) return { paths: [], verdict: { decision: 'deny', reason: `Overseer: agents may not read the hub's own state (${state}): it holds the lead's token and the hub's database.` } };
+        return { paths: [], verdict: { decision: 'none' } };
       }
       const guarded = protectedContextOf(this.ctx);
       for (const t of targets.paths) {
         const real = realTarget(t, base);
         const why = real === undefined ? `cannot tell where ${JSON.stringify(t)} leads` : protectedReason(real, guarded);
-        if (why) return { decision: 'deny', reason: `Overseer: agents may not write there: ${why}.` };
+        if (why) return { paths: [], verdict: { decision: 'deny', reason: `Overseer: agents may not write there: ${why}.` } };
       }
     }
     for (const t of targets.paths) {
@@ -118,7 +135,8 @@ export class HookService {
       if (r.ok) paths.push(r.path); // outside the work tree: not lockable here; the permission policy decides
     }
     this.locks.renew(caller);
-    return this.locks.hookCheck(caller, [...new Set(paths)], targets.unknown ? describeUnknown(h) : undefined);
+    const unique = [...new Set(paths)];
+    return { paths: unique, verdict: this.locks.hookCheck(caller, unique, targets.unknown ? describeUnknown(h) : undefined) };
   }
 }
 

@@ -17,6 +17,27 @@ import { dirname, isAbsolute, join } from 'node:path';
 
 export const holderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
+/**
+ * Whether a file a job now holds can be written in its sandbox. With confinement, a file another
+ * agent held is bound read-only in every other child (src/confine/lockMounts.ts); a lock handed
+ * over is unbound a moment later. A grant (lock_files, the hook's auto-lock) waits for that.
+ */
+export interface WriteGate {
+  /** Of `paths`, those still read-only in the job's sandbox. No I/O: called on every hook check. */
+  stillReadOnly(jobId: string, paths: readonly string[]): string[];
+  /** Make them writable now; resolves with those that could not be, each with the reason. */
+  makeWritable(jobId: string, paths: readonly string[]): Promise<{ path: string; error: string }[]>;
+}
+
+/** No confinement (or no lock mounts): nothing is ever bound read-only. */
+export const OPEN_GATE: WriteGate = { stillReadOnly: () => [], makeWritable: async () => [] };
+
+/** Files a grant could not make writable in the grantee's sandbox. */
+export type NotWritable = { path: string; error: string }[];
+
+/** How long a hook check waits for a file handed over to become writable in the caller's sandbox. */
+const HOOK_WAIT_MS = 5000;
+
 /** Paths resolved between two yields to the event loop. */
 const RESOLVE_BATCH = 16;
 
@@ -25,7 +46,7 @@ export class LockService {
   private timer?: NodeJS.Timeout;
   private readonly offJob: () => void;
 
-  constructor(private readonly ctx: HubContext) {
+  constructor(private readonly ctx: HubContext, private readonly gate: WriteGate) {
     this.store = new LockStore(ctx.db);
     // A job that is no longer running holds nothing and waits for nothing.
     this.offJob = ctx.bus.on('job', (e) => {
@@ -75,7 +96,7 @@ export class LockService {
     return rows.map((r) => `${r.path} is held by ${this.describeHolder(r.holder)}${r.reason ? ` for "${r.reason}"` : ''} until ${isoTime(r.expires_at)}`).join('; ');
   }
 
-  async acquire(i: LockFilesInput, caller: Caller, signal?: AbortSignal, progress?: (ms: number) => void): Promise<{ acquired: string[]; acquired_count: number; expires_at: string }> {
+  async acquire(i: LockFilesInput, caller: Caller, signal?: AbortSignal, progress?: (ms: number) => void): Promise<{ acquired: string[]; acquired_count: number; expires_at: string; not_writable?: NotWritable }> {
     const me = holderOf(caller);
     const paths = await this.resolve(caller, i.files);
     const reason = i.reason ?? null;
@@ -96,7 +117,7 @@ export class LockService {
     this.armExpiry(); // the held locks may expire before anyone releases them
     if (first.granted) {
       this.changed(me);
-      return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(now + i.ttl_s * 1000) };
+      return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(now + i.ttl_s * 1000), ...await this.writableFor(caller, paths) };
     }
     const waitId = first.waitId;
     const r = await waitUntil({
@@ -121,10 +142,52 @@ export class LockService {
     });
     if (outcome !== 'granted') this.grantWaiters();
     if (outcome === 'granted') {
-      return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000) };
+      const writable = await this.writableFor(caller, paths);
+      return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000), ...writable };
     }
     const still = this.store.heldAmong(paths).filter((x) => x.holder !== me);
     throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still) || 'the files just became free — try again'}. Nothing was locked.`);
+  }
+
+  /**
+   * A grant returns once the files are writable in the grantee's sandbox (a lock handed over
+   * from another agent is still bound read-only there for a moment). What cannot be made writable
+   * is treated like a lock violation: an event on the job, one warning, the lead told, and the
+   * grantee told in its result — never a write silently blocked.
+   */
+  private async writableFor(caller: Caller, paths: readonly string[]): Promise<{ not_writable?: NotWritable }> {
+    if (caller.role !== 'agent' || this.gate.stillReadOnly(caller.jobId, paths).length === 0) return {};
+    const stuck = await this.gate.makeWritable(caller.jobId, paths);
+    if (stuck.length === 0) return {};
+    this.reportNotWritable(caller.jobId, stuck);
+    return { not_writable: stuck };
+  }
+
+  /** The hook's wait: the call's write targets the caller may write, made writable in its sandbox. */
+  async hookWritable(caller: Caller, paths: readonly string[]): Promise<NotWritable> {
+    if (caller.role !== 'agent') return [];
+    // Inside the hook's own deadline (Claude Code waits 15 s for it, the command hook 8 s).
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<NotWritable>((resolve) => {
+      timer = setTimeout(() => resolve(this.gate.stillReadOnly(caller.jobId, paths).map((path) => ({ path, error: `not unbound within ${HOOK_WAIT_MS / 1000} s` }))), HOOK_WAIT_MS);
+    });
+    const stuck = await Promise.race([this.gate.makeWritable(caller.jobId, paths), late]).finally(() => clearTimeout(timer));
+    if (stuck.length) this.reportNotWritable(caller.jobId, stuck);
+    return stuck;
+  }
+
+  /** Of a call's write targets, those still read-only in the caller's sandbox (no I/O). */
+  stillReadOnly(caller: Caller, paths: readonly string[]): string[] {
+    return caller.role === 'agent' ? this.gate.stillReadOnly(caller.jobId, paths) : [];
+  }
+
+  private reportNotWritable(jobId: string, stuck: NotWritable): void {
+    const now = this.ctx.clock.now();
+    const list = stuck.map((s) => `${s.path} (${s.error})`).join(', ');
+    this.ctx.store.addEvent(jobId, now, 'lock_not_writable', { files: stuck.map((s) => s.path), errors: stuck.map((s) => s.error) });
+    this.ctx.log.warn({ jobId, files: stuck }, `locks: job ${jobId} holds ${list} but it is still read-only in its sandbox`);
+    this.ctx.store.addMessage(jobId, 'lead', `Overseer could not make ${list} writable in the sandbox of ${jobId}, which holds the lock: its writes there fail until it ends. Cancel or restart it if it needs the file.`, now, false);
+    this.ctx.bus.emit('message', { to: 'lead' });
   }
 
   async release(i: ReleaseFilesInput, caller: Caller): Promise<{ released: string[] }> {

@@ -226,7 +226,7 @@ export class Runner {
         onTranscriptLine: (line) => ctx.transcripts?.line(job.id, n, line),
         onToolUses: (ids) => ctx.lockGuard?.toolsStarted(job.id, ids),
         onToolResults: (results) => {
-          ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId })), launcher!.provider === 'codex');
+          ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId, text: r.text })), launcher!.provider === 'codex');
           const bad = ctx.hookLedger?.unguarded(job.id, results) ?? [];
           if (bad.length === 0) return;
           ctx.store.addEvent(job.id, ctx.clock.now(), 'hook_bypassed', { calls: bad.map((b) => ({ tool: b.name, tool_use_id: b.toolUseId })) });

@@ -352,7 +352,7 @@ export class Supervisor {
         this.hooks.onActivity?.(activityLine(s));
         for (const t of s.toolUses ?? []) this.toolNames.set(t.id, t.name);
         if (s.toolUses?.length) this.hooks.onToolUses?.(s.toolUses.map((t) => t.id));
-        if (s.ended?.length) this.hooks.onToolResults?.(s.ended.map((e) => ({ toolUseId: e.toolUseId, name: e.name, isError: false, text: '' })));
+        if (s.ended?.length) this.hooks.onToolResults?.(s.ended.map((e) => ({ toolUseId: e.toolUseId, name: e.name, isError: false, text: e.text ?? '' })));
         if (changed) this.updated();
         return;
       }

@@ -14,7 +14,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 function guard(held: { path: string; holder: string }[]) {
   const reports: Violation[] = [];
-  const g = new LockGuard({ held: () => held, keepDir: (w) => join(dir, 'kept', w), report: (v) => reports.push(v), now: () => 42 });
+  const g = new LockGuard({ held: () => held, keepDir: (w) => join(dir, 'kept', w), report: (v) => reports.push(v), now: () => 42, refused: () => undefined });
   g.locksChanged();
   return { g, reports };
 }
@@ -86,7 +86,7 @@ test('a file sealed by the lock mounts in every other child changed: it was its 
   const p = join(dir, 'sealed.txt');
   writeFileSync(p, 'v1\n');
   const reports: Violation[] = [];
-  const g = new LockGuard({ held: () => [{ path: p, holder: 'j-a' }], keepDir: () => join(dir, 'kept'), report: (v) => reports.push(v), now: () => 0, sealed: () => true });
+  const g = new LockGuard({ held: () => [{ path: p, holder: 'j-a' }], keepDir: () => join(dir, 'kept'), report: (v) => reports.push(v), now: () => 0, sealed: () => true, refused: () => undefined });
   g.locksChanged();
   writeFileSync(p, 'v2 from a background process of the holder\n');
   assert.deepEqual(g.toolsEnded('j-b', [{ toolUseId: 't' }]), []);

@@ -86,3 +86,78 @@ test('a helper that fails without naming a path (could not start) leaves every p
   await m.sync();
   assert.deepEqual(m.mountedFor('j-e'), []);
 });
+
+/** A helper that holds each run until the test lets it go, recording what it was asked. */
+function heldWorld() {
+  const held: { path: string; holder: string }[] = [];
+  const running: { jobId: string; pid: number }[] = [];
+  const calls: string[][] = [];
+  const queue: { args: string[]; done: (r: { ok: boolean; stderr: string; gone?: boolean }) => void }[] = [];
+  const arrived: (() => void)[] = [];
+  const warnings: string[] = [];
+  const log = { ...silentLogger, warn: (_o: unknown, msg?: string) => { warnings.push(String(msg)); } } as unknown as typeof silentLogger;
+  const m = new LockMounts({
+    held: () => held, running: () => running, nsPid: (pid) => pid + 1000, log, now: () => 0,
+    helper: (args) => new Promise((done) => {
+      calls.push(args);
+      queue.push({ args, done });
+      arrived.splice(0).forEach((f) => f());
+    }),
+  });
+  /** The next helper run (waits until the reconciler asks for one). */
+  const nextRun = async () => {
+    if (!queue.length) await new Promise<void>((r) => arrived.push(r));
+    return queue.shift()!;
+  };
+  return { held, running, calls, m, nextRun, warnings };
+}
+
+test('makeWritable resolves only after a pass that started after it unbinds the file (not the pass already running)', async () => {
+  const w = heldWorld();
+  const a = f('handover.txt');
+  w.running.push({ jobId: 'j-b', pid: 7 });
+  w.m.seed('j-b', [a]); // B started while A held it
+  w.held.push({ path: a, holder: 'j-other' }, { path: f('other.txt'), holder: 'j-a' });
+  const first = w.m.sync(); // a pass is under way (binding other.txt) when the lock is handed over
+  const run1 = await w.nextRun();
+  assert.deepEqual(run1.args.slice(1), ['ro', join(dir, 'other.txt')]);
+  w.held.splice(0, 1, { path: a, holder: 'j-b' }); // handed over to B
+  assert.deepEqual(w.m.stillReadOnly('j-b', [a]), [a]);
+  let settled = false;
+  const writable = w.m.makeWritable('j-b', [a]).then((r) => { settled = true; return r; });
+  run1.done({ ok: true, stderr: '' });
+  await first;
+  assert.equal(settled, false, 'the pass that was running when the grant came does not count');
+  const run2 = await w.nextRun();
+  assert.deepEqual(run2.args, ['1007', 'rw', a]);
+  assert.equal(settled, false, 'not before the unbind is done');
+  run2.done({ ok: true, stderr: '' });
+  assert.deepEqual(await writable, []);
+  assert.deepEqual(w.m.stillReadOnly('j-b', [a]), []);
+});
+
+test('a file that cannot be unbound is returned with the helper\'s reason after a second try, logged as one warning naming the job and file', async () => {
+  const w = heldWorld();
+  const a = f('stuck.txt');
+  w.running.push({ jobId: 'j-s', pid: 8 });
+  w.m.seed('j-s', [a]);
+  const writable = w.m.makeWritable('j-s', [a]);
+  for (let i = 0; i < 2; i++) (await w.nextRun()).done({ ok: false, stderr: `unmount ${a}: Device or resource busy\n` });
+  assert.deepEqual(await writable, [{ path: a, error: 'Device or resource busy' }]);
+  assert.equal(w.calls.length, 2);
+  assert.equal(w.warnings.length, 2, 'one line per failed try');
+  assert.match(w.warnings[0]!, new RegExp(`could not make ${a} writable again in job j-s's sandbox: Device or resource busy`));
+});
+
+test('a child gone before its mounts are updated: one warning, its record dropped, nothing returned as stuck', async () => {
+  const w = heldWorld();
+  const a = f('gone.txt');
+  w.running.push({ jobId: 'j-g', pid: 9 });
+  w.m.seed('j-g', [a]);
+  const writable = w.m.makeWritable('j-g', [a]);
+  (await w.nextRun()).done({ ok: false, gone: true, stderr: 'process 1009 is gone: its namespace went with it\n' });
+  assert.deepEqual(await writable, []);
+  assert.deepEqual(w.m.mountedFor('j-g'), []);
+  assert.equal(w.warnings.length, 1);
+  assert.match(w.warnings[0]!, /job j-g ended before .*gone\.txt could be made writable/);
+});

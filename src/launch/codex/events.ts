@@ -5,7 +5,7 @@
 import type { AgentSignal, ParserOptions, StreamParser, TokenUsage } from '../types.js';
 import { priceOf, type Price } from './prices.js';
 
-interface CodexItem { id?: string; type?: string; text?: string; message?: string }
+interface CodexItem { id?: string; type?: string; text?: string; message?: string; aggregated_output?: unknown }
 
 /** HTTP status inside a Codex error message ("…status 429…", "429 Too Many Requests"). */
 function statusIn(msg: string): number | undefined {
@@ -54,7 +54,7 @@ export function newCodexParser(o: ParserOptions & { prices?: Record<string, Pric
           if (it.type === 'command_execution' || it.type === 'file_change' || it.type === 'mcp_tool_call') {
             turns++;
             // Each finished command, patch or MCP call ends one call the hook saw (the ids differ).
-            const ended = [{ toolUseId: String(it.id), name: it.type === 'file_change' ? 'apply_patch' : it.type === 'mcp_tool_call' ? 'mcp' : 'shell' }];
+            const ended = [{ toolUseId: String(it.id), name: it.type === 'file_change' ? 'apply_patch' : it.type === 'mcp_tool_call' ? 'mcp' : 'shell', ...(typeof it.aggregated_output === 'string' ? { text: it.aggregated_output.slice(-4000) } : {}) }];
             return { kind: 'turn', messageId: `${it.type}:${it.id}:${turns}`, ended };
           }
           return { kind: 'noise' }; // reasoning, and `error` items (warnings, not failures)
