@@ -30,6 +30,7 @@ import { benchWorkflowOverhead, type WorkflowOverheadResult } from './workflow-o
 import { benchFirstRequest, type FirstRequestResult } from './first-request.js';
 import { benchHubLifecycle, type HubLifecycleResult } from './hub-lifecycle.js';
 import { benchConfineCost, type ConfineCostResult } from './confine-cost.js';
+import { benchHandover, type HandoverResult } from './handover.js';
 import { benchWatch, type WatchBenchResult } from './watch.js';
 import { benchFloor, type FloorBenchResult } from './floor.js';
 import { benchDashboard, type DashboardBenchResult } from './dashboard.js';
@@ -239,6 +240,15 @@ const entries: Entry<any>[] = [
       { benchmark: 'new lock in a running child', figure: 'helper run p50', value: r.lockMountMs ? ms(r.lockMountMs.p50) : 'n/a', baseline: '', ratio: '', goal: '', met: '' },
       { benchmark: 'lock guard, 20 held files', figure: 'untouched p50', value: `${f1(r.guardIdleUs.p50)} µs`, baseline: '', ratio: '', goal: '', met: '' },
       { benchmark: 'lock guard, 20 held files', figure: 'one put back p50', value: `${f1(r.guardChangedUs.p50)} µs`, baseline: '', ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'handover',
+    title: '15b. a lock handed over: the holder\'s release → the waiter\'s Write on disk (two claude children, 20 hand-overs, confined vs unconfined, interleaved)',
+    run: benchHandover,
+    rows: (r: HandoverResult) => [
+      { benchmark: 'lock hand-over, release → write landed', figure: 'median', value: r.confined ? ms(r.confined.p50) : 'n/a (no bubblewrap)', baseline: `${ms(r.unconfined.p50)} unconfined`, ratio: r.ratioP50 ? f2(r.ratioP50) : '', goal: '', met: '' },
+      { benchmark: 'lock hand-over, release → write landed', figure: 'p90', value: r.confined ? ms(r.confined.p90) : 'n/a', baseline: `${ms(r.unconfined.p90)} unconfined`, ratio: '', goal: '', met: '' },
     ],
   },
   {

@@ -38,10 +38,20 @@ export function innerPid(pid: number): number | undefined {
 /** The helper's exit code when the process named is gone (hooks/overseer-lockmount.py). */
 export const HELPER_GONE = 3;
 
-/** The real helper: python3 from PATH running hooks/overseer-lockmount.py. */
+/**
+ * The real helper: python3 running hooks/overseer-lockmount.py, isolated (`-I -S`: no PYTHON*
+ * variables, no user site, no site module: nothing of the environment runs with the hub's
+ * rights, and it starts in ~20 ms). A `python3` on PATH that is a shim (pyenv's is a bash script:
+ * ~150 ms a run) is replaced by the interpreter it leads to, found once in the background.
+ */
 export function pythonHelper(python: string, script: string): LockMountDeps['helper'] {
+  let bin = python;
+  execFile(python, ['-I', '-S', '-c', 'import sys; print(sys.executable)'], { timeout: 10_000 }, (err, out) => {
+    const real = String(out ?? '').trim();
+    if (!err && real.startsWith('/')) bin = real;
+  });
   return (args) => new Promise((resolve) => {
-    execFile(python, [script, ...args], { timeout: 10_000 }, (err, _out, stderr) => resolve({
+    execFile(bin, ['-I', '-S', script, ...args], { timeout: 10_000 }, (err, _out, stderr) => resolve({
       ok: !err, stderr: String(stderr ?? ''), gone: (err as { code?: unknown } | null)?.code === HELPER_GONE,
     }));
   });
@@ -53,6 +63,9 @@ export class LockMounts {
   private syncing?: Promise<void>;
   /** The pass to run after the current one, and who waits for it. */
   private next?: { promise: Promise<void>; resolve: () => void };
+  /** Per job: its part of the pass under way — what it binds and unbinds (not in `applied`
+   * until done), and when it is done. */
+  private readonly inFlight = new Map<string, { ro: Set<string>; rw: Set<string>; done: Promise<void> }>();
   /** Why a path could not be done in a job's namespace (`job\0path`), until it is done. */
   private readonly errors = new Map<string, string>();
   private retry?: NodeJS.Timeout;
@@ -107,19 +120,35 @@ export class LockMounts {
     });
   }
 
-  /** Of `paths`, those still bound read-only in the job's namespace (a lock just handed to it). Cheap: no I/O. */
+  /** Of `paths`, those bound read-only in the job's namespace, or being bound by the pass under
+   * way (a lock taken and handed to this job while its bind was in flight). Cheap: no I/O. */
   stillReadOnly(jobId: string, paths: readonly string[]): string[] {
     const have = this.applied.get(jobId);
-    return have ? paths.filter((p) => have.has(p)) : [];
+    const binding = this.inFlight.get(jobId)?.ro;
+    return have || binding ? paths.filter((p) => have?.has(p) || binding?.has(p)) : [];
   }
 
   /**
    * Make `paths` writable in the job's namespace now (the job holds them: a pass unbinds them),
-   * and resolve with those that could not be, each with the reason. A second pass is tried for
-   * a path the first could not do (a helper that timed out, a namespace being built).
+   * and resolve with those that could not be, each with the reason. When the job's part of the
+   * pass under way is already unbinding them (the pass saw them released), that part is enough;
+   * else a pass that starts after this call does it, and one more is tried for a path it could
+   * not do (a helper that timed out, a namespace being built).
    */
   async makeWritable(jobId: string, paths: readonly string[]): Promise<{ path: string; error: string }[]> {
-    for (let pass = 0; pass < 2 && this.stillReadOnly(jobId, paths).length; pass++) await this.sync();
+    let waitedPart = false;
+    for (let passes = 0; passes < 2;) {
+      const pending = this.stillReadOnly(jobId, paths);
+      if (pending.length === 0) break;
+      const part = this.inFlight.get(jobId);
+      if (!waitedPart && part && pending.every((p) => part.rw.has(p))) {
+        waitedPart = true;
+        await part.done;
+      } else {
+        passes++;
+        await this.sync();
+      }
+    }
     return this.stillReadOnly(jobId, paths).map((path) => ({ path, error: this.errors.get(`${jobId}\0${path}`) ?? 'could not be unbound' }));
   }
 
@@ -146,36 +175,48 @@ export class LockMounts {
       const have = this.applied.get(jobId) ?? new Set<string>();
       const ro = [...want].filter((p) => !have.has(p)).sort();
       const rw = [...have].filter((p) => !want.has(p)).sort((a, b) => b.length - a.length);
-      const next = new Set(have);
-      for (const [mode, paths] of [['rw', rw], ['ro', ro]] as const) {
-        if (!paths.length) continue;
-        const r = await this.d.helper([String(ns), mode, ...paths]);
-        if (r.gone) {
-          // The child ended between the job's record and this pass: its namespace went with it.
-          this.d.log.warn({ jobId, files: paths }, `lock mounts: job ${jobId} ended before ${paths.join(', ')} could be made ${mode === 'rw' ? 'writable' : 'read-only'} in its sandbox; nothing left to do`);
-          this.applied.delete(jobId);
-          return;
-        }
-        const bad = failures(r, paths);
-        for (const p of paths) {
-          const key = `${jobId}\0${p}`;
-          const why = bad.get(p);
-          if (why === undefined) {
-            this.errors.delete(key);
-            if (mode === 'rw') next.delete(p);
-            else next.add(p);
-          } else {
-            this.errors.set(key, why);
-            this.d.log.warn({ jobId, file: p, error: why }, `lock mounts: could not make ${p} ${mode === 'rw' ? 'writable again' : 'read-only'} in job ${jobId}'s sandbox: ${why}`);
-          }
-        }
+      if (!ro.length && !rw.length) return;
+      let finish!: () => void;
+      this.inFlight.set(jobId, { ro: new Set(ro), rw: new Set(rw), done: new Promise<void>((r) => { finish = r; }) });
+      try {
+        await this.apply(jobId, ns, rw, ro, new Set(have));
+      } finally {
+        this.inFlight.delete(jobId);
+        finish();
       }
-      this.applied.set(jobId, next);
     }));
     if (missing && !this.closed) {
       this.retry ??= setTimeout(() => { this.retry = undefined; void this.sync(); }, 50);
       this.retry.unref();
     }
+  }
+
+  /** Unbind `rw` and bind `ro` in one job's namespace, recording in `next` what was done. */
+  private async apply(jobId: string, ns: number, rw: string[], ro: string[], next: Set<string>): Promise<void> {
+    for (const [mode, paths] of [['rw', rw], ['ro', ro]] as const) {
+      if (!paths.length) continue;
+      const r = await this.d.helper([String(ns), mode, ...paths]);
+      if (r.gone) {
+        // The child ended between the job's record and this pass: its namespace went with it.
+        this.d.log.warn({ jobId, files: paths }, `lock mounts: job ${jobId} ended before ${paths.join(', ')} could be made ${mode === 'rw' ? 'writable' : 'read-only'} in its sandbox; nothing left to do`);
+        this.applied.delete(jobId);
+        return;
+      }
+      const bad = failures(r, paths);
+      for (const p of paths) {
+        const key = `${jobId}\0${p}`;
+        const why = bad.get(p);
+        if (why === undefined) {
+          this.errors.delete(key);
+          if (mode === 'rw') next.delete(p);
+          else next.add(p);
+        } else {
+          this.errors.set(key, why);
+          this.d.log.warn({ jobId, file: p, error: why }, `lock mounts: could not make ${p} ${mode === 'rw' ? 'writable again' : 'read-only'} in job ${jobId}'s sandbox: ${why}`);
+        }
+      }
+    }
+    this.applied.set(jobId, next);
   }
 
   /** The paths bound read-only in a job's namespace now (for tests and get_agent). */

@@ -54,7 +54,7 @@ async function handOver(mode: Mode, confine: 'require' | 'off'): Promise<void> {
         case 3: {
           seen.granted = lastResult(ctx);
           // What the hub still has bound read-only in B's sandbox when B hears of its grant.
-          seen.boundAtGrant = h.hub.confinement?.lockMounts?.mountedFor(b) ?? [];
+          seen.boundAtGrant = h.hub.confinement?.lockMounts?.stillReadOnly(b, FILES.map((f) => join(cwdOf(ctx), f))) ?? [];
           holderGo.open();
           return {
             tools: [

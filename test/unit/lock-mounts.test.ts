@@ -161,3 +161,38 @@ test('a child gone before its mounts are updated: one warning, its record droppe
   assert.equal(w.warnings.length, 1);
   assert.match(w.warnings[0]!, /job j-g ended before .*gone\.txt could be made writable/);
 });
+
+test('a lock taken and handed over while its bind is still in flight: the grantee waits for the unbind that follows', async () => {
+  const w = heldWorld();
+  const a = f('inflight.txt');
+  w.running.push({ jobId: 'j-b', pid: 10 });
+  w.held.push({ path: a, holder: 'j-a' }); // A locks it: a pass starts binding it in B
+  void w.m.sync();
+  const bind = await w.nextRun();
+  assert.deepEqual(bind.args, ['1010', 'ro', a]);
+  assert.deepEqual(w.m.mountedFor('j-b'), [], 'not bound yet');
+  w.held.splice(0, 1, { path: a, holder: 'j-b' }); // A releases, B is granted, before the bind is done
+  assert.deepEqual(w.m.stillReadOnly('j-b', [a]), [a], 'the bind under way counts');
+  const writable = w.m.makeWritable('j-b', [a]);
+  bind.done({ ok: true, stderr: '' });
+  const unbind = await w.nextRun();
+  assert.deepEqual(unbind.args, ['1010', 'rw', a]);
+  unbind.done({ ok: true, stderr: '' });
+  assert.deepEqual(await writable, []);
+  assert.deepEqual(w.m.mountedFor('j-b'), []);
+});
+
+test('a grant while the pass under way is already unbinding the file waits for that part only, not for another pass', async () => {
+  const w = heldWorld();
+  const a = f('released.txt');
+  w.running.push({ jobId: 'j-b', pid: 11 });
+  w.m.seed('j-b', [a]); // bound in B while A held it; A has just released it
+  void w.m.sync();
+  const unbind = await w.nextRun();
+  assert.deepEqual(unbind.args, ['1011', 'rw', a]);
+  w.held.push({ path: a, holder: 'j-b' }); // granted to B while the unbind runs
+  const writable = w.m.makeWritable('j-b', [a]);
+  unbind.done({ ok: true, stderr: '' });
+  assert.deepEqual(await writable, []);
+  assert.equal(w.calls.length, 1, 'no second helper run was waited for');
+});
