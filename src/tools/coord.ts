@@ -25,7 +25,7 @@ export function coordTools(s: CoordServices): ToolDef[] {
   return [
     defineTool({
       name: 'lock_files', roles: BOTH, title: 'Lock files',
-      description: 'Lock files in your work tree before editing them: all or nothing. Waits up to timeout_s for files other agents hold (0 = fail at once); a request that would deadlock fails at once with the cycle. Locks expire after ttl_s unless you keep working (any call renews them) and are released when your job ends.',
+      description: 'Lock files in your work tree before editing them: all or nothing. Waits up to timeout_s for files other agents hold (0 = fail at once); a request that would deadlock fails at once with the cycle. It returns once the files are writable in your sandbox (not_writable lists any the hub could not make so). Locks expire after ttl_s unless you keep working (any call renews them) and are released when your job ends.',
       input: LockFilesInput,
       // timeout_s 0 fails at once instead of waiting: no progress, answered as one JSON body over HTTP.
       blocks: (a) => a.timeout_s !== 0,
