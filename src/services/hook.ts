@@ -6,8 +6,9 @@ import type { Caller } from './context.js';
 import type { LockService } from './locks.js';
 import { bashWriteTargets } from '../domain/bashTargets.js';
 import { applyPatchTargets } from '../domain/applyPatch.js';
-import { isInside, realTarget, resolveLockPath } from '../domain/paths.js';
-import { protectedReason, type ProtectedContext } from '../domain/protectedPaths.js';
+import { realTarget, resolveLockPath } from '../domain/paths.js';
+import { protectedReason } from '../domain/protectedPaths.js';
+import { protectedContextOf, secretRefusal } from './stateGuard.js';
 import type { HubContext } from './context.js';
 import type { PermissionService } from './permissions.js';
 
@@ -114,19 +115,16 @@ export class HookService {
     const paths: string[] = [];
     const targets = writeTargetsOf(h);
     if (caller.role === 'agent' && this.ctx) {
-      const read = readTarget(h);
-      if (read !== undefined) {
-        const real = realTarget(read, base);
-        const state = protectedContextOf(this.ctx).stateDir;
-        if (real === undefined || isInside(real, state)) return { paths: [], verdict: { decision: 'deny', reason: `Overseer: agents may not read the hub's own state (${state}): it holds the lead's token and the hub's database.` } };
-        return { paths: [], verdict: { decision: 'none' } };
-      }
       const guarded = protectedContextOf(this.ctx);
       for (const t of targets.paths) {
         const real = realTarget(t, base);
         const why = real === undefined ? `cannot tell where ${JSON.stringify(t)} leads` : protectedReason(real, guarded);
         if (why) return { paths: [], verdict: { decision: 'deny', reason: `Overseer: agents may not write there: ${why}.` } };
       }
+      // Any tool, Bash and Codex's shell included: naming the hub's state is refused (stateGuard.ts).
+      const secret = secretRefusal(this.ctx, h.tool_name ?? '', h.tool_input ?? {}, [base, root]);
+      if (secret) return { paths: [], verdict: { decision: 'deny', reason: secret } };
+      if (h.tool_name && READ_TOOLS.test(h.tool_name)) return { paths: [], verdict: { decision: 'none' } };
     }
     for (const t of targets.paths) {
       // Walked from base: `..` applies after symlinks, as in the kernel. The tree's root itself
@@ -145,28 +143,4 @@ function describeUnknown(h: HookInput): string {
   const c = h.tool_input?.command;
   const text = typeof c === 'string' ? c : JSON.stringify(c ?? '');
   return `${h.tool_name ?? 'a tool'} \`${text.length > 200 ? `${text.slice(0, 197)}...` : text}\``;
-}
-
-const protectedContexts = new WeakMap<HubContext, ProtectedContext>();
-
-/**
- * What the hub protects from every agent, from the hub's configuration and the children's
- * environment: fixed for a hub's life, so resolved once per hub, not on every hook call.
- */
-export function protectedContextOf(ctx: HubContext): ProtectedContext {
-  let c = protectedContexts.get(ctx);
-  if (!c) {
-    const real = (p: string | undefined): string | undefined => (p ? realTarget(p, '/') ?? p : undefined);
-    c = { stateDir: real(ctx.config.home) as string, home: real(ctx.childEnv.HOME), claudeConfigDir: real(ctx.childEnv.CLAUDE_CONFIG_DIR) };
-    protectedContexts.set(ctx, c);
-  }
-  return c;
-}
-
-/** The path a reading tool (Read, Grep, Glob, LS) looks at, or undefined for other tools. */
-function readTarget(h: HookInput): string | undefined {
-  if (!h.tool_name || !READ_TOOLS.test(h.tool_name)) return undefined;
-  const input = h.tool_input ?? {};
-  const p = input.file_path ?? input.path ?? (typeof input.pattern === 'string' && input.pattern.startsWith('/') ? input.pattern.replace(/[*?[{].*$/, '') : undefined);
-  return typeof p === 'string' && p !== '' ? p : '.';
 }

@@ -11,7 +11,7 @@ import { DEFAULT_POLICY, PolicySchema, decide, type Policy } from '../domain/pol
 import { ForbiddenError } from '../errors.js';
 import { realTarget } from '../domain/paths.js';
 import { protectedReason } from '../domain/protectedPaths.js';
-import { protectedContextOf } from './hook.js';
+import { protectedContextOf, secretRefusal } from './stateGuard.js';
 
 /** The policy's answer now: allow, deny (with the message the agent sees) or ask the lead. */
 export type Judgement = { action: 'allow' | 'ask'; reason: string } | { action: 'deny'; message: string };
@@ -54,7 +54,10 @@ export class PermissionService {
     const policy = this.policy();
     if ('error' in policy) return { action: 'deny', reason: `the policy file ${this.file} is invalid (${policy.error})` };
     const job = this.ctx.store.get(jobId);
-    return decide(policy, { toolName: 'Bash', input: { command }, workDir: job?.work_dir ?? job?.cwd ?? this.ctx.projectDir });
+    const workDir = job?.work_dir ?? job?.cwd ?? this.ctx.projectDir;
+    const secret = secretRefusal(this.ctx, 'Bash', { command }, [workDir]);
+    if (secret) return { action: 'deny', reason: secret };
+    return decide(policy, { toolName: 'Bash', input: { command }, workDir });
   }
 
   /**
@@ -65,10 +68,18 @@ export class PermissionService {
    */
   judge(caller: Caller, toolName: string, input: Record<string, unknown>, o: { recordAsk?: boolean; via?: 'hook' | 'check_permission' } = {}): Judgement {
     if (caller.role !== 'agent') throw new ForbiddenError('check_permission is called by Claude Code inside agents, not by the lead.');
-    const policy = this.policy();
-    if ('error' in policy) return { action: 'deny', message: `Overseer's policy file ${this.file} is invalid (${policy.error}); every permission prompt is denied until it is fixed.` };
     const job = this.ctx.store.get(caller.jobId);
     const workDir = realTarget(job?.work_dir ?? job?.cwd ?? this.ctx.projectDir, '/') ?? (job?.work_dir ?? job?.cwd ?? this.ctx.projectDir);
+    // Before any rule: no policy can open the hub's state to an agent (stateGuard.ts).
+    const secret = secretRefusal(this.ctx, toolName, input, [workDir, ...(job?.cwd ? [job.cwd] : [])]);
+    if (secret) {
+      this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', {
+        tool: toolName, action: 'deny', rule: null, rule_tool: null, guard: 'state', reason: secret, target: summarizeInput(input).slice(0, 200), via: o.via ?? 'check_permission',
+      });
+      return { action: 'deny', message: `Denied by ${secret}` };
+    }
+    const policy = this.policy();
+    if ('error' in policy) return { action: 'deny', message: `Overseer's policy file ${this.file} is invalid (${policy.error}); every permission prompt is denied until it is fixed.` };
     // The policy matches paths as text: give it where each write really lands (symlinks and
     // `..` after them resolved), so `<tree>/link-out/x` is judged as the outside path it is.
     const seen: Record<string, unknown> = { ...input };

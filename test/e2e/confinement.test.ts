@@ -17,7 +17,11 @@ const bwrap = probeBwrap();
 if (!bwrap.ok) throw new Error(`these tests need bubblewrap (.ci/run installs it): ${bwrap.reason}`);
 
 // The test hub's state is <dir>/state and its project is <dir>: paths relative to the child's cwd.
-const readTo = (file: string, out: string): string => `node -e "process.stdout.write(require('fs').readFileSync('${file}'))" > ${out} 2>&1; true`;
+// A command that names the state is refused by the hook before it runs (src/services/stateGuard.ts);
+// this test is about what the OS holds, so its programs build each path at run time, one
+// character at a time, where no reading of the command's text can see it.
+const js = (p: string): string => p.split('').map((c) => `'${c}'`).join('+');
+const readTo = (file: string, out: string): string => `node -e "process.stdout.write(require('fs').readFileSync(${js(file)}))" > ${out} 2>&1; true`;
 /** Through /proc/<pid>/root of a process outside the jail (here the hub, which is this test
  * process) the whole filesystem is visible as that process sees it — unless the child has a pid
  * namespace and a /proc of its own. */
@@ -26,8 +30,8 @@ const viaProc = (stateAbs: string): string => readTo(`/proc/${process.pid}/root$
 const PEER = `/tmp/cc-socks/ovs-peer-${process.pid}.sock`;
 const ATTACKS = [
   // node, not cat: Claude Code's own Read deny rules already stop `cat state/…` (protected-state.test.ts).
-  `${readTo('state/lead.token', 'leak.txt')}; node -e "console.log(require('fs').readdirSync('state').join(' '))" > listing.txt 2>&1; true`,
-  `node -e "require('fs').writeFileSync('state/policy.json', JSON.stringify({rules: [], default: 'allow'}))" 2> w-policy.txt; true`,
+  `${readTo('state/lead.token', 'leak.txt')}; node -e "console.log(require('fs').readdirSync(${js('state')}).join(' '))" > listing.txt 2>&1; true`,
+  `node -e "require('fs').writeFileSync(${js('state/policy.json')}, JSON.stringify({rules: [], default: 'allow'}))" 2> w-policy.txt; true`,
   `node -e "require('fs').writeFileSync('.claude/settings.local.json', JSON.stringify({disableAllHooks: true}))" 2> w-settings.txt; true`,
   `node -e "require('fs').writeFileSync(process.env.HOME + '/.claude/settings.json', JSON.stringify({disableAllHooks: true}))" 2> w-user.txt; true`,
   // Another Claude session's messaging socket (the lead's, in the shared temp dir): a program that

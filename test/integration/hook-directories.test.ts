@@ -48,7 +48,7 @@ describe('auto mode', () => {
     'rm -rf dir', 'mv dir dir2', 'git checkout -- dir', 'git checkout .', 'cp -r x/. dir', 'rm -rf .',
     'cd dir && rm held.txt', 'cd dir/sub && rm ../held.txt', '(cd dir; echo > held.txt)', 'pushd dir; rm held.txt; popd',
     'echo "$(rm dir/held.txt)"', 'echo `rm dir/held.txt`', 'cat <(rm dir/held.txt)', 'x=$(echo hi > dir/held.txt)',
-    'rm dir/held.tx?', 'rm dir/{held,other}.txt', 'rm -rf *', 'find dir -name held.txt -delete', 'find dir -name held.txt -exec rm {} \\;',
+    'rm dir/held.tx?', 'rm dir/{held,other}.txt', 'rm -rf [a-r]*', 'find dir -name held.txt -delete', 'find dir -name held.txt -exec rm {} \\;',
     'git reset --hard', 'git stash', 'git clean -fdx', 'git checkout main', 'rsync -a --delete x/ dir/', 'tar -xf a.tar -C dir',
   ];
   for (const c of denied) {
@@ -58,6 +58,13 @@ describe('auto mode', () => {
       assert.match(v.reason ?? '', /held\.txt is held by agent/);
     });
   }
+  // This hub keeps its state inside the project (startTestHub): `*` expands to it too, and the
+  // state guard refuses that before any lock is looked at (docs/security.md).
+  test('B may not: rm -rf * (it names the hub state here)', () => {
+    const v = bash(t.h, t.b.id, 'rm -rf *');
+    assert.equal(v.decision, 'deny', JSON.stringify(v));
+    assert.match(v.reason ?? '', /may not read the hub's own state, nor name it: `rm -rf \*` names .*\*, in the Overseer hub's own state/);
+  });
 
   const allowed = ['rm -rf x', '(cd dir; ls) > out.log', 'cd x && rm held.txt', 'echo hi > dir/other.txt'];
   for (const c of allowed) {
