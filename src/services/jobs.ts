@@ -382,6 +382,7 @@ export class JobService {
       budget_high: 'it may run out of budget: message_agent to wrap up, or cancel_agent',
       time_high: 'it may hit its timeout: message_agent to wrap up, or let it finish',
       long_running: 'check it is still on track with get_agent / read_agent_output',
+      commands_failed: 'its shell commands never ran, so what it says about them is not real: run overseer doctor (check "codex shell"), fix what it names, then resume_agent',
     };
     return { kind: 'warning', warning: w.kind, job_id: w.job_id, ...(title ? { title } : {}), detail: w.detail, raised_at: isoTime(w.raised_at), ...(w.reaction && w.reaction !== 'notify' ? { reaction: w.reaction } : {}), what_to_do: todo[w.kind] ?? '' };
   }
