@@ -73,7 +73,7 @@ describe('RolloutReader: commands from the rollout file', () => {
   const file = join(day, `rollout-2026-11-28T16-57-17-${thread}.jsonl`);
   const item = (payload: Record<string, unknown>): string => JSON.stringify({ timestamp: '2026-11-28T16:57:17.5Z', type: 'response_item', payload });
 
-  test('a shell call and its output become one command signal; MCP calls and other lines do not', () => {
+  test('a shell call and its output become one command signal; MCP calls, commands the hook refused and other lines do not', () => {
     writeFileSync(file, [
       JSON.stringify({ type: 'session_meta', payload: { id: thread } }),
       item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"echo hi > out.txt"}', call_id: 'call_1' }),
@@ -81,6 +81,8 @@ describe('RolloutReader: commands from the rollout file', () => {
       item({ type: 'function_call_output', call_id: 'call_2', output: 'bwrap: looks like a failure but is an MCP result' }),
       item({ type: 'function_call_output', call_id: 'call_1', output: exec(1, `${BWRAP}\n`) }),
       JSON.stringify({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: 100, output_tokens: 10 } } } }),
+      item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"echo x > held.txt"}', call_id: 'call_4' }),
+      item({ type: 'function_call_output', call_id: 'call_4', output: 'Command blocked by PreToolUse hook: Overseer: held.txt is locked by j-2. Command: echo x > held.txt' }),
       item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"true"}', call_id: 'call_3' }),
       '',
     ].join('\n'));

@@ -47,6 +47,10 @@ function parts(text: string): { exitCode: number | null; running: boolean; body:
   return { exitCode, running, body: at >= 0 ? t.slice(at + 'Output:\n'.length) : t };
 }
 
+/** A command a PreToolUse hook (Overseer's lock hook) refused: Codex never tried to start it, so it
+ * counts neither as run nor as failed to start. */
+export const refusedByHook = (text: string): boolean => text.startsWith('Command blocked by PreToolUse hook');
+
 /** Did the command behind this result text run? */
 export function commandOutcome(text: string): CommandOutcome {
   const { exitCode, running, body } = parts(text);

@@ -9,7 +9,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentSignal, TokenUsage, UsageChannel } from '../types.js';
-import { commandOutcome, SHELL_TOOLS } from './commands.js';
+import { commandOutcome, refusedByHook, SHELL_TOOLS } from './commands.js';
 
 type Usage = { input_tokens?: number; cached_input_tokens?: number; output_tokens?: number };
 
@@ -133,6 +133,6 @@ export class RolloutReader implements UsageChannel {
     const text = typeof p.output === 'string' ? p.output
       : Array.isArray(p.output) ? p.output.map((c: { text?: unknown }) => (typeof c?.text === 'string' ? c.text : '')).join('\n')
       : JSON.stringify(p.output ?? '');
-    return { kind: 'command', callId: p.call_id, ...commandOutcome(text) };
+    return refusedByHook(text) ? undefined : { kind: 'command', callId: p.call_id, ...commandOutcome(text) };
   }
 }
