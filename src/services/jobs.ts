@@ -356,11 +356,17 @@ export class JobService {
     s.ack();
     const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
     return {
-      done: s.settled.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
+      // A warning still open on an ended job judges its work (commands_failed): the done entry says it.
+      done: s.settled.map((j) => this.withOpenWarnings(summarize(j, this.ctx.store.attempts(j.id), fieldCap), j.id)),
       pending: s.pending,
       attention: s.attention,
       timed_out: !r.ok && r.reason === 'timeout',
     };
+  }
+
+  private withOpenWarnings(sum: AgentSummary, jobId: string): AgentSummary {
+    const open = this.warnings.open(jobId);
+    return open.length ? { ...sum, warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : sum;
   }
 
   /** A health warning as an item of wait_for_agents' `attention`, with what the lead can do. */

@@ -49,6 +49,7 @@ describe('commands_failed: a codex child none of whose commands started', () => 
     const id = (await h.call('spawn_agent', { prompt: '@script:broken write two files', provider: 'codex' })).job_id;
     const { done, attention } = await settle(h, id);
     assert.equal(done.status, 'succeeded', 'Codex itself reports success');
+    assert.deepEqual(done.warnings?.map((w: { kind: string }) => w.kind), ['commands_failed'], 'but the done entry carries the warning');
     assert.equal(existsSync(join(realpathSync(h.project), 'a.txt')), false, 'the commands really did not run');
 
     const item = attention.find((a) => a.kind === 'warning' && a.warning === 'commands_failed');
@@ -76,6 +77,7 @@ describe('commands_failed: a codex child none of whose commands started', () => 
     const id = (await h.call('spawn_agent', { prompt: '@script:fails read a missing file', provider: 'codex' })).job_id;
     const { done, attention } = await settle(h, id);
     assert.equal(done.status, 'succeeded');
+    assert.equal(done.warnings, undefined);
     assert.equal(attention.find((x) => x.warning === 'commands_failed'), undefined);
     const a = await h.call('get_agent', { job_id: id, events: true });
     assert.equal(a.warnings, undefined);
