@@ -43,6 +43,7 @@ export const HealthSchema = z.object({
     budget_high: REACTIONS.optional(),
     time_high: REACTIONS.optional(),
     long_running: REACTIONS.optional(),
+    commands_failed: REACTIONS.optional(),
   }).strict().default({}),
   /** The text a `message` reaction sends the agent; {warning} and {detail} are filled in. */
   nudge: z.string().min(1).max(2000).default('Overseer: {warning}: {detail}. If you are stuck, say so with report_status or finish with what you have.'),

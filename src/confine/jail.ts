@@ -135,6 +135,9 @@ export function planFor(cwd: string, env: NodeJS.ProcessEnv, o: JailInputs): Con
   }
   if (home) for (const f of CODEX_RULES) add(path.join(home, '.codex', f));
   if (codexHome) for (const f of CODEX_RULES) add(path.join(codexHome, f));
+  // The links Codex's own sandbox runs its helper through (src/launch/codex/sandboxHelpers.ts):
+  // a command Codex's sandbox lets write there could otherwise swap the helper of the next one.
+  if (codexHome) add(path.join(codexHome, 'bin'));
   add('/etc/claude-code');
   add(path.join(o.projectDir, '.overseer'));
   for (const p of PACKAGE_PARTS) add(path.join(o.packageRoot, p));

@@ -5,6 +5,7 @@ import { packageRoot } from '../config.js';
 import { pidAlive } from '../launch/process.js';
 import { CLAUDE_CLI, CODEX_CLI, checkAgentBinary, checkClaudeCredentials, checkClaudeEndpoint, checkCodexCredentials, checkCodexEndpoint } from './agents.js';
 import { execCommand, httpFetch } from './io.js';
+import { checkCodexShell } from './codexShellRun.js';
 import { checkConfig, checkHub, checkStateDb, checkStateDir } from './state.js';
 import { checkGh, checkGit, checkNode } from './system.js';
 import { checkSessions } from './session.js';
@@ -40,6 +41,7 @@ export function doctorDeps(over: Partial<DoctorDeps> = {}): DoctorDeps {
     hubHealth: over.hubHealth,
     probeConfine: over.probeConfine,
     which: over.which,
+    runCodexShell: over.runCodexShell,
   };
 }
 
@@ -57,9 +59,11 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     const bin = await checkAgentBinary(CODEX_CLI, cfg.config, deps);
     // Without a codex binary, its endpoint and key do not matter: one warning is enough.
     if (bin.bin === undefined) return [bin.check];
+    const shell = bin.check.status === 'ok' ? [guard('codex shell', () => checkCodexShell(cfg.config, bin.bin!, cfg.home, deps))] : [];
     return [bin.check, ...(await Promise.all([
       guard('codex endpoint', () => checkCodexEndpoint(cfg.config, deps)),
       guard('codex credentials', () => checkCodexCredentials(cfg.config, cfg.home, deps)),
+      ...shell,
     ]))];
   };
   const [git, claude, claudeEndpoint, codex, gh] = await Promise.all([

@@ -3,6 +3,8 @@
 
 import type { HubInfo } from '../server/hubLock.js';
 import type { HealthInfo } from '../server/http.js';
+import type { CodexShellFacts } from './codexShell.js';
+import type { CodexShellInputs } from './codexShellRun.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -51,6 +53,8 @@ export interface DoctorDeps {
   probeConfine?: () => { ok: true; bwrap: string } | { ok: false; reason: string };
   /** Find a program on PATH (default: the real lookup). */
   which?: (name: string) => string | undefined;
+  /** Run one shell command in a Codex child (default: the real run, src/doctor/codexShellRun.ts). */
+  runCodexShell?: (i: CodexShellInputs, deps: Pick<DoctorDeps, 'env' | 'cwd' | 'packageRoot' | 'probeConfine'>) => Promise<CodexShellFacts>;
   /** Ask a running hub for its session counts (default: GET /health with the lead token). */
   hubHealth?: (info: HubInfo, token: string | undefined, timeoutMs: number) => Promise<HealthInfo | undefined>;
 }

@@ -6,7 +6,11 @@
 //   budget_high   cost ≥ highFraction × budget_usd
 //   time_high     this attempt's running time ≥ highFraction × its timeout
 //   long_running  the job has run for `longRunningS` (0: never)
+// and, judged on what the child did rather than on how it runs (commandsFailed):
+//   commands_failed  it ran ≥ 1 shell command and not one of them started (the sandbox or the
+//                    launcher failed first); kept after the job ends
 import type { HealthConfig } from '../config.js';
+import type { CommandTally } from '../launch/types.js';
 import type { WarningKind } from '../store/warnings.js';
 
 export interface HealthFacts {
@@ -68,6 +72,21 @@ export function assessHealth(f: HealthFacts, cfg: HealthConfig, now: number): As
     out.long_running = `running for ${dur(now - f.startedAt)} (threshold ${dur(cfg.longRunningS * 1000)})`;
   }
   return out;
+}
+
+/** Kinds about the work a child did, not about how it runs now: raised and cleared as its
+ * commands end (not by the timer), and kept when the job ends, since its result rests on them. */
+export const OUTCOME_WARNINGS: ReadonlySet<WarningKind> = new Set(['commands_failed']);
+
+/**
+ * commands_failed: the attempt ran at least one shell command and none of them started — each
+ * one's output is the sandbox's or the launcher's error (src/launch/codex/commands.ts), not the
+ * command's. One command that ran (whatever its exit code) clears it: the rule is about commands
+ * that cannot run here at all, not about commands that fail.
+ */
+export function commandsFailed(t: CommandTally): string | undefined {
+  if (t.run === 0 || t.failedToStart < t.run) return undefined;
+  return `none of its shell commands started, so none of them ran: ${t.reason ?? 'no reason given'} (overseer doctor, check "codex shell", says why)`;
 }
 
 /** Is a process that vanished without an exit event overdue for settling? (the watchdog) */

@@ -18,6 +18,7 @@ import type { LockRow, WaitRow } from '../store/locks.js';
 import { cliHint } from '../approvals/rules.js';
 import { byPair, type OverlapRow } from '../store/overlaps.js';
 import type { Floor, FloorJob, FloorLock, FloorTotals, FloorWarning, FloorWorkflow, NeedKind, NeedsYouItem } from './types.js';
+import { OUTCOME_WARNINGS } from './health.js';
 
 /** The hub's own facts (null when the floor is read from the database with no hub running). */
 /** The tier of an auto-chosen model ("fallback" when classification failed), for the floor's model column. */
@@ -113,7 +114,7 @@ const ACTIVE = new Set(['running', 'needs_input', 'frozen']);
 const PENDING = new Set(['queued', 'waiting']);
 const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 const REQUEST_KINDS = new Set<NeedKind>(['approval', 'question', 'permission']);
-const WARNING_ORDER: Record<string, number> = { stalled: 0, time_high: 1, budget_high: 2, turns_high: 3, long_running: 4 };
+const WARNING_ORDER: Record<string, number> = { stalled: 0, commands_failed: 1, time_high: 2, budget_high: 3, turns_high: 4, long_running: 5 };
 const LINE_MAX = 200;
 
 /** The first non-blank line of `s`, whitespace squeezed, capped. */
@@ -365,7 +366,8 @@ function needs(input: FloorInput, jobs: readonly JobRow[], byId: Map<string, Job
 
   for (const w of warnings) {
     const j = byId.get(w.job_id);
-    if (!j || !ACTIVE.has(j.status)) continue;
+    // A warning about the work done (commands_failed) stays in view after the job ended.
+    if (!j || (!ACTIVE.has(j.status) && !OUTCOME_WARNINGS.has(w.kind))) continue;
     out.push({ kind: 'warning', key: `warn:${w.id}`, job_id: w.job_id, title: j.title, text: `${w.kind}: ${firstLine(w.detail) ?? ''}`, at: w.raised_at, command: `overseer logs ${w.job_id}` });
   }
 

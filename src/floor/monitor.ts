@@ -8,7 +8,8 @@
 import type { HubContext } from '../services/context.js';
 import type { HealthConfig } from '../config.js';
 import { WarningStore, WARNING_KINDS, type WarningKind, type WarningRow } from '../store/warnings.js';
-import { assessHealth, lostProcess, type HealthFacts } from './health.js';
+import { assessHealth, commandsFailed, lostProcess, OUTCOME_WARNINGS, type HealthFacts } from './health.js';
+import type { CommandTally } from '../launch/types.js';
 import { pidAlive } from '../launch/process.js';
 
 /** What the monitor needs of the job engine (the Runner and JobService, set by the hub). */
@@ -21,6 +22,9 @@ export interface MonitorActions {
   freeze(jobId: string): Promise<void>;
   cancel(jobId: string, reason: string): Promise<void>;
 }
+
+/** The kinds the timer raises and clears for running jobs. */
+const LIVE_KINDS = WARNING_KINDS.filter((k) => !OUTCOME_WARNINGS.has(k));
 
 /** A lost process is settled this long after it was first seen gone. */
 export const LOST_GRACE_MS = 1500;
@@ -74,6 +78,21 @@ export class HealthMonitor {
     };
   }
 
+  /**
+   * A shell command of the job's current attempt ended (`t`: the attempt's commands so far):
+   * commands_failed is raised or cleared at once, not at the next tick, since the job may end first.
+   */
+  commands(jobId: string, t: CommandTally): void {
+    const now = this.ctx.clock.now();
+    const detail = commandsFailed(t);
+    if (detail === undefined) {
+      if (this.warnings.clear(jobId, 'commands_failed', now)) this.ctx.bus.emit('warning', { jobId, kind: 'commands_failed', raised: false });
+      return;
+    }
+    const row = this.warnings.raise(jobId, 'commands_failed', detail, now);
+    if (row) void this.onRaised(row);
+  }
+
   /** One pass: persist activity, settle lost processes, raise and clear warnings. */
   async tick(): Promise<void> {
     if (this.ticking) return;
@@ -97,7 +116,7 @@ export class HealthMonitor {
           lastCallEndedAt: this.callEnded.get(j.id) ?? null,
         };
         const want = assessHealth(facts, this.cfg, now);
-        for (const kind of WARNING_KINDS) {
+        for (const kind of LIVE_KINDS) {
           const detail = want[kind];
           if (detail !== undefined) {
             const row = this.warnings.raise(j.id, kind, detail, now);
@@ -107,11 +126,11 @@ export class HealthMonitor {
           }
         }
       }
-      // Jobs that left running (ended, frozen, queued for a retry) keep no warnings.
+      // Jobs that left running (ended, frozen, queued for a retry) keep no warnings about how they
+      // run; those about the work they did (commands_failed) stay.
       for (const w of this.warnings.open()) {
-        if (liveIds.has(w.job_id)) continue;
-        this.warnings.clearJob(w.job_id, now);
-        this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
+        if (liveIds.has(w.job_id) || OUTCOME_WARNINGS.has(w.kind)) continue;
+        if (this.warnings.clear(w.job_id, w.kind, now)) this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
       }
       for (const id of new Set([...this.lastEvent.keys(), ...this.calls.keys()])) if (!liveIds.has(id) && !this.actions?.live(id)) this.forget(id);
       for (const w of raised) await this.onRaised(w);

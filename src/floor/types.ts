@@ -9,7 +9,7 @@ export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'fai
 
 export interface FloorWarning {
   id: number;
-  kind: 'stalled' | 'turns_high' | 'budget_high' | 'time_high' | 'long_running';
+  kind: 'stalled' | 'turns_high' | 'budget_high' | 'time_high' | 'long_running' | 'commands_failed';
   detail: string;
   raised_at: number;
 }

@@ -47,6 +47,13 @@ export interface TokenUsage {
   cacheCreation?: number;
 }
 
+/** The shell commands of one attempt so far: how many ended, how many never started, and why the last of those did not. */
+export interface CommandTally {
+  run: number;
+  failedToStart: number;
+  reason?: string;
+}
+
 /** What a provider's event stream means to the supervisor. */
 export type AgentSignal =
   | { kind: 'init'; sessionId?: string; mcpConnected: boolean; mcpStatus: string }
@@ -58,6 +65,8 @@ export type AgentSignal =
   /** One model call's usage as it grows (Claude's partial-message events; Codex's rollout file, where
    * `total` is the thread's running total after it). `transient`: not worth keeping in the transcript. */
   | { kind: 'usage'; callId: string; model?: string; usage: TokenUsage; total?: TokenUsage; transient?: boolean }
+  /** A shell command of the child ended, and whether it ran at all (Codex's rollout file, src/launch/codex/commands.ts). */
+  | { kind: 'command'; callId: string; started: boolean; exitCode: number | null; reason?: string }
   /** The child took a user message we wrote to its stdin (Claude's replay of it). */
   | { kind: 'consumed'; text: string }
   | {

@@ -4,7 +4,7 @@ import type { Clock, IdSource } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { JobStore } from '../store/jobs.js';
-import type { AgentLauncher, ProcessLauncher } from '../launch/types.js';
+import type { AgentLauncher, CommandTally, ProcessLauncher } from '../launch/types.js';
 import type { PromptLibrary } from '../prompts/load.js';
 import type { Bus } from './bus.js';
 import type { KnowledgeBase } from '../kb/service.js';
@@ -38,7 +38,7 @@ export interface HubContext {
   /** Which tool calls the lock hook decided on, per job (the hook_bypassed backstop). */
   hookLedger?: HookLedger;
   /** The health monitor (src/floor/monitor.ts): hears the children's activity and their Overseer calls. */
-  health?: { activity(jobId: string, line?: string): void; callStarted(jobId: string): () => void };
+  health?: { activity(jobId: string, line?: string): void; callStarted(jobId: string): () => void; commands(jobId: string, tally: CommandTally): void };
   /** Hears every transcript line as it is written, and each attempt's end (the search index, src/search). */
   transcripts?: { line(jobId: string, attempt: number, line: string): void; attemptEnded(jobId: string, attempt: number): void };
   /** Progress tick for blocking tools (ms). */

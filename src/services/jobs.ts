@@ -356,11 +356,17 @@ export class JobService {
     s.ack();
     const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
     return {
-      done: s.settled.map((j) => summarize(j, this.ctx.store.attempts(j.id), fieldCap)),
+      // A warning still open on an ended job judges its work (commands_failed): the done entry says it.
+      done: s.settled.map((j) => this.withOpenWarnings(summarize(j, this.ctx.store.attempts(j.id), fieldCap), j.id)),
       pending: s.pending,
       attention: s.attention,
       timed_out: !r.ok && r.reason === 'timeout',
     };
+  }
+
+  private withOpenWarnings(sum: AgentSummary, jobId: string): AgentSummary {
+    const open = this.warnings.open(jobId);
+    return open.length ? { ...sum, warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : sum;
   }
 
   /** A health warning as an item of wait_for_agents' `attention`, with what the lead can do. */
@@ -382,6 +388,7 @@ export class JobService {
       budget_high: 'it may run out of budget: message_agent to wrap up, or cancel_agent',
       time_high: 'it may hit its timeout: message_agent to wrap up, or let it finish',
       long_running: 'check it is still on track with get_agent / read_agent_output',
+      commands_failed: 'its shell commands never ran, so what it says about them is not real: run overseer doctor (check "codex shell"), fix what it names, then resume_agent',
     };
     return { kind: 'warning', warning: w.kind, job_id: w.job_id, ...(title ? { title } : {}), detail: w.detail, raised_at: isoTime(w.raised_at), ...(w.reaction && w.reaction !== 'notify' ? { reaction: w.reaction } : {}), what_to_do: todo[w.kind] ?? '' };
   }

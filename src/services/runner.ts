@@ -205,6 +205,7 @@ export class Runner {
           ctx.bus.emit('progress', { jobId: job.id });
         },
         onActivity: (what) => ctx.health?.activity(job.id, what),
+        onCommands: (tally) => ctx.health?.commands(job.id, tally),
         onStartWait: (ahead) => {
           waitingSlot = true;
           const now = ctx.clock.now();

@@ -79,7 +79,7 @@ export interface AgentSummary {
   depends_on: string[];
   priority: number;
   attempts: AttemptSummary[];
-  /** Open health warnings (stalled, turns_high, budget_high, time_high, long_running); only when there are some. */
+  /** Open health warnings (stalled, turns_high, budget_high, time_high, long_running, commands_failed); only when there are some. */
   warnings?: { kind: string; detail: string; raised_at: string }[];
   /** Worktree bootstrap (worktree jobs): copied files, setup commands and their time (src/git/bootstrap.ts). */
   setup?: import('../git/bootstrap.js').SetupView;

@@ -6,7 +6,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
 import type { Clock } from '../clock.js';
-import type { AgentLauncher, AgentSignal, ChildHandle, ExitInfo, LaunchSpec, ProcessLauncher, TokenUsage, UsageChannel } from '../launch/types.js';
+import type { AgentLauncher, AgentSignal, ChildHandle, CommandTally, ExitInfo, LaunchSpec, ProcessLauncher, TokenUsage, UsageChannel } from '../launch/types.js';
 import { sweepAgentProcesses } from '../launch/sweep.js';
 import { LineSplitter } from '../launch/lineSplitter.js';
 import { classifyAttempt, type AttemptFacts, type Classification, type StopReason } from '../domain/failure.js';
@@ -55,6 +55,8 @@ export interface SupervisorHooks {
   onToolUses?(ids: string[]): void;
   /** Tool calls came back (with the tool's name when the call was seen). */
   onToolResults?(results: ToolOutcome[]): void;
+  /** A shell command of this attempt ended (Codex): the attempt's commands so far. */
+  onCommands?(tally: CommandTally): void;
   /** The child printed an event line; `what` says what it did when the line tells (a tool call, text). */
   onActivity?(what?: string): void;
   /** A line was written to the transcript (the search index hears it here); must not throw. */
@@ -108,6 +110,7 @@ export class Supervisor {
   private readonly messageIds = new Set<string>();
   /** Tool calls seen in the stream and not yet answered: id → tool name. */
   private readonly toolNames = new Map<string, string>();
+  private readonly commands: CommandTally = { run: 0, failedToStart: 0 };
   private sessionId?: string;
   private sessionStarted = false;
   private lastResult?: AttemptFacts['lastResult'];
@@ -402,8 +405,21 @@ export class Supervisor {
 
   private drainChannel(live = true): void {
     if (!this.channel) return;
-    for (const s of this.channel.read()) if (s.kind === 'usage') this.onUsage(s);
+    for (const s of this.channel.read()) this.onChannel(s);
     if (live) this.throttle.flush();
+  }
+
+  /** A model call or a shell command's end, from the side channel. */
+  private onChannel(s: AgentSignal): void {
+    if (s.kind === 'usage') this.onUsage(s);
+    else if (s.kind === 'command') {
+      this.commands.run++;
+      if (!s.started) {
+        this.commands.failedToStart++;
+        this.commands.reason = s.reason;
+      }
+      this.hooks.onCommands?.({ ...this.commands });
+    }
   }
 
   /** Spending or turns changed: report (throttled) and enforce the limits the child does not enforce itself. */
@@ -431,7 +447,7 @@ export class Supervisor {
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.channelTimer) clearInterval(this.channelTimer);
     // What the last calls cost is never lost: read the side channel once more, report once more.
-    if (this.channel) for (const s of this.channel.read()) if (s.kind === 'usage') this.onUsage(s);
+    if (this.channel) for (const s of this.channel.read()) this.onChannel(s);
     this.stderr?.close();
     // Sweep whatever the child left in its group (its own MCP servers, tool processes), and
     // descendants that escaped the group with setsid (Codex runs tools in their own session):

@@ -2,7 +2,7 @@
 // clears them here). One open row per (job, kind): raising an open warning again is a no-op.
 import type { Db } from './db.js';
 
-export const WARNING_KINDS = ['stalled', 'turns_high', 'budget_high', 'time_high', 'long_running'] as const;
+export const WARNING_KINDS = ['stalled', 'turns_high', 'budget_high', 'time_high', 'long_running', 'commands_failed'] as const;
 export type WarningKind = (typeof WARNING_KINDS)[number];
 
 export interface WarningRow {

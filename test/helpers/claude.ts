@@ -46,9 +46,9 @@ export async function makeTempDir(prefix: string, base = os.tmpdir()): Promise<s
 }
 
 /**
- * Where tests put a CODEX_HOME: not under /tmp. Codex refuses to make its sandbox helper
- * aliases under the system temp directory, and with Debian's bubblewrap installed it needs them
- * ("bwrap: execvp codex-linux-sandbox: No such file or directory"); /var/tmp is fine.
+ * Where most Codex tests put their state (and so CODEX_HOME): /var/tmp, where Codex makes its own
+ * sandbox helper links. Under the temporary directory it refuses to, and the launcher's own links
+ * take over (src/launch/codex/sandboxHelpers.ts); test/e2e/codex-sandbox.test.ts covers that place.
  */
 export const codexTempBase = (): string => (existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir());
 

@@ -15,6 +15,12 @@ export interface CodexHubOptions {
   catalog?: boolean;
   /** Scripts of the fake Anthropic API, for claude children of the same hub. */
   scripts?: Record<string, Script>;
+  /** Where the test's directory (state, HOME, project) is made (default: /var/tmp, see codexTempBase). */
+  base?: string;
+  /** The hub's state directory (default: <dir>/state); `dir` is the test's directory. */
+  home?: (dir: string) => string;
+  /** Variables for the children's environment, after FAKE_API_KEY. */
+  extraEnv?: (dir: string) => Record<string, string>;
 }
 
 export type CodexHub = (codex: Record<string, CodexScript>, o?: CodexHubOptions) => Promise<{ h: TestHub; openai: FakeOpenAI }>;
@@ -33,13 +39,13 @@ export function codexHubs(): { cleanups: (() => Promise<void>)[]; codexHub: Code
     async codexHub(codex, o = {}) {
       const openai = await startFakeOpenAI({ scripts: codex });
       cleanups.push(() => openai.close());
-      const dir = await makeTempDir('ovs-cx', codexTempBase());
+      const dir = await makeTempDir('ovs-cx', o.base ?? codexTempBase());
       const catalog = writeFakeModelCatalog(dir);
       const h = await startTestHub({
         dir,
         scripts: o.scripts,
-        extraEnv: { FAKE_API_KEY },
-        config: { ...fakeCodexConfig(openai.url, o.catalog === false ? undefined : catalog), ...o.config },
+        extraEnv: { FAKE_API_KEY, ...o.extraEnv?.(dir) },
+        config: { ...fakeCodexConfig(openai.url, o.catalog === false ? undefined : catalog), ...(o.home ? { home: o.home(dir) } : {}), ...o.config },
       });
       cleanups.push(() => h.stop());
       return { h, openai };

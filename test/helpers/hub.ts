@@ -36,7 +36,7 @@ export async function startTestHub(o: {
   fake?: FakeAnthropic;
   processes?: ProcessLauncher;
   progressEveryMs?: number;
-  /** Reuse this directory (state in <dir>/state, HOME in <dir>/home) instead of a fresh one. */
+  /** Reuse this directory (state in <dir>/state unless config.home says otherwise, HOME in <dir>/home) instead of a fresh one. */
   dir?: string;
   /** Extra variables for the children's environment (e.g. a Codex provider's API key). */
   extraEnv?: Record<string, string>;
@@ -48,7 +48,7 @@ export async function startTestHub(o: {
   hubClass?: typeof Hub;
 } = {}): Promise<TestHub> {
   const dir = o.dir ?? (await makeTempDir('ovs-test'));
-  const home = join(dir, 'state');
+  const home = o.config?.home ?? join(dir, 'state');
   const project = o.project ?? dir;
   const fake = o.fake ?? (await startFakeAnthropic({ scripts: o.scripts }));
   if (o.fake && o.scripts) for (const [k, v] of Object.entries(o.scripts)) fake.addScript(k, v);

@@ -118,6 +118,8 @@ describe('overseer doctor (in-process, real claude binary and HTTP)', () => {
       fix: `export DOCTOR_TEST_CODEX_KEY=<key for ${baseUrl}/v1>`,
     });
     assert.deepEqual(requests.sort(), ['GET /', 'GET /v1']);
+    // One command in a real codex child, against the bundled fake model (not the provider above).
+    assert.equal(r.checks.get('codex shell')?.status, 'ok', r.checks.get('codex shell')?.detail);
     assert.equal(r.ok, true, r.out);
   });
 

@@ -448,15 +448,24 @@ describe('doctor: report and exit code', () => {
     assert.equal(doctorOk([...checks, { name: 'c', status: 'fail', detail: 'no' }]), false);
   });
 
-  test('a codex binary that is found brings its endpoint and credentials checks', async () => {
+  test('a codex binary that is found brings its endpoint, credentials and shell checks', async () => {
     const over = allGood();
     const codex = fakeBin(fresh(), 'codex');
-    const r = await doctorReport(deps({ ...over, env: { ...over.env, CODEX_BIN: codex, OPENAI_API_KEY: 'sk-proj-x' }, exec: fakeExec({ 'git --version': exited('git version 2.43.0\n'), '--version': exited('codex-cli 0.169.0\n') }) }));
+    const ran: string[] = [];
+    const runCodexShell: DoctorDeps['runCodexShell'] = async (i) => {
+      ran.push(i.bin);
+      return { bin: i.bin, sandbox: 'workspace-write', confined: true, codexHome: '/s/doctor-codex/codex-home', codexHomeInTemp: false, helperLinks: true, outcome: 'not_started', command: { started: false, exitCode: 1, reason: 'bwrap: setting up uid map: Permission denied' }, fileWritten: false, timeoutMs: 60_000 };
+    };
+    const r = await doctorReport(deps({ ...over, env: { ...over.env, CODEX_BIN: codex, OPENAI_API_KEY: 'sk-proj-x' }, exec: fakeExec({ 'git --version': exited('git version 2.43.0\n'), '--version': exited('codex-cli 0.169.0\n') }), runCodexShell }));
     const byName = new Map(r.checks.map((c) => [c.name, c]));
     assert.equal(byName.get('codex')?.status, 'ok');
     assert.equal(byName.get('codex endpoint')?.status, 'ok');
     assert.equal(byName.get('codex credentials')?.status, 'warn');
-    assert.equal(r.ok, true);
+    assert.deepEqual(ran, [codex], 'the shell check runs the binary the codex check found');
+    assert.equal(byName.get('codex shell')?.status, 'warn');
+    assert.match(byName.get('codex shell')!.detail, /"bwrap: setting up uid map: Permission denied"/);
+    assert.deepEqual(r.checks.map((c) => c.name).filter((n) => n.startsWith('codex')), ['codex', 'codex endpoint', 'codex credentials', 'codex shell']);
+    assert.equal(r.ok, true, 'a codex problem is a warning: Claude children are not affected');
   });
 
   test('safeUrl leaves plain URLs alone', () => {

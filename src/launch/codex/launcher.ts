@@ -2,16 +2,20 @@
 // (the hub writes its config.toml), Overseer reached over HTTP with the agent's bearer token,
 // MCP tools pre-approved (exec cannot ask), the lock hook installed with trust bypassed (or
 // Codex silently skips it), no endless reconnects, the prompt on stdin. Follow-up messages
-// wait for the turn to end and go in by resuming the thread.
+// wait for the turn to end and go in by resuming the thread. Codex's own sandbox stays on
+// (`-s workspace-write` unless configured otherwise; docs/security.md says why), with the links it
+// needs on PATH wherever CODEX_HOME is (sandboxHelpers.ts).
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { AgentLauncher, LaunchSpec, ParserOptions, SpawnCmd, StreamParser, TokenUsage, UsageChannel } from '../types.js';
 import { agentEnv, resolveAgentBin } from '../common.js';
+import { which } from '../which.js';
 import { hookCommandLine } from '../claude/launcher.js';
 import { newCodexParser } from './events.js';
 import { priceOf, type Price } from './prices.js';
 import { RolloutReader } from './rollout.js';
+import { helperDir, installHelpers, nativeCodexBinary } from './sandboxHelpers.js';
 
 export interface CodexLauncherOptions {
   bin?: string;
@@ -63,6 +67,9 @@ export class CodexLauncher implements AgentLauncher {
   readonly enforcesMaxTurns = false;
   readonly binHint = 'Install the Codex CLI (npm i -g @openai/codex) or set CODEX_BIN to the path of the codex binary.';
 
+  /** The native binary behind each launcher binary (undefined: not one we can link to). */
+  private readonly natives = new Map<string, string | undefined>();
+
   constructor(private readonly o: CodexLauncherOptions) {}
 
   resolveBin(): string | undefined {
@@ -94,8 +101,27 @@ export class CodexLauncher implements AgentLauncher {
       args,
       cwd: spec.cwd,
       stdin: 'pipe',
-      env: agentEnv(spec, { CODEX_HOME: this.o.codexHome }),
+      env: agentEnv(spec, { CODEX_HOME: this.o.codexHome, ...this.helperPath(bin, spec.env.PATH) }),
     };
+  }
+
+  /**
+   * PATH with <CODEX_HOME>/bin first, holding the `codex-linux-sandbox` (and apply_patch) links
+   * Codex refuses to make when CODEX_HOME is under the temporary directory. Linux only (elsewhere
+   * Codex's sandbox needs no such name); nothing when the binary is not one we can link to.
+   */
+  private helperPath(bin: string, path: string | undefined): { PATH?: string } {
+    if (process.platform !== 'linux') return {};
+    if (!this.natives.has(bin)) this.natives.set(bin, nativeCodexBinary(bin.includes('/') ? bin : which(bin, path) ?? bin));
+    const native = this.natives.get(bin);
+    if (!native) return {};
+    const dir = helperDir(this.o.codexHome);
+    try {
+      installHelpers(dir, native);
+    } catch {
+      return {}; // an unwritable CODEX_HOME: Codex makes its own links, or `overseer doctor` says why commands fail
+    }
+    return { PATH: path ? `${dir}${delimiter}${path}` : dir };
   }
 
   /** The schema file for --output-schema, content-addressed under CODEX_HOME. */

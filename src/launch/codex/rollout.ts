@@ -3,10 +3,13 @@
 // rollout file ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread_id>.jsonl) as the turn
 // goes, with the thread's total after that response. This reader follows that file: each new
 // token_count line is one model call, its tokens the difference from the previous total. A
-// resumed thread's file already holds earlier turns: reading starts at its end.
+// resumed thread's file already holds earlier turns: reading starts at its end. The same file
+// says what became of each shell command (its call, then the text the model got back), which the
+// `--json` stream leaves out for a command whose sandbox could not start (commands.ts).
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentSignal, TokenUsage, UsageChannel } from '../types.js';
+import { commandOutcome, refusedByHook, SHELL_TOOLS } from './commands.js';
 
 type Usage = { input_tokens?: number; cached_input_tokens?: number; output_tokens?: number };
 
@@ -43,6 +46,8 @@ export class RolloutReader implements UsageChannel {
   private total: TokenUsage;
   private lines = 0;
   private readonly model?: string;
+  /** Shell calls seen whose output has not come yet. */
+  private readonly shellCalls = new Set<string>();
 
   constructor(private readonly codexHome: string, o: { resumeThread?: string; priorUsage?: TokenUsage; model?: string }) {
     this.total = { input: 0, output: 0, cachedInput: 0, ...o.priorUsage };
@@ -96,12 +101,13 @@ export class RolloutReader implements UsageChannel {
   }
 
   private parse(line: string): AgentSignal | undefined {
-    let e: { type?: string; ordinal?: number; payload?: { type?: string; info?: { total_token_usage?: Usage } | null } };
+    let e: { type?: string; ordinal?: number; payload?: { type?: string; info?: { total_token_usage?: Usage } | null; name?: string; call_id?: string; output?: unknown } };
     try {
       e = JSON.parse(line) as typeof e;
     } catch {
       return undefined;
     }
+    if (e.type === 'response_item') return this.command(e.payload ?? {});
     const t = e.payload?.type === 'token_count' ? e.payload.info?.total_token_usage : undefined;
     if (e.type !== 'event_msg' || !t) return undefined;
     const total = fromCodex(t);
@@ -114,5 +120,19 @@ export class RolloutReader implements UsageChannel {
     if (usage.input === 0 && usage.output === 0) return undefined;
     this.total = total;
     return { kind: 'usage', callId: `${this.threadId}:${e.ordinal ?? `l${this.offset}:${this.lines}`}`, model: this.model, usage, total };
+  }
+
+  /** A shell call (remembered) or the output of one (its outcome). */
+  private command(p: { type?: string; name?: string; call_id?: string; output?: unknown }): AgentSignal | undefined {
+    if (!p.call_id) return undefined;
+    if ((p.type === 'function_call' && p.name && SHELL_TOOLS.has(p.name)) || p.type === 'local_shell_call') {
+      this.shellCalls.add(p.call_id);
+      return undefined;
+    }
+    if (p.type !== 'function_call_output' || !this.shellCalls.delete(p.call_id)) return undefined;
+    const text = typeof p.output === 'string' ? p.output
+      : Array.isArray(p.output) ? p.output.map((c: { text?: unknown }) => (typeof c?.text === 'string' ? c.text : '')).join('\n')
+      : JSON.stringify(p.output ?? '');
+    return refusedByHook(text) ? undefined : { kind: 'command', callId: p.call_id, ...commandOutcome(text) };
   }
 }
