@@ -1,7 +1,7 @@
 // Size of the first /v1/messages request an Overseer Claude child sends, against a bare
 // `claude -p` with the same prompt (real claude, fake model, Claude Code's tool search on as
 // users have it). Every byte of it is paid on every turn of the child, so a child should carry
-// what it uses and no more (claude-code-interface.md §4.5).
+// what it uses and no more (docs/cli-facts.md C5).
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startFakeAnthropic, promptOf, type FakeAnthropic, type RecordedRequest } from '../src/testing/fakeAnthropic.js';

@@ -498,7 +498,7 @@ async function main(): Promise<void> {
   }
   const totalS = (performance.now() - started) / 1000;
   out(`\n== Summary (ratios are ours/baseline measured in this run; goals are reported, not asserted)\n${table(rows)}\n`);
-  if (perfRows.length) out(`\n== Performance goals (issue 14; README "Performance")\n${table(perfRows)}\n`);
+  if (perfRows.length) out(`\n== Performance goals (issue 14; docs/performance.md "The goals table")\n${table(perfRows)}\n`);
   out(`total ${totalS.toFixed(1)} s (load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})\n`);
 
   const dir = path.join(BENCH_DIR, 'results');

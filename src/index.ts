@@ -2,7 +2,7 @@
 // version: createHub / Hub (start, server(caller), stop), loadConfig / loadConfigFrom and the
 // Config type, createLogger, the typed errors, the permission policy types and defaults, and
 // the get_agent summary type. Everything else under dist/ is internal and may change in any
-// release; the MCP tool contract (design.md) is the main interface.
+// release; the MCP tool contract (docs/tools.md) is the main interface.
 import { Hub, type HubOptions } from './hub.js';
 import { loadConfig } from './config.js';
 
@@ -19,7 +19,7 @@ export type { Caller } from './services/context.js';
 
 /**
  * A started hub for `projectDir` (default: the current directory) with the configuration from
- * the environment and <state>/config.json unless `config` is given. Call `hub.server(caller)`
+ * the environment and .overseer/config.json (the settings directory) unless `config` is given. Call `hub.server(caller)`
  * to get an MCP server for a transport, and `hub.stop()` when done.
  */
 export async function createHub(o: Partial<HubOptions> & { projectDir?: string } = {}): Promise<Hub> {

@@ -34,7 +34,7 @@ kb.command('search <query...>').description('full-text search (bm25)').option('-
 kb.command('add').description('add a learning (triaged like report_learnings)').requiredOption('--title <title>').requiredOption('--content <content>').option('--tags <a,b>').option('--scope <scope>', 'project|global').option('--json')
   .action(async (o: Record<string, string>) => (await import('./kb.js')).runKb('add', [], o));
 kb.command('rm <entry_id>').description('delete an entry').option('--json').action(async (id: string, o: Record<string, string>) => (await import('./kb.js')).runKb('rm', [id], o));
-program.command('templates').description('project templates (<state>/templates/*.md) with their run stats').option('--json', 'machine-readable output')
+program.command('templates').description('project templates (.overseer/templates/*.md) with their run stats').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./templates.js')).runTemplates(o));
 program.command('doctor').description('check node, git, the state, the claude/codex CLIs, their endpoints and credentials, gh').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./doctor.js')).runDoctor(o));

@@ -1,4 +1,4 @@
-// `overseer templates [--json]`: the project's templates (<state>/templates/*.md) with how they
+// `overseer templates [--json]`: the project's templates (.overseer/templates/*.md) with how they
 // have done so far (src/templates/stats.ts), read from the state database opened read-only
 // (works whether or not a hub runs). Invalid template files are listed with the valid ones,
 // and make the command exit with 1 so a broken template cannot go unnoticed (e.g. in CI).

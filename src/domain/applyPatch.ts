@@ -1,4 +1,4 @@
-// Target paths of a Codex `apply_patch` patch (codex-interface.md §7): the files named on its
+// Target paths of a Codex `apply_patch` patch (docs/cli-facts.md X6): the files named on its
 // `*** Add File:`, `*** Update File:`, `*** Delete File:` and `*** Move to:` header lines.
 // Paths are returned as written (relative to the session cwd, usually); the caller resolves them.
 // Pure; never throws. Deduplicated, in order of first appearance.

@@ -1,4 +1,4 @@
-// Files a shell command would write, for the PreToolUse lock hook (design.md, Coordination).
+// Files a shell command would write, for the PreToolUse lock hook (docs/coordination.md, "The lock hook").
 // Words come from shell-quote; this module only reads them. Invariants: never throws; paths are
 // returned exactly as written (relative stays relative; the caller resolves them), deduplicated
 // in order; `unknown` is true whenever the command writes somewhere we cannot name ($VAR, glob,

@@ -1,4 +1,4 @@
-// The deterministic permission policy (design.md, Permission routing): ordered allow/ask/deny
+// The deterministic permission policy (docs/permissions.md): ordered allow/ask/deny
 // rules over the tool name and glob patterns on the tool input; the first matching rule wins,
 // nothing matching gives `default`. No model decides. Pure: no I/O, paths are only normalised
 // (path.resolve), never resolved through symlinks — the lock hook confines real paths.

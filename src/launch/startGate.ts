@@ -1,6 +1,6 @@
 // The start gate: paces the CPU-heavy start of agent CLIs launched close together. Starting a
-// `claude` costs about one core-second before its first model request (claude-code-interface.md
-// §7); eight started at once on two cores share the CPU and all reach the model late together.
+// `claude` costs about one core-second before its first model request (docs/cli-facts.md
+// C6); eight started at once on two cores share the CPU and all reach the model late together.
 // Through the gate at most `concurrency()` starts are in flight: a start holds its slot from its
 // launch until the child opens its MCP session to the hub (the CLI is loaded; what is left before
 // its first request is mostly the handshake), prints its first stream event, exits, or has held

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 as MCP uses it: message shapes, error codes, the protocol versions, and the
 // checks the MCP SDK makes with its zod schemas (JSONRPCMessageSchema, isInitializeRequest),
 // written as plain predicates so the hub never loads the SDK's message schemas
-// (docs/performance-native-mcp.md). test/unit/mcp-rpc.test.ts keeps them equal to the SDK's.
+// (docs/performance-native-mcp.md). test/unit/mcp-session.test.ts keeps them equal to the SDK's.
 
 export type RequestId = string | number;
 export type Params = Record<string, unknown>;

@@ -1,7 +1,7 @@
 // MCP prompts of the lead (slash commands in Claude Code, `/mcp__overseer__<name>`):
 //  - built-in recipes from prompts/recipe-<name>.md: prompt `<name>`; YAML front matter
 //    `description` and `title`; the body is the message;
-//  - one prompt `template-<name>` per project template (<state>/templates/<name>.md, see
+//  - one prompt `template-<name>` per project template (.overseer/templates/<name>.md, see
 //    src/templates/templates.ts), asking the lead to spawn an agent with it.
 //
 // No prompt declares an argument. Claude Code splits a slash command's text on whitespace and
@@ -27,7 +27,7 @@ import { OverseerError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export interface PromptDeps {
-  /** `<state>/templates` (config.home + '/templates'); need not exist. */
+  /** The settings directory's `templates/` (`.overseer/templates`, settingsDirOf(config)); need not exist. */
   templatesDir: string;
   /** The package's prompts/ directory (recipe-*.md). */
   promptsDir: string;

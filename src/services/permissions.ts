@@ -1,5 +1,5 @@
 // Permission routing: children run with --permission-prompt-tool mcp__overseer__check_permission.
-// The deterministic policy in <state>/policy.json (first match wins; defaults in
+// The deterministic policy in .overseer/policy.json (the settings directory; first match wins; defaults in
 // src/domain/policy.ts) answers; `ask` becomes a request for the lead, like request_approval.
 // The policy file is re-read when it changes; an invalid file denies everything, saying why.
 import { settingsDirOf } from '../config.js';

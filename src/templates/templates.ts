@@ -1,4 +1,4 @@
-// Project templates: `<state>/templates/<name>.md` (state = config.home, e.g. `<repo>/.overseer`).
+// Project templates: `.overseer/templates/<name>.md` (the settings directory, settingsDirOf(config)).
 // YAML front matter (between `---` lines, see frontMatter.ts) holds spawn defaults; the Markdown body is
 // added to the agent's prompt under `## Guidelines`. Files are read on every call, so a new or
 // edited template takes effect without a restart. Validation reuses spawn_agent's own zod

@@ -1,7 +1,7 @@
 // Scripted fake of the Anthropic Messages API (the subset the `claude` CLI uses), on loopback.
 // Tests and `overseer demo` point ANTHROPIC_BASE_URL at it; each request is answered by a
 // named script whose step index is the number of assistant messages in the conversation.
-// Wire shapes follow docs/claude-code-interface.md §8 (captured from claude 2.1.330).
+// Wire shapes follow docs/cli-facts.md C7 (captured from claude 2.1.330).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequestLog, createScriptBook, playStep, readJsonBody, scriptedFake, sendJson, startFakeHttp } from './fakeHttp.js';
 import type { ScriptedFake, ScriptedFakeOptions, ScriptedRequest } from './fakeHttp.js';

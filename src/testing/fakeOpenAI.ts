@@ -1,6 +1,6 @@
 // Scripted fake of the OpenAI Responses API (the subset the `codex` CLI speaks), on loopback.
 // Tests point a custom codex model provider (base_url = fake.url) at it; each request is answered
-// by a named script. Wire shapes follow /work/shared/docs/codex-interface.md §8 (codex-cli 0.169.0)
+// by a named script. Wire shapes follow docs/cli-facts.md X7 (codex-cli 0.169.0)
 // and docs/codex-notes.md.
 //
 // Step rule: the step index of a request is the number of model RESPONSES already in `input`,

@@ -1,4 +1,4 @@
-// Zod input schemas of the agent tools (tool contract, design.md "Agents"). One schema per
+// Zod input schemas of the agent tools (tool contract, docs/tools.md "Agents"). One schema per
 // tool, used for registration and for the types the services take. Messages name the field,
 // the bad value and the fix.
 import { z } from 'zod';

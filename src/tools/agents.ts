@@ -1,4 +1,4 @@
-// The agent tools of the contract (design.md "Agents") plus report_status and finish.
+// The agent tools of the contract (docs/tools.md "Agents") plus report_status and finish.
 // Thin adapters: each calls one JobService method; schemas live in agentSchemas.ts.
 import type { JobService } from '../services/jobs.js';
 import { defineTool, type ToolDef } from './registry.js';

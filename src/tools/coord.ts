@@ -1,4 +1,4 @@
-// Coordination tools of the contract (design.md "Coordination"): locks, notes, messages,
+// Coordination tools of the contract (docs/tools.md, docs/coordination.md): locks, notes, messages,
 // approvals and questions, and the permission-prompt tool. Thin adapters over the services.
 import type { LockService } from '../services/locks.js';
 import type { NoteService } from '../services/notes.js';

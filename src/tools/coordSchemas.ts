@@ -1,4 +1,4 @@
-// Zod input schemas of the message, request and permission tools (design.md "Coordination").
+// Zod input schemas of the message, request and permission tools (docs/tools.md, docs/coordination.md).
 import { z } from 'zod';
 
 export const SendMessageInput = z.object({

@@ -1,4 +1,4 @@
-// Knowledge base tools of the contract (design.md "Knowledge base"): search_kb and
+// Knowledge base tools of the contract (docs/tools.md "Knowledge base", docs/kb.md): search_kb and
 // report_learnings for everyone, list_kb and delete_kb_entry for the lead. Thin adapters
 // over KnowledgeBase; results stay under the 20,000-character cap (snippets, not contents).
 import type { KnowledgeBase } from '../kb/service.js';

@@ -1,4 +1,4 @@
-// Zod input schemas of the knowledge base tools (design.md "Knowledge base"). Hard limits
+// Zod input schemas of the knowledge base tools (docs/tools.md "Knowledge base", docs/kb.md). Hard limits
 // live here; the finer checks of a learning (too short, secrets, duplicates) are the triage's,
 // which rejects one learning with a reason instead of failing the whole call.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Zod input schemas of the lock tools (design.md "Coordination").
+// Zod input schemas of the lock tools (docs/tools.md "Locks", docs/coordination.md).
 import { z } from 'zod';
 
 export const MAX_LOCK_FILES = 1000;

@@ -1,4 +1,4 @@
-// Zod input schemas of the note tools (design.md "Coordination"). Keys are printable,
+// Zod input schemas of the note tools (docs/tools.md "Notes", docs/coordination.md). Keys are printable,
 // `/`-namespaced, at most 256 characters; values at most 1 MB by default.
 import { z } from 'zod';
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Caller } from '../services/context.js';
 import { InvalidInputError } from '../errors.js';
 
-/** The tool `_meta` key Claude Code reads to never defer a tool (claude-code-interface.md §1.2). */
+/** The tool `_meta` key Claude Code reads to never defer a tool (docs/cli-facts.md C2). */
 export const ALWAYS_LOAD_META = 'anthropic/alwaysLoad';
 
 export interface ToolExtra {

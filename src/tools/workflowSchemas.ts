@@ -1,4 +1,4 @@
-// Zod input schemas of the workflow tools (design.md "Workflows").
+// Zod input schemas of the workflow tools (docs/tools.md "Workflows", docs/workflows.md).
 import { z } from 'zod';
 import { isValidCheck } from '../services/checks.js';
 

@@ -1,4 +1,4 @@
-// Workflow tools of the contract (design.md "Workflows"): lead only.
+// Workflow tools of the contract (docs/tools.md "Workflows", docs/workflows.md): lead only.
 import type { WorkflowService } from '../workflow/service.js';
 import { defineTool, type ToolDef } from './registry.js';
 import { CancelWorkflowInput, GetWorkflowInput, ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from './workflowSchemas.js';

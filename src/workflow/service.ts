@@ -1,4 +1,4 @@
-// The workflow tools (design.md "Workflows"): start, get, list, cancel and resume a workflow,
+// The workflow tools (docs/workflows.md): start, get, list, cancel and resume a workflow,
 // and the hub-start reconciliation of running ones. A workflow owns a worktree and branch; its
 // phases are ordinary jobs spawned one at a time (phases.ts); the engine (engine.ts) advances
 // it when a phase settles; the ledger (ledger.ts) keeps the hub's record of check-offs.

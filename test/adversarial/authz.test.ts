@@ -82,7 +82,7 @@ describe('adversarial: authorization', { timeout: 120_000 }, () => {
     const pairs: [string, Agent, string][] = [['A on sibling B', A, B.id], ['A1 on parent A', A1, A.id], ['A1 on uncle B', A1, B.id], ['B on nephew A1', B, A1.id]];
     for (const [who, actor, target] of pairs) {
       for (const [tool, extra] of JOB_TOOLS) {
-        if (tool === 'send_message') continue; // agents may message anyone (design.md); message_agent drives a job
+        if (tool === 'send_message') continue; // agents may message anyone (docs/coordination.md); message_agent drives a job
         const args = tool === 'wait_for_agents' ? { job_ids: [target], ...extra } : { job_id: target, ...extra };
         const r = await callTool(actor.client, tool, args);
         c.check(`${who}: ${tool}`, r.isError, r.text);

@@ -100,7 +100,7 @@ export type RunCodexOptions = RunProcessOptions;
 /**
  * Runs `codex <args>` in its own process group. Resolves when codex has exited and its output is
  * drained; on timeout kills the whole group and rejects with the stderr and the tail of stdout.
- * Note: tool processes that codex starts with setsid are outside the group (codex-interface.md §5).
+ * Note: tool processes that codex starts with setsid are outside the group (docs/cli-facts.md X4).
  */
 export async function runCodex(args: string[], opts: RunCodexOptions): Promise<CodexRun> {
   return runProcess(codexBin(), args, opts);

@@ -1,7 +1,7 @@
-// Integration: permission routing (design.md "Permission routing") through a real agent client
+// Integration: permission routing (docs/permissions.md) through a real agent client
 // on a real hub — check_permission answers with Claude Code's permission-prompt shape from the
 // deterministic policy: allow (input passed back whole), deny (with the reason), ask (a request
-// the lead answers with respond). A custom <state>/policy.json is picked up without a restart;
+// the lead answers with respond). A custom policy.json (the settings directory; the test hub's home) is picked up without a restart;
 // an invalid one denies everything and names the file. The lead has no check_permission.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';

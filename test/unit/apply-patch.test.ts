@@ -1,4 +1,4 @@
-// applyPatchTargets on Codex apply_patch bodies (codex-interface.md §7).
+// applyPatchTargets on Codex apply_patch bodies (docs/cli-facts.md X6).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyPatchTargets } from '../../src/domain/applyPatch.js';
@@ -23,7 +23,7 @@ describe('applyPatchTargets', () => {
     const patch = '*** Begin Patch\n*** Update File: a/old.ts\n*** Move to: b/new.ts\n@@\n-x\n+y\n*** End Patch';
     assert.deepEqual(applyPatchTargets(patch), ['a/old.ts', 'b/new.ts']);
   });
-  test('the verified hook input from codex-interface.md §7', () => {
+  test('the verified hook input of docs/cli-facts.md X6', () => {
     assert.deepEqual(applyPatchTargets('*** Begin Patch\n*** Add File: locked.txt\n+hello from patch\n*** End Patch\n'), ['locked.txt']);
   });
   test('CRLF line endings', () => {

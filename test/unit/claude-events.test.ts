@@ -1,4 +1,4 @@
-// parseClaudeLine on real-shaped stream-json samples (docs/claude-code-interface.md §4) and on garbage.
+// parseClaudeLine on real-shaped stream-json samples (docs/cli-facts.md C4) and on garbage.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseClaudeLine, type ClaudeEvent } from '../../src/launch/claude/events.js';

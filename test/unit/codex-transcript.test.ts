@@ -1,4 +1,4 @@
-// Unit: Codex `exec --json` transcripts (lines as recorded in codex-interface.md §3) render as
+// Unit: Codex `exec --json` transcripts (lines as recorded in docs/cli-facts.md X2) render as
 // readable text through the same entry points as Claude's (renderTranscript / renderLine), so
 // read_agent_output and `overseer logs` show Codex jobs; Claude lines in the same call still
 // render; every field is capped.

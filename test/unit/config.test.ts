@@ -1,5 +1,5 @@
 // Configuration: defaults, env string coercion, error messages that name key + env var + value,
-// strict keys, loadConfig from <state>/config.json with env on top, state dir resolution.
+// strict keys, loadConfig from .overseer/config.json (the settings directory) with env on top, state dir resolution.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

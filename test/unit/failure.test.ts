@@ -1,4 +1,4 @@
-// classifyAttempt over realistic Claude Code `result` shapes (claude-code-interface.md §4.2),
+// classifyAttempt over realistic Claude Code `result` shapes (docs/cli-facts.md C4),
 // spawn errors, signals and the hub's own stop reasons; isRetryable for every class.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // Unit: which rows of a transcript line go into the search index — Claude stream-json (shapes as
-// recorded in claude-code-interface.md §4 and the claude-events fixtures) and Codex `exec --json`
+// recorded in docs/cli-facts.md C4 and the claude-events fixtures) and Codex `exec --json`
 // (as in codex-transcript.test.ts): assistant text, tool calls with their input, tool results,
 // capped; noise yields nothing; a result is named after the call it answers.
 import { describe, test } from 'node:test';

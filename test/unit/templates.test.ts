@@ -1,4 +1,4 @@
-// Project templates (<state>/templates/<name>.md): front matter parsing and validation (errors
+// Project templates (.overseer/templates/<name>.md): front matter parsing and validation (errors
 // name the file, the key and the bad value), name rules, lookup errors, applyTemplate
 // precedence, and the built-in recipes of prompts/recipe-*.md.
 import { test, describe, before, after } from 'node:test';

@@ -1,5 +1,5 @@
 // Types and a tolerant parser for the events `claude -p --output-format stream-json --verbose`
-// prints, one JSON object per line (docs/claude-code-interface.md §4). Unknown or malformed
+// prints, one JSON object per line (docs/cli-facts.md C4). Unknown or malformed
 // fields never throw: they become undefined / empty, and the raw object is always kept. Pure.
 
 /** One stream-json line, classified. `raw` is the parsed object as printed. */

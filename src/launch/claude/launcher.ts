@@ -1,4 +1,4 @@
-// The Claude Code launcher: the invocation of claude-code-interface.md §0 in stream-json
+// The Claude Code launcher: the invocation of docs/cli-facts.md C1 in stream-json
 // input mode (stdin stays open so message_agent can reach a running child), and the mapping
 // of its event stream onto the supervisor's AgentSignals.
 import { existsSync } from 'node:fs';
@@ -21,7 +21,7 @@ export const PERMISSION_PROMPT_TOOL = 'mcp__overseer__check_permission';
  *   (4.6 KB, offered because of --permission-prompt-tool) has nobody to answer it (children ask
  *   with ask_lead); ScheduleWakeup (4.9 KB) paces a person's `/loop`, which a child has not;
  *   ReportFindings (2.4 KB) renders review findings in a host UI a child has not (its results go
- *   to `finish`). claude-code-interface.md §4.5; docs/performance.md. */
+ *   to `finish`). docs/cli-facts.md C5; docs/performance.md. */
 export const CHILD_DISALLOWED_TOOLS = ['ListAgents', 'SendMessage', 'AskUserQuestion', 'ScheduleWakeup', 'ReportFindings'];
 
 /** A POSIX shell word for `s` (single-quoted, inner quotes escaped). */

@@ -1,4 +1,4 @@
-// Human-readable lines for a Codex `exec --json` transcript (codex-interface.md §3), the
+// Human-readable lines for a Codex `exec --json` transcript (docs/cli-facts.md X2), the
 // counterpart of the Claude renderer for `read_agent_output` and `overseer logs`. One event
 // object in, '' for events not worth a line (turn.started). Pure; every field capped.
 import { compactJson, truncate } from '../textCap.js';
