@@ -78,3 +78,8 @@ export function classifyAttempt(f: AttemptFacts): Classification {
 export function isRetryable(c: FailureClass): boolean {
   return !['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted', 'hook_bypassed', 'setup_failed', 'dependency_conflict'].includes(c);
 }
+
+/** Does an ended attempt use up the job's retry budget? Not one that ended on a provider limit: the job waited it out (src/limits). */
+export function countsAgainstRetries(a: { status: string; failure_class: string | null }): boolean {
+  return !(a.status === 'interrupted' && a.failure_class === 'rate_limited');
+}

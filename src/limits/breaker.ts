@@ -52,7 +52,7 @@ export interface BreakerSettings {
   probeLeaseMs: number;
 }
 
-export const DEFAULT_SETTINGS: BreakerSettings = { backoffBaseMs: 2000, backoffCapMs: 300_000, probeLeaseMs: 120_000 };
+export const DEFAULT_SETTINGS: BreakerSettings = { backoffBaseMs: 1000, backoffCapMs: 300_000, probeLeaseMs: 120_000 };
 
 export const CLOSED: BreakerState = Object.freeze({
   phase: 'closed', failures: 0, kind: null, status: null, reason: null, openedAt: null, until: null, basis: null, probe: null, hits: 0,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 export const LimitsSchema = z.object({
   /** First wait after a limit answer that named none (no retry-after, no reset time); doubles per failed probe. */
-  backoffBaseMs: z.number().int().min(10).max(3_600_000).default(2000),
+  backoffBaseMs: z.number().int().min(10).max(3_600_000).default(1000),
   /** Longest such wait, jitter included. */
   backoffCapMs: z.number().int().min(10).max(24 * 3_600_000).default(300_000),
   /** A probe that has neither got a model answer nor a limit answer after this long lets another attempt probe. */

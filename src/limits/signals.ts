@@ -38,11 +38,18 @@ export function retryInMs(text: string): number | undefined {
   return ms > 0 ? Math.ceil(ms) : undefined;
 }
 
-/** The next local time h:mm after `now` (today, else tomorrow). */
-function nextClockTime(h: number, min: number, now: number): number {
+/**
+ * The local time h:mm the text means, seen from `now`: today's if it is still ahead; within the
+ * stated minute (a CLI prints the reset rounded down: 17:02:40 as "5:02 PM") the end of that
+ * minute; otherwise tomorrow's.
+ */
+function clockTime(h: number, min: number, now: number): number {
   const d = new Date(now);
   d.setHours(h, min, 0, 0);
-  if (d.getTime() <= now) d.setDate(d.getDate() + 1);
+  const t = d.getTime();
+  if (t > now) return t;
+  if (now - t < 60_000) return t + 60_000;
+  d.setDate(d.getDate() + 1);
   return d.getTime();
 }
 
@@ -51,7 +58,8 @@ function nextClockTime(h: number, min: number, now: number): number {
  * seconds after `|` or `resets_at` (older Claude Code: "…usage limit reached|1735689600"), a date
  * and time ("try again at Nov 29th, 2026 5:02 PM"), or a clock time ("resets 4pm", "resets at
  * 16:40", "try again at 5:02 PM"), taken in this machine's time zone: the CLI printed it on this
- * machine. Only times after `now` count.
+ * machine (a clock time already past is tomorrow's, except within its own minute). Only times
+ * after `now` count.
  */
 export function resetAt(text: string, now: number): number | undefined {
   const later = (t: number | undefined): number | undefined => (t !== undefined && Number.isFinite(t) && t > now ? t : undefined);
@@ -70,7 +78,7 @@ export function resetAt(text: string, now: number): number | undefined {
     const pm = clock[3]?.toLowerCase() === 'pm';
     if (clock[3]) h = (h % 12) + (pm ? 12 : 0);
     if (h > 23 || Number(clock[2] ?? 0) > 59) return undefined;
-    return nextClockTime(h, Number(clock[2] ?? 0), now);
+    return clockTime(h, Number(clock[2] ?? 0), now);
   }
   return undefined;
 }

@@ -19,6 +19,8 @@ export interface LimitRow {
   basis: WaitBasis | null;
   failures: number;
   hits: number;
+  /** JSON array of the job ids whose child the limiter paused at the limit. */
+  paused_json: string;
   updated_at: number;
 }
 
@@ -47,14 +49,15 @@ export class LimitStore {
     return this.db.prepare("SELECT * FROM provider_limits WHERE phase != 'closed' ORDER BY provider, account").all() as LimitRow[];
   }
 
-  save(a: Account, b: BreakerState, now: number): void {
-    this.db.prepare(`INSERT INTO provider_limits (account, provider, endpoint, key_hash, phase, kind, status, reason, opened_at, until_at, basis, failures, hits, updated_at)
-      VALUES (@account, @provider, @endpoint, @key_hash, @phase, @kind, @status, @reason, @opened_at, @until_at, @basis, @failures, @hits, @updated_at)
+  save(a: Account, b: BreakerState, paused: readonly string[], now: number): void {
+    this.db.prepare(`INSERT INTO provider_limits (account, provider, endpoint, key_hash, phase, kind, status, reason, opened_at, until_at, basis, failures, hits, paused_json, updated_at)
+      VALUES (@account, @provider, @endpoint, @key_hash, @phase, @kind, @status, @reason, @opened_at, @until_at, @basis, @failures, @hits, @paused_json, @updated_at)
       ON CONFLICT(account) DO UPDATE SET phase = excluded.phase, kind = excluded.kind, status = excluded.status, reason = excluded.reason,
         opened_at = excluded.opened_at, until_at = excluded.until_at, basis = excluded.basis, failures = excluded.failures, hits = excluded.hits,
-        updated_at = excluded.updated_at`).run({
+        paused_json = excluded.paused_json, updated_at = excluded.updated_at`).run({
       account: a.id, provider: a.provider, endpoint: a.endpoint, key_hash: a.keyHash, phase: b.phase, kind: b.kind, status: b.status,
-      reason: b.reason, opened_at: b.openedAt, until_at: b.until, basis: b.basis, failures: b.failures, hits: b.hits, updated_at: now,
+      reason: b.reason, opened_at: b.openedAt, until_at: b.until, basis: b.basis, failures: b.failures, hits: b.hits,
+      paused_json: JSON.stringify(paused), updated_at: now,
     });
   }
 }

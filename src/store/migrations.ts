@@ -573,6 +573,7 @@ export const MIGRATIONS: readonly Migration[] = [
         basis      TEXT,               -- retry_after | reset | backoff
         failures   INTEGER NOT NULL DEFAULT 0, -- openings in a row (the backoff's exponent)
         hits       INTEGER NOT NULL DEFAULT 0, -- limit answers this episode
+        paused_json TEXT NOT NULL DEFAULT '[]', -- jobs whose child the limiter paused (SIGSTOP) at the limit
         updated_at INTEGER NOT NULL
       );
     `,

@@ -73,7 +73,7 @@ describe('loadConfigFrom', () => {
       classifierModel: 'claude-haiku-4-5',
       classifierTimeoutS: 30,
       startConcurrency: 'auto',
-      limits: { backoffBaseMs: 2000, backoffCapMs: 300_000, probeLeaseMs: 120_000 },
+      limits: { backoffBaseMs: 1000, backoffCapMs: 300_000, probeLeaseMs: 120_000 },
     });
     assert.equal(c.claudeBin, undefined);
     assert.equal(c.budgetUsd, undefined, 'no house budget unless one is set');

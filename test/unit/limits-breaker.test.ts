@@ -120,9 +120,10 @@ describe('limiter store and accounts', () => {
     const acct = claudeAccount({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:1234/', ANTHROPIC_API_KEY: 'sk-secret-value', HOME: '/h' });
     let b = onLimit(CLOSED, rate({ retryAfterMs: 3000 }), 1000, S, 0);
     b = admit({ ...b, until: 1000 }, 'p', 1000, S).state;
-    store.save(acct, b, 1000);
+    store.save(acct, b, ['j-1'], 1000);
     const row = store.get(acct.id)!;
     assert.equal(row.provider, 'claude');
+    assert.deepEqual(JSON.parse(row.paused_json), ['j-1']);
     assert.equal(row.endpoint, 'http://127.0.0.1:1234');
     assert.doesNotMatch(JSON.stringify(store.all()), /sk-secret-value/, 'the key is never stored');
     const back = stateOf(row);
@@ -130,7 +131,7 @@ describe('limiter store and accounts', () => {
     assert.equal(back.probe, null);
     assert.equal(back.failures, 1);
     assert.equal(store.active().length, 1);
-    store.save(acct, CLOSED, 2000);
+    store.save(acct, CLOSED, [], 2000);
     assert.equal(stateOf(store.get(acct.id)!), CLOSED);
     assert.equal(store.active().length, 0);
     db.close();

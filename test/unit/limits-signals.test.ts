@@ -89,5 +89,7 @@ describe('limit signals: stated waits', () => {
     assert.equal(resetAt('resets 25:99', NOW), undefined);
     assert.equal(resetAt('try again in 4 minutes', NOW), undefined);
     assert.equal(resetAt('resets 7', NOW), undefined, 'a bare number is no time');
+    const in16 = NOW + 25_000; // 16:00:25: "try again at 4:00 PM" was printed rounded down
+    assert.equal(resetAt('try again at 4:00 PM.', in16), NOW + 60_000, 'within the stated minute: its end');
   });
 });
