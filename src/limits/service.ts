@@ -40,6 +40,8 @@ export class Limits {
   private readonly breakers = new Map<Provider, BreakerState>();
   /** Per provider: jobs whose child the limiter paused, oldest first (the first is the next probe). */
   private readonly paused = new Map<Provider, string[]>();
+  /** Episodes (provider + when it opened) the lead has been told of in wait_for_agents. */
+  private readonly toldLead = new Set<string>();
   private timer?: NodeJS.Timeout;
   private started = false;
   private closed = false;
@@ -135,6 +137,25 @@ export class Limits {
     const next = onProbeGone(b, jobId);
     if (next !== b || at >= 0) this.set(p, next);
     if (next !== b) this.wake();
+  }
+
+  /** Providers whose limit holds now and that the lead has not been told of (this episode). */
+  untoldToLead(providers: Iterable<string>): Provider[] {
+    return [...new Set(providers)].filter((p): p is Provider => {
+      const b = this.breakers.get(p as Provider);
+      return !!b && b.phase !== 'closed' && !this.toldLead.has(`${p}@${b.openedAt}`);
+    });
+  }
+
+  /** The lead was told of these providers' limits (until they pass and open again). */
+  toldToLead(providers: readonly Provider[]): void {
+    for (const p of providers) this.toldLead.add(`${p}@${this.breakers.get(p)?.openedAt}`);
+  }
+
+  /** Is some provider's limit holding now? (A cheap check before looking closer.) */
+  anyHolding(): boolean {
+    for (const b of this.breakers.values()) if (b.phase !== 'closed') return true;
+    return false;
   }
 
   /** Jobs the limiter has paused, per provider (the floor counts them as waiting). */

@@ -8,6 +8,7 @@ import { codexHubs } from '../helpers/codexHub.js';
 import { codexRateLimited, type CodexStep, type CodexStepContext } from '../../src/testing/fakeOpenAI.js';
 import { countsAgainstRetries } from '../../src/domain/failure.js';
 import { LimitStore } from '../../src/limits/store.js';
+import { waitAll } from '../helpers/waitAll.js';
 
 const { codexHub } = codexHubs();
 
@@ -28,7 +29,8 @@ test('codex: a 429 window opens the limiter, the limited job resumes its thread,
   h.hub.ctx.bus.on('limit', () => { const r = store.all().find((x) => x.provider === 'codex'); if (r) seen.push(`${r.phase}:${r.kind ?? ''}`); });
   const first = (await h.call('spawn_agent', { prompt: '@script:lim first job', provider: 'codex' })).job_id as string;
   const second = (await h.call('spawn_agent', { prompt: '@script:lim second job', provider: 'codex' })).job_id as string;
-  const w = await h.call('wait_for_agents', { job_ids: [first, second], timeout_s: 200 });
+  const w = await waitAll(h, [first, second], 200);
+  assert.deepEqual(w.attention.map((x) => [x.kind, x.provider]), [['provider_limit', 'codex']], JSON.stringify(w.attention));
   assert.deepEqual(w.done.map((d: { status: string }) => d.status), ['succeeded', 'succeeded'], JSON.stringify(w.done.map((d: any) => [d.status, d.failure_class, d.error])));
 
   const attempts = h.hub.ctx.store.attempts(first);

@@ -9,6 +9,11 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { rateLimited, startFakeAnthropic, usageLimited, type Step, type StepContext } from '../../src/testing/fakeAnthropic.js';
 import { countsAgainstRetries } from '../../src/domain/failure.js';
 import { LimitStore } from '../../src/limits/store.js';
+import { readFloor } from '../../src/floor/source.js';
+import { statusText } from '../../src/cli/status.js';
+import { waitAll } from '../helpers/waitAll.js';
+import { startReceiver } from '../helpers/receiver.js';
+
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -50,7 +55,13 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
     if (limit) return limit;
     return ctx.step === 0 ? { tools: [{ name: 'mcp__overseer__report_status', input: { message: 'working' } }] } : { text: 'done' };
   };
-  const h = await startTestHub({ scripts: { crew }, config: { maxAgents: 6 } });
+  // The person's notifications go to a webhook here.
+  const rx = await startReceiver();
+  after(() => rx.close());
+  const h = await startTestHub({
+    scripts: { crew },
+    config: { maxAgents: 6, notify: { sinks: [{ type: 'webhook', url: `${rx.url}/hook`, events: ['limited', 'failed'] }], rate: { perMinute: 60, repeatS: 300 } } },
+  });
   hubs.push(h);
   const ids: string[] = [];
   for (let i = 0; i < 10; i++) ids.push((await h.call('spawn_agent', { prompt: `@script:crew task ${i}`, title: `task ${i}` })).job_id);
@@ -59,20 +70,34 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   await h.fake.waitForRequest(() => new Set(h.fake.requests.filter((r) => r.script === 'crew').map((r) => JSON.stringify(r.body.messages[0]))).size >= 6, 120_000);
   assert.equal(h.hub.ctx.store.byStatus('queued').length, 4);
 
-  // What the floor said while the limit held: the limiter's row, each time it changed.
-  const seen: { phase: string; kind: string | null; until: number | null; queued: number; frozen: number }[] = [];
+  // What the floor said while the limit held, each time the limiter changed: its row, the floor
+  // model's `limits` and queued jobs' why (what status --floor, watch and the dashboard show), and
+  // the text of `overseer status`.
+  const seen: { phase: string; kind: string | null; until: number | null; queued: number; frozen: number; line?: string; why: (string | null)[]; status: string }[] = [];
   const store = new LimitStore(h.hub.db);
+  const state = { db: h.hub.db, store: h.hub.ctx.store, home: h.home, close: () => undefined };
   const off = h.hub.ctx.bus.on('limit', () => {
     const r = store.all().find((x) => x.provider === 'claude');
-    if (r) seen.push({ phase: r.phase, kind: r.kind, until: r.until_at, queued: h.hub.ctx.store.byStatus('queued').length, frozen: h.hub.ctx.store.byStatus('frozen').length });
+    const f = readFloor(h.hub.db, { now: Date.now(), hub: null, cap: 6, source: 'hub' });
+    if (r) {
+      seen.push({
+        phase: r.phase, kind: r.kind, until: r.until_at, queued: h.hub.ctx.store.byStatus('queued').length, frozen: h.hub.ctx.store.byStatus('frozen').length,
+        line: f.limits?.[0]?.line, why: f.queued.map((q) => q.why_waiting), status: statusText(state, {}),
+      });
+    }
   });
   const queuedAtOpen = h.hub.ctx.store.byStatus('queued').map((j) => j.id);
   win.open(2000, 5000);
 
-  const w = await h.call('wait_for_agents', { job_ids: ids, timeout_s: 200 });
+  const w = await waitAll(h, ids, 200);
   off();
-  assert.equal(w.timed_out, false);
   assert.deepEqual(w.done.map((d: { status: string }) => d.status), ids.map(() => 'succeeded'), JSON.stringify(w.done.map((d: any) => [d.job_id, d.status, d.failure_class, d.error])));
+  // The lead heard of the limit once, in one item for all ten agents, and of nothing else.
+  assert.deepEqual(w.attention.map((a) => a.kind), ['provider_limit'], JSON.stringify(w.attention));
+  const item = w.attention[0];
+  assert.equal(item.provider, 'claude');
+  assert.ok(item.waiting >= 4 && item.job_ids.length >= 4, JSON.stringify(item));
+  assert.match(item.detail, /^claude: (rate limited|usage limit reached)( until \d\d:\d\d:\d\d)? — \d+ agents waiting$|probing/);
 
   // No retry budget spent: each job has exactly one attempt that counts; the others ended on the
   // limit and were resumed in the same session.
@@ -106,6 +131,19 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   assert.ok(seen.some((s) => s.phase === 'open' && s.kind === 'usage_limit' && s.until !== null && Math.abs(s.until - win.to) < 1000), JSON.stringify(seen));
   assert.ok(seen.some((s) => s.phase === 'open' && s.queued >= 4), 'queued jobs stayed queued while it was open');
   assert.equal(seen.at(-1)?.phase, 'closed');
+  const usage = seen.find((s) => s.phase === 'open' && s.kind === 'usage_limit')!;
+  assert.match(usage.line ?? '', /^claude: usage limit reached until \d\d:\d\d:\d\d — (\d+) agents waiting$/);
+  assert.ok(usage.why.filter((y) => y?.startsWith('waiting on the provider limit: claude: usage limit reached')).length >= 4, JSON.stringify(usage.why));
+  assert.match(usage.status, /⏸ claude: usage limit reached until .* — new claude agents start when it has passed/);
+  assert.match(usage.status, /paused at claude's limit/, 'the paused agents say so in the table');
+  assert.equal(seen.at(-1)?.line, undefined, 'gone from the floor once it passed');
+
+  // The person was told once (not once per agent, not at every probe), and of no failure.
+  const note = await rx.waitFor('the limited notification', (r) => r.json?.event === 'limited', 10_000);
+  assert.equal(note.json.provider, 'claude');
+  assert.match(note.json.reason, /^claude: rate limited until \d\d:\d\d:\d\d — \d+ agents? waiting/);
+  assert.equal(note.json.command, 'overseer status');
+  assert.deepEqual(rx.received.map((r) => r.json?.event), ['limited']);
 });
 
 test('a hub closed while the breaker is open reopens it from the store at start: nothing is sent before the reset, then one probe, then the rest', { timeout: 180_000 }, async () => {
@@ -139,8 +177,9 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   assert.equal(row.phase, 'open', 'the breaker is open again at start');
   const phases: { phase: string; at: number }[] = [];
   b.hub.ctx.bus.on('limit', (e) => phases.push({ phase: e.phase, at: Date.now() }));
-  const w = await b.call('wait_for_agents', { job_ids: [first, ...more], timeout_s: 150 });
+  const w = await waitAll(b, [first, ...more], 150);
   assert.deepEqual(w.done.map((d: { status: string }) => d.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded'], JSON.stringify(w));
+  assert.deepEqual(w.attention.map((x) => [x.kind, x.limit]), [['provider_limit', 'usage_limit']], 'the restarted hub tells the lead of the limit it reopened');
 
   const sent = fake.requests.slice(sentBefore);
   assert.ok(restartedAt < resetAt, 'the restart happened while the limit held');
