@@ -74,15 +74,20 @@ export function runStatus(opts: StatusOptions): void | Promise<void> {
   const state = openState();
   try {
     if (opts.json) {
-      const rows = filterRows(state.store.list({ limit: 10_000 }), opts, archivedProjects(state.db));
-      const held = limitHolds(state.db);
-      process.stdout.write(`${JSON.stringify(rows.map((j) => ({ ...summarize(j, state.store.attempts(j.id)), ...held(j) })), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(statusJson(state, opts), null, 2)}\n`);
       return;
     }
     process.stdout.write(statusText(state, opts));
   } finally {
     state.close();
   }
+}
+
+/** `overseer status --json`: the summaries of the jobs the filter keeps, each held by a provider limit with `waiting_on_limit`. */
+export function statusJson(state: State, f: StatusFilter): Record<string, unknown>[] {
+  const rows = filterRows(state.store.list({ limit: 10_000 }), f, archivedProjects(state.db));
+  const held = limitHolds(state.db);
+  return rows.map((j) => ({ ...summarize(j, state.store.attempts(j.id)), ...held(j) }));
 }
 
 /** `waiting_on_limit` for a job a provider limit holds (queued for its provider, or paused where it met it): the floor's line. */

@@ -10,7 +10,7 @@ import { rateLimited, startFakeAnthropic, usageLimited, type Step, type StepCont
 import { countsAgainstRetries } from '../../src/domain/failure.js';
 import { LimitStore } from '../../src/limits/store.js';
 import { readFloor } from '../../src/floor/source.js';
-import { statusText } from '../../src/cli/status.js';
+import { statusJson, statusText } from '../../src/cli/status.js';
 import { waitAll } from '../helpers/waitAll.js';
 import { startReceiver } from '../helpers/receiver.js';
 
@@ -167,6 +167,9 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   const more: string[] = [];
   for (let i = 0; i < 3; i++) more.push((await a.call('spawn_agent', { prompt: `@script:limit job ${i}` })).job_id);
   assert.deepEqual([first, ...more].map((id) => a.hub.ctx.store.get(id)!.status), ['queued', 'queued', 'queued', 'queued'], 'nothing starts while it is open');
+  // overseer status --json marks each job the limit holds.
+  const json = statusJson({ db: a.hub.db, store: a.hub.ctx.store, home: a.home, close: () => undefined }, {});
+  assert.deepEqual(json.map((j) => String(j.waiting_on_limit).replace(/\d\d:\d\d:\d\d/, 'T')), [0, 1, 2, 3].map(() => 'claude: usage limit reached until T — 4 agents waiting'));
   await a.stop({ keep: true });
 
   const restartedAt = Date.now();
