@@ -392,7 +392,7 @@ export class Runner {
     else next = 'failed';
 
     let diagnosis: string | null = null;
-    if (next === 'queued' && job.retry === 'analyze') {
+    if (next === 'queued' && job.retry === 'analyze' && !ridesOut) { // no model call to diagnose a limit, during it
       const d = await diagnose(ctx, job, this.transcriptPath(jobId, n), failureClass, error);
       diagnosis = d.text;
       if (d.usage) new UsageStore(ctx.db).add({ jobId, attempt: n, kind: 'diagnosis', usage: d.usage, now: ctx.clock.now() });
