@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
 import { NotifySchema } from './floor/notify/schema.js';
 import { ModelTiersSchema } from './models/tiers.js';
+import { LimitsSchema } from './limits/config.js';
 
 /** Env values are strings: a JSON object in an env var is parsed before validation. */
 const jsonText = (v: unknown): unknown => {
@@ -140,6 +141,8 @@ export const ConfigSchema = z
     classifierTimeoutS: intFromString(1, 600).default(30),
     /** Child starts in flight at once (src/launch/startGate.ts): "auto" (default: one per core, more when others overload the machine), a number, or 0 (no gate: every child starts at once). */
     startConcurrency: z.union([z.literal('auto'), intFromString(0, 256)]).default('auto'),
+    /** The provider limiter (src/limits, docs/limits.md): backoff when a limit answer names no wait, the probe's lease. */
+    limits: z.preprocess(jsonText, LimitsSchema).default({}),
   })
   .strict();
 
@@ -181,6 +184,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CLASSIFIER_MODEL: 'classifierModel',
   OVERSEER_CLASSIFIER_TIMEOUT_S: 'classifierTimeoutS',
   OVERSEER_START_CONCURRENCY: 'startConcurrency',
+  OVERSEER_LIMITS: 'limits',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

@@ -153,6 +153,7 @@ function App() {
       <button class="logout" onClick=${async () => { try { await post('/logout'); } catch { /* gone already */ } location.reload(); }}>Log out</button>
     </header>
     <nav class="tabs" aria-label="Views">${TABS.map(([id, label], i) => html`<a href=${toHash({ tab: id, job: route.job, attempt: route.attempt, q: route.q })} aria-current=${route.tab === id ? 'page' : undefined} title=${`${label} (${(i + 1) % 10})`}>${label}${counts[id] ? html` <span class="badge">${counts[id]}</span>` : ''}</a>`)}</nav>
+    ${(floor.limits ?? []).map((l) => html`<div class="banner limit" role="status" data-testid="limit" key=${`${l.provider}:${l.key_hash}`} title=${l.reason ?? ''}>⏸ ${l.line} · new ${l.provider} agents start when it has passed</div>`)}
     ${state === 'down' ? html`<div class="banner down" role="alert" data-testid="down">The hub is not answering (since ${when(downSince)}): it stopped or is restarting. This page reconnects by itself and catches up; what it shows is from before.</div>` : ''}
     ${note ? html`<div class=${`note${note.bad ? ' bad' : ''}`} role="alert">${note.text}</div>` : ''}
     <div key="frame" class=${`frame${route.job ? ' with-panel' : ''}`}>

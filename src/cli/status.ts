@@ -19,7 +19,7 @@ import { readFloor } from '../floor/source.js';
 import { schedulesLine } from '../runs/scheduleText.js';
 import { archivedProjects } from '../projects/store.js';
 import { PROJECT_NAME } from '../projects/names.js';
-import type { Floor, NeedsYouItem } from '../floor/types.js';
+import type { Floor, FloorLimit, NeedsYouItem } from '../floor/types.js';
 import { debateStatusLines } from '../debate/status.js';
 
 export { CliError } from './errors.js';
@@ -74,14 +74,37 @@ export function runStatus(opts: StatusOptions): void | Promise<void> {
   const state = openState();
   try {
     if (opts.json) {
-      const rows = filterRows(state.store.list({ limit: 10_000 }), opts, archivedProjects(state.db));
-      process.stdout.write(`${JSON.stringify(rows.map((j) => summarize(j, state.store.attempts(j.id))), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(statusJson(state, opts), null, 2)}\n`);
       return;
     }
     process.stdout.write(statusText(state, opts));
   } finally {
     state.close();
   }
+}
+
+/** `overseer status --json`: the summaries of the jobs the filter keeps, each held by a provider limit with `waiting_on_limit`. */
+export function statusJson(state: State, f: StatusFilter): Record<string, unknown>[] {
+  const rows = filterRows(state.store.list({ limit: 10_000 }), f, archivedProjects(state.db));
+  const held = limitHolds(state.db);
+  return rows.map((j) => ({ ...summarize(j, state.store.attempts(j.id)), ...held(j) }));
+}
+
+/** `waiting_on_limit` for a job a provider limit holds (queued for its provider, or paused where it met it): the floor's line. */
+function limitHolds(db: Database.Database): (j: JobRow) => { waiting_on_limit?: string } {
+  let limits: FloorLimit[] = [];
+  try {
+    limits = readFloor(db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 }).limits ?? [];
+  } catch { /* an older database: no limits */ }
+  return (j) => {
+    const l = limits.find((x) => x.provider === j.provider);
+    return l && (j.status === 'queued' || l.paused.includes(j.id)) ? { waiting_on_limit: l.line } : {};
+  };
+}
+
+/** The provider limits in force, one line each, first under the table: nothing of that provider starts meanwhile. */
+export function limitLines(limits: readonly FloorLimit[] | undefined): string[] {
+  return (limits ?? []).map((l) => `⏸ ${l.line}${l.reason ? ` (${l.reason.slice(0, 120)})` : ''} — new ${l.provider} agents start when it has passed`);
 }
 
 /** "merged into main · " for a job whose branch was merged (docs/merge.md); empty otherwise, and for a database without the table. */
@@ -109,7 +132,7 @@ function setupNotes(db: Database.Database): (j: JobRow) => string {
 
 /** The table, its totals and what needs the person, as `overseer status` prints it. `floor`:
  * the NEEDS YOU items to show (default: read from the same database). */
-export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you'>): string {
+export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you' | 'limits'>): string {
   const all = state.store.list({ limit: 10_000 });
   const rows = filterRows(all, f, archivedProjects(state.db));
   const kept = new Set(rows.map((j) => j.id));
@@ -124,7 +147,7 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
     j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', ...(withProject ? [j.project ?? '-'] : []), String(j.turns), `$${j.cost_usd.toFixed(4)}`,
     age(j.created_at), j.title.slice(0, 40), `${merged(j)}${setup(j)}${(runsAt(j) ?? j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
   ]);
-  let needs: Pick<Floor, 'needs_you'>;
+  let needs: Pick<Floor, 'needs_you' | 'limits'>;
   let unreadable: string[] = [];
   try {
     needs = floor ?? readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 });
@@ -135,7 +158,7 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   }
   const filtered = !!(f.status || f.label || f.parent || f.project) || hidden > 0;
   const shown = new Set(rows.map((r) => r.id));
-  const lines = [...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
+  const lines = [...limitLines(needs.limits), ...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
   const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
   const schedules = schedulesLine(state.db);
   const debates = filtered ? [] : debateStatusLines(state.db, state.store, Date.now());

@@ -2,6 +2,7 @@
 // event, the init event, exit code/signal, stderr, and the reason the hub itself stopped it
 // (the first termination reason wins). Pure.
 import type { FailureClass } from './job.js';
+import { limitKind } from '../limits/signals.js';
 
 export type StopReason = 'timeout' | 'budget' | 'max_turns' | 'cancelled' | 'stopped' | 'hub_shutdown' | 'mcp_unavailable' | 'hook_bypassed';
 
@@ -55,7 +56,8 @@ export function classifyAttempt(f: AttemptFacts): Classification {
     if (r.subtype === 'error_max_turns' || r.terminal_reason === 'max_turns') return { ok: false, failureClass: 'max_turns', error: text || 'reached max_turns' };
     if (r.subtype === 'error_max_budget_usd' || r.terminal_reason === 'budget_exhausted') return { ok: false, failureClass: 'budget', error: text || 'reached budget_usd' };
     const status = r.api_error_status ?? undefined;
-    if (status === 429 || /rate.?limit|overloaded/i.test(text)) return { ok: false, failureClass: 'rate_limited', error: text };
+    // A provider limit (429, 529, a usage limit, Codex's "high demand"): the limiter waits it out (src/limits).
+    if (limitKind(status, text)) return { ok: false, failureClass: 'rate_limited', error: text };
     if (status === 401 || status === 403 || /invalid api key|authentication|\/login/i.test(text)) return { ok: false, failureClass: 'auth', error: text };
     if (status !== undefined || r.terminal_reason === 'api_error' || /API Error/i.test(text)) return { ok: false, failureClass: 'api_error', error: text };
     return { ok: false, failureClass: 'crashed', error: text || `the agent ended with an error (${r.subtype ?? 'unknown'})` };
@@ -75,4 +77,9 @@ export function classifyAttempt(f: AttemptFacts): Classification {
 /** Failures worth another attempt under retry `same`/`analyze`. Cancels and bad setup are not. */
 export function isRetryable(c: FailureClass): boolean {
   return !['cancelled', 'binary_not_found', 'auth', 'dependency_failed', 'budget', 'interrupted', 'hook_bypassed', 'setup_failed', 'dependency_conflict'].includes(c);
+}
+
+/** Does an ended attempt use up the job's retry budget? Not one that ended on a provider limit: the job waited it out (src/limits). */
+export function countsAgainstRetries(a: { status: string; failure_class: string | null }): boolean {
+  return !(a.status === 'interrupted' && a.failure_class === 'rate_limited');
 }

@@ -1,19 +1,32 @@
 // Which queued jobs start now: priority (high first), then FIFO by sequence, under the
-// concurrency cap. Pure: the caller passes the facts, gets back ids to launch.
+// concurrency cap and the provider limiters (src/limits). Pure: the caller passes the facts,
+// gets back ids to launch.
 
 export interface QueuedJob {
   id: string;
   priority: number;
   seq: number;
+  provider?: string;
 }
 
-export function pickRunnable(queued: readonly QueuedJob[], activeCount: number, cap: number): string[] {
-  const free = cap - activeCount;
+/** How many attempts of a provider may start: all, one (a limiter's probe), none (its limit holds). */
+export type ProviderRoom = (provider: string) => 'all' | 'one' | 'none';
+
+export function pickRunnable(queued: readonly QueuedJob[], activeCount: number, cap: number, room: ProviderRoom = () => 'all'): string[] {
+  let free = cap - activeCount;
   if (free <= 0 || queued.length === 0) return [];
-  return [...queued]
-    .sort((a, b) => b.priority - a.priority || a.seq - b.seq)
-    .slice(0, free)
-    .map((j) => j.id);
+  const left = new Map<string, number>();
+  const out: string[] = [];
+  for (const j of [...queued].sort((a, b) => b.priority - a.priority || a.seq - b.seq)) {
+    if (free <= 0) break;
+    const p = j.provider ?? '';
+    if (!left.has(p)) left.set(p, { all: Infinity, one: 1, none: 0 }[room(p)]);
+    if (left.get(p)! <= 0) continue; // waits for its provider's limit; jobs of other providers go on
+    left.set(p, left.get(p)! - 1);
+    free--;
+    out.push(j.id);
+  }
+  return out;
 }
 
 export type DepState = 'ready' | 'blocked' | { failed: string; status: string };

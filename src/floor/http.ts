@@ -22,7 +22,7 @@ import type { Floor } from './types.js';
 import { PROJECT_NAME } from '../projects/names.js';
 
 /** Bus events after which the floor may have changed. */
-export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap'];
+export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit'];
 
 export interface FloorApiOptions {
   db: Database.Database;

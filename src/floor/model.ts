@@ -19,6 +19,8 @@ import { cliHint } from '../approvals/rules.js';
 import { byPair, type OverlapRow } from '../store/overlaps.js';
 import type { Floor, FloorJob, FloorLock, FloorTotals, FloorWarning, FloorWorkflow, NeedKind, NeedsYouItem } from './types.js';
 import { OUTCOME_WARNINGS } from './health.js';
+import type { LimitRow } from '../limits/store.js';
+import { floorLimit } from '../limits/view.js';
 
 /** The hub's own facts (null when the floor is read from the database with no hub running). */
 /** The tier of an auto-chosen model ("fallback" when classification failed), for the floor's model column. */
@@ -82,6 +84,8 @@ export interface FloorInput {
   project?: string;
   /** Archived projects (src/projects): their jobs are left out unless `project` names one. */
   archived?: readonly string[];
+  /** The provider limiters (src/limits); closed ones are left out of the floor. */
+  limits?: readonly LimitRow[];
 }
 
 /** The input narrowed to one project, or without the archived projects' jobs (unchanged when neither applies). */
@@ -217,10 +221,15 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
   }
   const queuedRows = jobs.filter((j) => j.status === 'queued').sort((a, b) => b.priority - a.priority || a.seq - b.seq);
   const free = Math.max(0, input.cap - activeCount);
+  // Provider limits in force: their queued jobs wait for them first, whatever the cap says.
+  const limits = (input.limits ?? []).filter((r) => r.phase !== 'closed')
+    .map((r) => floorLimit(r, queuedRows.filter((j) => j.provider === r.provider).length, now));
+  const limitOf = new Map(limits.map((l) => [l.provider, l]));
   const queued: FloorJob[] = [];
   queuedRows.forEach((j, rank) => {
     const f = floorJob(j);
-    f.why_waiting = whyQueued(rank, free, activeCount, input.cap, queuedRows.slice(0, rank).filter((a) => a.priority > j.priority).length);
+    const limit = limitOf.get(j.provider);
+    f.why_waiting = limit ? `waiting on the provider limit: ${limit.line}` : whyQueued(rank, free, activeCount, input.cap, queuedRows.slice(0, rank).filter((a) => a.priority > j.priority).length);
     queued.push(f);
   });
   for (const j of jobs.filter((x) => x.status === 'waiting')) {
@@ -274,6 +283,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     done,
     workflows,
     locks: floorLocks,
+    limits,
   };
 }
 

@@ -12,6 +12,16 @@ import type { LockRow, WaitRow } from '../store/locks.js';
 import { buildFloor, DEFAULT_DONE_LIMIT, DEFAULT_FAILED_WINDOW_MS, type FloorHubInfo, type FloorInput, type StatusCount } from './model.js';
 import type { Floor } from './types.js';
 import { archivedProjects } from '../projects/store.js';
+import type { LimitRow } from '../limits/store.js';
+
+/** The provider limiters not closed; none for a database from before them (read-only CLI of an older state). */
+function openLimits(db: Database.Database): LimitRow[] {
+  try {
+    return db.prepare("SELECT * FROM provider_limits WHERE phase != 'closed' ORDER BY provider, account").all() as LimitRow[];
+  } catch {
+    return [];
+  }
+}
 
 export interface FloorReadOptions {
   now: number;
@@ -107,6 +117,7 @@ export function readFloorInput(db: Database.Database, o: FloorReadOptions): Floo
       failedWindowMs: windowMs,
       ...(o.project !== undefined ? { project: o.project } : {}),
       ...(archived.length ? { archived } : {}),
+      limits: openLimits(db),
     };
   };
   // A deferred transaction: one snapshot for all the reads (and no write lock, so it works on a read-only connection).

@@ -1,6 +1,9 @@
 // The floor: what a person sees of the crew, shared by `overseer status`, `overseer watch` and
 // the dashboard. Plain data (JSON over the hub's /api/floor), built by the pure model
 // (src/floor/model.ts) from the rows src/floor/source.ts reads. Times are epoch ms.
+import type { FloorLimit } from '../limits/view.js';
+
+export type { FloorLimit } from '../limits/view.js';
 
 export type SectionName = 'needs_you' | 'running' | 'queued' | 'done';
 
@@ -148,4 +151,6 @@ export interface Floor {
   done: FloorJob[];
   workflows: FloorWorkflow[];
   locks: FloorLock[];
+  /** Provider limits in force (src/limits): who is held and until when; empty when none. */
+  limits?: FloorLimit[];
 }

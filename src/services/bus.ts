@@ -23,6 +23,8 @@ export interface BusEvents {
   workflow: { workflowId: string; status: string; phase?: string; cycle?: number };
   /** A debate's status changed (src/debate; committed before emit). */
   debate: { debateId: string; status: string };
+  /** A provider limiter changed (opened, half open, probing, closed; src/limits; committed before emit). */
+  limit: { provider: string; account: string; phase: string };
 }
 
 export class Bus {

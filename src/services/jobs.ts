@@ -20,6 +20,8 @@ import type { Statement } from 'better-sqlite3';
 import { OverlapStore, byPair } from '../store/overlaps.js';
 import { setupView } from '../git/bootstrap.js';
 import { isoTime } from '../clock.js';
+import { limitLine } from '../limits/view.js';
+import type { Provider } from '../limits/account.js';
 import { waitUntil } from './wait.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
@@ -327,17 +329,19 @@ export class JobService {
       // wait only: an agent's warnings go to its lead and the person).
       const warns = caller.role === 'lead' ? this.warnings.unseenByLead(senders) : [];
       const overlaps = caller.role === 'lead' ? this.overlaps.unseenByLead(senders) : [];
+      // A provider limit holding awaited agents: one item for the lead per limit, not one per agent.
+      const limits = caller.role === 'lead' ? this.limitItems(senders) : { items: [], providers: [] };
       return {
         settled, pending,
-        attention: [...requests.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...byPair(overlaps).map((o) => this.overlapItem(o)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
-        wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0,
-        ack: () => { requests.ack(); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); this.overlaps.markSeen(overlaps.map((o) => o.id), this.ctx.clock.now()); },
+        attention: [...requests.items, ...limits.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...byPair(overlaps).map((o) => this.overlapItem(o)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0 || limits.items.length > 0,
+        ack: () => { requests.ack(); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); this.overlaps.markSeen(overlaps.map((o) => o.id), this.ctx.clock.now()); this.runner.limits.toldToLead(limits.providers); },
         messageIds: msgs.map((m) => m.id),
       };
     };
     const r = await waitUntil({
       bus: this.ctx.bus,
-      events: ['job', 'request', 'message', 'warning', 'overlap'],
+      events: ['job', 'request', 'message', 'warning', 'overlap', 'limit'],
       timeoutMs: maxMs,
       signal: p.signal,
       progressEveryMs: this.ctx.progressEveryMs,
@@ -367,6 +371,32 @@ export class JobService {
   private withOpenWarnings(sum: AgentSummary, jobId: string): AgentSummary {
     const open = this.warnings.open(jobId);
     return open.length ? { ...sum, warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : sum;
+  }
+
+  /**
+   * The provider limits that hold some of `jobIds` (not yet ended) and that the lead has not been
+   * told of: one attention item each, whatever the number of agents it holds (src/limits).
+   */
+  private limitItems(jobIds: readonly string[]): { items: Record<string, unknown>[]; providers: Provider[] } {
+    const limits = this.runner.limits;
+    if (!limits.anyHolding()) return { items: [], providers: [] };
+    const live = jobIds.map((id) => this.ctx.store.get(id)).filter((j): j is JobRow => !!j && !isSettled(j.status));
+    const providers = limits.untoldToLead(live.map((j) => j.provider));
+    if (!providers.length) return { items: [], providers: [] };
+    const now = this.ctx.clock.now();
+    const queued = this.ctx.store.byStatus('queued');
+    const items = providers.map((p) => {
+      const b = limits.view(p);
+      const paused = limits.pausedJobs(p);
+      const waiting = queued.filter((j) => j.provider === p).length + paused.length;
+      const held = live.filter((j) => j.provider === p && (j.status === 'queued' || paused.includes(j.id))).map((j) => j.id);
+      return {
+        kind: 'provider_limit', provider: p, limit: b.kind, phase: b.phase, until: b.phase === 'open' && b.until !== null ? isoTime(b.until) : null,
+        waiting, job_ids: held, detail: limitLine(p, b.kind, b.phase, b.until, waiting, now), ...(b.reason ? { reason: b.reason } : {}),
+        what_to_do: `nothing is needed: Overseer starts no new ${p} agents until the limit passes (one probes first), pauses running ones where they meet it and resumes them in their sessions, their retry budgets untouched. If the work cannot wait, spawn it on another provider; cancel_agent what can wait longer. You hear of this limit once.`,
+      };
+    });
+    return { items, providers };
   }
 
   /** A health warning as an item of wait_for_agents' `attention`, with what the lead can do. */

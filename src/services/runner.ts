@@ -29,8 +29,14 @@ import { recordAttemptSpend } from '../money/record.js';
 import { UsageStore } from '../money/usageStore.js';
 import { diagnose } from '../retry/diagnose.js';
 import { makeStartGate, type StartGate } from '../launch/startGate.js';
+import { Limits } from '../limits/service.js';
+import { accounts, type Provider } from '../limits/account.js';
+import { limitOfText } from '../limits/signals.js';
+import { countsAgainstRetries } from '../domain/failure.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
+
+const LIMIT_WORDS = { rate_limit: 'a rate limit', overloaded: 'an overload', usage_limit: 'a usage limit' } as const;
 
 export class Runner {
   readonly supervisors = new Map<string, Supervisor>();
@@ -52,11 +58,17 @@ export class Runner {
   private readonly worktrees: JobWorktrees;
   /** Paces the starts of children launched close together (config startConcurrency; none for 0). */
   readonly startGate: StartGate | undefined;
+  /** One limiter per provider account: no start while a provider's limit holds (src/limits, docs/limits.md). */
+  readonly limits: Limits;
 
   constructor(private readonly ctx: HubContext) {
     this.setups = new SetupStore(ctx.db);
     this.worktrees = new JobWorktrees(ctx, this.setups);
     this.startGate = makeStartGate(ctx.config.startConcurrency);
+    this.limits = new Limits(
+      { db: ctx.db, clock: ctx.clock, bus: ctx.bus, log: ctx.log, settings: ctx.config.limits, accounts: accounts(ctx.childEnv, ctx.config.codexProvider) },
+      { pause: (id, provider) => this.pauseAtLimit(id, provider), unpause: (id) => this.unpauseAtLimit(id), dispatch: () => this.dispatch() },
+    );
   }
 
   transcriptPath(jobId: string, n: number): string {
@@ -68,17 +80,23 @@ export class Runner {
     return join(this.ctx.config.home, 'agents', jobId, `attempt-${n}.stderr`);
   }
 
-  /** Start as many queued jobs as the cap allows, best first. */
+  /** Start as many queued jobs as the cap and the provider limiters allow, best first. */
   dispatch(): void {
     if (this.dispatching || this.stopped) return;
     this.dispatching = true;
     try {
       const { store, config } = this.ctx;
+      // The first dispatch is the hub's start: a limit still in force from before wakes up on time.
+      this.limits.start();
       const queued = store.byStatus('queued');
       const active = store.countByStatus('running', 'frozen', 'needs_input');
-      for (const id of pickRunnable(queued, active, config.maxAgents)) {
+      for (const id of pickRunnable(queued, active, config.maxAgents, (p) => this.limits.room(p))) {
         const job = store.get(id);
-        if (job?.status === 'queued') this.startAttempt(job);
+        if (job?.status !== 'queued') continue;
+        const admission = this.limits.admit(job.provider, job.id);
+        if (admission === 'wait') continue;
+        if (admission === 'probe') store.addEvent(job.id, this.ctx.clock.now(), 'limit_probe', { provider: job.provider });
+        this.startAttempt(job);
       }
     } finally {
       this.dispatching = false;
@@ -88,6 +106,7 @@ export class Runner {
   /** Stop dispatching and end every child; their jobs become `interrupted`. */
   async shutdown(): Promise<void> {
     this.stopped = true;
+    this.limits.close();
     const running = [...this.supervisors.values()];
     for (const s of running) s.stop('hub_shutdown');
     await Promise.all(running.map((s) => s.done));
@@ -225,6 +244,8 @@ export class Runner {
           ctx.bus.emit('progress', { jobId: job.id });
         },
         onTranscriptLine: (line) => ctx.transcripts?.line(job.id, n, line),
+        onLimit: (l) => this.limits.limitSeen(job.provider, job.id, l.hit, l.retrying),
+        onModelAnswer: () => this.limits.answered(job.provider, job.id),
         onToolUses: (ids) => ctx.lockGuard?.toolsStarted(job.id, ids),
         onToolResults: (results) => {
           ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId, text: r.text })), launcher!.provider === 'codex');
@@ -354,16 +375,25 @@ export class Runner {
     // Codex: files the agent changed without holding their lock (before its locks are released).
     if (job.provider === 'codex' && ctx.config.lockMode !== 'off') await this.recordLockViolations(jobId, workDir, job.base_commit);
     const attempts = ctx.store.attempts(jobId);
+    // An attempt that ended on a provider limit tells the limiter; the job waits it out and goes on
+    // in the same session, its retry budget untouched. A workflow's phase is the exception: the
+    // workflow engine moves it to a fallback model (src/domain/workflow.ts).
+    const limitHit = !ok && failureClass === 'rate_limited'
+      ? limitOfText(error ?? '', undefined, ctx.clock.now()) ?? { kind: 'rate_limit' as const, message: error ?? 'rate limited' }
+      : undefined;
+    this.limits.attemptEnded(job.provider, jobId, limitHit);
+    const ridesOut = !!limitHit && job.phase === null && !this.stopped;
     let next: JobStatus;
     if (o.stopReason === 'stopped' || o.stopReason === 'hub_shutdown') next = 'interrupted';
     else if (ok && this.pendingForResume(job)) next = 'queued'; // messages that waited for the turn to end
     else if (ok) next = 'succeeded';
     else if (failureClass === 'cancelled') next = 'cancelled';
-    else if (job.retry !== 'none' && failureClass && isRetryable(failureClass) && attempts.length < ctx.config.maxAttempts && !this.stopped) next = 'queued';
+    else if (ridesOut) next = 'queued';
+    else if (job.retry !== 'none' && failureClass && isRetryable(failureClass) && attempts.filter(countsAgainstRetries).length < ctx.config.maxAttempts && !this.stopped) next = 'queued';
     else next = 'failed';
 
     let diagnosis: string | null = null;
-    if (next === 'queued' && job.retry === 'analyze') {
+    if (next === 'queued' && job.retry === 'analyze' && !ridesOut) { // no model call to diagnose a limit, during it
       const d = await diagnose(ctx, job, this.transcriptPath(jobId, n), failureClass, error);
       diagnosis = d.text;
       if (d.usage) new UsageStore(ctx.db).add({ jobId, attempt: n, kind: 'diagnosis', usage: d.usage, now: ctx.clock.now() });
@@ -373,7 +403,7 @@ export class Runner {
     const finalResult = ok ? (job.result ?? o.resultText ?? null) : job.result;
     tx(ctx.db, () => {
       ctx.store.updateAttempt(jobId, n, {
-        status: ok ? 'succeeded' : next === 'interrupted' ? 'interrupted' : failureClass === 'cancelled' ? 'cancelled' : 'failed',
+        status: ok ? 'succeeded' : next === 'interrupted' || ridesOut ? 'interrupted' : failureClass === 'cancelled' ? 'cancelled' : 'failed',
         ended_at: now, exit_code: o.exit?.code ?? null, signal: o.exit?.signal ?? null,
         failure_class: ok ? null : failureClass ?? null, error: ok ? null : error ?? null, diagnosis,
       });
@@ -388,8 +418,12 @@ export class Runner {
         outcome: next === 'queued' ? null : job.outcome,
         structured_json: o.structured === undefined ? job.structured_json : JSON.stringify(o.structured),
         thread_usage_json: o.threadUsage ? JSON.stringify(o.threadUsage) : job.thread_usage_json,
+        ...(ridesOut ? {
+          error: null, failure_class: null,
+          resume_message: ctx.prompts.render('limit-resume', { provider: job.provider, what: LIMIT_WORDS[limitHit!.kind] }),
+        } : {}),
       }, now);
-      ctx.store.addEvent(jobId, now, next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null });
+      ctx.store.addEvent(jobId, now, ridesOut ? 'limit_wait' : next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null });
     });
     if (next !== 'queued' && next !== 'interrupted' && job.worktree === 1 && job.work_dir && job.repo_root) {
       await this.worktrees.close(jobId);
@@ -511,6 +545,41 @@ export class Runner {
     if (!sup || sup.ended) return false;
     this.budgetStops.set(jobId, error);
     sup.stop('budget');
+    return true;
+  }
+
+  /**
+   * The limiter pauses a running child that met the provider's limit, during the wait its CLI
+   * makes before asking again: frozen (SIGSTOP), so its next model call goes out only when the
+   * limiter thaws it (as the probe, or when the limit has passed). Its work so far stays as it is.
+   */
+  private pauseAtLimit(jobId: string, provider: Provider): boolean {
+    const { ctx } = this;
+    const sup = this.supervisors.get(jobId);
+    if (!sup || ctx.store.get(jobId)?.status !== 'running' || !sup.freeze()) return false;
+    const now = ctx.clock.now();
+    tx(ctx.db, () => {
+      ctx.store.update(jobId, { status: 'frozen', status_message: `paused at ${provider}'s limit: goes on when it has passed` }, now);
+      ctx.store.addEvent(jobId, now, 'limit_paused', { provider });
+    });
+    ctx.bus.emit('job', { jobId, status: 'frozen' });
+    return true;
+  }
+
+  /** Thaw a child the limiter paused; false when it is not frozen any more (the lead resumed it, it ended). */
+  private unpauseAtLimit(jobId: string): boolean {
+    const { ctx } = this;
+    const sup = this.supervisors.get(jobId);
+    if (!sup || ctx.store.get(jobId)?.status !== 'frozen' || !sup.thaw()) return false;
+    const now = ctx.clock.now();
+    tx(ctx.db, () => {
+      ctx.store.update(jobId, { status: 'running', status_message: null }, now);
+      ctx.store.addEvent(jobId, now, 'limit_resumed');
+    });
+    // Messages that came while it was frozen go into the conversation now.
+    const sent = ctx.store.undeliveredMessages(jobId).filter((m) => sup.acceptsInput() && sup.deliver(frameMessage(m.from_id, m.text)));
+    if (sent.length) ctx.store.markDelivered(sent.map((m) => m.id), now);
+    ctx.bus.emit('job', { jobId, status: 'running' });
     return true;
   }
 

@@ -15,6 +15,7 @@ import { UsageMeter } from '../money/meter.js';
 import type { ToolOutcome } from '../confine/hookLedger.js';
 import { Throttle } from '../money/throttle.js';
 import type { StartGate, StartTicket } from '../launch/startGate.js';
+import { limitOfLine, type LineLimit } from '../limits/signals.js';
 
 export interface AttemptOutcome extends Classification {
   exit: ExitInfo;
@@ -65,6 +66,10 @@ export interface SupervisorHooks {
   onStartWait?(ahead: number): void;
   /** The start got its slot after waiting `waitedMs` (only called when it had to wait). */
   onStartSlot?(waitedMs: number): void;
+  /** The child met a provider limit (a 429, 529 or usage limit it retries, or one that ends its turn: src/limits). */
+  onLimit?(l: LineLimit): void;
+  /** A model answered the child (a real answer, not the CLI's own error message): a limit has passed. */
+  onModelAnswer?(): void;
 }
 
 export interface SupervisorOptions {
@@ -322,6 +327,10 @@ export class Supervisor {
       this.hooks.onTranscriptLine?.(line);
     }
     if (s.kind !== 'turn') this.hooks.onActivity?.();
+    const limit = this.hooks.onLimit ? limitOfLine(this.o.launcher.provider, line, this.o.clock.now()) : undefined;
+    if (limit) this.hooks.onLimit!(limit);
+    // Claude Code reports a request it gave up on as an assistant message of model "<synthetic>".
+    if ((s.kind === 'turn' && s.messageId && s.model !== '<synthetic>') || s.kind === 'usage') this.hooks.onModelAnswer?.();
     switch (s.kind) {
       case 'unparsed':
         this.o.log.debug({ reason: s.reason, line: line.slice(0, 200) }, 'non-event line from child');

@@ -555,4 +555,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX job_merges_job ON job_merges(job_id);
     `,
   },
+  {
+    version: 23,
+    name: 'provider limits: one breaker per provider account, so a hub restarted while a limit holds keeps waiting (src/limits, docs/limits.md)',
+    up: `
+      CREATE TABLE provider_limits (
+        account    TEXT PRIMARY KEY,   -- <provider>|<endpoint>|<key hash> (src/limits/account.ts)
+        provider   TEXT NOT NULL,      -- claude | codex
+        endpoint   TEXT NOT NULL,      -- API base URL (or bedrock:/vertex:)
+        key_hash   TEXT NOT NULL,      -- 12 hex digits of a SHA-256 over the credential: never the credential
+        phase      TEXT NOT NULL,      -- closed | open | half_open
+        kind       TEXT,               -- rate_limit | overloaded | usage_limit
+        status     INTEGER,            -- HTTP status of the limit answer, when shown
+        reason     TEXT,               -- the provider's words
+        opened_at  INTEGER,            -- when this episode began
+        until_at   INTEGER,            -- open: when one probe may go
+        basis      TEXT,               -- retry_after | reset | backoff
+        failures   INTEGER NOT NULL DEFAULT 0, -- openings in a row (the backoff's exponent)
+        hits       INTEGER NOT NULL DEFAULT 0, -- limit answers this episode
+        paused_json TEXT NOT NULL DEFAULT '[]', -- jobs whose child the limiter paused (SIGSTOP) at the limit
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -15,7 +15,8 @@ export interface Step {
   text?: string;
   tools?: ToolCall[];
   delayMs?: number;
-  error?: { status: number; type?: string; message: string };
+  /** An error answer; `headers` go with it (retry-after, x-should-retry, anthropic-ratelimit-*: see rateLimited / usageLimited). */
+  error?: { status: number; type?: string; message: string; headers?: Record<string, string> };
   usage?: { input_tokens: number; output_tokens: number };
 }
 
@@ -276,6 +277,35 @@ function defaultErrorType(status: number): string {
   }
 }
 
+// ---- Provider limits, as the API answers them (docs/limits.md has what claude does with each). ----
+
+/** A 429 rate limit with `retry-after` (seconds): claude waits that long (up to 60 s) and asks again, printing system/api_retry. */
+export function rateLimited(retryAfterS: number, message = 'rate limited (fake)'): Step {
+  return { error: { status: 429, type: 'rate_limit_error', message, headers: { 'retry-after': String(retryAfterS) } } };
+}
+
+/** A 529 overloaded answer (no retry-after): claude retries it with its own backoff. */
+export function overloaded(message = 'Overloaded'): Step {
+  return { error: { status: 529, type: 'overloaded_error', message } };
+}
+
+/**
+ * A usage limit that resets at `resetAt` (ms since the epoch): a 429 with the unified rate-limit
+ * headers, `x-should-retry: false` (claude gives up at once, as it does at a subscription's usage
+ * limit) and the reset time in the message, which claude puts in its result
+ * ("API Error: Request rejected (429) · usage limit reached, resets at <ISO time>").
+ */
+export function usageLimited(resetAt: number): Step {
+  return {
+    error: {
+      status: 429, type: 'rate_limit_error', message: `usage limit reached, resets at ${new Date(resetAt).toISOString()}`,
+      headers: {
+        'x-should-retry': 'false', 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(Math.ceil(resetAt / 1000)),
+      },
+    },
+  };
+}
+
 export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const scripts = createScriptBook<StepContext, Step>(opts.scripts);
   const log = createRequestLog<RecordedRequest>('fake anthropic');
@@ -291,7 +321,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
 
     if (step.error) {
       const status = step.error.status;
-      sendJson(res, status, errorBody(step.error.type ?? defaultErrorType(status), step.error.message));
+      sendJson(res, status, errorBody(step.error.type ?? defaultErrorType(status), step.error.message), step.error.headers);
       log.finish(rec, 'error', status);
       return;
     }

@@ -53,10 +53,10 @@ export async function readJsonBody(
   }
 }
 
-/** Sends a JSON payload with `status`, unless an answer was already started or the response is gone. */
-export function sendJson(res: ServerResponse, status: number, payload: string): void {
+/** Sends a JSON payload with `status` (and extra `headers`), unless an answer was already started or the response is gone. */
+export function sendJson(res: ServerResponse, status: number, payload: string, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
 }
 

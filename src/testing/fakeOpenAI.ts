@@ -26,8 +26,9 @@ export type CodexCall =
   | { raw: Record<string, unknown> };
 
 export type CodexStepError =
-  /** HTTP status with {"error":{"message":…}} */
-  | { status: number; message: string; code?: string }
+  /** HTTP status with {"error":{"message":…}}; `type` replaces the default error type, `fields` are added to
+   * the error object (a usage limit's resets_at), `headers` go with the answer (retry-after). */
+  | { status: number; message: string; code?: string; type?: string; fields?: Record<string, unknown>; headers?: Record<string, string> }
   /** 200 SSE that ends with a `response.failed` event carrying this message */
   | { failed: string }
   /** 200 SSE with the step's items, then the stream ends without `response.completed` */
@@ -398,8 +399,21 @@ function failedEvent(r: Rendered, message: string): string {
   });
 }
 
-function errorBody(message: string, type: string, code?: string): string {
-  return JSON.stringify({ error: { message, type, param: null, code: code ?? null } });
+function errorBody(message: string, type: string, code?: string, fields: Record<string, unknown> = {}): string {
+  return JSON.stringify({ error: { message, type, param: null, code: code ?? null, ...fields } });
+}
+
+// ---- Provider limits, as the API answers them (docs/limits.md has what codex prints for each). ----
+
+/** A 429 rate limit with `retry-after` (seconds): codex ends the turn "exceeded retry limit, last status: 429 Too Many Requests" once its retries are spent. */
+export function codexRateLimited(retryAfterS: number): CodexStep {
+  return { error: { status: 429, message: `Rate limit reached for requests. Please try again in ${retryAfterS}s.`, code: 'rate_limit_exceeded', headers: { 'retry-after': String(retryAfterS) } } };
+}
+
+/** A ChatGPT-plan usage limit that resets at `resetAt` (ms since the epoch): codex ends the turn "You've hit your usage limit. … try again at <local time>." */
+export function codexUsageLimited(resetAt: number): CodexStep {
+  const inS = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+  return { error: { status: 429, message: 'The usage limit has been reached', type: 'usage_limit_reached', fields: { plan_type: 'plus', resets_at: Math.ceil(resetAt / 1000), resets_in_seconds: inS } } };
 }
 
 function defaultErrorType(status: number): string {
@@ -424,7 +438,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
 
     const err = step.error;
     if (err && 'status' in err) {
-      sendJson(res, err.status, errorBody(err.message, defaultErrorType(err.status), err.code));
+      sendJson(res, err.status, errorBody(err.message, err.type ?? defaultErrorType(err.status), err.code, err.fields), err.headers);
       log.finish(rec, 'error', err.status);
       return;
     }

@@ -2,25 +2,26 @@
 // items, the RUNNING tree, workflows, locks, queued and done jobs), filtered, with a selection
 // keyed by each row's stable key — never by its index — so the cursor stays on the same item
 // while the list changes under it. Pure: no React, no I/O.
-import type { Floor, FloorJob, FloorLock, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
+import type { Floor, FloorJob, FloorLimit, FloorLock, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
 
-export type Block = 'needs_you' | 'running' | 'workflows' | 'locks' | 'queued' | 'done';
+export type Block = 'limits' | 'needs_you' | 'running' | 'workflows' | 'locks' | 'queued' | 'done';
 
 export const BLOCK_TITLE: Record<Block, string> = {
-  needs_you: 'NEEDS YOU', running: 'RUNNING', workflows: 'WORKFLOWS', locks: 'LOCKS', queued: 'QUEUED / WAITING', done: 'DONE',
+  limits: 'PROVIDER LIMITS', needs_you: 'NEEDS YOU', running: 'RUNNING', workflows: 'WORKFLOWS', locks: 'LOCKS', queued: 'QUEUED / WAITING', done: 'DONE',
 };
 
-/** Screen order: what needs the person first, then live work, then the past. */
-export const BLOCK_ORDER: readonly Block[] = ['needs_you', 'running', 'workflows', 'locks', 'queued', 'done'];
+/** Screen order: a provider limit holding the crew first (src/limits), what needs the person, then live work, then the past. */
+export const BLOCK_ORDER: readonly Block[] = ['limits', 'needs_you', 'running', 'workflows', 'locks', 'queued', 'done'];
 
 export type ViewRow =
   | { kind: 'heading'; key: string; block: Block; count: number }
   | { kind: 'need'; key: string; block: 'needs_you'; need: NeedsYouItem }
   | { kind: 'job'; key: string; block: 'running' | 'queued' | 'done'; job: FloorJob }
   | { kind: 'workflow'; key: string; block: 'workflows'; workflow: FloorWorkflow }
-  | { kind: 'lock'; key: string; block: 'locks'; lock: FloorLock };
+  | { kind: 'lock'; key: string; block: 'locks'; lock: FloorLock }
+  | { kind: 'limit'; key: string; block: 'limits'; limit: FloorLimit };
 
-/** Rows the cursor can rest on (headings and locks are information only). */
+/** Rows the cursor can rest on (headings, locks and limits are information only). */
 export const selectable = (r: ViewRow): boolean => r.kind === 'need' || r.kind === 'job' || r.kind === 'workflow';
 
 // ---- filter ------------------------------------------------------------------------------
@@ -110,6 +111,8 @@ export function buildRows(f: Floor, o: RowOptions = {}): ViewRow[] {
     return matches(filter, { text: `${n.kind} ${n.title} ${n.text} ${n.request_id ?? ''} ${jf.text}`.toLowerCase(), labels: jf.labels, statuses: [n.kind, ...jf.statuses] });
   };
   const items: Record<Block, ViewRow[]> = {
+    // Never filtered away: a limit holds every agent of its provider, whatever the filter shows.
+    limits: (f.limits ?? []).map((limit) => ({ kind: 'limit', key: `limit:${limit.provider}:${limit.key_hash}`, block: 'limits', limit })),
     needs_you: f.needs_you.filter(keepNeed).map((need) => ({ kind: 'need', key: `need:${need.key}`, block: 'needs_you', need })),
     running: flattenTree(f.running, keepJob).map((job) => ({ kind: 'job', key: `running:${job.job_id}`, block: 'running', job })),
     workflows: f.workflows

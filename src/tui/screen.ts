@@ -36,6 +36,8 @@ export function rowLines(r: ViewRow, now: number, width: number): Line[] {
       return [line(workflowLine(r.workflow, width), r.workflow.status === 'blocked' ? 'warn' : 'text')];
     case 'lock':
       return [line(lockLine(r.lock, now, width), 'dim')];
+    case 'limit':
+      return [line(fit(`⏸ ${r.limit.line}${r.limit.reason ? ` · ${r.limit.reason}` : ''}`, width), 'warn')];
     case 'job': {
       const j = r.job;
       const l = r.block === 'running' ? runningLines(j, now, width) : r.block === 'queued' ? queuedLines(j, width) : doneLines(j, width);

@@ -73,6 +73,7 @@ describe('loadConfigFrom', () => {
       classifierModel: 'claude-haiku-4-5',
       classifierTimeoutS: 30,
       startConcurrency: 'auto',
+      limits: { backoffBaseMs: 1000, backoffCapMs: 300_000, probeLeaseMs: 120_000 },
     });
     assert.equal(c.claudeBin, undefined);
     assert.equal(c.budgetUsd, undefined, 'no house budget unless one is set');
@@ -86,6 +87,12 @@ describe('loadConfigFrom', () => {
     assert.equal(c.killGraceMs, 0);
     assert.equal(c.maxWaitS, 60);
     assert.equal(typeof c.maxAgents, 'number');
+  });
+
+  test('limits: JSON from the env, defaults filled in; an unknown key or a cap under the base is refused saying what is wrong', () => {
+    assert.deepEqual(loadConfigFrom({ home: '/s', limits: '{"backoffBaseMs":100}' }).limits, { backoffBaseMs: 100, backoffCapMs: 300_000, probeLeaseMs: 120_000 });
+    assert.throws(() => loadConfigFrom({ home: '/s', limits: { backof: 1 } }), /limits takes only backoffBaseMs, backoffCapMs, probeLeaseMs/);
+    assert.throws(() => loadConfigFrom({ home: '/s', limits: { backoffBaseMs: 5000, backoffCapMs: 1000 } }), /backoffCapMs must be at least backoffBaseMs/);
   });
 
   test('startConcurrency: "auto", a number (also from an env string), 0 = no gate; nonsense refused', () => {

@@ -20,7 +20,7 @@ test('every sink with its events; URLs by origin only', () => {
   ], rate: { perMinute: 3 } }), { env: {}, platform: 'linux', which: (n) => `/usr/bin/${n}` });
   assert.equal(c.status, 'ok');
   assert.equal(c.detail, '4 sinks, at most 3 a minute each: '
-    + 'team: slack to https://hooks.slack.com (needs_input, failed, workflow_blocked, workflow_done, stalled, budget_high); '
+    + 'team: slack to https://hooks.slack.com (needs_input, failed, workflow_blocked, workflow_done, stalled, budget_high, limited); '
     + 'webhook[1]: webhook to http://127.0.0.1:8080 (succeeded); command[2]: command /usr/bin/page-me (needs_input); desktop[3]: desktop via /usr/bin/notify-send (failed)');
   assert.doesNotMatch(JSON.stringify(c), /s3cret/);
 });

@@ -130,7 +130,7 @@ describe('texts', () => {
 
 describe('filter', () => {
   test('default: every event but succeeded and the milder warnings', () => {
-    assert.deepEqual([...eventsOf({})].sort(), ['budget_high', 'failed', 'needs_input', 'stalled', 'workflow_blocked', 'workflow_done']);
+    assert.deepEqual([...eventsOf({})].sort(), ['budget_high', 'failed', 'limited', 'needs_input', 'stalled', 'workflow_blocked', 'workflow_done']);
     assert.equal(wants({}, 'succeeded'), false);
     assert.equal(wants({}, 'warning'), false);
     assert.equal(wants({}, 'failed'), true);

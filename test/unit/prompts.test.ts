@@ -27,6 +27,8 @@ const RUNNER_VARS: Record<string, Record<string, string | number>> = {
     error: 'Reached maximum number of turns (20)',
     diagnosis: 'Diagnosis of that attempt:\nIt looped on the same failing test.\n',
   },
+  // Runner.endAttempt() of an attempt that ended on a provider limit (src/limits): its resume message
+  'limit-resume': { provider: 'claude', what: 'a rate limit' },
   // Runner.firstMessage() of a job with dependencies (src/prompts/dependencies.ts)
   'dependency-results': {
     base: 'Your worktree\'s branch starts from overseer/a-1 (the branch of j-a1): their commits are already in your tree.\n',

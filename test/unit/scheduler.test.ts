@@ -8,6 +8,20 @@ describe('pickRunnable', () => {
     assert.deepEqual(pickRunnable([], 0, 8), []);
   });
 
+  test('provider limits: a provider with no room is skipped (its slots go to others), one with room for one starts only its best job', () => {
+    const q: QueuedJob[] = [
+      { id: 'c1', priority: 0, seq: 1, provider: 'claude' },
+      { id: 'c2', priority: 0, seq: 2, provider: 'claude' },
+      { id: 'x1', priority: 0, seq: 3, provider: 'codex' },
+      { id: 'x2', priority: 1, seq: 4, provider: 'codex' },
+      { id: 'x3', priority: 0, seq: 5, provider: 'codex' },
+    ];
+    assert.deepEqual(pickRunnable(q, 0, 3, (p) => (p === 'claude' ? 'none' : 'all')), ['x2', 'x1', 'x3'], 'claude waits; codex takes the free slots');
+    assert.deepEqual(pickRunnable(q, 0, 10, (p) => (p === 'codex' ? 'one' : 'all')), ['x2', 'c1', 'c2'], 'one codex probe: its best job');
+    assert.deepEqual(pickRunnable(q, 0, 10, () => 'none'), []);
+    assert.deepEqual(pickRunnable(q, 9, 10, () => 'all'), ['x2'], 'the cap still holds');
+  });
+
   test('FIFO by seq among equal priorities, regardless of input order', () => {
     const q: QueuedJob[] = [
       { id: 'c', priority: 0, seq: 3 },

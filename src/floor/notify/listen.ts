@@ -12,7 +12,9 @@ import type { HubContext } from '../../services/context.js';
 import { RequestStore } from '../../store/requests.js';
 import { WarningStore } from '../../store/warnings.js';
 import { WorkflowStore } from '../../store/workflows.js';
-import { jobEnded, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
+import { jobEnded, limitOpened, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
+import { LimitStore } from '../../limits/store.js';
+import { floorLimit } from '../../limits/view.js';
 
 const SEEN_MAX = 10_000;
 
@@ -36,6 +38,11 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
   const opened = new Recent<true>(SEEN_MAX);
   const raised = new Recent<true>(SEEN_MAX);
   const wfStatus = new Recent<string>(SEEN_MAX);
+  const limits = new LimitStore(ctx.db);
+  /** Limit episodes notified (account @ when it opened): a limit that holds on is not news again. */
+  const limited = new Recent<true>(SEEN_MAX);
+  // A limit in force before this hub started was notified then (by the hub before).
+  for (const r of limits.active()) limited.set(`${r.account}@${r.opened_at}`, true);
   // A workflow that was blocked before this hub started was notified then (or by the hub before).
   for (const w of workflows.byStatus('blocked')) wfStatus.set(w.id, w.status);
 
@@ -57,6 +64,13 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
   };
 
   const offs = [
+    ctx.bus.on('limit', guard('limit', (e) => {
+      const r = limits.get(e.account);
+      if (!r || r.phase === 'closed' || limited.has(`${r.account}@${r.opened_at}`)) return undefined;
+      limited.set(`${r.account}@${r.opened_at}`, true);
+      const now = ctx.clock.now();
+      return limitOpened(floorLimit(r, ctx.store.byStatus('queued').filter((j) => j.provider === r.provider).length, now), base());
+    })),
     ctx.bus.on('job', guard('job', (e) => {
       if (e.status !== 'succeeded' && e.status !== 'failed') return undefined;
       const job = ctx.store.get(e.jobId);

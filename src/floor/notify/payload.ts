@@ -26,6 +26,9 @@ export interface NotifyPayload {
   request_id?: string;
   /** The health warning's kind (stalled, budget_high, turns_high, time_high, long_running). */
   warning?: string;
+  /** `limited`: the provider whose limit holds the crew (claude, codex), and until when (ISO 8601; absent while it probes). */
+  provider?: string;
+  until?: string;
   /** Notifications this sink dropped (rate limit, repeats) since it last delivered one. */
   suppressed?: number;
 }
@@ -124,5 +127,14 @@ export function workflowChanged(w: WorkflowFacts, base: PayloadBase): NotifyPayl
 /** Two notices with the same key are "the same thing again" for the repeat window. */
 export function repeatKey(p: NotifyPayload): string {
   const subject = p.event.startsWith('workflow_') ? p.workflow_id : p.job_id;
-  return [p.event, p.warning ?? '', subject ?? '', p.request_id ?? ''].join('|');
+  return [p.event, p.warning ?? '', subject ?? '', p.request_id ?? '', p.provider ?? ''].join('|');
+}
+
+/** `limited`: a provider limit began holding the crew (src/limits): once per limit, not per agent. */
+export function limitOpened(l: { provider: string; line: string; until: number | null; reason: string | null }, base: PayloadBase): NotifyPayload {
+  return {
+    ...base, event: 'limited', job_id: null, title: `${l.provider} agents`,
+    reason: oneLine(`${l.line}${l.reason ? ` (${l.reason})` : ''}; new ${l.provider} agents start when it has passed, paused ones go on by themselves`),
+    command: 'overseer status', provider: l.provider, ...(l.until !== null ? { until: new Date(l.until).toISOString() } : {}),
+  };
 }

@@ -5,13 +5,13 @@ import { z } from 'zod';
 
 /** Every event a sink can subscribe to (docs/notifications.md says what raises each). */
 export const NOTIFY_EVENTS = [
-  'needs_input', 'failed', 'succeeded', 'workflow_blocked', 'workflow_done', 'stalled', 'budget_high', 'warning',
+  'needs_input', 'failed', 'succeeded', 'workflow_blocked', 'workflow_done', 'stalled', 'budget_high', 'warning', 'limited',
 ] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 /** A sink with no `events` gets these: everything a person must act on or would want to know, but
  * not every success (noisy in a busy crew) and not the milder `warning`s (turns, time, long running). */
-export const DEFAULT_EVENTS: readonly NotifyEvent[] = ['needs_input', 'failed', 'workflow_blocked', 'workflow_done', 'stalled', 'budget_high'];
+export const DEFAULT_EVENTS: readonly NotifyEvent[] = ['needs_input', 'failed', 'workflow_blocked', 'workflow_done', 'stalled', 'budget_high', 'limited'];
 
 const SINK_TYPES = ['desktop', 'webhook', 'slack', 'command'] as const;
 

@@ -12,12 +12,14 @@ const LABEL: Record<NotifyEvent, string> = {
   stalled: 'stalled',
   budget_high: 'budget nearly spent',
   warning: 'warning',
+  limited: 'held by a provider limit',
 };
 
 /** "needs input", "workflow blocked", … */
 export const eventLabel = (e: NotifyEvent): string => LABEL[e];
 
 const subject = (p: NotifyPayload): string => {
+  if (p.event === 'limited') return p.title;
   const id = p.event.startsWith('workflow_') ? p.workflow_id : p.job_id;
   return id ? `${p.title} (${id})` : p.title;
 };
