@@ -103,6 +103,16 @@ async function handOver(mode: Mode, confine: 'require' | 'off'): Promise<void> {
   for (const f of FILES) assert.equal(readFileSync(join(root, f), 'utf8'), 'B\n', `${f} holds what B wrote (mode ${mode})`);
 }
 
+/** shared.txt as A left it; the holder spawned and holding it (its next request came), then the writer spawned. */
+async function holderThenWriter(h: TestHub): Promise<{ file: string; a: string; b: string }> {
+  const file = join(realpathSync(h.project), 'shared.txt');
+  writeFileSync(file, 'A\n');
+  const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A' })).job_id;
+  await h.fake.waitForRequest((r) => r.script === 'holder' && r.step === 1, 60_000);
+  const b = (await h.call('spawn_agent', { prompt: '@script:writer', title: 'Writer B' })).job_id;
+  return { file, a, b };
+}
+
 describe('a lock handed over is writable at once', () => {
   for (const mode of ['release', 'ttl', 'cancel', 'kill'] as const) {
     test(`hand-over by ${mode}: Write, Edit, sed -i and mv land right after lock_files returns`, { timeout: 180_000 }, () => handOver(mode, 'require'));
@@ -131,12 +141,7 @@ describe('a lock handed over is writable at once', () => {
         return { text: 'done' };
       },
     });
-    const root = realpathSync(h.project);
-    const file = join(root, 'shared.txt');
-    writeFileSync(file, 'A\n');
-    const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A' })).job_id;
-    await h.fake.waitForRequest((r) => r.script === 'holder' && r.step === 1, 60_000);
-    const b = (await h.call('spawn_agent', { prompt: '@script:writer', title: 'Writer B' })).job_id;
+    const { file, a, b } = await holderThenWriter(h);
     await h.fake.waitForRequest((r) => r.script === 'writer' && r.step === 1, 60_000);
     const mounts = h.hub.confinement!.lockMounts!;
     assert.deepEqual(mounts.mountedFor(b), [file], 'A\'s file is read-only in B\'s sandbox');
@@ -184,12 +189,7 @@ describe('a lock handed over is writable at once', () => {
         return { text: 'done' };
       },
     });
-    const root = realpathSync(h.project);
-    const file = join(root, 'shared.txt');
-    writeFileSync(file, 'A\n');
-    const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A' })).job_id;
-    await h.fake.waitForRequest((r) => r.script === 'holder' && r.step === 1, 60_000);
-    const b = (await h.call('spawn_agent', { prompt: '@script:writer', title: 'Writer B' })).job_id;
+    const { file, a, b } = await holderThenWriter(h);
     const w = await waitEnded(h, [a, b], 120);
     assert.deepEqual(w.done.map((d: any) => d.status), ['succeeded', 'succeeded'], JSON.stringify(w.done));
     assert.match(seen.pyOut ?? '', /Read-only file system/, 'python3 was stopped by the mount');
