@@ -94,9 +94,9 @@ export interface HubOptions {
   publish?: (info: HubInfo) => void;
 }
 
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-}
+import { packageVersion } from './version.js';
+
+export { packageVersion };
 
 export class Hub {
   readonly ctx: HubContext;

@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // The `overseer` command. Every subcommand loads its module lazily so `overseer mcp` starts fast.
-import { Command, Option } from 'commander';
-import { packageVersion } from '../hub.js';
+import { Command, CommanderError, Option } from 'commander';
+import { packageVersion } from '../version.js';
 import { describeFailure, UsageError } from './errors.js';
-import { flushAndExit } from '../log.js';
 
 const program = new Command();
 // Usage errors (commander's own included) exit 2, runtime failures 1: commander throws instead
@@ -85,7 +84,7 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
 
 (await import('./respond.js')).registerRespond(program);
 (await import('./verbs.js')).registerVerbs(program);
-(await import('./projects.js')).registerProjects(program);
+(await import('./projectCommands.js')).registerProjects(program);
 (await import('./runs.js')).registerRuns(program);
 (await import('./attach.js')).registerAttach(program);
 (await import('./merge.js')).registerMerge(program);
@@ -95,5 +94,7 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   const f = describeFailure(err);
   if (f.message) process.stderr.write(`overseer: ${f.message}\n`);
   if (f.stack && process.env.OVERSEER_DEBUG) process.stderr.write(`${f.stack}\n`);
-  flushAndExit(f.code);
+  // `--version` and `--help` end here with code 0 having logged nothing: they load the CLI alone.
+  if (err instanceof CommanderError && err.exitCode === 0) process.exit(0);
+  void import('../log.js').then((l) => l.flushAndExit(f.code), () => process.exit(f.code));
 });

@@ -2,7 +2,6 @@
 // (src/money/usageReport.ts) and the projects (src/projects). Reads go to the running hub's
 // tools (usage, list_projects) when one answers, else to the state database read-only; changes
 // (archive, flag, note) go through the hub's update_project only.
-import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { liveHub } from '../server/hubLock.js';
 import { CliError, UsageError } from './errors.js';
@@ -13,9 +12,9 @@ import { USAGE_DIMENSIONS, bucketsBy, usageReport, type UsageBucket, type UsageD
 import { costText, usageText } from '../money/usageText.js';
 import type { ProjectView } from '../projects/service.js';
 
-interface Common { json?: boolean }
+export interface Common { json?: boolean }
 
-const out = (s: string): void => { process.stdout.write(s.endsWith('\n') ? s : `${s}\n`); };
+export const out = (s: string): void => { process.stdout.write(s.endsWith('\n') ? s : `${s}\n`); };
 
 function checkProjectOption(name: string | undefined, opt = '--project'): void {
   if (name !== undefined && !PROJECT_NAME.test(name)) throw new UsageError(`${opt} ${JSON.stringify(name)} is not a project name: 1..100 letters, digits, "-", "_", "." or "/"`);
@@ -44,7 +43,7 @@ async function withDb<T>(f: (db: import('better-sqlite3').Database) => T): Promi
   }
 }
 
-interface UsageOpts extends Common { by?: string; since?: string; project?: string }
+export interface UsageOpts extends Common { by?: string; since?: string; project?: string }
 
 export async function runUsage(o: UsageOpts): Promise<void> {
   const by = choiceOption('by', o.by, USAGE_DIMENSIONS);
@@ -75,7 +74,7 @@ export async function runUsage(o: UsageOpts): Promise<void> {
   out(usageText(r, dims.map((d) => ({ by: d, buckets: bucketsBy(r, d) }))));
 }
 
-function projectsTable(ps: readonly ProjectView[]): string {
+export function projectsTable(ps: readonly ProjectView[]): string {
   if (ps.length === 0) return 'No projects yet: spawn_agent { project } (or start_workflow { project }) starts one.\n';
   const st = (p: ProjectView): string => Object.entries(p.by_status).map(([k, v]) => `${v} ${k}`).join(', ') || '-';
   return `${table([
@@ -88,7 +87,7 @@ function projectsTable(ps: readonly ProjectView[]): string {
   ])}\n`;
 }
 
-async function listProjects(filter: { archived?: boolean }): Promise<ProjectView[]> {
+export async function listProjects(filter: { archived?: boolean }): Promise<ProjectView[]> {
   const fromHub = await viaHub(async (call) => (await call('list_projects', filter)) as { projects: ProjectView[] });
   if (fromHub) return fromHub.projects;
   const { ProjectService } = await import('../projects/service.js');
@@ -101,7 +100,7 @@ async function listProjects(filter: { archived?: boolean }): Promise<ProjectView
   });
 }
 
-interface ProjectOpts extends Common { archive?: boolean; unarchive?: boolean; flag?: boolean; unflag?: boolean; note?: string; clearNote?: boolean }
+export interface ProjectOpts extends Common { archive?: boolean; unarchive?: boolean; flag?: boolean; unflag?: boolean; note?: string; clearNote?: boolean }
 
 export async function runProject(name: string, o: ProjectOpts): Promise<void> {
   checkProjectOption(name, 'project');
@@ -123,22 +122,4 @@ export async function runProject(name: string, o: ProjectOpts): Promise<void> {
   }
   if (o.json) return out(JSON.stringify(p, null, 2));
   out(projectsTable([p]));
-}
-
-export function registerProjects(program: Command): void {
-  program.command('usage').description('what the crew cost: tokens (input, output, cache), cost, runs and jobs by model, provider, label, workflow, template, project, day or kind')
-    .option('--by <dimension>', `group by ${USAGE_DIMENSIONS.join('|')} (default: provider and model)`)
-    .option('--since <when>', 'only runs since then: 24h, 7d, 30m or an ISO time').option('--project <name>', 'only this project\'s runs').option('--json', 'the report as JSON')
-    .action(async (o: UsageOpts) => runUsage(o));
-  program.command('projects').description('every project: jobs by status, cost, flagged, archived, last activity')
-    .option('--archived', 'only archived projects').option('--active', 'only projects not archived').option('--json', 'machine-readable output')
-    .action(async (o: Common & { archived?: boolean; active?: boolean }) => {
-      if (o.archived && o.active) throw new UsageError('--archived and --active: give one');
-      const ps = await listProjects(o.archived ? { archived: true } : o.active ? { archived: false } : {});
-      out(o.json ? JSON.stringify({ projects: ps }, null, 2) : projectsTable(ps));
-    });
-  program.command('project <name>').description('show a project, or archive, flag or annotate it (changes go through the running hub)')
-    .option('--archive', 'hide it from status, watch and list_agents (unless named) and refuse new agents in it').option('--unarchive', 'make it active again')
-    .option('--flag', 'flag it').option('--unflag', 'clear its flag').option('--note <text>', 'set its note').option('--clear-note', 'remove its note').option('--json', 'machine-readable output')
-    .action(async (name: string, o: ProjectOpts) => runProject(name, o));
 }
