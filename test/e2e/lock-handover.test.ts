@@ -3,7 +3,8 @@
 // release_files, the TTL, cancel_agent, kill -9 of the holder — and whichever way the waiter
 // writes right after its grant: Claude Code's Write (a temporary file renamed over the target),
 // Edit, `sed -i` and `mv` (both rename onto the held path: EBUSY while it is still a mount
-// point). Before its grant the waiter's Write gets the hook's refusal naming the holder. Ordering
+// point). Before its grant the waiter's Write gets the hook's refusal naming the holder. Nothing
+// the holder wrote is lost: B's Edit and sed -i change the content A wrote under its lock. Ordering
 // comes from the fake model's requests, gates and the hub's bus, never a sleep.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,18 +35,20 @@ async function handOver(mode: Mode, confine: 'require' | 'off'): Promise<void> {
   h = await hubWith({
     holder: async (ctx) => {
       if (ctx.step === 0) return { tools: [{ name: 'mcp__overseer__lock_files', input: { files: FILES, reason: 'A owns them', ttl_s: mode === 'ttl' ? 5 : 600 } }] };
-      if (ctx.step === 1) {
+      // A writes what B's Edit and sed -i will change: nothing A wrote may be lost in the hand-over.
+      if (ctx.step === 1) return { tools: [{ name: 'Bash', input: { command: FILES.map((f) => `printf 'A\\n' > ${f}`).join('; ') } }] };
+      if (ctx.step === 2) {
         await holderGo.wait; // cancel and kill -9 end it here; the TTL runs out here
         return mode === 'release' ? { tools: [{ name: 'mcp__overseer__release_files', input: {} }] } : finishStep('A is done');
       }
-      if (ctx.step === 2 && mode === 'release') return finishStep('A released and is done');
+      if (ctx.step === 3 && mode === 'release') return finishStep('A released and is done');
       return { text: 'done' };
     },
     waiter: async (ctx) => {
       const dir = cwdOf(ctx);
       switch (ctx.step) {
-        case 0: // once A holds the files (its next request carries lock_files' result)
-          await h.fake.waitForRequest((r) => r.script === 'holder' && r.step === 1, 60_000);
+        case 0: // once A holds the files and has written them (its next request carries the Bash result)
+          await h.fake.waitForRequest((r) => r.script === 'holder' && r.step === 2, 60_000);
           return { tools: FILES.map((f) => ({ name: 'Read', input: { file_path: join(dir, f) } })) };
         case 1: return { tools: [{ name: 'Write', input: { file_path: join(dir, 'w.txt'), content: 'B too early\n' } }] };
         case 2:
@@ -73,7 +76,7 @@ async function handOver(mode: Mode, confine: 'require' | 'off'): Promise<void> {
     },
   }, { confine });
   const root = realpathSync(h.project);
-  for (const f of FILES) writeFileSync(join(root, f), 'A\n');
+  for (const f of FILES) writeFileSync(join(root, f), 'seed\n'); // A replaces it with 'A' before B reads
   const waiting = subscribed(h.hub.ctx.bus, 'lock', 60_000);
   const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A', retry: 'none' })).job_id;
   b = (await h.call('spawn_agent', { prompt: '@script:waiter', title: 'Waiter B' })).job_id;
