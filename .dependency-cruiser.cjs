@@ -21,7 +21,7 @@ const LAYERS = [
     files: [],
   },
   { name: 'infrastructure', dirs: ['store', 'launch', 'prompts'], files: ['config'] },
-  { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial'] },
+  { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version'] },
 ];
 /** Test doubles: no layer; only the commands (the demo) may import them. */
 const TESTING = '^src/testing/';
