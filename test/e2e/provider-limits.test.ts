@@ -117,7 +117,11 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   const fromJob = (id: string) => (r: { body: any }) => JSON.stringify(r.body.messages[0]).includes(`task ${ids.indexOf(id)}"`) || JSON.stringify(r.body.messages[0]).includes(`task ${ids.indexOf(id)}\\n`);
   for (const id of queuedAtOpen) assert.equal(inWindow.filter(fromJob(id)).length, 0, `queued job ${id} sent nothing while the limit held`);
   const label = `${inWindow.length} requests in the window, ${probes} probes: ${inWindow.map((r) => `${r.at - win.from}ms:${r.status}`).join(' ')}`;
-  assert.ok(inWindow.length <= 6 + probes, label);
+  // Those that met the limit: a request that arrived in the very millisecond the window opened can
+  // still have been answered (seen once under a loaded full run: "0ms:200"); it did not meet the wall.
+  const limited = inWindow.filter((r) => r.status !== 200);
+  assert.ok(limited.length <= 6 + probes, label);
+  assert.ok(inWindow.length - limited.length <= 1, label);
   // The bound (docs/limits.md): 6 (each running child meets the wall once, then waits paused) +
   // one probe at a time, each followed by a wait of at least the retry-after (1 s) or half the
   // backoff base (500 ms): over a 5 s window at most 6 + 1 + 5000/500 = 17; without the limiter
