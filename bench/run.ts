@@ -403,7 +403,8 @@ const entries: Entry<any>[] = [
       const cps = (n: number): string => `${n.toFixed(0)} calls/s`;
       return [
         { benchmark: b, figure: 'paced p50 / p99', value: `${f1(r.paced.hub.latency.p50)} / ${f1(r.paced.hub.latency.p99)} ms`, baseline: `${f1(r.paced.bare.latency.p50)} / ${f1(r.paced.bare.latency.p99)} ms bare`, ratio: f2(r.paced.hub.latency.p99 / r.paced.bare.latency.p99), goal: 'p99 ≤ 10 ms', met: met(r.paced.hub.latency.p99 <= 10) },
-        { benchmark: b, figure: 'back to back', value: cps(r.closed.hub.callsPerS), baseline: `${cps(r.closed.bare.callsPerS)} bare`, ratio: f2(r.closed.hub.callsPerS / r.closed.bare.callsPerS), goal: '≥ 5,000 calls/s', met: met(r.closed.hub.callsPerS >= 5000) },
+        // Not a goal (issue 27): a guard against a regression from the figures of docs/performance.md ("Guards, not goals").
+        { benchmark: b, figure: 'back to back', value: cps(r.closed.hub.callsPerS), baseline: `${cps(r.closed.bare.callsPerS)} bare`, ratio: f2(r.closed.hub.callsPerS / r.closed.bare.callsPerS), goal: 'guard: ≥ 3,000 calls/s', met: met(r.closed.hub.callsPerS >= 3000) },
         { benchmark: b, figure: 'hub thread CPU per call', value: `${r.closed.hub.serverCpuUs.toFixed(0)} µs`, baseline: `${r.closed.bare.serverCpuUs.toFixed(0)} µs bare`, ratio: f2(r.closed.hub.serverCpuUs / r.closed.bare.serverCpuUs), goal: '', met: '' },
         ...(r.closedLead ? [{ benchmark: b, figure: 'back to back, the lead\'s token on all 64 (+ its digest per call)', value: `${cps(r.closedLead.callsPerS)}, ${r.closedLead.serverCpuUs.toFixed(0)} µs CPU a call`, baseline: `${cps(r.closed.bare.callsPerS)} bare`, ratio: f2(r.closedLead.callsPerS / r.closed.bare.callsPerS), goal: '', met: '' }] : []),
         { benchmark: b, figure: 'same results (lean client, SDK client)', value: r.sdkSame ? 'yes' : 'no', baseline: '', ratio: '', goal: 'yes', met: met(r.sdkSame) },
@@ -416,7 +417,8 @@ const entries: Entry<any>[] = [
     perf: true,
     run: benchHubMem,
     rows: (r: HubMemResult) => [
-      { benchmark: 'hub RSS', figure: 'idle', value: `${f1(r.idle.rss)} MB`, baseline: `${f1(r.floor.rss)} MB bare node`, ratio: f2(r.idle.rss / r.floor.rss), goal: '≤ 60 MB', met: met(r.idle.rss <= 60) },
+      // Not a goal (issue 27): a guard against a regression from the figures of docs/performance.md ("Guards, not goals").
+      { benchmark: 'hub RSS', figure: 'idle', value: `${f1(r.idle.rss)} MB`, baseline: `${f1(r.floor.rss)} MB bare node`, ratio: f2(r.idle.rss / r.floor.rss), goal: 'guard: ≤ 72 MB', met: met(r.idle.rss <= 72) },
       { benchmark: 'hub RSS', figure: 'idle vs the server floor (node:http + SQLite + pino, no Overseer code)', value: `${f1(r.idle.rss)} MB`, baseline: `${f1(r.serverFloor.rss)} MB`, ratio: f2(r.idle.rss / r.serverFloor.rss), goal: '', met: '' },
       { benchmark: 'hub RSS', figure: `64 children (${r.agentSessions} sessions)`, value: `${f1(r.children.rss)} MB`, baseline: `${f1(r.floor.rss)} MB bare node`, ratio: f2(r.children.rss / r.floor.rss), goal: '≤ 80 MB', met: met(r.children.rss <= 80) },
       { benchmark: 'hub RSS', figure: 'idle, own (RssAnon)', value: `${f1(r.idle.anon)} MB`, baseline: `${f1(r.floor.anon)} MB bare node`, ratio: f2(r.idle.anon / r.floor.anon), goal: '', met: '' },

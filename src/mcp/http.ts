@@ -5,7 +5,7 @@
 // GET stream for what the server sends on its own (elicitation), and DELETE. src/server/http.ts
 // does auth, Host/Origin, session lookup and the body before any of this.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, messageJson, messageKind, type RequestId, type RpcMessage, type RpcRequest } from './rpc.js';
+import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, messageKind, type RequestId, type RpcMessage, type RpcRequest } from './rpc.js';
 import type { McpSession, Outbound } from './session.js';
 
 /** Most messages in one batch (the SDK's MAX_BATCH_SIZE). */
@@ -147,7 +147,7 @@ export class HttpChannel implements Outbound {
 
   /** A POST's answers as one JSON body: the message itself for one request, an array for a batch. */
   private answerJson(s: Stream, answers: RpcMessage[]): void {
-    const body = answers.length === 1 ? messageJson(answers[0]!) : `[${answers.map(messageJson).join(',')}]`;
+    const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
     s.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'mcp-session-id': this.sessionId });
     s.res.end(body);
   }
@@ -167,5 +167,5 @@ export class HttpChannel implements Outbound {
 }
 
 function write(s: Stream, m: RpcMessage): void {
-  if (!s.res.writableEnded && !s.res.destroyed) s.res.write(`event: message\ndata: ${messageJson(m)}\n\n`);
+  if (!s.res.writableEnded && !s.res.destroyed) s.res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
 }

@@ -11,20 +11,6 @@ export interface RpcResult { jsonrpc: '2.0'; id: RequestId; result: Params }
 export interface RpcErrorResponse { jsonrpc: '2.0'; id?: RequestId | null; error: { code: number; message: string; data?: unknown } }
 export type RpcMessage = RpcRequest | RpcNotification | RpcResult | RpcErrorResponse;
 
-/**
- * A result may carry its own JSON text under this key (a symbol: never serialised itself). A
- * transport that writes JSON uses it instead of serialising the object again (`messageJson`);
- * the maker guarantees it is exactly JSON.stringify of the result (src/tools/result.ts okResult).
- */
-export const RESULT_JSON: unique symbol = Symbol('the result as JSON');
-
-/** JSON.stringify(m), with a result's own JSON text when it carries one. */
-export function messageJson(m: RpcMessage): string {
-  const json = 'result' in m ? (m.result as { [RESULT_JSON]?: string })[RESULT_JSON] : undefined;
-  if (json === undefined) return JSON.stringify(m);
-  return `{"jsonrpc":"2.0","id":${JSON.stringify((m as RpcResult).id)},"result":${json}}`;
-}
-
 /** The MCP SDK's ErrorCode values (sdk/types.js). */
 export const ErrorCode = {
   ConnectionClosed: -32000,

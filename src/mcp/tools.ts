@@ -11,7 +11,6 @@ import { errorResult, okResult } from '../tools/result.js';
 import { inputJsonSchema } from './jsonSchema.js';
 import { ErrorCode, RpcError, type Params } from './rpc.js';
 import type { HandlerContext } from './methods.js';
-import { NO, fastParse } from '../tools/fastParse.js';
 
 export type OnCall = (c: Caller, tool: string) => CallScope | void;
 
@@ -50,20 +49,16 @@ export class ToolTable {
     const entry = this.byName.get(name);
     if (!entry) return toolError(`MCP error ${ErrorCode.InvalidParams}: Tool ${name} not found`);
     const { def, published } = entry;
-    // The compiled check answers for valid input; zod runs (and words the error) for the rest.
-    let args = fastParse(published, rawArgs ?? {});
-    if (args === NO) {
-      const parsed = published.safeParse(rawArgs ?? {});
-      if (!parsed.success) return toolError(`MCP error ${ErrorCode.InvalidParams}: Input validation error: Invalid arguments for tool ${name}: ${parseErrorMessage(parsed.error.issues)}`);
-      args = parsed.data as unknown;
-    }
+    const parsed = published.safeParse(rawArgs ?? {});
+    if (!parsed.success) return toolError(`MCP error ${ErrorCode.InvalidParams}: Input validation error: Invalid arguments for tool ${name}: ${parseErrorMessage(parsed.error.issues)}`);
+    const args = parsed.data as unknown;
     const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
     let scope: CallScope | void = undefined;
     try {
       scope = this.onCall?.(caller, def.name);
       checkBounds(args);
-      let input = published === def.input ? args : fastParse(def.input, args);
-      if (input === NO) input = def.input.parse(args) as unknown;
+      // The tool's schema with its refinements (published is the object inside it, for the JSON Schema).
+      const input = published === def.input ? args : (def.input.parse(args) as unknown);
       const value: unknown = def.handler(input as never, caller, new CallExtra(ctx, token));
       if (!(value instanceof Promise)) return this.answer(def, value, scope, ctx);
       const s = scope;

@@ -5,56 +5,21 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ZodError } from 'zod';
 import { BudgetExceededError, OverseerError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { RESULT_JSON, isObject } from '../mcp/rpc.js';
+import { isObject } from '../mcp/rpc.js';
 
 export const MAX_RESULT_CHARS = 20_000;
 
+/**
+ * A tool's value as a plain CallToolResult: its JSON as the text, and, for an object, the same
+ * value as JSON has it as structuredContent (so an in-memory client sees what a client over the
+ * wire sees). Over the cap, the fitted copy is both. The MCP layer serialises the message.
+ */
 export function okResult(value: unknown): CallToolResult {
   const first = JSON.stringify(value ?? null, null, 1) as string | undefined;
-  if (typeof first === 'string' && first.length <= MAX_RESULT_CHARS) return smallResult(value, first);
-  const fitted = fit(value);
-  const text = JSON.stringify(fitted, null, 1);
-  const structured = isObject(fitted) ? fitted : undefined;
-  return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
-}
-
-/**
- * A result under the cap, the common case. Its JSON is made here, once, while the value is as
- * the handler left it, and read by the HTTP answer through RESULT_JSON (no parse of the value
- * back into an object and no second serialisation of it). structuredContent, a copy of the
- * value as JSON has it, is parsed only when something reads it (an in-memory client), and
- * toJSON gives the plain result to any other serialiser (stdio). A class, not an object with its
- * own accessor: defineProperty and freeze cost more than the parse they saved. Nothing may change
- * a result after okResult made it (nothing does: the tool table sends it as it comes).
- */
-class SmallResult {
-  readonly content: { type: 'text'; text: string }[];
-  readonly #compact: string;
-  readonly #json: string;
-  #parsed?: Record<string, unknown>;
-
-  constructor(text: string, compact: string) {
-    this.content = [{ type: 'text', text }];
-    this.#compact = compact;
-    this.#json = `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${compact}}`;
-  }
-
-  get structuredContent(): Record<string, unknown> {
-    return (this.#parsed ??= JSON.parse(this.#compact) as Record<string, unknown>);
-  }
-
-  get [RESULT_JSON](): string {
-    return this.#json;
-  }
-
-  toJSON(): CallToolResult {
-    return { content: this.content, structuredContent: this.structuredContent };
-  }
-}
-
-function smallResult(value: unknown, text: string): CallToolResult {
-  if (!isObject(value)) return { content: [{ type: 'text', text }] };
-  return new SmallResult(text, JSON.stringify(value)) as unknown as CallToolResult;
+  const small = typeof first === 'string' && first.length <= MAX_RESULT_CHARS;
+  const fitted = small ? (JSON.parse(first) as unknown) : fit(value);
+  const text = small ? first : JSON.stringify(fitted, null, 1);
+  return { content: [{ type: 'text', text }], ...(isObject(fitted) ? { structuredContent: fitted } : {}) };
 }
 
 export function errorResult(err: unknown, log?: Logger): CallToolResult {

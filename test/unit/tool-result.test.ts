@@ -9,7 +9,6 @@ import {
   OverseerError, InvalidInputError, NotFoundError, InvalidStateError, ForbiddenError, StoreBusyError, BudgetExceededError,
 } from '../../src/errors.js';
 import type { Logger } from '../../src/log.js';
-import { RESULT_JSON, messageJson } from '../../src/mcp/rpc.js';
 
 function text(r: CallToolResult): string {
   assert.equal(r.content.length, 1);
@@ -58,7 +57,7 @@ describe('okResult', () => {
   });
 });
 
-describe('okResult carries its own JSON (RESULT_JSON), used by the HTTP and SSE answers', () => {
+describe('okResult is a plain object; the MCP layer serialises it', () => {
   const values: unknown[] = [
     { id: 'j-1', status: 'running', nested: { cost: 0.5, labels: ['a', 'b'] } },
     { text: 'quotes " and \\ backslashes\nnew lines\t tabs', unicode: 'é 日本 🚀 \u2028', empty: '', zero: -0 },
@@ -66,27 +65,24 @@ describe('okResult carries its own JSON (RESULT_JSON), used by the HTTP and SSE 
     { withToJson: { toJSON: () => ({ replaced: true }) } },
     {}, [], [1, 'two', { three: 3 }], 'a string', 42, null, true, undefined,
   ];
-  test('messageJson of an answer is JSON.stringify of it, for ids of both kinds', () => {
+  test('nothing but JSON values: serialising and parsing it back gives the same object', () => {
     for (const v of values) {
-      for (const id of [7, 'req-"x"']) {
-        const m = { jsonrpc: '2.0' as const, id, result: okResult(v) as Record<string, unknown> };
-        assert.equal(messageJson(m), JSON.stringify(m), `value ${String(JSON.stringify(v))}, id ${id}`);
-      }
+      const r = okResult(v);
+      assert.equal(Object.getPrototypeOf(r), Object.prototype, String(JSON.stringify(v)));
+      assert.deepStrictEqual(Object.getOwnPropertySymbols(r), []);
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(r)), r, `value ${String(JSON.stringify(v))}`);
     }
   });
-  test('structuredContent reads as the value through JSON; any serialiser sees the same JSON', () => {
-    const v = { a: 1, when: new Date(0), gone: undefined };
+  test('structuredContent is the value as JSON has it (dates as strings, undefined fields gone), a copy', () => {
+    const v = { a: 1, when: new Date(0), gone: undefined, list: [1] };
     const r = okResult(v);
-    assert.deepEqual(r.structuredContent, { a: 1, when: '1970-01-01T00:00:00.000Z' });
-    assert.equal(r.structuredContent, r.structuredContent, 'parsed once');
-    assert.equal(JSON.stringify(r), (r as unknown as Record<symbol, string>)[RESULT_JSON]);
-    assert.deepEqual(JSON.parse(JSON.stringify(r)), { content: [{ type: 'text', text: JSON.stringify(v, null, 1) }], structuredContent: { a: 1, when: '1970-01-01T00:00:00.000Z' } });
+    assert.deepStrictEqual(r.structuredContent, { a: 1, when: '1970-01-01T00:00:00.000Z', list: [1] });
+    v.list.push(2);
+    assert.deepStrictEqual((r.structuredContent as { list: number[] }).list, [1], 'a later change to the value is not in the result');
   });
-  test('a result over the cap, a value that is not an object, and an error carry none (they are serialised as objects)', () => {
-    assert.equal((okResult([1, 2]) as Record<symbol, unknown>)[RESULT_JSON], undefined);
-    const big = okResult({ a: 'x'.repeat(100_000) }) as Record<symbol, unknown>;
-    assert.equal(big[RESULT_JSON], undefined);
-    assert.equal((errorResult(new InvalidInputError('no')) as Record<symbol, unknown>)[RESULT_JSON], undefined);
+  test('the wire text: the pretty JSON as content text, then the compact structuredContent', () => {
+    assert.equal(JSON.stringify(okResult({ a: 1, b: ['x'] })), '{"content":[{"type":"text","text":"{\\n \\"a\\": 1,\\n \\"b\\": [\\n  \\"x\\"\\n ]\\n}"}],"structuredContent":{"a":1,"b":["x"]}}');
+    assert.equal(JSON.stringify(okResult([1])), '{"content":[{"type":"text","text":"[\\n 1\\n]"}]}');
   });
 });
 
