@@ -164,6 +164,7 @@ export class LockMounts {
     const running = this.d.running();
     const live = new Set(running.map((r) => r.jobId));
     for (const id of [...this.applied.keys()]) if (!live.has(id)) this.applied.delete(id);
+    for (const key of [...this.errors.keys()]) if (!live.has(key.slice(0, key.indexOf('\0')))) this.errors.delete(key);
     let missing = false;
     await Promise.all(running.map(async ({ jobId, pid }) => {
       const ns = (this.d.nsPid ?? innerPid)(pid);
