@@ -217,7 +217,7 @@ test('a whole turn: session from init, turns and activity from assistant lines, 
     ev.toolUse('msg_1', 'toolu_1', 'Read', { file_path: '/x/a.ts' }),
     ev.toolResult('toolu_1', 'export const a = 1;'),
     ev.text('msg_2', 'All good.\nNothing to change.', { input_tokens: 1200, output_tokens: 200 }),
-    ev.result('finished', { total_cost_usd: 0.0123, usage: { input_tokens: 2200, output_tokens: 300 } }),
+    ev.result('finished', { total_cost_usd: 0.0123, usage: { input_tokens: 2200, output_tokens: 300 }, structured_output: { verdict: 'clean' } }),
   ]);
   // The attempt's time is the injected clock's.
   a.clock.advance(4321);
@@ -233,6 +233,7 @@ test('a whole turn: session from init, turns and activity from assistant lines, 
   assert.equal(o.resultText, 'finished');
   assert.equal(o.stopReason, undefined);
   assert.equal(o.sawErrorResult, false);
+  assert.deepEqual(o.structured, { verdict: 'clean' }, "the result's structured_output (runs with --json-schema)");
   assert.equal(o.durationMs, 4321);
 
   const r = a.rec;
