@@ -482,7 +482,10 @@ export class Supervisor {
     // Only where it can matter (it reads /proc: ~ms), and before the outcome is reported, so a
     // retry's new processes are never mistaken for leftovers.
     if (this.launchSpec && (this.o.launcher.sweepsDescendants || this.stopReason)) sweepAgentProcesses(this.launchSpec.jobId, this.o.log);
-    this.transcript?.end();
+    // The outcome is reported once the transcript is on disk: whoever reads it after the job
+    // ended (`overseer logs`, the search index) sees its last line.
+    const transcript = this.transcript;
+    const flushed = transcript ? new Promise<void>((r) => transcript.end(() => r())) : Promise.resolve();
     const cls = classifyAttempt({
       stopReason: this.stopReason,
       spawnError: exit.spawnError,
@@ -495,7 +498,7 @@ export class Supervisor {
     const p = this.progress();
     this.throttle.cancel();
     if (this.meter) this.hooks.onProgress(p);
-    this.resolveDone({
+    const outcome: AttemptOutcome = {
       ...cls,
       exit,
       costUsd: p.costUsd,
@@ -510,6 +513,7 @@ export class Supervisor {
       sawErrorResult: this.sawErrorResult,
       structured: this.structured,
       durationMs: this.o.clock.now() - this.startedAt,
-    });
+    };
+    void flushed.then(() => this.resolveDone(outcome));
   }
 }

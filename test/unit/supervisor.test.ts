@@ -250,6 +250,9 @@ test('a whole turn: session from init, turns and activity from assistant lines, 
   assert.ok(Math.abs(progress[0]!.costUsd - 0.0045) < 1e-9, `first estimate ${progress[0]?.costUsd}`);
   assert.deepEqual(progress.at(-1), { turns: 2, costUsd: 0.0123, costUnknown: false, tokens: o.tokens, lastText: 'finished' }, 'the final state is reported before done');
 
+  // On disk by the time the outcome is reported: `overseer logs` right after the end sees the result.
+  const onDisk = readFileSync(a.transcriptPath, 'utf8').split('\n').filter(Boolean);
+  assert.equal(onDisk.length, 7, 'the transcript was not flushed when the attempt ended');
   const lines = await a.transcript(7);
   assert.deepEqual(r.of('transcript').map((e) => e.line), lines, 'every transcript line went to the index too');
   assert.match(lines[0]!, /"subtype":"init"/);
