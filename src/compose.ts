@@ -3,7 +3,9 @@
 // Nothing is assigned after construction. A service that needs one built later is given a small
 // interface its own module declares (BudgetActions, MonitorActions, LimitActions, SpawnSchedules,
 // TakenOver, Conversations…); the only closures over a later service are the two true cycles,
-// marked "cycle:" below.
+// marked "cycle:" below. An optional capability switched off in the configuration
+// (config.capabilities) is not built: its tools are not offered, and where the engine would call
+// it, it gets a null object (SCHEDULES_OFF, NO_TAKEOVER, NO_TRANSCRIPT_SINK).
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { packageRoot, settingsDirOf } from './config.js';
@@ -17,8 +19,8 @@ import { openDb } from './store/db.js';
 import { JobStore } from './store/jobs.js';
 import { Bus } from './services/bus.js';
 import type { HubContext } from './services/context.js';
-import { JobService, NOT_CONFINABLE, spawnConfinement } from './services/jobs.js';
-import { Runner } from './services/runner.js';
+import { JobService, NOT_CONFINABLE, NO_TAKEOVER, spawnConfinement } from './services/jobs.js';
+import { NO_TRANSCRIPT_SINK, Runner } from './services/runner.js';
 import { LiveChildren } from './services/children.js';
 import { MessageService } from './services/messages.js';
 import { LockService, OPEN_GATE } from './services/locks.js';
@@ -45,7 +47,7 @@ import { createSearch, type Search } from './search/index.js';
 import { searchTools } from './tools/search.js';
 import { overlapTools } from './tools/overlaps.js';
 import { Schedules } from './runs/schedules.js';
-import { ScheduleBook } from './runs/scheduleBook.js';
+import { ScheduleBook, SCHEDULES_OFF } from './runs/scheduleBook.js';
 import { scheduleTools } from './tools/schedules.js';
 import { projectTools } from './tools/projects.js';
 import { ProjectService } from './projects/service.js';
@@ -83,6 +85,14 @@ export interface ComposeOptions {
   kbGlobalDb?: string;
 }
 
+/** What the hub starts after reconcile and stops before the database closes; NOTHING for a capability switched off. */
+export interface Lifecycle {
+  start(): void;
+  stop(): void | Promise<void>;
+}
+
+export const NOTHING: Lifecycle = { start: () => undefined, stop: () => undefined };
+
 /** Every service of one hub, built. */
 export interface Services {
   ctx: HubContext;
@@ -105,10 +115,15 @@ export interface Services {
   budgets: Budgets;
   runs: RunService;
   digest: LeadDigest;
-  debates: DebateService;
-  search: Search;
-  schedules: Schedules;
-  takeover: TakeoverService;
+  /** The optional capabilities that are switched on (config.capabilities). */
+  debates?: DebateService;
+  search?: Search;
+  schedules?: Schedules;
+  takeover?: TakeoverService;
+  /** Started and stopped by the hub, in its order; NOTHING for those switched off. */
+  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle };
+  /** Whether a person works on an agent's session (keeps the hub up); never, without takeover. */
+  takenOver: { active(): boolean };
   /** The tools offered, in the order of tools/list. */
   tools: ToolDef[];
 }
@@ -119,6 +134,7 @@ export interface Services {
  */
 export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => string): Services {
   const { config } = o;
+  const caps = config.capabilities;
   const log = o.log ?? silentLogger;
   const db = openDb(join(config.home, 'state.db'));
   const root = packageRoot();
@@ -157,7 +173,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
       onUsage: (usage, jobId) => new UsageStore(db).add({ jobId: jobId && ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: ctx.clock.now() }),
     }) : undefined,
   });
-  const search = createSearch({ db, now: () => ctx.clock.now(), log });
+  const search = caps.search ? createSearch({ db, now: () => ctx.clock.now(), log }) : undefined;
 
   // The children and what only talks to them: built before the runner, which needs them.
   const children = new LiveChildren(ctx);
@@ -182,7 +198,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const runner = new Runner(ctx, {
     children, limits, models, lockGuard, hookLedger, activity: health,
     memory: (prompt) => memorySection(kb, prompt),
-    transcripts: search.indexer,
+    transcripts: search ? search.indexer : NO_TRANSCRIPT_SINK,
   });
 
   // The job engine's callers. Bus listeners run in the order services are built: locks release
@@ -191,32 +207,39 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const notes = new NoteService(ctx);
   const requests = new RequestService(ctx, elicitor);
   const permissions = new PermissionService(ctx, requests);
-  const attachments = Attachments.load(db, () => ctx.clock.now());
+  const attachments = caps.takeover ? Attachments.load(db, () => ctx.clock.now()) : undefined;
   const jobs = new JobService(ctx, {
     runner, children, messages, budgets, models, requests,
-    schedules: new ScheduleBook(ctx),
+    schedules: caps.schedules ? new ScheduleBook(ctx) : SCHEDULES_OFF,
     bashPolicy: (jobId, command) => permissions.decideBash(jobId, command),
-    takeover: attachments,
+    takeover: attachments ?? NO_TAKEOVER,
     confinement: confinement ? spawnConfinement(confinement.status) : NOT_CONFINABLE,
   });
-  const schedules = new Schedules(ctx, jobs, runner);
+  const schedules = caps.schedules ? new Schedules(ctx, jobs, runner) : undefined;
   const digest = new LeadDigest(ctx);
   const overlaps = new OverlapGuard(ctx, (to, text) => { messages.deliver('overseer', to, text); });
   const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
   const workflows = new WorkflowService(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
   const runs = new RunService(ctx, jobs, budgets);
-  const debates = new DebateService(ctx, jobs, notes);
-  const takeover = new TakeoverService(ctx, jobs, runner, attachments);
+  const debates = caps.debates ? new DebateService(ctx, jobs, notes) : undefined;
+  const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
 
   const now = (): number => ctx.clock.now();
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
-    ...searchTools(search.service), ...overlapTools(db), ...scheduleTools(schedules),
-    ...projectTools({ projects: new ProjectService(db, now), db, now }), ...runTools(runs), ...debateTools(debates), ...takeoverTools(takeover),
+    ...(search ? searchTools(search.service) : []), ...overlapTools(db), ...(schedules ? scheduleTools(schedules) : []),
+    ...projectTools({ projects: new ProjectService(db, now), db, now }), ...runTools(runs), ...(debates ? debateTools(debates) : []),
+    ...(takeover ? takeoverTools(takeover) : []),
     ...mergeTools(new MergeService({ db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
   ];
   return {
     ctx, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
     overlaps, budgets, runs, digest, debates, search, schedules, takeover, tools,
+    lifecycle: {
+      schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,
+      debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
+      search: search ? { start: () => search.start(), stop: () => search.close() } : NOTHING,
+    },
+    takenOver: takeover ?? { active: () => false },
   };
 }

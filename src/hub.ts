@@ -3,7 +3,7 @@
 // servers per caller. Used by `overseer mcp`, `overseer serve`, the tests and the demo.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { packageRoot } from './config.js';
+import { packageRoot, type Config } from './config.js';
 import type { Confinement } from './confine/setup.js';
 import type { LockGuard } from './confine/lockGuard.js';
 import type { Db } from './store/db.js';
@@ -26,7 +26,6 @@ import type { HealthMonitor } from './floor/monitor.js';
 import type { LeadDigest } from './floor/digest.js';
 import type { OverlapGuard } from './git/overlapGuard.js';
 import type { Runner } from './services/runner.js';
-import type { TakeoverService } from './takeover/service.js';
 import type { LiveChildren } from './services/children.js';
 import { personApi } from './approvals/http.js';
 import { floorApi, type FloorApi } from './floor/http.js';
@@ -47,7 +46,8 @@ import { tokenAuth } from './server/tokenAuth.js';
 import { createWeb, type Web } from './web/index.js';
 import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
-import { compose, type ComposeOptions } from './compose.js';
+import { InvalidStateError } from './errors.js';
+import { compose, type ComposeOptions, type Lifecycle } from './compose.js';
 
 export interface HubOptions extends ComposeOptions {
   /** Write hub.json (real hubs do; in-process test hubs may not). */
@@ -82,14 +82,11 @@ export class Hub {
   private readonly children: LiveChildren;
   private readonly lockGuard: LockGuard;
   private readonly digest: LeadDigest;
-  /** Debates on the job engine (src/debate). */
-  readonly debates: DebateService;
-  /** The transcript index and search_output (src/search). */
-  readonly search: Search;
-  /** Schedules and repeats: spawn_agent { at, every_s, cron } (src/runs/schedules.ts); tests drive it with tick(). */
-  readonly schedules: Schedules;
-  /** Agents a person took over with overseer attach (src/takeover). */
-  private readonly takeover: TakeoverService;
+  /** The optional capabilities switched on (config.capabilities; src/compose.ts). */
+  private readonly caps: { debates?: DebateService; search?: Search; schedules?: Schedules };
+  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle };
+  /** Agents a person took over with overseer attach (src/takeover); never any without the capability. */
+  private readonly takenOver: { active(): boolean };
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
   private readonly elicitor = new LeadElicitor();
@@ -136,10 +133,9 @@ export class Hub {
     this.budgets = s.budgets;
     this.runs = s.runs;
     this.digest = s.digest;
-    this.debates = s.debates;
-    this.search = s.search;
-    this.schedules = s.schedules;
-    this.takeover = s.takeover;
+    this.caps = { debates: s.debates, search: s.search, schedules: s.schedules };
+    this.lifecycle = s.lifecycle;
+    this.takenOver = s.takenOver;
     this.tools = s.tools;
     this.version = packageVersion();
     this.promptDeps = { templatesDir: join(settingsDirOf(o.config), 'templates'), promptsDir: join(packageRoot(), 'prompts'), log: s.ctx.log };
@@ -147,6 +143,21 @@ export class Hub {
       plan: (id) => this.workflows.get(id).plan ?? undefined,
       recent: (n) => this.workflows.list({ limit: Math.min(n, 100) }).workflows.map((w) => ({ id: w.workflow_id, title: w.title })),
     });
+  }
+
+  /** Debates on the job engine (src/debate); an error when the capability is switched off. */
+  get debates(): DebateService {
+    return switchedOn(this.caps.debates, 'debates');
+  }
+
+  /** The transcript index and search_output (src/search); an error when the capability is switched off. */
+  get search(): Search {
+    return switchedOn(this.caps.search, 'search');
+  }
+
+  /** Schedules and repeats: spawn_agent { at, every_s, cron } (src/runs/schedules.ts); tests drive it with tick(). */
+  get schedules(): Schedules {
+    return switchedOn(this.caps.schedules, 'schedules');
   }
 
   /** Reconcile, listen for children, and start whatever is queued. */
@@ -168,7 +179,7 @@ export class Hub {
     const startedAt = this.ctx.clock.now();
     this.floor = floorApi({ db: this.db, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
-    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, debates: this.debates, schedules: this.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
+    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, debates: this.caps.debates, schedules: this.caps.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({
       port: this.o.config.port,
       preferredPort: lastPort(this.o.config.home),
@@ -180,7 +191,7 @@ export class Hub {
         const h = checkHookInput(body);
         return h.ok ? this.hook.answer(c, h.input, format) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
       },
-      onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, this.search.api),
+      onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, ...(this.caps.search ? [this.caps.search.api] : [])),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
       auth: tokenAuth(this.db, leadHash, sha),
@@ -195,16 +206,16 @@ export class Hub {
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     // Occurrences that settled or came due while no hub ran: once each, then the timer.
-    this.schedules.start();
+    this.lifecycle.schedules.start();
     this.runner.resumeSettling();
     this.runner.dispatch();
     this.workflows.reconcile();
     await this.runs.start();
-    this.debates.reconcile();
+    this.lifecycle.debates.start();
     this.health.start();
     this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
-    this.search.start();
+    this.lifecycle.search.start();
   }
 
   /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count).
@@ -212,7 +223,7 @@ export class Hub {
   idle(): boolean {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
     if (this.runs.hasWork()) return false;
-    if (this.takeover.active()) return false; // a person works on an agent's session
+    if (this.takenOver.active()) return false; // a person works on an agent's session
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 
@@ -252,15 +263,15 @@ export class Hub {
     this.stopping ??= (async () => {
       this.health.stop();
       // First: nothing new is queued while the children stop (the next hub catches up).
-      this.schedules.close();
+      await this.lifecycle.schedules.stop();
       this.runs.close();
       this.overlaps.close();
       await this.runner.shutdown();
       await this.workflows.drain();
-      await this.debates.drain();
+      await this.lifecycle.debates.stop();
       this.budgets.close();
       await this.notifier?.close();
-      await this.search.close();
+      await this.lifecycle.search.stop();
       this.detachConfinement?.();
       this.detachGuard?.();
       this.locks.close();
@@ -290,3 +301,8 @@ function rememberPort(home: string, port: number): void {
   try { writeFileAtomic(join(home, 'last-port'), `${port}\n`); } catch { /* a read-only state directory: no preference next time */ }
 }
 
+/** A capability's service, or a clear error when the configuration switched it off. */
+function switchedOn<T>(service: T | undefined, name: keyof Config['capabilities']): T {
+  if (service === undefined) throw new InvalidStateError(`The ${name} capability is switched off in this hub's configuration (capabilities.${name}: false). Switch it on in .overseer/config.json or OVERSEER_CAPABILITIES and restart the hub.`);
+  return service;
+}

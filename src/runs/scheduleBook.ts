@@ -76,3 +76,11 @@ export class ScheduleBook implements SpawnSchedules {
   }
 }
 
+/** Schedules switched off (capabilities.schedules: false): a spawn with a schedule is refused, nothing is written. */
+export const SCHEDULES_OFF: SpawnSchedules = {
+  plan(input) {
+    if (!hasSchedule(input)) return undefined;
+    throw new InvalidInputError('at, every_s, cron, max_runs and until need schedules, and this hub runs with them switched off (capabilities.schedules: false in .overseer/config.json or OVERSEER_CAPABILITIES). Spawn the agent now without them, or switch schedules on and restart the hub.');
+  },
+  view: () => undefined,
+};

@@ -84,7 +84,7 @@ export interface TakenOver {
   isAttached(jobId: string): boolean;
 }
 
-/** Nobody takes jobs over (the job engine without the takeover service, e.g. in its unit tests). */
+/** Nobody takes jobs over: the takeover capability is switched off (or the engine runs alone, in its unit tests). */
 export const NO_TAKEOVER: TakenOver = { isAttached: () => false };
 
 /**

@@ -45,6 +45,9 @@ export interface TranscriptSink {
   attemptEnded(jobId: string, attempt: number): void;
 }
 
+/** No transcript index (search switched off): lines are only written to the transcript files. */
+export const NO_TRANSCRIPT_SINK: TranscriptSink = { line: () => undefined, attemptEnded: () => undefined };
+
 /** Hears the children's activity and shell commands (the health monitor, src/floor/monitor.ts). */
 export interface ActivitySink {
   activity(jobId: string, line?: string): void;
