@@ -96,3 +96,16 @@ test('the runner hands each line to its transcript sink and activity sink, and s
   e.runner.dispatch();
   assert.equal(e.job('j-late').status, 'queued');
 });
+
+test('the injected limiter holds starts while a provider limit lasts on the hub clock; then one attempt probes', async () => {
+  e = await startEngine({ script: () => ({ resultText: 'ok' }) });
+  e.runner.limits.limitSeen('claude', 'j-elsewhere', { kind: 'rate_limit', status: 429, retryAfterMs: 60_000, message: '429 scripted' }, false);
+  const id = put(e, 'j-held');
+  e.runner.dispatch();
+  assert.equal(e.job(id).status, 'queued', 'no start while the limit holds');
+  assert.equal(e.launcher.spawned.length, 0);
+  e.clock.advance(61_000); // the wait is over on the hub's clock (the limiter's own timer would take a real minute)
+  e.runner.dispatch();
+  await e.until(id, (j) => j.status === 'succeeded');
+  assert.ok(e.ctx.store.events(id, 50).some((ev) => ev.kind === 'limit_probe'), 'it went as the probe');
+});
