@@ -8,7 +8,7 @@
 const LAYERS = [
   { name: 'commands', dirs: ['cli'], files: [] },
   { name: 'entry', dirs: ['hubproc', 'tui'], files: ['index'] },
-  { name: 'composition', dirs: [], files: ['hub'] },
+  { name: 'composition', dirs: [], files: ['hub', 'compose'] },
   { name: 'transport', dirs: ['server', 'mcp', 'web'], files: [] },
   { name: 'tools', dirs: ['tools'], files: [] },
   {

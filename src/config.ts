@@ -64,6 +64,23 @@ export const WorktreeSchema = z.object({
   detect: z.boolean().default(true),
 }).strict();
 
+/**
+ * Optional capabilities, each on unless switched off (docs/configuration.md). Off, the hub does not
+ * offer its tools and does not build it (src/compose.ts); everything else stays as it is.
+ */
+export const CapabilitiesSchema = z.object({
+  /** start_debate, get_debate, list_debates, cancel_debate (src/debate). */
+  debates: z.boolean().default(true),
+  /** spawn_agent's at / every_s / cron, list_schedules, cancel_schedule (src/runs/schedules.ts). */
+  schedules: z.boolean().default(true),
+  /** search_output and the transcript index (src/search). */
+  search: z.boolean().default(true),
+  /** attach_agent, detach_agent: a person takes an agent's session over (src/takeover). */
+  takeover: z.boolean().default(true),
+}).strict('unknown capability: capabilities takes only debates, schedules, search, takeover (each true or false)');
+
+export type Capabilities = z.infer<typeof CapabilitiesSchema>;
+
 export const ConfigSchema = z
   .object({
     home: z.string().min(1),
@@ -143,6 +160,8 @@ export const ConfigSchema = z
     startConcurrency: z.union([z.literal('auto'), intFromString(0, 256)]).default('auto'),
     /** The provider limiter (src/limits, docs/limits.md): backoff when a limit answer names no wait, the probe's lease. */
     limits: z.preprocess(jsonText, LimitsSchema).default({}),
+    /** Optional capabilities switched on or off, e.g. {"debates": false} (all on by default). */
+    capabilities: z.preprocess(jsonText, CapabilitiesSchema).default({}),
   })
   .strict();
 
@@ -185,6 +204,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CLASSIFIER_TIMEOUT_S: 'classifierTimeoutS',
   OVERSEER_START_CONCURRENCY: 'startConcurrency',
   OVERSEER_LIMITS: 'limits',
+  OVERSEER_CAPABILITIES: 'capabilities',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

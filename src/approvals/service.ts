@@ -42,12 +42,12 @@ export class TooLateError extends InvalidStateError {
 
 export class RequestService {
   readonly store: RequestStore;
-  elicitor?: Elicitor;
   private seq = 0;
   /** Open forms by request id: aborted when the request closes. */
   private readonly forms = new Map<string, AbortController>();
 
-  constructor(private readonly ctx: HubContext) {
+  /** `elicitor`: asks the lead's client to show a request as a form (src/server/elicit.ts). */
+  constructor(private readonly ctx: HubContext, private readonly elicitor: Elicitor) {
     this.store = new RequestStore(ctx.db);
     ctx.bus.on('job', (e) => {
       if (isActive(e.status as never)) return;
@@ -244,7 +244,7 @@ export class RequestService {
   /** Ask the person in a form (never for the lead's own requests); their answer closes the request. */
   private async elicit(id: string): Promise<void> {
     const r = this.store.get(id)!;
-    if (!this.elicitor || r.who === 'lead') return;
+    if (r.who === 'lead') return;
     const ac = new AbortController();
     this.forms.set(id, ac);
     const take = (res: FormResult): void => {

@@ -2,7 +2,6 @@
 // into its conversation (stream-json stdin); otherwise it waits for the recipient's next
 // launch or read_messages. Messages to the lead wake the lead's wait_for_agents (attention).
 import type { Caller, HubContext } from './context.js';
-import type { Runner } from './runner.js';
 import type { MessageRow } from '../store/jobs.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
@@ -26,15 +25,20 @@ export interface MessageView {
 
 export const messageView = (m: MessageRow): MessageView => ({ message_id: m.id, from: m.from_id, to: m.to_id, text: m.text, created_at: isoTime(m.created_at), read: m.read_at !== null });
 
+/** What messages need of the running children (src/services/children.ts provides it). */
+export interface Conversations {
+  /** Push `text` into the running conversation of `jobId`; false when it has none that takes input now. */
+  push(jobId: string, text: string): boolean;
+}
+
 export class MessageService {
-  constructor(private readonly ctx: HubContext, private readonly runner: Runner) {}
+  constructor(private readonly ctx: HubContext, private readonly conversations: Conversations) {}
 
   /** Store a message for a job and push it into its conversation when it is running. */
   deliver(from: string, to: string, text: string): { message_id: number; delivered: boolean } {
-    const sup = this.runner.supervisors.get(to);
     const job = this.ctx.store.get(to);
     // needs_input: the child is blocked in request_approval/ask_lead, its stdin is still open.
-    const delivered = !!sup && (job?.status === 'running' || job?.status === 'needs_input') && sup.acceptsInput() && sup.deliver(frameMessage(from, text));
+    const delivered = (job?.status === 'running' || job?.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
     const now = this.ctx.clock.now();
     const id = this.ctx.store.addMessage(from, to, text, now, delivered);
     this.ctx.store.addEvent(to, now, 'message', { from, delivered });
