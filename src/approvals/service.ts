@@ -11,7 +11,7 @@ import { tx } from '../store/db.js';
 import { waitUntil } from '../services/wait.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isActive } from '../domain/job.js';
-import type { ListRequestsInput, RespondInput } from '../tools/coordSchemas.js';
+import type { ListRequestsInput, RespondInput } from '../contract/coord.js';
 import { answerProblem, closedHow, leadRefusal, type Answer } from './rules.js';
 import { buildForm, readForm, type FormResult, type FormSpec } from './form.js';
 import { attentionItem, lateAttentionItem, requestView, type RequestView } from './view.js';

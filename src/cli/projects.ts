@@ -7,7 +7,7 @@ import { liveHub } from '../server/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 import { choiceOption } from './args.js';
 import { table } from './status.js';
-import { PROJECT_NAME } from '../projects/names.js';
+import { PROJECT_NAME } from '../contract/projectNames.js';
 import { USAGE_DIMENSIONS, bucketsBy, usageReport, type UsageBucket, type UsageDimension, type UsageReport } from '../money/usageReport.js';
 import { costText, usageText } from '../money/usageText.js';
 import type { ProjectView } from '../projects/service.js';

@@ -18,7 +18,7 @@ import { JOB_STATUSES } from '../domain/job.js';
 import { readFloor } from '../floor/source.js';
 import { schedulesLine } from '../runs/scheduleText.js';
 import { archivedProjects } from '../projects/store.js';
-import { PROJECT_NAME } from '../projects/names.js';
+import { PROJECT_NAME } from '../contract/projectNames.js';
 import type { Floor, FloorLimit, NeedsYouItem } from '../floor/types.js';
 import { debateStatusLines } from '../debate/status.js';
 

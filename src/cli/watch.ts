@@ -9,7 +9,7 @@ import { CliError, UsageError } from './errors.js';
 export async function runWatch(o: { project?: string } = {}): Promise<void> {
   const { home, maxAgents } = loadConfig();
   if (o.project !== undefined) {
-    const { projectNameProblem, projectNameMessage } = await import('../projects/names.js');
+    const { projectNameProblem, projectNameMessage } = await import('../contract/projectNames.js');
     const problem = projectNameProblem(o.project);
     if (problem) throw new UsageError(`--${projectNameMessage(o.project, problem)}`);
   }

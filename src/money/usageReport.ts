@@ -5,6 +5,7 @@
 // price counts its tokens but no dollars: a bucket of only such runs has cost_usd null
 // ("unpriced", never $0), and any bucket with one is marked cost_unknown (its cost a lower bound).
 import type { Db } from '../store/db.js';
+import { USAGE_DIMENSIONS, type UsageDimension } from '../contract/usage.js';
 
 export type RunKind = 'agent' | 'diagnosis' | 'triage' | 'classification';
 
@@ -136,9 +137,8 @@ export function usageReport(db: Db, o: { sinceMs?: number; tzOffsetMin?: number;
 
 const round = (v: number): number => Math.round(v * 1e6) / 1e6;
 
-/** The dimensions a report is grouped by, as `overseer usage --by` and the usage tool name them. */
-export const USAGE_DIMENSIONS = ['model', 'provider', 'label', 'workflow', 'template', 'project', 'day', 'kind'] as const;
-export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+// The dimensions are the usage tool's contract (src/contract/usage.ts).
+export { USAGE_DIMENSIONS, type UsageDimension };
 
 /** The buckets of one dimension. */
 export function bucketsBy(r: UsageReport, by: UsageDimension): UsageBucket[] {

@@ -5,7 +5,7 @@
 import type { Caller, HubContext } from '../services/context.js';
 import type { JobStatus } from '../domain/job.js';
 import { senderOf } from '../services/messages.js';
-import type { BroadcastStatus } from './names.js';
+import type { BroadcastStatus } from '../contract/projectNames.js';
 
 export interface BroadcastInput { project?: string; status?: BroadcastStatus; text: string }
 

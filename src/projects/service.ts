@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import type { JobRow } from '../store/jobs.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
-import { projectNameMessage, projectNameProblem } from './names.js';
+import { projectNameMessage, projectNameProblem } from '../contract/projectNames.js';
 import { ProjectStore, type ProjectStats } from './store.js';
 
 const unarchiveHint = (name: string): string =>

@@ -16,7 +16,7 @@
 import type { Caller, HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { JobRow } from '../store/jobs.js';
-import type { SpawnInput } from '../tools/agentSchemas.js';
+import type { SpawnInput } from '../contract/agents.js';
 import { tx } from '../store/db.js';
 import { isoTime } from '../clock.js';
 import { slugify } from '../domain/job.js';

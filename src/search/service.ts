@@ -9,6 +9,7 @@ import { JobStore } from '../store/jobs.js';
 import type { Caller } from '../services/context.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { truncate } from '../launch/textCap.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../contract/search.js';
 import type { RowKind } from './extract.js';
 import { ftsExpression, parseSince } from './query.js';
 import { jobToken, ROWS_PER_MS, searchPass, type HitQuery } from './store.js';
@@ -47,8 +48,8 @@ export interface SearchResult {
   indexing?: string;
 }
 
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
+// The limits of search_output's contract (src/contract/search.ts).
+export { DEFAULT_LIMIT, MAX_LIMIT };
 export const TOTAL_CAP = 1000;
 /** Longest the count behind total_hint may take. */
 export const COUNT_BUDGET_MS = 3;

@@ -35,7 +35,7 @@ import { toEventView, type EventView } from '../events/view.js';
 import { checkProject, projectForSpawn } from '../projects/service.js';
 import { ProjectStore } from '../projects/store.js';
 import { broadcast, type BroadcastInput, type BroadcastResult } from '../projects/broadcast.js';
-import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
+import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../contract/agents.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
 const LIST_BUDGET = 17_000;

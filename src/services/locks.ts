@@ -11,7 +11,7 @@ import { isoTime } from '../clock.js';
 import { resolveLockPaths, isInside } from '../domain/paths.js';
 import { findCycle, describeCycle } from '../domain/waitGraph.js';
 import { isActive } from '../domain/job.js';
-import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../tools/lockSchemas.js';
+import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../contract/locks.js';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 

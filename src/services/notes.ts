@@ -7,7 +7,7 @@ import { tx } from '../store/db.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
-import type { ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../tools/noteSchemas.js';
+import type { ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../contract/notes.js';
 import { chunkEnd, jsonLength } from '../domain/jsonChunk.js';
 
 export interface NoteView {

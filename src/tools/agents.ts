@@ -5,7 +5,7 @@ import { defineTool, type ToolDef } from './registry.js';
 import {
   CancelInput, FinishInput, GET_AGENT_EVENTS, GetAgentInput, ListAgentsInput, MessageAgentInput, PauseInput,
   ReadOutputInput, ReportStatusInput, ResumeInput, SpawnInput, WaitInput,
-} from './agentSchemas.js';
+} from '../contract/agents.js';
 
 const BOTH = ['lead', 'agent'] as const;
 

@@ -6,9 +6,9 @@ import type { MessageService } from '../services/messages.js';
 import type { RequestService } from '../approvals/service.js';
 import type { PermissionService } from '../services/permissions.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { LockFilesInput, ListLocksInput, ReleaseFilesInput } from './lockSchemas.js';
-import { DeleteNoteInput, ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput } from './noteSchemas.js';
-import { AskLeadInput, CheckPermissionInput, ListRequestsInput, ReadMessagesInput, RequestApprovalInput, RespondInput, SendMessageInput } from './coordSchemas.js';
+import { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../contract/locks.js';
+import { DeleteNoteInput, ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput } from '../contract/notes.js';
+import { AskLeadInput, CheckPermissionInput, ListRequestsInput, ReadMessagesInput, RequestApprovalInput, RespondInput, SendMessageInput } from '../contract/coord.js';
 
 const BOTH = ['lead', 'agent'] as const;
 

@@ -5,8 +5,8 @@ import type { ProjectService } from '../projects/service.js';
 import { bucketsBy, usageReport } from '../money/usageReport.js';
 import { parseSince } from '../search/query.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { ListProjectsInput, UpdateProjectInput } from './projectSchemas.js';
-import { UsageInput } from './usageSchemas.js';
+import { ListProjectsInput, UpdateProjectInput } from '../contract/projects.js';
+import { UsageInput } from '../contract/usage.js';
 
 export function projectTools(d: { projects: ProjectService; db: Db; now: () => number }): ToolDef[] {
   return [

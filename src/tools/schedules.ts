@@ -2,7 +2,7 @@
 // adapters over src/runs/schedules.ts; schemas in scheduleSchemas.ts.
 import type { Schedules } from '../runs/schedules.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { CancelScheduleInput, ListSchedulesInput } from './scheduleSchemas.js';
+import { CancelScheduleInput, ListSchedulesInput } from '../contract/schedules.js';
 
 export function scheduleTools(schedules: Schedules): ToolDef[] {
   return [

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { KnowledgeBase } from '../../kb/service.js';
-import { EntryIdSchema, LearningSchema, MAX_QUERY_CHARS } from '../../tools/kbSchemas.js';
+import { EntryIdSchema, LearningSchema, MAX_QUERY_CHARS } from '../../contract/kb.js';
 import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
 
 const ListQuery = z.object({

@@ -1,6 +1,9 @@
 // Zod input schema of the usage tool (docs/usage.md).
 import { z } from 'zod';
-import { USAGE_DIMENSIONS } from '../money/usageReport.js';
+
+/** The dimensions a report is grouped by, as `overseer usage --by` and the usage tool name them. */
+export const USAGE_DIMENSIONS = ['model', 'provider', 'label', 'workflow', 'template', 'project', 'day', 'kind'] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 export const UsageInput = z.object({
   by: z.enum(USAGE_DIMENSIONS).optional()

@@ -2,7 +2,10 @@
 // live here; the query syntax and `since` are checked by src/search (InvalidInputError naming
 // the fix), so a bad query fails the call with a readable reason and changes nothing.
 import { z } from 'zod';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../search/index.js';
+
+/** How many hits search_output returns by default, and at most (src/search checks the same). */
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
 
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 

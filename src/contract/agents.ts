@@ -2,9 +2,19 @@
 // tool, used for registration and for the types the services take. Messages name the field,
 // the bad value and the fix.
 import { z } from 'zod';
-import { isValidCheck } from '../services/checks.js';
-import { MAX_EVERY_S, MAX_RUNS, MIN_EVERY_S } from '../runs/scheduleTiming.js';
-import { BROADCAST_STATUSES } from '../projects/names.js';
+import { BROADCAST_STATUSES } from './projectNames.js';
+
+/** The checks a spawn may name; anything else is refused at spawn time (run by src/services/checks.ts). */
+export function isValidCheck(c: string): boolean {
+  return c === 'diff_not_empty' || c === 'no_error_in_output' || (c.startsWith('command:') && c.slice(8).trim().length > 0);
+}
+
+/** The shortest repeat interval: an agent run takes longer than this anyway, and a loop of spawns is a mistake. */
+export const MIN_EVERY_S = 60;
+/** The longest repeat interval (a year); a rarer job is better written as a cron expression or an `at`. */
+export const MAX_EVERY_S = 366 * 24 * 3600;
+/** The most occurrences one series may have. */
+export const MAX_RUNS = 10_000;
 
 const PROJECT_RE = /^[A-Za-z0-9._/-]{1,100}$/;
 const project = () => z.string().regex(PROJECT_RE, 'project must be 1..100 letters, digits, "-", "_", "." or "/", e.g. "web" or "acme/api"');

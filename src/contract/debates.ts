@@ -1,6 +1,6 @@
 // Zod input schemas of the debate tools (docs/debates.md).
 import { z } from 'zod';
-import { projectName } from '../projects/names.js';
+import { projectName } from './projectNames.js';
 
 // A fresh schema per side: two parameters sharing one zod instance are published as a JSON "$ref".
 const side = () => z.object({

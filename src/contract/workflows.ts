@@ -1,6 +1,6 @@
 // Zod input schemas of the workflow tools (docs/tools.md "Workflows", docs/workflows.md).
 import { z } from 'zod';
-import { isValidCheck } from '../services/checks.js';
+import { isValidCheck } from './agents.js';
 
 // A fresh schema per use: two parameters sharing one zod instance are published as a JSON
 // "$ref" to the first, which carries no description of its own.
