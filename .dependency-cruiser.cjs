@@ -22,7 +22,7 @@ const LAYERS = [
   },
   { name: 'infrastructure', dirs: ['store', 'launch', 'prompts'], files: ['config'] },
   { name: 'contract', dirs: ['contract'], files: [] },
-  { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version'] },
+  { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version', 'json'] },
 ];
 /** Test doubles: no layer; only the commands (the demo) may import them. */
 const TESTING = '^src/testing/';
