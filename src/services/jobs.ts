@@ -27,7 +27,8 @@ import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from 
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
 import { branchNameProblem } from '../git/refname.js';
-import { isInside, realTarget } from '../domain/paths.js';
+import { isInside } from '../domain/paths.js';
+import { realTarget } from './realPaths.js';
 import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';

@@ -22,7 +22,7 @@ import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
-import { realTarget } from '../domain/paths.js';
+import { realTarget } from './realPaths.js';
 import type { TokenUsage } from '../launch/types.js';
 import { memorySection } from '../kb/memory.js';
 import { recordAttemptSpend } from '../money/record.js';

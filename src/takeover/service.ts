@@ -12,7 +12,7 @@ import type { AgentSummary } from '../services/summary.js';
 import { tx } from '../store/db.js';
 import { hashToken } from '../services/runner.js';
 import { hookSettings } from '../launch/claude/launcher.js';
-import { realTarget } from '../domain/paths.js';
+import { realTarget } from '../services/realPaths.js';
 import { attachWorktree } from '../git/attach.js';
 import { InvalidStateError } from '../errors.js';
 import { errorMessage } from '../errors.js';
