@@ -20,7 +20,7 @@ const LAYERS = [
     ],
     files: [],
   },
-  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts'], files: ['config'] },
+  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts', 'config'], files: ['config'] },
   { name: 'contract', dirs: ['contract'], files: [] },
   { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version', 'json'] },
 ];
