@@ -26,5 +26,11 @@ export async function runWatch(o: { project?: string } = {}): Promise<void> {
   delete process.env.CONTINUOUS_INTEGRATION;
   // React's production build: the development one checks every render and costs CPU per frame.
   process.env.NODE_ENV ??= 'production';
-  await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents, project: o.project });
+  // The MCP client (hubTools) loads on the first action: a watch that only watches never pays for it.
+  const hubTools = () => import('./hubTools.js');
+  const hub = {
+    connect: async (h: string) => (await hubTools()).connectHub(h),
+    refused: async (err: unknown) => err instanceof (await hubTools()).ToolRefused,
+  };
+  await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents, project: o.project, hub });
 }
