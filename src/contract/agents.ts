@@ -135,13 +135,15 @@ export const ResumeInput = z.object({
 }).strict();
 export type ResumeInput = z.infer<typeof ResumeInput>;
 
+/** A message to an agent (message_agent's text; the dashboard's message box too). */
+export const MessageText = z.string().min(1, 'text is empty').max(100_000, 'text must be at most 100000 characters');
+
 export const MessageAgentInput = z.object({
   job_id: jobId.optional().describe('Id of the agent to message, from spawn_agent or list_agents; an agent may message only jobs in its own subtree. Or use to: "*" instead.'),
   to: z.literal('*').optional().describe('"*" = a broadcast to every live agent that matches project and status (instead of job_id); an agent reaches only its own sub-agents.'),
   project: project().optional().describe('With to: "*": only agents of this project (default: any project).'),
   status: z.enum(BROADCAST_STATUSES).optional().describe('With to: "*": only agents in this status (default "running").'),
-  text: z.string().min(1, 'text is empty').max(100_000, 'text must be at most 100000 characters')
-    .describe('What to tell the agent; it arrives as a user message in its conversation.'),
+  text: MessageText.describe('What to tell the agent; it arrives as a user message in its conversation.'),
 }).strict().superRefine((v, c) => {
   if (v.job_id !== undefined && v.to !== undefined) c.addIssue({ code: z.ZodIssueCode.custom, path: ['to'], message: 'pass either job_id (one agent) or to: "*" (a broadcast), not both' });
   else if (v.job_id === undefined && v.to === undefined) c.addIssue({ code: z.ZodIssueCode.custom, path: ['job_id'], message: 'job_id is missing: name the agent to message, or pass to: "*" to message every running agent (narrowed by project and status)' });
