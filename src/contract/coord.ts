@@ -52,6 +52,23 @@ export const AskLeadInput = z.object({
 }).strict();
 export type AskLeadInput = z.infer<typeof AskLeadInput>;
 
+/** What request_approval returns: the decision (or timed_out), the comment, who decided. */
+export interface ApprovalResult {
+  request_id: string;
+  decision: string | null;
+  comment: string | null;
+  answered_by: string | null;
+}
+
+/** What ask_lead returns: the answer (null when none came), the comment, who answered. */
+export interface AskLeadResult {
+  request_id: string;
+  answer: string | null;
+  comment: string | null;
+  timed_out: boolean;
+  answered_by: string | null;
+}
+
 export const ListRequestsInput = z.object({
   status: z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all']).default('pending')
     .describe('Which requests: "pending", "answered", "timed_out", "cancelled" or "all" (default "pending").'),

@@ -1,5 +1,5 @@
 // Zod input schemas of the lead's schedule tools (docs/schedules.md). The schedule fields of
-// spawn_agent itself (at, every_s, cron, max_runs, until) live in SpawnInput (agentSchemas.ts).
+// spawn_agent itself (at, every_s, cron, max_runs, until) live in SpawnInput (agents.ts).
 import { z } from 'zod';
 
 const scheduleId = z.string().min(1, 'schedule_id is empty: pass an id from spawn_agent (schedule_id) or list_schedules').max(100);

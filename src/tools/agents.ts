@@ -1,5 +1,5 @@
 // The agent tools of the contract (docs/tools.md "Agents") plus report_status and finish.
-// Thin adapters: each calls one JobService method; schemas live in agentSchemas.ts.
+// Thin adapters: each calls one JobService method; schemas live in src/contract/agents.ts.
 import type { JobService } from '../services/jobs.js';
 import { defineTool, type ToolDef } from './registry.js';
 import {

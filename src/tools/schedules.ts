@@ -1,5 +1,5 @@
 // The lead's schedule tools: list_schedules and cancel_schedule (docs/schedules.md). Thin
-// adapters over src/runs/schedules.ts; schemas in scheduleSchemas.ts.
+// adapters over src/runs/schedules.ts; schemas in src/contract/schedules.ts.
 import type { Schedules } from '../runs/schedules.js';
 import { defineTool, type ToolDef } from './registry.js';
 import { CancelScheduleInput, ListSchedulesInput } from '../contract/schedules.js';
