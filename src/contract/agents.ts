@@ -1,5 +1,6 @@
 // Zod input schemas of the agent tools (tool contract, docs/tools.md "Agents"). One schema per
-// tool, used for registration and for the types the services take. Messages name the field,
+// tool, used for registration and for the types the services take (what they return for a job is
+// agentSummary.ts; a broadcast's answer is BroadcastResult below). Messages name the field,
 // the bad value and the fix.
 import { z } from 'zod';
 import { BROADCAST_STATUSES } from './projectNames.js';
@@ -168,3 +169,15 @@ export const FinishInput = z.object({
     .describe('"success" if the task is done, "failure" if you could not do it (default "success").'),
 }).strict();
 export type FinishInput = z.infer<typeof FinishInput>;
+
+export interface BroadcastResult {
+  /** Every agent the message was stored for, in spawn order. */
+  recipients: string[];
+  /** Those it reached in their running conversation now. */
+  delivered: string[];
+  /** Those that read it on their next turn (not running now, or not taking input). */
+  queued: string[];
+  message_ids: number[];
+  /** Set when no agent matched. */
+  note?: string;
+}
