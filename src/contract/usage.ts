@@ -1,9 +1,8 @@
 // Zod input schema of the usage tool (docs/usage.md).
 import { z } from 'zod';
+import { USAGE_DIMENSIONS, type UsageDimension } from './usageDimensions.js';
 
-/** The dimensions a report is grouped by, as `overseer usage --by` and the usage tool name them. */
-export const USAGE_DIMENSIONS = ['model', 'provider', 'label', 'workflow', 'template', 'project', 'day', 'kind'] as const;
-export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+export { USAGE_DIMENSIONS, type UsageDimension };
 
 export const UsageInput = z.object({
   by: z.enum(USAGE_DIMENSIONS).optional()

@@ -5,7 +5,8 @@
 // price counts its tokens but no dollars: a bucket of only such runs has cost_usd null
 // ("unpriced", never $0), and any bucket with one is marked cost_unknown (its cost a lower bound).
 import type { Db } from '../store/db.js';
-import { USAGE_DIMENSIONS, type UsageDimension, type UsageInput } from '../contract/usage.js';
+import { USAGE_DIMENSIONS, type UsageDimension } from '../contract/usageDimensions.js';
+import type { UsageInput } from '../contract/usage.js';
 import { parseSince } from '../search/query.js';
 
 export type RunKind = 'agent' | 'diagnosis' | 'triage' | 'classification';
