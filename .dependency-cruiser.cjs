@@ -20,8 +20,9 @@ const LAYERS = [
     ],
     files: [],
   },
-  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts'], files: ['config'] },
-  { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version'] },
+  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts', 'config'], files: ['config'] },
+  { name: 'contract', dirs: ['contract'], files: [] },
+  { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version', 'json'] },
 ];
 /** Test doubles: no layer; only the commands (the demo) may import them. */
 const TESTING = '^src/testing/';
@@ -78,7 +79,19 @@ module.exports = {
       from: { path: '^src/domain/' },
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
-        pathNot: '^node_modules/(zod|shell-quote)/',
+        pathNot: '(^|/)node_modules/(zod|shell-quote)/',
+      },
+    },
+    {
+      name: 'contract-pure-packages',
+      comment:
+        'src/contract holds the tools\' zod input schemas and result types: of packages it uses ' +
+        'only zod, and no I/O, so every layer above can share it.',
+      severity: 'error',
+      from: { path: '^src/contract/' },
+      to: {
+        dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: '(^|/)node_modules/zod/',
       },
     },
     {

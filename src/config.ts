@@ -9,9 +9,9 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
-import { NotifySchema } from './floor/notify/schema.js';
-import { ModelTiersSchema } from './models/tiers.js';
-import { LimitsSchema } from './limits/config.js';
+import { NotifySchema } from './config/notify.js';
+import { ModelTiersSchema } from './config/modelTiers.js';
+import { LimitsSchema } from './config/limits.js';
 
 /** Env values are strings: a JSON object in an env var is parsed before validation. */
 const jsonText = (v: unknown): unknown => {

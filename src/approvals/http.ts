@@ -12,20 +12,19 @@ import { z } from 'zod';
 import type { Caller } from '../services/context.js';
 import { OverseerError, errorMessage } from '../errors.js';
 import { TooLateError, type RequestService } from './service.js';
+import { ListRequestsInput, RespondInput } from '../contract/coord.js';
 
 const MAX_BODY = 1024 * 1024;
 
-export const PersonAnswerBody = z.object({
-  decision: z.enum(['approved', 'rejected']).optional(),
-  answer: z.string().max(20_000).optional(),
-  comment: z.string().max(20_000).optional(),
+/** respond's own fields (src/contract/coord.ts; the request id is in the path), and how the person answered. */
+export const PersonAnswerBody = RespondInput.omit({ request_id: true }).extend({
   channel: z.enum(['cli', 'web'], { message: 'channel must be "cli" or "web"' }),
   /** How the person confirmed a person-only answer: on a terminal (tty), with an explicit flag, or in the dashboard's confirm dialog (page). */
   confirmation: z.enum(['tty', 'flag', 'page']).optional(),
 }).strict();
 export type PersonAnswerBody = z.infer<typeof PersonAnswerBody>;
 
-const ListQuery = z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all'], { message: 'status must be pending, answered, timed_out, cancelled or all' });
+const ListQuery = z.enum(ListRequestsInput.shape.status.removeDefault().options, { message: 'status must be pending, answered, timed_out, cancelled or all' });
 
 const STATUS: Record<string, number> = { invalid_input: 400, forbidden: 403, not_found: 404, invalid_state: 409 };
 

@@ -42,7 +42,7 @@ program.command('status').description('table of jobs, with totals and what needs
   .option('--project <name>', 'only jobs of this project (jobs of archived projects are hidden unless their project is named)')
   .option('--watch', 'render again whenever the floor changes (the running hub\'s stream, else the database read-only) until Ctrl-C')
   .option('--floor', 'print the whole floor (needs you, running tree, queued, done, workflows, locks, totals) as JSON')
-  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string; project?: string; watch?: boolean; floor?: boolean }) => (await import('./status.js')).runStatus(o));
+  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string; project?: string; watch?: boolean; floor?: boolean }) => (await import('./statusCommand.js')).runStatus(o));
 const schedules = program.command('schedules').description('schedules (spawn_agent at / every_s / cron): how each repeats, its next run, or why it ended')
   .option('--status <status>', 'active, done, stopped or cancelled').option('--json', 'machine-readable output')
   .action(async (o: { status?: string; json?: boolean }) => (await import('./schedules.js')).runSchedules(o));

@@ -16,8 +16,8 @@ import { isSettled } from '../domain/job.js';
 import { errorMessage, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { placeRun, removeWorktree } from '../git/worktree.js';
 import { git, gitQuick } from '../git/exec.js';
-import type { CancelInput } from '../tools/agentSchemas.js';
-import type { ListDebatesInput, StartDebateInput } from '../tools/debateSchemas.js';
+import type { CancelInput } from '../contract/agents.js';
+import type { ListDebatesInput, StartDebateInput } from '../contract/debates.js';
 import {
   ANSWER_SCHEMA, OPENING_SCHEMA, REVIEW_SCHEMA, decide, loopOutcome, needsVerdict, parseAnswer, parseReview, sideName,
   type DebateShape, type Outcome, type Side, type TurnKey,

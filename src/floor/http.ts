@@ -19,7 +19,7 @@ import type { ApiHandler } from '../server/http.js';
 import { readFloor } from './source.js';
 import type { FloorHubInfo } from './model.js';
 import type { Floor } from './types.js';
-import { PROJECT_NAME } from '../projects/names.js';
+import { PROJECT_NAME } from '../contract/projectNames.js';
 
 /** Bus events after which the floor may have changed. */
 export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit'];

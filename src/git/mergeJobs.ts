@@ -16,6 +16,9 @@ import { removeWorktree } from './create.js';
 import { errText, firstLine, gitQuick, outLines, realPathOrUndefined, withLock } from './exec.js';
 import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from './merge.js';
 import { orderQueue } from './queue.js';
+import type { QueueEntry, QueueView } from '../contract/merge.js';
+
+export type { QueueEntry, QueueView };
 
 export interface MergeDeps {
   db: Db;
@@ -43,25 +46,6 @@ export type JobMergeResult =
   | { merged: true; job_id: string; title: string; branch: string; target: string; commit: string; previous: string; mode: MergeMode; checks: string[]; worktree_removed: boolean; worktree_note?: string; branch_kept: true; message: string }
   | { merged: false; job_id: string; title: string; branch: string; target: string; reason: 'conflict' | 'checks_failed' | 'nothing_to_merge' | 'apply_failed' | 'conflicts_left';
     files?: string[]; failed_checks?: { check: string; detail?: string }[]; finish?: string; abort?: string; message: string };
-
-export interface QueueEntry {
-  position: number;
-  job_id: string;
-  title: string;
-  branch: string;
-  repo_root: string;
-  target: string;
-  files: string[];
-  lines: number;
-  overlaps: { job_id: string; files: string[] }[];
-  ended_at: string | null;
-}
-
-export interface QueueView {
-  queue: QueueEntry[];
-  /** Finished worktree jobs left out, and why (branch gone, no change, already in the target). */
-  skipped: { job_id: string; title: string; branch: string | null; reason: string }[];
-}
 
 export interface ShipReport {
   merged: { job_id: string; title: string; branch: string; target: string; commit: string }[];

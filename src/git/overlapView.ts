@@ -5,14 +5,9 @@ import type { Db } from '../store/db.js';
 import { JobStore } from '../store/jobs.js';
 import { OverlapStore, byPair } from '../store/overlaps.js';
 import { isoTime } from '../clock.js';
+import type { OverlapView } from '../contract/overlaps.js';
 
-export interface OverlapView {
-  jobs: { job_id: string; title: string; branch: string | null; status: string }[];
-  files: string[];
-  locks_conflict: boolean;
-  detected_at: string;
-  open: boolean;
-}
+export type { OverlapView };
 
 export function listOverlaps(db: Db, o: { all?: boolean } = {}): { overlaps: OverlapView[] } {
   const store = new OverlapStore(db);

@@ -23,6 +23,9 @@ import { slugify } from '../domain/job.js';
 import { errorMessage, NotFoundError } from '../errors.js';
 import { ScheduleStore, type ScheduleStatus, type ScheduleWithCurrent } from './scheduleStore.js';
 import { describeRepeat, nextOccurrence, type Repeat, type SchedulePlan } from './scheduleTiming.js';
+import type { ScheduleView } from '../contract/schedules.js';
+
+export type { ScheduleView };
 
 /** Longest the timer sleeps before it looks again (clock changes, suspend). */
 export const MAX_SLEEP_MS = 60_000;
@@ -34,32 +37,6 @@ export type ScheduleJobs = Pick<JobService, 'create' | 'cancel'>;
 
 const SETTLED = new Set(['succeeded', 'failed', 'cancelled']);
 const PENDING = new Set(['waiting', 'queued']);
-
-export interface ScheduleView {
-  schedule_id: string;
-  title: string;
-  status: ScheduleStatus;
-  /** "once", "every 3600 s" or "cron 0 9 * * 1-5". */
-  repeat: string;
-  every_s: number | null;
-  cron: string | null;
-  first_run_at: string;
-  until: string | null;
-  max_runs: number | null;
-  /** Occurrences created so far (the current one included). */
-  runs: number;
-  /** When the next occurrence starts, while one waits for its time; null otherwise. */
-  next_run_at: string | null;
-  current_job_id: string | null;
-  current_status: string | null;
-  /** Why the series ended (cap, until, a failed or cancelled run, cancel_schedule). */
-  stop_reason: string | null;
-  created_at: string;
-  ended_at: string | null;
-  /** Only for one schedule (list_schedules { schedule_id }): its latest occurrences. */
-  occurrences?: { n: number | null; job_id: string; status: string; run_at: string | null; started_at: string | null; ended_at: string | null; failure_class: string | null }[];
-  note?: string;
-}
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : isoTime(ms));
 

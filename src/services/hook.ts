@@ -6,7 +6,7 @@ import type { Caller } from './context.js';
 import type { LockService } from './locks.js';
 import { bashWriteTargets } from '../domain/bashTargets.js';
 import { applyPatchTargets } from '../domain/applyPatch.js';
-import { realTarget, resolveLockPath } from '../domain/paths.js';
+import { realTarget, resolveLockPath } from './realPaths.js';
 import { protectedReason } from '../domain/protectedPaths.js';
 import { protectedContextOf, secretRefusal } from './stateGuard.js';
 import type { HubContext } from './context.js';

@@ -28,7 +28,8 @@ import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from 
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
 import { branchNameProblem } from '../git/refname.js';
-import { isInside, realTarget } from '../domain/paths.js';
+import { isInside } from '../domain/paths.js';
+import { realTarget } from './realPaths.js';
 import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
@@ -36,7 +37,7 @@ import { toEventView, type EventView } from '../events/view.js';
 import { checkProject, projectForSpawn } from '../projects/service.js';
 import { ProjectStore } from '../projects/store.js';
 import { broadcast, type BroadcastInput, type BroadcastResult } from '../projects/broadcast.js';
-import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
+import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../contract/agents.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
 const LIST_BUDGET = 17_000;

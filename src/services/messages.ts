@@ -6,21 +6,15 @@ import type { MessageRow } from '../store/jobs.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { isTerminal } from '../domain/job.js';
+import type { MessageView } from '../contract/coord.js';
+
+export type { MessageView };
 
 export const senderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
 /** How a message reads inside the recipient's conversation. */
 export function frameMessage(from: string, text: string): string {
   return `Message from ${from === 'lead' ? 'the lead' : from === 'overseer' ? 'Overseer (the hub)' : `agent ${from}`}: ${text}`;
-}
-
-export interface MessageView {
-  message_id: number;
-  from: string;
-  to: string;
-  text: string;
-  created_at: string;
-  read: boolean;
 }
 
 export const messageView = (m: MessageRow): MessageView => ({ message_id: m.id, from: m.from_id, to: m.to_id, text: m.text, created_at: isoTime(m.created_at), read: m.read_at !== null });

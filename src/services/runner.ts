@@ -23,7 +23,7 @@ import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
-import { realTarget } from '../domain/paths.js';
+import { realTarget } from './realPaths.js';
 import type { CommandTally, TokenUsage } from '../launch/types.js';
 import type { LockGuard } from '../confine/lockGuard.js';
 import type { HookLedger } from '../confine/hookLedger.js';

@@ -12,28 +12,18 @@ import type { AgentSummary } from '../services/summary.js';
 import { tx } from '../store/db.js';
 import { hashToken, type Runner } from '../services/runner.js';
 import { hookSettings } from '../launch/claude/launcher.js';
-import { realTarget } from '../domain/paths.js';
+import { realTarget } from '../services/realPaths.js';
 import { attachWorktree } from '../git/attach.js';
 import { InvalidStateError } from '../errors.js';
 import { errorMessage } from '../errors.js';
 import { isActive, isPending, isTerminal, type JobStatus } from '../domain/job.js';
 import { interactiveClaude, interactiveCodex, overseerEnv } from './command.js';
 import { TAKEN_OVER, type Attachments } from './attachments.js';
+import type { AttachResult } from '../contract/takeover.js';
+
+export type { AttachResult };
 
 const LEAD = { role: 'lead' } as const;
-
-export interface AttachResult {
-  job_id: string;
-  title: string;
-  provider: string;
-  session_id: string;
-  /** The status the job had before (running jobs were stopped: it is `interrupted` now). */
-  was: string;
-  work_dir: string;
-  /** The interactive command; `env` is only what to add to the person's own environment. */
-  command: { bin: string; args: string[]; cwd: string; env: Record<string, string> };
-  reattached_worktree: boolean;
-}
 
 export type Then = 'resume' | 'finish' | 'leave';
 

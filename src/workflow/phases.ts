@@ -5,7 +5,7 @@ import type { HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { NoteService } from '../services/notes.js';
 import type { WorkflowStore, WorkflowRow } from '../store/workflows.js';
-import type { RoleSpec } from '../tools/workflowSchemas.js';
+import type { RoleSpec } from '../contract/workflows.js';
 import { ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA, type Phase } from '../domain/workflow.js';
 import type { MilestoneLedger } from './ledger.js';
 import { readState, roleKey, wfKeys, type Guidelines } from './state.js';

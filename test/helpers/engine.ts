@@ -26,7 +26,7 @@ import { PromptLibrary } from '../../src/prompts/load.js';
 import { ScheduleBook } from '../../src/runs/scheduleBook.js';
 import { silentLogger } from '../../src/log.js';
 import { randomIds } from '../../src/clock.js';
-import { SpawnInput } from '../../src/tools/agentSchemas.js';
+import { SpawnInput } from '../../src/contract/agents.js';
 import { ScriptedLauncher, type TurnScript } from './fakeLauncher.js';
 import { claudeBin, makeTempDir } from './claude.js';
 import { waitUntil } from '../../src/services/wait.js';

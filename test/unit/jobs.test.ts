@@ -5,7 +5,7 @@
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEngine, type Engine } from '../helpers/engine.js';
-import { SpawnInput } from '../../src/tools/agentSchemas.js';
+import { SpawnInput } from '../../src/contract/agents.js';
 import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../../src/errors.js';
 
 let e: Engine | undefined;

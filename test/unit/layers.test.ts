@@ -92,14 +92,22 @@ test('each rule reports its kind of break, and imports down a layer pass', async
     'test/helper.ts': 'export const h = 1;\n',
     'src/newfolder/thing.ts': "import { sep } from '../domain/ok.js';\nexport const thing = sep;\n",
     'src/launch/usesNew.ts': "import { thing } from '../newfolder/thing.js';\nexport const n = thing;\n",
+    'src/contract/ok.ts': "import { sep } from '../domain/ok.js';\nexport const c = sep;\n",
+    'src/contract/up.ts': "import { jobs } from '../services/jobs.js';\nexport const u = jobs;\n",
+    'src/contract/io.ts': "import fs from 'node:fs';\nexport const f = fs.existsSync;\n",
+    'src/store/usesContract.ts': "import { c } from '../contract/ok.js';\nexport const s = c;\n",
+    'src/clock.ts': "import { c } from './contract/ok.js';\nexport const now = c;\n",
   });
   const found = await violations(dir, []);
   const plain = found.filter((v) => v.rule.name !== 'no-circular').map(key).sort();
   assert.deepEqual(plain, [
+    'contract-pure-packages: src/contract/io.ts → fs',
     'domain-has-no-io: src/domain/io.ts → fs',
     'domain-imports-only-domain: src/domain/up.ts → src/services/jobs.ts',
     'every-importer-in-a-layer: src/newfolder/thing.ts → src/domain/ok.ts',
     'every-module-in-a-layer: src/launch/usesNew.ts → src/newfolder/thing.ts',
+    'not-up-from-contract: src/contract/up.ts → src/services/jobs.ts',
+    'not-up-from-core: src/clock.ts → src/contract/ok.ts',
     'not-up-from-entry: src/tui/view.ts → src/cli/main.ts',
     'not-up-from-infrastructure: src/store/dynamicUp.ts → src/mcp/rpc.ts',
     'not-up-from-infrastructure: src/store/typeUp.ts → src/tools/tool.ts',

@@ -13,6 +13,7 @@ import type { Caller, HubContext } from '../../services/context.js';
 import type { JobService } from '../../services/jobs.js';
 import { renderLine } from '../../launch/claude/transcript.js';
 import { diffOfJob } from '../../git/jobDiff.js';
+import { CancelInput, MessageText, PauseInput, ResumeInput } from '../../contract/agents.js';
 import { header } from '../pages.js';
 import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
 
@@ -20,11 +21,12 @@ import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http
 const OUTPUT_CHUNK = 256 * 1024;
 const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
+// The lead's tools' own schemas (src/contract/agents.ts), the job id taken from the path.
 const Bodies = {
-  message: z.object({ text: z.string().min(1, 'text is empty: write the message').max(20_000) }).strict(),
-  pause: z.object({ mode: z.enum(['freeze', 'stop']).default('freeze') }).strict(),
-  resume: z.object({ message: z.string().min(1).max(20_000).optional() }).strict(),
-  cancel: z.object({ reason: z.string().max(2000).optional(), cascade: z.boolean().default(true) }).strict(),
+  message: z.object({ text: MessageText }).strict(),
+  pause: PauseInput.omit({ job_id: true }),
+  resume: ResumeInput.omit({ job_id: true }),
+  cancel: CancelInput.omit({ job_id: true }),
 };
 
 const OutputQuery = z.object({

@@ -1,6 +1,7 @@
 // The `notify` configuration (config key `notify`, env OVERSEER_NOTIFY as JSON): where
 // notifications go (sinks), which events each sink takes, and how often a sink may be sent to.
-// Validated once at config load by src/config.ts; everything here is data, no behaviour.
+// Validated once at config load by src/config.ts; everything here is data, no behaviour
+// (the notifier is src/floor/notify).
 import { z } from 'zod';
 
 /** Every event a sink can subscribe to (docs/notifications.md says what raises each). */

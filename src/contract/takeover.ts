@@ -1,4 +1,4 @@
-// Zod input schemas of the takeover tools (overseer attach, docs/attach.md).
+// Zod input schemas of the takeover tools (overseer attach, docs/attach.md), and what attach returns.
 import { z } from 'zod';
 
 const jobId = z.string().min(1, 'job_id is empty: pass an id returned by spawn_agent or list_agents').max(100);
@@ -17,3 +17,16 @@ export const DetachInput = z.object({
   outcome: z.enum(['success', 'failure']).optional().describe('With then "finish": success (default) or failure.'),
 }).strict().refine((i) => i.then !== 'finish' || (i.result?.trim().length ?? 0) > 0, { message: 'then "finish" needs result: say what was done', path: ['result'] });
 export type DetachInput = z.infer<typeof DetachInput>;
+
+export interface AttachResult {
+  job_id: string;
+  title: string;
+  provider: string;
+  session_id: string;
+  /** The status the job had before (running jobs were stopped: it is `interrupted` now). */
+  was: string;
+  work_dir: string;
+  /** The interactive command; `env` is only what to add to the person's own environment. */
+  command: { bin: string; args: string[]; cwd: string; env: Record<string, string> };
+  reattached_worktree: boolean;
+}

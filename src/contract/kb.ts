@@ -2,7 +2,13 @@
 // live here; the finer checks of a learning (too short, secrets, duplicates) are the triage's,
 // which rejects one learning with a reason instead of failing the whole call.
 import { z } from 'zod';
-import { MAX_CONTENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, MIN_CONTENT_CHARS } from '../kb/triage.js';
+
+/** The limits of one learning (report_learnings); src/kb/triage.ts cleans a learning within them. */
+export const MIN_CONTENT_CHARS = 20;
+export const MAX_TITLE_CHARS = 200;
+export const MAX_CONTENT_CHARS = 8000;
+export const MAX_TAGS = 10;
+export const MAX_TAG_CHARS = 40;
 
 export const MAX_QUERY_CHARS = 2000;
 

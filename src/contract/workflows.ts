@@ -1,6 +1,8 @@
-// Zod input schemas of the workflow tools (docs/tools.md "Workflows", docs/workflows.md).
+// Zod input schemas of the workflow tools (docs/tools.md "Workflows", docs/workflows.md), and the
+// workflow they return (WorkflowView).
 import { z } from 'zod';
-import { isValidCheck } from '../services/checks.js';
+import type { BlockedReason, WorkflowStatus } from '../domain/workflow.js';
+import { isValidCheck } from './agents.js';
 
 // A fresh schema per use: two parameters sharing one zod instance are published as a JSON
 // "$ref" to the first, which carries no description of its own.
@@ -62,3 +64,24 @@ export const ResumeWorkflowInput = z.object({
     .describe('true = restart even a workflow still running or waiting for approval, cancelling its current phase (default false).'),
 }).strict();
 export type ResumeWorkflowInput = z.infer<typeof ResumeWorkflowInput>;
+
+export interface WorkflowView {
+  workflow_id: string;
+  title: string;
+  status: WorkflowStatus;
+  cycle: number;
+  phase: string;
+  milestones_done: number;
+  milestones_total: number;
+  blocked_reason: BlockedReason | null;
+  jobs: { job_id: string; phase: string | null; cycle: number | null; status: string; failure_class: string | null; provider: string; model: string | null }[];
+  branch: string | null;
+  worktree: string | null;
+  pr_url: string | null;
+  git_note: string | null;
+  approval_request_id: string | null;
+  max_cycles: number;
+  created_at: string;
+  ended_at: string | null;
+  plan: string | null;
+}

@@ -1,5 +1,5 @@
 // Zod input schemas of the note tools (docs/tools.md "Notes", docs/coordination.md). Keys are printable,
-// `/`-namespaced, at most 256 characters; values at most 1 MB by default.
+// `/`-namespaced, at most 256 characters; values at most 1 MB by default. read_note returns a NoteView.
 import { z } from 'zod';
 
 export const MAX_NOTE_KEY = 256;
@@ -58,3 +58,17 @@ export const DeleteNoteInput = z.object({
     .describe('Delete only if the note is still at this version (default: delete whatever version it is at).'),
 }).strict();
 export type DeleteNoteInput = z.infer<typeof DeleteNoteInput>;
+
+export interface NoteView {
+  key: string;
+  /** The value, or the piece of it from `offset` when the whole does not fit one result. */
+  value: string;
+  version: number;
+  author: string;
+  updated_at: string;
+  /** Length of the whole value (UTF-16 units, as `offset` counts). */
+  total_chars: number;
+  offset: number;
+  /** Where the next piece starts (read_note with this offset and `version`), or null when `value` reaches the end. */
+  next_offset: number | null;
+}

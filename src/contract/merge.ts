@@ -1,4 +1,4 @@
-// Inputs of merge_branch and merge_queue (docs/merge.md).
+// Inputs of merge_branch and merge_queue (docs/merge.md), and the queue merge_queue returns.
 import { z } from 'zod';
 
 const into = z.string().min(1).max(250).regex(/^(?!-)(?!.*\.\.)[^\s~^:?*[\\]+$/, 'a branch name (no spaces, ~^:?*[\\ or .., not starting with -)').optional()
@@ -18,3 +18,22 @@ export const MergeQueueInput = z.object({
   ship: z.boolean().default(false).describe('true: merge the queue one by one in its order (re-computed after each merge), stopping at the first conflict or failed check. false (default): only show the order.'),
   into, mode, strategy,
 }).strict();
+
+export interface QueueEntry {
+  position: number;
+  job_id: string;
+  title: string;
+  branch: string;
+  repo_root: string;
+  target: string;
+  files: string[];
+  lines: number;
+  overlaps: { job_id: string; files: string[] }[];
+  ended_at: string | null;
+}
+
+export interface QueueView {
+  queue: QueueEntry[];
+  /** Finished worktree jobs left out, and why (branch gone, no change, already in the target). */
+  skipped: { job_id: string; title: string; branch: string | null; reason: string }[];
+}

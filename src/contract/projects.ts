@@ -1,4 +1,4 @@
-// Zod input schemas of the project tools (docs/projects.md).
+// Zod input schemas of the project tools (docs/projects.md), and the project they return (ProjectView).
 import { z } from 'zod';
 
 const name = () => z.string().regex(/^[A-Za-z0-9._/-]{1,100}$/, 'name must be a project name: 1..100 letters, digits, "-", "_", "." or "/"');
@@ -16,3 +16,19 @@ export const UpdateProjectInput = z.object({
   note: z.string().max(2000, 'note must be at most 2000 characters').nullable().optional().describe('A short note kept with the project; null clears it.'),
 }).strict();
 export type UpdateProjectInput = z.infer<typeof UpdateProjectInput>;
+
+export interface ProjectView {
+  name: string;
+  archived: boolean;
+  archived_at: string | null;
+  flagged: boolean;
+  note: string | null;
+  jobs: number;
+  by_status: Record<string, number>;
+  /** null when some of its spending could not be priced and nothing could (see cost_lower_bound_usd). */
+  cost_usd: number | null;
+  /** Set when part of its spending is unpriced: what the priced part came to (a lower bound). */
+  cost_lower_bound_usd?: number;
+  last_activity: string | null;
+  created_at: string | null;
+}

@@ -1,10 +1,21 @@
 // Zod input schemas of the agent tools (tool contract, docs/tools.md "Agents"). One schema per
-// tool, used for registration and for the types the services take. Messages name the field,
+// tool, used for registration and for the types the services take (what they return for a job is
+// agentSummary.ts; a broadcast's answer is BroadcastResult below). Messages name the field,
 // the bad value and the fix.
 import { z } from 'zod';
-import { isValidCheck } from '../services/checks.js';
-import { MAX_EVERY_S, MAX_RUNS, MIN_EVERY_S } from '../runs/scheduleTiming.js';
-import { BROADCAST_STATUSES } from '../projects/names.js';
+import { BROADCAST_STATUSES } from './projectNames.js';
+
+/** The checks a spawn may name; anything else is refused at spawn time (run by src/services/checks.ts). */
+export function isValidCheck(c: string): boolean {
+  return c === 'diff_not_empty' || c === 'no_error_in_output' || (c.startsWith('command:') && c.slice(8).trim().length > 0);
+}
+
+/** The shortest repeat interval: an agent run takes longer than this anyway, and a loop of spawns is a mistake. */
+export const MIN_EVERY_S = 60;
+/** The longest repeat interval (a year); a rarer job is better written as a cron expression or an `at`. */
+export const MAX_EVERY_S = 366 * 24 * 3600;
+/** The most occurrences one series may have. */
+export const MAX_RUNS = 10_000;
 
 const PROJECT_RE = /^[A-Za-z0-9._/-]{1,100}$/;
 const project = () => z.string().regex(PROJECT_RE, 'project must be 1..100 letters, digits, "-", "_", "." or "/", e.g. "web" or "acme/api"');
@@ -125,13 +136,15 @@ export const ResumeInput = z.object({
 }).strict();
 export type ResumeInput = z.infer<typeof ResumeInput>;
 
+/** A message to an agent (message_agent's text; the dashboard's message box too). */
+export const MessageText = z.string().min(1, 'text is empty').max(100_000, 'text must be at most 100000 characters');
+
 export const MessageAgentInput = z.object({
   job_id: jobId.optional().describe('Id of the agent to message, from spawn_agent or list_agents; an agent may message only jobs in its own subtree. Or use to: "*" instead.'),
   to: z.literal('*').optional().describe('"*" = a broadcast to every live agent that matches project and status (instead of job_id); an agent reaches only its own sub-agents.'),
   project: project().optional().describe('With to: "*": only agents of this project (default: any project).'),
   status: z.enum(BROADCAST_STATUSES).optional().describe('With to: "*": only agents in this status (default "running").'),
-  text: z.string().min(1, 'text is empty').max(100_000, 'text must be at most 100000 characters')
-    .describe('What to tell the agent; it arrives as a user message in its conversation.'),
+  text: MessageText.describe('What to tell the agent; it arrives as a user message in its conversation.'),
 }).strict().superRefine((v, c) => {
   if (v.job_id !== undefined && v.to !== undefined) c.addIssue({ code: z.ZodIssueCode.custom, path: ['to'], message: 'pass either job_id (one agent) or to: "*" (a broadcast), not both' });
   else if (v.job_id === undefined && v.to === undefined) c.addIssue({ code: z.ZodIssueCode.custom, path: ['job_id'], message: 'job_id is missing: name the agent to message, or pass to: "*" to message every running agent (narrowed by project and status)' });
@@ -156,3 +169,15 @@ export const FinishInput = z.object({
     .describe('"success" if the task is done, "failure" if you could not do it (default "success").'),
 }).strict();
 export type FinishInput = z.infer<typeof FinishInput>;
+
+export interface BroadcastResult {
+  /** Every agent the message was stored for, in spawn order. */
+  recipients: string[];
+  /** Those it reached in their running conversation now. */
+  delivered: string[];
+  /** Those that read it on their next turn (not running now, or not taking input). */
+  queued: string[];
+  message_ids: number[];
+  /** Set when no agent matched. */
+  note?: string;
+}

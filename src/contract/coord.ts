@@ -1,4 +1,5 @@
-// Zod input schemas of the message, request and permission tools (docs/tools.md, docs/coordination.md).
+// Zod input schemas of the message, request and permission tools (docs/tools.md, docs/coordination.md),
+// and what they return (MessageView, RequestView, ApprovalResult, AskLeadResult).
 import { z } from 'zod';
 
 export const SendMessageInput = z.object({
@@ -52,6 +53,23 @@ export const AskLeadInput = z.object({
 }).strict();
 export type AskLeadInput = z.infer<typeof AskLeadInput>;
 
+/** What request_approval returns: the decision (or timed_out), the comment, who decided. */
+export interface ApprovalResult {
+  request_id: string;
+  decision: string | null;
+  comment: string | null;
+  answered_by: string | null;
+}
+
+/** What ask_lead returns: the answer (null when none came), the comment, who answered. */
+export interface AskLeadResult {
+  request_id: string;
+  answer: string | null;
+  comment: string | null;
+  timed_out: boolean;
+  answered_by: string | null;
+}
+
 export const ListRequestsInput = z.object({
   status: z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all']).default('pending')
     .describe('Which requests: "pending", "answered", "timed_out", "cancelled" or "all" (default "pending").'),
@@ -78,3 +96,49 @@ export const CheckPermissionInput = z.object({
   tool_use_id: z.string().max(200).optional().describe('Claude Code\'s id of that tool call, when it sends one.'),
 }).passthrough();
 export type CheckPermissionInput = z.infer<typeof CheckPermissionInput>;
+
+export interface MessageView {
+  message_id: number;
+  from: string;
+  to: string;
+  text: string;
+  created_at: string;
+  read: boolean;
+}
+
+/** Who may answer: only the person, only the lead, or either (the person is asked first). */
+export type Who = 'person' | 'lead' | 'any';
+
+export interface LateAnswerView {
+  answered_by: string;
+  decision: string | null;
+  answer: string | null;
+  comment: string | null;
+  at: string;
+  note: string;
+}
+
+export interface RequestView {
+  request_id: string;
+  job_id: string;
+  agent_title: string | null;
+  kind: string;
+  status: string;
+  who: Who;
+  /** Who must answer now (pending requests only). */
+  awaiting: Who | null;
+  how_to_answer: string | null;
+  summary: string;
+  plan: unknown;
+  options: string[] | null;
+  tool_name: string | null;
+  tool_input: unknown;
+  decision: string | null;
+  answer: string | null;
+  comment: string | null;
+  answered_by: string | null;
+  created_at: string;
+  answered_at: string | null;
+  expires_at: string | null;
+  late_answers?: LateAnswerView[];
+}

@@ -1,6 +1,8 @@
 // Zod input schema of the usage tool (docs/usage.md).
 import { z } from 'zod';
-import { USAGE_DIMENSIONS } from '../money/usageReport.js';
+import { USAGE_DIMENSIONS, type UsageDimension } from './usageDimensions.js';
+
+export { USAGE_DIMENSIONS, type UsageDimension };
 
 export const UsageInput = z.object({
   by: z.enum(USAGE_DIMENSIONS).optional()

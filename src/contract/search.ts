@@ -2,7 +2,10 @@
 // live here; the query syntax and `since` are checked by src/search (InvalidInputError naming
 // the fix), so a bad query fails the call with a readable reason and changes nothing.
 import { z } from 'zod';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../search/index.js';
+
+/** How many hits search_output returns by default, and at most (src/search checks the same). */
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
 
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 
@@ -21,3 +24,30 @@ export const SearchOutputInput = z.object({
     .describe(`Most results, newest first, 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`),
 }).strict();
 export type SearchOutputInput = z.infer<typeof SearchOutputInput>;
+
+export interface SearchHit {
+  job_id: string;
+  title: string;
+  attempt: number;
+  /** ISO time the line was written. */
+  at: string;
+  kind: RowKind;
+  tool?: string;
+  /** The matching part, matches between « and », cuts marked … */
+  snippet: string;
+}
+
+export interface SearchResult {
+  results: SearchHit[];
+  /** Matching rows, counted up to TOTAL_CAP, or for COUNT_BUDGET_MS after the results were found. */
+  total_hint: number;
+  /** Counting stopped there: at least total_hint rows match. */
+  total_capped?: true;
+  took_ms: number;
+  /** Results left out to stay under the result size cap. */
+  omitted?: number;
+  /** Set while older transcripts are still being indexed. */
+  indexing?: string;
+}
+
+export type RowKind = 'text' | 'tool_call' | 'tool_result';

@@ -1,6 +1,6 @@
-// Zod input schemas of the debate tools (docs/debates.md).
+// Zod input schemas of the debate tools (docs/debates.md), and the debate they return (DebateView).
 import { z } from 'zod';
-import { projectName } from '../projects/names.js';
+import { projectName } from './projectNames.js';
 
 // A fresh schema per side: two parameters sharing one zod instance are published as a JSON "$ref".
 const side = () => z.object({
@@ -47,3 +47,47 @@ export const ListDebatesInput = z.object({
 }).strict();
 export type ListDebatesInput = z.infer<typeof ListDebatesInput>;
 export const CancelDebateInput = z.object({ debate_id: debateId.describe('Id of the debate to stop, from start_debate or list_debates.') }).strict();
+
+export type DebateStatus = 'running' | 'consensus' | 'disagreement' | 'failed' | 'cancelled';
+
+export interface SideSpec { provider: 'claude' | 'codex'; model?: string }
+
+export interface TurnView {
+  side: 'A' | 'B';
+  job_id: string;
+  status: string;
+  job_status: string | null;
+  verdict: string | null;
+  position?: string | null;
+  reasoning?: string | null;
+  open_points?: string[];
+  text?: string | null;
+  error?: string | null;
+}
+
+export interface DebateView {
+  debate_id: string;
+  title: string;
+  task: string;
+  status: DebateStatus;
+  error: string | null;
+  /** The project its jobs carry (src/projects). */
+  project: string | null;
+  sides: (SideSpec & { side: 'A' | 'B' })[];
+  max_rounds: number;
+  loops: number;
+  /** the loop and round reached so far */
+  loop: number;
+  round: number;
+  post_action: string | null;
+  post_action_side: 'A' | 'B' | null;
+  verify: boolean;
+  cwd: string;
+  branch: string | null;
+  cost_usd: number;
+  rounds: { loop: number; round: number; turns: TurnView[] }[];
+  post: ({ loop: number; kind: string } & TurnView)[];
+  notes: { final: string; rounds: string };
+  created_at: string;
+  ended_at: string | null;
+}
