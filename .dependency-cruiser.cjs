@@ -15,12 +15,12 @@ const LAYERS = [
     name: 'features',
     dirs: [
       'services', 'workflow', 'debate', 'runs', 'approvals', 'kb', 'limits', 'search', 'floor',
-      'money', 'models', 'projects', 'takeover', 'templates', 'retry', 'git', 'confine',
+      'money', 'models', 'projects', 'takeover', 'templates', 'retry', 'branches', 'confine',
       'doctor', 'events',
     ],
     files: [],
   },
-  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts'], files: ['config'] },
+  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts', 'git'], files: ['config'] },
   { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version'] },
 ];
 /** Test doubles: no layer; only the commands (the demo) may import them. */

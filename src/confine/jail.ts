@@ -42,10 +42,12 @@ function gitDirsOf(cwd: string): { top?: string; common?: string } {
   const hit = gitCommonDirs.get(cwd);
   if (hit) return hit;
   let v: { top?: string; common?: string } = {};
-  const r = gitSync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd, allowFail: true, timeout: 5000 });
-  if (r.code === 0) { // else not a repository
-    const [top, common] = r.stdout.trim().split('\n');
+  try {
+    const out = gitSync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd, timeout: 5000 }).stdout;
+    const [top, common] = out.trim().split('\n');
     v = { top: top ? real(top) : undefined, common: common ? real(common) : undefined };
+  } catch {
+    // not a repository
   }
   gitCommonDirs.set(cwd, v);
   return v;

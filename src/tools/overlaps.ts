@@ -1,7 +1,7 @@
-// list_overlaps (issue 13): a thin adapter over the conflict guard's record (src/git/overlapView.ts).
+// list_overlaps (issue 13): a thin adapter over the conflict guard's record (src/branches/overlapView.ts).
 import { z } from 'zod';
 import type { Db } from '../store/db.js';
-import { listOverlaps } from '../git/overlapView.js';
+import { listOverlaps } from '../branches/overlapView.js';
 import { defineTool, type ToolDef } from './registry.js';
 
 export const ListOverlapsInput = z.object({

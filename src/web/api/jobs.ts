@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { Caller, HubContext } from '../../services/context.js';
 import type { JobService } from '../../services/jobs.js';
 import { renderLine } from '../../launch/claude/transcript.js';
-import { diffOfJob } from '../../git/jobDiff.js';
+import { diffOfJob } from '../../branches/jobDiff.js';
 import { header } from '../pages.js';
 import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
 

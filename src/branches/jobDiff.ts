@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobRow } from '../store/jobs.js';
-import { git } from './exec.js';
+import { git } from '../git/exec.js';
 
 export interface FileDiff { path: string; patch: string }
 

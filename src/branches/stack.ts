@@ -3,8 +3,8 @@
 // dependency branches from that dependency's branch, and one with several starts from the first
 // and merges the others in (an integration branch); a conflict there is reported, never left
 // half-merged. `planStack` is pure; `integrate` runs the merges in the new worktree.
-import { errText, firstLine, gitOut, outLines } from './exec.js';
-import { identityArgs } from './finish.js';
+import { errText, firstLine, gitOut, outLines } from '../git/exec.js';
+import { identityArgs } from '../git/finish.js';
 
 export interface StackDep {
   id: string;

@@ -10,11 +10,11 @@ import { prefixRange } from '../store/prefix.js';
 import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { runChecks } from '../services/checks.js';
-import { bootstrapWorktree, setupFailure } from './bootstrap.js';
-import type { BootstrapConfig } from './bootstrap.js';
-import { removeWorktree } from './create.js';
-import { errText, firstLine, gitOut, outLines, realPathOrUndefined, withLock } from './exec.js';
-import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from './merge.js';
+import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
+import type { BootstrapConfig } from '../git/bootstrap.js';
+import { removeWorktree } from '../git/create.js';
+import { errText, firstLine, gitOut, outLines, realPathOrUndefined, withLock } from '../git/exec.js';
+import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from '../git/merge.js';
 import { orderQueue } from './queue.js';
 
 export interface MergeDeps {

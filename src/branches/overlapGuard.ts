@@ -12,7 +12,7 @@ import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { OverlapStore, type OverlapRow } from '../store/overlaps.js';
-import { gitOut, outLines } from './exec.js';
+import { gitOut, outLines } from '../git/exec.js';
 import { isTerminal, type JobStatus } from '../domain/job.js';
 
 const LIVE: readonly JobStatus[] = ['running', 'frozen', 'needs_input'];
