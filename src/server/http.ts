@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 import { SessionTable, type Session, type SessionLimits } from './sessions.js';
 import { HttpChannel, postMessages, versionProblem, writeProblem } from '../mcp/http.js';
 import { isInitializeRequest, type RpcRequest } from '../mcp/rpc.js';
-import { BAD_BODY, readJsonBody } from './body.js';
+import { BodyError, readJsonBody } from '../http/body.js';
 import type { McpSession, Outbound } from '../mcp/session.js';
 
 /** May this tool call block (wait for others, send progress)? It is answered as an SSE stream; the others as one JSON body. */
@@ -125,7 +125,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   const runAsync = (res: ServerResponse, p: Promise<unknown>): void => void p.catch((err: unknown) => failed(res, err));
   /** The request's JSON body, then `f` (guarded); a bad body is a 400. */
   const withBody = (req: IncomingMessage, res: ServerResponse, f: (body: unknown) => void): void => readJsonBody(req, (body) => {
-    if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+    if (body instanceof BodyError) return deny(res, body.status, body.message);
     try {
       f(body);
     } catch (err) {
