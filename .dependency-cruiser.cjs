@@ -20,7 +20,7 @@ const LAYERS = [
     ],
     files: [],
   },
-  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts', 'git', 'http'], files: ['config'] },
+  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts', 'git', 'http', 'hubfiles'], files: ['config'] },
   { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version'] },
 ];
 /** Test doubles: no layer; only the commands (the demo) may import them. */

@@ -70,10 +70,11 @@ import { OverlapGuard } from './branches/overlapGuard.js';
 import { blockingTest, type CallScope, type ToolDef } from './tools/registry.js';
 import { NativeMcpServer, type McpConnection } from './mcp/server.js';
 import type { McpSession, Outbound } from './mcp/session.js';
-import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
+import { startHttp, type HttpEndpoint } from './server/http.js';
+import { composeApi } from './http/api.js';
 import { tokenAuth } from './server/tokenAuth.js';
 import { createWeb, type Web } from './web/index.js';
-import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
+import { ensureLeadToken, writeFileAtomic, type HubInfo } from './hubfiles/hubLock.js';
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
 
 export interface HubOptions {

@@ -16,7 +16,7 @@ import { gitRoot, packageRoot } from '../config.js';
 import { gitSync } from '../git/exec.js';
 import { which } from '../launch/which.js';
 import { HOOK_MATCHER, hookCommandLine, isOverseerHookCommand } from '../launch/claude/launcher.js';
-import { writeFileAtomic } from '../server/hubLock.js';
+import { writeFileAtomic } from '../hubfiles/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 
 type Json = Record<string, unknown>;

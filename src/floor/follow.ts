@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { hubAnswers, readHubInfo, type HubInfo } from '../server/hubLock.js';
+import { hubAnswers, readHubInfo, type HubInfo } from '../hubfiles/hubLock.js';
 import { readFloor } from './source.js';
 import type { Floor } from './types.js';
 import { readSse } from '../http/sse.js';

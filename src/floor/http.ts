@@ -15,7 +15,7 @@ import type Database from 'better-sqlite3';
 import type { Caller } from '../services/context.js';
 import type { Bus, BusEvents } from '../services/bus.js';
 import type { Logger } from '../log.js';
-import type { ApiHandler } from '../server/http.js';
+import type { ApiHandler } from '../http/api.js';
 import { readFloor } from './source.js';
 import type { FloorHubInfo } from './model.js';
 import type { Floor } from './types.js';

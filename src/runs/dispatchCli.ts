@@ -38,7 +38,7 @@ export function runValidate(file: string, o: Common): void {
 async function hubTools(): Promise<HubTools> {
   const config = loadConfig();
   const [{ locateHub }, { spawnHub }, { connectHub }, { ensureLeadToken }, { randomIds }] = await Promise.all([
-    import('../hubproc/locate.js'), import('../hubproc/spawn.js'), import('../cli/hubTools.js'), import('../server/hubLock.js'), import('../clock.js'),
+    import('../hubproc/locate.js'), import('../hubproc/spawn.js'), import('../cli/hubTools.js'), import('../hubfiles/hubLock.js'), import('../clock.js'),
   ]);
   mkdirSync(config.home, { recursive: true });
   ensureLeadToken(config.home, () => randomIds.token());

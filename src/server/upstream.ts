@@ -3,7 +3,7 @@
 // silent reconnect loop. Messages the hub sends (responses, notifications, its own requests)
 // go to onMessage; onLost is called once when the event stream breaks.
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { HubInfo } from './hubLock.js';
+import type { HubInfo } from '../hubfiles/hubLock.js';
 import { readSse } from '../http/sse.js';
 
 export type PostResult =

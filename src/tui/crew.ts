@@ -5,7 +5,7 @@
 // Errors whose message is that line (the hub's own text where it has one).
 import type { RequestView } from '../approvals/view.js';
 import { closedHow } from '../approvals/rules.js';
-import { readHubInfo } from '../server/hubLock.js';
+import { readHubInfo } from '../hubfiles/hubLock.js';
 import type { HubTools } from '../cli/hubTools.js';
 import type { JobRef, RequestRef } from './keys.js';
 
