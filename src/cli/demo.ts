@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync, mkdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startFakeAnthropic } from '../testing/fakeAnthropic.js';
-import { demoScripts, DEMO_FILES, DEMO_LEAD_PROMPT } from '../testing/demoScripts.js';
+import { startFakeAnthropic } from '../fakemodel/fakeAnthropic.js';
+import { demoScripts, DEMO_FILES, DEMO_LEAD_PROMPT } from '../fakemodel/demoScripts.js';
 import { packageRoot } from '../config.js';
 import { gitSync } from '../git/exec.js';
 import { ClaudeLauncher } from '../launch/claude/launcher.js';

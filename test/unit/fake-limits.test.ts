@@ -3,8 +3,9 @@
 // Codex's usage_limit_reached with resets_at.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { overloaded, rateLimited, startFakeAnthropic, usageLimited } from '../../src/testing/fakeAnthropic.js';
-import { codexRateLimited, codexUsageLimited, startFakeOpenAI } from '../../src/testing/fakeOpenAI.js';
+import { startFakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
+import { startFakeOpenAI } from '../../src/fakemodel/fakeOpenAI.js';
+import { codexRateLimited, codexUsageLimited, overloaded, rateLimited, usageLimited } from '../helpers/fakeLimits.js';
 
 const closers: (() => Promise<void>)[] = [];
 after(async () => { for (const c of closers) await c(); });
