@@ -1,4 +1,5 @@
-// The fakes' provider-limit answers (src/testing): the status, headers and body each CLI reads
+// The fakes' provider-limit answers (src/fakemodel; the steps: test/helpers/fakeLimits.ts): the
+// status, headers and body each CLI reads
 // (docs/limits.md): retry-after on a 429, x-should-retry and the unified reset on a usage limit,
 // Codex's usage_limit_reached with resets_at.
 import { test, after } from 'node:test';
