@@ -15,17 +15,17 @@ const LAYERS = [
     name: 'features',
     dirs: [
       'services', 'workflow', 'debate', 'runs', 'approvals', 'kb', 'limits', 'search', 'floor',
-      'money', 'models', 'projects', 'takeover', 'templates', 'retry', 'git', 'confine',
+      'money', 'models', 'projects', 'takeover', 'templates', 'retry', 'branches', 'confine',
       'doctor', 'events',
     ],
     files: [],
   },
-  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts', 'config'], files: ['config'] },
+  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts', 'config', 'git', 'http', 'hubfiles', 'fakemodel'], files: ['config'] },
   { name: 'contract', dirs: ['contract'], files: [] },
   { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version', 'json'] },
 ];
-/** Test doubles: no layer; only the commands (the demo) may import them. */
-const TESTING = '^src/testing/';
+/** The bundled fake model APIs: the demo (cli/) and the doctor's codex shell check use them. */
+const FAKEMODEL = '^src/fakemodel/';
 
 function pattern(layers) {
   const dirs = layers.flatMap((l) => l.dirs);
@@ -47,7 +47,7 @@ const upRules = LAYERS.slice(1).map((layer, i) => ({
   to: { path: pattern(LAYERS.slice(0, i + 1)) },
 }));
 
-const inALayer = `${pattern(LAYERS)}|${TESTING}`;
+const inALayer = pattern(LAYERS);
 
 module.exports = {
   forbidden: [
@@ -95,20 +95,21 @@ module.exports = {
       },
     },
     {
-      name: 'testing-only-for-the-demo',
+      name: 'fakemodel-only-for-demo-and-doctor',
       comment:
-        'src/testing holds test doubles (the fake model APIs); only the commands (the demo) may ' +
-        'import them, so the product does not depend on them.',
+        'src/fakemodel is the bundled fake model (scripted Anthropic and OpenAI APIs on ' +
+        '127.0.0.1); only the demo (cli/) and `overseer doctor` run it. Nothing else of the ' +
+        'product may depend on a fake (docs/decisions.md, "The bundled fake model").',
       severity: 'error',
-      from: { path: '^src/', pathNot: `^src/cli/|${TESTING}` },
-      to: { path: TESTING },
+      from: { path: '^src/', pathNot: `^src/(cli|doctor)/|${FAKEMODEL}` },
+      to: { path: FAKEMODEL },
     },
     {
-      name: 'testing-imports-only-core',
-      comment: 'The test doubles stand alone: of src they may import only the core.',
+      name: 'fakemodel-stands-alone',
+      comment: 'The fake model stands alone: of src it may import only src/http and the core.',
       severity: 'error',
-      from: { path: TESTING },
-      to: { path: '^src/', pathNot: `${TESTING}|${pattern(LAYERS.slice(-1))}` },
+      from: { path: FAKEMODEL },
+      to: { path: '^src/', pathNot: `${FAKEMODEL}|^src/http/|${pattern(LAYERS.slice(-1))}` },
     },
     {
       name: 'src-not-to-tests',

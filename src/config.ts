@@ -4,11 +4,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { execFileSync } from 'node:child_process';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
+import { gitSync } from './git/exec.js';
 import { NotifySchema } from './config/notify.js';
 import { ModelTiersSchema } from './config/modelTiers.js';
 import { LimitsSchema } from './config/limits.js';
@@ -210,9 +210,10 @@ const ENV_KEYS: Record<string, keyof Config> = {
 /** The git top level of `dir`, or undefined outside a repository. */
 export function gitRoot(dir: string): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const r = gitSync(['rev-parse', '--show-toplevel'], { cwd: dir, allowFail: true });
+    return r.code === 0 ? r.stdout.trim() : undefined;
   } catch {
-    return undefined;
+    return undefined; // git missing, or dir gone
   }
 }
 

@@ -24,15 +24,15 @@ import type { Schedules } from './runs/schedules.js';
 import type { RunService } from './runs/index.js';
 import type { HealthMonitor } from './floor/monitor.js';
 import type { LeadDigest } from './floor/digest.js';
-import type { OverlapGuard } from './git/overlapGuard.js';
+import type { OverlapGuard } from './branches/overlapGuard.js';
 import type { Runner } from './services/runner.js';
 import type { LiveChildren } from './services/children.js';
 import { personApi } from './approvals/http.js';
 import { floorApi, type FloorApi } from './floor/http.js';
 import { checkHookInput } from './domain/hookInput.js';
 import { settingsDirOf } from './config.js';
-import type { PromptDeps } from './server/prompts.js';
-import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
+import type { PromptDeps } from './mcp/prompts.js';
+import { hubResourceDeps, type ResourceDeps } from './mcp/resources.js';
 import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
@@ -41,10 +41,11 @@ import { excludeOverseerDirs } from './git/worktree.js';
 import { blockingTest, type CallScope, type ToolDef } from './tools/registry.js';
 import { NativeMcpServer, type McpConnection } from './mcp/server.js';
 import type { McpSession, Outbound } from './mcp/session.js';
-import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
+import { startHttp, type HttpEndpoint } from './server/http.js';
+import { composeApi } from './http/api.js';
 import { tokenAuth } from './server/tokenAuth.js';
 import { createWeb, type Web } from './web/index.js';
-import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
+import { ensureLeadToken, writeFileAtomic, type HubInfo } from './hubfiles/hubLock.js';
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
 import { InvalidStateError } from './errors.js';
 import { compose, type ComposeOptions, type Lifecycle } from './compose.js';
@@ -72,7 +73,7 @@ export class Hub {
   readonly workflows: WorkflowService;
   readonly kb: KnowledgeBase;
   readonly health: HealthMonitor;
-  /** The conflict guard: files two live worktree branches both change (src/git/overlapGuard.ts). */
+  /** The conflict guard: files two live worktree branches both change (src/branches/overlapGuard.ts). */
   readonly overlaps: OverlapGuard;
   /** The house, label and subtree budgets: reservations at spawn, stops when one is crossed (src/money/budgets.ts). */
   readonly budgets: Budgets;

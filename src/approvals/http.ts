@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Caller } from '../services/context.js';
 import { OverseerError, errorMessage } from '../errors.js';
+import { BodyError, readBody } from '../http/body.js';
 import { TooLateError, type RequestService } from './service.js';
 import { ListRequestsInput, RespondInput } from '../contract/coord.js';
 
@@ -35,17 +36,6 @@ function send(res: ServerResponse, status: number, body: unknown): true {
 }
 
 const fail = (res: ServerResponse, status: number, code: string, message: string, extra: object = {}): true => send(res, status, { error: { code, message }, ...extra });
-
-async function body(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new SyntaxError(`the body is over ${MAX_BODY} bytes`);
-    chunks.push(c as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-}
 
 /** Who answered, as recorded: the channel, and a flag when no terminal confirmed it. */
 export const personLabel = (b: Pick<PersonAnswerBody, 'channel' | 'confirmation'>): string =>
@@ -72,9 +62,10 @@ export function personApi(requests: RequestService): (caller: Caller, req: Incom
       if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', `POST a JSON answer to /api/requests/${id}/respond`);
       let raw: unknown;
       try {
-        raw = await body(req);
+        raw = await readBody(req, { limit: MAX_BODY, empty: {} });
       } catch (err) {
-        return fail(res, 400, 'invalid_input', `the body is not JSON: ${errorMessage(err)}`);
+        if (err instanceof BodyError) return fail(res, err.status, 'invalid_input', err.message);
+        throw err;
       }
       const b = PersonAnswerBody.safeParse(raw);
       if (!b.success) return fail(res, 400, 'invalid_input', b.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));

@@ -4,7 +4,7 @@ import { UsageError } from './errors.js';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
-import { ensureLeadToken } from '../server/hubLock.js';
+import { ensureLeadToken } from '../hubfiles/hubLock.js';
 import { randomIds } from '../clock.js';
 import { locateHub } from '../hubproc/locate.js';
 import { spawnHub } from '../hubproc/spawn.js';

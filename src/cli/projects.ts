@@ -3,7 +3,7 @@
 // tools (usage, list_projects) when one answers, else to the state database read-only; changes
 // (archive, flag, note) go through the hub's update_project only.
 import { loadConfig } from '../config.js';
-import { liveHub } from '../server/hubLock.js';
+import { liveHub } from '../hubfiles/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 import { choiceOption } from './args.js';
 import { table } from './status.js';

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
-import { liveHub } from '../server/hubLock.js';
+import { liveHub } from '../hubfiles/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 
 export async function runWatch(o: { project?: string } = {}): Promise<void> {

@@ -17,7 +17,7 @@ import { LineSplitter } from '../launch/lineSplitter.js';
 import { NodeLauncher } from '../launch/process.js';
 import type { ExitInfo, LaunchSpec, ProcessLauncher } from '../launch/types.js';
 import { which } from '../launch/which.js';
-import { fakeModelCatalog, startFakeOpenAI } from '../testing/fakeOpenAI.js';
+import { fakeModelCatalog, startFakeOpenAI } from '../fakemodel/fakeOpenAI.js';
 import { codexShellCheck, PROBE_COMMAND, PROBE_FILE, PROBE_TEXT } from './codexShell.js';
 import type { Check, CodexShellFacts, CodexShellInputs, DoctorDeps } from './types.js';
 

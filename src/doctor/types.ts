@@ -1,8 +1,8 @@
 // Shapes shared by the `overseer doctor` checks. Every check is a plain function of DoctorDeps,
 // so tests drive it with an injected environment, exec and fetch instead of the real machine.
 
-import type { HubInfo } from '../server/hubLock.js';
-import type { HealthInfo } from '../server/http.js';
+import type { HubInfo } from '../hubfiles/hubLock.js';
+import type { HealthInfo } from '../http/api.js';
 import type { Config } from '../config.js';
 import type { CommandOutcome } from '../launch/codex/commands.js';
 

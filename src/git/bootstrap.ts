@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { git, outLines } from './exec.js';
+import { gitOut, outLines } from './exec.js';
 import { matchGlobs } from './glob.js';
 import { which } from '../launch/which.js';
 import type { BootstrapReport, SetupCommandReport } from '../store/setup.js';
@@ -52,9 +52,9 @@ const NEVER = /^(?:\.overseer|\.overseer-worktrees)(?:\/|$)/;
 /** Untracked and ignored paths of the main checkout that match `patterns` (ignored folders whole, as git lists them). */
 async function copyCandidates(repoRoot: string, patterns: readonly string[]): Promise<string[]> {
   if (patterns.length === 0) return [];
-  const g = git(repoRoot);
-  const untracked = outLines(await g.raw(['ls-files', '--others', '--exclude-standard']));
-  const ignored = outLines(await g.raw(['ls-files', '--others', '--ignored', '--exclude-standard', '--directory']));
+  const g = (args: string[]): Promise<string> => gitOut(args, { cwd: repoRoot });
+  const untracked = outLines(await g(['ls-files', '--others', '--exclude-standard']));
+  const ignored = outLines(await g(['ls-files', '--others', '--ignored', '--exclude-standard', '--directory']));
   const all = [...new Set([...untracked, ...ignored])].filter((p) => !NEVER.test(p));
   return matchGlobs(all, patterns).map((p) => p.replace(/\/$/, ''));
 }
@@ -116,7 +116,7 @@ export async function bootstrapWorktree(o: {
   let commands = config.setup;
   if (commands.length > 0) source = 'config';
   else if (config.detect) {
-    const files = new Set(outLines(await git(o.worktree).raw(['ls-files', '--', ...DETECT.map((d) => d.file)])));
+    const files = new Set(outLines(await gitOut(['ls-files', '--', ...DETECT.map((d) => d.file)], { cwd: o.worktree })));
     const d = detectSetup(files, (bin) => which(bin, o.env.PATH ?? '') !== undefined);
     note = d.note;
     if (d.command) { commands = [d.command]; source = 'detected'; }

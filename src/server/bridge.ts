@@ -7,8 +7,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { processRunning as pidAlive } from '../hubproc/pid.js';
-import { readHubInfo, type HubInfo } from './hubLock.js';
+import { processRunning as pidAlive } from '../hubfiles/pid.js';
+import { readHubInfo, type HubInfo } from '../hubfiles/hubLock.js';
 import { HubSession } from './upstream.js';
 
 export interface BridgeOptions {

@@ -31,5 +31,5 @@ export interface HubContext {
   progressEveryMs: number;
 }
 
-/** Who is calling a tool. */
-export type Caller = { role: 'lead' } | { role: 'agent'; jobId: string };
+/** Who is calling a tool (src/domain/caller.ts). */
+export type { Caller } from '../domain/caller.js';

@@ -1,6 +1,6 @@
 // Runs attempts: moves a queued job to running, prepares its work tree, builds the prompt,
 // starts a Supervisor, and when the process is gone decides the job's fate (checks, retry,
-// interrupted, final), closes its worktree (src/git/jobWorktrees.ts), wakes dependents and
+// interrupted, final), closes its worktree (src/branches/jobWorktrees.ts), wakes dependents and
 // dispatches the queue.
 // Dispatch is event-driven: it runs on spawn, on every job end and on resume, never on a timer.
 import { createHash } from 'node:crypto';
@@ -16,7 +16,7 @@ import type { FailureClass, JobStatus } from '../domain/job.js';
 import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
 import { headCommit } from '../git/worktree.js';
-import { DependencyConflict, JobWorktrees, SetupFailed } from '../git/jobWorktrees.js';
+import { DependencyConflict, JobWorktrees, SetupFailed } from '../branches/jobWorktrees.js';
 import { dependencySection } from '../prompts/dependencies.js';
 import { SetupStore } from '../store/setup.js';
 import { errorMessage } from '../errors.js';

@@ -1,4 +1,4 @@
-// What worktree preparation records per job (src/git/bootstrap.ts, src/git/stack.ts): whether
+// What worktree preparation records per job (src/git/bootstrap.ts, src/branches/stack.ts): whether
 // spawn_agent skipped the bootstrap, the report of its last run, the base it asked for and what
 // its branch was made from. A table of its own, beside the job row. Statements are prepared
 // once per store (get_agent and status read a row per worktree job).

@@ -1,6 +1,6 @@
-// list_overlaps (issue 13): a thin adapter over the conflict guard's record (src/git/overlapView.ts).
+// list_overlaps (issue 13): a thin adapter over the conflict guard's record (src/branches/overlapView.ts).
 import type { Db } from '../store/db.js';
-import { listOverlaps } from '../git/overlapView.js';
+import { listOverlaps } from '../branches/overlapView.js';
 import { ListOverlapsInput } from '../contract/overlaps.js';
 import { defineTool, type ToolDef } from './registry.js';
 

@@ -6,7 +6,7 @@
 // hub's own text where it has one).
 import type { RequestView } from '../approvals/view.js';
 import { closedHow } from '../approvals/rules.js';
-import { readHubInfo } from '../server/hubLock.js';
+import { readHubInfo } from '../hubfiles/hubLock.js';
 import type { JobRef, RequestRef } from './keys.js';
 
 /** The lead's tools on the running hub, as the CLI reaches them (src/cli/hubTools.ts). */

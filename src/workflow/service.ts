@@ -15,7 +15,7 @@ import { freshCounters, type Phase } from '../domain/workflow.js';
 import { isSettled } from '../domain/job.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { placeRun, removeWorktree } from '../git/worktree.js';
-import { git } from '../git/exec.js';
+import { gitOut } from '../git/exec.js';
 import type { CancelInput } from '../contract/agents.js';
 import { checkProject } from '../projects/service.js';
 import type { ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from '../contract/workflows.js';
@@ -110,7 +110,7 @@ export class WorkflowService {
       // Nothing half-created: no orphan worktree or branch.
       if (worktreePath && repoRoot) {
         await removeWorktree(repoRoot, worktreePath).catch(() => undefined);
-        await git(repoRoot).raw(['branch', '-D', branch!]).catch(() => undefined);
+        await gitOut(['branch', '-D', branch!], { cwd: repoRoot }).catch(() => undefined);
       }
       this.ctx.db.prepare('DELETE FROM workflows WHERE id = ?').run(id);
       throw err;

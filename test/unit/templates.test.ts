@@ -13,7 +13,7 @@ import {
 } from '../../src/templates/templates.js';
 import { InvalidInputError, NotFoundError } from '../../src/errors.js';
 import { SpawnInput } from '../../src/contract/agents.js';
-import { loadRecipes } from '../../src/server/prompts.js';
+import { loadRecipes } from '../../src/mcp/prompts.js';
 
 const PROMPTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prompts');
 

@@ -12,10 +12,11 @@ import { z } from 'zod';
 import type { Caller, HubContext } from '../../services/context.js';
 import type { JobService } from '../../services/jobs.js';
 import { renderLine } from '../../launch/claude/transcript.js';
-import { diffOfJob } from '../../git/jobDiff.js';
+import { diffOfJob } from '../../branches/jobDiff.js';
 import { CancelInput, MessageText, PauseInput, ResumeInput } from '../../contract/agents.js';
 import { header } from '../pages.js';
 import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
+import { SSE_HEADERS, keepAlive, sseFrame } from '../../http/sse.js';
 
 /** At most this much transcript per read. */
 const OUTPUT_CHUNK = 256 * 1024;
@@ -81,8 +82,8 @@ export function jobRoutes(d: { ctx: HubContext; jobs: JobService }): JobRoutes {
     const last = /^(\d+):(\d+)$/.exec(header(req, 'last-event-id') ?? '');
     let attempt = last ? Number(last[1]) : pinned;
     let offset = last ? Number(last[2]) : 0;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-    res.write('retry: 1000\n\n');
+    res.writeHead(200, SSE_HEADERS);
+    res.write(sseFrame({ retry: 1000 }));
     open.add(res);
     let first = true;
     const tick = (): void => {
@@ -102,13 +103,13 @@ export function jobRoutes(d: { ctx: HubContext; jobs: JobService }): JobRoutes {
       }
       attempt = c.attempt ?? attempt;
       offset = c.offset;
-      if (c.lines.length || first) res.write(`id: ${c.attempt ?? 0}:${c.offset}\nevent: lines\ndata: ${JSON.stringify(c)}\n\n`);
+      if (c.lines.length || first) res.write(sseFrame({ event: 'lines', data: JSON.stringify(c), id: `${c.attempt ?? 0}:${c.offset}` }));
       first = false;
     };
     tick();
     const t = setInterval(tick, 250);
-    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
-    res.once('close', () => { clearInterval(t); clearInterval(ping); open.delete(res); });
+    keepAlive(res, 15_000);
+    res.once('close', () => { clearInterval(t); open.delete(res); });
     return true;
   };
 

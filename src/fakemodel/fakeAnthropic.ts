@@ -3,6 +3,7 @@
 // named script whose step index is the number of assistant messages in the conversation.
 // Wire shapes follow docs/cli-facts.md C7 (captured from claude 2.1.330).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sseFrame } from '../http/sse.js';
 import { createRequestLog, createScriptBook, playStep, readJsonBody, scriptedFake, sendJson, startFakeHttp } from './fakeHttp.js';
 import type { ScriptedFake, ScriptedFakeOptions, ScriptedRequest } from './fakeHttp.js';
 
@@ -167,7 +168,7 @@ function defaultRoute(prompt: string, system: string): string {
 }
 
 function sse(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  return sseFrame({ event, data: JSON.stringify(data) });
 }
 
 /** Splits a string in two at a code-point boundary (so input_json_delta is really incremental). */
@@ -277,34 +278,7 @@ function defaultErrorType(status: number): string {
   }
 }
 
-// ---- Provider limits, as the API answers them (docs/limits.md has what claude does with each). ----
-
-/** A 429 rate limit with `retry-after` (seconds): claude waits that long (up to 60 s) and asks again, printing system/api_retry. */
-export function rateLimited(retryAfterS: number, message = 'rate limited (fake)'): Step {
-  return { error: { status: 429, type: 'rate_limit_error', message, headers: { 'retry-after': String(retryAfterS) } } };
-}
-
-/** A 529 overloaded answer (no retry-after): claude retries it with its own backoff. */
-export function overloaded(message = 'Overloaded'): Step {
-  return { error: { status: 529, type: 'overloaded_error', message } };
-}
-
-/**
- * A usage limit that resets at `resetAt` (ms since the epoch): a 429 with the unified rate-limit
- * headers, `x-should-retry: false` (claude gives up at once, as it does at a subscription's usage
- * limit) and the reset time in the message, which claude puts in its result
- * ("API Error: Request rejected (429) · usage limit reached, resets at <ISO time>").
- */
-export function usageLimited(resetAt: number): Step {
-  return {
-    error: {
-      status: 429, type: 'rate_limit_error', message: `usage limit reached, resets at ${new Date(resetAt).toISOString()}`,
-      headers: {
-        'x-should-retry': 'false', 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(Math.ceil(resetAt / 1000)),
-      },
-    },
-  };
-}
+// Provider limits are scripted as error steps; the steps tests play live in test/helpers/fakeLimits.ts.
 
 export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const scripts = createScriptBook<StepContext, Step>(opts.scripts);

@@ -14,8 +14,8 @@
 // a message that says what exists. Lead only: resources ignore the agent's subtree limits.
 import type { Db } from '../store/db.js';
 import { prefixRange } from '../store/prefix.js';
-import type { ResourceTable, ReadResult as ReadResourceResult, ResourceEntry as Resource, Variables } from '../mcp/resourceTable.js';
-import { ErrorCode, RpcError as McpError } from '../mcp/rpc.js';
+import type { ResourceTable, ReadResult as ReadResourceResult, ResourceEntry as Resource, Variables } from './resourceTable.js';
+import { ErrorCode, RpcError as McpError } from './rpc.js';
 import { OverseerError } from '../errors.js';
 
 /** MCP spec: resources/read of a URI that names nothing. */

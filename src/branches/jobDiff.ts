@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobRow } from '../store/jobs.js';
-import { git } from './exec.js';
+import { git } from '../git/exec.js';
 
 export interface FileDiff { path: string; patch: string }
 
@@ -53,12 +53,12 @@ export function newFilePatch(dir: string, path: string): FileDiff {
 export async function diffOfJob(j: Pick<JobRow, 'id' | 'work_dir' | 'cwd' | 'base_commit' | 'branch' | 'repo_root'>): Promise<JobDiff> {
   const dir = j.work_dir ?? j.cwd;
   if (existsSync(dir)) {
-    const g = git(dir);
+    const g = async (args: string[]): Promise<string> => (await git(args, { cwd: dir })).stdout;
     const base = j.base_commit ?? 'HEAD';
     const [stat, patch, untracked] = await Promise.all([
-      g.raw(['diff', ...OPTS, '--stat', base]),
-      g.raw(['diff', ...OPTS, base]),
-      g.raw(['ls-files', '--others', '--exclude-standard']),
+      g(['diff', ...OPTS, '--stat', base]),
+      g(['diff', ...OPTS, base]),
+      g(['ls-files', '--others', '--exclude-standard']),
     ]);
     const added = untracked.split('\n').filter(Boolean);
     return {
@@ -67,9 +67,9 @@ export async function diffOfJob(j: Pick<JobRow, 'id' | 'work_dir' | 'cwd' | 'bas
     };
   }
   if (j.branch && j.repo_root && j.base_commit && existsSync(j.repo_root)) {
-    const g = git(j.repo_root);
+    const g = async (args: string[]): Promise<string> => (await git(args, { cwd: j.repo_root! })).stdout;
     const range = [j.base_commit, j.branch];
-    const [stat, patch] = await Promise.all([g.raw(['diff', ...OPTS, '--stat', ...range]), g.raw(['diff', ...OPTS, ...range])]);
+    const [stat, patch] = await Promise.all([g(['diff', ...OPTS, '--stat', ...range]), g(['diff', ...OPTS, ...range])]);
     return { title: `branch ${j.branch} against ${j.base_commit.slice(0, 12)} (its work tree ${dir} is gone)`, stat: stat.trimEnd(), files: splitPatch(patch), untracked: [] };
   }
   return { title: `${dir} is gone${j.branch ? '' : ' and the job has no branch'}: nothing to diff`, stat: '', files: [], untracked: [] };

@@ -1,39 +1,14 @@
-// Scaffolding shared by the scripted API fakes (fakeAnthropic.ts, fakeOpenAI.ts): reading a
-// request body with a size cap, JSON answers, a log of recorded requests that tests can wait on,
-// a loopback server that tracks its sockets (waits that end early when the client goes away, a
+// Scaffolding shared by the scripted API fakes (fakeAnthropic.ts, fakeOpenAI.ts): a request's
+// JSON body (src/http/body.ts) or the API's own error for a bad one, JSON answers, a log of
+// recorded requests that tests can wait on, a loopback server that tracks its sockets (waits that end early when the client goes away, a
 // close() that ends all of it), and the named scripts whose steps answer the requests. Each fake
 // keeps its own wire format: routes, request contexts, rendering and error bodies.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { BodyError, readBody } from '../http/body.js';
 
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
-
-/** A request body that cannot be read; `status` is the HTTP status to answer with. */
-export class BodyError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-/** The request body as UTF-8; rejects with BodyError(413) past `maxBytes` (the rest is drained). */
-export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > maxBytes) {
-        reject(new BodyError(413, `request body over ${maxBytes} bytes`));
-        req.removeAllListeners('data');
-        req.resume();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
+/** Largest request body a fake accepts (a long transcript's history fits). */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
  * The request body parsed as JSON. When it cannot be read or is not JSON, answers with
@@ -45,7 +20,7 @@ export async function readJsonBody(
   malformed: (status: number, message: string) => string,
 ): Promise<unknown> {
   try {
-    return JSON.parse(await readBody(req)) as unknown;
+    return await readBody(req, { limit: MAX_BODY_BYTES });
   } catch (e) {
     const status = e instanceof BodyError ? e.status : 400;
     sendJson(res, status, malformed(status, `malformed request body: ${e instanceof Error ? e.message : String(e)}`));

@@ -3,8 +3,8 @@
 // dependency branches from that dependency's branch, and one with several starts from the first
 // and merges the others in (an integration branch); a conflict there is reported, never left
 // half-merged. `planStack` is pure; `integrate` runs the merges in the new worktree.
-import { errText, firstLine, git, gitQuick, outLines } from './exec.js';
-import { identityArgs } from './finish.js';
+import { errText, firstLine, gitOut, outLines } from '../git/exec.js';
+import { identityArgs } from '../git/finish.js';
 
 export interface StackDep {
   id: string;
@@ -44,17 +44,17 @@ export type IntegrateResult =
  * aborted (the worktree is left at the last clean merge) and the conflicting files returned.
  */
 export async function integrate(worktree: string, merges: StackPlan['merge']): Promise<IntegrateResult> {
-  const g = git(worktree);
+  const g = (args: string[]): Promise<string> => gitOut(args, { cwd: worktree });
   const ident = await identityArgs(worktree);
   const merged: string[] = [];
   for (const m of merges) {
     try {
-      // execa, not simple-git: a conflicted merge prints to stdout and exits 1, which simple-git does not reject.
-      await gitQuick(worktree, [...ident, '-c', 'core.hooksPath=/dev/null', 'merge', '--no-ff', '--no-edit', `--message=overseer: integrate ${m.branch} (${m.jobId}: ${m.title})`, m.branch]);
+      // A conflicted merge prints to stdout and exits 1: git() rejects, the catch reads the conflicted files.
+      await gitOut([...ident, '-c', 'core.hooksPath=/dev/null', 'merge', '--no-ff', '--no-edit', `--message=overseer: integrate ${m.branch} (${m.jobId}: ${m.title})`, m.branch], { cwd: worktree });
       merged.push(m.branch);
     } catch (err) {
-      const files = outLines(await g.raw(['diff', '--name-only', '--diff-filter=U']).catch(() => ''));
-      await g.raw(['merge', '--abort']).catch(() => undefined);
+      const files = outLines(await g(['diff', '--name-only', '--diff-filter=U']).catch(() => ''));
+      await g(['merge', '--abort']).catch(() => undefined);
       return { ok: false, merged, branch: m.branch, jobId: m.jobId, files, ...(files.length ? {} : { error: firstLine(errText(err)) }) };
     }
   }

@@ -12,6 +12,7 @@
 // continues the same script at the next step. A request that failed (HTTP error, response.failed,
 // early close, abort) left nothing in the history, so its retry gets the same step again.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { sseFrame } from '../http/sse.js';
 import { createRequestLog, createScriptBook, playStep, readJsonBody, scriptedFake, sendJson, startFakeHttp } from './fakeHttp.js';
 import type { ScriptedFake, ScriptedFakeOptions, ScriptedRequest } from './fakeHttp.js';
 
@@ -124,7 +125,7 @@ export function fakeModelCatalog(slugs: string[] = ['fake-model']): { models: Re
     models: slugs.map((slug, i) => ({
       slug,
       display_name: slug,
-      description: 'Scripted fake model (src/testing/fakeOpenAI.ts)',
+      description: 'Scripted fake model (src/fakemodel/fakeOpenAI.ts)',
       base_instructions: 'You are a scripted fake model.',
       shell_type: 'unified_exec',
       apply_patch_tool_type: 'freeform',
@@ -374,7 +375,7 @@ function render(step: CodexStep, n: number, model: string): Rendered {
 }
 
 function sse(data: { type: string } & Record<string, unknown>): string {
-  return `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  return sseFrame({ event: data.type, data: JSON.stringify(data) });
 }
 
 function createdEvent(r: Rendered): string {
@@ -403,18 +404,7 @@ function errorBody(message: string, type: string, code?: string, fields: Record<
   return JSON.stringify({ error: { message, type, param: null, code: code ?? null, ...fields } });
 }
 
-// ---- Provider limits, as the API answers them (docs/limits.md has what codex prints for each). ----
-
-/** A 429 rate limit with `retry-after` (seconds): codex ends the turn "exceeded retry limit, last status: 429 Too Many Requests" once its retries are spent. */
-export function codexRateLimited(retryAfterS: number): CodexStep {
-  return { error: { status: 429, message: `Rate limit reached for requests. Please try again in ${retryAfterS}s.`, code: 'rate_limit_exceeded', headers: { 'retry-after': String(retryAfterS) } } };
-}
-
-/** A ChatGPT-plan usage limit that resets at `resetAt` (ms since the epoch): codex ends the turn "You've hit your usage limit. … try again at <local time>." */
-export function codexUsageLimited(resetAt: number): CodexStep {
-  const inS = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
-  return { error: { status: 429, message: 'The usage limit has been reached', type: 'usage_limit_reached', fields: { plan_type: 'plus', resets_at: Math.ceil(resetAt / 1000), resets_in_seconds: inS } } };
-}
+// Provider limits are scripted as error steps; the steps tests play live in test/helpers/fakeLimits.ts.
 
 function defaultErrorType(status: number): string {
   if (status === 401) return 'authentication_error';

@@ -7,10 +7,10 @@ import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import type { SetupStore } from '../store/setup.js';
-import { createWorktree, finishWorktree, headCommit, type WorktreeInfo } from './worktree.js';
+import { createWorktree, finishWorktree, headCommit, type WorktreeInfo } from '../git/worktree.js';
 import { integrate, planStack } from './stack.js';
-import { attachWorktree } from './attach.js';
-import { bootstrapWorktree, setupFailure } from './bootstrap.js';
+import { attachWorktree } from '../git/attach.js';
+import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
 import { errorMessage } from '../errors.js';
 
 /** A worktree setup command failed: the job fails with failure_class setup_failed and this message. */
@@ -37,7 +37,7 @@ export class JobWorktrees {
   }
 
   /**
-   * A new worktree for `job`, on its base (src/git/stack.ts): its `base`, else its one worktree
+   * A new worktree for `job`, on its base (src/branches/stack.ts): its `base`, else its one worktree
    * dependency's branch, else HEAD; several worktree dependencies are merged in, and a conflict
    * fails the job as dependency_conflict naming the files (the merge is aborted).
    */

@@ -10,11 +10,11 @@ import { prefixRange } from '../store/prefix.js';
 import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { runChecks } from '../services/checks.js';
-import { bootstrapWorktree, setupFailure } from './bootstrap.js';
-import type { BootstrapConfig } from './bootstrap.js';
-import { removeWorktree } from './create.js';
-import { errText, firstLine, gitQuick, outLines, realPathOrUndefined, withLock } from './exec.js';
-import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from './merge.js';
+import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
+import type { BootstrapConfig } from '../git/bootstrap.js';
+import { removeWorktree } from '../git/create.js';
+import { errText, firstLine, gitOut, outLines, realPathOrUndefined, withLock } from '../git/exec.js';
+import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from '../git/merge.js';
 import { orderQueue } from './queue.js';
 import type { QueueEntry, QueueView } from '../contract/merge.js';
 
@@ -163,7 +163,7 @@ export class MergeService {
     if (!dir || !existsSync(dir)) return { removed: false };
     const real = await realPathOrUndefined(dir);
     if (!real || real === root) return { removed: false };
-    const left = await gitQuick(real, ['status', '--porcelain=v1']).catch(() => '');
+    const left = await gitOut(['status', '--porcelain=v1'], { cwd: real }).catch(() => '');
     if (left.trim() !== '') {
       const note = `worktree ${real} kept: it has changes that are not committed on the branch (${outLines(left).slice(0, 5).map((l) => l.slice(3)).join(', ')}); look at them, then remove it with git worktree remove`;
       this.store.addEvent(job.id, this.deps.now(), 'merge_note', { note });

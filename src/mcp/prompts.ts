@@ -18,8 +18,8 @@
 // read fresh).
 import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Methods } from '../mcp/methods.js';
-import { ErrorCode, RpcError as McpError } from '../mcp/rpc.js';
+import type { Methods } from './methods.js';
+import { ErrorCode, RpcError as McpError } from './rpc.js';
 import { renderPrompt, type PromptTemplate } from '../prompts/load.js';
 import { parseFrontMatter } from '../templates/frontMatter.js';
 import { describeDefaults, getTemplate, scanTemplates, type Template } from '../templates/templates.js';

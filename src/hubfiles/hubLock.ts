@@ -1,4 +1,4 @@
-// One hub per state directory. The claim (src/hubproc/claim.ts: a kernel lock on
+// One hub per state directory. The claim (src/hubfiles/claim.ts: a kernel lock on
 // <state>/hub.claim held for the hub's lifetime) decides who serves; hub.json only says where
 // to connect and is written by the claim holder alone. A process that cannot take the claim
 // never serves: it reads hub.json and checks that the pid recorded there answers at the url
@@ -6,7 +6,7 @@
 import { chmodSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
-import { tryClaim, type Claim } from '../hubproc/claim.js';
+import { tryClaim, type Claim } from '../hubfiles/claim.js';
 
 export interface HubInfo {
   pid: number;

@@ -12,7 +12,7 @@ import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { OverlapStore, type OverlapRow } from '../store/overlaps.js';
-import { gitQuick, outLines } from './exec.js';
+import { gitOut, outLines } from '../git/exec.js';
 import { isTerminal, type JobStatus } from '../domain/job.js';
 
 const LIVE: readonly JobStatus[] = ['running', 'frozen', 'needs_input'];
@@ -82,8 +82,8 @@ export class OverlapGuard {
   private async changed(j: JobRow): Promise<Set<string>> {
     const dir = j.work_dir!;
     const [diff, untracked] = await Promise.all([
-      gitQuick(dir, ['diff', '--name-only', '--no-renames', j.base_commit!]),
-      gitQuick(dir, ['ls-files', '--others', '--exclude-standard']),
+      gitOut(['diff', '--name-only', '--no-renames', j.base_commit!], { cwd: dir }),
+      gitOut(['ls-files', '--others', '--exclude-standard'], { cwd: dir }),
     ]);
     const files = new Set([...outLines(diff), ...outLines(untracked)]);
     let root = dir;

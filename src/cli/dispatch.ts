@@ -5,11 +5,11 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadConfig, settingsDirOf } from '../config.js';
-import { CliError, UsageError } from '../cli/errors.js';
-import type { HubTools } from '../cli/hubTools.js';
-import { checkDispatch, formatOf, formatProblems, type DispatchSpec } from './file.js';
-import { RunStore } from './store.js';
-import { runView } from './runService.js';
+import { CliError, UsageError } from './errors.js';
+import type { HubTools } from './hubTools.js';
+import { checkDispatch, formatOf, formatProblems, type DispatchSpec } from '../runs/file.js';
+import { RunStore } from '../runs/store.js';
+import { runView } from '../runs/runService.js';
 
 interface Common { json?: boolean }
 
@@ -38,7 +38,7 @@ export function runValidate(file: string, o: Common): void {
 async function hubTools(): Promise<HubTools> {
   const config = loadConfig();
   const [{ locateHub }, { spawnHub }, { connectHub }, { ensureLeadToken }, { randomIds }] = await Promise.all([
-    import('../hubproc/locate.js'), import('../hubproc/spawn.js'), import('../cli/hubTools.js'), import('../server/hubLock.js'), import('../clock.js'),
+    import('../hubproc/locate.js'), import('../hubproc/spawn.js'), import('./hubTools.js'), import('../hubfiles/hubLock.js'), import('../clock.js'),
   ]);
   mkdirSync(config.home, { recursive: true });
   ensureLeadToken(config.home, () => randomIds.token());
@@ -92,7 +92,7 @@ export async function runResumeRun(id: string, o: Common): Promise<void> {
 
 /** Runs from the state database, read-only (works whether or not a hub runs). */
 async function withRuns<T>(f: (store: RunStore, job: (id: string) => any) => T): Promise<T> {
-  const { openState } = await import('../cli/state.js');
+  const { openState } = await import('./state.js');
   const s = openState();
   try {
     return f(new RunStore(s.db as never), (id) => s.store.get(id));
