@@ -127,6 +127,9 @@ describe('overseer mcp answers the start-up requests itself', { timeout: 120_000
     const state = join(dir, 'state-held');
     const gate = join(dir, 'gate');
     const env = cleanEnv({ OVERSEER_HOME: state, HOME: join(dir, 'home'), HOLD_SERVE_UNTIL: gate, NODE_OPTIONS: `--import ${join(REPO_ROOT, 'test', 'fixtures', 'hold-serve.mjs')}` });
+    // A project template is a prompt too: the bridge lists it by the hub's own code.
+    mkdirSync(join(state, 'templates'), { recursive: true });
+    writeFileSync(join(state, 'templates', 'bugfix.md'), '---\ndescription: Fix a bug with a test\n---\nWrite the failing test first.\n');
     const bridge = spawn(process.execPath, [CLI, 'mcp'], { cwd: join(dir, 'project'), env, stdio: ['pipe', 'pipe', 'inherit'] });
     const exited = new Promise((r) => bridge.once('exit', r));
     try {
@@ -136,7 +139,9 @@ describe('overseer mcp answers the start-up requests itself', { timeout: 120_000
       const init = await c.request('initialize', INIT);
       assert.deepEqual(init.result, { protocolVersion: INIT.protocolVersion, ...answers.initialize });
       c.notify('notifications/initialized');
-      for (const list of START_LISTS) assert.deepEqual((await c.request(list)).result, answers.lists[list], list);
+      for (const list of START_LISTS.filter((l) => l !== 'prompts/list')) assert.deepEqual((await c.request(list)).result, answers.lists[list], list);
+      const prompts = (await c.request('prompts/list')).result as { prompts: { name: string }[] };
+      assert.deepEqual(prompts.prompts.map((p) => p.name), [...(answers.lists['prompts/list'].prompts as { name: string }[]).map((p) => p.name), 'template-bugfix']);
       assert.deepEqual((await c.request('ping')).result, {});
       const bad = await c.request('initialize', { capabilities: {} });
       assert.equal(bad.error?.code, -32602, 'an initialize without protocolVersion is refused as the hub refuses it');
@@ -151,6 +156,7 @@ describe('overseer mcp answers the start-up requests itself', { timeout: 120_000
       assert.equal(r.result?.isError, undefined, JSON.stringify(r));
       assert.deepEqual(JSON.parse(r.result.content[0].text).agents, []);
       assert.equal(readHubInfo(state)?.pid, held, 'the hub the bridge started answered');
+      assert.deepEqual((await c.request('prompts/list')).result, prompts, 'the hub lists the prompts as the bridge did');
       assert.deepEqual(c.got.filter((m) => m.method?.endsWith('list_changed')), [], 'the hub answers as the build: nothing to announce');
       hubs.push({ pid: held } as ChildProcess);
     } finally {
