@@ -8,7 +8,7 @@
 //   cold:     the same with `--mcp-config <project>/.mcp.json` (a real `overseer mcp` from
 //             dist/) and no hub running for its state directory (the bridge starts one)
 //   warm:     the same with the hub already running (`overseer serve`, started once)
-// One untimed run of each, then RUNS rounds in rotating order; medians. Also the bridge alone:
+// One untimed run of each, then RUNS rounds in shuffled order; medians. Also the bridge alone:
 // `node dist/cli/main.js mcp` spawned → initialize and tools/list answered (hub cold and warm).
 // FIRST_REQUEST_BASE_CLI=<another build's dist/cli/main.js> adds its cold and warm runs to the
 // same rounds (before/after figures from one run).
@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/testing/fakeAnthropic.js';
 import { claudeBin, claudeEnv } from '../test/helpers/claude.js';
 import { runProcess } from '../test/helpers/process.js';
-import { REPO_ROOT, cleanEnv, f1, out, removeDir, runAlone, stats, tempDir } from './common.js';
+import { REPO_ROOT, cleanEnv, f1, out, prng, removeDir, runAlone, stats, tempDir } from './common.js';
 
 const RUNS = Number(process.env.BENCH_FIRST_REQUEST_RUNS ?? 7);
 const SCRIPT = 'bench-first-request-time';
@@ -179,11 +179,16 @@ export async function benchFirstRequestTime(): Promise<FirstRequestTimeResult> {
     };
     for (const v of VARIANTS) await once(v); // warm-up, untimed
     const samples: Partial<Record<Variant, number[]>> = Object.fromEntries(VARIANTS.map((v) => [v, []]));
+    // Each round in a shuffled order (the same every run): a variant is not always timed right
+    // after the same other one (a cold run leaves a hub's state directory being written).
+    const random = prng(27);
     for (let round = 0; round < RUNS; round++) {
-      for (let k = 0; k < VARIANTS.length; k++) {
-        const v = VARIANTS[(round + k) % VARIANTS.length]!;
-        samples[v]!.push(await once(v));
+      const order = [...VARIANTS];
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [order[i], order[j]] = [order[j]!, order[i]!];
       }
+      for (const v of order) samples[v]!.push(await once(v));
     }
 
     const bridgeEnv = cleanEnv({ HOME: path.join(dir, 'bridge-home'), OVERSEER_LOG_LEVEL: 'warn' });
