@@ -66,7 +66,12 @@ export async function runBridge(o: BridgeOptions): Promise<void> {
   const refetched = new Map<StartList, () => void>();
 
   let sideP: Promise<HubSide> | undefined;
-  const side = (): Promise<HubSide> => (sideP ??= o.hubSide());
+  // A configuration that does not load is told on stderr (Claude Code keeps a server's stderr in
+  // its MCP logs) and in the error of every request that needs the hub.
+  const side = (): Promise<HubSide> => (sideP ??= o.hubSide().catch((err: unknown) => {
+    process.stderr.write(`overseer mcp: cannot reach the hub: ${(err as Error).message}\n`);
+    throw err;
+  }));
   const log = (level: 'info' | 'warn' | 'error', obj: object, msg: string): void => void side().then((s) => s.log[level](obj, msg), () => undefined);
 
   const down = lineStdio({

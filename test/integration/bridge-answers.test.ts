@@ -165,6 +165,26 @@ describe('overseer mcp answers the start-up requests itself', { timeout: 120_000
     }
   });
 
+  test('a configuration that does not load: the start-up answers still come, a tool call gets an error naming the setting', async () => {
+    const env = cleanEnv({ OVERSEER_HOME: join(dir, 'state-bad'), HOME: join(dir, 'home'), OVERSEER_LOG_LEVEL: 'loud' });
+    const bridge = spawn(process.execPath, [CLI, 'mcp'], { cwd: join(dir, 'project'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    bridge.stderr!.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+    const exited = new Promise((r) => bridge.once('exit', r));
+    try {
+      const c = peer(bridge.stdout!, bridge.stdin!);
+      assert.deepEqual((await c.request('initialize', INIT)).result, { protocolVersion: INIT.protocolVersion, ...answers.initialize });
+      c.notify('notifications/initialized');
+      const r = await c.request('tools/call', { name: 'list_agents', arguments: {} });
+      assert.match(r.error?.message ?? '', /OVERSEER_LOG_LEVEL.*"loud"/, JSON.stringify(r));
+      await eventually('the reason on stderr', () => /overseer mcp: cannot reach the hub: Invalid configuration/.test(stderr), 10_000);
+      assert.ok(!existsSync(join(dir, 'state-bad', 'hub.json')), 'no hub was started');
+    } finally {
+      bridge.stdin!.end();
+      await exited;
+    }
+  });
+
   test('lists the hub answers differently are announced, and the next fetch is the hub\'s', async () => {
     const state = join(dir, 'state-differs');
     const hub = await startHub(state, join(dir, 'project'));
