@@ -125,7 +125,8 @@ describe('hub lifecycle behind overseer mcp', { timeout: 240_000 }, () => {
       return { text: `done (${ctx.lastToolResults[0]?.is_error ? 'error' : 'ok'})` };
     });
     const lead = await bridge('idle-lead');
-    const hub = hubPidOf(state)!;
+    // The bridge answers initialize itself and starts the hub behind it (src/server/bridge.ts).
+    const hub = await eventually('the bridge to start the hub', () => hubPidOf(state), 30_000);
     // A connected lead keeps it: a 7 s watch (over two grace periods) returns from the same hub.
     const w = json(await lead.callTool({ name: 'watch_notes', arguments: { prefix: 'none/', timeout_s: 7 } }));
     assert.equal(w.timed_out, true);
