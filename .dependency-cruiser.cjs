@@ -8,23 +8,24 @@
 const LAYERS = [
   { name: 'commands', dirs: ['cli'], files: [] },
   { name: 'entry', dirs: ['hubproc', 'tui'], files: ['index'] },
-  { name: 'composition', dirs: [], files: ['hub'] },
+  { name: 'composition', dirs: [], files: ['hub', 'compose'] },
   { name: 'transport', dirs: ['server', 'mcp', 'web'], files: [] },
   { name: 'tools', dirs: ['tools'], files: [] },
   {
     name: 'features',
     dirs: [
       'services', 'workflow', 'debate', 'runs', 'scripts', 'approvals', 'kb', 'limits', 'search', 'floor',
-      'money', 'models', 'projects', 'takeover', 'templates', 'retry', 'git', 'confine',
+      'money', 'models', 'projects', 'takeover', 'templates', 'retry', 'branches', 'confine',
       'doctor', 'events',
     ],
     files: [],
   },
-  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts'], files: ['config'] },
-  { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version'] },
+  { name: 'infrastructure', dirs: ['store', 'launch', 'prompts', 'config', 'git', 'http', 'hubfiles', 'fakemodel'], files: ['config'] },
+  { name: 'contract', dirs: ['contract'], files: [] },
+  { name: 'core', dirs: ['domain'], files: ['errors', 'clock', 'log', 'lazy', 'serial', 'version', 'json'] },
 ];
-/** Test doubles: no layer; only the commands (the demo) may import them. */
-const TESTING = '^src/testing/';
+/** The bundled fake model APIs: the demo (cli/) and the doctor's codex shell check use them. */
+const FAKEMODEL = '^src/fakemodel/';
 
 function pattern(layers) {
   const dirs = layers.flatMap((l) => l.dirs);
@@ -46,7 +47,7 @@ const upRules = LAYERS.slice(1).map((layer, i) => ({
   to: { path: pattern(LAYERS.slice(0, i + 1)) },
 }));
 
-const inALayer = `${pattern(LAYERS)}|${TESTING}`;
+const inALayer = pattern(LAYERS);
 
 module.exports = {
   forbidden: [
@@ -78,24 +79,37 @@ module.exports = {
       from: { path: '^src/domain/' },
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
-        pathNot: '^node_modules/(zod|shell-quote)/',
+        pathNot: '(^|/)node_modules/(zod|shell-quote)/',
       },
     },
     {
-      name: 'testing-only-for-the-demo',
+      name: 'contract-pure-packages',
       comment:
-        'src/testing holds test doubles (the fake model APIs); only the commands (the demo) may ' +
-        'import them, so the product does not depend on them.',
+        'src/contract holds the tools\' zod input schemas and result types: of packages it uses ' +
+        'only zod, and no I/O, so every layer above can share it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: `^src/cli/|${TESTING}` },
-      to: { path: TESTING },
+      from: { path: '^src/contract/' },
+      to: {
+        dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: '(^|/)node_modules/zod/',
+      },
     },
     {
-      name: 'testing-imports-only-core',
-      comment: 'The test doubles stand alone: of src they may import only the core.',
+      name: 'fakemodel-only-for-demo-and-doctor',
+      comment:
+        'src/fakemodel is the bundled fake model (scripted Anthropic and OpenAI APIs on ' +
+        '127.0.0.1); only the demo (cli/) and `overseer doctor` run it. Nothing else of the ' +
+        'product may depend on a fake (docs/decisions.md, "The bundled fake model").',
       severity: 'error',
-      from: { path: TESTING },
-      to: { path: '^src/', pathNot: `${TESTING}|${pattern(LAYERS.slice(-1))}` },
+      from: { path: '^src/', pathNot: `^src/(cli|doctor)/|${FAKEMODEL}` },
+      to: { path: FAKEMODEL },
+    },
+    {
+      name: 'fakemodel-stands-alone',
+      comment: 'The fake model stands alone: of src it may import only src/http and the core.',
+      severity: 'error',
+      from: { path: FAKEMODEL },
+      to: { path: '^src/', pathNot: `${FAKEMODEL}|^src/http/|${pattern(LAYERS.slice(-1))}` },
     },
     {
       name: 'src-not-to-tests',

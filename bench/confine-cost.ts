@@ -12,7 +12,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startFakeAnthropic, type FakeAnthropic, type Script } from '../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic, type Script } from '../src/fakemodel/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { probeBwrap } from '../src/confine/launcher.js';
 import { bwrapArgs } from '../src/confine/plan.js';

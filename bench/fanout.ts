@@ -13,7 +13,7 @@
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/fakemodel/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
 import { f1, f2, out, removeDir, runAlone, tempDir, builtHub } from './common.js';

@@ -4,7 +4,7 @@
 // what it uses and no more (docs/cli-facts.md C5).
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { startFakeAnthropic, promptOf, type FakeAnthropic, type RecordedRequest } from '../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, promptOf, type FakeAnthropic, type RecordedRequest } from '../src/fakemodel/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
 import { f2, out, removeDir, runAlone, tempDir, builtHub } from './common.js';

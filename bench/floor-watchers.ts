@@ -6,7 +6,7 @@
 // Messages in:  { id, cmd: 'open', url, token, n } | { id, cmd: 'close' }
 // Messages out: { id, ok: true, result } | { id, ok: false, error } | { frame: { wall, locks, bytes } }
 import { parentPort } from 'node:worker_threads';
-import { SseReader } from '../src/floor/follow.js';
+import { SseParser } from '../src/http/sse.js';
 import type { Floor } from '../src/floor/types.js';
 import { wallMs } from './common.js';
 
@@ -23,7 +23,7 @@ async function openOne(url: string, token: string, index: number): Promise<void>
   let first!: () => void;
   const gotFirst = new Promise<void>((r) => { first = r; });
   void (async () => {
-    const sse = new SseReader();
+    const sse = new SseParser();
     const decoder = new TextDecoder();
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {

@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, realpathSync, watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startFakeAnthropic, type FakeAnthropic, type Script } from '../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic, type Script } from '../src/fakemodel/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { subscribed } from '../test/helpers/bus.js';
 import { gate, type Gate } from '../test/helpers/gate.js';

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { f1, f2, out, runAlone, tempDir } from './common.js';
 import { openDb } from '../src/store/db.js';
 import { JobStore } from '../src/store/jobs.js';
-import { MergeService } from '../src/git/mergeJobs.js';
+import { MergeService } from '../src/branches/mergeJobs.js';
 
 const execFileP = promisify(execFile);
 const BRANCHES = 10;

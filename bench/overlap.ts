@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { f1, f2, fixture, out, runAlone, startBenchHub, stats, type Stats } from './common.js';
 import { ScriptedLauncher } from '../test/helpers/fakeLauncher.js';
 import { initRepo } from '../test/helpers/git.js';
-import { gitQuick } from '../src/git/exec.js';
+import { gitOut } from '../src/git/exec.js';
 
 const JOBS = 16;
 const SAMPLES = 30;
@@ -70,7 +70,7 @@ export async function benchOverlap(): Promise<OverlapBenchResult> {
     const base = h.hub.ctx.store.get(ids[0]!)!.base_commit!;
     for (let s = 0; s < SAMPLES; s++) {
       const t = performance.now();
-      await Promise.all([gitQuick(dir, ['diff', '--name-only', '--no-renames', base]), gitQuick(dir, ['ls-files', '--others', '--exclude-standard'])]);
+      await Promise.all([gitOut(['diff', '--name-only', '--no-renames', base], { cwd: dir }), gitOut(['ls-files', '--others', '--exclude-standard'], { cwd: dir })]);
       scans.push(performance.now() - t);
     }
     const latency = stats(samples);

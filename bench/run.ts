@@ -45,6 +45,7 @@ import { benchHttpLoad, type HttpLoadResult } from './http-load.js';
 import { benchHubMem, type HubMemResult } from './hub-mem.js';
 import { benchFanout, type FanoutResult } from './fanout.js';
 import { benchHandshake, type HandshakeResult } from './mcp-handshake.js';
+import { benchFirstRequestTime, type FirstRequestTimeResult } from './first-request-time.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -452,6 +453,19 @@ const entries: Entry<any>[] = [
       { benchmark: 'MCP handshake', figure: 'median, all three', value: `${f1(r.hub.total.p50)} ms`, baseline: `${f1(r.bare.total.p50)} ms bare`, ratio: f2(r.hub.total.p50 / r.bare.total.p50), goal: '', met: '' },
       { benchmark: 'MCP handshake', figure: 'median tools/list', value: `${f1(r.hub.list.p50)} ms (${(r.hub.listBytes / 1024).toFixed(0)} KB)`, baseline: `${f1(r.bare.list.p50)} ms bare`, ratio: f2(r.hub.list.p50 / r.bare.list.p50), goal: '', met: '' },
       ...(r.base ? [{ benchmark: 'MCP handshake', figure: 'median, all three, base build', value: `${f1(r.base.total.p50)} ms`, baseline: `${f1(r.hub.total.p50)} ms this build`, ratio: f2(r.base.total.p50 / r.hub.total.p50), goal: '', met: '' }] : []),
+    ],
+  },
+  {
+    name: 'first_request_time',
+    title: 'P9. claude -p spawn → its first model request, in a project with Overseer (a real overseer mcp from dist/, hub not running / running) vs without (real claude, fake model, fresh HOME, medians of alternating runs)',
+    perf: true,
+    run: benchFirstRequestTime,
+    rows: (r: FirstRequestTimeResult) => [
+      { benchmark: 'first model request with Overseer', figure: `hub cold, median (n=${r.runs})`, value: ms(r.cold), baseline: `${ms(r.without)} without`, ratio: f2(r.cold / r.without), goal: `+${f1(r.cold - r.without)} ms; goal ≤ +200 ms`, met: met(r.cold - r.without <= 200) },
+      { benchmark: 'first model request with Overseer', figure: `hub warm, median (n=${r.runs})`, value: ms(r.warm), baseline: `${ms(r.without)} without`, ratio: f2(r.warm / r.without), goal: `+${f1(r.warm - r.without)} ms; goal ≤ +200 ms`, met: met(r.warm - r.without <= 200) },
+      ...(r.base ? [{ benchmark: 'first model request with Overseer', figure: 'hub cold / warm, base build', value: `${ms(r.base.cold)} / ${ms(r.base.warm)}`, baseline: `${ms(r.without)} without`, ratio: `${f2(r.base.cold / r.without)} / ${f2(r.base.warm / r.without)}`, goal: '', met: '' }] : []),
+      { benchmark: 'overseer mcp alone', figure: 'spawn → initialize / tools/list answered, hub cold', value: `${f1(r.bridgeCold.init)} / ${f1(r.bridgeCold.list)} ms`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'overseer mcp alone', figure: 'spawn → initialize / tools/list answered, hub warm', value: `${f1(r.bridgeWarm.init)} / ${f1(r.bridgeWarm.list)} ms`, baseline: '', ratio: '', goal: '', met: '' },
     ],
   },
 ];

@@ -17,7 +17,7 @@ import { finishStep, holderScript } from '../test/helpers/holder.js';
 import { settled } from '../test/helpers/workflow.js';
 import { waitForJob } from '../test/helpers/wait.js';
 import { cwdOf } from '../test/helpers/steps.js';
-import type { Step, StepContext } from '../src/testing/fakeAnthropic.js';
+import type { Step, StepContext } from '../src/fakemodel/fakeAnthropic.js';
 import { REPO_ROOT, out } from './common.js';
 
 const DIR = join(REPO_ROOT, 'docs', 'screenshots');

@@ -18,7 +18,7 @@
 import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../src/testing/fakeOpenAI.js';
+import { startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../src/fakemodel/fakeOpenAI.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { codexEnv, codexHome, execFlags, FAKE_API_KEY, FAKE_MODEL, runCodex } from '../test/helpers/codex.js';
 import { fakeCodexConfig, writeFakeModelCatalog } from '../test/helpers/codexConfig.js';

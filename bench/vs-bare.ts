@@ -12,7 +12,7 @@
 // Run alone: node --import tsx bench/vs-bare.ts
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { startFakeAnthropic, promptOf, type FakeAnthropic, type Script } from '../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, promptOf, type FakeAnthropic, type Script } from '../src/fakemodel/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { claudeEnv, runClaude } from '../test/helpers/claude.js';
 import { out, removeDir, runAlone, tempDir, builtHub } from './common.js';

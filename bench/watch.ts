@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { REPO_ROOT, cleanEnv, f1, f2, out, removeDir, startBenchHub, statLine, stats, tempDir, type BenchHub, type Stats } from './common.js';
-import { SseReader } from '../src/floor/follow.js';
+import { SseParser } from '../src/http/sse.js';
 import type { Floor } from '../src/floor/types.js';
 
 const JOBS = 64;
@@ -173,7 +173,7 @@ export async function benchWatch(): Promise<WatchBenchResult> {
     let onStatus: ((s: string) => void) | undefined;
     void (async () => {
       const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: ac.signal });
-      const sse = new SseReader();
+      const sse = new SseParser();
       const dec = new TextDecoder();
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         for (const ev of sse.push(dec.decode(chunk, { stream: true }))) {

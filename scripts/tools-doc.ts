@@ -2,7 +2,7 @@
 // built on a scratch directory (never started: no HTTP, no children) and its tools are listed
 // per role by the same ToolTable that answers MCP `tools/list` (src/mcp/tools.ts), so the page
 // shows exactly what the lead and an agent are offered: name, title, description, every input
-// parameter (type, default, description, from the zod schemas in src/tools/*Schemas.ts) and the
+// parameter (type, default, description, from the zod schemas in src/contract/*.ts) and the
 // annotations. test/unit/tools-doc.test.ts fails when the committed page differs.
 //
 // Refresh: npm run docs:tools   (node --import tsx scripts/tools-doc.ts [--check])
@@ -109,7 +109,7 @@ export function renderToolsDoc(byRole: Record<Role, ListedTool[]>): string {
     '',
     `The MCP tools the hub serves, as its \`tools/list\` gives them: ${byRole.lead.length} to the lead, ${byRole.agent.length} to an agent`,
     '(a child the hub started, which calls with its own bearer token). This page is generated from the tool',
-    'definitions (`defineTool` in `src/tools/*.ts`, input schemas in `src/tools/*Schemas.ts`) by',
+    'definitions (`defineTool` in `src/tools/*.ts`, input schemas in `src/contract/*.ts`) by',
     `\`scripts/tools-doc.ts\`; \`${REFRESH_COMMAND}\` rewrites it, and a unit test fails when it is stale.`,
     '',
     'Every tool validates its input with zod: bad input gets an `isError` result naming the field, the bad',

@@ -4,14 +4,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { execFileSync } from 'node:child_process';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { InvalidInputError } from './errors.js';
-import { NotifySchema } from './floor/notify/schema.js';
-import { ModelTiersSchema } from './models/tiers.js';
-import { LimitsSchema } from './limits/config.js';
+import { gitSync } from './git/exec.js';
+import { NotifySchema } from './config/notify.js';
+import { ModelTiersSchema } from './config/modelTiers.js';
+import { LimitsSchema } from './config/limits.js';
 
 /** Env values are strings: a JSON object in an env var is parsed before validation. */
 const jsonText = (v: unknown): unknown => {
@@ -63,6 +63,23 @@ export const WorktreeSchema = z.object({
   /** With no setup configured, run the install command the worktree's lockfile implies (npm ci, uv sync, ...). */
   detect: z.boolean().default(true),
 }).strict();
+
+/**
+ * Optional capabilities, each on unless switched off (docs/configuration.md). Off, the hub does not
+ * offer its tools and does not build it (src/compose.ts); everything else stays as it is.
+ */
+export const CapabilitiesSchema = z.object({
+  /** start_debate, get_debate, list_debates, cancel_debate (src/debate). */
+  debates: z.boolean().default(true),
+  /** spawn_agent's at / every_s / cron, list_schedules, cancel_schedule (src/runs/schedules.ts). */
+  schedules: z.boolean().default(true),
+  /** search_output and the transcript index (src/search). */
+  search: z.boolean().default(true),
+  /** attach_agent, detach_agent: a person takes an agent's session over (src/takeover). */
+  takeover: z.boolean().default(true),
+}).strict('unknown capability: capabilities takes only debates, schedules, search, takeover (each true or false)');
+
+export type Capabilities = z.infer<typeof CapabilitiesSchema>;
 
 export const ConfigSchema = z
   .object({
@@ -143,6 +160,8 @@ export const ConfigSchema = z
     startConcurrency: z.union([z.literal('auto'), intFromString(0, 256)]).default('auto'),
     /** The provider limiter (src/limits, docs/limits.md): backoff when a limit answer names no wait, the probe's lease. */
     limits: z.preprocess(jsonText, LimitsSchema).default({}),
+    /** Optional capabilities switched on or off, e.g. {"debates": false} (all on by default). */
+    capabilities: z.preprocess(jsonText, CapabilitiesSchema).default({}),
   })
   .strict();
 
@@ -185,14 +204,16 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CLASSIFIER_TIMEOUT_S: 'classifierTimeoutS',
   OVERSEER_START_CONCURRENCY: 'startConcurrency',
   OVERSEER_LIMITS: 'limits',
+  OVERSEER_CAPABILITIES: 'capabilities',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */
 export function gitRoot(dir: string): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const r = gitSync(['rev-parse', '--show-toplevel'], { cwd: dir, allowFail: true });
+    return r.code === 0 ? r.stdout.trim() : undefined;
   } catch {
-    return undefined;
+    return undefined; // git missing, or dir gone
   }
 }
 

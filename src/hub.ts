@@ -1,93 +1,56 @@
-// Composition root: builds the hub's services from config and injected seams (clock, ids,
-// process launcher, logger), reconciles the database, opens the children's HTTP endpoint
-// and hands out MCP servers per caller. Used by `overseer mcp`, `overseer serve`, the tests
-// and the demo.
+// Composition root: builds the hub's services (src/compose.ts, every one through its
+// constructor), reconciles the database, opens the children's HTTP endpoint and hands out MCP
+// servers per caller. Used by `overseer mcp`, `overseer serve`, the tests and the demo.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import type { Config } from './config.js';
-import { packageRoot, settingsDirOf } from './config.js';
-import { setupConfinement, type Confinement } from './confine/setup.js';
-import { HookLedger } from './confine/hookLedger.js';
-import { guardLocks } from './confine/guard.js';
-import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
-import { silentLogger, type Logger } from './log.js';
-import { openDb, type Db } from './store/db.js';
-import { JobStore } from './store/jobs.js';
-import { Bus } from './services/bus.js';
+import { packageRoot, type Config } from './config.js';
+import type { Confinement } from './confine/setup.js';
+import type { LockGuard } from './confine/lockGuard.js';
+import type { Db } from './store/db.js';
 import type { Caller, HubContext } from './services/context.js';
-import { JobService } from './services/jobs.js';
-import { Runner } from './services/runner.js';
-import { MessageService } from './services/messages.js';
-import { LockService, OPEN_GATE } from './services/locks.js';
-import { NoteService } from './services/notes.js';
-import { RequestService } from './approvals/service.js';
+import type { JobService } from './services/jobs.js';
+import type { MessageService } from './services/messages.js';
+import type { LockService } from './services/locks.js';
+import type { NoteService } from './services/notes.js';
+import type { RequestService } from './approvals/service.js';
+import type { PermissionService } from './services/permissions.js';
+import type { HookService } from './services/hook.js';
+import type { WorkflowService } from './workflow/service.js';
+import type { DebateService } from './debate/index.js';
+import type { KnowledgeBase } from './kb/service.js';
+import type { Budgets } from './money/budgets.js';
+import type { Search } from './search/index.js';
+import type { Schedules } from './runs/schedules.js';
+import type { RunService } from './runs/index.js';
+import type { HealthMonitor } from './floor/monitor.js';
+import type { LeadDigest } from './floor/digest.js';
+import type { OverlapGuard } from './branches/overlapGuard.js';
+import type { Runner } from './services/runner.js';
+import type { LiveChildren } from './services/children.js';
 import { personApi } from './approvals/http.js';
 import { floorApi, type FloorApi } from './floor/http.js';
-import { PermissionService } from './services/permissions.js';
-import { HookService } from './services/hook.js';
 import { checkHookInput } from './domain/hookInput.js';
-import { coordTools } from './tools/coord.js';
-import { WorkflowService } from './workflow/service.js';
-import { workflowTools } from './tools/workflows.js';
-import { DebateService } from './debate/index.js';
-import { debateTools } from './tools/debates.js';
-import { mergeTools } from './tools/merge.js';
-import { MergeService } from './git/mergeJobs.js';
-import { workflowTemplates } from './templates/templates.js';
-import { KnowledgeBase, globalKbPath } from './kb/service.js';
-import { UsageStore } from './money/usageStore.js';
-import { Budgets } from './money/budgets.js';
-import { ModelChooser } from './models/choice.js';
-import { createTriageAgent } from './kb/triageAgent.js';
-import { kbTools } from './tools/kb.js';
-import { createSearch, type Search } from './search/index.js';
-import { searchTools } from './tools/search.js';
-import { overlapTools } from './tools/overlaps.js';
-import { Schedules } from './runs/schedules.js';
-import { scheduleTools } from './tools/schedules.js';
-import { projectTools } from './tools/projects.js';
-import { ProjectService } from './projects/service.js';
-import { RunService } from './runs/index.js';
-import { runTools } from './tools/runs.js';
-import type { PromptDeps } from './server/prompts.js';
-import { hubResourceDeps, type ResourceDeps } from './server/resources.js';
+import { settingsDirOf } from './config.js';
+import type { PromptDeps } from './mcp/prompts.js';
+import { hubResourceDeps, type ResourceDeps } from './mcp/resources.js';
 import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
-import { NodeLauncher } from './launch/process.js';
-import { ClaudeLauncher } from './launch/claude/launcher.js';
-import { CodexLauncher, writeCodexHome } from './launch/codex/launcher.js';
-import type { AgentLauncher, ProcessLauncher } from './launch/types.js';
-import { childEnvFrom } from './launch/childEnv.js';
+import { writeCodexHome } from './launch/codex/launcher.js';
 import { excludeOverseerDirs } from './git/worktree.js';
-import { PromptLibrary } from './prompts/load.js';
-import { agentTools } from './tools/agents.js';
-import { takeoverTools } from './tools/takeover.js';
-import { TakeoverService } from './takeover/service.js';
-import { HealthMonitor } from './floor/monitor.js';
-import { LeadDigest } from './floor/digest.js';
-import { OverlapGuard } from './git/overlapGuard.js';
 import { blockingTest, type CallScope, type ToolDef } from './tools/registry.js';
 import { NativeMcpServer, type McpConnection } from './mcp/server.js';
 import type { McpSession, Outbound } from './mcp/session.js';
-import { composeApi, startHttp, type HttpEndpoint } from './server/http.js';
+import { startHttp, type HttpEndpoint } from './server/http.js';
+import { composeApi } from './http/api.js';
 import { tokenAuth } from './server/tokenAuth.js';
 import { createWeb, type Web } from './web/index.js';
-import { ensureLeadToken, writeFileAtomic, type HubInfo } from './server/hubLock.js';
+import { ensureLeadToken, writeFileAtomic, type HubInfo } from './hubfiles/hubLock.js';
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
+import { InvalidStateError } from './errors.js';
+import { compose, type ComposeOptions, type Lifecycle } from './compose.js';
 
-export interface HubOptions {
-  config: Config;
-  projectDir: string;
-  clock?: Clock;
-  ids?: IdSource;
-  log?: Logger;
-  processes?: ProcessLauncher;
-  launchers?: Partial<Record<'claude' | 'codex', AgentLauncher>>;
-  childEnv?: NodeJS.ProcessEnv;
-  progressEveryMs?: number;
-  /** The global knowledge base file (default: $XDG_DATA_HOME/overseer/kb.db); tests pass a temp path. */
-  kbGlobalDb?: string;
+export interface HubOptions extends ComposeOptions {
   /** Write hub.json (real hubs do; in-process test hubs may not). */
   writeHubInfo?: boolean;
   /** Publishes hub.json for the holder of the state directory's claim (src/hubproc/). */
@@ -108,29 +71,27 @@ export class Hub {
   readonly permissions: PermissionService;
   readonly hook: HookService;
   readonly workflows: WorkflowService;
-  /** Debates on the job engine (src/debate). */
-  readonly debates: DebateService;
   readonly kb: KnowledgeBase;
-  /** The transcript index and search_output (src/search). */
-  readonly search: Search;
   readonly health: HealthMonitor;
-  /** The conflict guard: files two live worktree branches both change (src/git/overlapGuard.ts). */
+  /** The conflict guard: files two live worktree branches both change (src/branches/overlapGuard.ts). */
   readonly overlaps: OverlapGuard;
   /** The house, label and subtree budgets: reservations at spawn, stops when one is crossed (src/money/budgets.ts). */
   readonly budgets: Budgets;
-  /** Schedules and repeats: spawn_agent { at, every_s, cron } (src/runs/schedules.ts); tests drive it with tick(). */
-  readonly schedules: Schedules;
   /** Batch dispatch from a file (src/runs). */
   readonly runs: RunService;
+  private readonly runner: Runner;
+  private readonly children: LiveChildren;
+  private readonly lockGuard: LockGuard;
   private readonly digest: LeadDigest;
-  /** Agents a person took over with overseer attach (src/takeover). */
-  private readonly takeover: TakeoverService;
+  /** The optional capabilities switched on (config.capabilities; src/compose.ts). */
+  private readonly caps: { debates?: DebateService; search?: Search; schedules?: Schedules };
+  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle };
+  /** Agents a person took over with overseer attach (src/takeover); never any without the capability. */
+  private readonly takenOver: { active(): boolean };
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
   private readonly elicitor = new LeadElicitor();
   private mcpServer?: NativeMcpServer;
-  /** An agent opened an MCP session: its start is past the CPU-heavy part (the start gate's slot is freed). */
-  private readonly agentConnected: (jobId: string) => void;
   readonly tools: ToolDef[];
   readonly db: Db;
   readonly version: string;
@@ -148,108 +109,57 @@ export class Hub {
   private detachGuard?: () => void;
   /** Sends what a person should hear of to the configured sinks (src/floor/notify). */
   notifier?: Notifier;
+  /** The children's MCP endpoint, known once the HTTP listener is up. */
+  private url = '';
 
   constructor(private readonly o: HubOptions) {
-    const log = o.log ?? silentLogger;
-    this.db = openDb(join(o.config.home, 'state.db'));
-    const root = packageRoot();
-    const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
-    const clock = o.clock ?? systemClock;
-    this.confinement = o.processes ? undefined : setupConfinement({
-      config: o.config, db: this.db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new NodeLauncher(),
-    });
-    let url = '';
-    this.ctx = {
-      config: o.config,
-      projectDir: o.projectDir,
-      db: this.db,
-      store: new JobStore(this.db),
-      bus: new Bus(),
-      clock,
-      ids: o.ids ?? randomIds,
-      log,
-      processes: o.processes ?? this.confinement!.processes,
-      confinement: this.confinement?.status,
-      hookLedger: new HookLedger(),
-      launchers: o.launchers ?? {
-        claude: new ClaudeLauncher({ bin: o.config.claudeBin, packageRoot: root }),
-        codex: new CodexLauncher({
-          bin: o.config.codexBin, packageRoot: root, codexHome: join(o.config.home, 'codex-home'), model: o.config.codexModel,
-          sandbox: o.config.codexSandbox, nodeBin: process.execPath, hookScript: join(root, 'hooks', 'overseer-hook.sh'),
-          hook: true, prices: o.config.codexPrices,
-        }),
-      },
-      prompts: new PromptLibrary(join(root, 'prompts')),
-      mcpUrl: () => url,
-      childEnv: childEnvFrom(o.childEnv ?? process.env),
-      progressEveryMs: o.progressEveryMs ?? 10_000,
-    };
+    const s = compose(o, this.elicitor, () => this.url);
+    this.ctx = s.ctx;
+    this.db = s.ctx.db;
+    this.confinement = s.confinement;
+    this.lockGuard = s.lockGuard;
+    this.children = s.children;
+    this.runner = s.runner;
+    this.jobs = s.jobs;
+    this.messages = s.messages;
+    this.locks = s.locks;
+    this.notes = s.notes;
+    this.requests = s.requests;
+    this.permissions = s.permissions;
+    this.hook = s.hook;
+    this.workflows = s.workflows;
+    this.kb = s.kb;
+    this.health = s.health;
+    this.overlaps = s.overlaps;
+    this.budgets = s.budgets;
+    this.runs = s.runs;
+    this.digest = s.digest;
+    this.caps = { debates: s.debates, search: s.search, schedules: s.schedules };
+    this.lifecycle = s.lifecycle;
+    this.takenOver = s.takenOver;
+    this.tools = s.tools;
     this.version = packageVersion();
-    this.kb = new KnowledgeBase({
-      projectDb: join(o.config.home, 'kb.db'), globalDb: kbGlobal, projectDir: o.projectDir, log,
-      triageAgent: o.config.kbTriage ? createTriageAgent({
-        bin: () => this.ctx.launchers.claude?.resolveBin(), prompts: this.ctx.prompts, env: this.ctx.childEnv, cwd: o.projectDir, log,
-        onUsage: (usage, jobId) => new UsageStore(this.db).add({ jobId: jobId && this.ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: this.ctx.clock.now() }),
-      }) : undefined,
-    });
-    this.ctx.kb = this.kb;
-    this.search = createSearch({ db: this.db, now: () => this.ctx.clock.now(), log });
-    this.ctx.transcripts = this.search.indexer;
-    const runner = new Runner(this.ctx);
-    this.agentConnected = (id) => runner.startReleased(id);
-    this.messages = new MessageService(this.ctx, runner);
-    this.ctx.lockGuard = guardLocks(this.ctx, this.messages, this.confinement?.lockMounts);
-    this.jobs = new JobService(this.ctx, runner, this.messages);
-    this.budgets = new Budgets(this.ctx);
-    this.budgets.actions = { stop: (id, error) => runner.stopForBudget(id, error) };
-    this.jobs.budgets = this.budgets;
-    // Model auto-choice (src/models): spawns check "auto", the runner chooses before the first attempt, budgets cover every candidate.
-    const models = new ModelChooser(this.ctx);
-    models.budgets = this.budgets;
-    this.jobs.models = models;
-    runner.chooseModel = (job, n, signal) => models.choose(job, n, signal);
-    this.budgets.autoModels = (provider) => models.candidates(provider);
-    this.schedules = new Schedules(this.ctx, this.jobs);
-    this.jobs.schedules = this.schedules;
-    this.health = new HealthMonitor(this.ctx);
-    this.ctx.health = this.health;
-    this.health.actions = {
-      live: (id) => runner.live(id),
-      settleLost: (id) => runner.settleLost(id),
-      message: (id, text) => { this.messages.deliver('overseer', id, text); },
-      freeze: async (id) => { await this.jobs.pause({ job_id: id, mode: 'freeze' }, { role: 'lead' }); },
-      cancel: async (id, reason) => { await this.jobs.cancel({ job_id: id, reason, cascade: true }, { role: 'lead' }); },
-    };
-    this.digest = new LeadDigest(this.ctx);
-    this.overlaps = new OverlapGuard(this.ctx, (to, text) => { this.messages.deliver('overseer', to, text); });
-    this.locks = new LockService(this.ctx, this.confinement?.lockMounts ?? OPEN_GATE);
-    this.notes = new NoteService(this.ctx);
-    this.requests = new RequestService(this.ctx);
-    this.requests.elicitor = this.elicitor;
-    this.jobs.requests = this.requests;
-    this.permissions = new PermissionService(this.ctx, this.requests);
-    this.jobs.bashPolicy = (jobId, command) => this.permissions.decideBash(jobId, command);
-    this.hook = new HookService(this.locks, this.ctx, this.permissions);
-    this.workflows = new WorkflowService(this.ctx, this.jobs, this.notes, this.requests);
-    this.runs = new RunService(this.ctx, this.jobs);
-    this.runs.budgets = this.budgets;
-    this.debates = new DebateService(this.ctx, this.jobs, this.notes);
-    this.takeover = new TakeoverService(this.ctx, this.jobs);
-    this.jobs.takenOver = (id) => this.takeover.isAttached(id);
-    this.tools = [...agentTools(this.jobs), ...coordTools(this), ...workflowTools(this.workflows), ...kbTools(this.kb), ...searchTools(this.search.service), ...overlapTools(this.db), ...scheduleTools(this.schedules),
-      ...projectTools({ projects: new ProjectService(this.db, () => this.ctx.clock.now()), db: this.db, now: () => this.ctx.clock.now() }), ...runTools(this.runs), ...debateTools(this.debates), ...takeoverTools(this.takeover),
-      ...mergeTools(new MergeService({ db: this.db, now: () => this.ctx.clock.now(), worktree: this.ctx.config.worktree, env: this.ctx.childEnv }), this.ctx.progressEveryMs)];
-    const templatesDir = join(settingsDirOf(o.config), 'templates');
-    this.workflows.templates = workflowTemplates(templatesDir);
-    this.promptDeps = { templatesDir, promptsDir: join(root, 'prompts'), log };
+    this.promptDeps = { templatesDir: join(settingsDirOf(o.config), 'templates'), promptsDir: join(packageRoot(), 'prompts'), log: s.ctx.log };
     this.resourceDeps = hubResourceDeps(this, {
       plan: (id) => this.workflows.get(id).plan ?? undefined,
       recent: (n) => this.workflows.list({ limit: Math.min(n, 100) }).workflows.map((w) => ({ id: w.workflow_id, title: w.title })),
     });
-    this.setUrl = (u) => { url = u; };
   }
 
-  private readonly setUrl: (u: string) => void;
+  /** Debates on the job engine (src/debate); an error when the capability is switched off. */
+  get debates(): DebateService {
+    return switchedOn(this.caps.debates, 'debates');
+  }
+
+  /** The transcript index and search_output (src/search); an error when the capability is switched off. */
+  get search(): Search {
+    return switchedOn(this.caps.search, 'search');
+  }
+
+  /** Schedules and repeats: spawn_agent { at, every_s, cron } (src/runs/schedules.ts); tests drive it with tick(). */
+  get schedules(): Schedules {
+    return switchedOn(this.caps.schedules, 'schedules');
+  }
 
   /** Reconcile, listen for children, and start whatever is queued. */
   async start(): Promise<void> {
@@ -257,8 +167,8 @@ export class Hub {
     this.reconciled = reconcile(this.ctx);
     // After reconcile: what it settled releases its reservation.
     this.budgets.attach();
-    this.ctx.lockGuard?.locksChanged();
-    this.detachGuard = this.ctx.bus.on('lock', () => this.ctx.lockGuard?.locksChanged());
+    this.lockGuard.locksChanged();
+    this.detachGuard = this.ctx.bus.on('lock', () => this.lockGuard.locksChanged());
     this.detachConfinement = this.confinement?.attach(this.ctx.bus);
     this.reconciled.locksReleasedFor = this.locks.reconcile();
     this.reconciled.requestsCancelled = this.requests.reconcile();
@@ -270,7 +180,7 @@ export class Hub {
     const startedAt = this.ctx.clock.now();
     this.floor = floorApi({ db: this.db, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
-    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, debates: this.debates, schedules: this.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
+    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, debates: this.caps.debates, schedules: this.caps.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({
       port: this.o.config.port,
       preferredPort: lastPort(this.o.config.home),
@@ -282,12 +192,12 @@ export class Hub {
         const h = checkHookInput(body);
         return h.ok ? this.hook.answer(c, h.input, format) : { decision: 'deny', reason: `Overseer denied this call: ${h.reason}` };
       },
-      onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, this.search.api),
+      onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, ...(this.caps.search ? [this.caps.search.api] : [])),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
       auth: tokenAuth(this.db, leadHash, sha),
     });
-    this.setUrl(this.http.url);
+    this.url = this.http.url;
     port = this.http.port;
     rememberPort(this.o.config.home, port);
     if (this.o.writeHubInfo !== false) {
@@ -297,16 +207,16 @@ export class Hub {
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     // Occurrences that settled or came due while no hub ran: once each, then the timer.
-    this.schedules.start();
-    this.jobs.runner.resumeSettling();
-    this.jobs.runner.dispatch();
+    this.lifecycle.schedules.start();
+    this.runner.resumeSettling();
+    this.runner.dispatch();
     this.workflows.reconcile();
     await this.runs.start();
-    this.debates.reconcile();
+    this.lifecycle.debates.start();
     this.health.start();
     this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
-    this.search.start();
+    this.lifecycle.search.start();
   }
 
   /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count).
@@ -314,7 +224,7 @@ export class Hub {
   idle(): boolean {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
     if (this.runs.hasWork()) return false;
-    if (this.takeover.active()) return false; // a person works on an agent's session
+    if (this.takenOver.active()) return false; // a person works on an agent's session
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
 
@@ -345,7 +255,7 @@ export class Hub {
 
   private opened(s: McpSession): McpSession {
     if (s.caller.role === 'lead') this.elicitor.add(s);
-    else this.agentConnected(s.caller.jobId);
+    else this.children.startReleased(s.caller.jobId); // its start is past the CPU-heavy part: the start gate's slot is freed
     return s;
   }
 
@@ -354,15 +264,15 @@ export class Hub {
     this.stopping ??= (async () => {
       this.health.stop();
       // First: nothing new is queued while the children stop (the next hub catches up).
-      this.schedules.close();
+      await this.lifecycle.schedules.stop();
       this.runs.close();
       this.overlaps.close();
-      await this.jobs.runner.shutdown();
+      await this.runner.shutdown();
       await this.workflows.drain();
-      await this.debates.drain();
+      await this.lifecycle.debates.stop();
       this.budgets.close();
       await this.notifier?.close();
-      await this.search.close();
+      await this.lifecycle.search.stop();
       this.detachConfinement?.();
       this.detachGuard?.();
       this.locks.close();
@@ -390,4 +300,10 @@ function lastPort(home: string): number | undefined {
 
 function rememberPort(home: string, port: number): void {
   try { writeFileAtomic(join(home, 'last-port'), `${port}\n`); } catch { /* a read-only state directory: no preference next time */ }
+}
+
+/** A capability's service, or a clear error when the configuration switched it off. */
+function switchedOn<T>(service: T | undefined, name: keyof Config['capabilities']): T {
+  if (service === undefined) throw new InvalidStateError(`The ${name} capability is switched off in this hub's configuration (capabilities.${name}: false). Switch it on in .overseer/config.json or OVERSEER_CAPABILITIES and restart the hub.`);
+  return service;
 }

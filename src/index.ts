@@ -14,7 +14,7 @@ export {
   errorMessage, type ErrorCode,
 } from './errors.js';
 export { DEFAULT_POLICY, PolicySchema, decide, type Policy, type PolicyRule, type PolicyAction } from './domain/policy.js';
-export type { AgentSummary, AttemptSummary } from './services/summary.js';
+export type { AgentSummary, AttemptSummary } from './contract/agentSummary.js';
 export type { Caller } from './services/context.js';
 
 /**

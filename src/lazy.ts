@@ -29,7 +29,7 @@ export function lazyImport<T>(name: string, load: () => Promise<T>): () => Promi
   }));
 }
 
-/** execa, for the commands the hub runs now and then (completion checks, branch names, gh): most
+/** execa, for the commands the hub runs now and then (completion checks, gh, diagnosis): most
  * hubs never run one, and it is 130 modules (children start through node:child_process). */
 export const loadExeca = lazyImport('execa', () => import('execa'));
 

@@ -3,7 +3,7 @@
 // `overseer requests`; never touches the database behind the hub's back.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readHubInfo } from '../server/hubLock.js';
+import { readHubInfo } from '../hubfiles/hubLock.js';
 
 /** No hub answers for this state directory (runtime failure, exit 1). */
 export class HubUnavailableError extends Error {}

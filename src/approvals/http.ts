@@ -11,21 +11,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Caller } from '../services/context.js';
 import { OverseerError, errorMessage } from '../errors.js';
+import { BodyError, readBody } from '../http/body.js';
 import { TooLateError, type RequestService } from './service.js';
+import { ListRequestsInput, RespondInput } from '../contract/coord.js';
 
 const MAX_BODY = 1024 * 1024;
 
-export const PersonAnswerBody = z.object({
-  decision: z.enum(['approved', 'rejected']).optional(),
-  answer: z.string().max(20_000).optional(),
-  comment: z.string().max(20_000).optional(),
+/** respond's own fields (src/contract/coord.ts; the request id is in the path), and how the person answered. */
+export const PersonAnswerBody = RespondInput.omit({ request_id: true }).extend({
   channel: z.enum(['cli', 'web'], { message: 'channel must be "cli" or "web"' }),
   /** How the person confirmed a person-only answer: on a terminal (tty), with an explicit flag, or in the dashboard's confirm dialog (page). */
   confirmation: z.enum(['tty', 'flag', 'page']).optional(),
 }).strict();
 export type PersonAnswerBody = z.infer<typeof PersonAnswerBody>;
 
-const ListQuery = z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all'], { message: 'status must be pending, answered, timed_out, cancelled or all' });
+const ListQuery = z.enum(ListRequestsInput.shape.status.removeDefault().options, { message: 'status must be pending, answered, timed_out, cancelled or all' });
 
 const STATUS: Record<string, number> = { invalid_input: 400, forbidden: 403, not_found: 404, invalid_state: 409 };
 
@@ -36,17 +36,6 @@ function send(res: ServerResponse, status: number, body: unknown): true {
 }
 
 const fail = (res: ServerResponse, status: number, code: string, message: string, extra: object = {}): true => send(res, status, { error: { code, message }, ...extra });
-
-async function body(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new SyntaxError(`the body is over ${MAX_BODY} bytes`);
-    chunks.push(c as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-}
 
 /** Who answered, as recorded: the channel, and a flag when no terminal confirmed it. */
 export const personLabel = (b: Pick<PersonAnswerBody, 'channel' | 'confirmation'>): string =>
@@ -73,9 +62,10 @@ export function personApi(requests: RequestService): (caller: Caller, req: Incom
       if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', `POST a JSON answer to /api/requests/${id}/respond`);
       let raw: unknown;
       try {
-        raw = await body(req);
+        raw = await readBody(req, { limit: MAX_BODY, empty: {} });
       } catch (err) {
-        return fail(res, 400, 'invalid_input', `the body is not JSON: ${errorMessage(err)}`);
+        if (err instanceof BodyError) return fail(res, err.status, 'invalid_input', err.message);
+        throw err;
       }
       const b = PersonAnswerBody.safeParse(raw);
       if (!b.success) return fail(res, 400, 'invalid_input', b.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));

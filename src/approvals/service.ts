@@ -11,7 +11,7 @@ import { tx } from '../store/db.js';
 import { waitUntil } from '../services/wait.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isActive } from '../domain/job.js';
-import type { ListRequestsInput, RespondInput } from '../tools/coordSchemas.js';
+import type { ApprovalResult, AskLeadInput, AskLeadResult, ListRequestsInput, RequestApprovalInput, RespondInput } from '../contract/coord.js';
 import { answerProblem, closedHow, leadRefusal, type Answer } from './rules.js';
 import { buildForm, readForm, type FormResult, type FormSpec } from './form.js';
 import { attentionItem, lateAttentionItem, requestView, type RequestView } from './view.js';
@@ -42,12 +42,12 @@ export class TooLateError extends InvalidStateError {
 
 export class RequestService {
   readonly store: RequestStore;
-  elicitor?: Elicitor;
   private seq = 0;
   /** Open forms by request id: aborted when the request closes. */
   private readonly forms = new Map<string, AbortController>();
 
-  constructor(private readonly ctx: HubContext) {
+  /** `elicitor`: asks the lead's client to show a request as a form (src/server/elicit.ts). */
+  constructor(private readonly ctx: HubContext, private readonly elicitor: Elicitor) {
     this.store = new RequestStore(ctx.db);
     ctx.bus.on('job', (e) => {
       if (isActive(e.status as never)) return;
@@ -84,6 +84,18 @@ export class RequestService {
       else this.close(id, { status: 'cancelled', comment: 'the request was cancelled' }, 'agent');
     }
     return this.view(this.store.get(id)!);
+  }
+
+  /** request_approval: open an approval for the calling agent and wait for the decision. */
+  async approval(caller: Caller, i: RequestApprovalInput, signal?: AbortSignal, progress?: (ms: number) => void): Promise<ApprovalResult> {
+    const r = await this.open(caller, { kind: 'approval', summary: i.summary, plan: i.plan, timeoutS: i.timeout_s, who: i.who }, signal, progress);
+    return { request_id: r.request_id, decision: r.status === 'answered' ? r.decision : r.status === 'timed_out' ? 'timed_out' : 'rejected', comment: r.comment, answered_by: r.answered_by };
+  }
+
+  /** ask_lead: open a question for the calling agent and wait for the answer. */
+  async ask(caller: Caller, i: AskLeadInput, signal?: AbortSignal, progress?: (ms: number) => void): Promise<AskLeadResult> {
+    const r = await this.open(caller, { kind: 'question', summary: i.question, options: i.options, timeoutS: i.timeout_s, who: i.who }, signal, progress);
+    return { request_id: r.request_id, answer: r.answer, comment: r.comment, timed_out: r.status === 'timed_out', answered_by: r.answered_by };
   }
 
   /** At hub start: requests of agents that are no longer running can never be answered to them. */
@@ -244,7 +256,7 @@ export class RequestService {
   /** Ask the person in a form (never for the lead's own requests); their answer closes the request. */
   private async elicit(id: string): Promise<void> {
     const r = this.store.get(id)!;
-    if (!this.elicitor || r.who === 'lead') return;
+    if (r.who === 'lead') return;
     const ac = new AbortController();
     this.forms.set(id, ac);
     const take = (res: FormResult): void => {

@@ -3,40 +3,9 @@
 import { isoTime } from '../clock.js';
 import type { FullRequestRow, LateAnswerRow, Who } from '../store/requests.js';
 import { closedHow, howToAnswer, optionsOf } from './rules.js';
+import type { LateAnswerView, RequestView } from '../contract/coord.js';
 
-export interface LateAnswerView {
-  answered_by: string;
-  decision: string | null;
-  answer: string | null;
-  comment: string | null;
-  at: string;
-  note: string;
-}
-
-export interface RequestView {
-  request_id: string;
-  job_id: string;
-  agent_title: string | null;
-  kind: string;
-  status: string;
-  who: Who;
-  /** Who must answer now (pending requests only). */
-  awaiting: Who | null;
-  how_to_answer: string | null;
-  summary: string;
-  plan: unknown;
-  options: string[] | null;
-  tool_name: string | null;
-  tool_input: unknown;
-  decision: string | null;
-  answer: string | null;
-  comment: string | null;
-  answered_by: string | null;
-  created_at: string;
-  answered_at: string | null;
-  expires_at: string | null;
-  late_answers?: LateAnswerView[];
-}
+export type { LateAnswerView, RequestView };
 
 export function lateView(l: LateAnswerRow, r: FullRequestRow): LateAnswerView {
   return {

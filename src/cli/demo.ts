@@ -1,14 +1,15 @@
 // `overseer demo`: a real orchestration. A real lead `claude` gets Overseer over stdio and
 // fans out to three real child `claude` processes that each write a file in a fresh temp git
 // repository. Against the bundled fake model by default (offline); `--live` uses the real one.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startFakeAnthropic } from '../testing/fakeAnthropic.js';
-import { demoScripts, DEMO_FILES, DEMO_LEAD_PROMPT } from '../testing/demoScripts.js';
+import { startFakeAnthropic } from '../fakemodel/fakeAnthropic.js';
+import { demoScripts, DEMO_FILES, DEMO_LEAD_PROMPT } from '../fakemodel/demoScripts.js';
 import { packageRoot } from '../config.js';
+import { gitSync } from '../git/exec.js';
 import { ClaudeLauncher } from '../launch/claude/launcher.js';
 import { childEnvFrom } from '../launch/childEnv.js';
 import { parseClaudeLine } from '../launch/claude/events.js';
@@ -36,7 +37,7 @@ export async function runDemo(o: { live?: boolean; keep?: boolean }): Promise<De
   const dir = mkdtempSync(join(tmpdir(), 'overseer-demo-'));
   const repo = join(dir, 'repo');
   mkdirSync(repo);
-  const git = (...a: string[]): string => execFileSync('git', a, { cwd: repo, encoding: 'utf8' });
+  const git = (...a: string[]): string => gitSync(a, { cwd: repo }).stdout;
   git('init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), '# Demo repository\n');
   git('add', '-A');

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { readHubInfo } from '../server/hubLock.js';
+import { readHubInfo } from '../hubfiles/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 
 export interface HubTools {

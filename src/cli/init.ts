@@ -11,12 +11,12 @@
 // changed per file and changes nothing on a second run. Outside a git repository it refuses
 // (exit 2) unless --force.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { gitRoot, packageRoot } from '../config.js';
+import { gitSync } from '../git/exec.js';
 import { which } from '../launch/which.js';
 import { HOOK_MATCHER, hookCommandLine, isOverseerHookCommand } from '../launch/claude/launcher.js';
-import { writeFileAtomic } from '../server/hubLock.js';
+import { writeFileAtomic } from '../hubfiles/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 
 type Json = Record<string, unknown>;
@@ -143,11 +143,8 @@ function planExclude(root: string, isGit: boolean, p: Plan): void {
   if (!isGit) return;
   const rel = LOCAL_SETTINGS.split('\\').join('/');
   const git = (args: string[]): string | undefined => {
-    try {
-      return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    } catch {
-      return undefined;
-    }
+    const r = gitSync(args, { cwd: root, allowFail: true });
+    return r.code === 0 ? r.stdout.trim() : undefined;
   };
   if (git(['check-ignore', '-q', '--no-index', rel]) !== undefined) return; // exit 0: ignored
   const ex = git(['rev-parse', '--git-path', 'info/exclude']);

@@ -6,7 +6,7 @@ import { renderLine } from '../launch/claude/transcript.js';
 import { isSettled, type JobStatus } from '../domain/job.js';
 import type { JobRow } from '../store/jobs.js';
 import { openState } from './state.js';
-import { attemptHeader, LineCursor, verdictLine } from './logs.js';
+import { attemptHeader, LineCursor, verdictLine } from '../floor/logLines.js';
 
 const LIVE: readonly JobStatus[] = ['queued', 'waiting', 'running', 'frozen', 'needs_input'];
 

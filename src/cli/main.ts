@@ -42,7 +42,7 @@ program.command('status').description('table of jobs, with totals and what needs
   .option('--project <name>', 'only jobs of this project (jobs of archived projects are hidden unless their project is named)')
   .option('--watch', 'render again whenever the floor changes (the running hub\'s stream, else the database read-only) until Ctrl-C')
   .option('--floor', 'print the whole floor (needs you, running tree, queued, done, workflows, locks, totals) as JSON')
-  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string; project?: string; watch?: boolean; floor?: boolean }) => (await import('./status.js')).runStatus(o));
+  .action(async (o: { json?: boolean; status?: string; label?: string; parent?: string; project?: string; watch?: boolean; floor?: boolean }) => (await import('./statusCommand.js')).runStatus(o));
 const schedules = program.command('schedules').description('schedules (spawn_agent at / every_s / cron): how each repeats, its next run, or why it ended')
   .option('--status <status>', 'active, done, stopped or cancelled').option('--json', 'machine-readable output')
   .action(async (o: { status?: string; json?: boolean }) => (await import('./schedules.js')).runSchedules(o));
@@ -82,13 +82,17 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
   .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
   .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });
 
-(await import('./respond.js')).registerRespond(program);
-(await import('./verbs.js')).registerVerbs(program);
-(await import('./projectCommands.js')).registerProjects(program);
-(await import('./runs.js')).registerRuns(program);
-(await import('./attach.js')).registerAttach(program);
-(await import('./merge.js')).registerMerge(program);
-(await import('./queue.js')).registerQueue(program);
+// `overseer mcp` is on the path of Claude Code's start-up (it waits for the server's first
+// answers): it skips loading the other commands (about 60 ms, docs/performance.md).
+if (process.argv[2] !== 'mcp') {
+  (await import('./respond.js')).registerRespond(program);
+  (await import('./verbs.js')).registerVerbs(program);
+  (await import('./projectCommands.js')).registerProjects(program);
+  (await import('./runs.js')).registerRuns(program);
+  (await import('./attach.js')).registerAttach(program);
+  (await import('./merge.js')).registerMerge(program);
+  (await import('./queue.js')).registerQueue(program);
+}
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const f = describeFailure(err);

@@ -1,18 +1,16 @@
 // `overseer mcp` (stdio, for the lead: a bridge to the hub process, started on first use) and
 // `overseer serve` (the hub itself; --background is what the bridge starts) and `overseer stop`.
-import { UsageError } from './errors.js';
+// Nothing heavy at the top: `overseer mcp` answers the client's start-up requests before the
+// configuration, the logger or the hub discovery are loaded (src/server/bridge.ts), and
+// `overseer serve` loads the hub, which the bridge never does.
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../config.js';
-import { createLogger, type Logger } from '../log.js';
-import { ensureLeadToken } from '../server/hubLock.js';
-import { randomIds } from '../clock.js';
-import { locateHub } from '../hubproc/locate.js';
-import { spawnHub } from '../hubproc/spawn.js';
-import { runHubProcess } from '../hubproc/serve.js';
-import { stopHub } from '../hubproc/stop.js';
-import { moveLegacyState } from '../hubproc/legacy.js';
+import { UsageError } from './errors.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { HubSide } from '../server/bridge.js';
 
-function setup(file = 'overseer.log'): { config: Config; log: Logger } {
+async function setup(file = 'overseer.log'): Promise<{ config: Config; log: Logger }> {
+  const [{ moveLegacyState }, { loadConfig }, { createLogger }] = await Promise.all([import('../hubproc/legacy.js'), import('../config.js'), import('../log.js')]);
   const moved = moveLegacyState(process.env, process.cwd());
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, logDir: join(config.home, 'logs'), file });
@@ -21,24 +19,43 @@ function setup(file = 'overseer.log'): { config: Config; log: Logger } {
 }
 
 export async function runMcp(): Promise<void> {
-  const { config, log } = setup('bridge.log');
-  const cwd = process.cwd();
-  log.info({ home: config.home }, 'bridge starting');
-  // Loaded here, not at the top: the bridge speaks stdio with the MCP SDK's transport, which the
-  // hub process (`overseer serve`, the same module) must not load (docs/performance-native-mcp.md).
   const { runBridge } = await import('../server/bridge.js');
-  await runBridge({
-    stateDir: config.home,
-    log,
-    token: () => ensureLeadToken(config.home, () => randomIds.token()),
-    locate: () => locateHub({ stateDir: config.home, start: () => { spawnHub({ stateDir: config.home, settingsDir: config.settingsDir, env: process.env, cwd }); } }),
-  });
+  const { readLeadAnswers, mayHaveTemplates } = await import('../server/bridgeLocal.js');
+  await runBridge({ answers: readLeadAnswers(), hubSide, projectPrompts: () => (mayHaveTemplates(process.env, process.cwd()) ? projectPrompts() : undefined) });
   process.exit(0);
 }
 
+/** What the bridge needs to reach the hub, loaded once its first answers are out. */
+async function hubSide(): Promise<HubSide> {
+  const { config, log } = await setup('bridge.log');
+  const [hubLock, { randomIds }, { locateHub }, { spawnHub }, { processRunning }] = await Promise.all([
+    import('../hubfiles/hubLock.js'), import('../clock.js'), import('../hubproc/locate.js'), import('../hubproc/spawn.js'), import('../hubfiles/pid.js'),
+  ]);
+  const cwd = process.cwd();
+  log.info({ home: config.home }, 'bridge starting');
+  return {
+    stateDir: config.home,
+    log,
+    token: () => hubLock.ensureLeadToken(config.home, () => randomIds.token()),
+    locate: () => locateHub({ stateDir: config.home, start: () => { spawnHub({ stateDir: config.home, settingsDir: config.settingsDir, env: process.env, cwd }); } }),
+    readHubInfo: hubLock.readHubInfo,
+    pidAlive: processRunning,
+  };
+}
+
+/** prompts/list with the project's templates, by the hub's own code (src/server/prompts.ts). */
+async function projectPrompts(): Promise<Record<string, unknown>> {
+  const [{ loadConfig, settingsDirOf, packageRoot }, { registerPrompts }, { methodTable }] = await Promise.all([import('../config.js'), import('../mcp/prompts.js'), import('../mcp/methods.js')]);
+  const config = loadConfig();
+  const methods = methodTable({ name: 'overseer', version: '' }, {});
+  registerPrompts(methods, { templatesDir: join(settingsDirOf(config), 'templates'), promptsDir: join(packageRoot(), 'prompts'), watch: false });
+  return (await methods.requests.get('prompts/list')!({}, undefined as never)) as Record<string, unknown>;
+}
+
 export async function runServe(opts: { port?: string; background?: boolean }): Promise<void> {
-  const { config, log } = setup();
+  const { config, log } = await setup();
   const cfg = opts.port !== undefined ? loadConfigWithPort(config, opts.port) : config;
+  const { runHubProcess } = await import('../hubproc/serve.js');
   await runHubProcess({
     config: cfg, log, background: opts.background === true, cwd: process.cwd(),
     out: (s) => void process.stdout.write(s),
@@ -47,6 +64,7 @@ export async function runServe(opts: { port?: string; background?: boolean }): P
 }
 
 export async function runStop(): Promise<void> {
+  const [{ loadConfig }, { stopHub }] = await Promise.all([import('../config.js'), import('../hubproc/stop.js')]);
   const config = loadConfig();
   const r = await stopHub(config.home);
   if (r.kind === 'none') {

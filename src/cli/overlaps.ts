@@ -1,6 +1,6 @@
 // `overseer overlaps [--all] [--json]`: the conflict guard's overlaps (docs/worktrees.md), read
 // from the state database (read-only: works with or without a running hub).
-import { listOverlaps, overlapsText } from '../git/overlapView.js';
+import { listOverlaps, overlapsText } from '../branches/overlapView.js';
 import { CliError } from './errors.js';
 import { openState } from './state.js';
 

@@ -1,7 +1,7 @@
 // `overseer usage`, `projects` and `project`: the commands only; what they do (the database, the
 // hub, the reports) is loaded when one runs, so `overseer --help` loads none of it.
 import type { Command } from 'commander';
-import { USAGE_DIMENSIONS } from '../money/usageReport.js';
+import { USAGE_DIMENSIONS } from '../contract/usageDimensions.js';
 import { UsageError } from './errors.js';
 import type { Common, ProjectOpts, UsageOpts } from './projects.js';
 

@@ -3,12 +3,12 @@
 // tools (usage, list_projects) when one answers, else to the state database read-only; changes
 // (archive, flag, note) go through the hub's update_project only.
 import { loadConfig } from '../config.js';
-import { liveHub } from '../server/hubLock.js';
+import { liveHub } from '../hubfiles/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 import { choiceOption } from './args.js';
 import { table } from './status.js';
-import { PROJECT_NAME } from '../projects/names.js';
-import { USAGE_DIMENSIONS, bucketsBy, usageReport, type UsageBucket, type UsageDimension, type UsageReport } from '../money/usageReport.js';
+import { PROJECT_NAME } from '../contract/projectNames.js';
+import { USAGE_DIMENSIONS, bucketsBy, usageAnswer, usageReport, type UsageBucket, type UsageDimension, type UsageReport } from '../money/usageReport.js';
 import { costText, usageText } from '../money/usageText.js';
 import type { ProjectView } from '../projects/service.js';
 
@@ -70,7 +70,7 @@ export async function runUsage(o: UsageOpts): Promise<void> {
       throw new CliError(`The usage could not be read from this database (${(err as Error).message}); a running hub of this version upgrades it.`);
     }
   });
-  if (o.json) return out(JSON.stringify(by ? { since: r.since, project: r.project, by, totals: r.totals, buckets: bucketsBy(r, by) } : r, null, 2));
+  if (o.json) return out(JSON.stringify(usageAnswer(r, by), null, 2));
   out(usageText(r, dims.map((d) => ({ by: d, buckets: bucketsBy(r, d) }))));
 }
 

@@ -2,7 +2,7 @@
 // docs/merge.md). Exit codes: 0 shown / all merged; 1 the ship stopped at a failure, or no hub;
 // 2 bad input.
 import type { Command } from 'commander';
-import type { QueueView, ShipReport } from '../git/mergeJobs.js';
+import type { QueueView, ShipReport } from '../branches/mergeJobs.js';
 import { MERGE_TIMEOUT_MS, mergeArgs, withHub, type MergeCliOpts } from './merge.js';
 import { CliError } from './errors.js';
 
@@ -38,7 +38,7 @@ async function showQueue(args: Record<string, unknown>): Promise<QueueView> {
   } catch (err) {
     if (!(err instanceof CliError) || !/^No Overseer hub is running|did not answer/.test(err.message)) throw err; // only reading: the database will do
   }
-  const [{ openState }, { MergeService }] = await Promise.all([import('./state.js'), import('../git/mergeJobs.js')]);
+  const [{ openState }, { MergeService }] = await Promise.all([import('./state.js'), import('../branches/mergeJobs.js')]);
   const s = openState();
   try {
     const svc = new MergeService({ db: s.db, now: () => Date.now(), worktree: s.config!.worktree, env: process.env });

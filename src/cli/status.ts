@@ -12,13 +12,10 @@ import { applicableBudgets, spentOf } from '../money/budget.js';
 import { BudgetStore } from '../money/budgetStore.js';
 import { SetupStore } from '../store/setup.js';
 import { summarize } from '../services/summary.js';
-import { openState, type State } from './state.js';
-import { UsageError } from './errors.js';
-import { JOB_STATUSES } from '../domain/job.js';
+import type { State } from './state.js';
 import { readFloor } from '../floor/source.js';
 import { schedulesLine } from '../runs/scheduleText.js';
 import { archivedProjects } from '../projects/store.js';
-import { PROJECT_NAME } from '../projects/names.js';
 import type { Floor, FloorLimit, NeedsYouItem } from '../floor/types.js';
 import { debateStatusLines } from '../debate/status.js';
 
@@ -58,30 +55,6 @@ export function totalsLine(rows: readonly JobRow[]): string {
 }
 
 export interface StatusOptions extends StatusFilter { json?: boolean; all?: boolean; watch?: boolean; floor?: boolean }
-
-export function runStatus(opts: StatusOptions): void | Promise<void> {
-  if (opts.status && !(JOB_STATUSES as readonly string[]).includes(opts.status)) {
-    throw new UsageError(`--status ${JSON.stringify(opts.status)} is not a job status; use one of ${JOB_STATUSES.join(', ')}`);
-  }
-  if ((opts.floor || (opts.watch && opts.json)) && (opts.status || opts.label || opts.parent || opts.project)) {
-    throw new UsageError('--status, --label, --parent and --project filter the table; the floor (--floor, or --watch --json) is printed whole: filter it with jq');
-  }
-  if (opts.project !== undefined && !PROJECT_NAME.test(opts.project)) {
-    throw new UsageError(`--project ${JSON.stringify(opts.project)} is not a project name: 1..100 letters, digits, "-", "_", "." or "/"`);
-  }
-  if (opts.watch) return import('./statusWatch.js').then((m) => m.watchStatus(opts));
-  if (opts.floor) return import('./statusWatch.js').then((m) => m.printFloor());
-  const state = openState();
-  try {
-    if (opts.json) {
-      process.stdout.write(`${JSON.stringify(statusJson(state, opts), null, 2)}\n`);
-      return;
-    }
-    process.stdout.write(statusText(state, opts));
-  } finally {
-    state.close();
-  }
-}
 
 /** `overseer status --json`: the summaries of the jobs the filter keeps, each held by a provider limit with `waiting_on_limit`. */
 export function statusJson(state: State, f: StatusFilter): Record<string, unknown>[] {

@@ -92,7 +92,7 @@ export function registerVerbs(program: Command): void {
       print(o, r, `${job} ${r.status}`);
     }));
   program.command('resume <job>').description('resume a frozen, stopped, interrupted or ended agent; or a dispatch run (r-…): re-run what did not succeed').option('--message <text>', 'the next user turn for a stopped or ended session').option('--json', 'machine-readable output')
-    .action(async (job: string, o: Common & { message?: string }) => job.startsWith('r-') ? (await import('../runs/dispatchCli.js')).runResumeRun(job, o) : withHub(async (h) => {
+    .action(async (job: string, o: Common & { message?: string }) => job.startsWith('r-') ? (await import('./dispatch.js')).runResumeRun(job, o) : withHub(async (h) => {
       const r = await h.call('resume_agent', { job_id: job, ...(o.message ? { message: o.message } : {}) });
       print(o, r, `${job} ${r.status}`);
     }));

@@ -3,13 +3,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
-import { liveHub } from '../server/hubLock.js';
+import { liveHub } from '../hubfiles/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 
 export async function runWatch(o: { project?: string } = {}): Promise<void> {
   const { home, maxAgents } = loadConfig();
   if (o.project !== undefined) {
-    const { projectNameProblem, projectNameMessage } = await import('../projects/names.js');
+    const { projectNameProblem, projectNameMessage } = await import('../contract/projectNames.js');
     const problem = projectNameProblem(o.project);
     if (problem) throw new UsageError(`--${projectNameMessage(o.project, problem)}`);
   }
@@ -26,5 +26,11 @@ export async function runWatch(o: { project?: string } = {}): Promise<void> {
   delete process.env.CONTINUOUS_INTEGRATION;
   // React's production build: the development one checks every render and costs CPU per frame.
   process.env.NODE_ENV ??= 'production';
-  await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents, project: o.project });
+  // The MCP client (hubTools) loads on the first action: a watch that only watches never pays for it.
+  const hubTools = () => import('./hubTools.js');
+  const hub = {
+    connect: async (h: string) => (await hubTools()).connectHub(h),
+    refused: async (err: unknown) => err instanceof (await hubTools()).ToolRefused,
+  };
+  await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents, project: o.project, hub });
 }

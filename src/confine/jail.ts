@@ -1,7 +1,7 @@
 // The confinement plan of one child, read from the disk: which of the hub's directories it
 // must not see and which files decide the rules it runs under. See plan.ts for what each
 // list does and docs/security.md for why these paths.
-import { execFileSync } from 'node:child_process';
+import { gitSync } from '../git/exec.js';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { outermost, type ConfinePlan } from './plan.js';
@@ -43,7 +43,7 @@ function gitDirsOf(cwd: string): { top?: string; common?: string } {
   if (hit) return hit;
   let v: { top?: string; common?: string } = {};
   try {
-    const out = execFileSync('git', ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
+    const out = gitSync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd, timeout: 5000 }).stdout;
     const [top, common] = out.trim().split('\n');
     v = { top: top ? real(top) : undefined, common: common ? real(common) : undefined };
   } catch {

@@ -15,9 +15,9 @@ import { tx } from '../store/db.js';
 import { isSettled } from '../domain/job.js';
 import { errorMessage, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { placeRun, removeWorktree } from '../git/worktree.js';
-import { git, gitQuick } from '../git/exec.js';
-import type { CancelInput } from '../tools/agentSchemas.js';
-import type { ListDebatesInput, StartDebateInput } from '../tools/debateSchemas.js';
+import { gitOut } from '../git/exec.js';
+import type { CancelInput } from '../contract/agents.js';
+import type { ListDebatesInput, StartDebateInput } from '../contract/debates.js';
 import {
   ANSWER_SCHEMA, OPENING_SCHEMA, REVIEW_SCHEMA, decide, loopOutcome, needsVerdict, parseAnswer, parseReview, sideName,
   type DebateShape, type Outcome, type Side, type TurnKey,
@@ -101,7 +101,7 @@ export class DebateService {
       this.ctx.db.prepare('DELETE FROM debates WHERE id = ?').run(id);
       if (worktreePath && repoRoot) {
         await removeWorktree(repoRoot, worktreePath).catch(() => undefined);
-        await git(repoRoot).raw(['branch', '-D', branch!]).catch(() => undefined);
+        await gitOut(['branch', '-D', branch!], { cwd: repoRoot }).catch(() => undefined);
       }
       throw err;
     }
@@ -271,7 +271,7 @@ export class DebateService {
   private async diff(d: DebateRow): Promise<string | undefined> {
     if (!d.worktree_path || !d.base_commit) return undefined;
     await commitLeftovers(d.worktree_path, `overseer debate ${d.id}: post-action`);
-    return gitQuick(d.worktree_path, ['diff', `${d.base_commit}..HEAD`]).catch((err: unknown) => `(the diff could not be read: ${errorMessage(err)})`);
+    return gitOut(['diff', `${d.base_commit}..HEAD`], { cwd: d.worktree_path }).catch((err: unknown) => `(the diff could not be read: ${errorMessage(err)})`);
   }
 
   /** The debate's worktree, when it has one: leftovers committed on its branch, the folder removed (the branch stays). */
@@ -305,8 +305,8 @@ export class DebateService {
 /** `git add -A && git commit` when anything is uncommitted. */
 async function commitLeftovers(dir: string, message: string): Promise<void> {
   try {
-    if (!(await gitQuick(dir, ['status', '--porcelain'])).trim()) return;
-    await gitQuick(dir, ['add', '-A']);
-    await gitQuick(dir, ['-c', 'user.name=Overseer', '-c', 'user.email=overseer@localhost', '-c', 'core.hooksPath=/dev/null', 'commit', '--no-verify', '-q', '-m', message]);
+    if (!(await gitOut(['status', '--porcelain'], { cwd: dir })).trim()) return;
+    await gitOut(['add', '-A'], { cwd: dir });
+    await gitOut(['-c', 'user.name=Overseer', '-c', 'user.email=overseer@localhost', '-c', 'core.hooksPath=/dev/null', 'commit', '--no-verify', '-q', '-m', message], { cwd: dir });
   } catch { /* nothing to commit, or not a repository any more: the diff says what is there */ }
 }

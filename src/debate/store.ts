@@ -2,11 +2,11 @@
 // the post-action, review and response), in the tables of migration 21.
 import type { Db } from '../store/db.js';
 import type { Side, TurnFacts, TurnKind, TurnStatus } from './logic.js';
+import type { DebateStatus, SideSpec } from '../contract/debates.js';
 
-export type DebateStatus = 'running' | 'consensus' | 'disagreement' | 'failed' | 'cancelled';
+export type { DebateStatus, SideSpec };
+
 export const DEBATE_STATUSES: readonly DebateStatus[] = ['running', 'consensus', 'disagreement', 'failed', 'cancelled'];
-
-export interface SideSpec { provider: 'claude' | 'codex'; model?: string }
 
 export interface DebateRow {
   id: string;

@@ -4,49 +4,12 @@ import { isoTime } from '../clock.js';
 import { lastRound, sideName, type Side } from './logic.js';
 import { sidesOf } from './texts.js';
 import { turnFacts, type DebateRow, type DebateStatus, type SideSpec, type TurnRow } from './store.js';
+import type { TurnView, DebateView } from '../contract/debates.js';
+
+export type { TurnView, DebateView };
 
 const CUT = 2_000;
 const cut = (s: string | null, note: string): string | null => (s && s.length > CUT ? `${s.slice(0, CUT)}… (read the note ${note} for all of it)` : s);
-
-export interface TurnView {
-  side: 'A' | 'B';
-  job_id: string;
-  status: string;
-  job_status: string | null;
-  verdict: string | null;
-  position?: string | null;
-  reasoning?: string | null;
-  open_points?: string[];
-  text?: string | null;
-  error?: string | null;
-}
-
-export interface DebateView {
-  debate_id: string;
-  title: string;
-  task: string;
-  status: DebateStatus;
-  error: string | null;
-  /** The project its jobs carry (src/projects). */
-  project: string | null;
-  sides: (SideSpec & { side: 'A' | 'B' })[];
-  max_rounds: number;
-  loops: number;
-  /** the loop and round reached so far */
-  loop: number;
-  round: number;
-  post_action: string | null;
-  post_action_side: 'A' | 'B' | null;
-  verify: boolean;
-  cwd: string;
-  branch: string | null;
-  cost_usd: number;
-  rounds: { loop: number; round: number; turns: TurnView[] }[];
-  post: ({ loop: number; kind: string } & TurnView)[];
-  notes: { final: string; rounds: string };
-  created_at: string;
-  ended_at: string | null;
-}
 
 export interface JobLookup { get(id: string): { status: string; cost_usd: number | null } | undefined }
 

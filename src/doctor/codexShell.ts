@@ -1,33 +1,9 @@
 // The `codex shell` check's verdict: what one shell command of a Codex child, started the way
 // the hub starts one (its sandbox, the jail, its CODEX_HOME beside the hub's), came to, in plain
 // words with the fix. Pure: codexShellRun.ts gathers the facts.
-import type { CommandOutcome } from '../launch/codex/commands.js';
-import type { Check } from './types.js';
+import type { Check, CodexSandbox, CodexShellFacts } from './types.js';
 
-export type CodexSandbox = 'read-only' | 'workspace-write' | 'danger-full-access';
-
-export interface CodexShellFacts {
-  bin: string;
-  sandbox: CodexSandbox;
-  /** Ran inside Overseer's jail (bubblewrap), as the hub's children do; else why not. */
-  confined: boolean;
-  codexHome: string;
-  /** CODEX_HOME is under the temporary directory ($TMPDIR, else /tmp): Codex makes no helper links there. */
-  codexHomeInTemp: boolean;
-  /** Overseer made the helper links (<CODEX_HOME>/bin); `native` is what they point at. */
-  helperLinks: boolean;
-  native?: string;
-  /** What happened: the command ran, it did not start, Codex ran no command, no result in time, codex did not start. */
-  outcome: 'ran' | 'not_started' | 'no_command' | 'timeout' | 'spawn_error';
-  command?: CommandOutcome;
-  /** The command's result text as the model got it (first lines). */
-  output?: string;
-  /** The probe's file is in the work tree with the text it wrote. */
-  fileWritten: boolean;
-  /** Codex's own words when it ran no command (turn.failed, stderr) or did not start. */
-  error?: string;
-  timeoutMs: number;
-}
+export type { CodexSandbox, CodexShellFacts };
 
 /** The one command the probe runs (its file, then its text). */
 export const PROBE_FILE = 'doctor-probe.txt';

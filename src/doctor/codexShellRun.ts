@@ -17,9 +17,9 @@ import { LineSplitter } from '../launch/lineSplitter.js';
 import { NodeLauncher } from '../launch/process.js';
 import type { ExitInfo, LaunchSpec, ProcessLauncher } from '../launch/types.js';
 import { which } from '../launch/which.js';
-import { fakeModelCatalog, startFakeOpenAI } from '../testing/fakeOpenAI.js';
-import { codexShellCheck, PROBE_COMMAND, PROBE_FILE, PROBE_TEXT, type CodexShellFacts } from './codexShell.js';
-import type { Check, DoctorDeps } from './types.js';
+import { fakeModelCatalog, startFakeOpenAI } from '../fakemodel/fakeOpenAI.js';
+import { codexShellCheck, PROBE_COMMAND, PROBE_FILE, PROBE_TEXT } from './codexShell.js';
+import type { Check, CodexShellFacts, CodexShellInputs, DoctorDeps } from './types.js';
 
 export const CODEX_SHELL_TIMEOUT_MS = 60_000;
 const FAKE_MODEL = 'fake-model';
@@ -42,14 +42,6 @@ function withoutMcp(args: string[]): string[] {
     else out.push(args[i]!);
   }
   return out;
-}
-
-export interface CodexShellInputs {
-  bin: string;
-  config: Config | undefined;
-  /** The hub's state directory. */
-  home: string;
-  timeoutMs?: number;
 }
 
 /** Run the probe; never throws. */

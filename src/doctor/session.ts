@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { readHubInfo, type HubInfo } from '../server/hubLock.js';
-import type { HealthInfo } from '../server/http.js';
+import { readHubInfo, type HubInfo } from '../hubfiles/hubLock.js';
+import type { HealthInfo } from '../http/api.js';
 import type { Check, DoctorDeps } from './types.js';
 
 /** GET /health of a hub with the lead token; undefined when it does not answer. */

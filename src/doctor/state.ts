@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { loadConfig, resolveSettingsDir, resolveStateDir, settingsDirOf, type Config } from '../config.js';
 import { MIGRATIONS } from '../store/migrations.js';
-import { readHubInfo } from '../server/hubLock.js';
+import { readHubInfo } from '../hubfiles/hubLock.js';
 import { firstLine } from './io.js';
 import type { Check, DoctorDeps } from './types.js';
 

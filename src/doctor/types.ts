@@ -1,10 +1,10 @@
 // Shapes shared by the `overseer doctor` checks. Every check is a plain function of DoctorDeps,
 // so tests drive it with an injected environment, exec and fetch instead of the real machine.
 
-import type { HubInfo } from '../server/hubLock.js';
-import type { HealthInfo } from '../server/http.js';
-import type { CodexShellFacts } from './codexShell.js';
-import type { CodexShellInputs } from './codexShellRun.js';
+import type { HubInfo } from '../hubfiles/hubLock.js';
+import type { HealthInfo } from '../http/api.js';
+import type { Config } from '../config.js';
+import type { CommandOutcome } from '../launch/codex/commands.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -57,4 +57,40 @@ export interface DoctorDeps {
   runCodexShell?: (i: CodexShellInputs, deps: Pick<DoctorDeps, 'env' | 'cwd' | 'packageRoot' | 'probeConfine'>) => Promise<CodexShellFacts>;
   /** Ask a running hub for its session counts (default: GET /health with the lead token). */
   hubHealth?: (info: HubInfo, token: string | undefined, timeoutMs: number) => Promise<HealthInfo | undefined>;
+}
+
+// The `codex shell` check (codexShell.ts judges the facts codexShellRun.ts gathers).
+
+export type CodexSandbox = 'read-only' | 'workspace-write' | 'danger-full-access';
+
+export interface CodexShellFacts {
+  bin: string;
+  sandbox: CodexSandbox;
+  /** Ran inside Overseer's jail (bubblewrap), as the hub's children do; else why not. */
+  confined: boolean;
+  codexHome: string;
+  /** CODEX_HOME is under the temporary directory ($TMPDIR, else /tmp): Codex makes no helper links there. */
+  codexHomeInTemp: boolean;
+  /** Overseer made the helper links (<CODEX_HOME>/bin); `native` is what they point at. */
+  helperLinks: boolean;
+  native?: string;
+  /** What happened: the command ran, it did not start, Codex ran no command, no result in time, codex did not start. */
+  outcome: 'ran' | 'not_started' | 'no_command' | 'timeout' | 'spawn_error';
+  command?: CommandOutcome;
+  /** The command's result text as the model got it (first lines). */
+  output?: string;
+  /** The probe's file is in the work tree with the text it wrote. */
+  fileWritten: boolean;
+  /** Codex's own words when it ran no command (turn.failed, stderr) or did not start. */
+  error?: string;
+  timeoutMs: number;
+}
+
+/** What the `codex shell` probe runs: which codex, the hub's configuration and state directory. */
+export interface CodexShellInputs {
+  bin: string;
+  config: Config | undefined;
+  /** The hub's state directory. */
+  home: string;
+  timeoutMs?: number;
 }

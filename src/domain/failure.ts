@@ -2,7 +2,7 @@
 // event, the init event, exit code/signal, stderr, and the reason the hub itself stopped it
 // (the first termination reason wins). Pure.
 import type { FailureClass } from './job.js';
-import { limitKind } from '../limits/signals.js';
+import { limitKind } from './limitKind.js';
 
 export type StopReason = 'timeout' | 'budget' | 'max_turns' | 'cancelled' | 'stopped' | 'hub_shutdown' | 'mcp_unavailable' | 'hook_bypassed';
 

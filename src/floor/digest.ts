@@ -4,7 +4,7 @@
 // and the warnings raised since its last delivered result, leaving out what a result already
 // showed it. Kept in memory: a hub that restarts starts a new look.
 import type { HubContext } from '../services/context.js';
-import type { CallScope } from '../tools/registry.js';
+import type { CallScope } from '../contract/call.js';
 import { isoTime } from '../clock.js';
 
 /** At most this many lines per kind; the rest is counted. */
@@ -46,7 +46,7 @@ export class LeadDigest {
 
   constructor(private readonly ctx: HubContext) {}
 
-  /** The scope of one lead tool call (src/tools/registry.ts). */
+  /** The scope of one lead tool call (src/contract/call.ts). */
   scope(): CallScope {
     const start = this.ctx.clock.now();
     const since = this.cursor;

@@ -6,9 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { hubAnswers, readHubInfo, type HubInfo } from '../server/hubLock.js';
+import { hubAnswers, readHubInfo, type HubInfo } from '../hubfiles/hubLock.js';
 import { readFloor } from './source.js';
 import type { Floor } from './types.js';
+import { readSse } from '../http/sse.js';
 
 export interface FollowOptions {
   /** The state directory. */
@@ -69,33 +70,6 @@ function leadToken(home: string): string {
   }
 }
 
-/** Blocks of an event stream (`event:`/`data:` lines, `:` comments, LF or CRLF), split across chunks. */
-export class SseReader {
-  private buf = '';
-
-  push(chunk: string): { event: string; data: string }[] {
-    this.buf += chunk.replace(/\r\n?/g, '\n');
-    const out: { event: string; data: string }[] = [];
-    let i: number;
-    while ((i = this.buf.indexOf('\n\n')) >= 0) {
-      const block = this.buf.slice(0, i);
-      this.buf = this.buf.slice(i + 2);
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const c = line.indexOf(':');
-        const field = c < 0 ? line : line.slice(0, c);
-        const value = c < 0 ? '' : line.slice(c + 1).replace(/^ /, '');
-        if (field === 'event') event = value;
-        else if (field === 'data') data.push(value);
-      }
-      if (data.length) out.push({ event, data: data.join('\n') });
-    }
-    return out;
-  }
-}
-
 /** The hub's floor stream until it ends (resolves) or is refused (throws Refused). */
 async function followHub(info: HubInfo, o: FollowOptions, h: FollowHandlers): Promise<void> {
   const token = leadToken(o.home);
@@ -116,12 +90,7 @@ async function followHub(info: HubInfo, o: FollowOptions, h: FollowHandlers): Pr
       throw new Refused(`the hub at ${url.origin} answered ${url.pathname} with HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
     }
     h.source?.('hub', null);
-    const sse = new SseReader();
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      alive();
-      for (const ev of sse.push(decoder.decode(chunk, { stream: true }))) if (ev.event === 'floor') h.floor(JSON.parse(ev.data) as Floor);
-    }
+    await readSse(res.body, (ev) => { if (ev.event === 'floor') h.floor(JSON.parse(ev.data) as Floor); }, alive);
   } catch (err) {
     if (err instanceof Refused) throw err;
     // aborted (stopped, or silent too long) or the connection broke: the caller looks again

@@ -15,11 +15,14 @@ import type Database from 'better-sqlite3';
 import type { Caller } from '../services/context.js';
 import type { Bus, BusEvents } from '../services/bus.js';
 import type { Logger } from '../log.js';
-import type { ApiHandler } from '../server/http.js';
+import type { ApiHandler } from '../http/api.js';
 import { readFloor } from './source.js';
 import type { FloorHubInfo } from './model.js';
 import type { Floor } from './types.js';
-import { PROJECT_NAME } from '../projects/names.js';
+import { PROJECT_NAME } from '../contract/projectNames.js';
+import { SSE_HEADERS, sseComment, sseFrame } from '../http/sse.js';
+
+const PING = sseComment('ping');
 
 /** Bus events after which the floor may have changed. */
 export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit'];
@@ -66,7 +69,7 @@ const send = (res: ServerResponse, status: number, body: unknown): true => {
 const fail = (res: ServerResponse, status: number, code: string, message: string): true => send(res, status, { error: { code, message } });
 
 /** A frame: the whole floor, with its id (`<feed>.<n>`) for Last-Event-ID. */
-export const frameOf = (f: Floor, id?: string): string => `event: floor\ndata: ${JSON.stringify(f)}\n${id ? `id: ${id}\n` : ''}\n`;
+export const frameOf = (f: Floor, id?: string): string => sseFrame({ event: 'floor', data: JSON.stringify(f), ...(id ? { id } : {}) });
 
 export function floorApi(o: FloorApiOptions): FloorApi {
   const minGap = o.minGapMs ?? 50;
@@ -121,7 +124,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
 
   const attach = (): void => {
     detach = FLOOR_EVENTS.map((e) => o.bus.on(e, changed));
-    heartbeat = setInterval(() => { for (const s of streams) if (!s.blocked) s.res.write(': ping\n\n'); }, o.heartbeatMs ?? 15_000);
+    heartbeat = setInterval(() => { for (const s of streams) if (!s.blocked) s.res.write(PING); }, o.heartbeatMs ?? 15_000);
     heartbeat.unref();
   };
 
@@ -145,7 +148,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     }
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, SSE_HEADERS);
     const s: Stream = { res, doneLimit, project, blocked: false };
     if (streams.size === 0) attach();
     streams.add(s);

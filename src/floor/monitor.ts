@@ -12,7 +12,7 @@ import { assessHealth, commandsFailed, lostProcess, OUTCOME_WARNINGS, type Healt
 import type { CommandTally } from '../launch/types.js';
 import { pidAlive } from '../launch/process.js';
 
-/** What the monitor needs of the job engine (the Runner and JobService, set by the hub). */
+/** What the monitor needs of the job engine (the live children, the messages and JobService; src/hub.ts passes them). */
 export interface MonitorActions {
   /** pid, frozen time and attempt start of a supervised child, if one runs for the job. */
   live(jobId: string): { pid?: number; frozenMs: number; startedAt: number } | undefined;
@@ -40,9 +40,8 @@ export class HealthMonitor {
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private persistStmt?: ReturnType<HubContext['db']['prepare']>;
-  actions?: MonitorActions;
 
-  constructor(private readonly ctx: HubContext) {
+  constructor(private readonly ctx: HubContext, private readonly actions: MonitorActions) {
     this.warnings = new WarningStore(ctx.db);
   }
 
@@ -105,7 +104,7 @@ export class HealthMonitor {
       for (const j of live) this.watchdog(j.id, now);
       const raised: WarningRow[] = [];
       for (const j of live) {
-        const sup = this.actions?.live(j.id);
+        const sup = this.actions.live(j.id);
         // The supervisor knows its attempt's start; the attempts table only for a job it does not run.
         const attemptStart = sup?.startedAt ?? this.ctx.store.attempts(j.id).at(-1)?.started_at ?? null;
         const facts: HealthFacts = {
@@ -132,7 +131,7 @@ export class HealthMonitor {
         if (liveIds.has(w.job_id) || OUTCOME_WARNINGS.has(w.kind)) continue;
         if (this.warnings.clear(w.job_id, w.kind, now)) this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
       }
-      for (const id of new Set([...this.lastEvent.keys(), ...this.calls.keys()])) if (!liveIds.has(id) && !this.actions?.live(id)) this.forget(id);
+      for (const id of new Set([...this.lastEvent.keys(), ...this.calls.keys()])) if (!liveIds.has(id) && !this.actions.live(id)) this.forget(id);
       for (const w of raised) await this.onRaised(w);
     } catch (err) {
       this.ctx.log.warn({ err }, 'health monitor pass failed');
@@ -165,7 +164,7 @@ export class HealthMonitor {
 
   /** A supervised child whose pid is gone while its exit never arrived (e.g. a descendant holds the pipe). */
   private watchdog(jobId: string, now: number): void {
-    const sup = this.actions?.live(jobId);
+    const sup = this.actions.live(jobId);
     if (!sup?.pid) return;
     const verdict = lostProcess({ pidAlive: pidAlive(sup.pid), settled: false, goneSince: this.goneSince.get(jobId) ?? null, now, graceMs: LOST_GRACE_MS });
     if (verdict === 'ok') { this.goneSince.delete(jobId); return; }
@@ -173,7 +172,7 @@ export class HealthMonitor {
     this.goneSince.delete(jobId);
     this.ctx.log.warn({ jobId, pid: sup.pid }, 'watchdog: the child process is gone but its exit never arrived; settling it');
     this.ctx.store.addEvent(jobId, now, 'process_lost', { pid: sup.pid });
-    this.actions?.settleLost(jobId, `process ${sup.pid} vanished without an exit event`);
+    this.actions.settleLost(jobId, `process ${sup.pid} vanished without an exit event`);
   }
 
   private async onRaised(w: WarningRow): Promise<void> {
@@ -184,9 +183,9 @@ export class HealthMonitor {
     this.ctx.log.info({ jobId: w.job_id, kind: w.kind, detail: w.detail, reaction }, 'health warning');
     this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: true });
     try {
-      if (reaction === 'message') this.actions?.message(w.job_id, nudgeText(this.cfg.nudge, w.kind, w.detail));
-      else if (reaction === 'freeze') await this.actions?.freeze(w.job_id);
-      else if (reaction === 'cancel') await this.actions?.cancel(w.job_id, `health warning ${w.kind}: ${w.detail}`);
+      if (reaction === 'message') this.actions.message(w.job_id, nudgeText(this.cfg.nudge, w.kind, w.detail));
+      else if (reaction === 'freeze') await this.actions.freeze(w.job_id);
+      else if (reaction === 'cancel') await this.actions.cancel(w.job_id, `health warning ${w.kind}: ${w.detail}`);
     } catch (err) {
       this.ctx.log.warn({ err, jobId: w.job_id, reaction }, 'health reaction failed');
       this.ctx.store.addEvent(w.job_id, now, 'warning_reaction_failed', { kind: w.kind, reaction, error: (err as Error).message });

@@ -7,9 +7,11 @@
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { git, outLines } from './exec.js';
+import { gitOut, outLines } from './exec.js';
 import { matchGlobs } from './glob.js';
 import { which } from '../launch/which.js';
+import type { BootstrapReport, SetupCommandReport } from '../store/setup.js';
+import type { SetupView } from '../contract/agentSummary.js';
 
 export interface BootstrapConfig {
   /** Globs (relative to the repository root) of untracked or ignored files copied into each new worktree. */
@@ -22,26 +24,8 @@ export interface BootstrapConfig {
   detect: boolean;
 }
 
-export interface SetupCommandReport {
-  command: string;
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  duration_ms: number;
-  /** The last 4,000 characters of its stdout and stderr together. */
-  output: string;
-}
-
-export interface BootstrapReport {
-  status: 'ok' | 'failed' | 'skipped';
-  /** Where the commands came from: the config, a lockfile, or nowhere. */
-  source: 'config' | 'detected' | 'none';
-  /** Why it was skipped, or what detection found but could not run. */
-  note?: string;
-  copied: string[];
-  commands: SetupCommandReport[];
-  duration_ms: number;
-}
+// The report of a run is what the store keeps (src/store/setup.ts).
+export type { BootstrapReport, SetupCommandReport };
 
 /** Lockfile → install command, first match wins (a repo with several package managers' files uses the most specific). */
 const DETECT: readonly { file: string; bin: string; command: string }[] = [
@@ -68,9 +52,9 @@ const NEVER = /^(?:\.overseer|\.overseer-worktrees)(?:\/|$)/;
 /** Untracked and ignored paths of the main checkout that match `patterns` (ignored folders whole, as git lists them). */
 async function copyCandidates(repoRoot: string, patterns: readonly string[]): Promise<string[]> {
   if (patterns.length === 0) return [];
-  const g = git(repoRoot);
-  const untracked = outLines(await g.raw(['ls-files', '--others', '--exclude-standard']));
-  const ignored = outLines(await g.raw(['ls-files', '--others', '--ignored', '--exclude-standard', '--directory']));
+  const g = (args: string[]): Promise<string> => gitOut(args, { cwd: repoRoot });
+  const untracked = outLines(await g(['ls-files', '--others', '--exclude-standard']));
+  const ignored = outLines(await g(['ls-files', '--others', '--ignored', '--exclude-standard', '--directory']));
   const all = [...new Set([...untracked, ...ignored])].filter((p) => !NEVER.test(p));
   return matchGlobs(all, patterns).map((p) => p.replace(/\/$/, ''));
 }
@@ -132,7 +116,7 @@ export async function bootstrapWorktree(o: {
   let commands = config.setup;
   if (commands.length > 0) source = 'config';
   else if (config.detect) {
-    const files = new Set(outLines(await git(o.worktree).raw(['ls-files', '--', ...DETECT.map((d) => d.file)])));
+    const files = new Set(outLines(await gitOut(['ls-files', '--', ...DETECT.map((d) => d.file)], { cwd: o.worktree })));
     const d = detectSetup(files, (bin) => which(bin, o.env.PATH ?? '') !== undefined);
     note = d.note;
     if (d.command) { commands = [d.command]; source = 'detected'; }
@@ -161,15 +145,6 @@ export function setupFailure(r: BootstrapReport): string {
 }
 
 /** The bootstrap as get_agent shows it: what ran, how long, without the commands' output unless one failed. */
-export interface SetupView {
-  status: BootstrapReport['status'] | 'pending';
-  source?: BootstrapReport['source'];
-  note?: string;
-  copied?: string[];
-  commands?: { command: string; exit_code: number | null; timed_out: boolean; duration_ms: number; output?: string }[];
-  duration_ms?: number;
-}
-
 export function setupView(r: BootstrapReport | undefined): SetupView {
   if (!r) return { status: 'pending' };
   return {

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError } from '../errors.js';
-import { TRANSIENT_GIT_ERROR, errText, firstLine, git, gitQuick, outLines, realPathOrUndefined, withLock } from './exec.js';
+import { errText, firstLine, gitOut, outLines, realPathOrUndefined, TRANSIENT_GIT_ERROR, withLock } from './exec.js';
 import { branchExists, headCommit, repoRootOf } from './repo.js';
 import { slugify } from '../domain/job.js';
 import { LEGACY_WORKTREES_DIR, branchSlug, isOverseerWorktreeDir, repoWorktreesDir, worktreesBase } from './placement.js';
@@ -51,8 +51,7 @@ async function ensureExcluded(commonDir: string): Promise<void> {
  * holding `dir` (the hub does this at start so its state never shows up as a change). */
 export async function excludeOverseerDirs(dir: string): Promise<void> {
   try {
-    // gitQuick, not simple-git: every hub start runs this, and an idle hub needs no simple-git.
-    const common = (await gitQuick(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
+    const common = (await gitOut(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir })).trim();
     if (common) await ensureExcluded(common);
   } catch {
     /* not a repository: nothing to exclude */
@@ -62,11 +61,11 @@ export async function excludeOverseerDirs(dir: string): Promise<void> {
 /** Undo what a failed `worktree add -b` may have left: its folder, its registration and the
  * branch it created (deleted only while it still points at baseCommit). */
 async function undoPartialAdd(top: string, branch: string, wtPath: string, baseCommit: string): Promise<void> {
-  const g = git(top);
-  await g.raw(['worktree', 'remove', '--force', '--force', wtPath]).catch(() => undefined);
+  const g = (args: string[]): Promise<string> => gitOut(args, { cwd: top });
+  await g(['worktree', 'remove', '--force', '--force', wtPath]).catch(() => undefined);
   await rm(wtPath, { recursive: true, force: true });
-  await g.raw(['worktree', 'prune']).catch(() => undefined);
-  await g.raw(['update-ref', '-d', `refs/heads/${branch}`, baseCommit]).catch(() => undefined);
+  await g(['worktree', 'prune']).catch(() => undefined);
+  await g(['update-ref', '-d', `refs/heads/${branch}`, baseCommit]).catch(() => undefined);
 }
 
 /** `git worktree add -b`, serialised per repository in this process and retried when another
@@ -75,7 +74,7 @@ async function addWorktree(top: string, branch: string, wtPath: string, baseComm
   await withLock(`worktrees:${top}`, async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        await git(top).raw(['worktree', 'add', '-b', branch, wtPath, baseCommit]);
+        await gitOut(['worktree', 'add', '-b', branch, wtPath, baseCommit], { cwd: top });
         return;
       } catch (err) {
         const msg = errText(err);
@@ -106,7 +105,7 @@ export async function createWorktree(opts: { repoRoot: string; jobId: string; br
   let commonDir: string;
   let baseCommit: string;
   try {
-    const [t, c, h] = outLines(await git(real).raw(['rev-parse', '--show-toplevel', '--git-common-dir', opts.base ? `${opts.base}^{commit}` : 'HEAD']));
+    const [t, c, h] = outLines(await gitOut(['rev-parse', '--show-toplevel', '--git-common-dir', opts.base ? `${opts.base}^{commit}` : 'HEAD'], { cwd: real }));
     if (!t || !c || !h) throw new Error(`unexpected rev-parse output in ${real}`);
     top = (await realPathOrUndefined(t)) ?? t;
     commonDir = path.resolve(real, c);
@@ -156,11 +155,11 @@ export async function removeWorktree(repoRoot: string, wtPath: string): Promise<
   const root = await realPathOrUndefined(repoRoot);
   if (root === undefined) return;
   const target = (await realPathOrUndefined(wtPath)) ?? path.resolve(wtPath);
-  const g = git(root);
+  const g = (args: string[]): Promise<string> => gitOut(args, { cwd: root });
   await withLock(`worktrees:${root}`, async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        await g.raw(['worktree', 'remove', '--force', '--force', target]);
+        await g(['worktree', 'remove', '--force', '--force', target]);
         break;
       } catch (err) {
         const msg = errText(err);
@@ -176,7 +175,7 @@ export async function removeWorktree(repoRoot: string, wtPath: string): Promise<
       await rmdir(path.dirname(target)).catch(() => undefined); // only when empty
     }
     // pruning is housekeeping; a failure here changes nothing for the caller
-    await g.raw(['worktree', 'prune']).catch(() => undefined);
+    await g(['worktree', 'prune']).catch(() => undefined);
   });
 }
 

@@ -1,14 +1,17 @@
-// Low-level git plumbing shared by the git layer: a configured simple-git instance per
-// directory (never prompts, never opens an editor, English messages), real-path helpers and
-// error-text helpers. Nothing here knows about jobs or worktrees.
-import { spawn } from 'node:child_process';
+// The one way src/ runs git: `git(args, {cwd, env, input, allowFail, timeout})` resolves with
+// stdout, stderr and the exit code, or rejects with a GitError that names the command, the
+// directory and git's stderr. `gitSync` is the same for the few synchronous callers (config,
+// init, the confinement plan). Every git child gets `gitEnv()`: never prompts, never opens an
+// editor, English messages, and no GIT_DIR-style variable pointing it at another repository.
+//
+// On node:child_process, not execa or simple-git: every hub runs a few git commands at start and
+// one per edit (the conflict guard), and execa is 130 modules and ~6 MB resident
+// (docs/performance-hub-memory.md); simple-git, used only through `.raw`, waited 50 ms after any
+// command that printed nothing and needed its safety guards switched off (docs/decisions.md).
+// Also here: real-path, output-line and error-text helpers, and the per-repository mutex.
+// Nothing here knows about jobs.
+import { spawn, spawnSync } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
-import type { SimpleGit } from 'simple-git';
-import type * as SimpleGitModule from 'simple-git';
-import { lazyRequire } from '../lazy.js';
-
-/** simple-git, loaded by the first git() (an idle hub runs none: src/lazy.ts). */
-const simpleGitModule = lazyRequire<typeof SimpleGitModule>('simple-git');
 
 /** Variables that would point git at some other repository than the directory we pass. */
 const REPO_OVERRIDES = [
@@ -24,9 +27,9 @@ const REPO_OVERRIDES = [
 /** Environment for every git (and gh) child: the caller's environment minus repository
  * overrides (set when running inside a git hook), with prompts and editors disabled and
  * untranslated messages so error texts can be recognised. */
-export function gitEnv(): Record<string, string> {
+export function gitEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
+  for (const [k, v] of Object.entries(base)) {
     if (v !== undefined && !REPO_OVERRIDES.includes(k)) env[k] = v;
   }
   env.GIT_TERMINAL_PROMPT = '0';
@@ -39,36 +42,91 @@ export function gitEnv(): Record<string, string> {
   return env;
 }
 
-/** A simple-git instance rooted at `dir`. `timeoutMs` kills a git process that prints nothing
- * for that long (used for commit and push, which may wait on a signer or the network).
- *
- * simple-git refuses by default to run when the environment holds variables such as EDITOR,
- * PAGER, GIT_SSH_COMMAND or PREFIX, because they can run programs. That guard protects against
- * untrusted values injected into argv/env; here the environment is the user's own and every
- * argv is built by this module from validated values, so the env-borne categories are allowed.
- * Config-via-argv categories (alias, filters, protocol overrides, upload-pack...) stay blocked. */
-export function git(dir: string, timeoutMs?: number): SimpleGit {
-  return simpleGitModule().simpleGit({
-    baseDir: dir,
-    binary: 'git',
-    maxConcurrentProcesses: 4,
-    trimmed: false,
-    ...(timeoutMs ? { timeout: { block: timeoutMs } } : {}),
-    unsafe: {
-      allowUnsafeEditor: true,
-      allowUnsafePager: true,
-      allowUnsafeAskPass: true,
-      allowUnsafeSshCommand: true,
-      allowUnsafeGitProxy: true,
-      allowUnsafeConfigPaths: true,
-      allowUnsafeConfigEnvCount: true,
-      allowUnsafeTemplateDir: true,
-      allowUnsafeDiffExternal: true,
-      allowUnsafeCredentialHelper: true,
-      allowUnsafeHooksPath: true,
-      allowUnsafeGpgProgram: true,
-    },
-  }).env(gitEnv());
+export interface GitOptions {
+  /** The directory git runs in. */
+  cwd: string;
+  /** The environment before `gitEnv()` is applied (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Written to git's stdin (else stdin is closed). */
+  input?: string;
+  /** Resolve with the exit code instead of rejecting when git exits non-zero. */
+  allowFail?: boolean;
+  /** Kill git after this many ms (default 120 s). */
+  timeout?: number;
+}
+
+export interface GitResult {
+  /** As git printed it (with its final newline). */
+  stdout: string;
+  stderr: string;
+  /** Exit code; -1 when git was killed by a signal. */
+  code: number;
+}
+
+/** Default longest run of one git command. */
+export const GIT_TIMEOUT_MS = 120_000;
+
+/** A git command that failed: which one, where, its exit code (or signal) and what it printed. */
+export class GitError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly cwd: string,
+    readonly code: number,
+    readonly signal: string | null,
+    readonly stderr: string,
+    readonly stdout: string,
+    timeoutMs: number,
+  ) {
+    const why = signal
+      ? `was killed by ${signal}${signal === 'SIGTERM' ? ` (timed out after ${Math.round(timeoutMs / 1000)} s?)` : ''}`
+      : `failed with exit code ${code}`;
+    const detail = [stderr.trim(), stdout.trim()].filter(Boolean).join('\n\n');
+    super(`Command ${why}: git ${args.join(' ')} (in ${cwd})${detail ? `\n\n${detail}` : ''}`);
+    this.name = 'GitError';
+  }
+}
+
+/** Run one git command. Rejects with a GitError when git exits non-zero (unless `allowFail`),
+ * is killed, or cannot start (git missing, cwd gone: the spawn error, with the command named). */
+export function git(args: readonly string[], o: GitOptions): Promise<GitResult> {
+  const timeout = o.timeout ?? GIT_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: o.cwd, env: gitEnv(o.env), stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], timeout });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (c: Buffer) => out.push(c));
+    child.stderr!.on('data', (c: Buffer) => err.push(c));
+    if (o.input !== undefined) {
+      child.stdin!.on('error', () => undefined); // git may exit before reading it all
+      child.stdin!.end(o.input);
+    }
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      reject(new GitError(args, o.cwd, -1, null, `${e.code === 'ENOENT' ? 'git (or the directory) was not found: ' : ''}${e.message}`, '', timeout));
+    });
+    child.once('close', (code, signal) => {
+      const r = { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code: code ?? -1 };
+      if (code === 0 || (o.allowFail && signal === null)) return resolve(r);
+      reject(new GitError(args, o.cwd, r.code, signal, r.stderr, r.stdout, timeout));
+    });
+  });
+}
+
+/** stdout of one git command without its final newline; rejects like `git`. */
+export async function gitOut(args: readonly string[], o: GitOptions): Promise<string> {
+  return (await git(args, { ...o, allowFail: false })).stdout.replace(/\r?\n$/, '');
+}
+
+/** `git`, synchronously, for callers that cannot wait (configuration, `overseer init`). */
+export function gitSync(args: readonly string[], o: GitOptions): GitResult {
+  const timeout = o.timeout ?? GIT_TIMEOUT_MS;
+  const r = spawnSync('git', args, { cwd: o.cwd, env: gitEnv(o.env), encoding: 'utf8', input: o.input, stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], timeout });
+  if (r.error) {
+    const e = r.error as NodeJS.ErrnoException;
+    if (e.code !== 'ETIMEDOUT') throw new GitError(args, o.cwd, -1, null, `${e.code === 'ENOENT' ? 'git (or the directory) was not found: ' : ''}${e.message}`, '', timeout);
+  }
+  const res = { stdout: r.stdout ?? '', stderr: r.stderr ?? '', code: r.status ?? -1 };
+  if (r.status === 0 || (o.allowFail && r.signal === null && r.status !== null)) return res;
+  throw new GitError(args, o.cwd, res.code, r.signal, res.stderr, res.stdout, timeout);
 }
 
 /** Real path of `p`, or undefined when it does not exist (or cannot be read). */
@@ -80,7 +138,7 @@ export async function realPathOrUndefined(p: string): Promise<string | undefined
   }
 }
 
-/** Message text of any thrown value (simple-git puts git's stderr there). */
+/** Message text of any thrown value (a GitError's holds git's stderr). */
 export function errText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -124,27 +182,3 @@ export async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T>
  * the same command usually succeeds when tried again. */
 export const TRANSIENT_GIT_ERROR = /failed to read .*worktrees|could not lock|Unable to create '.*\.lock'|unable to (create|write) .*lock|cannot lock ref/i;
 
-/**
- * Run one git command and return its stdout (without the final newline); rejects with git's
- * stderr in the message when git fails. For hot paths: simple-git waits an extra 50 ms after
- * any command that printed nothing (its completion detection), which made every silent
- * `git add`/`git commit -q` cost ~55 ms instead of ~3 ms. On node:child_process, not execa: every
- * hub runs a few at start, and execa is 130 modules (docs/performance-hub-memory.md).
- */
-export function gitQuick(dir: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: dir, env: { ...process.env, ...gitEnv() }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.once('error', reject); // git missing, cwd gone
-    child.once('close', (code, signal) => {
-      const stdout = Buffer.concat(out).toString('utf8').replace(/\r?\n$/, '');
-      if (code === 0) return resolve(stdout);
-      const why = signal ? `was killed by ${signal}${signal === 'SIGTERM' ? ' (timed out after 120 s?)' : ''}` : `failed with exit code ${code}`;
-      const detail = [Buffer.concat(err).toString('utf8').trim(), stdout.trim()].filter(Boolean).join('\n\n');
-      reject(new Error(`Command ${why}: git ${args.join(' ')}${detail ? `\n\n${detail}` : ''}`));
-    });
-  });
-}

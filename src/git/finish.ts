@@ -1,7 +1,7 @@
 // Finishing a job's worktree: commit what the agent left, measure the diff against the base,
 // push the branch and open a PR (problems become notes), then remove the folder, keeping the branch.
 import { access } from 'node:fs/promises';
-import { errText, firstLine, git, outLines } from './exec.js';
+import { errText, firstLine, git, gitOut, outLines } from './exec.js';
 import { removeWorktree, type WorktreeInfo } from './create.js';
 import { openPullRequest, pushBranch } from './pr.js';
 import { workStatus } from './repo.js';
@@ -29,8 +29,8 @@ export interface FinishResult {
 
 /** `-c user.name=… -c user.email=…` for what the repository does not configure (commits and merges by the hub). */
 export async function identityArgs(dir: string): Promise<string[]> {
-  // `git config --get-regexp` exits 1 without stderr when nothing matches: simple-git returns ''.
-  const ident = await git(dir).raw(['config', '--get-regexp', '^user\\.(name|email)$']).catch(() => '');
+  // `git config --get-regexp` exits 1 without stderr when nothing matches.
+  const ident = await gitOut(['config', '--get-regexp', '^user\\.(name|email)$'], { cwd: dir }).catch(() => '');
   const keys = new Set(outLines(ident).map((l) => l.split(/\s/)[0]?.toLowerCase()));
   const extra: string[] = [];
   if (!keys.has('user.name')) extra.push('-c', `user.name=${FALLBACK_NAME}`);
@@ -40,16 +40,16 @@ export async function identityArgs(dir: string): Promise<string[]> {
 
 /** Commit anything left in the worktree, as the repo's configured author or as Overseer. */
 async function commitAll(dir: string, message: string): Promise<string> {
-  const g = git(dir);
-  await g.raw(['add', '-A']);
+  const g = (args: string[]): Promise<string> => gitOut(args, { cwd: dir });
+  await g(['add', '-A']);
   const extra = await identityArgs(dir);
   const msg = message.trim() === '' ? 'Overseer job changes' : message;
   // --no-verify: this is an automatic checkpoint of an agent's work; a failing pre-commit hook
   // must not leave the work uncommitted in a folder we are about to delete. No hooks at all
   // (post-commit too): a hooks path inside the tree is the agent's to write, and the hub runs
   // unconfined.
-  await git(dir, COMMIT_TIMEOUT_MS).raw([...extra, '-c', 'core.hooksPath=/dev/null', 'commit', '--no-verify', '--no-edit', `--message=${msg}`]);
-  return outLines(await g.raw(['rev-parse', 'HEAD']))[0] ?? '';
+  await gitOut([...extra, '-c', 'core.hooksPath=/dev/null', 'commit', '--no-verify', '--no-edit', `--message=${msg}`], { cwd: dir, timeout: COMMIT_TIMEOUT_MS });
+  return outLines(await g(['rev-parse', 'HEAD']))[0] ?? '';
 }
 
 /** Parse the "N files changed" summary line of `git diff --stat`. */
@@ -92,14 +92,14 @@ export async function finishWorktree(
 
   const tip = exists ? 'HEAD' : `refs/heads/${wt.branch}`;
   try {
-    const stat = await git(where).raw(['diff', '--stat=200', wt.baseCommit, tip, '--']);
+    const stat = (await git(['diff', '--stat=200', wt.baseCommit, tip, '--'], { cwd: where })).stdout;
     result.diffStat = stat.trimEnd();
     result.filesChanged = countFiles(stat);
   } catch (err) {
     notes.push(`diff against ${wt.baseCommit.slice(0, 12)} failed: ${firstLine(errText(err))}`);
   }
 
-  const tipSha = outLines(await git(where).raw(['rev-parse', tip]).catch(() => ''))[0];
+  const tipSha = outLines(await gitOut(['rev-parse', tip], { cwd: where }).catch(() => ''))[0];
   if (opts.push === false) {
     notes.push('push disabled');
   } else if (tipSha === undefined || tipSha === wt.baseCommit) {

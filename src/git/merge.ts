@@ -5,11 +5,10 @@
 // a failed check leaves the target exactly where it was. `--leave-conflicts` is the one mode that
 // merges in the person's checkout, on purpose, and leaves the conflicted files for a person.
 // Nothing here knows about jobs.
-import { loadExeca } from '../lazy.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { errText, firstLine, gitEnv, gitQuick, outLines, realPathOrUndefined, withLock } from './exec.js';
+import { errText, firstLine, git, gitOut, outLines, realPathOrUndefined, withLock } from './exec.js';
 
 export type MergeMode = 'merge' | 'rebase' | 'squash';
 
@@ -45,7 +44,7 @@ const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
 async function tryGit(dir: string, args: string[]): Promise<string | undefined> {
   try {
-    return await gitQuick(dir, args);
+    return await gitOut(args, { cwd: dir });
   } catch {
     return undefined;
   }
@@ -153,19 +152,19 @@ async function mergeInScratch(scratch: string, r: MergeRequest, res: Resolved, i
   };
   try {
     if (r.mode === 'rebase') {
-      await gitQuick(scratch, ['checkout', '--quiet', '--detach', res.branchTip]);
-      await gitQuick(scratch, [...ident, ...NO_HOOKS, 'rebase', '--no-autosquash', ...x, res.targetTip]);
+      await gitOut(['checkout', '--quiet', '--detach', res.branchTip], { cwd: scratch });
+      await gitOut([...ident, ...NO_HOOKS, 'rebase', '--no-autosquash', ...x, res.targetTip], { cwd: scratch });
     } else if (r.mode === 'squash') {
-      await gitQuick(scratch, [...ident, ...NO_HOOKS, 'merge', '--squash', ...x, res.branchTip]);
-      if ((await gitQuick(scratch, ['diff', '--cached', '--name-only'])).trim() === '') return { nothing: `${r.branch} adds no change to ${res.target}` };
-      await gitQuick(scratch, [...ident, ...NO_HOOKS, 'commit', '--no-verify', '--quiet', `--message=${r.message}`]);
+      await gitOut([...ident, ...NO_HOOKS, 'merge', '--squash', ...x, res.branchTip], { cwd: scratch });
+      if ((await gitOut(['diff', '--cached', '--name-only'], { cwd: scratch })).trim() === '') return { nothing: `${r.branch} adds no change to ${res.target}` };
+      await gitOut([...ident, ...NO_HOOKS, 'commit', '--no-verify', '--quiet', `--message=${r.message}`], { cwd: scratch });
     } else {
-      await gitQuick(scratch, [...ident, ...NO_HOOKS, 'merge', '--no-ff', '--no-edit', ...x, `--message=${r.message}`, res.branchTip]);
+      await gitOut([...ident, ...NO_HOOKS, 'merge', '--no-ff', '--no-edit', ...x, `--message=${r.message}`, res.branchTip], { cwd: scratch });
     }
   } catch (err) {
     return conflicted(err);
   }
-  return { commit: outLines(await gitQuick(scratch, ['rev-parse', 'HEAD']))[0]! };
+  return { commit: outLines(await gitOut(['rev-parse', 'HEAD'], { cwd: scratch }))[0]! };
 }
 
 /**
@@ -191,7 +190,7 @@ export async function mergeBranch(r: MergeRequest): Promise<MergeOutcome> {
   const parent = await mkdtemp(join(tmpdir(), 'overseer-merge-'));
   const scratch = join(parent, 'wt');
   try {
-    await withLock(`worktrees:${root}`, () => gitQuick(root, ['worktree', 'add', '--quiet', '--detach', scratch, res.targetTip]));
+    await withLock(`worktrees:${root}`, () => gitOut(['worktree', 'add', '--quiet', '--detach', scratch, res.targetTip], { cwd: root }));
     const m = await mergeInScratch(scratch, r, res, ident);
     if ('nothing' in m) return { ok: false, reason: 'nothing_to_merge', target, detail: m.nothing };
     if ('files' in m) return { ok: false, reason: 'conflict', target, files: m.files, ...(m.detail ? { detail: m.detail } : {}) };
@@ -216,7 +215,7 @@ async function applyMerge(root: string, r: MergeRequest, res: Resolved, commit: 
       return { ok: false, reason: 'apply_failed', target, detail: `${root} moved while merging (another commit or checkout); nothing was changed, merge again` };
     }
     try {
-      await gitQuick(root, [...NO_HOOKS, 'merge', '--ff-only', '--quiet', commit]);
+      await gitOut([...NO_HOOKS, 'merge', '--ff-only', '--quiet', commit], { cwd: root });
     } catch (err) {
       // ff-only changes nothing when it refuses; put the checkout back if it got half-way.
       if ((await revParse(root, 'HEAD')) !== res.targetTip) await tryGit(root, ['reset', '--hard', '--quiet', res.targetTip]);
@@ -225,7 +224,7 @@ async function applyMerge(root: string, r: MergeRequest, res: Resolved, commit: 
     return { ok: true, target, commit, previous: res.targetTip, applied: 'checkout', checked };
   }
   try {
-    await gitQuick(root, ['update-ref', '-m', `overseer: ${r.message}`, `refs/heads/${target}`, commit, res.targetTip]);
+    await gitOut(['update-ref', '-m', `overseer: ${r.message}`, `refs/heads/${target}`, commit, res.targetTip], { cwd: root });
   } catch (err) {
     return { ok: false, reason: 'apply_failed', target, detail: `${target} moved while merging: ${firstLine(errText(err))}; nothing was changed, merge again` };
   }
@@ -234,18 +233,16 @@ async function applyMerge(root: string, r: MergeRequest, res: Resolved, commit: 
 
 /** merge / squash as objects only (`git merge-tree --write-tree` + `commit-tree`); undefined when this git cannot. */
 async function mergeWithoutWorktree(root: string, r: MergeRequest, res: Resolved, ident: string[]): Promise<{ commit: string } | { files: string[]; detail?: string } | { nothing: string } | undefined> {
-  const { execa } = await loadExeca();
-  const env = { ...process.env, ...gitEnv() };
-  const t = await execa('git', ['merge-tree', '--write-tree', '--name-only', '--no-messages', res.targetTip, res.branchTip], { cwd: root, env, reject: false, stdin: 'ignore', timeout: 120_000 });
-  if (t.exitCode !== 0 && t.exitCode !== 1) return undefined; // too old a git (usage error), or something else: the worktree path decides
+  const t = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', res.targetTip, res.branchTip], { cwd: root, allowFail: true });
+  if (t.code !== 0 && t.code !== 1) return undefined; // too old a git (usage error), or something else: the worktree path decides
   const [tree, ...rest] = t.stdout.split('\n');
-  if (t.exitCode === 1) {
+  if (t.code === 1) {
     const files = [...new Set(rest.map((l) => l.trim()).filter((l) => l.length > 0))];
     return { files };
   }
-  if (r.mode === 'squash' && tree === outLines(await gitQuick(root, ['rev-parse', `${res.targetTip}^{tree}`]))[0]) return { nothing: `${r.branch} adds no change to ${res.target}` };
+  if (r.mode === 'squash' && tree === outLines(await gitOut(['rev-parse', `${res.targetTip}^{tree}`], { cwd: root }))[0]) return { nothing: `${r.branch} adds no change to ${res.target}` };
   const parents = r.mode === 'squash' ? ['-p', res.targetTip] : ['-p', res.targetTip, '-p', res.branchTip];
-  const commit = outLines(await gitQuick(root, [...ident, 'commit-tree', tree!, ...parents, '-m', r.message]))[0]!;
+  const commit = outLines(await gitOut([...ident, 'commit-tree', tree!, ...parents, '-m', r.message], { cwd: root }))[0]!;
   return { commit };
 }
 
@@ -262,7 +259,7 @@ export async function mergeLeavingConflicts(r: MergeRequest): Promise<{ files: s
   const x = r.strategy ? ['-X', r.strategy] : [];
   const args = r.mode === 'squash' ? ['merge', '--squash', ...x, r.branch] : ['merge', '--no-ff', '--no-commit', ...x, `--message=${r.message}`, r.branch];
   try {
-    await gitQuick(res.root, [...ident, ...NO_HOOKS, ...args]);
+    await gitOut([...ident, ...NO_HOOKS, ...args], { cwd: res.root });
   } catch {
     // expected: the conflict
   }

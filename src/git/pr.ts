@@ -1,7 +1,7 @@
 // Publishing a finished job's branch: push to `origin` and open a pull request with `gh`.
 // Neither ever throws; every reason for not pushing or not opening a PR comes back as a note.
 import { loadExeca } from '../lazy.js';
-import { errText, firstLine, git, gitEnv, outLines } from './exec.js';
+import { errText, firstLine, gitEnv, gitOut, outLines } from './exec.js';
 
 /** A push that prints nothing for this long is killed (a stuck credential helper or network). */
 const PUSH_TIMEOUT_MS = 120_000;
@@ -19,7 +19,7 @@ export interface PushOutcome {
 export async function pushBranch(repoDir: string, branch: string): Promise<PushOutcome> {
   let remotes: string[];
   try {
-    remotes = outLines(await git(repoDir).raw(['remote']));
+    remotes = outLines(await gitOut(['remote'], { cwd: repoDir }));
   } catch (err) {
     return { pushed: false, note: `could not list remotes: ${firstLine(errText(err))}` };
   }
@@ -27,7 +27,7 @@ export async function pushBranch(repoDir: string, branch: string): Promise<PushO
     return { pushed: false, note: remotes.length === 0 ? 'no remote configured' : `no remote named origin (remotes: ${remotes.join(', ')})` };
   }
   try {
-    await git(repoDir, PUSH_TIMEOUT_MS).raw(['push', '--set-upstream', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
+    await gitOut(['push', '--set-upstream', 'origin', `refs/heads/${branch}:refs/heads/${branch}`], { cwd: repoDir, timeout: PUSH_TIMEOUT_MS });
     return { pushed: true };
   } catch (err) {
     return { pushed: false, note: `push to origin failed: ${firstLine(errText(err))}` };

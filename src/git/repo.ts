@@ -1,10 +1,10 @@
 // Read-only questions about a repository: its top level, its HEAD, whether a branch exists,
 // whether a work dir has changes. Each answer costs one git process.
 import { InvalidInputError } from '../errors.js';
-import { errText, git, outLines, realPathOrUndefined, gitQuick } from './exec.js';
+import { errText, gitOut, outLines, realPathOrUndefined } from './exec.js';
 
 /** git's ways of saying "this directory is not a work tree". */
-const NOT_A_REPO = /not a git repository|must be run in a work tree|Cannot use simple-git on a directory that does not exist/i;
+const NOT_A_REPO = /not a git repository|must be run in a work tree|cannot change to|was not found/i;
 /** git's ways of saying "HEAD names no commit yet". */
 const NO_COMMITS = /ambiguous argument 'HEAD'|unknown revision|bad revision 'HEAD'|does not have any commits/i;
 
@@ -18,7 +18,7 @@ export async function repoRootOf(dir: string): Promise<string> {
   let out: string;
   try {
     // One process: the top level, then HEAD resolved (fails when there is no commit yet).
-    out = await git(real).raw(['rev-parse', '--show-toplevel', 'HEAD']);
+    out = await gitOut(['rev-parse', '--show-toplevel', 'HEAD'], { cwd: real });
   } catch (err) {
     const msg = errText(err);
     if (NOT_A_REPO.test(msg)) {
@@ -45,7 +45,7 @@ export async function headCommit(dir: string): Promise<string | undefined> {
   const real = await realPathOrUndefined(dir);
   if (real === undefined) return undefined;
   try {
-    const sha = outLines(await git(real).raw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']))[0];
+    const sha = outLines(await gitOut(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: real }))[0];
     return sha && /^[0-9a-f]{40,64}$/.test(sha) ? sha : undefined;
   } catch {
     return undefined;
@@ -56,9 +56,7 @@ export async function headCommit(dir: string): Promise<string | undefined> {
 export async function branchExists(repoRoot: string, branch: string): Promise<boolean> {
   const ref = `refs/heads/${branch}`;
   // for-each-ref treats its argument as a pattern; compare the output exactly.
-  // gitQuick, not simple-git: a missing branch prints nothing, and simple-git adds 50 ms to
-  // every silent command; this check is on the spawn and workflow-phase paths.
-  const out = await gitQuick(repoRoot, ['for-each-ref', '--format=%(refname)', ref]);
+  const out = await gitOut(['for-each-ref', '--format=%(refname)', ref], { cwd: repoRoot });
   return outLines(out).includes(ref);
 }
 
@@ -76,7 +74,7 @@ export async function workStatus(workDir: string): Promise<WorkStatus> {
   if (real === undefined) throw new InvalidInputError(`Work dir ${workDir} does not exist.`);
   let out: string;
   try {
-    out = await git(real).raw(['status', '--porcelain=v2', '--branch', '--untracked-files=normal']);
+    out = await gitOut(['status', '--porcelain=v2', '--branch', '--untracked-files=normal'], { cwd: real });
   } catch (err) {
     if (NOT_A_REPO.test(errText(err))) {
       throw new InvalidInputError(`Work dir ${workDir} is not inside a git repository, so its changes cannot be checked.`, { cause: err });

@@ -8,7 +8,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot, projectStateDir } from '../config.js';
-import { tryClaim } from './claim.js';
+import { tryClaim } from '../hubfiles/claim.js';
 
 /** What stays in `<project>/.overseer/`: the person's settings, and the claim file (never deleted). */
 const STAYS = new Set(['config.json', 'policy.json', 'templates', 'hub.claim']);

@@ -1,7 +1,7 @@
 // Find the hub of a state directory, starting one when none answers. Starting is always safe:
 // a started process that cannot take the claim exits, so several bridges racing here still
 // end up with exactly one hub. Bounded: gives up with a clear error after `deadlineMs`.
-import { liveHub, type HubInfo } from '../server/hubLock.js';
+import { liveHub, type HubInfo } from '../hubfiles/hubLock.js';
 
 export interface LocateOptions {
   stateDir: string;

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { Hub } from '../hub.js';
-import { acquireHubLock, tryAcquireHub, type HubClaim } from '../server/hubLock.js';
+import { acquireHubLock, tryAcquireHub, type HubClaim } from '../hubfiles/hubLock.js';
 import { IdleTimer } from './idle.js';
-import { claimPath } from './claim.js';
+import { claimPath } from '../hubfiles/claim.js';
 import { STOP_MARGIN_MS, withDeadline } from './stopDeadline.js';
 
 export interface ServeOptions {

@@ -1,7 +1,7 @@
 // `overseer stop`: ask the hub serving a state directory to stop (SIGTERM: its children are
 // ended and their jobs marked interrupted, the claim is released) and wait until it has gone.
-import { processRunning as pidAlive } from './pid.js';
-import { liveHub, type HubInfo } from '../server/hubLock.js';
+import { processRunning as pidAlive } from '../hubfiles/pid.js';
+import { liveHub, type HubInfo } from '../hubfiles/hubLock.js';
 
 export type StopOutcome = { kind: 'none' } | { kind: 'stopped'; info: HubInfo; ms: number } | { kind: 'timeout'; info: HubInfo };
 

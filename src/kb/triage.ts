@@ -6,6 +6,7 @@
 // key in a database that every future agent reads is not. Reasons name the *kind* of secret
 // (and at most its public prefix, like `ghp_…`), never the value.
 import { jaccard, normTitle, STOP_WORDS, tokens } from './text.js';
+import { MAX_CONTENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, MIN_CONTENT_CHARS } from '../contract/kb.js';
 
 export type KbScope = 'project' | 'global';
 
@@ -25,12 +26,9 @@ export interface CleanLearning {
   normTitle: string;
 }
 
-export const MIN_CONTENT_CHARS = 20;
+// The limits report_learnings' schema enforces are the contract's (src/contract/kb.ts).
+export { MAX_CONTENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, MIN_CONTENT_CHARS };
 export const MIN_TITLE_CHARS = 4;
-export const MAX_TITLE_CHARS = 200;
-export const MAX_CONTENT_CHARS = 8000;
-export const MAX_TAGS = 10;
-export const MAX_TAG_CHARS = 40;
 /** A merged entry stops growing past this; new sentences beyond it are dropped. */
 export const MAX_MERGED_CONTENT_CHARS = 12_000;
 

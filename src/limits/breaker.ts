@@ -4,8 +4,10 @@
 // opens it again for longer). Pure: time, randomness and the settings come in as arguments and
 // every function returns a new state, so a fake clock drives it in tests (docs/limits.md).
 
-/** What kind of answer opened the breaker. */
-export type LimitKind = 'rate_limit' | 'overloaded' | 'usage_limit';
+import type { LimitKind } from '../domain/limitKind.js';
+
+/** What kind of answer opened the breaker (src/domain/limitKind.ts). */
+export type { LimitKind };
 
 /** How `until` was decided: the server's retry-after, its stated reset time, or our backoff. */
 export type WaitBasis = 'retry_after' | 'reset' | 'backoff';

@@ -14,18 +14,11 @@
 //     names the status ("last status: 429 Too Many Requests", "unexpected status 529 …");
 //   - a usage limit prints an `error` then `turn.failed` "You've hit your usage limit. … try again
 //     at 5:02 PM."; exhausted 5xx retries end "We're currently experiencing high demand, …".
-import type { LimitHit, LimitKind } from './breaker.js';
+import type { LimitHit } from './breaker.js';
+import { limitKind, type LimitKind } from '../domain/limitKind.js';
 
-/** The kind of limit a status and a text describe, or undefined when they describe none. */
-export function limitKind(status: number | null | undefined, text: string): LimitKind | undefined {
-  // A spent quota or credit balance is billing, not a limit that passes: waiting does not help.
-  if (/quota exceeded|insufficient_quota|credit balance/i.test(text)) return undefined;
-  if (/usage limit|hit your (?:\w+ )?limit|session limit|weekly limit|spend limit/i.test(text)) return 'usage_limit';
-  // 503 is how an overloaded gateway or OpenAI-style endpoint answers; Anthropic says 529.
-  if (status === 529 || status === 503 || /overloaded|high demand/i.test(text)) return 'overloaded';
-  if (status === 429 || /rate.?limit|too many requests|\b429\b/i.test(text)) return 'rate_limit';
-  return undefined;
-}
+/** The kind of limit a status and a text describe (the pure rule is src/domain/limitKind.ts). */
+export { limitKind };
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, second: 1000, seconds: 1000, m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000, h: 3_600_000, hour: 3_600_000, hours: 3_600_000 };
 

@@ -7,6 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, messageKind, type RequestId, type RpcMessage, type RpcRequest } from './rpc.js';
 import type { McpSession, Outbound } from './session.js';
+import { sseComment, sseFrame } from '../http/sse.js';
+
+const KEEP_ALIVE = sseComment('keepalive');
 
 /** Most messages in one batch (the SDK's MAX_BATCH_SIZE). */
 export const MAX_BATCH = 100;
@@ -155,7 +158,7 @@ export class HttpChannel implements Outbound {
   private open(s: Stream): void {
     s.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no', 'mcp-session-id': this.sessionId });
     s.res.flushHeaders();
-    s.keepAlive = setInterval(() => { if (!s.res.writableEnded) s.res.write(': keepalive\n\n'); }, KEEP_ALIVE_MS);
+    s.keepAlive = setInterval(() => { if (!s.res.writableEnded) s.res.write(KEEP_ALIVE); }, KEEP_ALIVE_MS);
     s.keepAlive.unref();
   }
 
@@ -167,5 +170,5 @@ export class HttpChannel implements Outbound {
 }
 
 function write(s: Stream, m: RpcMessage): void {
-  if (!s.res.writableEnded && !s.res.destroyed) s.res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+  if (!s.res.writableEnded && !s.res.destroyed) s.res.write(sseFrame({ event: 'message', data: JSON.stringify(m) }));
 }

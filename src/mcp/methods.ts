@@ -3,10 +3,17 @@
 // per-session state lives in McpSession. initialize, ping and logging/setLevel are the
 // session's own (session.ts).
 import { ErrorCode, RpcError, type Params, type RequestId } from './rpc.js';
-import type { McpSession } from './session.js';
+import type { Caller } from '../services/context.js';
+
+/** What a handler sees of the session it serves; McpSession (session.ts) is one. */
+export interface SessionView {
+  readonly caller: Caller;
+  /** Send a notification to the client (`related`: on that request's stream). */
+  notify(method: string, params?: Params, related?: RequestId): void;
+}
 
 export interface HandlerContext {
-  session: McpSession;
+  session: SessionView;
   /** The request's JSON-RPC id (notifications tied to it go on its stream). */
   id: RequestId;
   /** Aborted by notifications/cancelled, a client that went away, or the session's close. */
@@ -18,7 +25,7 @@ export interface HandlerContext {
 }
 
 export type RequestHandler = (params: Params, ctx: HandlerContext) => unknown;
-export type NotificationHandler = (params: Params, session: McpSession) => void;
+export type NotificationHandler = (params: Params, session: SessionView) => void;
 
 export interface Methods {
   info: { name: string; version: string };

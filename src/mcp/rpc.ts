@@ -2,6 +2,7 @@
 // checks the MCP SDK makes with its zod schemas (JSONRPCMessageSchema, isInitializeRequest),
 // written as plain predicates so the hub never loads the SDK's message schemas
 // (docs/performance-native-mcp.md). test/unit/mcp-session.test.ts keeps them equal to the SDK's.
+import { isObject } from '../json.js';
 
 export type RequestId = string | number;
 export type Params = Record<string, unknown>;
@@ -35,8 +36,6 @@ export class RpcError extends Error {
   }
 }
 
-/** A JSON object (not null, not an array). */
-export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 /** Request and notification params: an object whose _meta, when given, is an object with a valid progressToken. */
 const okParams = (p: unknown): boolean => {

@@ -6,8 +6,8 @@
 import type { Caller } from '../services/context.js';
 import type { Logger } from '../log.js';
 import type { ToolDef } from '../tools/registry.js';
-import { registerPrompts, type PromptDeps } from '../server/prompts.js';
-import { registerResources, type ResourceDeps } from '../server/resources.js';
+import { registerPrompts, type PromptDeps } from './prompts.js';
+import { registerResources, type ResourceDeps } from './resources.js';
 import { methodTable, type Methods } from './methods.js';
 import { McpSession, type Outbound } from './session.js';
 import { ToolTable, type OnCall } from './tools.js';

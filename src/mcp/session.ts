@@ -5,7 +5,7 @@
 // to `out.send` with the id of the request it belongs to, so a transport can route it (http.ts
 // writes it on that request's stream; memory.ts passes it on).
 import { ErrorCode, LATEST_PROTOCOL_VERSION, RpcError, SUPPORTED_PROTOCOL_VERSIONS, errorAnswer, messageKind, type Params, type RequestId, type RpcMessage, type RpcRequest } from './rpc.js';
-import type { HandlerContext, Methods, RequestHandler } from './methods.js';
+import type { HandlerContext, Methods, RequestHandler, SessionView } from './methods.js';
 import type { Caller } from '../services/context.js';
 
 export interface Outbound {
@@ -25,7 +25,7 @@ interface Pending { resolve(v: Params): void; reject(e: Error): void; cleanup():
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
-export class McpSession {
+export class McpSession implements SessionView {
   clientCapabilities?: Record<string, unknown>;
   clientInfo?: Record<string, unknown>;
   protocolVersion?: string;

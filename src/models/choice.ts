@@ -10,6 +10,7 @@
 import { isoTime } from '../clock.js';
 import { InvalidInputError } from '../errors.js';
 import type { HubContext } from '../services/context.js';
+import type { Config } from '../config.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { UsageStore, type RunUsage } from '../money/usageStore.js';
@@ -57,10 +58,15 @@ export function choiceLine(json: string | null | undefined): string | undefined 
   }
 }
 
-export class ModelChooser {
-  budgets?: Budgets;
+/** Every model an auto job of `provider` may run on (for the budget estimate); undefined without tiers. */
+export function autoModels(config: Pick<Config, 'modelTiers' | 'defaultModel'>, provider: string): (string | null)[] | undefined {
+  const tiers = tiersFor(provider, config.modelTiers);
+  return tiers ? candidateModels(provider, tiers, config.defaultModel) : undefined;
+}
 
-  constructor(private readonly ctx: HubContext) {}
+export class ModelChooser {
+  /** `budgets`: a held reservation is lowered to the chosen model's estimate. */
+  constructor(private readonly ctx: HubContext, private readonly budgets: Budgets) {}
 
   private tiers(provider: string) {
     return tiersFor(provider, this.ctx.config.modelTiers);
@@ -81,8 +87,7 @@ export class ModelChooser {
 
   /** Every model an auto job of `provider` may run on (for the budget estimate); undefined without tiers. */
   candidates(provider: string): (string | null)[] | undefined {
-    const tiers = this.tiers(provider);
-    return tiers ? candidateModels(provider, tiers, this.ctx.config.defaultModel) : undefined;
+    return autoModels(this.ctx.config, provider);
   }
 
   /** Choose the model of an auto job before its first attempt (`attempt`). Never throws. */
@@ -151,8 +156,8 @@ export class ModelChooser {
    */
   private lowerReservation(job: JobRow, model: string | null, now: number): number | undefined {
     const b = this.budgets;
-    const r = b?.store.get(job.id);
-    if (!b || !r || r.released_at !== null) return undefined;
+    const r = b.store.get(job.id);
+    if (!r || r.released_at !== null) return undefined;
     const e = b.estimate({ provider: job.provider, model, template: job.template, budgetUsd: job.budget_usd, baseCostUsd: r.base_cost_usd });
     if (e.usd >= r.amount_usd) return undefined;
     b.store.hold(job.id, e.usd, r.base_cost_usd, `model "auto" chose ${model ?? 'the CLI default'}: ${e.basis}`, now);

@@ -2,38 +2,10 @@
 // `medium` or `large` task runs on, and which model a job falls back to when its
 // classification fails. The configuration (`modelTiers`, OVERSEER_MODEL_TIERS) is merged over
 // the defaults per provider; a provider set to null has no tiers (auto is refused for it).
-// Pure: no I/O.
-import { z } from 'zod';
+// Pure: no I/O. The configuration's schema is src/config/modelTiers.ts.
+import { AUTO_MODEL, TIERS, type ModelTiersConfig, type Tier, type TierMap } from '../config/modelTiers.js';
 
-/** The model value that asks for a choice. */
-export const AUTO_MODEL = 'auto';
-
-export const TIERS = ['small', 'medium', 'large'] as const;
-export type Tier = (typeof TIERS)[number];
-
-export interface TierMap {
-  small: string;
-  medium: string;
-  large: string;
-  /** The model when classification fails; undefined: the configured default model, else the CLI's own default. */
-  fallback?: string;
-}
-
-const modelName = z.string().min(1, 'a model name is not empty').max(200).refine((m) => m !== AUTO_MODEL, 'a tier names a real model, not "auto"');
-
-const TierMapSchema = z.object({
-  small: modelName,
-  medium: modelName,
-  large: modelName,
-  fallback: modelName.optional(),
-}).strict();
-
-export const ModelTiersSchema = z.record(
-  z.enum(['claude', 'codex'], { errorMap: () => ({ message: 'a provider is "claude" or "codex"' }) }),
-  TierMapSchema.nullable(),
-  { invalid_type_error: 'must be a JSON object of provider → {"small","medium","large"[, "fallback"]} (or null: no auto for it), e.g. {"claude": {"small": "claude-haiku-4-5", "medium": "claude-sonnet-4-5", "large": "claude-opus-4-5"}}' },
-);
-export type ModelTiersConfig = z.infer<typeof ModelTiersSchema>;
+export { AUTO_MODEL, TIERS, type ModelTiersConfig, type Tier, type TierMap };
 
 /**
  * The built-in tiers. Claude: the current haiku / sonnet / opus by full id (so each has a known

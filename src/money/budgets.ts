@@ -34,10 +34,17 @@ export interface Reservation extends Estimate {
   budgets: BudgetState[];
 }
 
-/** What the budgets need of the job engine (the Runner, set by the hub). */
+/** What the budgets need of the job engine (the live children, src/services/children.ts). */
 export interface BudgetActions {
   /** Stop a running job with failure_class `budget` and this error; false if it has no process to stop. */
   stop(jobId: string, error: string): boolean;
+}
+
+/** What Budgets is built with besides the context (src/compose.ts builds it). */
+export interface BudgetDeps {
+  actions: BudgetActions;
+  /** The models a job with model "auto" may end up on, per provider (src/models/choice.ts autoModels); undefined without tiers. */
+  autoModels: (provider: string) => (string | null)[] | undefined;
 }
 
 const SETTLED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
@@ -45,14 +52,13 @@ const RUNNING = new Set(['running', 'needs_input']);
 
 export class Budgets {
   readonly store: BudgetStore;
-  actions?: BudgetActions;
   /** Jobs already told to stop for a budget (their attempt has not ended yet). */
   private readonly stopping = new Set<string>();
   /** The budgets each running job counts against (its ancestors and labels do not change). */
   private readonly refsOf = new Map<string, BudgetRef[]>();
   private readonly detach: (() => void)[] = [];
 
-  constructor(private readonly ctx: HubContext) {
+  constructor(private readonly ctx: HubContext, private readonly d: BudgetDeps) {
     this.store = new BudgetStore(ctx.db);
   }
 
@@ -62,12 +68,9 @@ export class Budgets {
     return applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels, ancestors: this.store.ancestors(parentId, true) });
   }
 
-  /** The models a job with model "auto" may end up on, per provider (src/models, set by the hub). */
-  autoModels?: (provider: string) => (string | null)[] | undefined;
-
   /** The models a job's reservation must cover: "auto" stands for every model it may be given. */
   private modelsOf(s: Pick<BudgetSpec, 'provider' | 'model'>): (string | null)[] {
-    return (s.model === 'auto' ? this.autoModels?.(s.provider) : undefined) ?? [s.model];
+    return (s.model === 'auto' ? this.d.autoModels(s.provider) : undefined) ?? [s.model];
   }
 
   /** The estimate of a job like this one; for model "auto" the dearest of the models it may be given. */
@@ -169,7 +172,7 @@ export class Budgets {
         if (!isCrossed({ ...r, ...spent })) continue;
         const left = this.store.live(r).filter((x) => x.id !== jobId);
         const error = crossedMessage({ ...r, ...spent }, jobId, left);
-        if (!this.actions?.stop(jobId, error)) return;
+        if (!this.d.actions.stop(jobId, error)) return;
         this.stopping.add(jobId);
         const now = this.ctx.clock.now();
         this.ctx.store.addEvent(jobId, now, 'budget_stop', { budget: r.kind, key: r.key, limit_usd: r.limitUsd, spent_usd: round(spent.jobsUsd + spent.hubUsd), left_running: left.map((x) => x.id) });

@@ -5,6 +5,9 @@
 // price counts its tokens but no dollars: a bucket of only such runs has cost_usd null
 // ("unpriced", never $0), and any bucket with one is marked cost_unknown (its cost a lower bound).
 import type { Db } from '../store/db.js';
+import { USAGE_DIMENSIONS, type UsageDimension } from '../contract/usageDimensions.js';
+import type { UsageInput } from '../contract/usage.js';
+import { parseSince } from '../search/query.js';
 
 export type RunKind = 'agent' | 'diagnosis' | 'triage' | 'classification';
 
@@ -136,9 +139,18 @@ export function usageReport(db: Db, o: { sinceMs?: number; tzOffsetMin?: number;
 
 const round = (v: number): number => Math.round(v * 1e6) / 1e6;
 
-/** The dimensions a report is grouped by, as `overseer usage --by` and the usage tool name them. */
-export const USAGE_DIMENSIONS = ['model', 'provider', 'label', 'workflow', 'template', 'project', 'day', 'kind'] as const;
-export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+// The dimensions are the usage tool's contract (src/contract/usage.ts).
+export { USAGE_DIMENSIONS, type UsageDimension };
+
+/** The report, or with `by` one dimension of it: what the usage tool and `overseer usage --json` print. */
+export function usageAnswer(r: UsageReport, by: UsageDimension | undefined): UsageReport | { since: UsageReport['since']; project: UsageReport['project']; by: UsageDimension; totals: UsageReport['totals']; buckets: UsageBucket[] } {
+  return by ? { since: r.since, project: r.project, by, totals: r.totals, buckets: bucketsBy(r, by) } : r;
+}
+
+/** The usage tool: the report since `i.since` ("24h" or an ISO time, from `now`), of `i.project`, by `i.by`. */
+export function usageOf(db: Db, i: UsageInput, now: number): ReturnType<typeof usageAnswer> {
+  return usageAnswer(usageReport(db, { sinceMs: i.since === undefined ? undefined : parseSince(i.since, now), project: i.project }), i.by);
+}
 
 /** The buckets of one dimension. */
 export function bucketsBy(r: UsageReport, by: UsageDimension): UsageBucket[] {

@@ -5,21 +5,12 @@
 import type { Caller, HubContext } from '../services/context.js';
 import type { JobStatus } from '../domain/job.js';
 import { senderOf } from '../services/messages.js';
-import type { BroadcastStatus } from './names.js';
+import type { BroadcastStatus } from '../contract/projectNames.js';
+import type { BroadcastResult } from '../contract/agents.js';
+
+export type { BroadcastResult };
 
 export interface BroadcastInput { project?: string; status?: BroadcastStatus; text: string }
-
-export interface BroadcastResult {
-  /** Every agent the message was stored for, in spawn order. */
-  recipients: string[];
-  /** Those it reached in their running conversation now. */
-  delivered: string[];
-  /** Those that read it on their next turn (not running now, or not taking input). */
-  queued: string[];
-  message_ids: number[];
-  /** Set when no agent matched. */
-  note?: string;
-}
 
 export function broadcast(ctx: HubContext, deliver: (from: string, to: string, text: string) => { message_id: number; delivered: boolean }, i: BroadcastInput, caller: Caller): BroadcastResult {
   const status = i.status ?? 'running';

@@ -7,8 +7,11 @@ import type Database from 'better-sqlite3';
 import type { JobRow } from '../store/jobs.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
-import { projectNameMessage, projectNameProblem } from './names.js';
+import { projectNameMessage, projectNameProblem } from '../contract/projectNames.js';
 import { ProjectStore, type ProjectStats } from './store.js';
+import type { ProjectView } from '../contract/projects.js';
+
+export type { ProjectView };
 
 const unarchiveHint = (name: string): string =>
   `unarchive it first (update_project { name: ${JSON.stringify(name)}, archived: false }, or overseer project ${name} --unarchive), or use another project`;
@@ -37,22 +40,6 @@ export function projectForSpawn(parent: Pick<JobRow, 'id' | 'project'> | undefin
     throw new ForbiddenError(`project ${JSON.stringify(asked)}: a sub-agent belongs to its parent's project (${own === null ? 'none' : JSON.stringify(own)}) and an agent cannot put it in another one. Omit project (it is inherited), or ask the lead to start the agent in ${JSON.stringify(asked)}.`);
   }
   return own;
-}
-
-export interface ProjectView {
-  name: string;
-  archived: boolean;
-  archived_at: string | null;
-  flagged: boolean;
-  note: string | null;
-  jobs: number;
-  by_status: Record<string, number>;
-  /** null when some of its spending could not be priced and nothing could (see cost_lower_bound_usd). */
-  cost_usd: number | null;
-  /** Set when part of its spending is unpriced: what the priced part came to (a lower bound). */
-  cost_lower_bound_usd?: number;
-  last_activity: string | null;
-  created_at: string | null;
 }
 
 const usd = (v: number): number => Math.round(v * 1e6) / 1e6;

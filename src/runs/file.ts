@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type * as Toml from 'smol-toml';
 import type * as Yaml from 'yaml';
 import { lazyRequire } from '../lazy.js';
-import { SpawnInput } from '../tools/agentSchemas.js';
+import { SpawnInput } from '../contract/agents.js';
 import { getTemplate } from '../templates/templates.js';
 
 /** The parsers, loaded by the first dispatch file of their format (src/lazy.ts). */

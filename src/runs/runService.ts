@@ -30,13 +30,13 @@ const round = (n: number): number => Math.round(n * 1e6) / 1e6;
 
 export class RunService {
   readonly store: RunStore;
-  budgets?: Budgets;
   private readonly chains = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private detach?: () => void;
 
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService) {
+  /** `budgets`: what a task is estimated to cost (a run's total before it starts). */
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly budgets: Budgets) {
     this.store = new RunStore(ctx.db);
   }
 
@@ -228,7 +228,6 @@ export class RunService {
 
   private estimate(spec: TaskSpec): number {
     if (typeof spec.budget_usd === 'number') return spec.budget_usd;
-    if (!this.budgets) return 0;
     try {
       return this.budgets.estimate({ provider: spec.provider ?? 'claude', model: spec.model ?? null, template: spec.template ?? null, budgetUsd: null }).usd;
     } catch {

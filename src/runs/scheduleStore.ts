@@ -3,8 +3,9 @@
 // that must land together with `tx`. Also used read-only by the CLI (no hub running).
 import type Database from 'better-sqlite3';
 import type { JobRow } from '../store/jobs.js';
+import type { ScheduleStatus } from '../contract/schedules.js';
 
-export type ScheduleStatus = 'active' | 'done' | 'stopped' | 'cancelled';
+export type { ScheduleStatus };
 
 export interface ScheduleRow {
   id: string;

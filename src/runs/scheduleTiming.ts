@@ -5,13 +5,10 @@
 // (TZ) unless a zone is passed.
 import { Cron } from 'croner';
 import { InvalidInputError } from '../errors.js';
+import { MAX_EVERY_S, MAX_RUNS, MIN_EVERY_S } from '../contract/agents.js';
 
-/** The shortest repeat interval: an agent run takes longer than this anyway, and a loop of spawns is a mistake. */
-export const MIN_EVERY_S = 60;
-/** The longest repeat interval (a year); a rarer job is better written as a cron expression or an `at`. */
-export const MAX_EVERY_S = 366 * 24 * 3600;
-/** The most occurrences one series may have. */
-export const MAX_RUNS = 10_000;
+// The limits are part of spawn_agent's contract (src/contract/agents.ts).
+export { MAX_EVERY_S, MAX_RUNS, MIN_EVERY_S };
 
 /** spawn_agent's schedule fields, as they come in (validated for shape by zod). */
 export interface ScheduleFields {

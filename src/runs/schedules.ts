@@ -11,54 +11,32 @@
 //
 // Everything is in the database (migration 18): on start the hub catches up with occurrences that
 // settled while no hub listened, queues every job whose time passed while no hub ran (once: missed
-// repeats are not made up), and re-arms the timer. Listens on the bus; the engine never calls in,
-// except through the JobService hook `plan`/`create`/`view` the hub sets.
-import type { Caller, HubContext } from '../services/context.js';
-import type { JobService } from '../services/jobs.js';
-import type { JobRow } from '../store/jobs.js';
-import type { SpawnInput } from '../tools/agentSchemas.js';
+// repeats are not made up), and re-arms the timer. Listens on the bus; the engine never calls in.
+// A spawn's schedule is checked and recorded by ScheduleBook (./scheduleBook.ts), which JobService
+// is built with; this engine is built on JobService and the Runner, never the other way round.
+import type { HubContext } from '../services/context.js';
+import type { JobService, JobSpec } from '../services/jobs.js';
+import type { WaitingJobs } from '../services/runner.js';
 import { tx } from '../store/db.js';
 import { isoTime } from '../clock.js';
 import { slugify } from '../domain/job.js';
-import { errorMessage, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { errorMessage, NotFoundError } from '../errors.js';
 import { ScheduleStore, type ScheduleStatus, type ScheduleWithCurrent } from './scheduleStore.js';
-import { describeRepeat, hasSchedule, nextOccurrence, planSchedule, type Repeat, type SchedulePlan } from './scheduleTiming.js';
+import { describeRepeat, nextOccurrence, type Repeat, type SchedulePlan } from './scheduleTiming.js';
+import type { ScheduleView } from '../contract/schedules.js';
+
+export type { ScheduleView };
 
 /** Longest the timer sleeps before it looks again (clock changes, suspend). */
 export const MAX_SLEEP_MS = 60_000;
 
-/** What JobService.create takes and gives. */
-export type JobSpec = Parameters<JobService['create']>[0];
-type Created = ReturnType<JobService['create']>;
+export type { JobSpec };
+
+/** What the engine needs of the job service: the next run of a series, and cancelling a waiting one. */
+export type ScheduleJobs = Pick<JobService, 'create' | 'cancel'>;
 
 const SETTLED = new Set(['succeeded', 'failed', 'cancelled']);
 const PENDING = new Set(['waiting', 'queued']);
-
-export interface ScheduleView {
-  schedule_id: string;
-  title: string;
-  status: ScheduleStatus;
-  /** "once", "every 3600 s" or "cron 0 9 * * 1-5". */
-  repeat: string;
-  every_s: number | null;
-  cron: string | null;
-  first_run_at: string;
-  until: string | null;
-  max_runs: number | null;
-  /** Occurrences created so far (the current one included). */
-  runs: number;
-  /** When the next occurrence starts, while one waits for its time; null otherwise. */
-  next_run_at: string | null;
-  current_job_id: string | null;
-  current_status: string | null;
-  /** Why the series ended (cap, until, a failed or cancelled run, cancel_schedule). */
-  stop_reason: string | null;
-  created_at: string;
-  ended_at: string | null;
-  /** Only for one schedule (list_schedules { schedule_id }): its latest occurrences. */
-  occurrences?: { n: number | null; job_id: string; status: string; run_at: string | null; started_at: string | null; ended_at: string | null; failure_class: string | null }[];
-  note?: string;
-}
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : isoTime(ms));
 
@@ -89,62 +67,8 @@ export class Schedules {
   private closed = false;
 
   /** `tz`: the time zone cron expressions are read in (default: the hub's local one). */
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly tz?: string) {
+  constructor(private readonly ctx: HubContext, private readonly jobs: ScheduleJobs, private readonly runner: WaitingJobs, private readonly tz?: string) {
     this.store = new ScheduleStore(ctx.db);
-  }
-
-  // ---- the JobService hook ----------------------------------------------------------------
-
-  /** Check spawn_agent's schedule fields (nothing is written); undefined when it has none. */
-  plan(input: SpawnInput, caller: Caller): SchedulePlan | undefined {
-    if (!hasSchedule(input)) return undefined;
-    if (caller.role !== 'lead') {
-      throw new ForbiddenError('at, every_s, cron, max_runs and until are for the lead: a schedule outlives the agent that would make it. Spawn the sub-agent now without them, or ask the lead (ask_lead) to schedule it.');
-    }
-    const plan = planSchedule(input, this.ctx.clock.now(), this.tz)!;
-    if (plan.repeat.kind !== 'once' && input.branch !== undefined) {
-      throw new InvalidInputError('branch cannot be given for a repeating schedule: every run is a job of its own and needs a branch of its own. Omit branch (each run gets overseer/<title>-<id>).');
-    }
-    return plan;
-  }
-
-  /** Create the schedule and its first occurrence in one transaction (budgets checked as for any spawn). */
-  create(plan: SchedulePlan, spec: JobSpec, by: string): Created & { schedule_id: string; run_at: string } {
-    const { ctx } = this;
-    const id = this.newId();
-    const stored: JobSpec = { ...spec, id: undefined, branch: spec.worktree ? null : spec.branch };
-    const created = this.jobs.create(spec, by, {
-      notBefore: plan.firstAt,
-      within: (jobId, now) => {
-        this.store.insert({
-          id, title: spec.title, created_by: by, kind: plan.repeat.kind,
-          every_s: plan.repeat.kind === 'every' ? plan.repeat.everyS : null, cron: plan.repeat.kind === 'cron' ? plan.repeat.cron : null,
-          first_at: plan.firstAt, until_at: plan.untilAt, max_runs: plan.maxRuns, spec_json: JSON.stringify(stored),
-        }, now);
-        this.store.tagJob(jobId, id, 1);
-        this.store.setCurrent(id, jobId, 1, now);
-        ctx.store.addEvent(jobId, now, 'scheduled', { schedule_id: id, occurrence: 1, run_at: isoTime(plan.firstAt), repeat: describeRepeat(plan.repeat) });
-      },
-    });
-    ctx.log.info({ scheduleId: id, jobId: created.job_id, runAt: isoTime(plan.firstAt) }, 'schedule created');
-    this.arm();
-    return { ...created, schedule_id: id, run_at: isoTime(plan.firstAt) };
-  }
-
-  /** get_agent / list_agents extras: when the job runs, and its series. */
-  view(j: JobRow): { run_at?: string; schedule?: Record<string, unknown> } | undefined {
-    if ((j.not_before === null || j.not_before === undefined) && !j.schedule_id) return undefined;
-    const out: { run_at?: string; schedule?: Record<string, unknown> } = {};
-    if (j.not_before !== null && j.not_before !== undefined) out.run_at = isoTime(j.not_before);
-    const s = j.schedule_id ? this.store.get(j.schedule_id) : undefined;
-    if (s) {
-      const v = scheduleView(s);
-      out.schedule = {
-        schedule_id: s.id, occurrence: j.occurrence ?? null, repeat: v.repeat, status: v.status, runs: v.runs, max_runs: v.max_runs,
-        next_run_at: v.next_run_at, ...(s.current_job !== j.id ? { next_job_id: s.current_job } : {}), ...(v.stop_reason ? { stop_reason: v.stop_reason } : {}),
-      };
-    }
-    return out;
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
@@ -176,10 +100,10 @@ export class Schedules {
     const now = ctx.clock.now();
     let queued = 0;
     for (const j of this.store.dueWaiting(now)) {
-      const st = this.jobs.runner.depState(ctx.store.depsOf(j.id));
+      const st = this.runner.depState(ctx.store.depsOf(j.id));
       if (st === 'blocked') continue; // its last dependency's end queues it (Runner.settleDependents)
       if (st !== 'ready') {
-        this.jobs.runner.failWaiting(j.id, `dependency ${st.failed} ${st.status}`);
+        this.runner.failWaiting(j.id, `dependency ${st.failed} ${st.status}`);
         continue;
       }
       tx(ctx.db, () => {
@@ -189,7 +113,7 @@ export class Schedules {
       ctx.bus.emit('job', { jobId: j.id, status: 'queued' });
       queued++;
     }
-    if (queued) this.jobs.runner.dispatch();
+    if (queued) this.runner.dispatch();
     this.arm();
   }
 
@@ -306,14 +230,6 @@ export class Schedules {
     }
     this.arm();
     return { ...scheduleView(this.get(s.id)), ...(note ? { note } : {}) };
-  }
-
-  private newId(): string {
-    for (let i = 0; i < 10; i++) {
-      const id = `s-${this.ctx.ids.jobId().replace(/^j-/, '')}`;
-      if (!this.store.get(id)) return id;
-    }
-    throw new Error('could not generate a unique schedule id');
   }
 
   private newJobId(): string {

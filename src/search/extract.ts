@@ -5,8 +5,9 @@
 import { contentText } from '../launch/claude/events.js';
 import { isCodexEvent } from '../launch/codex/transcript.js';
 import { compactJson, isHighSurrogate, truncate } from '../launch/textCap.js';
+import type { RowKind } from '../contract/search.js';
 
-export type RowKind = 'text' | 'tool_call' | 'tool_result';
+export type { RowKind };
 
 /** One index row of a line. `toolUseId` links a Claude result to its call (names are resolved by ToolNames). */
 export interface ExtractedRow {

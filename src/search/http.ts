@@ -4,7 +4,7 @@
 //   GET /api/search?q=<query>[&job=<id>][&label=<l>][&since=2h][&limit=20]  → SearchResult
 // Errors: { error: { code, message } } with 400 (bad query or parameter), 403, 404, 405.
 import type { ServerResponse } from 'node:http';
-import type { ApiHandler } from '../server/http.js';
+import type { ApiHandler } from '../http/api.js';
 import { OverseerError } from '../errors.js';
 import { MAX_LIMIT, type SearchOptions, type TranscriptSearch } from './service.js';
 

@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { TranscriptIndexer } from './indexer.js';
 import { TranscriptSearch } from './service.js';
 import { searchApi } from './http.js';
-import type { ApiHandler } from '../server/http.js';
+import type { ApiHandler } from '../http/api.js';
 
 export { TranscriptIndexer, type ReindexReport } from './indexer.js';
 export { TranscriptSearch, DEFAULT_LIMIT, MAX_LIMIT, type SearchHit, type SearchOptions, type SearchResult } from './service.js';

@@ -9,9 +9,12 @@ import { JobStore } from '../store/jobs.js';
 import type { Caller } from '../services/context.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { truncate } from '../launch/textCap.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, type SearchHit, type SearchResult } from '../contract/search.js';
 import type { RowKind } from './extract.js';
 import { ftsExpression, parseSince } from './query.js';
 import { jobToken, ROWS_PER_MS, searchPass, type HitQuery } from './store.js';
+
+export type { SearchHit, SearchResult };
 
 export interface SearchOptions {
   query: string;
@@ -22,33 +25,8 @@ export interface SearchOptions {
   limit?: number;
 }
 
-export interface SearchHit {
-  job_id: string;
-  title: string;
-  attempt: number;
-  /** ISO time the line was written. */
-  at: string;
-  kind: RowKind;
-  tool?: string;
-  /** The matching part, matches between « and », cuts marked … */
-  snippet: string;
-}
-
-export interface SearchResult {
-  results: SearchHit[];
-  /** Matching rows, counted up to TOTAL_CAP, or for COUNT_BUDGET_MS after the results were found. */
-  total_hint: number;
-  /** Counting stopped there: at least total_hint rows match. */
-  total_capped?: true;
-  took_ms: number;
-  /** Results left out to stay under the result size cap. */
-  omitted?: number;
-  /** Set while older transcripts are still being indexed. */
-  indexing?: string;
-}
-
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
+// The limits of search_output's contract (src/contract/search.ts).
+export { DEFAULT_LIMIT, MAX_LIMIT };
 export const TOTAL_CAP = 1000;
 /** Longest the count behind total_hint may take. */
 export const COUNT_BUDGET_MS = 3;

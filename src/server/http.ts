@@ -13,7 +13,8 @@ import type { Logger } from '../log.js';
 import { SessionTable, type Session, type SessionLimits } from './sessions.js';
 import { HttpChannel, postMessages, versionProblem, writeProblem } from '../mcp/http.js';
 import { isInitializeRequest, type RpcRequest } from '../mcp/rpc.js';
-import { BAD_BODY, readJsonBody } from './body.js';
+import { BodyError, readJsonBody } from '../http/body.js';
+import type { ApiHandler, HealthInfo } from '../http/api.js';
 import type { McpSession, Outbound } from '../mcp/session.js';
 
 /** May this tool call block (wait for others, send progress)? It is answered as an SSE stream; the others as one JSON body. */
@@ -27,17 +28,6 @@ export interface HttpAuth {
 /** POST /hook: the lock hook's question, answered as JSON; `claude`: asked by a Claude Code HTTP hook (?format=claude). */
 /** The hook's verdict, at once or (while a file handed over is made writable) a moment later. */
 export type HookHandler = (caller: Caller, body: unknown, format?: 'claude') => unknown;
-
-/** Routes under /api/ (after the Host, Origin and token checks); false = not found. */
-export type ApiHandler = (caller: Caller, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
-
-/** One ApiHandler of several: each is tried in turn until one handles the route. */
-export function composeApi(...handlers: ApiHandler[]): ApiHandler {
-  return async (caller, req, res, url) => {
-    for (const h of handlers) if (await h(caller, req, res, url)) return true;
-    return false;
-  };
-}
 
 export interface WebHooks {
   /** Is this path one of the dashboard's pages or assets (served without a bearer token)? */
@@ -56,17 +46,6 @@ export interface HttpEndpoint {
   sessionCount(role?: Caller['role'], connected?: boolean): number;
   /** Close every session idle past the limit now (the sweeper does it periodically). */
   sweep(): number;
-}
-
-/** What GET /health says: pid and start always; counts and limits to the lead. */
-export interface HealthInfo {
-  pid: number;
-  started_at: string;
-  version?: string;
-  sessions?: { total: number; lead: number; agent: number };
-  /** MCP calls (POSTs on a session) being answered right now, by role. */
-  calls_in_flight?: { lead: number; agent: number };
-  limits?: { max_sessions_per_token: number; session_idle_s: number };
 }
 
 export interface HttpOptions {
@@ -125,7 +104,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
   const runAsync = (res: ServerResponse, p: Promise<unknown>): void => void p.catch((err: unknown) => failed(res, err));
   /** The request's JSON body, then `f` (guarded); a bad body is a 400. */
   const withBody = (req: IncomingMessage, res: ServerResponse, f: (body: unknown) => void): void => readJsonBody(req, (body) => {
-    if (body === BAD_BODY) return deny(res, 400, 'request body is not valid JSON or is too large');
+    if (body instanceof BodyError) return deny(res, body.status, body.message);
     try {
       f(body);
     } catch (err) {

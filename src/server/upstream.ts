@@ -3,7 +3,8 @@
 // silent reconnect loop. Messages the hub sends (responses, notifications, its own requests)
 // go to onMessage; onLost is called once when the event stream breaks.
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { HubInfo } from './hubLock.js';
+import type { HubInfo } from '../hubfiles/hubLock.js';
+import { readSse } from '../http/sse.js';
 
 export type PostResult =
   | { kind: 'ok'; answered: boolean }
@@ -13,22 +14,9 @@ export type PostResult =
 
 type Deliver = (m: JSONRPCMessage) => void;
 
-/** Every `data:` message of an SSE body, in order, until the body ends. */
-async function readSse(body: ReadableStream<Uint8Array>, deliver: Deliver): Promise<void> {
-  const decoder = new TextDecoder();
-  let buf = '';
-  const flush = (block: string): void => {
-    const data = block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
-    if (data.trim()) deliver(JSON.parse(data) as JSONRPCMessage);
-  };
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buf += decoder.decode(chunk, { stream: true });
-    for (let i = buf.search(/\r?\n\r?\n/); i >= 0; i = buf.search(/\r?\n\r?\n/)) {
-      flush(buf.slice(0, i));
-      buf = buf.slice(i).replace(/^\r?\n\r?\n/, '');
-    }
-  }
-  if (buf.trim()) flush(buf);
+/** Every message of an SSE body, in order, until the body ends. */
+function readMessages(body: ReadableStream<Uint8Array>, deliver: Deliver): Promise<void> {
+  return readSse(body, (e) => { if (e.data.trim()) deliver(JSON.parse(e.data) as JSONRPCMessage); });
 }
 
 const isResponseTo = (m: JSONRPCMessage, id: unknown): boolean => 'id' in m && m.id === id && !('method' in m);
@@ -86,7 +74,7 @@ export class HubSession {
       let answered = false;
       const each: Deliver = (x) => { if (id !== undefined && isResponseTo(x, id)) answered = true; deliver(x); };
       const type = res.headers.get('content-type') ?? '';
-      if (type.includes('text/event-stream') && res.body) await readSse(res.body, each);
+      if (type.includes('text/event-stream') && res.body) await readMessages(res.body, each);
       else if (type.includes('application/json')) {
         const j = (await res.json()) as JSONRPCMessage | JSONRPCMessage[];
         for (const x of Array.isArray(j) ? j : [j]) each(x);
@@ -109,7 +97,7 @@ export class HubSession {
         await res.body?.cancel();
         return; // no stream on offer: the bridge's pid watch still notices the hub dying
       }
-      await readSse(res.body, this.onMessage);
+      await readMessages(res.body, this.onMessage);
     } catch (err) {
       why = `event stream failed (${(err as Error).message})`;
     } finally {

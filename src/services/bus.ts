@@ -17,7 +17,7 @@ export interface BusEvents {
   progress: { jobId: string };
   /** A health warning was raised or cleared (src/floor/health). */
   warning: { jobId: string; kind: string; raised: boolean };
-  /** Two live worktree branches were found changing the same files (src/git/overlapGuard.ts). */
+  /** Two live worktree branches were found changing the same files (src/branches/overlapGuard.ts). */
   overlap: { jobs: [string, string]; files: string[] };
   /** A workflow's status, phase or cycle changed (committed before emit). */
   workflow: { workflowId: string; status: string; phase?: string; cycle?: number };

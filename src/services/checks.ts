@@ -20,11 +20,6 @@ export interface CheckResult {
   detail?: string;
 }
 
-/** The checks a spawn may name; anything else is refused at spawn time. */
-export function isValidCheck(c: string): boolean {
-  return c === 'diff_not_empty' || c === 'no_error_in_output' || (c.startsWith('command:') && c.slice(8).trim().length > 0);
-}
-
 export async function runChecks(checks: Check[], f: CheckFacts): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   for (const c of checks) out.push(await runCheck(c, f));

@@ -6,11 +6,13 @@ import type { Caller } from './context.js';
 import type { LockService } from './locks.js';
 import { bashWriteTargets } from '../domain/bashTargets.js';
 import { applyPatchTargets } from '../domain/applyPatch.js';
-import { realTarget, resolveLockPath } from '../domain/paths.js';
+import { realTarget, resolveLockPath } from './realPaths.js';
 import { protectedReason } from '../domain/protectedPaths.js';
 import { protectedContextOf, secretRefusal } from './stateGuard.js';
 import type { HubContext } from './context.js';
 import type { PermissionService } from './permissions.js';
+import type { HookLedger } from '../confine/hookLedger.js';
+import type { LockGuard } from '../confine/lockGuard.js';
 
 export interface HookInput {
   tool_name?: string;
@@ -72,7 +74,11 @@ function fileTargets(h: HookInput): string[] {
 const READ_TOOLS = /^(Read|Grep|Glob|LS)$/;
 
 export class HookService {
-  constructor(private readonly locks: LockService, private readonly ctx?: HubContext, private readonly permissions?: PermissionService) {}
+  constructor(
+    private readonly locks: LockService, private readonly ctx: HubContext, private readonly permissions: PermissionService,
+    /** Hear of each tool call the hook decided on: the hook_bypassed backstop (src/confine/hookLedger.ts) and the lock guard. */
+    private readonly heard: { hookLedger: Pick<HookLedger, 'note'>; lockGuard: Pick<LockGuard, 'toolsStarted'> },
+  ) {}
 
   /**
    * The lock check, and for a Claude child's hook (`format: 'claude'`) also the permission
@@ -83,7 +89,7 @@ export class HookService {
   answer(caller: Caller, h: HookInput, format?: 'claude'): HookVerdict | Promise<HookVerdict> {
     const { verdict: checked, paths } = this.lockCheck(caller, h);
     let verdict = checked;
-    if (verdict.decision === 'none' && format === 'claude' && caller.role === 'agent' && this.permissions && h.tool_name && !READ_TOOLS.test(h.tool_name)) {
+    if (verdict.decision === 'none' && format === 'claude' && caller.role === 'agent' && h.tool_name && !READ_TOOLS.test(h.tool_name)) {
       const j = this.permissions.judge(caller, h.tool_name, h.tool_input ?? {}, { recordAsk: false, via: 'hook' });
       if (j.action === 'deny') return { ...verdict, decision: 'deny', reason: j.message };
       if (j.action === 'allow') verdict = { ...verdict, decision: 'allow', reason: j.reason };
@@ -107,14 +113,14 @@ export class HookService {
   /** The lock check, and the lockable paths (absolute, real) the call writes. */
   private lockCheck(caller: Caller, h: HookInput): { verdict: HookVerdict; paths: string[] } {
     if (caller.role === 'agent' && h.tool_use_id) {
-      this.ctx?.hookLedger?.note(caller.jobId, h.tool_use_id);
-      this.ctx?.lockGuard?.toolsStarted(caller.jobId, [h.tool_use_id]); // the tool runs right after this answer
+      this.heard.hookLedger.note(caller.jobId, h.tool_use_id);
+      this.heard.lockGuard.toolsStarted(caller.jobId, [h.tool_use_id]); // the tool runs right after this answer
     }
     const root = this.locks.workTree(caller);
     const base = h.cwd && isAbsolute(h.cwd) ? h.cwd : root;
     const paths: string[] = [];
     const targets = writeTargetsOf(h);
-    if (caller.role === 'agent' && this.ctx) {
+    if (caller.role === 'agent') {
       const guarded = protectedContextOf(this.ctx);
       for (const t of targets.paths) {
         const real = realTarget(t, base);

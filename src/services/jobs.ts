@@ -8,12 +8,13 @@ import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import type { Runner } from './runner.js';
-import { frameMessage, messageView, senderOf, type MessageService, type MessageView } from './messages.js';
+import type { LiveChildren } from './children.js';
+import { messageView, senderOf, type MessageService, type MessageView } from './messages.js';
 import { hubUsage, summarize, type AgentSummary } from './summary.js';
 import { UsageStore } from '../money/usageStore.js';
 import type { Budgets } from '../money/budgets.js';
 import type { ModelChooser } from '../models/choice.js';
-import type { Schedules } from '../runs/schedules.js';
+import type { ConfineStatus } from '../confine/launcher.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
 import { SetupStore } from '../store/setup.js';
 import type { Statement } from 'better-sqlite3';
@@ -27,7 +28,8 @@ import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from 
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
 import { branchNameProblem } from '../git/refname.js';
-import { isInside, realTarget } from '../domain/paths.js';
+import { isInside } from '../domain/paths.js';
+import { realTarget } from './realPaths.js';
 import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
@@ -35,7 +37,7 @@ import { toEventView, type EventView } from '../events/view.js';
 import { checkProject, projectForSpawn } from '../projects/service.js';
 import { ProjectStore } from '../projects/store.js';
 import { broadcast, type BroadcastInput, type BroadcastResult } from '../projects/broadcast.js';
-import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../tools/agentSchemas.js';
+import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../contract/agents.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
 const LIST_BUDGET = 17_000;
@@ -52,37 +54,114 @@ export interface WaitResultShape {
   timed_out: boolean;
 }
 
-/** Requests' part of `attention` and of get_agent (provided by src/approvals, set by the hub). */
+/** Requests' part of `attention` and of get_agent (src/approvals/service.ts provides it). */
 export interface RequestAttention {
   /** Items for pending requests of `pending` jobs (and news on `all`); `wake` if one needs the caller now; `ack` once returned. */
   attention(pending: string[], all: string[]): { items: Record<string, unknown>[]; wake: boolean; ack: () => void };
   ofJob(jobId: string): Record<string, unknown>[];
 }
 
-export class JobService {
-  /**
-   * How the permission policy answers a Bash call of `jobId` (set by the hub): an agent's
-   * `command:` checks run as shell commands in its tree when its child ends, so they are
-   * decided like its own Bash calls, never run on the hub's authority alone.
-   */
-  bashPolicy?: (jobId: string, command: string) => { action: 'allow' | 'ask' | 'deny'; reason: string };
-  requests?: RequestAttention;
-  /** The house, label and subtree budgets (src/money/budgets.ts, set by the hub): spawns and resumes reserve under them. */
-  budgets?: Budgets;
-  /** Model auto-choice (src/models, set by the hub): the configured default model and checks of "auto". */
-  models?: ModelChooser;
-  /** Schedules (src/runs/schedules.ts, set by the hub): spawn_agent's at / every_s / cron, and the run time in summaries. */
-  schedules?: Schedules;
-  /** Whether a person has taken the job over (overseer attach, src/takeover): no headless resume meanwhile. */
-  takenOver?: (jobId: string) => boolean;
+/** What JobService.create takes: a validated job (spawn_agent, a workflow phase, a schedule's next run). */
+export type JobSpec = Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string; skipBootstrap?: boolean; base?: string };
 
+/** A spawn's schedule, checked (src/runs/scheduleBook.ts): its first run waits until `firstAt`. */
+export interface PlannedSchedule {
+  /** When the first run starts (epoch ms). */
+  firstAt: number;
+  /** Record the schedule and tag its first run, inside the transaction that creates the job. */
+  record(jobId: string, spec: JobSpec, by: string, now: number): { schedule_id: string };
+}
+
+/** The schedule side of spawn_agent (src/runs/scheduleBook.ts, or its "switched off" null object). */
+export interface SpawnSchedules {
+  /** Check spawn_agent's at / every_s / cron fields (nothing is written); undefined when it has none. */
+  plan(input: SpawnInput, caller: Caller): PlannedSchedule | undefined;
+  /** get_agent / list_agents extras: when the job runs, and its series. */
+  view(j: JobRow): { run_at?: string; schedule?: Record<string, unknown> } | undefined;
+}
+
+/** Whether a person has taken a job over (overseer attach, src/takeover): no headless resume meanwhile. */
+export interface TakenOver {
+  isAttached(jobId: string): boolean;
+}
+
+/** Nobody takes jobs over: the takeover capability is switched off (or the engine runs alone, in its unit tests). */
+export const NO_TAKEOVER: TakenOver = { isAttached: () => false };
+
+/**
+ * How the permission policy answers a Bash call of `jobId` (src/services/permissions.ts): an
+ * agent's `command:` checks run as shell commands in its tree when its child ends, so they are
+ * decided like its own Bash calls, never run on the hub's authority alone.
+ */
+export type BashPolicy = (jobId: string, command: string) => { action: 'allow' | 'ask' | 'deny'; reason: string };
+
+/** What spawn needs to know of the children's OS confinement (src/confine/setup.ts). */
+export interface SpawnConfinement {
+  /** Why no agent may start (confinement is required and unavailable); undefined when they may. */
+  refusal(): string | undefined;
+  /** What a spawn's result warns of (its agent runs unconfined); undefined for nothing. */
+  warning(): string | undefined;
+}
+
+/** Spawn's view of the confinement status found at hub start. */
+export function spawnConfinement(c: ConfineStatus): SpawnConfinement {
+  return {
+    refusal: () => (!c.active && c.mode === 'require'
+      ? `Agents must run confined (OVERSEER_CONFINE=require) and they cannot here: ${c.reason}. Fix that, or set OVERSEER_CONFINE=auto to run them held by the lock hook alone.`
+      : undefined),
+    warning: () => (!c.active
+      ? `This agent runs without OS confinement: ${c.reason}. Only the lock hook and Claude Code's permission rules hold it; a program it runs can read the hub's state and write files others hold (docs/security.md).`
+      : undefined),
+  };
+}
+
+/** An injected process launcher (tests, the demo) starts no OS process: nothing to confine, nothing to warn of. */
+export const NOT_CONFINABLE: SpawnConfinement = { refusal: () => undefined, warning: () => undefined };
+
+/** What JobService is built with besides the context (src/compose.ts builds it). */
+export interface JobDeps {
+  runner: Runner;
+  children: LiveChildren;
+  messages: MessageService;
+  /** The house, label and subtree budgets (src/money/budgets.ts): spawns and resumes reserve under them. */
+  budgets: Budgets;
+  /** Model auto-choice (src/models): the configured default model and checks of "auto". */
+  models: Pick<ModelChooser, 'requested' | 'candidates'>;
+  schedules: SpawnSchedules;
+  requests: RequestAttention;
+  bashPolicy: BashPolicy;
+  takeover: TakenOver;
+  confinement: SpawnConfinement;
+}
+
+export class JobService {
+  readonly runner: Runner;
+  private readonly children: LiveChildren;
+  private readonly messages: MessageService;
+  private readonly budgets: Budgets;
+  private readonly models: JobDeps['models'];
+  private readonly schedules: SpawnSchedules;
+  private readonly requests: RequestAttention;
+  private readonly bashPolicy: BashPolicy;
+  private readonly takeover: TakenOver;
+  private readonly confinement: SpawnConfinement;
   private readonly warnings: WarningStore;
   private readonly overlaps: OverlapStore;
   private readonly setups: SetupStore;
   /** The job's latest merge (docs/merge.md), for get_agent. */
   private readonly lastMerge: Statement;
 
-  constructor(private readonly ctx: HubContext, readonly runner: Runner, private readonly messages: MessageService) {
+  constructor(private readonly ctx: HubContext, d: JobDeps) {
+    this.runner = d.runner;
+    this.children = d.children;
+    this.messages = d.messages;
+    this.budgets = d.budgets;
+    this.models = d.models;
+    this.schedules = d.schedules;
+    this.requests = d.requests;
+    this.bashPolicy = d.bashPolicy;
+    this.takeover = d.takeover;
+    this.confinement = d.confinement;
     this.warnings = new WarningStore(ctx.db);
     this.overlaps = new OverlapStore(ctx.db);
     this.setups = new SetupStore(ctx.db);
@@ -93,13 +172,13 @@ export class JobService {
   private withHealth(sum: AgentSummary, j: JobRow): AgentSummary {
     const open = this.warnings.open(j.id);
     const live = !isTerminal(j.status as JobStatus);
-    const reservation = this.budgets?.view(j);
+    const reservation = this.budgets.view(j);
     const setup = j.worktree === 1 ? setupView(this.setups.report(j.id)) : undefined;
     const overlaps = j.worktree === 1 ? byPair(this.overlaps.open(j.id)).map((o) => {
       const other = o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0];
       return { with: other, title: this.ctx.store.get(other)?.title ?? other, files: o.files, locks_conflict: o.locks_conflict };
     }) : [];
-    const schedule = this.schedules?.view(j);
+    const schedule = this.schedules.view(j);
     const merged = j.worktree === 1 ? this.lastMerge.get(j.id) as { target: string; mode: string; commit_sha: string; merged_at: number } | undefined : undefined;
     return {
       ...sum,
@@ -146,12 +225,10 @@ export class JobService {
 
   async spawn(raw: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number; warning?: string }> {
     const { ctx } = this;
-    const confine = ctx.confinement;
-    if (confine && !confine.active && confine.mode === 'require') {
-      throw new InvalidStateError(`Agents must run confined (OVERSEER_CONFINE=require) and they cannot here: ${confine.reason}. Fix that, or set OVERSEER_CONFINE=auto to run them held by the lock hook alone.`);
-    }
+    const refusal = this.confinement.refusal();
+    if (refusal) throw new InvalidStateError(refusal);
     // at / every_s / cron: checked first, nothing is written until the job is created with its schedule.
-    const plan = this.schedules?.plan(raw, caller);
+    const plan = this.schedules.plan(raw, caller);
     // A template fills in what the call left out; its body becomes the prompt's ## Guidelines.
     let guidelines = '';
     let merged: SpawnInput = raw;
@@ -173,8 +250,8 @@ export class JobService {
       throw new InvalidInputError(`provider ${JSON.stringify(input.provider)} is not available in this hub. Use provider "claude".`);
     }
     // The spawn's model, or the configured default; "auto" is chosen before the first attempt (src/models).
-    const model = this.models ? this.models.requested(input.provider, input.model) : input.model;
-    for (const m of (model === 'auto' ? this.models?.candidates(input.provider) : undefined) ?? [model ?? null]) {
+    const model = this.models.requested(input.provider, input.model);
+    for (const m of (model === 'auto' ? this.models.candidates(input.provider) : undefined) ?? [model ?? null]) {
       if (input.budget_usd !== undefined && launcher.canPrice && !launcher.canPrice(m ?? undefined)) {
         throw new InvalidInputError(`budget_usd cannot be enforced for ${input.provider} model ${JSON.stringify(m ?? 'default')}${model === 'auto' ? ' (one model "auto" may choose)' : ''}: it has no known price, so its spending cannot be counted. Name a priced model, add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${m ?? 'my-model'}":{"input":1.25,"output":10}}), or omit budget_usd and limit it with max_turns / timeout_s.`);
       }
@@ -223,7 +300,7 @@ export class JobService {
       }
     }
     for (const d of deps) this.job(d);
-    const spec: Parameters<JobService['create']>[0] = {
+    const spec: JobSpec = {
       id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: model ?? null,
       cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
       priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
@@ -234,11 +311,16 @@ export class JobService {
       ...(stackOn ? { base: stackOn } : {}),
     };
     const by = caller.role === 'agent' ? caller.jobId : 'lead';
-    const created = plan ? this.schedules!.create(plan, spec, by) : this.create(spec, by);
-    const warning = confine && !confine.active
-      ? `This agent runs without OS confinement: ${confine.reason}. Only the lock hook and Claude Code's permission rules hold it; a program it runs can read the hub's state and write files others hold (docs/security.md).`
-      : undefined;
+    const created = plan ? this.createScheduled(plan, spec, by) : this.create(spec, by);
+    const warning = this.confinement.warning();
     return warning ? { ...created, warning } : created;
+  }
+
+  /** A spawn with a schedule: its first run, waiting for its time, and the schedule in one transaction. */
+  private createScheduled(plan: PlannedSchedule, spec: JobSpec, by: string): ReturnType<JobService['create']> & { schedule_id: string; run_at: string } {
+    let scheduleId = '';
+    const created = this.create(spec, by, { notBefore: plan.firstAt, within: (jobId, now) => { scheduleId = plan.record(jobId, spec, by, now).schedule_id; } });
+    return { ...created, schedule_id: scheduleId, run_at: isoTime(plan.firstAt) };
   }
 
   /** An agent's sub-agent stays inside the agent's own work tree (real paths), and its command checks pass the agent's policy. */
@@ -250,7 +332,7 @@ export class JobService {
     }
     for (const c of checks) {
       if (!c.startsWith('command:')) continue;
-      const d = this.bashPolicy?.(parent.id, c.slice('command:'.length)) ?? { action: 'deny' as const, reason: 'no permission policy is in force' };
+      const d = this.bashPolicy(parent.id, c.slice('command:'.length));
       if (d.action !== 'allow') {
         throw new ForbiddenError(`check ${JSON.stringify(c.slice(0, 200))} would run a shell command that your permission policy does not allow (${d.action}: ${d.reason}). Nothing was started. Use checks your policy allows as Bash commands, or ask the lead to add it.`);
       }
@@ -263,7 +345,7 @@ export class JobService {
    * its row: over a budget, BudgetExceededError and nothing is written.
    */
   create(
-    spec: Omit<NewJob, 'status' | 'session_id' | 'token_hash' | 'id'> & { id?: string; skipBootstrap?: boolean; base?: string }, by: string,
+    spec: JobSpec, by: string,
     /** `notBefore`: the job stays waiting until then (src/runs/schedules.ts queues it); `within`: more writes in the same transaction. */
     at: { notBefore?: number; within?: (jobId: string, now: number) => void } = {},
   ): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
@@ -278,7 +360,7 @@ export class JobService {
     if (spec.project != null) checkProject(ctx.db, spec.project);
     const reserved = tx(ctx.db, () => {
       if (spec.project != null) new ProjectStore(ctx.db).ensure(spec.project, now);
-      const r = this.budgets?.check({
+      const r = this.budgets.check({
         parentId: spec.parent_id, provider: spec.provider, model: spec.model, template: spec.template,
         labels: JSON.parse(spec.labels_json) as string[], budgetUsd: spec.budget_usd,
       }, spec.parent_id === null ? 'lead' : 'agent');
@@ -288,7 +370,7 @@ export class JobService {
       if (base) this.setups.setBase(id, base, now);
       if (at.notBefore !== undefined) ctx.store.update(id, { not_before: at.notBefore }, now);
       at.within?.(id, now);
-      if (r) this.budgets!.hold(id, r, now);
+      if (r) this.budgets.hold(id, r, now);
       ctx.store.addEvent(id, now, 'spawned', { by, status, ...(at.notBefore !== undefined ? { run_at: isoTime(at.notBefore) } : {}), ...(r ? { reserved_usd: r.usd, estimate_basis: r.basis } : {}) });
       return r;
     });
@@ -323,7 +405,7 @@ export class JobService {
       const done = (r: JobRow): boolean => isSettled(r.status) && !this.runner.isClosing(r.id);
       const settled = rows.filter(done);
       const pending = rows.filter((r) => !done(r)).map((r) => r.id);
-      const requests = this.requests?.attention(pending, ids) ?? { items: [], wake: false, ack: () => undefined };
+      const requests = this.requests.attention(pending, ids);
       const msgs = this.messages.unreadFrom(me, senders);
       // Health warnings of the awaited agents and their sub-agents, each returned once (the lead's
       // wait only: an agent's warnings go to its lead and the person).
@@ -429,7 +511,7 @@ export class JobService {
   get(id: string, caller: Caller, o: { events?: number } = {}): AgentSummary & { events?: EventView[]; requests?: Record<string, unknown>[] } {
     this.visibleJob(id, caller, { self: true });
     const s = this.summary(id);
-    const requests = this.requests?.ofJob(id) ?? [];
+    const requests = this.requests.ofJob(id);
     return {
       ...s,
       ...(requests.length ? { requests } : {}),
@@ -489,10 +571,13 @@ export class JobService {
     const targets = input.cascade ? [...this.ctx.store.descendants(j.id).reverse(), j] : [j];
     const reason = input.reason ?? 'cancelled';
     const waits: Promise<unknown>[] = [];
+    /** The targets this call cancels: one that had already ended keeps its own error. */
+    const live: string[] = [];
     for (const t of targets) {
       const cur = this.ctx.store.get(t.id)!;
       if (isTerminal(cur.status)) continue;
-      const sup = this.runner.supervisors.get(t.id);
+      live.push(t.id);
+      const sup = this.children.get(t.id);
       if (sup) {
         this.runner.cancelReasons.set(t.id, reason);
         sup.stop('cancelled');
@@ -508,8 +593,8 @@ export class JobService {
     }
     await Promise.all(waits);
     const now = this.ctx.clock.now();
-    for (const t of targets) {
-      if (this.ctx.store.get(t.id)?.status === 'cancelled') this.ctx.store.update(t.id, { error: `cancelled: ${reason}` }, now);
+    for (const id of live) {
+      if (this.ctx.store.get(id)?.status === 'cancelled') this.ctx.store.update(id, { error: `cancelled: ${reason}` }, now);
     }
     return this.summary(j.id);
   }
@@ -534,7 +619,7 @@ export class JobService {
 
   async pause(input: PauseInput, caller: Caller): Promise<AgentSummary> {
     const j = this.visibleJob(input.job_id, caller);
-    const sup = this.runner.supervisors.get(j.id);
+    const sup = this.children.get(j.id);
     if (!sup || !['running', 'needs_input', 'frozen'].includes(j.status)) {
       throw new InvalidStateError(`Job ${j.id} is ${j.status}, not running: only a running agent can be paused.${isTerminal(j.status) ? ' Use resume_agent to continue its session.' : ''}`);
     }
@@ -553,7 +638,7 @@ export class JobService {
   async resume(input: ResumeInput, caller: Caller): Promise<AgentSummary> {
     const j = this.visibleJob(input.job_id, caller);
     if (j.status === 'frozen') {
-      const sup = this.runner.supervisors.get(j.id);
+      const sup = this.children.get(j.id);
       if (!sup?.thaw()) throw new InvalidStateError(`Job ${j.id} is frozen but its process is gone.`);
       this.setStatus(j.id, 'running', 'thawed');
       if (input.message) this.message(j.id, input.message, caller);
@@ -566,18 +651,18 @@ export class JobService {
     if (j.status === 'queued' || j.status === 'waiting') {
       throw new InvalidStateError(`Job ${j.id} has not started yet (${j.status}); it will start by itself.`);
     }
-    if (this.takenOver?.(j.id)) {
+    if (this.takeover.isAttached(j.id)) {
       throw new InvalidStateError(`Job ${j.id} is taken over by a person (overseer attach): it is handed back when they exit their session. Message it instead (it reads messages when it resumes).`);
     }
     const now = this.ctx.clock.now();
     tx(this.ctx.db, () => {
       // A resumed job spends again: it reserves again, under the same budgets as a spawn.
-      const r = this.budgets?.check({
+      const r = this.budgets.check({
         parentId: j.parent_id, provider: j.provider, model: j.model, template: j.template,
         labels: JSON.parse(j.labels_json) as string[], budgetUsd: j.budget_usd, baseCostUsd: j.cost_usd,
       }, caller.role, 'resuming this job');
       this.ctx.store.update(j.id, { status: 'queued', resume_message: input.message ?? 'Continue where you left off.', ended_at: null, error: null, failure_class: null, outcome: null }, now);
-      if (r) this.budgets!.hold(j.id, r, now);
+      if (r) this.budgets.hold(j.id, r, now);
       this.ctx.store.addEvent(j.id, now, 'resumed', { message: input.message ?? null, ...(r ? { reserved_usd: r.usd } : {}) });
     });
     this.ctx.bus.emit('job', { jobId: j.id, status: 'queued' });
@@ -598,11 +683,7 @@ export class JobService {
   }
 
   private flushQueued(jobId: string): void {
-    const sup = this.runner.supervisors.get(jobId);
-    if (!sup) return;
-    const q = this.ctx.store.undeliveredMessages(jobId);
-    const sent = q.filter((m) => sup.acceptsInput() && sup.deliver(frameMessage(m.from_id, m.text)));
-    this.ctx.store.markDelivered(sent.map((m) => m.id), this.ctx.clock.now());
+    this.children.flushQueued(jobId);
   }
 
   reportStatus(caller: Caller, message: string, progress?: number): { ok: true } {

@@ -8,10 +8,11 @@ import { tx } from '../store/db.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
-import { resolveLockPaths, isInside } from '../domain/paths.js';
+import { isInside } from '../domain/paths.js';
+import { resolveLockPaths } from './realPaths.js';
 import { findCycle, describeCycle } from '../domain/waitGraph.js';
 import { isActive } from '../domain/job.js';
-import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../tools/lockSchemas.js';
+import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../contract/locks.js';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 

@@ -2,11 +2,13 @@
 // into its conversation (stream-json stdin); otherwise it waits for the recipient's next
 // launch or read_messages. Messages to the lead wake the lead's wait_for_agents (attention).
 import type { Caller, HubContext } from './context.js';
-import type { Runner } from './runner.js';
 import type { MessageRow } from '../store/jobs.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { isTerminal } from '../domain/job.js';
+import type { MessageView } from '../contract/coord.js';
+
+export type { MessageView };
 
 export const senderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
@@ -15,26 +17,22 @@ export function frameMessage(from: string, text: string): string {
   return `Message from ${from === 'lead' ? 'the lead' : from === 'overseer' ? 'Overseer (the hub)' : `agent ${from}`}: ${text}`;
 }
 
-export interface MessageView {
-  message_id: number;
-  from: string;
-  to: string;
-  text: string;
-  created_at: string;
-  read: boolean;
-}
-
 export const messageView = (m: MessageRow): MessageView => ({ message_id: m.id, from: m.from_id, to: m.to_id, text: m.text, created_at: isoTime(m.created_at), read: m.read_at !== null });
 
+/** What messages need of the running children (src/services/children.ts provides it). */
+export interface Conversations {
+  /** Push `text` into the running conversation of `jobId`; false when it has none that takes input now. */
+  push(jobId: string, text: string): boolean;
+}
+
 export class MessageService {
-  constructor(private readonly ctx: HubContext, private readonly runner: Runner) {}
+  constructor(private readonly ctx: HubContext, private readonly conversations: Conversations) {}
 
   /** Store a message for a job and push it into its conversation when it is running. */
   deliver(from: string, to: string, text: string): { message_id: number; delivered: boolean } {
-    const sup = this.runner.supervisors.get(to);
     const job = this.ctx.store.get(to);
     // needs_input: the child is blocked in request_approval/ask_lead, its stdin is still open.
-    const delivered = !!sup && (job?.status === 'running' || job?.status === 'needs_input') && sup.acceptsInput() && sup.deliver(frameMessage(from, text));
+    const delivered = (job?.status === 'running' || job?.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
     const now = this.ctx.clock.now();
     const id = this.ctx.store.addMessage(from, to, text, now, delivered);
     this.ctx.store.addEvent(to, now, 'message', { from, delivered });

@@ -7,22 +7,10 @@ import { tx } from '../store/db.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
-import type { ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../tools/noteSchemas.js';
+import type { ListNotesInput, NoteView, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../contract/notes.js';
 import { chunkEnd, jsonLength } from '../domain/jsonChunk.js';
 
-export interface NoteView {
-  key: string;
-  /** The value, or the piece of it from `offset` when the whole does not fit one result. */
-  value: string;
-  version: number;
-  author: string;
-  updated_at: string;
-  /** Length of the whole value (UTF-16 units, as `offset` counts). */
-  total_chars: number;
-  offset: number;
-  /** Where the next piece starts (read_note with this offset and `version`), or null when `value` reaches the end. */
-  next_offset: number | null;
-}
+export type { NoteView };
 
 /** JSON-encoded characters of note values one tool result carries (the result cap is 20,000). */
 export const NOTE_PIECE_CHARS = 15_000;

@@ -9,7 +9,7 @@ import type { Caller, HubContext } from './context.js';
 import type { RequestService } from '../approvals/service.js';
 import { DEFAULT_POLICY, PolicySchema, decide, type Policy } from '../domain/policy.js';
 import { ForbiddenError } from '../errors.js';
-import { realTarget } from '../domain/paths.js';
+import { realTarget } from './realPaths.js';
 import { protectedReason } from '../domain/protectedPaths.js';
 import { protectedContextOf, secretRefusal } from './stateGuard.js';
 

@@ -1,6 +1,6 @@
 // Runs attempts: moves a queued job to running, prepares its work tree, builds the prompt,
 // starts a Supervisor, and when the process is gone decides the job's fate (checks, retry,
-// interrupted, final), closes its worktree (src/git/jobWorktrees.ts), wakes dependents and
+// interrupted, final), closes its worktree (src/branches/jobWorktrees.ts), wakes dependents and
 // dispatches the queue.
 // Dispatch is event-driven: it runs on spawn, on every job end and on resume, never on a timer.
 import { createHash } from 'node:crypto';
@@ -10,27 +10,28 @@ import type { HubContext } from './context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
+import type { LiveChildren } from './children.js';
 import { pickRunnable, dependencyState, type DepState } from '../domain/scheduler.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 import { isRetryable } from '../domain/failure.js';
 import { runChecks } from './checks.js';
 import { headCommit } from '../git/worktree.js';
-import { DependencyConflict, JobWorktrees, SetupFailed } from '../git/jobWorktrees.js';
+import { DependencyConflict, JobWorktrees, SetupFailed } from '../branches/jobWorktrees.js';
 import { dependencySection } from '../prompts/dependencies.js';
 import { SetupStore } from '../store/setup.js';
 import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
-import { realTarget } from '../domain/paths.js';
-import type { TokenUsage } from '../launch/types.js';
-import { memorySection } from '../kb/memory.js';
+import { realTarget } from './realPaths.js';
+import type { CommandTally, TokenUsage } from '../launch/types.js';
+import type { LockGuard } from '../confine/lockGuard.js';
+import type { HookLedger } from '../confine/hookLedger.js';
 import { recordAttemptSpend } from '../money/record.js';
 import { UsageStore } from '../money/usageStore.js';
 import { diagnose } from '../retry/diagnose.js';
 import { makeStartGate, type StartGate } from '../launch/startGate.js';
-import { Limits } from '../limits/service.js';
-import { accounts, type Provider } from '../limits/account.js';
+import type { Limits } from '../limits/service.js';
 import { limitOfText } from '../limits/signals.js';
 import { countsAgainstRetries } from '../domain/failure.js';
 
@@ -38,37 +39,70 @@ export const hashToken = (t: string): string => createHash('sha256').update(t).d
 
 const LIMIT_WORDS = { rate_limit: 'a rate limit', overloaded: 'an overload', usage_limit: 'a usage limit' } as const;
 
+/** Hears every transcript line as it is written, and each attempt's end (the search index, src/search). */
+export interface TranscriptSink {
+  line(jobId: string, attempt: number, line: string): void;
+  attemptEnded(jobId: string, attempt: number): void;
+}
+
+/** No transcript index (search switched off): lines are only written to the transcript files. */
+export const NO_TRANSCRIPT_SINK: TranscriptSink = { line: () => undefined, attemptEnded: () => undefined };
+
+/** Hears the children's activity and shell commands (the health monitor, src/floor/monitor.ts). */
+export interface ActivitySink {
+  activity(jobId: string, line?: string): void;
+  commands(jobId: string, tally: CommandTally): void;
+}
+
+/** Chooses the model of a job spawned with model "auto" before its first attempt (src/models). Never throws. */
+export interface ModelPicker {
+  choose(job: JobRow, attempt: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** What the Runner is built with besides the context (src/compose.ts builds it). */
+export interface RunnerDeps {
+  /** The registry of running children; the Runner adds and removes them. */
+  children: LiveChildren;
+  /** One limiter per provider account: no start while a provider's limit holds (src/limits, docs/limits.md). */
+  limits: Limits;
+  models: ModelPicker;
+  /** What the knowledge base remembers for a task, as a prompt section (src/kb/memory.ts); undefined for nothing. */
+  memory: (prompt: string) => string | undefined;
+  transcripts: TranscriptSink;
+  activity: ActivitySink;
+  /** Undoes writes to held files made by anyone but their holder (src/confine/lockGuard.ts). */
+  lockGuard: Pick<LockGuard, 'jobStarted' | 'jobEnded' | 'toolsStarted' | 'toolsEnded'>;
+  /** Which tool calls the lock hook decided on, per job (the hook_bypassed backstop). */
+  hookLedger: Pick<HookLedger, 'unguarded' | 'forget'>;
+}
+
+/** What the schedules need of the Runner (src/runs/schedules.ts): waiting jobs whose time came. */
+export type WaitingJobs = Pick<Runner, 'depState' | 'failWaiting' | 'dispatch'>;
+
 export class Runner {
-  readonly supervisors = new Map<string, Supervisor>();
   /** Why a running job is being cancelled: its error says so from the first write. */
   readonly cancelReasons = new Map<string, string>();
-  /** Why a running job was stopped for a budget other than its own (src/money/budgets.ts): its error. */
-  private readonly budgetStops = new Map<string, string>();
   /** Jobs between "marked running" and "supervisor started" (async worktree prep). */
   private readonly preparing = new Set<string>();
   /** Aborts the model choice of a job being prepared (a cancel stops its classifier at once). */
   private readonly preparingAborts = new Map<string, AbortController>();
   private dispatching = false;
   private stopped = false;
-  /** Chooses the model of a job spawned with model "auto" before its first attempt (src/models, set by the hub). Never throws. */
-  chooseModel?: (job: JobRow, attempt: number, signal?: AbortSignal) => Promise<void>;
 
   private readonly setups: SetupStore;
   /** Each worktree job's worktree: made or attached before an attempt, closed after its end. */
   private readonly worktrees: JobWorktrees;
   /** Paces the starts of children launched close together (config startConcurrency; none for 0). */
   readonly startGate: StartGate | undefined;
-  /** One limiter per provider account: no start while a provider's limit holds (src/limits, docs/limits.md). */
   readonly limits: Limits;
+  private readonly children: LiveChildren;
 
-  constructor(private readonly ctx: HubContext) {
+  constructor(private readonly ctx: HubContext, private readonly d: RunnerDeps) {
     this.setups = new SetupStore(ctx.db);
     this.worktrees = new JobWorktrees(ctx, this.setups);
     this.startGate = makeStartGate(ctx.config.startConcurrency);
-    this.limits = new Limits(
-      { db: ctx.db, clock: ctx.clock, bus: ctx.bus, log: ctx.log, settings: ctx.config.limits, accounts: accounts(ctx.childEnv, ctx.config.codexProvider) },
-      { pause: (id, provider) => this.pauseAtLimit(id, provider), unpause: (id) => this.unpauseAtLimit(id), dispatch: () => this.dispatch() },
-    );
+    this.limits = d.limits;
+    this.children = d.children;
   }
 
   transcriptPath(jobId: string, n: number): string {
@@ -107,7 +141,7 @@ export class Runner {
   async shutdown(): Promise<void> {
     this.stopped = true;
     this.limits.close();
-    const running = [...this.supervisors.values()];
+    const running = this.children.all();
     for (const s of running) s.stop('hub_shutdown');
     await Promise.all(running.map((s) => s.done));
     await this.settling;
@@ -135,7 +169,7 @@ export class Runner {
     this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
     const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir) || this.setups.report(job.id)?.status === 'failed'))
       || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
-    const choose = job.model === 'auto' ? this.chooseModel : undefined;
+    const choose = job.model === 'auto';
     if (!needsPrep && !choose) {
       this.launch(store.get(job.id)!, n, kind, token);
       return;
@@ -143,7 +177,7 @@ export class Runner {
     this.preparing.add(job.id);
     const abort = new AbortController();
     this.preparingAborts.set(job.id, abort);
-    void (choose ? choose(job, n, abort.signal) : Promise.resolve())
+    void (choose ? this.d.models.choose(job, n, abort.signal) : Promise.resolve())
       .then(() => (needsPrep ? this.prepare(job) : undefined))
       .then(() => {
         // Cancelled while it was being prepared: end the attempt instead of starting the child.
@@ -223,8 +257,8 @@ export class Runner {
           recordAttemptSpend(ctx.db, ctx.store, job.id, n, p, ctx.clock.now());
           ctx.bus.emit('progress', { jobId: job.id });
         },
-        onActivity: (what) => ctx.health?.activity(job.id, what),
-        onCommands: (tally) => ctx.health?.commands(job.id, tally),
+        onActivity: (what) => this.d.activity.activity(job.id, what),
+        onCommands: (tally) => this.d.activity.commands(job.id, tally),
         onStartWait: (ahead) => {
           waitingSlot = true;
           const now = ctx.clock.now();
@@ -243,13 +277,13 @@ export class Runner {
           });
           ctx.bus.emit('progress', { jobId: job.id });
         },
-        onTranscriptLine: (line) => ctx.transcripts?.line(job.id, n, line),
+        onTranscriptLine: (line) => this.d.transcripts.line(job.id, n, line),
         onLimit: (l) => this.limits.limitSeen(job.provider, job.id, l.hit, l.retrying),
         onModelAnswer: () => this.limits.answered(job.provider, job.id),
-        onToolUses: (ids) => ctx.lockGuard?.toolsStarted(job.id, ids),
+        onToolUses: (ids) => this.d.lockGuard.toolsStarted(job.id, ids),
         onToolResults: (results) => {
-          ctx.lockGuard?.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId, text: r.text })), launcher!.provider === 'codex');
-          const bad = ctx.hookLedger?.unguarded(job.id, results) ?? [];
+          this.d.lockGuard.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId, text: r.text })), launcher!.provider === 'codex');
+          const bad = this.d.hookLedger.unguarded(job.id, results);
           if (bad.length === 0) return;
           ctx.store.addEvent(job.id, ctx.clock.now(), 'hook_bypassed', { calls: bad.map((b) => ({ tool: b.name, tool_use_id: b.toolUseId })) });
           ctx.log.warn({ jobId: job.id, calls: bad.map((b) => b.name) }, 'a tool call ran without a hook decision: stopping the agent');
@@ -257,8 +291,8 @@ export class Runner {
         },
       },
     );
-    this.supervisors.set(job.id, sup);
-    ctx.lockGuard?.jobStarted(job.id);
+    this.children.add(job.id, sup);
+    this.d.lockGuard.jobStarted(job.id);
     const budgetLeft = job.budget_usd === null ? undefined : Math.max(0.0001, job.budget_usd - job.cost_usd);
     sup.start({
       jobId: job.id,
@@ -308,13 +342,11 @@ export class Runner {
         const keys = Object.keys(ctxMap);
         if (keys.length) parts.push(['## Context', ...keys.map((k) => `### ${k}\n${ctxMap[k]}`)].join('\n\n'));
       }
-      if (this.ctx.kb) {
-        try {
-          const mem = memorySection(this.ctx.kb, job.prompt);
-          if (mem) parts.push(mem);
-        } catch (err) {
-          this.ctx.log.warn({ err, jobId: job.id }, 'memory section failed');
-        }
+      try {
+        const mem = this.d.memory(job.prompt);
+        if (mem) parts.push(mem);
+      } catch (err) {
+        this.ctx.log.warn({ err, jobId: job.id }, 'memory section failed');
       }
       const depIds = JSON.parse(job.depends_on_json) as string[];
       if (depIds.length) {
@@ -340,10 +372,10 @@ export class Runner {
   }
 
   private async onExit(jobId: string, n: number, o: AttemptOutcome): Promise<void> {
-    this.supervisors.delete(jobId);
-    this.ctx.transcripts?.attemptEnded(jobId, n);
-    this.ctx.hookLedger?.forget(jobId);
-    this.ctx.lockGuard?.jobEnded(jobId);
+    this.children.remove(jobId);
+    this.d.transcripts.attemptEnded(jobId, n);
+    this.d.hookLedger.forget(jobId);
+    this.d.lockGuard.jobEnded(jobId);
     await this.endAttempt(jobId, n, o);
   }
 
@@ -358,8 +390,7 @@ export class Runner {
     const cancelReason = this.cancelReasons.get(jobId);
     this.cancelReasons.delete(jobId);
     if (failureClass === 'cancelled' && cancelReason) error = `cancelled: ${cancelReason}`;
-    const budgetStop = this.budgetStops.get(jobId);
-    this.budgetStops.delete(jobId);
+    const budgetStop = this.children.takeBudgetStop(jobId);
     if (failureClass === 'budget' && budgetStop) error = budgetStop;
     const workDir = job.work_dir ?? job.cwd;
     const checks = JSON.parse(job.checks_json) as string[];
@@ -528,67 +559,7 @@ export class Runner {
     this.settleDependents(jobId, 'failed');
   }
 
-  /** The job's child opened its MCP session to the hub: its start slot goes to the next start. */
-  startReleased(jobId: string): void {
-    this.supervisors.get(jobId)?.startReleased();
-  }
-
-  /** The supervised child of a job, for the health monitor: pid, time frozen, attempt start. */
-  live(jobId: string): { pid?: number; frozenMs: number; startedAt: number } | undefined {
-    const sup = this.supervisors.get(jobId);
-    return sup ? { pid: sup.pid, frozenMs: sup.frozenMs(), startedAt: sup.attemptStartedAt } : undefined;
-  }
-
-  /** Stop a running job because a budget it counts against is spent: failure_class `budget`, `error` as its error. False without a process to stop. */
-  stopForBudget(jobId: string, error: string): boolean {
-    const sup = this.supervisors.get(jobId);
-    if (!sup || sup.ended) return false;
-    this.budgetStops.set(jobId, error);
-    sup.stop('budget');
-    return true;
-  }
-
-  /**
-   * The limiter pauses a running child that met the provider's limit, during the wait its CLI
-   * makes before asking again: frozen (SIGSTOP), so its next model call goes out only when the
-   * limiter thaws it (as the probe, or when the limit has passed). Its work so far stays as it is.
-   */
-  private pauseAtLimit(jobId: string, provider: Provider): boolean {
-    const { ctx } = this;
-    const sup = this.supervisors.get(jobId);
-    if (!sup || ctx.store.get(jobId)?.status !== 'running' || !sup.freeze()) return false;
-    const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      ctx.store.update(jobId, { status: 'frozen', status_message: `paused at ${provider}'s limit: goes on when it has passed` }, now);
-      ctx.store.addEvent(jobId, now, 'limit_paused', { provider });
-    });
-    ctx.bus.emit('job', { jobId, status: 'frozen' });
-    return true;
-  }
-
-  /** Thaw a child the limiter paused; false when it is not frozen any more (the lead resumed it, it ended). */
-  private unpauseAtLimit(jobId: string): boolean {
-    const { ctx } = this;
-    const sup = this.supervisors.get(jobId);
-    if (!sup || ctx.store.get(jobId)?.status !== 'frozen' || !sup.thaw()) return false;
-    const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      ctx.store.update(jobId, { status: 'running', status_message: null }, now);
-      ctx.store.addEvent(jobId, now, 'limit_resumed');
-    });
-    // Messages that came while it was frozen go into the conversation now.
-    const sent = ctx.store.undeliveredMessages(jobId).filter((m) => sup.acceptsInput() && sup.deliver(frameMessage(m.from_id, m.text)));
-    if (sent.length) ctx.store.markDelivered(sent.map((m) => m.id), now);
-    ctx.bus.emit('job', { jobId, status: 'running' });
-    return true;
-  }
-
-  /** The watchdog saw the job's process vanish without an exit event: settle the attempt. */
-  settleLost(jobId: string): void {
-    this.supervisors.get(jobId)?.settleLost();
-  }
-
   isActiveJob(jobId: string): boolean {
-    return this.supervisors.has(jobId) || this.preparing.has(jobId);
+    return this.children.has(jobId) || this.preparing.has(jobId);
   }
 }

@@ -13,7 +13,7 @@ import { settingsDirOf, stateRoot } from '../config.js';
 import { globalKbPath } from '../kb/service.js';
 import { applyPatchTargets } from '../domain/applyPatch.js';
 import { MAX_NAMED, bashNamedPaths, firstInside, toolNamedPaths, type NamingContext } from '../domain/namedPaths.js';
-import { realTarget } from '../domain/paths.js';
+import { realTarget } from './realPaths.js';
 import { secretPlaces, type ProtectedContext, type SecretPlace } from '../domain/protectedPaths.js';
 import type { HubContext } from './context.js';
 

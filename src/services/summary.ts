@@ -4,93 +4,11 @@ import type { AttemptRow, JobRow } from '../store/jobs.js';
 import { isoTime } from '../clock.js';
 import type { UsageRow } from '../money/usageStore.js';
 import { choiceView } from '../models/choice.js';
+import type { AgentSummary, AttemptSummary, HubUsageSummary } from '../contract/agentSummary.js';
 
 export const FIELD_CAP = 4000;
 
-export interface AttemptSummary {
-  n: number;
-  kind: string;
-  status: string;
-  started_at: string;
-  ended_at: string | null;
-  turns: number;
-  cost_usd: number;
-  input_tokens: number;
-  output_tokens: number;
-  failure_class: string | null;
-  error: string | null;
-  diagnosis: string | null;
-}
-
-/** A model run the hub made for this job besides its attempts (retry diagnosis, KB triage). */
-export interface HubUsageSummary {
-  kind: string;
-  attempt: number | null;
-  model: string | null;
-  /** null when it could not be known. */
-  cost_usd: number | null;
-  input_tokens: number;
-  output_tokens: number;
-}
-
-export interface AgentSummary {
-  job_id: string;
-  title: string;
-  status: string;
-  provider: string;
-  /** "auto" until the job's model is chosen (src/models), then the model it runs on. */
-  model: string | null;
-  /** How model "auto" was decided: tier, reason, classifier model, duration, cost, fallback; only for such jobs once decided. */
-  model_choice?: Record<string, unknown>;
-  cwd: string;
-  branch: string | null;
-  worktree: string | null;
-  parent_id: string | null;
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  turns: number;
-  /** null when some of the spending could not be priced (unknown model): see the tokens. */
-  cost_usd: number | null;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_creation_tokens: number;
-  /** The hub's own model runs for this job (diagnosis, triage); only in get_agent. */
-  hub_usage?: HubUsageSummary[];
-  /** cost_usd plus hub_usage (null when any part is unknown); only in get_agent. */
-  total_cost_usd?: number | null;
-  /** The last attempt's child stderr file (last 1 MiB), when kept. */
-  stderr_path?: string | null;
-  status_message: string | null;
-  progress: number | null;
-  result: string | null;
-  error: string | null;
-  failure_class: string | null;
-  session_id: string | null;
-  pr_url: string | null;
-  /** Files the agent changed without holding their lock (checked at the end of Codex turns). */
-  lock_violations: string[] | null;
-  diff_stat: string | null;
-  git_note: string | null;
-  labels: string[];
-  /** The job's project (src/projects); null: none. */
-  project: string | null;
-  depends_on: string[];
-  priority: number;
-  attempts: AttemptSummary[];
-  /** Open health warnings (stalled, turns_high, budget_high, time_high, long_running, commands_failed); only when there are some. */
-  warnings?: { kind: string; detail: string; raised_at: string }[];
-  /** Worktree bootstrap (worktree jobs): copied files, setup commands and their time (src/git/bootstrap.ts). */
-  setup?: import('../git/bootstrap.js').SetupView;
-  /** Its branch was merged (overseer merge / merge_branch, docs/merge.md): into which branch, how, the new tip, when. */
-  merged?: { into: string; mode: string; commit: string; at: string };
-  /** Files its branch and another live branch both change (the conflict guard, docs/worktrees.md). */
-  overlaps?: { with: string; title: string; files: string[]; locks_conflict: boolean }[];
-  /** When the child last printed anything, and what it last did (running jobs). */
-  last_event_at?: string | null;
-  last_activity?: string | null;
-}
+export type { AgentSummary, AttemptSummary, HubUsageSummary };
 
 export function cap(s: string | null | undefined, max = FIELD_CAP): string | null {
   if (s === null || s === undefined) return null;

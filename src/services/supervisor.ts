@@ -6,7 +6,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
 import type { Clock } from '../clock.js';
-import type { AgentLauncher, AgentSignal, ChildHandle, CommandTally, ExitInfo, LaunchSpec, ProcessLauncher, TokenUsage, UsageChannel } from '../launch/types.js';
+import type { AgentLauncher, AgentSignal, ChildHandle, CommandTally, ExitInfo, LaunchSpec, ProcessLauncher, StreamParser, TokenUsage, UsageChannel } from '../launch/types.js';
 import { sweepAgentProcesses } from '../launch/sweep.js';
 import { LineSplitter } from '../launch/lineSplitter.js';
 import { classifyAttempt, type AttemptFacts, type Classification, type StopReason } from '../domain/failure.js';
@@ -88,6 +88,11 @@ export interface SupervisorOptions {
   startGate?: StartGate;
 }
 
+/** One kind of signal of the child's stream. */
+type Signal<K extends AgentSignal['kind']> = Extract<AgentSignal, { kind: K }>;
+/** What the parser makes of a line: a signal, or why it is none. */
+type Parsed = ReturnType<StreamParser['line']>;
+
 const STDERR_TAIL = 8192;
 /** Progress (a DB write) at most this often; the last one is never dropped. */
 export const PROGRESS_MS = 250;
@@ -95,7 +100,7 @@ export const PROGRESS_MS = 250;
 const CHANNEL_MS = 250;
 
 /** One line for the floor's "last activity": the tool calls of a turn, else its text's first line. */
-function activityLine(s: Extract<AgentSignal, { kind: 'turn' }>): string | undefined {
+function activityLine(s: Signal<'turn'>): string | undefined {
   if (s.toolUses?.length) return `→ ${s.toolUses.map((t) => (t.detail ? `${t.name} ${t.detail}` : t.name)).join(', ')}`;
   const line = s.text?.split('\n').find((l) => l.trim());
   return line ? line.trim().slice(0, 200) : undefined;
@@ -315,95 +320,107 @@ export class Supervisor {
     this.timer.unref();
   }
 
-  private onLine(line: string, parser: ReturnType<AgentLauncher['newParser']>): void {
+  /** One line of the child's stdout: what every line does, then what its kind does. */
+  private onLine(line: string, parser: StreamParser): void {
     // Each stream event is a moment the side channel may have grown (Codex writes a response's
     // usage before it reports the response's items): read it now, limits act at once.
     this.drainChannel(false);
     // Its first event: the CPU-heavy start is over, the next start may go.
     if (this.ticket) this.releaseSlot();
     const s = parser.line(line);
+    this.observe(line, s);
+    switch (s.kind) {
+      case 'unparsed': return this.o.log.debug({ reason: s.reason, line: line.slice(0, 200) }, 'non-event line from child');
+      case 'init': return this.onInit(s);
+      case 'consumed': return this.onConsumed(s);
+      case 'turn': return this.onTurn(s);
+      case 'tool_results': return this.onToolResults(s);
+      case 'usage': return this.onUsage(s);
+      case 'result': return this.onResult(s);
+      default: return;
+    }
+  }
+
+  /** Whatever its kind: the transcript (unless transient), activity, a provider limit, a model's answer. */
+  private observe(line: string, s: Parsed): void {
     if (!('transient' in s && s.transient)) {
       this.transcript?.write(`${line}\n`);
       this.hooks.onTranscriptLine?.(line);
     }
+    // A turn reports its own activity, with what it did.
     if (s.kind !== 'turn') this.hooks.onActivity?.();
     const limit = this.hooks.onLimit ? limitOfLine(this.o.launcher.provider, line, this.o.clock.now()) : undefined;
     if (limit) this.hooks.onLimit!(limit);
     // Claude Code reports a request it gave up on as an assistant message of model "<synthetic>".
     if ((s.kind === 'turn' && s.messageId && s.model !== '<synthetic>') || s.kind === 'usage') this.hooks.onModelAnswer?.();
-    switch (s.kind) {
-      case 'unparsed':
-        this.o.log.debug({ reason: s.reason, line: line.slice(0, 200) }, 'non-event line from child');
-        return;
-      case 'init':
-        if (s.sessionId) {
-          this.channel?.setSession(s.sessionId);
-          this.sessionId = s.sessionId;
-          this.sessionStarted = true;
-          this.hooks.onSession(s.sessionId);
-        }
-        if (!s.mcpConnected) {
-          this.o.log.warn({ status: s.mcpStatus }, 'overseer MCP server not connected in child');
-          this.stop('mcp_unavailable');
-        }
-        return;
-      case 'consumed': {
-        // Claude merges messages queued together into one replay: drop every one it contains.
-        for (let i = this.unconsumed.length - 1; i >= 0; i--) if (s.text.includes(this.unconsumed[i]!)) this.unconsumed.splice(i, 1);
-        return;
-      }
-      case 'turn': {
-        let changed = false;
-        if (s.messageId && !this.messageIds.has(s.messageId)) {
-          this.messageIds.add(s.messageId);
-          this.turns++;
-          changed = true;
-        }
-        if (s.messageId && s.usage) changed = this.meter.observe(s.messageId, s.model, s.usage) || changed;
-        if (s.text) this.lastText = s.text;
-        this.hooks.onActivity?.(activityLine(s));
-        for (const t of s.toolUses ?? []) this.toolNames.set(t.id, t.name);
-        if (s.toolUses?.length) this.hooks.onToolUses?.(s.toolUses.map((t) => t.id));
-        if (s.ended?.length) this.hooks.onToolResults?.(s.ended.map((e) => ({ toolUseId: e.toolUseId, name: e.name, isError: false, text: e.text ?? '' })));
-        if (changed) this.updated();
-        return;
-      }
-      case 'tool_results':
-        this.hooks.onToolResults?.(s.results.map((r) => ({ ...r, name: this.toolNames.get(r.toolUseId) })));
-        for (const r of s.results) this.toolNames.delete(r.toolUseId);
-        return;
-      case 'usage':
-        this.onUsage(s);
-        return;
-      case 'result': {
-        // (The side channel was read just before this line: its calls are what the result settles.)
-        this.meter.settle({ costUsd: s.costUsd, tokens: s.tokens });
-        if (s.threadUsage) this.threadUsage = s.threadUsage;
-        if (s.structured !== undefined) this.structured = s.structured;
-        const raw = s.raw as NonNullable<AttemptFacts['lastResult']>;
-        this.lastResult = raw;
-        if (s.isError) this.sawErrorResult = true;
-        if (s.text) this.lastText = s.text;
-        this.throttle.flush();
-        if (this.overBudget()) {
-          this.stop('budget');
-          return;
-        }
-        // Every message we wrote was taken before this result: the work is done, close stdin
-        // so the child exits. A message still unconsumed will run as a turn of its own.
-        if (this.unconsumed.length === 0) {
-          this.child?.closeStdin();
-          this.hooks.onIdle?.();
-        }
-        return;
-      }
-      default:
-        return;
+  }
+
+  /** The session starts; without the overseer MCP server the child cannot do its job. */
+  private onInit(s: Signal<'init'>): void {
+    if (s.sessionId) {
+      this.channel?.setSession(s.sessionId);
+      this.sessionId = s.sessionId;
+      this.sessionStarted = true;
+      this.hooks.onSession(s.sessionId);
+    }
+    if (!s.mcpConnected) {
+      this.o.log.warn({ status: s.mcpStatus }, 'overseer MCP server not connected in child');
+      this.stop('mcp_unavailable');
     }
   }
 
-  /** A model call from the side channel (Codex: one per response, with the thread's total after it). */
-  private onUsage(s: Extract<AgentSignal, { kind: 'usage' }>): void {
+  /** The child took messages we wrote: Claude merges messages queued together into one replay, so drop every one it contains. */
+  private onConsumed(s: Signal<'consumed'>): void {
+    for (let i = this.unconsumed.length - 1; i >= 0; i--) if (s.text.includes(this.unconsumed[i]!)) this.unconsumed.splice(i, 1);
+  }
+
+  /** A model message (again, for each of its content blocks): a new turn, its usage, its text and tool calls. */
+  private onTurn(s: Signal<'turn'>): void {
+    let changed = false;
+    if (s.messageId && !this.messageIds.has(s.messageId)) {
+      this.messageIds.add(s.messageId);
+      this.turns++;
+      changed = true;
+    }
+    if (s.messageId && s.usage) changed = this.meter.observe(s.messageId, s.model, s.usage) || changed;
+    if (s.text) this.lastText = s.text;
+    this.hooks.onActivity?.(activityLine(s));
+    for (const t of s.toolUses ?? []) this.toolNames.set(t.id, t.name);
+    if (s.toolUses?.length) this.hooks.onToolUses?.(s.toolUses.map((t) => t.id));
+    if (s.ended?.length) this.hooks.onToolResults?.(s.ended.map((e) => ({ toolUseId: e.toolUseId, name: e.name, isError: false, text: e.text ?? '' })));
+    if (changed) this.updated();
+  }
+
+  /** Tool calls came back: named after the calls seen in the stream, which are then forgotten. */
+  private onToolResults(s: Signal<'tool_results'>): void {
+    this.hooks.onToolResults?.(s.results.map((r) => ({ ...r, name: this.toolNames.get(r.toolUseId) })));
+    for (const r of s.results) this.toolNames.delete(r.toolUseId);
+  }
+
+  /** The end of an invocation: its figures settle the estimate; then over budget, or idle when every message was answered. */
+  private onResult(s: Signal<'result'>): void {
+    // (The side channel was read just before this line: its calls are what the result settles.)
+    this.meter.settle({ costUsd: s.costUsd, tokens: s.tokens });
+    if (s.threadUsage) this.threadUsage = s.threadUsage;
+    if (s.structured !== undefined) this.structured = s.structured;
+    this.lastResult = s.raw as NonNullable<AttemptFacts['lastResult']>;
+    if (s.isError) this.sawErrorResult = true;
+    if (s.text) this.lastText = s.text;
+    this.throttle.flush();
+    if (this.overBudget()) {
+      this.stop('budget');
+      return;
+    }
+    // Every message we wrote was taken before this result: the work is done, close stdin
+    // so the child exits. A message still unconsumed will run as a turn of its own.
+    if (this.unconsumed.length === 0) {
+      this.child?.closeStdin();
+      this.hooks.onIdle?.();
+    }
+  }
+
+  /** A model call's usage (Claude's partial messages; Codex's side channel: one per response, with the thread's total after it). */
+  private onUsage(s: Signal<'usage'>): void {
     // Already covered by a turn.completed read before it: not a new call.
     if (s.total) {
       if (this.threadUsage && s.total.input + s.total.output <= this.threadUsage.input + this.threadUsage.output) return;
@@ -465,7 +482,10 @@ export class Supervisor {
     // Only where it can matter (it reads /proc: ~ms), and before the outcome is reported, so a
     // retry's new processes are never mistaken for leftovers.
     if (this.launchSpec && (this.o.launcher.sweepsDescendants || this.stopReason)) sweepAgentProcesses(this.launchSpec.jobId, this.o.log);
-    this.transcript?.end();
+    // The outcome is reported once the transcript is on disk: whoever reads it after the job
+    // ended (`overseer logs`, the search index) sees its last line.
+    const transcript = this.transcript;
+    const flushed = transcript ? new Promise<void>((r) => transcript.end(() => r())) : Promise.resolve();
     const cls = classifyAttempt({
       stopReason: this.stopReason,
       spawnError: exit.spawnError,
@@ -478,7 +498,7 @@ export class Supervisor {
     const p = this.progress();
     this.throttle.cancel();
     if (this.meter) this.hooks.onProgress(p);
-    this.resolveDone({
+    const outcome: AttemptOutcome = {
       ...cls,
       exit,
       costUsd: p.costUsd,
@@ -493,6 +513,7 @@ export class Supervisor {
       sawErrorResult: this.sawErrorResult,
       structured: this.structured,
       durationMs: this.o.clock.now() - this.startedAt,
-    });
+    };
+    void flushed.then(() => this.resolveDone(outcome));
   }
 }

@@ -1,4 +1,4 @@
-// Overlaps of the conflict guard (src/git/overlapGuard.ts): a file two live worktree branches
+// Overlaps of the conflict guard (src/branches/overlapGuard.ts): a file two live worktree branches
 // both change. One row per (pair, file); open while both jobs live.
 import type { Db } from './db.js';
 

@@ -2,9 +2,9 @@
 // and the answers that arrived after their request had closed (late answers, kept and shown).
 import type { Db } from './db.js';
 import type { RequestRow } from './jobs.js';
+import type { Who } from '../contract/coord.js';
 
-/** Who may answer: only the person, only the lead, or either (the person is asked first). */
-export type Who = 'person' | 'lead' | 'any';
+export type { Who };
 
 export type FullRequestRow = RequestRow & {
   tool_name: string | null;

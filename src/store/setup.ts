@@ -1,10 +1,31 @@
-// What worktree preparation records per job (src/git/bootstrap.ts, src/git/stack.ts): whether
+// What worktree preparation records per job (src/git/bootstrap.ts, src/branches/stack.ts): whether
 // spawn_agent skipped the bootstrap, the report of its last run, the base it asked for and what
 // its branch was made from. A table of its own, beside the job row. Statements are prepared
 // once per store (get_agent and status read a row per worktree job).
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
-import type { BootstrapReport } from '../git/bootstrap.js';
+
+/** One setup command's run in a worktree bootstrap (src/git/bootstrap.ts). */
+export interface SetupCommandReport {
+  command: string;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  duration_ms: number;
+  /** The last 4,000 characters of its stdout and stderr together. */
+  output: string;
+}
+
+export interface BootstrapReport {
+  status: 'ok' | 'failed' | 'skipped';
+  /** Where the commands came from: the config, a lockfile, or nowhere. */
+  source: 'config' | 'detected' | 'none';
+  /** Why it was skipped, or what detection found but could not run. */
+  note?: string;
+  copied: string[];
+  commands: SetupCommandReport[];
+  duration_ms: number;
+}
 
 export interface StackRecord {
   branch: string;

@@ -10,47 +10,32 @@ import type { JobService } from '../services/jobs.js';
 import type { JobRow } from '../store/jobs.js';
 import type { AgentSummary } from '../services/summary.js';
 import { tx } from '../store/db.js';
-import { hashToken } from '../services/runner.js';
+import { hashToken, type Runner } from '../services/runner.js';
 import { hookSettings } from '../launch/claude/launcher.js';
-import { realTarget } from '../domain/paths.js';
+import { realTarget } from '../services/realPaths.js';
 import { attachWorktree } from '../git/attach.js';
 import { InvalidStateError } from '../errors.js';
 import { errorMessage } from '../errors.js';
 import { isActive, isPending, isTerminal, type JobStatus } from '../domain/job.js';
 import { interactiveClaude, interactiveCodex, overseerEnv } from './command.js';
+import { TAKEN_OVER, type Attachments } from './attachments.js';
+import type { AttachResult } from '../contract/takeover.js';
+
+export type { AttachResult };
 
 const LEAD = { role: 'lead' } as const;
 
-export interface AttachResult {
-  job_id: string;
-  title: string;
-  provider: string;
-  session_id: string;
-  /** The status the job had before (running jobs were stopped: it is `interrupted` now). */
-  was: string;
-  work_dir: string;
-  /** The interactive command; `env` is only what to add to the person's own environment. */
-  command: { bin: string; args: string[]; cwd: string; env: Record<string, string> };
-  reattached_worktree: boolean;
-}
-
 export type Then = 'resume' | 'finish' | 'leave';
 
-/** The status line of a job a person has taken over: also the mark a new hub finds it by. */
-const TAKEN_OVER = 'taken over by a person (overseer attach)';
-
 export class TakeoverService {
-  /** Jobs a person has taken over (since when): the hub stays up for them. */
-  private readonly attached = new Map<string, number>();
-
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService) {
-    // The mark outlives the hub: a job attach marked and no detach cleared is still the person's.
-    for (const j of ctx.db.prepare('SELECT id, status FROM jobs WHERE status_message = ?').all(TAKEN_OVER) as { id: string; status: JobStatus }[]) {
-      if (isActive(j.status) || isPending(j.status)) continue;
-      const at = (ctx.db.prepare(`SELECT MAX(at) FROM events WHERE job_id = ? AND kind = 'attached'`).pluck().get(j.id) as number | null) ?? ctx.clock.now();
-      this.attached.set(j.id, at);
-    }
-  }
+  /**
+   * `attached`: jobs a person has taken over (since when): the hub stays up for them; JobService
+   * reads it too. `runner`: settles a job the person finished, as any attempt's end.
+   */
+  constructor(
+    private readonly ctx: HubContext, private readonly jobs: JobService, private readonly runner: Pick<Runner, 'endAttempt'>,
+    private readonly attached: Attachments,
+  ) {}
 
   /** A person works on at least one agent's session. */
   active(): boolean {
@@ -152,7 +137,7 @@ export class TakeoverService {
       });
       ctx.store.addEvent(j.id, now, 'finish', { outcome, by: 'person' });
     });
-    await this.jobs.runner.endAttempt(j.id, n, outcome === 'success'
+    await this.runner.endAttempt(j.id, n, outcome === 'success'
       ? { ok: true, resultText: result }
       : { ok: false, failureClass: 'reported_failure', error: `a person finished it as a failure: ${result}` })
       .finally(() => ctx.store.update(j.id, { retry: j.retry }, ctx.clock.now()));

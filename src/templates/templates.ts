@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseFrontMatter } from './frontMatter.js';
-import { SpawnInput } from '../tools/agentSchemas.js';
+import { SpawnInput } from '../contract/agents.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 
 /** Template names: what `spawn_agent`'s `template` takes and the file name without `.md`. */

@@ -1,11 +1,11 @@
 // The agent tools of the contract (docs/tools.md "Agents") plus report_status and finish.
-// Thin adapters: each calls one JobService method; schemas live in agentSchemas.ts.
+// Thin adapters: each calls one JobService method; schemas live in src/contract/agents.ts.
 import type { JobService } from '../services/jobs.js';
 import { defineTool, type ToolDef } from './registry.js';
 import {
   CancelInput, FinishInput, GET_AGENT_EVENTS, GetAgentInput, ListAgentsInput, MessageAgentInput, PauseInput,
   ReadOutputInput, ReportStatusInput, ResumeInput, SpawnInput, WaitInput,
-} from './agentSchemas.js';
+} from '../contract/agents.js';
 
 const BOTH = ['lead', 'agent'] as const;
 

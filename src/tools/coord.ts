@@ -6,9 +6,9 @@ import type { MessageService } from '../services/messages.js';
 import type { RequestService } from '../approvals/service.js';
 import type { PermissionService } from '../services/permissions.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { LockFilesInput, ListLocksInput, ReleaseFilesInput } from './lockSchemas.js';
-import { DeleteNoteInput, ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput } from './noteSchemas.js';
-import { AskLeadInput, CheckPermissionInput, ListRequestsInput, ReadMessagesInput, RequestApprovalInput, RespondInput, SendMessageInput } from './coordSchemas.js';
+import { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../contract/locks.js';
+import { DeleteNoteInput, ListNotesInput, ReadNoteInput, WatchNotesInput, WriteNoteInput } from '../contract/notes.js';
+import { AskLeadInput, CheckPermissionInput, ListRequestsInput, ReadMessagesInput, RequestApprovalInput, RespondInput, SendMessageInput } from '../contract/coord.js';
 
 const BOTH = ['lead', 'agent'] as const;
 
@@ -89,19 +89,13 @@ export function coordTools(s: CoordServices): ToolDef[] {
       name: 'request_approval', roles: ['agent'], title: 'Request approval',
       description: 'Ask for approval before you do something, with an optional plan {rationale, resources, risks, rollback}. who: "person" when only the person may decide (the lead cannot approve it for them), "lead" for the lead alone, "any" (default) for either. Blocks until decided; returns decision approved | rejected | timed_out, a comment and answered_by.',
       input: RequestApprovalInput,
-      handler: async (i, c, x) => {
-        const r = await s.requests.open(c, { kind: 'approval', summary: i.summary, plan: i.plan, timeoutS: i.timeout_s, who: i.who }, x.signal, (ms) => x.progress(ms / 1000, undefined, sec(ms)));
-        return { request_id: r.request_id, decision: r.status === 'answered' ? r.decision : r.status === 'timed_out' ? 'timed_out' : 'rejected', comment: r.comment, answered_by: r.answered_by };
-      },
+      handler: (i, c, x) => s.requests.approval(c, i, x.signal, (ms) => x.progress(ms / 1000, undefined, sec(ms))),
     }),
     defineTool({
       name: 'ask_lead', roles: ['agent'], title: 'Ask the lead',
       description: 'Ask the lead (or, with who: "person", only the person) a question, optionally with options to choose from, and block until answered or timed out.',
       input: AskLeadInput,
-      handler: async (i, c, x) => {
-        const r = await s.requests.open(c, { kind: 'question', summary: i.question, options: i.options, timeoutS: i.timeout_s, who: i.who }, x.signal, (ms) => x.progress(ms / 1000, undefined, sec(ms)));
-        return { request_id: r.request_id, answer: r.answer, comment: r.comment, timed_out: r.status === 'timed_out', answered_by: r.answered_by };
-      },
+      handler: (i, c, x) => s.requests.ask(c, i, x.signal, (ms) => x.progress(ms / 1000, undefined, sec(ms))),
     }),
     defineTool({
       name: 'list_requests', roles: ['lead'], title: 'List requests',

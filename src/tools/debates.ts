@@ -1,7 +1,7 @@
 // Debate tools (docs/debates.md): lead only.
 import type { DebateService } from '../debate/index.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { CancelDebateInput, GetDebateInput, ListDebatesInput, StartDebateInput } from './debateSchemas.js';
+import { CancelDebateInput, GetDebateInput, ListDebatesInput, StartDebateInput } from '../contract/debates.js';
 
 export function debateTools(d: DebateService): ToolDef[] {
   return [

@@ -3,7 +3,7 @@
 // over KnowledgeBase; results stay under the 20,000-character cap (snippets, not contents).
 import type { KnowledgeBase } from '../kb/service.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { DeleteKbEntryInput, ListKbInput, ReportLearningsInput, SearchKbInput } from './kbSchemas.js';
+import { DeleteKbEntryInput, ListKbInput, ReportLearningsInput, SearchKbInput } from '../contract/kb.js';
 
 const BOTH = ['lead', 'agent'] as const;
 

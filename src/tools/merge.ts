@@ -1,7 +1,7 @@
-// merge_branch and merge_queue (issue 13 point 4): thin adapters over src/git/mergeJobs.ts. Lead only.
-import type { MergeService } from '../git/mergeJobs.js';
+// merge_branch and merge_queue (issue 13 point 4): thin adapters over src/branches/mergeJobs.ts. Lead only.
+import type { MergeService } from '../branches/mergeJobs.js';
 import { defineTool, type ToolDef, type ToolExtra } from './registry.js';
-import { MergeBranchInput, MergeQueueInput } from './mergeSchemas.js';
+import { MergeBranchInput, MergeQueueInput } from '../contract/merge.js';
 
 /** Progress notifications while a merge runs (its checks may take minutes): keeps the caller's timeout from firing. */
 async function ticking<T>(x: ToolExtra, everyMs: number, what: string, work: Promise<T>): Promise<T> {

@@ -1,12 +1,8 @@
-// list_overlaps (issue 13): a thin adapter over the conflict guard's record (src/git/overlapView.ts).
-import { z } from 'zod';
+// list_overlaps (issue 13): a thin adapter over the conflict guard's record (src/branches/overlapView.ts).
 import type { Db } from '../store/db.js';
-import { listOverlaps } from '../git/overlapView.js';
+import { listOverlaps } from '../branches/overlapView.js';
+import { ListOverlapsInput } from '../contract/overlaps.js';
 import { defineTool, type ToolDef } from './registry.js';
-
-export const ListOverlapsInput = z.object({
-  all: z.boolean().default(false).describe('true = also the closed overlaps (one of the two jobs ended); default false: only the open ones.'),
-}).strict();
 
 export function overlapTools(db: Db): ToolDef[] {
   return [

@@ -1,12 +1,11 @@
 // The lead's project and usage tools: list_projects, update_project (src/projects) and usage
-// (src/money/usageReport.ts). Thin adapters; schemas in projectSchemas.ts / usageSchemas.ts.
+// (src/money/usageReport.ts). Thin adapters; schemas in src/contract/projects.ts and usage.ts.
 import type { Db } from '../store/db.js';
 import type { ProjectService } from '../projects/service.js';
-import { bucketsBy, usageReport } from '../money/usageReport.js';
-import { parseSince } from '../search/query.js';
+import { usageOf } from '../money/usageReport.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { ListProjectsInput, UpdateProjectInput } from './projectSchemas.js';
-import { UsageInput } from './usageSchemas.js';
+import { ListProjectsInput, UpdateProjectInput } from '../contract/projects.js';
+import { UsageInput } from '../contract/usage.js';
 
 export function projectTools(d: { projects: ProjectService; db: Db; now: () => number }): ToolDef[] {
   return [
@@ -26,11 +25,7 @@ export function projectTools(d: { projects: ProjectService; db: Db; now: () => n
       name: 'usage', roles: ['lead'], title: 'Usage report',
       description: 'What the crew cost: input, output, cache-read and cache-creation tokens, cost, runs and jobs, by model, provider, label, workflow, template, project, day or kind of run, optionally since a time and for one project. Codex and Claude side by side; an unpriced model has cost_usd null and marks the totals cost_unknown (a lower bound).',
       input: UsageInput, annotations: { readOnlyHint: true },
-      handler: (i) => {
-        const r = usageReport(d.db, { sinceMs: i.since === undefined ? undefined : parseSince(i.since, d.now()), project: i.project });
-        if (!i.by) return r;
-        return { since: r.since, project: r.project, by: i.by, totals: r.totals, buckets: bucketsBy(r, i.by) };
-      },
+      handler: (i) => usageOf(d.db, i, d.now()),
     }),
   ];
 }

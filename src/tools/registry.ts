@@ -40,12 +40,7 @@ export function defineTool<S extends z.ZodTypeAny>(def: ToolDef<S>): ToolDef<S> 
   return def;
 }
 
-/** What the hub does around one tool call (src/hub.ts): `end` when it ends (`delivered`: the
- * result went back, the caller did not cancel), `decorate` to add to a successful result. */
-export interface CallScope {
-  decorate?(value: unknown, tool: string): unknown;
-  end(delivered: boolean): void;
-}
+export type { CallScope } from '../contract/call.js';
 
 /** Whether a call of `name` with these raw arguments may block (see ToolDef.blocks); unknown
  * tools do not (the server answers "not found" at once). */

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ZodError } from 'zod';
 import { BudgetExceededError, OverseerError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { isObject } from '../mcp/rpc.js';
+import { isObject } from '../json.js';
 
 export const MAX_RESULT_CHARS = 20_000;
 

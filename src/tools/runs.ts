@@ -1,7 +1,7 @@
 // Run tools (docs/dispatch.md): batch dispatch from a file, lead only.
 import type { RunService } from '../runs/runService.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { DispatchInput, GetRunInput, ListRunsInput, ResumeRunInput } from './runSchemas.js';
+import { DispatchInput, GetRunInput, ListRunsInput, ResumeRunInput } from '../contract/runs.js';
 
 export function runTools(r: RunService): ToolDef[] {
   return [

@@ -1,8 +1,8 @@
 // The lead's schedule tools: list_schedules and cancel_schedule (docs/schedules.md). Thin
-// adapters over src/runs/schedules.ts; schemas in scheduleSchemas.ts.
+// adapters over src/runs/schedules.ts; schemas in src/contract/schedules.ts.
 import type { Schedules } from '../runs/schedules.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { CancelScheduleInput, ListSchedulesInput } from './scheduleSchemas.js';
+import { CancelScheduleInput, ListSchedulesInput } from '../contract/schedules.js';
 
 export function scheduleTools(schedules: Schedules): ToolDef[] {
   return [

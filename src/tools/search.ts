@@ -2,7 +2,7 @@
 // an agent searches only its own and its descendants' transcripts.
 import type { TranscriptSearch } from '../search/index.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { SearchOutputInput } from './searchSchemas.js';
+import { SearchOutputInput } from '../contract/search.js';
 
 export function searchTools(search: TranscriptSearch): ToolDef[] {
   return [

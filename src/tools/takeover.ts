@@ -2,7 +2,7 @@
 // attach_agent hands out the agent's token for the person's interactive session.
 import type { TakeoverService } from '../takeover/service.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { AttachInput, DetachInput } from './takeoverSchemas.js';
+import { AttachInput, DetachInput } from '../contract/takeover.js';
 
 export function takeoverTools(t: TakeoverService): ToolDef[] {
   return [

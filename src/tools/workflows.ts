@@ -1,7 +1,7 @@
 // Workflow tools of the contract (docs/tools.md "Workflows", docs/workflows.md): lead only.
 import type { WorkflowService } from '../workflow/service.js';
 import { defineTool, type ToolDef } from './registry.js';
-import { CancelWorkflowInput, GetWorkflowInput, ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from './workflowSchemas.js';
+import { CancelWorkflowInput, GetWorkflowInput, ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from '../contract/workflows.js';
 
 export function workflowTools(w: WorkflowService): ToolDef[] {
   return [

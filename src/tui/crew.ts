@@ -1,13 +1,26 @@
 // What the watch's keys do, through the running hub with the lead token — the same calls as
 // `overseer respond` (the requests API, src/approvals/client.ts) and `overseer msg|pause|resume|
-// cancel` (the lead's tools, src/cli/hubTools.ts) — so the hub checks and records every action
-// as it does for the CLI. Each call resolves to one line for the status bar; failures throw
-// Errors whose message is that line (the hub's own text where it has one).
+// cancel` (the lead's tools, src/cli/hubTools.ts, reached through the HubConnector the command
+// passes in) — so the hub checks and records every action as it does for the CLI. Each call
+// resolves to one line for the status bar; failures throw Errors whose message is that line (the
+// hub's own text where it has one).
 import type { RequestView } from '../approvals/view.js';
 import { closedHow } from '../approvals/rules.js';
-import { readHubInfo } from '../server/hubLock.js';
-import type { HubTools } from '../cli/hubTools.js';
+import { readHubInfo } from '../hubfiles/hubLock.js';
 import type { JobRef, RequestRef } from './keys.js';
+
+/** The lead's tools on the running hub, as the CLI reaches them (src/cli/hubTools.ts). */
+export interface HubTools {
+  call(tool: string, args: Record<string, unknown>, timeoutMs?: number): Promise<any>;
+  close(): Promise<void>;
+}
+
+/** How the watch reaches those tools, passed in by its command (src/cli/watch.ts). */
+export interface HubConnector {
+  connect(home: string): Promise<HubTools>;
+  /** Is `err` the tool's own refusal (bad input, wrong state), not a failed connection? */
+  refused(err: unknown): Promise<boolean>;
+}
 
 /** Statuses in which an agent has ended (nothing runs to pause, cancel or message live). */
 const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
@@ -32,12 +45,12 @@ export function closedLine(q: RequestView): string {
 }
 
 /** The hub of `home`, reached per action (a hub that restarts in between is found again). */
-export function hubCrew(home: string): Crew {
+export function hubCrew(home: string, connector: HubConnector): Crew {
   let tools: Promise<HubTools> | undefined;
   const hub = async (): Promise<HubTools> => {
     if (!readHubInfo(home)?.url) throw new Error(`no hub runs for ${home}: actions need a running hub (start your lead's Claude Code, or overseer serve)`);
     // The MCP client loads on the first action: a watch that only watches never pays for it.
-    tools ??= import('../cli/hubTools.js').then((m) => m.connectHub(home));
+    tools ??= connector.connect(home);
     try {
       return await tools;
     } catch (err) {
@@ -53,7 +66,7 @@ export function hubCrew(home: string): Crew {
     try {
       return await h.call(tool, args);
     } catch (err) {
-      if (err instanceof (await import('../cli/hubTools.js')).ToolRefused) throw err;
+      if (await connector.refused(err)) throw err;
       tools = undefined;
       void h.close();
       throw new Error(`the hub did not answer ${tool} (${(err as Error).message}); if it restarted, press the key again`);

@@ -1,11 +1,11 @@
-// A job's changes for the watch's diff view, as lines: src/git/jobDiff.ts's diff of its work
+// A job's changes for the watch's diff view, as lines: src/branches/jobDiff.ts's diff of its work
 // directory (or its branch, when the work tree is gone) against its base commit, with new
 // untracked files. Reads the job row from the database read-only.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { JobStore } from '../store/jobs.js';
-import { diffOfJob } from '../git/jobDiff.js';
+import { diffOfJob } from '../branches/jobDiff.js';
 
 export interface JobDiff {
   /** One line saying what is compared with what. */

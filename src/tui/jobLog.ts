@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { JobStore, type AttemptRow } from '../store/jobs.js';
 import { renderLine } from '../launch/claude/transcript.js';
 import { isSettled } from '../domain/job.js';
-import { attemptFooter, attemptHeader, LineCursor, verdictLine } from '../cli/logs.js';
+import { attemptFooter, attemptHeader, LineCursor, verdictLine } from '../floor/logLines.js';
 
 export interface LogSource {
   /** Lines written since the last call (the first call: the tail of the current attempt). */

@@ -3,7 +3,7 @@
 import { render } from 'ink';
 import { App } from './App.js';
 import { startFeed } from './feed.js';
-import { hubCrew } from './crew.js';
+import { hubCrew, type HubConnector } from './crew.js';
 import type { LogSource } from './jobLog.js';
 
 export interface WatchOptions {
@@ -12,6 +12,8 @@ export interface WatchOptions {
   cap: number;
   /** Only this project's crew (overseer watch --project). */
   project?: string;
+  /** How actions reach the lead's tools on the hub. */
+  hub: HubConnector;
 }
 
 export async function runWatchApp(o: WatchOptions): Promise<void> {
@@ -20,7 +22,7 @@ export async function runWatchApp(o: WatchOptions): Promise<void> {
   const openLog = async (id: string): Promise<LogSource> => (await import('./jobLog.js')).followJobLog(o.home, id);
   const openDiff = async (id: string) => (await import('./diff.js')).jobDiff(o.home, id);
   const app = render(
-    <App feed={feed} crew={hubCrew(o.home)} openLog={openLog} openDiff={openDiff} />,
+    <App feed={feed} crew={hubCrew(o.home, o.hub)} openLog={openLog} openDiff={openDiff} />,
     // Not ink's incrementalRendering: with a frame one line shorter than the terminal (so ink
     // never clears the whole screen) it leaves the first frame's top line behind (ink 6.8).
     { exitOnCtrlC: true, patchConsole: true, maxFps: 30 },

@@ -26,7 +26,7 @@ import type { LockService } from '../services/locks.js';
 import type { NoteService } from '../services/notes.js';
 import type { WorkflowService } from '../workflow/service.js';
 import type { KnowledgeBase } from '../kb/service.js';
-import type { ApiHandler } from '../server/http.js';
+import type { ApiHandler } from '../http/api.js';
 import type { WebAuth } from './auth.js';
 import { header } from './pages.js';
 import { HttpError, PASS, answer, fail, methodNotAllowed } from './api/http.js';

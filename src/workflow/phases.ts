@@ -5,7 +5,7 @@ import type { HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { NoteService } from '../services/notes.js';
 import type { WorkflowStore, WorkflowRow } from '../store/workflows.js';
-import type { RoleSpec } from '../tools/workflowSchemas.js';
+import type { RoleSpec } from '../contract/workflows.js';
 import { ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA, type Phase } from '../domain/workflow.js';
 import type { MilestoneLedger } from './ledger.js';
 import { readState, roleKey, wfKeys, type Guidelines } from './state.js';
@@ -13,11 +13,11 @@ import { readState, roleKey, wfKeys, type Guidelines } from './state.js';
 export const CONTEXT_CAP = 50_000;
 
 export class PhaseSpawner {
-  templates?: Guidelines;
-
   constructor(
     private readonly ctx: HubContext, private readonly jobs: JobService, private readonly notes: NoteService,
     private readonly store: WorkflowStore, private readonly ledger: MilestoneLedger,
+    /** Template defaults and guidelines (.overseer/templates, src/templates). */
+    private readonly templates: Guidelines,
   ) {}
 
   role(w: WorkflowRow, phase: Phase): RoleSpec {
@@ -82,7 +82,7 @@ export class PhaseSpawner {
 
   private prompt(w: WorkflowRow, phase: Phase, cycle: number, workDir: string, repair?: string): string {
     const p = this.ctx.prompts;
-    const guidelines = w.template && this.templates ? (() => { try { return `## Guidelines\n${this.templates!.resolve(w.template!).guidelines}\n`; } catch { return ''; } })() : '';
+    const guidelines = w.template ? (() => { try { return `## Guidelines\n${this.templates.resolve(w.template!).guidelines}\n`; } catch { return ''; } })() : '';
     const base = { workflow_id: w.id, task: w.task, work_dir: workDir, branch: w.branch ?? '(none: no worktree)', cycle, guidelines };
     if (phase === 'assess') return p.render('workflow-assess', { ...base, repair: repair ? p.render('workflow-repair', { problem: repair }) : '' });
     const context = this.context(w.id);

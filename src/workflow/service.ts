@@ -15,10 +15,10 @@ import { freshCounters, type Phase } from '../domain/workflow.js';
 import { isSettled } from '../domain/job.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { placeRun, removeWorktree } from '../git/worktree.js';
-import { git } from '../git/exec.js';
-import type { CancelInput } from '../tools/agentSchemas.js';
+import { gitOut } from '../git/exec.js';
+import type { CancelInput } from '../contract/agents.js';
 import { checkProject } from '../projects/service.js';
-import type { ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from '../tools/workflowSchemas.js';
+import type { ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from '../contract/workflows.js';
 import { WorkflowEngine } from './engine.js';
 import { MilestoneLedger } from './ledger.js';
 import { PhaseSpawner } from './phases.js';
@@ -31,10 +31,11 @@ export class WorkflowService {
   private readonly phases: PhaseSpawner;
   private readonly engine: WorkflowEngine;
 
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, notes: NoteService, private readonly requests: RequestService) {
+  /** `templates`: template defaults and guidelines (.overseer/templates, src/templates). */
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, notes: NoteService, private readonly requests: RequestService, private readonly templates: Guidelines) {
     this.store = new WorkflowStore(ctx.db, (w) => ctx.bus.emit('workflow', { workflowId: w.id, status: w.status, phase: w.phase, cycle: w.cycle }));
     this.ledger = new MilestoneLedger(ctx, notes, this.store);
-    this.phases = new PhaseSpawner(ctx, jobs, notes, this.store, this.ledger);
+    this.phases = new PhaseSpawner(ctx, jobs, notes, this.store, this.ledger, templates);
     this.engine = new WorkflowEngine(ctx, notes, requests, this.store, this.ledger, this.phases);
     ctx.bus.on('job', (e) => {
       if (!isSettled(e.status as never)) return;
@@ -52,14 +53,6 @@ export class WorkflowService {
       const id = planKeyOwner(e.key);
       if (id && this.store.get(id)) void this.engine.serial(id, async () => this.engine.reconcilePlan(id));
     });
-  }
-
-  set templates(t: Guidelines | undefined) {
-    this.phases.templates = t;
-  }
-
-  get templates(): Guidelines | undefined {
-    return this.phases.templates;
   }
 
   /** Wait until queued work on a workflow is done (tests, shutdown). */
@@ -117,7 +110,7 @@ export class WorkflowService {
       // Nothing half-created: no orphan worktree or branch.
       if (worktreePath && repoRoot) {
         await removeWorktree(repoRoot, worktreePath).catch(() => undefined);
-        await git(repoRoot).raw(['branch', '-D', branch!]).catch(() => undefined);
+        await gitOut(['branch', '-D', branch!], { cwd: repoRoot }).catch(() => undefined);
       }
       this.ctx.db.prepare('DELETE FROM workflows WHERE id = ?').run(id);
       throw err;
@@ -125,7 +118,6 @@ export class WorkflowService {
   }
 
   private resolveTemplate(name: string): ReturnType<Guidelines['resolve']> {
-    if (!this.templates) throw new InvalidInputError(`Unknown template ${JSON.stringify(name)}: no templates are defined (put them in .overseer/templates/<name>.md). Omit template.`);
     return this.templates.resolve(name);
   }
 

@@ -3,7 +3,7 @@
 import type { Counters, Phase } from '../domain/workflow.js';
 import { freshCounters } from '../domain/workflow.js';
 import type { WorkflowRow } from '../store/workflows.js';
-import type { RoleSpec } from '../tools/workflowSchemas.js';
+import type { RoleSpec } from '../contract/workflows.js';
 
 export interface WfState extends Counters {
   /** milestones done (in the hub's record) when the current implement phase started */

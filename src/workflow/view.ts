@@ -5,27 +5,9 @@ import type { WorkflowRow, WorkflowStore } from '../store/workflows.js';
 import { isoTime } from '../clock.js';
 import type { MilestoneLedger } from './ledger.js';
 import { wfKeys } from './state.js';
+import type { WorkflowView } from '../contract/workflows.js';
 
-export interface WorkflowView {
-  workflow_id: string;
-  title: string;
-  status: WorkflowStatus;
-  cycle: number;
-  phase: string;
-  milestones_done: number;
-  milestones_total: number;
-  blocked_reason: BlockedReason | null;
-  jobs: { job_id: string; phase: string | null; cycle: number | null; status: string; failure_class: string | null; provider: string; model: string | null }[];
-  branch: string | null;
-  worktree: string | null;
-  pr_url: string | null;
-  git_note: string | null;
-  approval_request_id: string | null;
-  max_cycles: number;
-  created_at: string;
-  ended_at: string | null;
-  plan: string | null;
-}
+export type { WorkflowView };
 
 export function workflowView(w: WorkflowRow, ledger: MilestoneLedger, store: WorkflowStore): WorkflowView {
   const plan = ledger.rendered(w.id) ?? null;

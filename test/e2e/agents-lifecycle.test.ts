@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob, eventually, alive, procStopped, agentProcess, waitEnded } from '../helpers/wait.js';
-import type { Script } from '../../src/testing/fakeAnthropic.js';
+import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });

@@ -10,7 +10,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob, waitEnded } from '../helpers/wait.js';
 import { initRepo } from '../helpers/git.js';
 import { NodeLauncher } from '../../src/launch/process.js';
-import type { Script, StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });

@@ -16,7 +16,7 @@ import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { startTerminal, type Terminal } from '../helpers/tmux.js';
-import type { RecordedRequest } from '../../src/testing/fakeAnthropic.js';
+import type { RecordedRequest } from '../../src/fakemodel/fakeAnthropic.js';
 
 const { hubWith } = scriptedHubs();
 const terminals: Terminal[] = [];

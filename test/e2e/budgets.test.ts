@@ -15,7 +15,7 @@ import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { initRepo } from '../helpers/git.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
-import { startFakeAnthropic, type Script } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import type { Hub } from '../../src/hub.js';
 
 const { hubWith, cleanups } = scriptedHubs();

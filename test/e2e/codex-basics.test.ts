@@ -10,7 +10,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { FAKE_MODEL } from '../helpers/codex.js';
 import { codexHubs } from '../helpers/codexHub.js';
-import type { CodexScript, CodexStepContext } from '../../src/testing/fakeOpenAI.js';
+import type { CodexScript, CodexStepContext } from '../../src/fakemodel/fakeOpenAI.js';
 import { deadPort } from '../helpers/net.js';
 
 const { codexHub } = codexHubs();

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { codexBin } from '../helpers/codex.js';
 import { codexHubs } from '../helpers/codexHub.js';
 import type { TestHub } from '../helpers/hub.js';
-import type { CodexScript } from '../../src/testing/fakeOpenAI.js';
+import type { CodexScript } from '../../src/fakemodel/fakeOpenAI.js';
 import { readFloor } from '../../src/floor/source.js';
 
 const { codexHub } = codexHubs();

@@ -12,7 +12,7 @@ import { eventually, waitEnded } from '../helpers/wait.js';
 import { codexHubs } from '../helpers/codexHub.js';
 import { gate } from '../helpers/gate.js';
 import { FAKE_MODEL } from '../helpers/codex.js';
-import type { CodexScript } from '../../src/testing/fakeOpenAI.js';
+import type { CodexScript } from '../../src/fakemodel/fakeOpenAI.js';
 
 const { codexHub } = codexHubs();
 

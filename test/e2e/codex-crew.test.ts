@@ -18,9 +18,9 @@ import { codexBin, codexTempBase, FAKE_API_KEY, makeTempDir } from '../helpers/c
 import { initRepo } from '../helpers/git.js';
 import { cwdOf } from '../helpers/steps.js';
 import { settled } from '../helpers/workflow.js';
-import { fakeModelCatalog, startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
-import { startFakeAnthropic, type FakeAnthropic, type Script, type Step } from '../../src/testing/fakeAnthropic.js';
-import { jobIdsIn } from '../../src/testing/demoScripts.js';
+import { fakeModelCatalog, startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../../src/fakemodel/fakeOpenAI.js';
+import { startFakeAnthropic, type FakeAnthropic, type Script, type Step } from '../../src/fakemodel/fakeAnthropic.js';
+import { jobIdsIn } from '../../src/fakemodel/demoScripts.js';
 
 const MODEL = 'fake-model';
 const REPO_ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');

@@ -11,8 +11,8 @@ import type { TestHub } from '../helpers/hub.js';
 import { codexHubs } from '../helpers/codexHub.js';
 import { gate } from '../helpers/gate.js';
 import { initRepo } from '../helpers/git.js';
-import type { CodexScript, CodexToolOutput } from '../../src/testing/fakeOpenAI.js';
-import type { Script } from '../../src/testing/fakeAnthropic.js';
+import type { CodexScript, CodexToolOutput } from '../../src/fakemodel/fakeOpenAI.js';
+import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
 
 const { codexHub } = codexHubs();
 

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import os from 'node:os';
 import { join } from 'node:path';
 import { codexHubs, type CodexHubOptions } from '../helpers/codexHub.js';
-import type { CodexScript, CodexStepContext } from '../../src/testing/fakeOpenAI.js';
+import type { CodexScript, CodexStepContext } from '../../src/fakemodel/fakeOpenAI.js';
 
 const { codexHub } = codexHubs();
 

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { probeBwrap } from '../../src/confine/launcher.js';
-import type { ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 import { startTestHub } from '../helpers/hub.js';
 import { codexHubs } from '../helpers/codexHub.js';
 import { lastResult } from '../helpers/steps.js';

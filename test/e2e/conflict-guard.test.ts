@@ -11,8 +11,8 @@ import { initRepo } from '../helpers/git.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
 import { gate } from '../helpers/gate.js';
-import type { Script, StepContext } from '../../src/testing/fakeAnthropic.js';
-import { overlapsText, listOverlaps } from '../../src/git/overlapView.js';
+import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { overlapsText, listOverlaps } from '../../src/branches/overlapView.js';
 import { buildFloor } from '../../src/floor/model.js';
 import { readFloorInput } from '../../src/floor/source.js';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import type { Script, ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { Script, ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 import { subscribed } from '../helpers/bus.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { TestHub } from '../helpers/hub.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { initRepo } from '../helpers/git.js';
-import type { Script, ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { Script, ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 import { subscribed } from '../helpers/bus.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startFakeAnthropic } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir, runClaude } from '../helpers/claude.js';
 import { gate } from '../helpers/gate.js';
 import { alive, eventually } from '../helpers/wait.js';

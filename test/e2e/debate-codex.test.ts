@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { codexHubs } from '../helpers/codexHub.js';
 import { FAKE_MODEL } from '../helpers/codex.js';
 import { debateSettled } from '../helpers/debate.js';
-import type { Step, StepContext } from '../../src/testing/fakeAnthropic.js';
-import type { CodexScript } from '../../src/testing/fakeOpenAI.js';
+import type { Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import type { CodexScript } from '../../src/fakemodel/fakeOpenAI.js';
 
 const { codexHub } = codexHubs();
 const roundOf = (prompt: string): number => Number(/— side [AB], round (\d+)/.exec(prompt)?.[1] ?? 0);

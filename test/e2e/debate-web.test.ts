@@ -9,7 +9,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { loggedIn } from '../helpers/dashboard.js';
 import { debateSettled } from '../helpers/debate.js';
 import { eventually } from '../helpers/wait.js';
-import type { Step, StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
 const { hubWith } = scriptedHubs();
 let browser: Browser;

@@ -9,7 +9,7 @@ import { initRepo, gitOut } from '../helpers/git.js';
 import { eventually } from '../helpers/wait.js';
 import { debateSettled } from '../helpers/debate.js';
 import { runOverseer } from '../helpers/overseerCli.js';
-import { startFakeAnthropic, type Script, type Step, type StepContext } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type Script, type Step, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
 const closers: (() => Promise<void>)[] = [];

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEMO_FILES } from '../../src/testing/demoScripts.js';
+import { DEMO_FILES } from '../../src/fakemodel/demoScripts.js';
 
 test('overseer demo: a lead claude over stdio fans out to three claude children that write files', async () => {
   const env = { ...process.env };

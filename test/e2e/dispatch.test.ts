@@ -17,7 +17,7 @@ import { eventually } from '../helpers/wait.js';
 import { alive } from '../helpers/wait.js';
 import { buildCli, overseer } from '../helpers/cli.js';
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
-import { startFakeAnthropic, type Script, type StepContext } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type Script, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import type { TestHub } from '../helpers/hub.js';
 
 const { hubWith, cleanups } = scriptedHubs();

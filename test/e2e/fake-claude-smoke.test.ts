@@ -4,7 +4,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { startFakeAnthropic, type FakeAnthropic } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeEnv, makeTempDir, runClaude } from '../helpers/claude.js';
 
 const TIMEOUT_MS = 60_000;

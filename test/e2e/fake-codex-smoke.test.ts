@@ -12,7 +12,7 @@ import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { contextOf, startFakeOpenAI, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
+import { contextOf, startFakeOpenAI, type FakeOpenAI } from '../../src/fakemodel/fakeOpenAI.js';
 import { deadPort } from '../helpers/net.js';
 import {
   codexEnv,

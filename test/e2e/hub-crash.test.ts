@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startFakeAnthropic, type Script } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { startTestHub } from '../helpers/hub.js';
 import { alive, eventually, waitForJob } from '../helpers/wait.js';
 import { gitOut, initRepo, makeBareRemote } from '../helpers/git.js';
 import { finishStep } from '../helpers/holder.js';
-import type { StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });

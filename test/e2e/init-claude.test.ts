@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startFakeAnthropic, type FakeAnthropic } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeEnv, makeTempDir, runClaude } from '../helpers/claude.js';
 import { buildCli, MAIN, overseer } from '../helpers/cli.js';
 import { initRepo } from '../helpers/git.js';

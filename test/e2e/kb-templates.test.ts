@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { claudeBin, claudeEnv, runClaude } from '../helpers/claude.js';
-import type { Script } from '../../src/testing/fakeAnthropic.js';
+import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { probeBwrap } from '../../src/confine/launcher.js';
-import type { ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 import type { TestHub } from '../helpers/hub.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { subscribed } from '../helpers/bus.js';

@@ -10,7 +10,7 @@ import { scriptedHubs } from '../helpers/scripted.js';
 import { initRepo, gitOut } from '../helpers/git.js';
 import { waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
-import type { Script, StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
 const { hubWith } = scriptedHubs();
 

@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { waitForJob } from '../helpers/wait.js';
-import type { StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { usageReport } from '../../src/money/usageReport.js';
 import { ToolError } from '../helpers/hub.js';
 

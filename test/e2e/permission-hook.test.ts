@@ -10,7 +10,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeTempDir } from '../helpers/claude.js';
 import { initRepo } from '../helpers/git.js';
-import type { ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { lastResult } from '../helpers/steps.js';
 import type { TestHub } from '../helpers/hub.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startFakeAnthropic, type ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir, runClaude } from '../helpers/claude.js';
 import { lastResult } from '../helpers/steps.js';
 import { runOverseer } from '../helpers/overseerCli.js';

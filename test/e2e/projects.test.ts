@@ -15,7 +15,7 @@ import { finishStep } from '../helpers/holder.js';
 import { initRepo } from '../helpers/git.js';
 import { eventually } from '../helpers/wait.js';
 import { runOverseer } from '../helpers/overseerCli.js';
-import type { StepContext, ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { StepContext, ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 import { startTestHub } from '../helpers/hub.js';
 import { codexHubs } from '../helpers/codexHub.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';

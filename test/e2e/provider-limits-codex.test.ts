@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { codexHubs } from '../helpers/codexHub.js';
-import { codexRateLimited, type CodexStep, type CodexStepContext } from '../../src/testing/fakeOpenAI.js';
+import type { CodexStep, CodexStepContext } from '../../src/fakemodel/fakeOpenAI.js';
+import { codexRateLimited } from '../helpers/fakeLimits.js';
 import { countsAgainstRetries } from '../../src/domain/failure.js';
 import { LimitStore } from '../../src/limits/store.js';
 import { waitAll } from '../helpers/waitAll.js';

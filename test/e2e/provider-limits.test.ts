@@ -6,7 +6,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { rateLimited, startFakeAnthropic, usageLimited, type Step, type StepContext } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type Step, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { rateLimited, usageLimited } from '../helpers/fakeLimits.js';
 import { countsAgainstRetries } from '../../src/domain/failure.js';
 import { LimitStore } from '../../src/limits/store.js';
 import { readFloor } from '../../src/floor/source.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { finishStep } from '../helpers/holder.js';
 import { waitForJob } from '../helpers/wait.js';
-import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import { readFloor } from '../../src/floor/source.js';
 import { schedulesLine } from '../../src/runs/scheduleText.js';
 import type { Clock } from '../../src/clock.js';

@@ -10,7 +10,7 @@ import { scriptedHubs } from '../helpers/scripted.js';
 import { gate } from '../helpers/gate.js';
 import { finishStep, holderScript } from '../helpers/holder.js';
 import { eventually } from '../helpers/wait.js';
-import type { Script, ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { Script, ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 
 const { hubWith } = scriptedHubs();
 

@@ -16,7 +16,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
 import { loggedIn } from '../helpers/dashboard.js';
-import type { Step, StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
 const { hubWith } = scriptedHubs();
 let browser: Browser;

@@ -10,7 +10,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { settled } from '../helpers/workflow.js';
-import type { Script, Step, StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { Script, Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop(); });

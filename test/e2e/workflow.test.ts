@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { initRepo } from '../helpers/git.js';
-import type { Script, Step, StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { Script, Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { settled as settledWithin } from '../helpers/workflow.js';
 
 const hubs: TestHub[] = [];

@@ -11,7 +11,7 @@ import { scriptedHubs } from '../helpers/scripted.js';
 import { initRepo } from '../helpers/git.js';
 import { waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
-import type { StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { statusText } from '../../src/cli/status.js';
 
 const { hubWith } = scriptedHubs();

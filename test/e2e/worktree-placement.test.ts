@@ -12,7 +12,7 @@ import { eventually, waitForJob } from '../helpers/wait.js';
 import { initRepo } from '../helpers/git.js';
 import { cwdOf } from '../helpers/steps.js';
 import { repoWorktreesDir } from '../../src/git/worktree.js';
-import type { Script, StepContext } from '../../src/testing/fakeAnthropic.js';
+import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });

@@ -29,5 +29,6 @@ export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_00
     db, store, bus: new Bus(), clock: { now }, log: silentLogger,
     launchers: { claude: { priceCall: (m: string | undefined, t: Parameters<typeof claudeCostOf>[1]) => claudeCostOf(m, t) } },
   } as unknown as HubContext;
-  return { budgets: new Budgets(ctx), store, ctx };
+  // No live children to stop, no model tiers for "auto": what the reservation tests need.
+  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined }), store, ctx };
 }

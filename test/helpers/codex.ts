@@ -4,7 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fakeModelCatalog } from '../../src/testing/fakeOpenAI.js';
+import { fakeModelCatalog } from '../../src/fakemodel/fakeOpenAI.js';
 import { runProcess, type ProcessRun, type RunProcessOptions } from './process.js';
 
 export { codexTempBase, makeTempDir } from './claude.js';

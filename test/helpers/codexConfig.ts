@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../src/config.js';
-import { fakeModelCatalog } from '../../src/testing/fakeOpenAI.js';
+import { fakeModelCatalog } from '../../src/fakemodel/fakeOpenAI.js';
 import { codexBin, FAKE_MODEL } from './codex.js';
 
 /** Writes <dir>/models.json, a model catalog that defines FAKE_MODEL; returns its path. */

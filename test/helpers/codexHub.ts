@@ -2,8 +2,8 @@
 // API, for end-to-end test files; the hubs and fakes are stopped after the file's tests.
 import { after } from 'node:test';
 import type { Config } from '../../src/config.js';
-import type { Script } from '../../src/testing/fakeAnthropic.js';
-import { startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../../src/testing/fakeOpenAI.js';
+import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
+import { startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../../src/fakemodel/fakeOpenAI.js';
 import { codexTempBase, FAKE_API_KEY, makeTempDir } from './codex.js';
 import { fakeCodexConfig, writeFakeModelCatalog } from './codexConfig.js';
 import { startTestHub, type TestHub } from './hub.js';

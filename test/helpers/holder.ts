@@ -1,6 +1,6 @@
 // The scripted agent that holds a file for end-to-end lock tests: it locks `file` with
 // lock_files, then waits for the test to open `release`, then finishes (its locks end with it).
-import type { Script } from '../../src/testing/fakeAnthropic.js';
+import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
 import type { Gate } from './gate.js';
 
 export const finishStep = (result: string) => ({ tools: [{ name: 'mcp__overseer__finish', input: { result } }] });

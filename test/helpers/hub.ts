@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Hub } from '../../src/hub.js';
 import { loadConfigFrom, type Config } from '../../src/config.js';
-import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir } from './claude.js';
 import type { Caller } from '../../src/services/context.js';
 import type { ProcessLauncher } from '../../src/launch/types.js';

@@ -1,7 +1,7 @@
 // Test hubs for end-to-end test files whose real claude children are driven by scripts of the
 // fake Anthropic API, stopped after the file's tests.
 import { after } from 'node:test';
-import type { Script } from '../../src/testing/fakeAnthropic.js';
+import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
 import type { Config } from '../../src/config.js';
 import { startTestHub, type TestHub } from './hub.js';
 

@@ -1,5 +1,5 @@
 // Reading a scripted step's context (fake Anthropic API) in end-to-end tests with real claude children.
-import type { StepContext, ToolResultInfo } from '../../src/testing/fakeAnthropic.js';
+import type { StepContext, ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 
 /** The child's working directory, as the hub's system prompt states it ('.' if absent). */
 export const cwdOf = (ctx: StepContext): string => /working directory is `([^`]+)`/.exec(ctx.system)?.[1] ?? '.';

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { alive, eventually } from '../helpers/wait.js';
 
@@ -125,7 +125,8 @@ describe('hub lifecycle behind overseer mcp', { timeout: 240_000 }, () => {
       return { text: `done (${ctx.lastToolResults[0]?.is_error ? 'error' : 'ok'})` };
     });
     const lead = await bridge('idle-lead');
-    const hub = hubPidOf(state)!;
+    // The bridge answers initialize itself and starts the hub behind it (src/server/bridge.ts).
+    const hub = await eventually('the bridge to start the hub', () => hubPidOf(state), 30_000);
     // A connected lead keeps it: a 7 s watch (over two grace periods) returns from the same hub.
     const w = json(await lead.callTool({ name: 'watch_notes', arguments: { prefix: 'none/', timeout_s: 7 } }));
     assert.equal(w.timed_out, true);

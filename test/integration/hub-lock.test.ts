@@ -12,8 +12,8 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureLeadToken, readHubInfo, tryAcquireHub } from '../../src/server/hubLock.js';
-import { tryClaim } from '../../src/hubproc/claim.js';
+import { ensureLeadToken, readHubInfo, tryAcquireHub } from '../../src/hubfiles/hubLock.js';
+import { tryClaim } from '../../src/hubfiles/claim.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { alive, eventually } from '../helpers/wait.js';
 
@@ -63,7 +63,7 @@ describe('hub claim', { timeout: 120_000 }, () => {
   });
 
   test('in one process: a held claim is refused, release frees it, hub.json is removed with it', async () => {
-    assert.ok(existsSync(FIXTURE.replace('test/fixtures/claim-hub.mjs', 'dist/server/hubLock.js')), 'run npm run build first');
+    assert.ok(existsSync(FIXTURE.replace('test/fixtures/claim-hub.mjs', 'dist/hubfiles/hubLock.js')), 'run npm run build first');
     const state = await tmp();
     const a = tryAcquireHub(state);
     assert.ok(a, 'a free directory was not claimed');

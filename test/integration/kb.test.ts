@@ -18,7 +18,7 @@ import type { Caller } from '../../src/services/context.js';
 import { PromptLibrary } from '../../src/prompts/load.js';
 import { createTriageAgent, parseTriageOutput, TRIAGE_MODEL } from '../../src/kb/triageAgent.js';
 import type { RunUsage } from '../../src/money/usageStore.js';
-import { startFakeAnthropic, type FakeAnthropic, type StepContext } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv } from '../helpers/claude.js';
 import { callAs } from '../helpers/mcp.js';
 

@@ -1,8 +1,8 @@
 // The libraries the hub loads at first use (src/lazy.ts, docs/performance-hub-memory.md): a hub
-// on a git repository starts (marking its directories excluded, without simple-git) and answers a
-// lead's tool call without smol-toml or simple-git (yaml: the lead's session parses the built-in
-// recipes' front matter); the first TOML dispatch file loads smol-toml, the first git()
-// simple-git, and both parsers report syntax errors as before.
+// on a git repository starts (marking its directories excluded through git) and answers a
+// lead's tool call without smol-toml or execa (yaml: the lead's session parses the built-in
+// recipes' front matter); the first TOML dispatch file loads smol-toml, and both parsers report
+// syntax errors as before. git runs through node:child_process (src/git/exec.ts), never execa.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { initRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { lazyLoaded } from '../../src/lazy.js';
-import { git } from '../../src/git/exec.js';
+import { gitOut } from '../../src/git/exec.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop().catch(() => undefined); });
@@ -24,8 +24,8 @@ test('a hub serves calls without its lazy libraries and loads each on first use'
 
   const listed = await h.call('list_agents', {});
   assert.deepEqual(listed.agents, []);
-  assert.ok(!lazyLoaded().has('simple-git') && !lazyLoaded().has('smol-toml'), `an idle hub that answered a call loaded ${[...lazyLoaded()].join(', ')}`);
-  // The start still excluded Overseer's directories in the repository (through git, without simple-git).
+  assert.ok(!lazyLoaded().has('execa') && !lazyLoaded().has('smol-toml'), `an idle hub that answered a call loaded ${[...lazyLoaded()].join(', ')}`);
+  // The start still excluded Overseer's directories in the repository (through git, without execa).
   const exclude = readFileSync(join(project, '.git', 'info', 'exclude'), 'utf8');
   assert.match(exclude, /^\.overseer\/$/m);
 
@@ -42,7 +42,6 @@ test('a hub serves calls without its lazy libraries and loads each on first use'
   assert.ok(lazyLoaded().has('smol-toml'), 'the first TOML file loads smol-toml');
   assert.deepEqual((await h.call('list_runs', {})).runs, [], 'a refused file starts no run');
 
-  assert.ok(!lazyLoaded().has('simple-git'));
-  assert.equal((await git(project).raw(['rev-parse', '--abbrev-ref', 'HEAD'])).trim(), 'main');
-  assert.ok(lazyLoaded().has('simple-git'), 'the first git() loads simple-git');
+  assert.equal(await gitOut(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: project }), 'main');
+  assert.ok(!lazyLoaded().has('execa'), 'git runs without execa');
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectStateDir, resolveStateDir } from '../../src/config.js';
 import { moveLegacyState } from '../../src/hubproc/legacy.js';
-import { tryClaim } from '../../src/hubproc/claim.js';
+import { tryClaim } from '../../src/hubfiles/claim.js';
 
 const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'overseer-legacy-')));
 after(() => rmSync(tmp, { recursive: true, force: true }));

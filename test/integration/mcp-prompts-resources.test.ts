@@ -12,7 +12,7 @@ import { McpError, PromptListChangedNotificationSchema } from '@modelcontextprot
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob } from '../helpers/wait.js';
 import { NativeMcpServer, type ServerDeps } from '../../src/mcp/server.js';
-import { hubResourceDeps, noteUri, RESOURCE_NOT_FOUND, type ResourceDeps } from '../../src/server/resources.js';
+import { hubResourceDeps, noteUri, RESOURCE_NOT_FOUND, type ResourceDeps } from '../../src/mcp/resources.js';
 import { silentLogger } from '../../src/log.js';
 
 const PROMPTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prompts');

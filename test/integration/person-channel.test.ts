@@ -175,7 +175,7 @@ describe('the HTTP API', () => {
     assert.match(fromPage.body.error.message, /bad Origin/);
     const cases: [string, string, string | undefined, number, RegExp][] = [
       ['GET', path, undefined, 405, /POST a JSON answer/],
-      ['POST', path, '{not json', 400, /the body is not JSON/],
+      ['POST', path, '{not json', 400, /the body is not valid JSON/],
       ['POST', path, JSON.stringify({ decision: 'approved', channel: 'cli', confirmation: 'flag', extra: 1 }), 400, /Unrecognized key/],
       ['POST', path, JSON.stringify({ decision: 'maybe', channel: 'cli', confirmation: 'flag' }), 400, /decision/],
       ['POST', path, JSON.stringify({ decision: 'approved', channel: 'mail' }), 400, /channel must be "cli" or "web"/],

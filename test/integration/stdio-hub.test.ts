@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
-import { alive } from '../helpers/wait.js';
+import { alive, eventually } from '../helpers/wait.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
@@ -166,8 +166,9 @@ describe('overseer mcp over stdio (built CLI)', { timeout: 240_000 }, () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  test('the hub records itself: hub.json with its pid, lead.token 0600', () => {
-    const info = JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { pid: number; port: number; url: string; version: string };
+  test('the hub records itself: hub.json with its pid, lead.token 0600', async () => {
+    // The bridge answers initialize itself and starts the hub behind it (src/server/bridge.ts).
+    const info = await eventually('the bridge to start the hub', () => existsSync(join(state, 'hub.json')) && JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { pid: number; port: number; url: string; version: string }, 30_000);
     assert.notEqual(info.pid, first.proc.pid, 'the bridge became the hub: the hub must be a process of its own');
     assert.ok(alive(info.pid));
     hubPid = info.pid;

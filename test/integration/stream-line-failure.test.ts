@@ -14,14 +14,13 @@ test('a line whose handling throws is logged and skipped; the job still ends on 
   const h = await startTestHub({ processes: new ScriptedLauncher(() => ({ resultText: 'all done' })) });
   hubs.push(h);
   const seen: string[] = [];
-  const real = h.hub.ctx.transcripts;
-  h.hub.ctx.transcripts = {
-    line: (jobId, attempt, line) => {
-      seen.push(line);
-      if (seen.length === 1) throw new Error('the transcript index broke on this line');
-      real?.line(jobId, attempt, line);
-    },
-    attemptEnded: (jobId, attempt) => real?.attemptEnded(jobId, attempt),
+  // The runner hands every line to the transcript index (src/search): make that index throw once.
+  const indexer = h.hub.search.indexer;
+  const real = indexer.line.bind(indexer);
+  indexer.line = (jobId, attempt, line) => {
+    seen.push(line);
+    if (seen.length === 1) throw new Error('the transcript index broke on this line');
+    real(jobId, attempt, line);
   };
   const { job_id } = await h.call('spawn_agent', { prompt: 'one turn' });
   const j = await waitForJob(h.hub, job_id, (x) => x.status !== 'running' && x.status !== 'queued', 30_000);

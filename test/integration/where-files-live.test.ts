@@ -18,7 +18,7 @@ import path, { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { initRepo } from '../helpers/git.js';
 import { alive } from '../helpers/wait.js';

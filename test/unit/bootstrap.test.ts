@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { globToRegExp, matchGlobs } from '../../src/git/glob.js';
 import { detectSetup, setupFailure, type BootstrapReport } from '../../src/git/bootstrap.js';
-import { planStack } from '../../src/git/stack.js';
+import { planStack } from '../../src/branches/stack.js';
 
 describe('copy globs', () => {
   test('a pattern without a slash matches a name at any depth; * stays in one segment', () => {

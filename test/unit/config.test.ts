@@ -74,6 +74,7 @@ describe('loadConfigFrom', () => {
       classifierTimeoutS: 30,
       startConcurrency: 'auto',
       limits: { backoffBaseMs: 1000, backoffCapMs: 300_000, probeLeaseMs: 120_000 },
+      capabilities: { debates: true, schedules: true, search: true, takeover: true },
     });
     assert.equal(c.claudeBin, undefined);
     assert.equal(c.budgetUsd, undefined, 'no house budget unless one is set');

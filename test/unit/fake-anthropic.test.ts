@@ -1,9 +1,9 @@
-// Unit tests of the scripted fake Anthropic Messages API (src/testing/fakeAnthropic.ts),
+// Unit tests of the scripted fake Anthropic Messages API (src/fakemodel/fakeAnthropic.ts),
 // driven over plain fetch: SSE shapes, step indexing, routing, errors, delays, robustness.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startFakeAnthropic, textOf, type FakeAnthropic, type StepContext } from '../../src/testing/fakeAnthropic.js';
+import { startFakeAnthropic, textOf, type FakeAnthropic, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { parseSse } from '../helpers/sse.js';
 
 const userMsg = (content: unknown) => ({ role: 'user', content });

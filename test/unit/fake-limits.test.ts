@@ -1,10 +1,12 @@
-// The fakes' provider-limit answers (src/testing): the status, headers and body each CLI reads
+// The fakes' provider-limit answers (src/fakemodel; the steps: test/helpers/fakeLimits.ts): the
+// status, headers and body each CLI reads
 // (docs/limits.md): retry-after on a 429, x-should-retry and the unified reset on a usage limit,
 // Codex's usage_limit_reached with resets_at.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { overloaded, rateLimited, startFakeAnthropic, usageLimited } from '../../src/testing/fakeAnthropic.js';
-import { codexRateLimited, codexUsageLimited, startFakeOpenAI } from '../../src/testing/fakeOpenAI.js';
+import { startFakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
+import { startFakeOpenAI } from '../../src/fakemodel/fakeOpenAI.js';
+import { codexRateLimited, codexUsageLimited, overloaded, rateLimited, usageLimited } from '../helpers/fakeLimits.js';
 
 const closers: (() => Promise<void>)[] = [];
 after(async () => { for (const c of closers) await c(); });

@@ -1,4 +1,4 @@
-// Unit tests of the scripted fake OpenAI Responses API (src/testing/fakeOpenAI.ts), driven over
+// Unit tests of the scripted fake OpenAI Responses API (src/fakemodel/fakeOpenAI.ts), driven over
 // plain fetch: SSE shapes, step indexing, routing, step context, errors, delays, robustness.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import {
   textOf,
   type CodexStepContext,
   type FakeOpenAI,
-} from '../../src/testing/fakeOpenAI.js';
+} from '../../src/fakemodel/fakeOpenAI.js';
 
 const text = (role: string, t: string) => ({
   type: 'message',

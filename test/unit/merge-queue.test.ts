@@ -1,8 +1,8 @@
-// The merge queue's order (src/git/queue.ts): fewest overlapping queued branches first, then the
+// The merge queue's order (src/branches/queue.ts): fewest overlapping queued branches first, then the
 // fewest shared files, then the smallest diff, then the oldest; the conflict guard's records count.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { orderQueue } from '../../src/git/queue.js';
+import { orderQueue } from '../../src/branches/queue.js';
 
 const c = (jobId: string, files: string[], lines: number, endedAt = 0) => ({ jobId, files, lines, endedAt });
 

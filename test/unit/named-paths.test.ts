@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { realTarget } from '../../src/domain/paths.js';
+import { realTarget } from '../../src/services/realPaths.js';
 import { MAX_NAMED, bashNamedPaths, braces, firstInside, globReaches, toolNamedPaths, type NamingContext } from '../../src/domain/namedPaths.js';
 
 const STATE = '/srv/hub/state';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { Dispatcher } from '../../src/floor/notify/dispatch.js';
 import type { NotifyPayload } from '../../src/floor/notify/payload.js';
-import type { SinkConfig } from '../../src/floor/notify/schema.js';
+import type { SinkConfig } from '../../src/config/notify.js';
 import { makeSink, type Sink, type SinkDeps } from '../../src/floor/notify/sinks/index.js';
 import { runProgram } from '../../src/floor/notify/sinks/exec.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveLockPath, resolveLockPaths, isInside, realTarget, type RejectedPath } from '../../src/domain/paths.js';
+import { isInside } from '../../src/domain/paths.js';
+import { resolveLockPath, resolveLockPaths, realTarget, type RejectedPath } from '../../src/services/realPaths.js';
 
 let tmp: string; // realpath of a fresh temp dir
 let root: string; // <tmp>/work, the work tree

@@ -34,7 +34,7 @@ const RUNNER_VARS: Record<string, Record<string, string | number>> = {
     base: 'Your worktree\'s branch starts from overseer/a-1 (the branch of j-a1): their commits are already in your tree.\n',
     results: '### Parser (j-a1, succeeded)\nBranch: overseer/a-1\nResult:\nAdded the parser.',
   },
-  // The conflict guard's message to each of two agents (src/git/overlapGuard.ts)
+  // The conflict guard's message to each of two agents (src/branches/overlapGuard.ts)
   'overlap-message': {
     other: 'j-b2',
     other_title: 'Refactor the parser',

@@ -12,8 +12,8 @@ import {
   withGuidelines, workflowTemplates, type Template,
 } from '../../src/templates/templates.js';
 import { InvalidInputError, NotFoundError } from '../../src/errors.js';
-import { SpawnInput } from '../../src/tools/agentSchemas.js';
-import { loadRecipes } from '../../src/server/prompts.js';
+import { SpawnInput } from '../../src/contract/agents.js';
+import { loadRecipes } from '../../src/mcp/prompts.js';
 
 const PROMPTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prompts');
 

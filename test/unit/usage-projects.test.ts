@@ -9,7 +9,7 @@ import { UsageStore } from '../../src/money/usageStore.js';
 import { bucketsBy, usageReport } from '../../src/money/usageReport.js';
 import { costText, usageText } from '../../src/money/usageText.js';
 import { parseSince } from '../../src/search/query.js';
-import { projectNameProblem } from '../../src/projects/names.js';
+import { projectNameProblem } from '../../src/contract/projectNames.js';
 import { checkProject, projectForSpawn, ProjectService } from '../../src/projects/service.js';
 import { ProjectStore, archivedProjects } from '../../src/projects/store.js';
 import { filterRows } from '../../src/cli/status.js';

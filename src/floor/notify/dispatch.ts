@@ -6,7 +6,7 @@ import type { Logger } from '../../log.js';
 import { wants } from './filter.js';
 import { repeatKey, type NotifyPayload } from './payload.js';
 import { SinkRate, type RateOptions } from './rate.js';
-import type { SinkConfig } from './schema.js';
+import type { SinkConfig } from '../../config/notify.js';
 import type { Sink } from './sinks/index.js';
 
 /** What one sink did since the hub started. */

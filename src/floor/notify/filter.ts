@@ -1,5 +1,5 @@
 // Which events a sink takes: its own `events` list, else DEFAULT_EVENTS. Pure.
-import { DEFAULT_EVENTS, type NotifyEvent, type SinkConfig } from './schema.js';
+import { DEFAULT_EVENTS, type NotifyEvent, type SinkConfig } from '../../config/notify.js';
 
 /** The events `sink` is sent. */
 export function eventsOf(sink: Pick<SinkConfig, 'events'>): readonly NotifyEvent[] {

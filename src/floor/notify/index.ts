@@ -6,9 +6,9 @@ import { Dispatcher, type SinkStats } from './dispatch.js';
 import { listen } from './listen.js';
 import { makeSink, type Sink, type SinkDeps } from './sinks/index.js';
 import { sinkName } from './filter.js';
-import type { SinkConfig } from './schema.js';
+import type { SinkConfig } from '../../config/notify.js';
 
-export { NotifySchema, NOTIFY_EVENTS, DEFAULT_EVENTS, type NotifyConfig, type NotifyEvent, type SinkConfig } from './schema.js';
+export { NotifySchema, NOTIFY_EVENTS, DEFAULT_EVENTS, type NotifyConfig, type NotifyEvent, type SinkConfig } from '../../config/notify.js';
 export type { NotifyPayload } from './payload.js';
 export type { SinkStats } from './dispatch.js';
 

@@ -3,7 +3,7 @@
 //
 // `command` is the exact CLI that acts on the notice, to be run in `project_dir` (the CLI finds
 // the hub of the directory it runs in). Ids are [a-z0-9-] only, so the command needs no quoting.
-import type { NotifyEvent } from './schema.js';
+import type { NotifyEvent } from '../../config/notify.js';
 
 export interface NotifyPayload {
   event: NotifyEvent;

@@ -1,7 +1,7 @@
 // The human-readable forms of a payload: the desktop notification's title and body, and the
 // one-line Slack message. Pure.
 import type { NotifyPayload } from './payload.js';
-import type { NotifyEvent } from './schema.js';
+import type { NotifyEvent } from '../../config/notify.js';
 
 const LABEL: Record<NotifyEvent, string> = {
   needs_input: 'needs input',

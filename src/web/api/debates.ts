@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Caller } from '../../services/context.js';
 import type { NoteService } from '../../services/notes.js';
 import type { DebateService } from '../../debate/index.js';
-import { ListDebatesInput } from '../../tools/debateSchemas.js';
+import { ListDebatesInput } from '../../contract/debates.js';
 import { PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
 
 const lead: Caller = { role: 'lead' };

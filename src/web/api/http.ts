@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { OverseerError, errorMessage } from '../../errors.js';
+import { BodyError, readBody as readJson } from '../../http/body.js';
 
 /** A typed service error → its status (anything else is a 500, logged by the endpoint). */
 export const STATUS: Readonly<Record<string, number>> = { invalid_input: 400, forbidden: 403, not_found: 404, invalid_state: 409, conflict: 409, budget_exceeded: 409 };
@@ -32,18 +33,11 @@ export const methodNotAllowed = (req: IncomingMessage, allowed: string, path: st
 
 /** The request's JSON body (`{}` when empty), or an HttpError saying why it is not one. */
 export async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
   try {
-    for await (const c of req) {
-      size += (c as Buffer).length;
-      if (size > MAX_BODY) throw new HttpError(413, 'invalid_input', `the body is over ${MAX_BODY} bytes`);
-      chunks.push(c as Buffer);
-    }
-    return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    return await readJson(req, { limit: MAX_BODY, empty: {} });
   } catch (err) {
-    if (err instanceof HttpError) throw err;
-    throw new HttpError(400, 'invalid_input', `the body is not JSON: ${errorMessage(err)}`);
+    if (err instanceof BodyError) throw new HttpError(err.status, 'invalid_input', err.message);
+    throw err;
   }
 }
 

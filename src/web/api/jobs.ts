@@ -12,19 +12,22 @@ import { z } from 'zod';
 import type { Caller, HubContext } from '../../services/context.js';
 import type { JobService } from '../../services/jobs.js';
 import { renderLine } from '../../launch/claude/transcript.js';
-import { diffOfJob } from '../../git/jobDiff.js';
+import { diffOfJob } from '../../branches/jobDiff.js';
+import { CancelInput, MessageText, PauseInput, ResumeInput } from '../../contract/agents.js';
 import { header } from '../pages.js';
 import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
+import { SSE_HEADERS, keepAlive, sseFrame } from '../../http/sse.js';
 
 /** At most this much transcript per read. */
 const OUTPUT_CHUNK = 256 * 1024;
 const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
+// The lead's tools' own schemas (src/contract/agents.ts), the job id taken from the path.
 const Bodies = {
-  message: z.object({ text: z.string().min(1, 'text is empty: write the message').max(20_000) }).strict(),
-  pause: z.object({ mode: z.enum(['freeze', 'stop']).default('freeze') }).strict(),
-  resume: z.object({ message: z.string().min(1).max(20_000).optional() }).strict(),
-  cancel: z.object({ reason: z.string().max(2000).optional(), cascade: z.boolean().default(true) }).strict(),
+  message: z.object({ text: MessageText }).strict(),
+  pause: PauseInput.omit({ job_id: true }),
+  resume: ResumeInput.omit({ job_id: true }),
+  cancel: CancelInput.omit({ job_id: true }),
 };
 
 const OutputQuery = z.object({
@@ -79,8 +82,8 @@ export function jobRoutes(d: { ctx: HubContext; jobs: JobService }): JobRoutes {
     const last = /^(\d+):(\d+)$/.exec(header(req, 'last-event-id') ?? '');
     let attempt = last ? Number(last[1]) : pinned;
     let offset = last ? Number(last[2]) : 0;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-    res.write('retry: 1000\n\n');
+    res.writeHead(200, SSE_HEADERS);
+    res.write(sseFrame({ retry: 1000 }));
     open.add(res);
     let first = true;
     const tick = (): void => {
@@ -100,13 +103,13 @@ export function jobRoutes(d: { ctx: HubContext; jobs: JobService }): JobRoutes {
       }
       attempt = c.attempt ?? attempt;
       offset = c.offset;
-      if (c.lines.length || first) res.write(`id: ${c.attempt ?? 0}:${c.offset}\nevent: lines\ndata: ${JSON.stringify(c)}\n\n`);
+      if (c.lines.length || first) res.write(sseFrame({ event: 'lines', data: JSON.stringify(c), id: `${c.attempt ?? 0}:${c.offset}` }));
       first = false;
     };
     tick();
     const t = setInterval(tick, 250);
-    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
-    res.once('close', () => { clearInterval(t); clearInterval(ping); open.delete(res); });
+    keepAlive(res, 15_000);
+    res.once('close', () => { clearInterval(t); open.delete(res); });
     return true;
   };
 

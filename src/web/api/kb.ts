@@ -9,14 +9,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { KnowledgeBase } from '../../kb/service.js';
-import { EntryIdSchema, LearningSchema, MAX_QUERY_CHARS } from '../../tools/kbSchemas.js';
+import { LearningSchema, ListKbInput, MAX_QUERY_CHARS } from '../../contract/kb.js';
 import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
 
-const ListQuery = z.object({
-  scope: z.enum(['project', 'global', 'all'], { errorMap: () => ({ message: 'scope must be "project", "global" or "all"' }) }).default('all'),
-  tag: z.string().min(1).max(40).optional(),
+// list_kb's own fields (src/contract/kb.ts), and a search text as long as search_kb's query.
+const ListQuery = ListKbInput.pick({ scope: true, tag: true, cursor: true }).extend({
   q: z.string().max(MAX_QUERY_CHARS, `q is longer than ${MAX_QUERY_CHARS} characters: search with the key words only`).optional(),
-  cursor: EntryIdSchema.optional(),
 });
 const AddBody = LearningSchema;
 const EditBody = LearningSchema.omit({ scope: true }).partial().strict()

@@ -8,12 +8,14 @@ import { z } from 'zod';
 import type { HubContext } from '../../services/context.js';
 import type { NoteService } from '../../services/notes.js';
 import { isoTime } from '../../clock.js';
+import { ListNotesInput, NoteKey } from '../../contract/notes.js';
 import { HttpError, PASS, methodNotAllowed, parseQuery } from './http.js';
 
 const PREVIEW = 240;
 const PAGE = 200;
-const ListQuery = z.object({ prefix: z.string().max(1024).optional(), cursor: z.string().max(1100).optional() });
-const OneQuery = z.object({ key: z.string({ required_error: 'key is required: the note\'s key, e.g. ?key=plan/api' }).min(1, 'key is empty').max(1024) });
+// list_notes' and read_note's own fields (src/contract/notes.ts).
+const ListQuery = ListNotesInput.pick({ prefix: true, cursor: true });
+const OneQuery = z.object({ key: z.string({ required_error: 'key is required: the note\'s key, e.g. ?key=plan/api' }).pipe(NoteKey) });
 
 export function noteRoutes(d: { ctx: HubContext; notes: NoteService }) {
   const titleOf = (author: string): string | null => (/^j-/.test(author) ? d.ctx.store.get(author)?.title ?? null : null);

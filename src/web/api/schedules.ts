@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Schedules } from '../../runs/schedules.js';
-import { CancelScheduleInput, ListSchedulesInput } from '../../tools/scheduleSchemas.js';
+import { CancelScheduleInput, ListSchedulesInput } from '../../contract/schedules.js';
 import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
 
 const ListQuery = ListSchedulesInput.pick({ status: true }).extend({ limit: z.coerce.number().int().min(1).max(100).default(50) });

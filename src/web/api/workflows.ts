@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Caller } from '../../services/context.js';
 import type { NoteService } from '../../services/notes.js';
 import type { WorkflowService } from '../../workflow/service.js';
-import { ListWorkflowsInput, ResumeWorkflowInput } from '../../tools/workflowSchemas.js';
+import { ListWorkflowsInput, ResumeWorkflowInput } from '../../contract/workflows.js';
 import { wfKeys } from '../../workflow/state.js';
 import { isoTime } from '../../clock.js';
 import { PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';

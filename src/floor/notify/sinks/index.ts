@@ -1,6 +1,6 @@
 // Builds the configured sinks (the one place that knows every sink type).
 import { sinkName } from '../filter.js';
-import type { SinkConfig } from '../schema.js';
+import type { SinkConfig } from '../../../config/notify.js';
 import { commandSink } from './command.js';
 import { desktopSink } from './desktop.js';
 import { slackSink, webhookSink } from './http.js';

@@ -1,0 +1,115 @@
+// A worktree job's worktree through its life: made before its first attempt (stacked on its
+// dependencies' branches, then bootstrapped) or attached again for a later one, and closed after
+// its end (committed, measured, pushed, removed; src/git/finish.ts). Closing takes seconds; until
+// it is done the job is not settled for its dependents (who merge its branch) nor for a wait.
+import { existsSync } from 'node:fs';
+import type { HubContext } from '../services/context.js';
+import type { JobRow } from '../store/jobs.js';
+import { tx } from '../store/db.js';
+import type { SetupStore } from '../store/setup.js';
+import { createWorktree, finishWorktree, headCommit, type WorktreeInfo } from '../git/worktree.js';
+import { integrate, planStack } from './stack.js';
+import { attachWorktree } from '../git/attach.js';
+import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
+import { errorMessage } from '../errors.js';
+
+/** A worktree setup command failed: the job fails with failure_class setup_failed and this message. */
+export class SetupFailed extends Error {}
+/** The branches of a job's worktree dependencies do not merge: failure_class dependency_conflict. */
+export class DependencyConflict extends SetupFailed {}
+
+export class JobWorktrees {
+  /** Jobs whose end is written but whose worktree is still being committed and closed. */
+  private readonly closing = new Set<string>();
+
+  constructor(private readonly ctx: HubContext, private readonly setups: SetupStore) {}
+
+  /** The job's worktree before an attempt: attached when it has one, else made; bootstrapped when new (or its last bootstrap failed). */
+  async prepare(job: JobRow): Promise<void> {
+    const { store, clock } = this.ctx;
+    // A worktree made now is bootstrapped; so is one whose last bootstrap failed (a resume after setup_failed).
+    const fresh = !job.work_dir || !existsSync(job.work_dir);
+    const wt = job.work_dir && job.branch && job.repo_root
+      ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
+      : await this.stacked(job);
+    store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
+    if (fresh || this.setups.report(job.id)?.status === 'failed') await this.bootstrap(job, wt.path);
+  }
+
+  /**
+   * A new worktree for `job`, on its base (src/branches/stack.ts): its `base`, else its one worktree
+   * dependency's branch, else HEAD; several worktree dependencies are merged in, and a conflict
+   * fails the job as dependency_conflict naming the files (the merge is aborted).
+   */
+  private async stacked(job: JobRow): Promise<WorktreeInfo> {
+    const { ctx } = this;
+    const deps = (JSON.parse(job.depends_on_json) as string[]).map((id) => ctx.store.get(id)).filter((d): d is JobRow => d !== undefined);
+    const base = this.setups.base(job.id);
+    const asDep = (d: JobRow) => ({ id: d.id, title: d.title, worktree: d.worktree === 1, branch: d.branch, repoRoot: d.repo_root });
+    const baseJob = base?.startsWith('job:') ? ctx.store.get(base.slice('job:'.length)) : undefined;
+    const plan = planStack({ base, repoRoot: job.repo_root!, deps: deps.map(asDep), ...(baseJob ? { baseJob: asDep(baseJob) } : {}) });
+    let wt: WorktreeInfo;
+    try {
+      wt = await createWorktree({ repoRoot: job.repo_root!, jobId: job.id, branch: job.branch!, worktreesDir: ctx.config.worktreesDir, base: plan.base?.ref });
+    } catch (err) {
+      if (plan.base) throw new SetupFailed(`could not start the worktree from ${plan.base.ref}${plan.base.jobId ? ` (the branch of ${plan.base.jobId})` : ''}: ${errorMessage(err)}`);
+      throw err;
+    }
+    if (!plan.base) return wt;
+    const r = await integrate(wt.path, plan.merge);
+    const now = ctx.clock.now();
+    this.setups.setStack(job.id, { branch: plan.base.ref, ...(plan.base.jobId ? { jobId: plan.base.jobId } : {}), merged: r.merged }, now);
+    ctx.store.addEvent(job.id, now, 'stacked', { base: plan.base.ref, base_job: plan.base.jobId ?? null, merged: r.merged, ...(r.ok ? {} : { conflict: { branch: r.branch, job_id: r.jobId, files: r.files } }) });
+    if (!r.ok) {
+      throw new DependencyConflict(`its dependencies' branches conflict: merging ${r.branch} (${r.jobId}) into ${plan.base.ref} (${plan.base.jobId}${r.merged.length ? ` + ${r.merged.join(', ')}` : ''}) ${r.files.length ? `conflicts in ${r.files.join(', ')}` : `failed: ${r.error}`}. The agent was not started. Merge those branches yourself (or have an agent do it) and spawn again with base: "<the merged branch>", or depend on one of them only.`);
+    }
+    // The job's own diff is measured from after the merges.
+    return r.merged.length ? { ...wt, baseCommit: await headCommit(wt.path) ?? wt.baseCommit } : wt;
+  }
+
+  /** Copy the configured files into a fresh worktree and run its setup commands (src/git/bootstrap.ts); SetupFailed when one fails. */
+  private async bootstrap(job: JobRow, path: string): Promise<void> {
+    const { ctx } = this;
+    ctx.store.update(job.id, { status_message: 'setting up its worktree' }, ctx.clock.now());
+    const report = await bootstrapWorktree({ repoRoot: job.repo_root!, worktree: path, config: ctx.config.worktree, env: ctx.childEnv, skip: this.setups.skipped(job.id) });
+    const now = ctx.clock.now();
+    tx(ctx.db, () => {
+      this.setups.record(job.id, report, now);
+      ctx.store.update(job.id, { status_message: null }, now);
+      ctx.store.addEvent(job.id, now, 'setup', { status: report.status, source: report.source, copied: report.copied.length, commands: report.commands.map((c) => c.command), duration_ms: report.duration_ms, ...(report.note ? { note: report.note } : {}) });
+    });
+    if (report.status === 'failed') throw new SetupFailed(setupFailure(report));
+  }
+
+  /** Is the job's end written but its worktree not yet committed and closed? */
+  isClosing(jobId: string): boolean {
+    return this.closing.has(jobId);
+  }
+
+  /** Commit what the agent left, measure the diff, push, remove the folder (keeping the branch): src/git/finish.ts. */
+  async close(jobId: string): Promise<void> {
+    const { ctx } = this;
+    const job = ctx.store.get(jobId)!;
+    this.closing.add(jobId);
+    try {
+      const r = await finishWorktree(
+        { repoRoot: job.repo_root!, path: job.work_dir!, branch: job.branch!, baseCommit: job.base_commit! },
+        { message: `overseer: ${job.title} (${job.id})` },
+      );
+      ctx.store.update(jobId, { diff_stat: r.diffStat || '(no changes)', pr_url: r.prUrl ?? null, git_note: r.note ?? null }, ctx.clock.now());
+    } catch (err) {
+      ctx.log.error({ err, jobId }, 'closing the worktree failed');
+      ctx.store.update(jobId, { git_note: `closing the worktree failed: ${errorMessage(err)}` }, ctx.clock.now());
+    } finally {
+      this.closing.delete(jobId);
+    }
+  }
+
+  /** Settled worktree jobs whose worktree a stopped hub left open (the end was written, the close was not): marked closing, for the caller to close. */
+  unclosed(): string[] {
+    const ids = this.ctx.db.prepare(`SELECT id FROM jobs WHERE worktree = 1 AND status IN ('succeeded', 'failed', 'cancelled')
+      AND diff_stat IS NULL AND git_note IS NULL AND work_dir IS NOT NULL AND repo_root IS NOT NULL AND branch IS NOT NULL AND base_commit IS NOT NULL`).pluck().all() as string[];
+    for (const id of ids) this.closing.add(id);
+    return ids;
+  }
+}

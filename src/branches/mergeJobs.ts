@@ -1,0 +1,265 @@
+// Merging finished worktree jobs (docs/merge.md), the job half: which job, whether it may be
+// merged, its command checks run on the merged result, the record of the merge (table
+// job_merges, event `merged`), the worktree clean-up, and the merge queue (its order and
+// `ship`). The git half is merge.ts; the order is queue.ts.
+import { existsSync } from 'node:fs';
+import type { Db } from '../store/db.js';
+import { tx } from '../store/db.js';
+import { JobStore, type JobRow } from '../store/jobs.js';
+import { prefixRange } from '../store/prefix.js';
+import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
+import { isoTime } from '../clock.js';
+import { runChecks } from '../services/checks.js';
+import { bootstrapWorktree, setupFailure } from '../git/bootstrap.js';
+import type { BootstrapConfig } from '../git/bootstrap.js';
+import { removeWorktree } from '../git/create.js';
+import { errText, firstLine, gitOut, outLines, realPathOrUndefined, withLock } from '../git/exec.js';
+import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from '../git/merge.js';
+import { orderQueue } from './queue.js';
+import type { QueueEntry, QueueView } from '../contract/merge.js';
+
+export type { QueueEntry, QueueView };
+
+export interface MergeDeps {
+  db: Db;
+  now(): number;
+  /** worktree.copy / setup / detect: the scratch worktree is bootstrapped like a job's before its checks run. */
+  worktree: BootstrapConfig;
+  /** Environment of the checks (the children's). */
+  env: NodeJS.ProcessEnv;
+  checkTimeoutMs?: number;
+}
+
+export interface MergeOptions {
+  mode?: MergeMode;
+  strategy?: 'ours' | 'theirs';
+  leaveConflicts?: boolean;
+  into?: string;
+}
+
+export interface MergeRow {
+  id: number; job_id: string; repo_root: string; branch: string; target: string; mode: string; strategy: string | null;
+  commit_sha: string; previous: string; checks_json: string; merged_at: number;
+}
+
+export type JobMergeResult =
+  | { merged: true; job_id: string; title: string; branch: string; target: string; commit: string; previous: string; mode: MergeMode; checks: string[]; worktree_removed: boolean; worktree_note?: string; branch_kept: true; message: string }
+  | { merged: false; job_id: string; title: string; branch: string; target: string; reason: 'conflict' | 'checks_failed' | 'nothing_to_merge' | 'apply_failed' | 'conflicts_left';
+    files?: string[]; failed_checks?: { check: string; detail?: string }[]; finish?: string; abort?: string; message: string };
+
+export interface ShipReport {
+  merged: { job_id: string; title: string; branch: string; target: string; commit: string }[];
+  failed?: JobMergeResult & { merged: false };
+  left: { job_id: string; title: string; branch: string }[];
+  /** The order proposed when the ship started. */
+  order: string[];
+  message: string;
+}
+
+const LIVE = new Set(['queued', 'waiting', 'running', 'frozen', 'needs_input']);
+
+export class MergeService {
+  private readonly store: JobStore;
+  constructor(private readonly deps: MergeDeps) {
+    this.store = new JobStore(deps.db);
+  }
+
+  merges(jobId: string): MergeRow[] {
+    return this.deps.db.prepare('SELECT * FROM job_merges WHERE job_id = ? ORDER BY id').all(jobId) as MergeRow[];
+  }
+
+  /** A job by id or unique prefix, or a NotFoundError saying what to do. */
+  resolveJob(idOrPrefix: string): JobRow {
+    const exact = this.store.get(idOrPrefix);
+    if (exact) return exact;
+    const find = (p: string) => { const r = prefixRange('id', p); return this.deps.db.prepare(`SELECT id FROM jobs WHERE ${r.sql} ORDER BY seq LIMIT 5`).all(...r.params) as { id: string }[]; };
+    let rows = find(idOrPrefix);
+    if (rows.length === 0 && !idOrPrefix.startsWith('j-')) rows = find(`j-${idOrPrefix}`); // "7f3a" for j-7f3a9c01, as the CLI accepts
+    if (rows.length === 1) return this.store.get(rows[0]!.id)!;
+    if (rows.length > 1) throw new InvalidInputError(`job ${JSON.stringify(idOrPrefix)} is ambiguous: it starts ${rows.map((x) => x.id).join(', ')}${rows.length === 5 ? ', ...' : ''}; give more of the id`);
+    throw new NotFoundError(`no job ${JSON.stringify(idOrPrefix)}: list jobs with overseer status (or list_agents) and use one of their ids`);
+  }
+
+  /** Everything about a job that refuses a merge before anything is touched. */
+  private mergeable(job: JobRow): { branch: string; repoRoot: string } {
+    const name = `${job.id} (${job.title})`;
+    if (LIVE.has(job.status)) throw new InvalidStateError(`job ${name} is still ${job.status}: wait for it to finish (overseer wait ${job.id}) or cancel it (overseer cancel ${job.id}), then merge`);
+    if (!job.worktree || !job.branch || !job.repo_root) throw new InvalidInputError(`job ${name} has no branch to merge: it did not work in a worktree of its own (spawn_agent worktree: true); its changes, if any, are already in ${job.cwd}`);
+    const done = this.merges(job.id).at(-1);
+    if (done) throw new InvalidStateError(`job ${name} was already merged: ${done.branch} into ${done.target} at ${done.commit_sha.slice(0, 12)} (${isoTime(done.merged_at)})`);
+    return { branch: job.branch, repoRoot: job.repo_root };
+  }
+
+  /** merge_branch / `overseer merge`. Bad input throws (nothing changed); a conflict or a failed check returns `merged: false`. */
+  async mergeJob(idOrPrefix: string, o: MergeOptions = {}): Promise<JobMergeResult> {
+    const job = this.resolveJob(idOrPrefix);
+    const { branch, repoRoot } = this.mergeable(job);
+    const root = (await realPathOrUndefined(repoRoot)) ?? repoRoot;
+    return withLock(`merge:${root}`, () => this.mergeLocked(job, branch, root, o));
+  }
+
+  private async mergeLocked(job: JobRow, branch: string, root: string, o: MergeOptions): Promise<JobMergeResult> {
+    const mode = o.mode ?? 'merge';
+    const checks = (JSON.parse(job.checks_json) as string[]).filter((c) => c.startsWith('command:'));
+    const message = `overseer: merge ${branch} (${job.id}: ${job.title})`;
+    const base = { job_id: job.id, title: job.title, branch };
+    const request = { repoRoot: root, branch, mode, message, ...(o.into ? { into: o.into } : {}), ...(o.strategy ? { strategy: o.strategy } : {}) };
+    let outcome;
+    try {
+      outcome = await mergeBranch({ ...request, ...(checks.length ? { verify: (scratch: string) => this.verify(root, scratch, checks) } : {}) });
+    } catch (err) {
+      if (err instanceof MergeRefused) throw refusal(err, job);
+      throw err;
+    }
+    const target = outcome.target;
+    if (outcome.ok) {
+      const now = this.deps.now();
+      tx(this.deps.db, () => {
+        this.deps.db.prepare('INSERT INTO job_merges (job_id, repo_root, branch, target, mode, strategy, commit_sha, previous, checks_json, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+          .run(job.id, root, branch, target, mode, o.strategy ?? null, outcome.commit, outcome.previous, JSON.stringify(checks), now);
+        this.store.addEvent(job.id, now, 'merged', { branch, target, commit: outcome.commit, previous: outcome.previous, mode, ...(o.strategy ? { strategy: o.strategy } : {}), checks });
+      });
+      const folder = await this.removeFolder(job, root);
+      const checked = checks.length ? `; its checks passed on the merged result (${checks.map((c) => c.slice(8).trim()).join(', ')})` : '; it has no command checks';
+      return { merged: true, ...base, target, commit: outcome.commit, previous: outcome.previous, mode, checks, worktree_removed: folder.removed, ...(folder.note ? { worktree_note: folder.note } : {}), branch_kept: true,
+        message: `merged ${branch} (job ${job.id}: ${job.title}) into ${target} at ${outcome.commit.slice(0, 12)} (${mode})${checked}` };
+    }
+    if (outcome.reason === 'conflict') {
+      const list = outcome.files.length ? outcome.files.join(', ') : (outcome.detail ?? 'unknown');
+      if (o.leaveConflicts) {
+        let left;
+        try {
+          left = await mergeLeavingConflicts(request);
+        } catch (err) {
+          if (err instanceof MergeRefused) throw refusal(err, job);
+          throw err;
+        }
+        this.store.addEvent(job.id, this.deps.now(), 'merge_conflicts_left', { branch, target, files: left.files, root: left.root });
+        return { merged: false, ...base, target, reason: 'conflicts_left', files: left.files, finish: left.finish, abort: left.abort,
+          message: `${branch} conflicts with ${target} in ${left.files.join(', ')}; the conflicted merge is left in ${left.root} for you (checks not run). Finish: ${left.finish}. Abort: ${left.abort}. Then merge_branch will say it is already merged or merge what is left.` };
+      }
+      return { merged: false, ...base, target, reason: 'conflict', files: outcome.files,
+        message: `${branch} (job ${job.id}: ${job.title}) conflicts with ${target} in: ${list}. ${target} was not changed. Resolve by hand (leave_conflicts / --leave-conflicts leaves the conflicted merge in your checkout), pick a side (strategy ours|theirs), or rebase the job's branch` };
+    }
+    if (outcome.reason === 'checks_failed') {
+      const what = outcome.failed.map((f) => `${f.check}: ${f.detail ?? 'failed'}`).join('\n');
+      return { merged: false, ...base, target, reason: 'checks_failed', failed_checks: outcome.failed,
+        message: `the checks of job ${job.id} (${job.title}) failed on ${branch} merged into ${target}, so it was not merged (${target} unchanged):\n${what}` };
+    }
+    return { merged: false, ...base, target, reason: outcome.reason, message: `${branch} (job ${job.id}) was not merged into ${target}: ${outcome.detail}` };
+  }
+
+  /** Bootstrap the scratch worktree like a job's, then run the command checks there. */
+  private async verify(root: string, scratch: string, checks: string[]): Promise<{ check: string; detail?: string }[]> {
+    const boot = await bootstrapWorktree({ repoRoot: root, worktree: scratch, config: this.deps.worktree, env: this.deps.env });
+    if (boot.status === 'failed') return [{ check: 'worktree setup', detail: setupFailure(boot) }];
+    const results = await runChecks(checks, { workDir: scratch, sawErrorResult: false, env: this.deps.env, timeoutMs: this.deps.checkTimeoutMs ?? 10 * 60_000 });
+    return results.filter((r) => !r.ok).map((r) => ({ check: r.check, ...(r.detail ? { detail: r.detail } : {}) }));
+  }
+
+  /** Remove the job's worktree folder if it is still there — unless it holds work the merge did not take (uncommitted or untracked files). */
+  private async removeFolder(job: JobRow, root: string): Promise<{ removed: boolean; note?: string }> {
+    const dir = job.work_dir;
+    if (!dir || !existsSync(dir)) return { removed: false };
+    const real = await realPathOrUndefined(dir);
+    if (!real || real === root) return { removed: false };
+    const left = await gitOut(['status', '--porcelain=v1'], { cwd: real }).catch(() => '');
+    if (left.trim() !== '') {
+      const note = `worktree ${real} kept: it has changes that are not committed on the branch (${outLines(left).slice(0, 5).map((l) => l.slice(3)).join(', ')}); look at them, then remove it with git worktree remove`;
+      this.store.addEvent(job.id, this.deps.now(), 'merge_note', { note });
+      return { removed: false, note };
+    }
+    try {
+      await removeWorktree(root, real);
+      return { removed: !existsSync(real) };
+    } catch (err) {
+      const note = `worktree removal failed: ${firstLine(errText(err))}`;
+      this.store.addEvent(job.id, this.deps.now(), 'merge_note', { note });
+      return { removed: false, note };
+    }
+  }
+
+  /** The merge queue: succeeded, unmerged worktree branches, in the proposed order. */
+  async queue(o: { into?: string } = {}): Promise<QueueView> {
+    const rows = this.deps.db.prepare(`SELECT * FROM jobs WHERE status = 'succeeded' AND worktree = 1 AND branch IS NOT NULL AND repo_root IS NOT NULL
+      AND id NOT IN (SELECT job_id FROM job_merges) ORDER BY seq`).all() as JobRow[];
+    const skipped: QueueView['skipped'] = [];
+    const byRepo = new Map<string, { target: string; cands: { jobId: string; files: string[]; lines: number; endedAt: number; job: JobRow }[] }>();
+    const repos = new Map<string, { target?: string; branches: Set<string> }>();
+    const pending: { job: JobRow; root: string; target: string }[] = [];
+    for (const job of rows) {
+      const root = (await realPathOrUndefined(job.repo_root!)) ?? job.repo_root!;
+      let repo = repos.get(root);
+      if (!repo) {
+        repo = { target: o.into ?? (await checkedOutBranch(root)), branches: await localBranches(root) };
+        repos.set(root, repo);
+      }
+      if (!repo.branches.has(job.branch!)) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `branch ${job.branch} no longer exists` }); continue; }
+      if (!repo.target) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `${root} has a detached HEAD: no target branch` }); continue; }
+      pending.push({ job, root, target: repo.target });
+    }
+    // One diff per branch, a few at a time.
+    const changes = await mapLimit(pending, 4, (p) => branchChanges(p.root, p.job.branch!, p.target));
+    pending.forEach((p, i) => {
+      const ch = changes[i]!;
+      const { job } = p;
+      if (ch.files.length === 0) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: `adds no change to ${p.target}` }); return; }
+      const group = byRepo.get(p.root) ?? { target: p.target, cands: [] };
+      byRepo.set(p.root, group);
+      group.cands.push({ jobId: job.id, files: ch.files, lines: ch.lines, endedAt: job.ended_at ?? 0, job });
+    });
+    const ids = rows.map((r) => r.id);
+    const guard = ids.length
+      ? (this.deps.db.prepare(`SELECT job_a AS a, job_b AS b, file FROM overlaps WHERE job_a IN (${ids.map(() => '?').join(',')})`).all(...ids) as { a: string; b: string; file: string }[])
+      : [];
+    const queue: QueueEntry[] = [];
+    for (const [root, g] of byRepo) {
+      for (const item of orderQueue(g.cands, guard)) {
+        const c = item.candidate;
+        queue.push({ position: queue.length + 1, job_id: c.jobId, title: c.job.title, branch: c.job.branch!, repo_root: root, target: g.target, files: c.files, lines: c.lines,
+          overlaps: item.overlaps.map((x) => ({ job_id: x.jobId, files: x.files })), ended_at: c.job.ended_at ? isoTime(c.job.ended_at) : null });
+      }
+    }
+    return { queue, skipped };
+  }
+
+  /** `queue --ship`: merge the head of the queue, recompute, again; stop at the first failure. */
+  async ship(o: MergeOptions = {}): Promise<ShipReport> {
+    const first = await this.queue({ into: o.into });
+    const order = first.queue.map((e) => e.job_id);
+    const merged: ShipReport['merged'] = [];
+    for (;;) {
+      const q = await this.queue({ into: o.into });
+      const head = q.queue[0];
+      if (!head) return { merged, left: [], order, message: merged.length ? `merged ${merged.length} branch${merged.length === 1 ? '' : 'es'}: ${merged.map((m) => m.branch).join(', ')}; the queue is empty` : 'the queue is empty: no finished, unmerged worktree branch' };
+      let r: JobMergeResult;
+      try {
+        r = await this.mergeJob(head.job_id, { ...o, leaveConflicts: false });
+      } catch (err) {
+        r = { merged: false, job_id: head.job_id, title: head.title, branch: head.branch, target: head.target, reason: 'apply_failed', message: errText(err) };
+      }
+      if (!r.merged) {
+        const left = q.queue.slice(1).map((e) => ({ job_id: e.job_id, title: e.title, branch: e.branch }));
+        const done = merged.length ? `merged ${merged.map((m) => `${m.branch} (${m.job_id})`).join(', ')}; ` : 'merged nothing; ';
+        return { merged, failed: r, left, order,
+          message: `${done}stopped at ${head.branch} (job ${head.job_id}: ${head.title}): ${r.message}\nleft in the queue: ${left.length ? left.map((l) => `${l.branch} (${l.job_id})`).join(', ') : 'nothing'}` };
+      }
+      merged.push({ job_id: r.job_id, title: r.title, branch: r.branch, target: r.target, commit: r.commit });
+    }
+  }
+}
+
+function refusal(err: MergeRefused, job: JobRow): Error {
+  const msg = `cannot merge job ${job.id} (${job.title}): ${err.message}`;
+  if (err.kind === 'not_found') return new NotFoundError(msg);
+  if (err.kind === 'invalid_input') return new InvalidInputError(msg);
+  return new InvalidStateError(msg);
+}
+
+async function mapLimit<T, R>(xs: readonly T[], limit: number, f: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(xs.length);
+  let next = 0;
+  const worker = async () => { while (next < xs.length) { const i = next++; out[i] = await f(xs[i]!); } };
+  await Promise.all(Array.from({ length: Math.min(limit, xs.length) }, worker));
+  return out;
+}

@@ -1,0 +1,245 @@
+// The composition root's builder (docs/architecture.md, "The composition root"): every service
+// of the hub, each built once, in dependency order, with all it needs passed to its constructor.
+// Nothing is assigned after construction. A service that needs one built later is given a small
+// interface its own module declares (BudgetActions, MonitorActions, LimitActions, SpawnSchedules,
+// TakenOver, Conversations…); the only closures over a later service are the two true cycles,
+// marked "cycle:" below. An optional capability switched off in the configuration
+// (config.capabilities) is not built: its tools are not offered, and where the engine would call
+// it, it gets a null object (SCHEDULES_OFF, NO_TAKEOVER, NO_TRANSCRIPT_SINK).
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import { packageRoot, settingsDirOf } from './config.js';
+import { setupConfinement, type Confinement } from './confine/setup.js';
+import { HookLedger } from './confine/hookLedger.js';
+import { guardLocks } from './confine/guard.js';
+import type { LockGuard } from './confine/lockGuard.js';
+import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
+import { silentLogger, type Logger } from './log.js';
+import { openDb } from './store/db.js';
+import { JobStore } from './store/jobs.js';
+import { Bus } from './services/bus.js';
+import type { HubContext } from './services/context.js';
+import { JobService, NOT_CONFINABLE, NO_TAKEOVER, spawnConfinement } from './services/jobs.js';
+import { NO_TRANSCRIPT_SINK, Runner } from './services/runner.js';
+import { LiveChildren } from './services/children.js';
+import { MessageService } from './services/messages.js';
+import { LockService, OPEN_GATE } from './services/locks.js';
+import { NoteService } from './services/notes.js';
+import { RequestService, type Elicitor } from './approvals/service.js';
+import { PermissionService } from './services/permissions.js';
+import { HookService } from './services/hook.js';
+import { coordTools } from './tools/coord.js';
+import { WorkflowService } from './workflow/service.js';
+import { workflowTools } from './tools/workflows.js';
+import { DebateService } from './debate/index.js';
+import { debateTools } from './tools/debates.js';
+import { mergeTools } from './tools/merge.js';
+import { MergeService } from './branches/mergeJobs.js';
+import { workflowTemplates } from './templates/templates.js';
+import { KnowledgeBase, globalKbPath } from './kb/service.js';
+import { memorySection } from './kb/memory.js';
+import { UsageStore } from './money/usageStore.js';
+import { Budgets } from './money/budgets.js';
+import { ModelChooser, autoModels } from './models/choice.js';
+import { createTriageAgent } from './kb/triageAgent.js';
+import { kbTools } from './tools/kb.js';
+import { createSearch, type Search } from './search/index.js';
+import { searchTools } from './tools/search.js';
+import { overlapTools } from './tools/overlaps.js';
+import { Schedules } from './runs/schedules.js';
+import { ScheduleBook, SCHEDULES_OFF } from './runs/scheduleBook.js';
+import { scheduleTools } from './tools/schedules.js';
+import { projectTools } from './tools/projects.js';
+import { ProjectService } from './projects/service.js';
+import { RunService } from './runs/index.js';
+import { runTools } from './tools/runs.js';
+import { NodeLauncher } from './launch/process.js';
+import { ClaudeLauncher } from './launch/claude/launcher.js';
+import { CodexLauncher } from './launch/codex/launcher.js';
+import type { AgentLauncher, ProcessLauncher } from './launch/types.js';
+import { childEnvFrom } from './launch/childEnv.js';
+import { PromptLibrary } from './prompts/load.js';
+import { agentTools } from './tools/agents.js';
+import { takeoverTools } from './tools/takeover.js';
+import { TakeoverService } from './takeover/service.js';
+import { Attachments } from './takeover/attachments.js';
+import { HealthMonitor } from './floor/monitor.js';
+import { LeadDigest } from './floor/digest.js';
+import { OverlapGuard } from './branches/overlapGuard.js';
+import { Limits } from './limits/service.js';
+import { accounts } from './limits/account.js';
+import type { ToolDef } from './tools/registry.js';
+
+/** What the hub is built from: configuration and the seams tests inject (clock, ids, launchers, logger). */
+export interface ComposeOptions {
+  config: Config;
+  projectDir: string;
+  clock?: Clock;
+  ids?: IdSource;
+  log?: Logger;
+  processes?: ProcessLauncher;
+  launchers?: Partial<Record<'claude' | 'codex', AgentLauncher>>;
+  childEnv?: NodeJS.ProcessEnv;
+  progressEveryMs?: number;
+  /** The global knowledge base file (default: $XDG_DATA_HOME/overseer/kb.db); tests pass a temp path. */
+  kbGlobalDb?: string;
+}
+
+/** What the hub starts after reconcile and stops before the database closes; NOTHING for a capability switched off. */
+export interface Lifecycle {
+  start(): void;
+  stop(): void | Promise<void>;
+}
+
+export const NOTHING: Lifecycle = { start: () => undefined, stop: () => undefined };
+
+/** Every service of one hub, built. */
+export interface Services {
+  ctx: HubContext;
+  /** OS confinement of children (undefined with an injected process launcher: nothing to confine). */
+  confinement: Confinement | undefined;
+  lockGuard: LockGuard;
+  children: LiveChildren;
+  runner: Runner;
+  jobs: JobService;
+  messages: MessageService;
+  locks: LockService;
+  notes: NoteService;
+  requests: RequestService;
+  permissions: PermissionService;
+  hook: HookService;
+  workflows: WorkflowService;
+  kb: KnowledgeBase;
+  health: HealthMonitor;
+  overlaps: OverlapGuard;
+  budgets: Budgets;
+  runs: RunService;
+  digest: LeadDigest;
+  /** The optional capabilities that are switched on (config.capabilities). */
+  debates?: DebateService;
+  search?: Search;
+  schedules?: Schedules;
+  takeover?: TakeoverService;
+  /** Started and stopped by the hub, in its order; NOTHING for those switched off. */
+  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle };
+  /** Whether a person works on an agent's session (keeps the hub up); never, without takeover. */
+  takenOver: { active(): boolean };
+  /** The tools offered, in the order of tools/list. */
+  tools: ToolDef[];
+}
+
+/**
+ * Build the hub's services. `elicitor` asks the lead's client for forms; `mcpUrl` is the
+ * children's endpoint once the HTTP listener is up (the hub knows it only after start).
+ */
+export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => string): Services {
+  const { config } = o;
+  const caps = config.capabilities;
+  const log = o.log ?? silentLogger;
+  const db = openDb(join(config.home, 'state.db'));
+  const root = packageRoot();
+  const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
+  const clock = o.clock ?? systemClock;
+  const confinement = o.processes ? undefined : setupConfinement({
+    config, db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new NodeLauncher(),
+  });
+  const ctx: HubContext = {
+    config,
+    projectDir: o.projectDir,
+    db,
+    store: new JobStore(db),
+    bus: new Bus(),
+    clock,
+    ids: o.ids ?? randomIds,
+    log,
+    processes: o.processes ?? confinement!.processes,
+    launchers: o.launchers ?? {
+      claude: new ClaudeLauncher({ bin: config.claudeBin, packageRoot: root }),
+      codex: new CodexLauncher({
+        bin: config.codexBin, packageRoot: root, codexHome: join(config.home, 'codex-home'), model: config.codexModel,
+        sandbox: config.codexSandbox, nodeBin: process.execPath, hookScript: join(root, 'hooks', 'overseer-hook.sh'),
+        hook: true, prices: config.codexPrices,
+      }),
+    },
+    prompts: new PromptLibrary(join(root, 'prompts')),
+    mcpUrl,
+    childEnv: childEnvFrom(o.childEnv ?? process.env),
+    progressEveryMs: o.progressEveryMs ?? 10_000,
+  };
+  const kb = new KnowledgeBase({
+    projectDb: join(config.home, 'kb.db'), globalDb: kbGlobal, projectDir: o.projectDir, log,
+    triageAgent: config.kbTriage ? createTriageAgent({
+      bin: () => ctx.launchers.claude?.resolveBin(), prompts: ctx.prompts, env: ctx.childEnv, cwd: o.projectDir, log,
+      onUsage: (usage, jobId) => new UsageStore(db).add({ jobId: jobId && ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: ctx.clock.now() }),
+    }) : undefined,
+  });
+  const search = caps.search ? createSearch({ db, now: () => ctx.clock.now(), log }) : undefined;
+
+  // The children and what only talks to them: built before the runner, which needs them.
+  const children = new LiveChildren(ctx);
+  const messages = new MessageService(ctx, children);
+  const lockGuard = guardLocks(ctx, messages, confinement?.lockMounts);
+  const hookLedger = new HookLedger();
+  const budgets = new Budgets(ctx, { actions: { stop: (id, error) => children.stopForBudget(id, error) }, autoModels: (p) => autoModels(config, p) });
+  const models = new ModelChooser(ctx, budgets);
+  // cycle: the limiter's wake-up starts queued work through the runner, and the runner asks the limiter before each start.
+  const limits = new Limits(
+    { db, clock, bus: ctx.bus, log, settings: config.limits, accounts: accounts(ctx.childEnv, config.codexProvider) },
+    { pause: (id, provider) => children.pauseAtLimit(id, provider), unpause: (id) => children.unpauseAtLimit(id), dispatch: () => runner.dispatch() },
+  );
+  // cycle: the monitor hears the runner's children, and reacts (freeze, cancel) through JobService, which drives the runner.
+  const health = new HealthMonitor(ctx, {
+    live: (id) => children.live(id),
+    settleLost: (id) => children.settleLost(id),
+    message: (id, text) => { messages.deliver('overseer', id, text); },
+    freeze: async (id) => { await jobs.pause({ job_id: id, mode: 'freeze' }, { role: 'lead' }); },
+    cancel: async (id, reason) => { await jobs.cancel({ job_id: id, reason, cascade: true }, { role: 'lead' }); },
+  });
+  const runner = new Runner(ctx, {
+    children, limits, models, lockGuard, hookLedger, activity: health,
+    memory: (prompt) => memorySection(kb, prompt),
+    transcripts: search ? search.indexer : NO_TRANSCRIPT_SINK,
+  });
+
+  // The job engine's callers. Bus listeners run in the order services are built: locks release
+  // a settled job's files before its requests are cancelled, as they always have.
+  const locks = new LockService(ctx, confinement?.lockMounts ?? OPEN_GATE);
+  const notes = new NoteService(ctx);
+  const requests = new RequestService(ctx, elicitor);
+  const permissions = new PermissionService(ctx, requests);
+  const attachments = caps.takeover ? Attachments.load(db, () => ctx.clock.now()) : undefined;
+  const jobs = new JobService(ctx, {
+    runner, children, messages, budgets, models, requests,
+    schedules: caps.schedules ? new ScheduleBook(ctx) : SCHEDULES_OFF,
+    bashPolicy: (jobId, command) => permissions.decideBash(jobId, command),
+    takeover: attachments ?? NO_TAKEOVER,
+    confinement: confinement ? spawnConfinement(confinement.status) : NOT_CONFINABLE,
+  });
+  const schedules = caps.schedules ? new Schedules(ctx, jobs, runner) : undefined;
+  const digest = new LeadDigest(ctx);
+  const overlaps = new OverlapGuard(ctx, (to, text) => { messages.deliver('overseer', to, text); });
+  const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
+  const workflows = new WorkflowService(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
+  const runs = new RunService(ctx, jobs, budgets);
+  const debates = caps.debates ? new DebateService(ctx, jobs, notes) : undefined;
+  const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
+
+  const now = (): number => ctx.clock.now();
+  const tools = [
+    ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
+    ...(search ? searchTools(search.service) : []), ...overlapTools(db), ...(schedules ? scheduleTools(schedules) : []),
+    ...projectTools({ projects: new ProjectService(db, now), db, now }), ...runTools(runs), ...(debates ? debateTools(debates) : []),
+    ...(takeover ? takeoverTools(takeover) : []),
+    ...mergeTools(new MergeService({ db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
+  ];
+  return {
+    ctx, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
+    overlaps, budgets, runs, digest, debates, search, schedules, takeover, tools,
+    lifecycle: {
+      schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,
+      debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
+      search: search ? { start: () => search.start(), stop: () => search.close() } : NOTHING,
+    },
+    takenOver: takeover ?? { active: () => false },
+  };
+}
