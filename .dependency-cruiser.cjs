@@ -14,7 +14,7 @@ const LAYERS = [
   {
     name: 'features',
     dirs: [
-      'services', 'workflow', 'debate', 'runs', 'approvals', 'kb', 'limits', 'search', 'floor',
+      'services', 'workflow', 'debate', 'runs', 'scripts', 'approvals', 'kb', 'limits', 'search', 'floor',
       'money', 'models', 'projects', 'takeover', 'templates', 'retry', 'branches', 'confine',
       'doctor', 'events',
     ],
