@@ -12,7 +12,8 @@ import type { ToolOutcome } from '../confine/hookLedger.js';
 import type { CommandTally } from '../launch/types.js';
 import type { LineLimit } from '../limits/signals.js';
 import type { MessageRow } from '../store/jobs.js';
-import type { ActivitySink, RunnerDeps, TranscriptSink } from './runner.js';
+import type { LockGuard } from '../confine/lockGuard.js';
+import type { HookLedger } from '../confine/hookLedger.js';
 import type { Limits } from '../limits/service.js';
 
 /** What an attempt's hooks need of its supervisor (it is built with them, so it comes later). */
@@ -30,11 +31,23 @@ export interface AttemptFacts {
   codex: boolean;
 }
 
+/** Hears every transcript line as it is written, and each attempt's end (the search index, src/search). */
+export interface TranscriptSink {
+  line(jobId: string, attempt: number, line: string): void;
+  attemptEnded(jobId: string, attempt: number): void;
+}
+
+/** Hears the children's activity and shell commands (the health monitor, src/floor/monitor.ts). */
+export interface ActivitySink {
+  activity(jobId: string, line?: string): void;
+  commands(jobId: string, tally: CommandTally): void;
+}
+
 export interface AttemptDeps {
   transcripts: TranscriptSink;
   activity: ActivitySink;
-  lockGuard: RunnerDeps['lockGuard'];
-  hookLedger: RunnerDeps['hookLedger'];
+  lockGuard: Pick<LockGuard, 'toolsStarted' | 'toolsEnded'>;
+  hookLedger: Pick<HookLedger, 'unguarded'>;
   limits: Limits;
 }
 

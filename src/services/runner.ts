@@ -10,7 +10,9 @@ import type { HubContext } from './context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
-import { AttemptHooks } from './attemptHooks.js';
+import { AttemptHooks, type ActivitySink, type TranscriptSink } from './attemptHooks.js';
+
+export type { ActivitySink, TranscriptSink };
 import type { LiveChildren } from './children.js';
 import { pickRunnable, dependencyState, type DepState } from '../domain/scheduler.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
@@ -25,7 +27,7 @@ import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
 import { realTarget } from './realPaths.js';
-import type { CommandTally, TokenUsage } from '../launch/types.js';
+import type { TokenUsage } from '../launch/types.js';
 import type { LockGuard } from '../confine/lockGuard.js';
 import type { HookLedger } from '../confine/hookLedger.js';
 import { UsageStore } from '../money/usageStore.js';
@@ -39,20 +41,10 @@ export const hashToken = (t: string): string => createHash('sha256').update(t).d
 
 const LIMIT_WORDS = { rate_limit: 'a rate limit', overloaded: 'an overload', usage_limit: 'a usage limit' } as const;
 
-/** Hears every transcript line as it is written, and each attempt's end (the search index, src/search). */
-export interface TranscriptSink {
-  line(jobId: string, attempt: number, line: string): void;
-  attemptEnded(jobId: string, attempt: number): void;
-}
 
 /** No transcript index (search switched off): lines are only written to the transcript files. */
 export const NO_TRANSCRIPT_SINK: TranscriptSink = { line: () => undefined, attemptEnded: () => undefined };
 
-/** Hears the children's activity and shell commands (the health monitor, src/floor/monitor.ts). */
-export interface ActivitySink {
-  activity(jobId: string, line?: string): void;
-  commands(jobId: string, tally: CommandTally): void;
-}
 
 /** Chooses the model of a job spawned with model "auto" before its first attempt (src/models). Never throws. */
 export interface ModelPicker {
