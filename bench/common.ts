@@ -382,3 +382,14 @@ export function timedRun(bin: string, args: string[], o: { env: NodeJS.ProcessEn
     child.stdin.end(o.stdin);
   });
 }
+
+/** Polls `f` until it gives a value (every `everyMs`), or throws after `ms` naming `what`. */
+export async function until<T>(what: string, ms: number, f: () => Promise<T | undefined> | T | undefined, everyMs = 10): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../test/helpers/browser.js';
-import { REPO_ROOT, cleanEnv, f1, fixture, httpClient, out, removeDir, runAlone, stats, tempDir, wallMs, type Stats, type ToolClient } from './common.js';
+import { REPO_ROOT, cleanEnv, f1, fixture, httpClient, out, removeDir, runAlone, stats, tempDir, wallMs, type Stats, type ToolClient, until as pollUntil } from './common.js';
 
 const JOBS = 32;
 const PAGES = 10;
@@ -46,15 +46,7 @@ function rssMb(pid: number): number {
   return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
-async function until<T>(what: string, ms: number, fn: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const until = <T>(what: string, ms: number, f: () => Promise<T | undefined> | T | undefined): Promise<T> => pollUntil(what, ms, f, 100);
 
 interface Hub { proc: ChildProcess; pid: number; origin: string; token: string; lead: ToolClient }
 

@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv } from '../test/helpers/claude.js';
 import { runProcess } from '../test/helpers/process.js';
-import { REPO_ROOT, cleanEnv, f1, out, prng, removeDir, runAlone, stats, tempDir } from './common.js';
+import { REPO_ROOT, cleanEnv, f1, out, prng, removeDir, runAlone, stats, tempDir, until } from './common.js';
 
 const RUNS = Number(process.env.BENCH_FIRST_REQUEST_RUNS ?? 7);
 const SCRIPT = 'bench-first-request-time';
@@ -47,15 +47,6 @@ export interface FirstRequestTimeResult {
 
 const median = (xs: number[]): number => stats(xs).p50;
 
-async function until<T>(what: string, ms: number, f: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const hubPid = (state: string): number | undefined => {
   try {

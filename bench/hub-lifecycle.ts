@@ -12,7 +12,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { REPO_ROOT, cleanEnv, f1, out, removeDir, runAlone, startBenchHub, stats, tempDir, fixture } from './common.js';
+import { REPO_ROOT, cleanEnv, f1, out, removeDir, runAlone, startBenchHub, stats, tempDir, fixture, until as pollUntil } from './common.js';
 
 const RUNS = 5;
 const SESSIONS = 400;
@@ -30,15 +30,7 @@ export interface HubLifecycleResult {
 
 const median = (xs: number[]): number => stats(xs).p50;
 
-async function until<T>(what: string, ms: number, f: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const until = <T>(what: string, ms: number, f: () => Promise<T | undefined> | T | undefined): Promise<T> => pollUntil(what, ms, f, 5);
 
 function readJson<T>(file: string): T | undefined {
   try {

@@ -38,6 +38,7 @@ import { checkProject, projectForSpawn } from '../projects/service.js';
 import { ProjectStore } from '../projects/store.js';
 import { broadcast, type BroadcastInput, type BroadcastResult } from '../projects/broadcast.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../contract/agents.js';
+import type { AgentLauncher } from '../launch/types.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
 const LIST_BUDGET = 17_000;
@@ -251,54 +252,14 @@ export class JobService {
     }
     // The spawn's model, or the configured default; "auto" is chosen before the first attempt (src/models).
     const model = this.models.requested(input.provider, input.model);
-    for (const m of (model === 'auto' ? this.models.candidates(input.provider) : undefined) ?? [model ?? null]) {
-      if (input.budget_usd !== undefined && launcher.canPrice && !launcher.canPrice(m ?? undefined)) {
-        throw new InvalidInputError(`budget_usd cannot be enforced for ${input.provider} model ${JSON.stringify(m ?? 'default')}${model === 'auto' ? ' (one model "auto" may choose)' : ''}: it has no known price, so its spending cannot be counted. Name a priced model, add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${m ?? 'my-model'}":{"input":1.25,"output":10}}), or omit budget_usd and limit it with max_turns / timeout_s.`);
-      }
-    }
-    const base = parent ? (parent.work_dir ?? parent.cwd) : ctx.projectDir;
-    const cwd = input.cwd === undefined ? base : isAbsolute(input.cwd) ? resolve(input.cwd) : resolve(base, input.cwd);
-    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-      throw new InvalidInputError(`cwd ${JSON.stringify(input.cwd ?? cwd)} does not exist or is not a directory (resolved to ${cwd}). Pass an existing directory.`);
-    }
+    this.checkPricing(input, launcher, model);
+    const { base, cwd } = this.spawnCwd(parent, input.cwd);
     if (parent) this.confineSubAgent(parent, base, cwd, input.cwd, input.checks);
-    let repoRoot: string | null = null;
-    let branch: string | null = null;
     const id = this.newJobId();
     const title = input.title ?? titleFromPrompt(raw.prompt);
-    if (input.worktree) {
-      const problem = input.branch === undefined ? undefined : await branchNameProblem(input.branch);
-      if (problem) throw new InvalidInputError(`branch ${JSON.stringify(input.branch)} is not a valid git branch name (${problem}). Use letters, digits, "/", "-", "_" and ".", e.g. "feature/parser-tests", or omit branch.`);
-      repoRoot = await repoRootOf(cwd);
-      branch = input.branch ?? `overseer/${slugify(title)}-${id.slice(2, 8)}`;
-      if (await branchExists(repoRoot, branch)) {
-        throw new InvalidInputError(`branch ${JSON.stringify(branch)} already exists in ${repoRoot}. Pass another branch name, or omit branch to get a fresh one.`);
-      }
-    } else if (input.branch !== undefined) {
-      throw new InvalidInputError('branch is only used with worktree: true. Set worktree: true or omit branch.');
-    } else if (input.bootstrap !== undefined) {
-      throw new InvalidInputError('bootstrap is only used with worktree: true (it prepares a new worktree). Set worktree: true or omit bootstrap.');
-    }
-    if (input.base !== undefined && !input.worktree) {
-      throw new InvalidInputError('base is only used with worktree: true (it says what the new branch starts from). Set worktree: true or omit base.');
-    }
+    const { repoRoot, branch } = await this.spawnBranch(input, cwd, id, title);
     const deps = [...new Set(input.depends_on)];
-    let stackOn: string | undefined;
-    if (input.base !== undefined) {
-      const onJob = ctx.store.get(input.base);
-      if (onJob) {
-        this.visibleJob(onJob.id, caller, { self: true });
-        if (onJob.worktree !== 1 || !onJob.branch) throw new InvalidInputError(`base ${onJob.id} is not a worktree job: it has no branch to start from. Pass a worktree job's id or a branch name, or omit base.`);
-        if (onJob.repo_root !== repoRoot) throw new InvalidInputError(`base ${onJob.id} works in another repository (${onJob.repo_root}), not ${repoRoot}. Pass a job or branch of this repository.`);
-        // Its branch has its work once it ended; an agent stacking on itself does not wait for itself.
-        if (!(caller.role === 'agent' && caller.jobId === onJob.id) && !deps.includes(onJob.id)) deps.push(onJob.id);
-        stackOn = `job:${onJob.id}`;
-      } else if (await branchExists(repoRoot!, input.base)) {
-        stackOn = `branch:${input.base}`;
-      } else {
-        throw new InvalidInputError(`base ${JSON.stringify(input.base)} is neither a job id nor a branch of ${repoRoot}. Pass a worktree job's id (list_agents) or an existing branch, or omit base.`);
-      }
-    }
+    const stackOn = input.base === undefined ? undefined : await this.stackOn(input.base, caller, repoRoot, deps);
     for (const d of deps) this.job(d);
     const spec: JobSpec = {
       id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: model ?? null,
@@ -314,6 +275,59 @@ export class JobService {
     const created = plan ? this.createScheduled(plan, spec, by) : this.create(spec, by);
     const warning = this.confinement.warning();
     return warning ? { ...created, warning } : created;
+  }
+
+  /** A spawn with budget_usd needs a price for every model it may run on ("auto": each candidate). */
+  private checkPricing(input: { provider: 'claude' | 'codex'; budget_usd?: number }, launcher: AgentLauncher, model: string | null | undefined): void {
+    if (input.budget_usd === undefined || !launcher.canPrice) return;
+    for (const m of (model === 'auto' ? this.models.candidates(input.provider) : undefined) ?? [model ?? null]) {
+      if (!launcher.canPrice(m ?? undefined)) {
+        throw new InvalidInputError(`budget_usd cannot be enforced for ${input.provider} model ${JSON.stringify(m ?? 'default')}${model === 'auto' ? ' (one model "auto" may choose)' : ''}: it has no known price, so its spending cannot be counted. Name a priced model, add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${m ?? 'my-model'}":{"input":1.25,"output":10}}), or omit budget_usd and limit it with max_turns / timeout_s.`);
+      }
+    }
+  }
+
+  /** The spawn's working directory: `given` resolved against the parent's (or the project), existing. */
+  private spawnCwd(parent: JobRow | undefined, given: string | undefined): { base: string; cwd: string } {
+    const base = parent ? (parent.work_dir ?? parent.cwd) : this.ctx.projectDir;
+    const cwd = given === undefined ? base : isAbsolute(given) ? resolve(given) : resolve(base, given);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+      throw new InvalidInputError(`cwd ${JSON.stringify(given ?? cwd)} does not exist or is not a directory (resolved to ${cwd}). Pass an existing directory.`);
+    }
+    return { base, cwd };
+  }
+
+  /** worktree: true gets a valid, new branch of cwd's repository; the worktree-only options need it. */
+  private async spawnBranch(input: { worktree: boolean; branch?: string; bootstrap?: boolean; base?: string }, cwd: string, id: string, title: string): Promise<{ repoRoot: string | null; branch: string | null }> {
+    if (!input.worktree) {
+      if (input.branch !== undefined) throw new InvalidInputError('branch is only used with worktree: true. Set worktree: true or omit branch.');
+      if (input.bootstrap !== undefined) throw new InvalidInputError('bootstrap is only used with worktree: true (it prepares a new worktree). Set worktree: true or omit bootstrap.');
+      if (input.base !== undefined) throw new InvalidInputError('base is only used with worktree: true (it says what the new branch starts from). Set worktree: true or omit base.');
+      return { repoRoot: null, branch: null };
+    }
+    const problem = input.branch === undefined ? undefined : await branchNameProblem(input.branch);
+    if (problem) throw new InvalidInputError(`branch ${JSON.stringify(input.branch)} is not a valid git branch name (${problem}). Use letters, digits, "/", "-", "_" and ".", e.g. "feature/parser-tests", or omit branch.`);
+    const repoRoot = await repoRootOf(cwd);
+    const branch = input.branch ?? `overseer/${slugify(title)}-${id.slice(2, 8)}`;
+    if (await branchExists(repoRoot, branch)) {
+      throw new InvalidInputError(`branch ${JSON.stringify(branch)} already exists in ${repoRoot}. Pass another branch name, or omit branch to get a fresh one.`);
+    }
+    return { repoRoot, branch };
+  }
+
+  /** base: a worktree job of this repository (it becomes one of `deps`) or an existing branch. */
+  private async stackOn(given: string, caller: Caller, repoRoot: string | null, deps: string[]): Promise<string> {
+    const onJob = this.ctx.store.get(given);
+    if (onJob) {
+      this.visibleJob(onJob.id, caller, { self: true });
+      if (onJob.worktree !== 1 || !onJob.branch) throw new InvalidInputError(`base ${onJob.id} is not a worktree job: it has no branch to start from. Pass a worktree job's id or a branch name, or omit base.`);
+      if (onJob.repo_root !== repoRoot) throw new InvalidInputError(`base ${onJob.id} works in another repository (${onJob.repo_root}), not ${repoRoot}. Pass a job or branch of this repository.`);
+      // Its branch has its work once it ended; an agent stacking on itself does not wait for itself.
+      if (!(caller.role === 'agent' && caller.jobId === onJob.id) && !deps.includes(onJob.id)) deps.push(onJob.id);
+      return `job:${onJob.id}`;
+    }
+    if (await branchExists(repoRoot!, given)) return `branch:${given}`;
+    throw new InvalidInputError(`base ${JSON.stringify(given)} is neither a job id nor a branch of ${repoRoot}. Pass a worktree job's id (list_agents) or an existing branch, or omit base.`);
   }
 
   /** A spawn with a schedule: its first run, waiting for its time, and the schedule in one transaction. */

@@ -10,6 +10,9 @@ import type { HubContext } from './context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
+import { AttemptHooks, type ActivitySink, type TranscriptSink } from './attemptHooks.js';
+
+export type { ActivitySink, TranscriptSink };
 import type { LiveChildren } from './children.js';
 import { pickRunnable, dependencyState, type DepState } from '../domain/scheduler.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
@@ -24,10 +27,9 @@ import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
 import { hookSettings } from '../launch/claude/launcher.js';
 import { realTarget } from './realPaths.js';
-import type { CommandTally, TokenUsage } from '../launch/types.js';
+import type { TokenUsage } from '../launch/types.js';
 import type { LockGuard } from '../confine/lockGuard.js';
 import type { HookLedger } from '../confine/hookLedger.js';
-import { recordAttemptSpend } from '../money/record.js';
 import { UsageStore } from '../money/usageStore.js';
 import { diagnose } from '../retry/diagnose.js';
 import { makeStartGate, type StartGate } from '../launch/startGate.js';
@@ -39,20 +41,10 @@ export const hashToken = (t: string): string => createHash('sha256').update(t).d
 
 const LIMIT_WORDS = { rate_limit: 'a rate limit', overloaded: 'an overload', usage_limit: 'a usage limit' } as const;
 
-/** Hears every transcript line as it is written, and each attempt's end (the search index, src/search). */
-export interface TranscriptSink {
-  line(jobId: string, attempt: number, line: string): void;
-  attemptEnded(jobId: string, attempt: number): void;
-}
 
 /** No transcript index (search switched off): lines are only written to the transcript files. */
 export const NO_TRANSCRIPT_SINK: TranscriptSink = { line: () => undefined, attemptEnded: () => undefined };
 
-/** Hears the children's activity and shell commands (the health monitor, src/floor/monitor.ts). */
-export interface ActivitySink {
-  activity(jobId: string, line?: string): void;
-  commands(jobId: string, tally: CommandTally): void;
-}
 
 /** Chooses the model of a job spawned with model "auto" before its first attempt (src/models). Never throws. */
 export interface ModelPicker {
@@ -220,8 +212,7 @@ export class Runner {
     const pending = ctx.store.undeliveredMessages(job.id);
     const message = this.firstMessage(job, n, kind, resume, pending.map((m) => frameMessage(m.from_id, m.text)));
     const sessionId = resume ? job.session_id! : ctx.ids.uuid();
-    /** Between the start gate's "wait" and its slot (a stop while waiting clears the status line). */
-    let waitingSlot = false;
+    const hooks = new AttemptHooks(ctx, { job, attempt: n, sessionId, pending, codex: launcher!.provider === 'codex' }, { ...this.d, limits: this.limits });
     const sup = new Supervisor(
       {
         launcher: launcher!,
@@ -236,61 +227,9 @@ export class Runner {
         reportedOutcome: () => (ctx.store.get(job.id)?.outcome as 'success' | 'failure' | null) ?? undefined,
         startGate: this.startGate,
       },
-      {
-        onStarted: (pid) => {
-          const now = ctx.clock.now();
-          tx(ctx.db, () => {
-            ctx.store.update(job.id, { pid: pid ?? null, resume_message: null, session_id: sessionId }, now);
-            ctx.store.updateAttempt(job.id, n, { pid: pid ?? null });
-            if (pending.length) ctx.store.markDelivered(pending.map((m) => m.id), now);
-          });
-          // Messages that came while the start waited for its slot: into the conversation now.
-          const known = new Set(pending.map((m) => m.id));
-          const late = ctx.store.undeliveredMessages(job.id).filter((m) => !known.has(m.id) && sup.deliver(frameMessage(m.from_id, m.text)));
-          if (late.length) ctx.store.markDelivered(late.map((m) => m.id), now);
-        },
-        onSession: (sid) => {
-          ctx.store.updateAttempt(job.id, n, { session_id: sid });
-          ctx.store.update(job.id, { session_id: sid }, ctx.clock.now());
-        },
-        onProgress: (p) => {
-          recordAttemptSpend(ctx.db, ctx.store, job.id, n, p, ctx.clock.now());
-          ctx.bus.emit('progress', { jobId: job.id });
-        },
-        onActivity: (what) => this.d.activity.activity(job.id, what),
-        onCommands: (tally) => this.d.activity.commands(job.id, tally),
-        onStartWait: (ahead) => {
-          waitingSlot = true;
-          const now = ctx.clock.now();
-          tx(ctx.db, () => {
-            ctx.store.update(job.id, { status_message: `waiting for a start slot (${ahead} start${ahead === 1 ? '' : 's'} ahead)` }, now);
-            ctx.store.addEvent(job.id, now, 'start_wait', { attempt: n, ahead });
-          });
-          ctx.bus.emit('progress', { jobId: job.id });
-        },
-        onStartSlot: (waitedMs) => {
-          waitingSlot = false;
-          const now = ctx.clock.now();
-          tx(ctx.db, () => {
-            ctx.store.update(job.id, { status_message: null }, now);
-            ctx.store.addEvent(job.id, now, 'start_slot', { attempt: n, waited_ms: waitedMs });
-          });
-          ctx.bus.emit('progress', { jobId: job.id });
-        },
-        onTranscriptLine: (line) => this.d.transcripts.line(job.id, n, line),
-        onLimit: (l) => this.limits.limitSeen(job.provider, job.id, l.hit, l.retrying),
-        onModelAnswer: () => this.limits.answered(job.provider, job.id),
-        onToolUses: (ids) => this.d.lockGuard.toolsStarted(job.id, ids),
-        onToolResults: (results) => {
-          this.d.lockGuard.toolsEnded(job.id, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId, text: r.text })), launcher!.provider === 'codex');
-          const bad = this.d.hookLedger.unguarded(job.id, results);
-          if (bad.length === 0) return;
-          ctx.store.addEvent(job.id, ctx.clock.now(), 'hook_bypassed', { calls: bad.map((b) => ({ tool: b.name, tool_use_id: b.toolUseId })) });
-          ctx.log.warn({ jobId: job.id, calls: bad.map((b) => b.name) }, 'a tool call ran without a hook decision: stopping the agent');
-          sup.stop('hook_bypassed');
-        },
-      },
+      hooks,
     );
+    hooks.attach(sup);
     this.children.add(job.id, sup);
     this.d.lockGuard.jobStarted(job.id);
     const budgetLeft = job.budget_usd === null ? undefined : Math.max(0.0001, job.budget_usd - job.cost_usd);
@@ -314,7 +253,7 @@ export class Runner {
       mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
     });
     const settled = sup.done.then((o) => {
-      if (waitingSlot) ctx.store.update(job.id, { status_message: null }, ctx.clock.now());
+      if (hooks.waitingSlot) ctx.store.update(job.id, { status_message: null }, ctx.clock.now());
       return this.onExit(job.id, n, o);
     });
     this.settling = Promise.all([this.settling, settled]);
