@@ -53,6 +53,7 @@ import { projectTools } from './tools/projects.js';
 import { ProjectService } from './projects/service.js';
 import { RunService } from './runs/index.js';
 import { runTools } from './tools/runs.js';
+import { ScriptRuns } from './scripts/runs.js';
 import { NodeLauncher } from './launch/process.js';
 import { ClaudeLauncher } from './launch/claude/launcher.js';
 import { CodexLauncher } from './launch/codex/launcher.js';
@@ -114,6 +115,8 @@ export interface Services {
   overlaps: OverlapGuard;
   budgets: Budgets;
   runs: RunService;
+  /** A lead's scripts (src/scripts, docs/scripts.md). */
+  scripts: ScriptRuns;
   digest: LeadDigest;
   /** The optional capabilities that are switched on (config.capabilities). */
   debates?: DebateService;
@@ -221,6 +224,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
   const workflows = new WorkflowService(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
   const runs = new RunService(ctx, jobs, budgets);
+  const scripts = new ScriptRuns(ctx, jobs, requests);
   const debates = caps.debates ? new DebateService(ctx, jobs, notes) : undefined;
   const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
 
@@ -228,13 +232,13 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
     ...(search ? searchTools(search.service) : []), ...overlapTools(db), ...(schedules ? scheduleTools(schedules) : []),
-    ...projectTools({ projects: new ProjectService(db, now), db, now }), ...runTools(runs), ...(debates ? debateTools(debates) : []),
+    ...projectTools({ projects: new ProjectService(db, now), db, now }), ...runTools(runs, scripts), ...(debates ? debateTools(debates) : []),
     ...(takeover ? takeoverTools(takeover) : []),
     ...mergeTools(new MergeService({ db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
   ];
   return {
     ctx, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
-    overlaps, budgets, runs, digest, debates, search, schedules, takeover, tools,
+    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools,
     lifecycle: {
       schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,

@@ -22,6 +22,7 @@ import type { Budgets } from './money/budgets.js';
 import type { Search } from './search/index.js';
 import type { Schedules } from './runs/schedules.js';
 import type { RunService } from './runs/index.js';
+import type { ScriptRuns } from './scripts/runs.js';
 import type { HealthMonitor } from './floor/monitor.js';
 import type { LeadDigest } from './floor/digest.js';
 import type { OverlapGuard } from './branches/overlapGuard.js';
@@ -79,6 +80,8 @@ export class Hub {
   readonly budgets: Budgets;
   /** Batch dispatch from a file (src/runs). */
   readonly runs: RunService;
+  /** A lead's scripts (src/scripts). */
+  readonly scripts: ScriptRuns;
   private readonly runner: Runner;
   private readonly children: LiveChildren;
   private readonly lockGuard: LockGuard;
@@ -133,6 +136,7 @@ export class Hub {
     this.overlaps = s.overlaps;
     this.budgets = s.budgets;
     this.runs = s.runs;
+    this.scripts = s.scripts;
     this.digest = s.digest;
     this.caps = { debates: s.debates, search: s.search, schedules: s.schedules };
     this.lifecycle = s.lifecycle;
@@ -212,6 +216,8 @@ export class Hub {
     this.runner.dispatch();
     this.workflows.reconcile();
     await this.runs.start();
+    // Script runs a previous hub left running: their scripts run again, the journal answers what was done.
+    await this.scripts.resumeAll();
     this.lifecycle.debates.start();
     this.health.start();
     this.overlaps.start();
@@ -223,7 +229,7 @@ export class Hub {
    * A scheduled run is a `waiting` job (src/runs/schedules.ts), so a hub with scheduled work is never idle. */
   idle(): boolean {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
-    if (this.runs.hasWork()) return false;
+    if (this.runs.hasWork() || this.scripts.hasWork()) return false;
     if (this.takenOver.active()) return false; // a person works on an agent's session
     return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
   }
@@ -266,6 +272,8 @@ export class Hub {
       // First: nothing new is queued while the children stop (the next hub catches up).
       await this.lifecycle.schedules.stop();
       this.runs.close();
+      // Before the children stop: a script must not take their interruption for a failure.
+      await this.scripts.close();
       this.overlaps.close();
       await this.runner.shutdown();
       await this.workflows.drain();

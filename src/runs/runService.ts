@@ -268,6 +268,18 @@ export class RunService {
     }
   }
 
+  /** cancel_run: no task starts any more and the live jobs are cancelled; what finished stays. */
+  async cancel(runId: string, reason: string): Promise<Record<string, unknown>> {
+    const run = this.run(runId);
+    if (run.status !== 'running') throw new InvalidStateError(`Run ${run.id} has already ended (${run.status}); nothing to cancel.`);
+    this.end(run, 'cancelled', reason);
+    for (const t of this.store.tasks(run.id)) {
+      const j = t.state === 'started' && t.job_id ? this.ctx.store.get(t.job_id) : undefined;
+      if (j && !isTerminal(j.status as JobStatus)) await this.jobs.cancel({ job_id: j.id, reason: `run ${run.id} cancelled: ${reason}`, cascade: true }, LEAD).catch(() => undefined);
+    }
+    return this.view(run.id);
+  }
+
   // ---- resume ------------------------------------------------------------------------------
 
   /** Re-run what did not succeed: failed jobs with a session continue it; tasks that never started get new jobs. */

@@ -3,7 +3,7 @@
 import type { Db } from '../store/db.js';
 import type { RunRules, TaskSpec } from './file.js';
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'stopped' | 'timed_out';
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'stopped' | 'timed_out' | 'cancelled';
 /** pending: no job yet; started: job_id is its job; skipped: a dependency did not succeed; error: its job could not be created. */
 export type TaskState = 'pending' | 'started' | 'skipped' | 'error';
 
@@ -52,7 +52,7 @@ export class RunStore {
   }
 
   running(): RunRow[] {
-    return this.db.prepare("SELECT * FROM runs WHERE status = 'running'").all() as RunRow[];
+    return this.db.prepare("SELECT * FROM runs WHERE status = 'running' AND kind = 'dispatch'").all() as RunRow[];
   }
 
   /** Ids of runs that start with `prefix` (for CLI prefixes and "did you mean"). */

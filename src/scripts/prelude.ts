@@ -16,12 +16,16 @@ export const PRELUDE = String.raw`
     try { return v === undefined ? undefined : JSON.stringify(v); }
     catch (e) { throw new TypeError(what + ' must be plain data (JSON): ' + e.message); }
   };
-  const invoke = (kind, args) => call(kind, toJson(kind + '() arguments', args)).then(fromJson, (e) => {
-    const err = new Error(e && e.message ? e.message : String(e));
-    err.name = e && e.name ? e.name : 'Error';
-    if (e && e.code) err.code = e.code;
-    throw err;
-  });
+  const invoke = (kind, args) => {
+    // Made at the call, so that its stack names the script's line of the call.
+    const err = new Error();
+    return call(kind, toJson(kind + '() arguments', args)).then(fromJson, (e) => {
+      err.message = e && e.message ? e.message : String(e);
+      err.name = e && e.name ? e.name : 'Error';
+      if (e && e.code) err.code = e.code;
+      throw err;
+    });
+  };
   const def = (name, value) => Object.defineProperty(g, name, { value, enumerable: false, writable: false, configurable: false });
   def('agent', (prompt, opts) => invoke('agent', opts === undefined ? [prompt] : [prompt, opts]));
   def('approve', (summary, plan) => invoke('approve', plan === undefined ? [summary] : [summary, plan]));

@@ -224,7 +224,9 @@ export class JobService {
 
   // ---- spawn ---------------------------------------------------------------------------
 
-  async spawn(raw: SpawnInput, caller: Caller): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number; warning?: string }> {
+  /** `extra`: what only the hub's own engines set — a JSON Schema the answer must match, and more
+   * writes in the job's creating transaction (a script's journal: src/scripts/runs.ts). */
+  async spawn(raw: SpawnInput, caller: Caller, extra: { jsonSchema?: string; within?: (jobId: string, now: number) => void } = {}): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number; warning?: string }> {
     const { ctx } = this;
     const refusal = this.confinement.refusal();
     if (refusal) throw new InvalidStateError(refusal);
@@ -267,12 +269,12 @@ export class JobService {
       priority: input.priority, max_turns: input.max_turns ?? null, budget_usd: input.budget_usd ?? null, timeout_s: input.timeout_s ?? null,
       context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
       checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
-      depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: null, project,
+      depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: extra.jsonSchema ?? null, project,
       ...(input.bootstrap === false ? { skipBootstrap: true } : {}),
       ...(stackOn ? { base: stackOn } : {}),
     };
     const by = caller.role === 'agent' ? caller.jobId : 'lead';
-    const created = plan ? this.createScheduled(plan, spec, by) : this.create(spec, by);
+    const created = plan ? this.createScheduled(plan, spec, by) : this.create(spec, by, { within: extra.within });
     const warning = this.confinement.warning();
     return warning ? { ...created, warning } : created;
   }

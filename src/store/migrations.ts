@@ -578,4 +578,36 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 24,
+    name: 'scripted runs: a run is a dispatch file or a script; a script run journals every call it makes, so a new hub continues it without running a call twice (src/scripts, docs/scripts.md)',
+    up: `
+      ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'dispatch'; -- dispatch | script
+      CREATE TABLE script_calls (
+        run_id       TEXT NOT NULL REFERENCES runs(id),
+        seq          INTEGER NOT NULL,  -- issue order in the run, from 1 (ScriptReplay's occurrence rule, src/domain/scriptReplay.ts)
+        kind         TEXT NOT NULL,     -- agent | approve | workflow
+        args_json    TEXT NOT NULL,     -- canonical JSON of the call's arguments
+        label        TEXT,              -- opts.label, or the first words of the prompt
+        phase        TEXT,              -- opts.phase, else the last phase() before the call
+        status       TEXT NOT NULL,     -- running | done | failed
+        limited      INTEGER NOT NULL DEFAULT 0, -- failed on a provider limit: a resume runs it again without ending reuse
+        job_id       TEXT,              -- the job that runs an agent() call
+        request_id   TEXT,              -- the request of an approve() call
+        outcome_json TEXT,              -- what the call returned (done) or the error it threw (failed)
+        started_at   INTEGER NOT NULL,
+        ended_at     INTEGER,
+        PRIMARY KEY (run_id, seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX script_calls_job ON script_calls(job_id);
+      CREATE TABLE script_log (
+        run_id  TEXT NOT NULL REFERENCES runs(id),
+        n       INTEGER NOT NULL,       -- order in the run
+        at      INTEGER NOT NULL,
+        kind    TEXT NOT NULL,          -- log | phase | replay (a resume's note: where it diverged)
+        text    TEXT NOT NULL,
+        PRIMARY KEY (run_id, n)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -1,10 +1,32 @@
 // Run tools (docs/dispatch.md): batch dispatch from a file, lead only.
 import type { RunService } from '../runs/runService.js';
+import type { ScriptRuns } from '../scripts/runs.js';
+import { CancelRunInput, RunScriptInput } from '../contract/scripts.js';
 import { defineTool, type ToolDef } from './registry.js';
 import { DispatchInput, GetRunInput, ListRunsInput, ResumeRunInput } from '../contract/runs.js';
 
-export function runTools(r: RunService): ToolDef[] {
+export function runTools(r: RunService, scripts: ScriptRuns): ToolDef[] {
   return [
+    defineTool({
+      name: 'run_script', roles: ['lead'], title: 'Run a script',
+      description: 'Run an orchestration script in the hub (docs/scripts.md): plain JavaScript with Claude Code\'s Workflow API — await agent(prompt, opts) returns the agent\'s final text (with opts.schema, a JSON Schema, a validated object), parallel(thunks) runs them at once (a failed one gives null), pipeline(items, ...stages) runs each item through the stages, phase(title), log(msg), args, budget; opts also take provider ("claude"|"codex"), model (or "auto"), worktree, cwd, checks, timeout_s, max_turns, budget_usd, label; approve(summary, plan) asks the person and returns true or false. Every agent is a full Overseer job (locks, confinement, policy, budgets). The run is journaled: it outlives this session and a hub restart, and no finished call runs twice. Returns run_id at once; follow with get_run.',
+      input: RunScriptInput, annotations: { openWorldHint: true },
+      handler: (i) => scripts.start(i),
+    }),
+    defineTool({
+      name: 'cancel_run', roles: ['lead'], title: 'Cancel a run',
+      description: 'Cancel a run (a script run or a dispatch run): nothing new starts and its running agents are cancelled; what finished is kept.',
+      input: CancelRunInput, annotations: { destructiveHint: true },
+      handler: async (i) => {
+        const reason = i.reason ?? 'cancelled by the lead';
+        if (scripts.view(i.run_id)) {
+          const id = scripts.view(i.run_id)!.run_id as string;
+          await scripts.cancel(id, reason);
+          return scripts.view(id)!;
+        }
+        return r.cancel(i.run_id, reason);
+      },
+    }),
     defineTool({
       name: 'dispatch', roles: ['lead'], title: 'Dispatch a file of tasks',
       description: 'Start a run of a dispatch file (TOML [[task]] entries or a YAML tasks: list, docs/dispatch.md): every problem of the file is reported with its line before anything starts; then each task gets a job once its depends_on tasks succeeded, within the run\'s concurrency, budget_usd and timeout_s. Returns run_id and the tasks with their job ids; follow with get_run or wait_for_agents.',
@@ -15,7 +37,7 @@ export function runTools(r: RunService): ToolDef[] {
       name: 'get_run', roles: ['lead'], title: 'Get a run',
       description: 'A dispatch run: status (running, succeeded, failed, stopped, timed_out), note (why it stopped), counts, cost and every task with its status and job id.',
       input: GetRunInput, annotations: { readOnlyHint: true },
-      handler: (i) => r.view(i.run_id),
+      handler: (i) => scripts.view(i.run_id) ?? r.view(i.run_id),
     }),
     defineTool({
       name: 'list_runs', roles: ['lead'], title: 'List runs',

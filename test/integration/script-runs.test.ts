@@ -1,0 +1,122 @@
+// Scripted runs on a real hub whose children are scripted in process (test/helpers/fakeLauncher.ts):
+// run_script fans out with parallel, pipes into an agent with a schema, logs and returns; a bad
+// script is refused with its line and writes nothing; a failed agent is the script's exception;
+// cancel_run stops a run and its agents; a hub stopped in the middle of a run is continued by the
+// next hub on the same state, and no finished call runs twice.
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { argValue, ScriptedLauncher, type TurnScript } from '../helpers/fakeLauncher.js';
+import { eventually } from '../helpers/wait.js';
+import { gate, type Gate } from '../helpers/gate.js';
+
+const hubs: TestHub[] = [];
+after(async () => { for (const h of hubs.reverse()) await h.stop().catch(() => undefined); });
+
+async function setup(script: TurnScript, dir?: string): Promise<{ h: TestHub; prompts: string[] }> {
+  const prompts: string[] = [];
+  const fake = new ScriptedLauncher((prompt, cmd) => { prompts.push(prompt); return script(prompt, cmd); });
+  const h = await startTestHub({ processes: fake, ...(dir ? { dir } : {}) });
+  hubs.push(h);
+  return { h, prompts };
+}
+
+const ended = (h: TestHub, runId: string, ms = 30_000): Promise<any> =>
+  eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, ms);
+
+/** The task line of a child's prompt (the hub adds its own sections around it). */
+const task = (prompt: string): string => /TASK:(\S+)/.exec(prompt)?.[1] ?? '?';
+
+describe('scripted runs', () => {
+  test('parallel fan-out, a pipeline into a schema agent, log, and the return value', async () => {
+    const { h, prompts } = await setup((prompt) => {
+      const t = task(prompt);
+      if (t === 'judge') return { resultText: 'judged', structured: { verdict: 'ship', seen: 3 } };
+      return { resultText: `review of ${t}` };
+    });
+    const r = await h.call('run_script', {
+      args: ['a', 'b', 'c'],
+      script: `export const meta = { name: 'review-three', description: 'three reviews and a verdict' }
+phase('Review')
+const reviews = await parallel(args.map((f) => () => agent('TASK:' + f + ' review it', { label: 'review ' + f })))
+log(reviews.filter(Boolean).length + ' reviews')
+const verdict = await agent('TASK:judge ' + reviews.join(' | '), { schema: { type: 'object', properties: { verdict: { type: 'string' } } } })
+return { reviews, verdict }`,
+    });
+    assert.equal(r.status, 'running');
+    assert.equal(r.title, 'review-three');
+    const v = await ended(h, r.run_id);
+    assert.equal(v.status, 'succeeded', JSON.stringify(v));
+    assert.deepEqual(v.result, { reviews: ['review of a', 'review of b', 'review of c'], verdict: { verdict: 'ship', seen: 3 } });
+    assert.deepEqual(v.calls.map((c: any) => [c.kind, c.status, c.job_status]), Array(4).fill(['agent', 'done', 'succeeded']));
+    assert.deepEqual(v.calls.slice(0, 3).map((c: any) => c.phase), ['Review', 'Review', 'Review']);
+    assert.deepEqual(v.log.map((l: any) => [l.kind, l.text]), [['phase', 'Review'], ['log', '3 reviews']]);
+    assert.deepEqual(prompts.map(task).sort(), ['a', 'b', 'c', 'judge']);
+    // get_run answers for a script run too.
+    const got = await h.call('get_run', { run_id: r.run_id });
+    assert.equal(got.kind, 'script');
+  });
+
+  test('a script that does not parse is refused with its line, and nothing is written', async () => {
+    const { h } = await setup(() => ({ resultText: 'x' }));
+    const before = h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number };
+    const err = await h.call('run_script', { script: 'const a = 1\nconst b = ;\n' }).then(() => null, (e: Error) => e);
+    assert.ok(err, 'a bad script was accepted');
+    assert.match(err.message, /line 2/);
+    const after = h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number };
+    assert.equal(after.n, before.n);
+    const opt = await h.call('run_script', { script: `try { await agent('TASK:x', { provder: 'codex' }) } catch (e) { return e.message }` });
+    const v = await ended(h, opt.run_id);
+    assert.match(String(v.result), /provder/, 'a bad agent() option is the script\'s exception, naming it');
+    assert.equal(v.calls.length, 0, 'nothing was spawned for it');
+  });
+
+  test('a failed agent is an exception the script can catch; an uncaught one fails the run with its line', async () => {
+    const { h } = await setup((prompt) => (task(prompt) === 'bad' ? { resultText: 'no', isError: true } : { resultText: 'ok' }));
+    const caught = await h.call('run_script', { script: `try { await agent('TASK:bad') } catch (e) { return [e.name, typeof e.code] }` });
+    const c = await ended(h, caught.run_id);
+    assert.deepEqual(c.result, ['AgentFailed', 'string'], JSON.stringify(c));
+    const thrown = await h.call('run_script', { script: `await agent('TASK:good')\n\nawait agent('TASK:bad')` });
+    const v = await ended(h, thrown.run_id);
+    assert.equal(v.status, 'failed');
+    assert.match(v.error, /AgentFailed \(line 3\)/);
+    assert.deepEqual(v.calls.map((c: any) => c.status), ['done', 'failed'], 'what finished is kept and listed');
+  });
+
+  test('cancel_run ends the run and cancels its running agents', async () => {
+    const g = gate(20_000);
+    const { h } = await setup(async () => { await g.wait; return { resultText: 'late' }; });
+    const r = await h.call('run_script', { script: `await parallel([() => agent('TASK:one'), () => agent('TASK:two')])\nreturn 'finished'` });
+    await eventually('two agents running', () => (h.hub.scripts.view(r.run_id)!.calls as any[]).filter((c) => c.job_status === 'running').length === 2 || undefined, 20_000);
+    const v = await h.call('cancel_run', { run_id: r.run_id, reason: 'changed my mind' });
+    assert.equal(v.status, 'cancelled');
+    const jobs = (v.calls as any[]).map((c) => h.hub.ctx.store.get(c.job_id)!.status);
+    assert.deepEqual(jobs, ['cancelled', 'cancelled']);
+    g.open();
+  });
+
+  test('a hub stopped in the middle of a run: the next hub continues it, and no finished call runs twice', async () => {
+    const gates = new Map<string, Gate>([['slow', gate(30_000)]]);
+    const script: TurnScript = async (prompt, cmd) => {
+      if (argValue(cmd.args, '--resume')) return { resultText: 'done slow (resumed)' };
+      const t = task(prompt);
+      if (t === 'slow') await gates.get('slow')!.wait;
+      return { resultText: `done ${t}` };
+    };
+    const first = await setup(script);
+    const r = await first.h.call('run_script', { script: `const a = await agent('TASK:fast')\nconst b = await agent('TASK:slow')\nconst c = await agent('TASK:last ' + a)\nreturn [a, b, c]` });
+    await eventually('the slow agent running', () => (first.h.hub.scripts.view(r.run_id)!.calls as any[]).some((c) => c.label === null && c.job_status === 'running' && c.seq === 2) || undefined, 20_000);
+    const dir = first.h.dir;
+    await first.h.stop({ keep: true });
+    hubs.splice(hubs.indexOf(first.h), 1);
+    gates.set('slow', gate(30_000));
+    gates.get('slow')!.open();
+    const second = await setup(script, dir);
+    const v = await ended(second.h, r.run_id);
+    assert.equal(v.status, 'succeeded', JSON.stringify(v));
+    assert.deepEqual(v.result, ['done fast', 'done slow (resumed)', 'done last']);
+    assert.deepEqual(first.prompts.map(task), ['fast', 'slow']);
+    assert.deepEqual(second.prompts.map(task), ['?', 'last'], 'the new hub ran fast not again; slow went on in its session (the hub-restart message), last ran live');
+    assert.equal(v.calls.length, 3);
+  });
+});
