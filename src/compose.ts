@@ -232,7 +232,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
     ...(search ? searchTools(search.service) : []), ...overlapTools(db), ...(schedules ? scheduleTools(schedules) : []),
-    ...projectTools({ projects: new ProjectService(db, now), db, now }), ...runTools(runs, scripts), ...(debates ? debateTools(debates) : []),
+    ...projectTools({ projects: new ProjectService(db, now), db, now }), ...runTools(runs, scripts, ctx.bus, ctx.progressEveryMs), ...(debates ? debateTools(debates) : []),
     ...(takeover ? takeoverTools(takeover) : []),
     ...mergeTools(new MergeService({ db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
   ];

@@ -14,7 +14,9 @@ export const DispatchInput = z.object({
 export type DispatchInput = z.infer<typeof DispatchInput>;
 
 export const GetRunInput = z.object({
-  run_id: runId.describe('Id of the run (or a unique prefix), from dispatch or list_runs.'),
+  run_id: runId.describe('Id of the run (or a unique prefix), from run_script, dispatch or list_runs.'),
+  wait_s: z.number().min(0).max(3600, 'wait_s must be at most 3600 (an hour); call get_run again to wait longer').optional()
+    .describe('Block until the run ends or this many seconds pass (0..3600), then answer; progress is sent meanwhile (default: answer at once).'),
 }).strict();
 
 export const ListRunsInput = z.object({

@@ -246,6 +246,7 @@ export class RunService {
     clearTimeout(this.timers.get(run.id));
     this.timers.delete(run.id);
     this.ctx.log.info({ run: run.id, status, note }, 'run ended');
+    this.ctx.bus.emit('run', { runId: run.id, status });
   }
 
   /** A timer for the run's deadline (the engine also checks it on every pass). */

@@ -227,7 +227,9 @@ export class ScriptRuns {
     const now = this.ctx.clock.now();
     const changed = this.ctx.db.prepare("UPDATE runs SET status = ?, note = ?, updated_at = ?, ended_at = ? WHERE id = ? AND status = 'running'")
       .run(status, result === undefined ? note : JSON.stringify({ result }), now, now, runId).changes;
-    if (changed) this.ctx.log.info({ run: runId, status }, 'script run ended');
+    if (!changed) return;
+    this.ctx.log.info({ run: runId, status }, 'script run ended');
+    this.ctx.bus.emit('run', { runId, status });
   }
 
   private savedPath(name: string): string {

@@ -13,6 +13,8 @@ export interface BusEvents {
   note: { key: string; version: number };
   /** Locks changed: acquired, released, expired, or a waiter was granted. */
   lock: { holder: string };
+  /** A run (dispatch or script) ended: succeeded, failed, stopped, timed_out or cancelled. */
+  run: { runId: string; status: string };
   /** A running job's counters moved (turns, cost, tokens, status line, last activity): floor views refresh. */
   progress: { jobId: string };
   /** A health warning was raised or cleared (src/floor/health). */

@@ -2,10 +2,11 @@
 import type { RunService } from '../runs/runService.js';
 import type { ScriptRuns } from '../scripts/runs.js';
 import { CancelRunInput, RunScriptInput } from '../contract/scripts.js';
+import type { Bus } from '../services/bus.js';
 import { defineTool, type ToolDef } from './registry.js';
 import { DispatchInput, GetRunInput, ListRunsInput, ResumeRunInput } from '../contract/runs.js';
 
-export function runTools(r: RunService, scripts: ScriptRuns): ToolDef[] {
+export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressEveryMs: number): ToolDef[] {
   return [
     defineTool({
       name: 'run_script', roles: ['lead'], title: 'Run a script',
@@ -35,13 +36,21 @@ export function runTools(r: RunService, scripts: ScriptRuns): ToolDef[] {
     }),
     defineTool({
       name: 'get_run', roles: ['lead'], title: 'Get a run',
-      description: 'A dispatch run: status (running, succeeded, failed, stopped, timed_out), note (why it stopped), counts, cost and every task with its status and job id.',
+      description: 'A run. A script run (run_script): status (running, succeeded, failed, cancelled), result or error with the script\'s line, cost, every call with its job and status, and the log. A dispatch run: status (running, succeeded, failed, stopped, timed_out, cancelled), note (why it stopped), counts, cost and every task with its status and job id. With wait_s, waits until the run ends or the time passes.',
       input: GetRunInput, annotations: { readOnlyHint: true },
-      handler: (i) => scripts.view(i.run_id) ?? r.view(i.run_id),
+      // Only a call with wait_s waits (and is answered as a stream over HTTP).
+      blocks: (a) => typeof a.wait_s === 'number' && a.wait_s > 0,
+      handler: async (i, _c, x) => {
+        const view = (): Record<string, unknown> => scripts.view(i.run_id) ?? r.view(i.run_id);
+        const first = view();
+        if (!i.wait_s || first.status !== 'running') return first;
+        await runEnded(bus, first.run_id as string, i.wait_s * 1000, x.signal, (ms) => x.progress(ms / 1000, i.wait_s, `run ${String(first.run_id)} still running after ${Math.round(ms / 1000)}s`), () => view().status !== 'running', progressEveryMs);
+        return view();
+      },
     }),
     defineTool({
       name: 'list_runs', roles: ['lead'], title: 'List runs',
-      description: 'Dispatch runs, newest first, with status and counts per task status.',
+      description: 'Runs (script runs and dispatch runs), newest first, with status and counts per task status.',
       input: ListRunsInput, annotations: { readOnlyHint: true },
       handler: (i) => r.list(i.limit),
     }),
@@ -52,4 +61,17 @@ export function runTools(r: RunService, scripts: ScriptRuns): ToolDef[] {
       handler: (i) => r.resume(i.run_id),
     }),
   ];
+}
+
+/** Resolves when the run ends (its 'run' event, or `ended()` already true), the time passes or the call is cancelled; progress every `everyMs`. */
+function runEnded(bus: Bus, runId: string, ms: number, signal: AbortSignal, progress: (elapsedMs: number) => void, ended: () => boolean, everyMs: number): Promise<void> {
+  const t0 = Date.now();
+  return new Promise<void>((resolve) => {
+    const done = (): void => { off(); clearTimeout(timer); clearInterval(tick); signal.removeEventListener('abort', done); resolve(); };
+    const off = bus.on('run', (ev) => { if (ev.runId === runId) done(); });
+    const timer = setTimeout(done, ms);
+    const tick = setInterval(() => progress(Date.now() - t0), everyMs);
+    signal.addEventListener('abort', done, { once: true });
+    if (ended() || signal.aborted) done();
+  });
 }

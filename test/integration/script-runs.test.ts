@@ -119,4 +119,34 @@ return { reviews, verdict }`,
     assert.deepEqual(second.prompts.map(task), ['?', 'last'], 'the new hub ran fast not again; slow went on in its session (the hub-restart message), last ran live');
     assert.equal(v.calls.length, 3);
   });
+
+  test('get_run wait_s answers when the run ends, or when the time passes', async () => {
+    const g = gate(20_000);
+    const { h } = await setup(async () => { await g.wait; return { resultText: 'ok' }; });
+    const r = await h.call('run_script', { script: `return await agent('TASK:x')` });
+    const t0 = Date.now();
+    const still = await h.call('get_run', { run_id: r.run_id, wait_s: 0.3 });
+    assert.equal(still.status, 'running');
+    assert.ok(Date.now() - t0 >= 250, `answered after ${Date.now() - t0} ms`);
+    const waiting = h.call('get_run', { run_id: r.run_id, wait_s: 60 });
+    g.open();
+    const done = await waiting;
+    assert.equal(done.status, 'succeeded');
+    assert.equal(done.result, 'ok');
+    assert.ok(Date.now() - t0 < 30_000);
+  });
+
+  test('cancel_run cancels a dispatch run too: no task starts, the live one is cancelled', async () => {
+    const g = gate(20_000);
+    const { h } = await setup(async () => { await g.wait; return { resultText: 'late' }; });
+    const r = await h.call('dispatch', { format: 'toml', content: ['concurrency = 1', '[[task]]', 'id = "a"', 'prompt = "TASK:a"', '[[task]]', 'id = "b"', 'prompt = "TASK:b"'].join('\n') });
+    const v = await h.call('cancel_run', { run_id: r.run_id, reason: 'not needed' });
+    assert.equal(v.status, 'cancelled');
+    assert.equal(v.note, 'not needed');
+    const jobs = (v.tasks as any[]).filter((t) => t.job_id).map((t) => h.hub.ctx.store.get(t.job_id)!.status);
+    assert.deepEqual(jobs, ['cancelled']);
+    const again = await h.call('cancel_run', { run_id: r.run_id }).then(() => null, (e: Error) => e.message);
+    assert.match(String(again), /already ended/);
+    g.open();
+  });
 });
