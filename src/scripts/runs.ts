@@ -13,7 +13,7 @@ import type { RequestService } from '../approvals/service.js';
 import type { JobRow } from '../store/jobs.js';
 import { settingsDirOf } from '../config.js';
 import { isTerminal } from '../domain/job.js';
-import { canonicalJson, ScriptReplay, type ScriptCallKind } from '../domain/scriptReplay.js';
+import { canonicalJson, ScriptReplay } from '../domain/scriptReplay.js';
 import { InvalidInputError } from '../errors.js';
 import { ScriptAgentOptions, type RunScriptInput } from '../contract/scripts.js';
 import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
@@ -292,4 +292,3 @@ class Slots {
   }
 }
 
-export type { ScriptCallKind };

@@ -3,6 +3,7 @@ import type { RunService } from '../runs/runService.js';
 import type { ScriptRuns } from '../scripts/runs.js';
 import { CancelRunInput, RunScriptInput } from '../contract/scripts.js';
 import type { Bus } from '../services/bus.js';
+import { waitUntil } from '../services/wait.js';
 import { defineTool, type ToolDef } from './registry.js';
 import { DispatchInput, GetRunInput, ListRunsInput, ResumeRunInput } from '../contract/runs.js';
 
@@ -20,10 +21,10 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
       input: CancelRunInput, annotations: { destructiveHint: true },
       handler: async (i) => {
         const reason = i.reason ?? 'cancelled by the lead';
-        if (scripts.view(i.run_id)) {
-          const id = scripts.view(i.run_id)!.run_id as string;
-          await scripts.cancel(id, reason);
-          return scripts.view(id)!;
+        const script = scripts.view(i.run_id);
+        if (script) {
+          await scripts.cancel(script.run_id as string, reason);
+          return scripts.view(script.run_id as string)!;
         }
         return r.cancel(i.run_id, reason);
       },
@@ -44,7 +45,10 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
         const view = (): Record<string, unknown> => scripts.view(i.run_id) ?? r.view(i.run_id);
         const first = view();
         if (!i.wait_s || first.status !== 'running') return first;
-        await runEnded(bus, first.run_id as string, i.wait_s * 1000, x.signal, (ms) => x.progress(ms / 1000, i.wait_s, `run ${String(first.run_id)} still running after ${Math.round(ms / 1000)}s`), () => view().status !== 'running', progressEveryMs);
+        await waitUntil({
+          bus, events: ['run'], check: () => (view().status !== 'running' ? true : undefined), timeoutMs: i.wait_s * 1000, signal: x.signal,
+          onProgress: (ms) => x.progress(ms / 1000, i.wait_s, `run ${String(first.run_id)} still running after ${Math.round(ms / 1000)}s`), progressEveryMs,
+        });
         return view();
       },
     }),
@@ -61,17 +65,4 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
       handler: (i) => r.resume(i.run_id),
     }),
   ];
-}
-
-/** Resolves when the run ends (its 'run' event, or `ended()` already true), the time passes or the call is cancelled; progress every `everyMs`. */
-function runEnded(bus: Bus, runId: string, ms: number, signal: AbortSignal, progress: (elapsedMs: number) => void, ended: () => boolean, everyMs: number): Promise<void> {
-  const t0 = Date.now();
-  return new Promise<void>((resolve) => {
-    const done = (): void => { off(); clearTimeout(timer); clearInterval(tick); signal.removeEventListener('abort', done); resolve(); };
-    const off = bus.on('run', (ev) => { if (ev.runId === runId) done(); });
-    const timer = setTimeout(done, ms);
-    const tick = setInterval(() => progress(Date.now() - t0), everyMs);
-    signal.addEventListener('abort', done, { once: true });
-    if (ended() || signal.aborted) done();
-  });
 }
