@@ -39,5 +39,14 @@ export const CancelRunInput = z.object({
   run_id: z.string().min(1, 'run_id is empty: pass an id returned by run_script, dispatch or list_runs').max(100)
     .describe('Id of the run to cancel (a script run or a dispatch run), or a unique prefix.'),
   reason: z.string().min(1).max(2000).optional().describe('Why, kept with the run (default: "cancelled by the lead").'),
+  call: z.number().int().min(1, 'call is the seq of one call of a script run (get_run lists them), 1 or more').optional()
+    .describe('Script runs only: cancel just this call (its seq in get_run\'s calls); its agent is cancelled and the script sees the call fail with code "cancelled", which it may catch. The run goes on.'),
 }).strict();
 export type CancelRunInput = z.infer<typeof CancelRunInput>;
+
+export const PauseRunInput = z.object({
+  run_id: z.string().min(1, 'run_id is empty: pass an id returned by run_script or list_runs').max(100)
+    .describe('Id of the script run (or a unique prefix).'),
+  paused: z.boolean().optional().describe('true (default): no new call of the run starts (running agents go on); false: calls start again.'),
+}).strict();
+export type PauseRunInput = z.infer<typeof PauseRunInput>;

@@ -18,16 +18,13 @@ import { InvalidInputError } from '../errors.js';
 import { ScriptAgentOptions, type RunScriptInput } from '../contract/scripts.js';
 import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
+import { scriptRunSpent, scriptRunView, type ScriptRules } from './view.js';
 
 const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
 const LIMIT_CLASSES = new Set(['rate_limited']);
 
-export interface ScriptRules { name: string | null; args: Json | undefined; budget_usd: number | null; max_concurrent: number }
-
 interface Live { abort: AbortController; done: Promise<void>; stopping: boolean }
-
-interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null }
 
 export class ScriptRuns {
   readonly journal: ScriptJournal;
@@ -101,23 +98,7 @@ export class ScriptRuns {
 
   /** A script run as get_run shows it (undefined: no script run has that id or unique prefix). */
   view(idOrPrefix: string): Record<string, unknown> | undefined {
-    const rows = this.ctx.db.prepare("SELECT * FROM runs WHERE kind = 'script' AND id LIKE ? ESCAPE '\\' LIMIT 2").all(`${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as ScriptRunRow[];
-    const r = rows.find((x) => x.id === idOrPrefix) ?? (rows.length === 1 ? rows[0] : undefined);
-    if (!r) return undefined;
-    const rules = JSON.parse(r.rules_json) as ScriptRules;
-    const ok = r.status === 'succeeded';
-    const result = ok && r.note ? ((JSON.parse(r.note) as { result?: Json }).result ?? null) : null;
-    const calls = this.journal.calls(r.id).map((c) => {
-      const j = c.job_id ? this.ctx.store.get(c.job_id) : undefined;
-      return { seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0 };
-    });
-    return {
-      run_id: r.id, kind: 'script', title: r.title, status: r.status, name: rules.name,
-      ...(ok ? { result } : { error: r.note }),
-      budget_usd: rules.budget_usd, cost_usd: Math.round(this.spent(r.id) * 1e6) / 1e6,
-      created_at: new Date(r.created_at).toISOString(), ended_at: r.ended_at ? new Date(r.ended_at).toISOString() : null,
-      calls, log: this.journal.logOf(r.id, 50).map((l) => ({ kind: l.kind, text: l.text, at: new Date(l.at).toISOString() })),
-    };
+    return scriptRunView(this.ctx.db, (id) => this.ctx.store.get(id), idOrPrefix);
   }
 
   hasWork(): boolean {
@@ -219,8 +200,7 @@ export class ScriptRuns {
   }
 
   private spent(runId: string): number {
-    const r = this.ctx.db.prepare('SELECT COALESCE(SUM(j.cost_usd), 0) AS c FROM script_calls s JOIN jobs j ON j.id = s.job_id WHERE s.run_id = ?').get(runId) as { c: number };
-    return r.c;
+    return scriptRunSpent(this.ctx.db, runId);
   }
 
   private finish(runId: string, status: 'succeeded' | 'failed' | 'cancelled', note: string | null, result?: Json): void {
