@@ -13,18 +13,40 @@ import type { RequestService } from '../approvals/service.js';
 import type { JobRow } from '../store/jobs.js';
 import { settingsDirOf } from '../config.js';
 import { isTerminal } from '../domain/job.js';
-import { canonicalJson, ScriptReplay } from '../domain/scriptReplay.js';
-import { InvalidInputError } from '../errors.js';
+import { canonicalJson, ScriptReplay, type Divergence, type JournaledCall, type ScriptCallKind } from '../domain/scriptReplay.js';
+import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { ScriptAgentOptions, type RunScriptInput } from '../contract/scripts.js';
 import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
-import { scriptRunSpent, scriptRunView, type ScriptRules } from './view.js';
+import { findScriptRun, scriptRunSpent, scriptRunView, type ScriptRules } from './view.js';
 
 const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
 const LIMIT_CLASSES = new Set(['rate_limited']);
 
 interface Live { abort: AbortController; done: Promise<void>; stopping: boolean }
+
+/** One execution of a run's script (a start, a new hub's recover, a resume). */
+interface Exec {
+  runId: string;
+  rules: ScriptRules;
+  mode: 'recover' | 'resume';
+  replay: ScriptReplay;
+  /** The journal the replay was built from. */
+  journal: JournaledCall[];
+  /** Seqs of journaled calls this execution answered from or attached to. */
+  used: Set<number>;
+  /** Calls the script asked so far, and how many of them the journal answered. */
+  asked: number;
+  answered: number;
+  /** A resume said where it diverged (or that nothing did). */
+  noted: boolean;
+  slots: Slots;
+  signal: AbortSignal;
+}
+
+/** A level of the script: the top, or a nested workflow() (its calls' scope). */
+interface Frame { scope: string; phase: string | null }
 
 export class ScriptRuns {
   readonly journal: ScriptJournal;
@@ -44,10 +66,7 @@ export class ScriptRuns {
     if ((i.script === undefined) === (i.name === undefined)) throw new InvalidInputError('give script (the JavaScript source) or name (a saved script in .overseer/scripts/<name>.js), exactly one of them');
     const source = i.script ?? this.saved(i.name!);
     const problem = await checkSyntax(source);
-    if (problem) {
-      const where = problem.line ? ` at line ${problem.line}${problem.column ? `, column ${problem.column}` : ''}` : '';
-      throw new InvalidInputError(`The script does not parse${where}: ${problem.name}: ${problem.message}. Nothing was started; fix it and run it again.`);
-    }
+    if (problem) throw new InvalidInputError(`The script does not parse${whereOf(problem)}: ${problem.name}: ${problem.message}. Nothing was started; fix it and run it again.`);
     const title = i.title ?? metaName(source) ?? i.name ?? 'script';
     const rules: ScriptRules = { name: i.name ?? null, args: i.args as Json | undefined, budget_usd: i.budget_usd ?? null, max_concurrent: i.max_concurrent ?? DEFAULT_CONCURRENCY };
     const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
@@ -60,7 +79,7 @@ export class ScriptRuns {
 
   /** Continues every script run a previous hub left running. */
   async resumeAll(): Promise<void> {
-    const rows = this.ctx.db.prepare("SELECT id FROM runs WHERE kind = 'script' AND status = 'running'").all() as { id: string }[];
+    const rows = this.ctx.db.prepare("SELECT id, rules_json FROM runs WHERE kind = 'script' AND status = 'running'").all() as { id: string; rules_json: string }[];
     for (const r of rows) {
       // The agents the stopped hub left interrupted go on in their sessions; the script waits for them again.
       for (const c of this.journal.calls(r.id)) {
@@ -72,8 +91,43 @@ export class ScriptRuns {
           this.ctx.log.warn({ run: r.id, job: j.id, err: (err as Error).message }, 'script run: could not continue an interrupted agent');
         }
       }
-      this.execute(r.id, 'recover');
+      // A resume the stopped hub had not yet seen diverge goes on as a resume.
+      this.execute(r.id, (JSON.parse(r.rules_json) as ScriptRules).replaying ? 'resume' : 'recover');
     }
+  }
+
+  /**
+   * resume_run of a failed or cancelled script run: the script is read again (a saved one from
+   * its file as it is now, an inline one as stored) and runs from the top; the journal answers
+   * the longest unchanged prefix (src/domain/scriptReplay.ts, 'resume'), and a `replay` row of
+   * the log says where it diverged. A bad script changes nothing.
+   */
+  async resume(idOrPrefix: string): Promise<Record<string, unknown>> {
+    const run = findScriptRun(this.ctx.db, idOrPrefix);
+    if (!run) throw new NotFoundError(`No script run ${JSON.stringify(idOrPrefix)}: list_runs shows the runs.`);
+    if (run.status === 'running' || this.live.has(run.id)) throw new InvalidStateError(`Script run ${run.id} is still running: resume_run continues a run that failed or was cancelled. Wait for it (get_run with wait_s), or cancel_run it first.`);
+    if (run.status === 'succeeded') throw new InvalidStateError(`Script run ${run.id} succeeded: there is nothing to resume. Start it again with run_script to run it anew.`);
+    const rules = JSON.parse(run.rules_json) as ScriptRules;
+    const row = this.ctx.db.prepare('SELECT content FROM runs WHERE id = ?').get(run.id) as { content: string };
+    const source = rules.name ? this.saved(rules.name) : row.content;
+    const problem = await checkSyntax(source);
+    if (problem) throw new InvalidInputError(`${rules.name ? this.savedPath(rules.name) : 'The stored script'} does not parse${whereOf(problem)}: ${problem.name}: ${problem.message}. The run was not resumed; fix it and call resume_run again.`);
+    // Agents that ended after the run did: their outcome goes into the journal first, so that the resume can reuse it.
+    for (const c of this.journal.calls(run.id)) {
+      const j = c.status === 'running' && c.job_id ? this.ctx.store.get(c.job_id) : undefined;
+      if (!j || !isTerminal(j.status)) continue;
+      const o = jobOutcome(j, JSON.parse(c.args_json) as Json[]);
+      this.journal.end(run.id, c.seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.ctx.clock.now() });
+    }
+    const now = this.ctx.clock.now();
+    this.ctx.db.prepare("UPDATE runs SET content = ?, rules_json = ?, status = 'running', note = NULL, updated_at = ?, ended_at = NULL WHERE id = ?")
+      .run(source, JSON.stringify({ ...rules, replaying: true } satisfies ScriptRules), now, run.id);
+    const edited = source !== row.content ? `; ${this.savedPath(rules.name!)} changed since the last run and was read again` : '';
+    this.journal.log(run.id, 'replay', `resumed after it ${run.status}${edited}`, now);
+    this.ctx.log.info({ run: run.id, edited: Boolean(edited) }, 'script run resumed');
+    this.ctx.bus.emit('run', { runId: run.id, status: 'running' });
+    this.execute(run.id, 'resume');
+    return this.view(run.id)!;
   }
 
   /** Cancels the run: no call starts, its running agents are cancelled. */
@@ -110,30 +164,16 @@ export class ScriptRuns {
     const rules = JSON.parse(row.rules_json) as ScriptRules;
     const abort = new AbortController();
     const live: Live = { abort, stopping: false, done: Promise.resolve() };
-    const replay = new ScriptReplay(this.journal.replayable(runId), mode);
-    const slots = new Slots(rules.max_concurrent);
-    let phase: string | null = null;
-    const host: SandboxHost = {
-      call: async (kind, args) => {
-        const key = canonicalJson(args);
-        const a = replay.next(kind, key);
-        if (a.from === 'journal') return outcome(a.entry.status, a.entry.outcome);
-        if (a.from === 'job' && a.entry.jobId) return this.settle(runId, a.entry.seq, a.entry.jobId, abort.signal, args);
-        if (kind === 'agent') return this.agent(runId, args, key, phase, slots, abort.signal);
-        if (kind === 'approve') return this.approve(runId, args, key, phase, abort.signal);
-        throw new ScriptCallError('NotSupported', 'workflow() is not available yet in Overseer scripts: run the other script with run_script');
-      },
-      log: (m) => { this.journal.log(runId, 'log', m, this.ctx.clock.now()); },
-      phase: (t) => { phase = t; this.journal.log(runId, 'phase', t, this.ctx.clock.now()); },
-      budget: () => ({ total: rules.budget_usd, spent: this.spent(runId) }),
+    const journal = this.journal.replayable(runId);
+    const ex: Exec = {
+      runId, rules, mode, journal, replay: new ScriptReplay(journal, mode), used: new Set(), asked: 0, answered: 0,
+      noted: mode !== 'resume', slots: new Slots(rules.max_concurrent), signal: abort.signal,
     };
-    live.done = runInSandbox({ source: row.content, args: rules.args, host, limits: this.limits, signal: abort.signal }).then((o) => {
+    live.done = runInSandbox({ source: row.content, args: rules.args, host: this.host(ex, { scope: '', phase: null }), limits: this.limits, signal: abort.signal }).then((o) => {
       if (live.stopping) return;
+      this.noteReplay(ex);
       if (o.status === 'returned') this.finish(runId, 'succeeded', null, o.value);
-      else if (o.error.name !== 'Cancelled') {
-        const where = o.error.line ? ` (line ${o.error.line})` : '';
-        this.finish(runId, 'failed', `${o.error.name}${where}: ${o.error.message}`);
-      }
+      else if (o.error.name !== 'Cancelled') this.finish(runId, 'failed', `${o.error.name}${o.error.line ? ` (line ${o.error.line})` : ''}: ${o.error.message}`);
     }, (err: unknown) => {
       this.ctx.log.error({ err, run: runId }, 'script run crashed in the hub');
       if (!live.stopping) this.finish(runId, 'failed', `the hub could not run the script: ${(err as Error).message}`);
@@ -141,7 +181,58 @@ export class ScriptRuns {
     this.live.set(runId, live);
   }
 
-  private async agent(runId: string, args: Json[], key: string, phase: string | null, slots: Slots, signal: AbortSignal): Promise<Json> {
+  /** What the script (or a nested workflow's script) at `frame` reaches of the hub. */
+  private host(ex: Exec, frame: Frame): SandboxHost {
+    return {
+      call: (kind, args) => this.call(ex, frame, kind, args),
+      log: (m) => { this.journal.log(ex.runId, 'log', m, this.ctx.clock.now()); },
+      phase: (t) => { frame.phase = t; this.journal.log(ex.runId, 'phase', t, this.ctx.clock.now()); },
+      budget: () => ({ total: ex.rules.budget_usd, spent: this.spent(ex.runId) }),
+    };
+  }
+
+  /** One call of the script: answered from the journal, attached to what still carries it, or run live. */
+  private async call(ex: Exec, frame: Frame, kind: ScriptCallKind, args: Json[]): Promise<Json> {
+    const key = canonicalJson(args);
+    const a = ex.replay.next(kind, key, frame.scope);
+    ex.asked++;
+    if (a.from === 'journal') {
+      ex.used.add(a.entry.seq);
+      ex.answered++;
+      return outcome(a.entry.status, a.entry.outcome);
+    }
+    if (a.from === 'job') {
+      ex.used.add(a.entry.seq);
+      if (a.entry.jobId) return this.settle(ex.runId, a.entry.seq, a.entry.jobId, ex.signal, args);
+    }
+    if (a.from === 'live' && a.diverged) this.noteReplay(ex, a.diverged, ex.asked, args);
+    if (kind === 'agent') return this.agent(ex, frame, args, key);
+    if (kind === 'approve') return this.approve(ex, frame, args, key);
+    throw new ScriptCallError('NotSupported', 'workflow() is not available yet in Overseer scripts: run the other script with run_script');
+  }
+
+  /**
+   * A resume's `replay` row, once: how many calls the journal answered and where it diverged
+   * (or that nothing did). From here on the journal's calls this execution did not use are
+   * history (replaced), never answers, also for a new hub that continues the run.
+   */
+  private noteReplay(ex: Exec, d?: Divergence, at?: number, args?: Json[]): void {
+    if (ex.noted) return;
+    ex.noted = true;
+    const now = this.ctx.clock.now();
+    this.journal.replace(ex.runId, ex.journal.filter((e) => !ex.used.has(e.seq)).map((e) => e.seq));
+    const text = d
+      ? `resume: ${ex.answered} call(s) answered from the journal; diverged at call ${at} of the script, ${d.kind}(${callStart(args ?? [])})`
+        + (d.reason === 'failed' ? `, which failed last time (journal call ${d.seq})` : ', new or edited since the last run') + ': it and every call after it run live'
+      : `resume: ${ex.answered} call(s) answered from the journal; nothing diverged`;
+    this.journal.log(ex.runId, 'replay', text, now);
+    const row = this.ctx.db.prepare('SELECT rules_json FROM runs WHERE id = ?').get(ex.runId) as { rules_json: string };
+    const { replaying: _, ...rules } = JSON.parse(row.rules_json) as ScriptRules;
+    this.ctx.db.prepare('UPDATE runs SET rules_json = ? WHERE id = ?').run(JSON.stringify(rules), ex.runId);
+  }
+
+  private async agent(ex: Exec, frame: Frame, args: Json[], key: string): Promise<Json> {
+    const { runId, signal } = ex;
     const [prompt, rawOpts] = args;
     if (typeof prompt !== 'string' || !prompt.trim()) throw new ScriptCallError('TypeError', 'agent(prompt, opts): prompt must be a non-empty string');
     const parsed = ScriptAgentOptions.safeParse(rawOpts ?? {});
@@ -150,7 +241,7 @@ export class ScriptRuns {
       throw new ScriptCallError('TypeError', `agent() option ${i.path.join('.') || '(opts)'}: ${i.message}`);
     }
     const o = parsed.data;
-    const release = await slots.take(signal);
+    const release = await ex.slots.take(signal);
     try {
       let seq = 0;
       const r = await this.jobs.spawn({
@@ -159,7 +250,7 @@ export class ScriptRuns {
       }, LEAD, {
         ...(o.schema ? { jsonSchema: JSON.stringify(o.schema) } : {}),
         within: (jobId, now) => {
-          seq = this.journal.begin({ run_id: runId, kind: 'agent', args_json: key, label: o.label ?? null, phase: o.phase ?? phase, started_at: now });
+          seq = this.journal.begin({ run_id: runId, kind: 'agent', args_json: key, scope: frame.scope, label: o.label ?? null, phase: o.phase ?? frame.phase, started_at: now });
           this.journal.carriedBy(runId, seq, { job_id: jobId });
         },
       }).catch((e: unknown) => { throw new ScriptCallError(codeOf(e) === 'budget_exceeded' ? 'BudgetExceeded' : 'SpawnRefused', (e as Error).message, codeOf(e)); });
@@ -169,10 +260,11 @@ export class ScriptRuns {
     }
   }
 
-  private async approve(runId: string, args: Json[], key: string, phase: string | null, signal: AbortSignal): Promise<Json> {
+  private async approve(ex: Exec, frame: Frame, args: Json[], key: string): Promise<Json> {
+    const { runId, signal } = ex;
     const [summary, plan] = args;
     if (typeof summary !== 'string' || !summary.trim()) throw new ScriptCallError('TypeError', 'approve(summary, plan): summary must be a non-empty string');
-    const seq = this.journal.begin({ run_id: runId, kind: 'approve', args_json: key, label: summary.slice(0, 80), phase, started_at: this.ctx.clock.now() });
+    const seq = this.journal.begin({ run_id: runId, kind: 'approve', args_json: key, scope: frame.scope, label: summary.slice(0, 80), phase: frame.phase, started_at: this.ctx.clock.now() });
     const r = await this.requests.approval(LEAD, { summary, ...(plan && typeof plan === 'object' ? { plan: plan as never } : {}), timeout_s: 24 * 3600, who: 'person' }, signal);
     this.journal.carriedBy(runId, seq, { request_id: r.request_id });
     const approved = r.decision === 'approved';
@@ -221,6 +313,16 @@ export class ScriptRuns {
     if (!existsSync(file)) throw new InvalidInputError(`no saved script ${JSON.stringify(name)}: ${file} does not exist. Save it there, or pass the source as script.`);
     return readFileSync(file, 'utf8');
   }
+}
+
+function whereOf(p: { line?: number; column?: number }): string {
+  return p.line ? ` at line ${p.line}${p.column ? `, column ${p.column}` : ''}` : '';
+}
+
+/** A call named for the log: the start of its first argument (the prompt, the summary, the workflow's name). */
+function callStart(args: Json[]): string {
+  const first = typeof args[0] === 'string' ? args[0] : JSON.stringify(args[0] ?? null);
+  return JSON.stringify(first.length > 60 ? `${first.slice(0, 60)}…` : first);
 }
 
 /** agent()'s answer from its job: the final text, or with a schema the structured object. */

@@ -6,7 +6,14 @@ import type { JobRow } from '../store/jobs.js';
 import type { Json } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
 
-export interface ScriptRules { name: string | null; args: Json | undefined; budget_usd: number | null; max_concurrent: number }
+export interface ScriptRules {
+  name: string | null;
+  args: Json | undefined;
+  budget_usd: number | null;
+  max_concurrent: number;
+  /** A resume_run that has not yet diverged: a new hub continues it as a resume, not a recover. */
+  replaying?: boolean;
+}
 
 export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null }
 
@@ -32,7 +39,10 @@ export function scriptRunView(db: Db, job: (id: string) => JobRow | undefined, i
   const result = ok && r.note ? ((JSON.parse(r.note) as { result?: Json }).result ?? null) : null;
   const calls = journal.calls(r.id).map((c) => {
     const j = c.job_id ? job(c.job_id) : undefined;
-    return { seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0 };
+    return {
+      seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0,
+      ...(c.scope ? { scope: c.scope } : {}), ...(c.replaced ? { replaced: true } : {}),
+    };
   });
   return {
     run_id: r.id, kind: 'script', title: r.title, status: r.status, name: rules.name,

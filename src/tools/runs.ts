@@ -60,9 +60,9 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
     }),
     defineTool({
       name: 'resume_run', roles: ['lead'], title: 'Resume a run',
-      description: 'Re-run what did not succeed in an ended run: a failed job continues its session with a message saying why it failed; tasks that never started get new jobs; succeeded tasks are kept.',
+      description: 'Re-run what did not succeed in an ended run. A script run (failed or cancelled) runs its script again from the top — a saved script re-read from .overseer/scripts/<name>.js as it is now, so an edit after a failure counts — and the journal answers the longest unchanged prefix of its calls; the first call that is new, edited or failed last time, and every call after it, run live; the log\'s replay line says where it diverged. A dispatch run: a failed job continues its session with a message saying why it failed; tasks that never started get new jobs; succeeded tasks are kept.',
       input: ResumeRunInput,
-      handler: (i) => r.resume(i.run_id),
+      handler: (i) => (scripts.view(i.run_id) ? scripts.resume(i.run_id) : r.resume(i.run_id)),
     }),
   ];
 }
