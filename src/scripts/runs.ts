@@ -18,7 +18,8 @@ import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.j
 import { ScriptAgentOptions, type RunScriptInput } from '../contract/scripts.js';
 import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
-import { findScriptRun, scriptRunSpent, scriptRunView, type ScriptRules } from './view.js';
+import { BudgetStore } from '../money/budgetStore.js';
+import { findScriptRun, scriptRunView, type ScriptRules } from './view.js';
 
 const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
@@ -42,6 +43,8 @@ interface Exec {
   /** A resume said where it diverged (or that nothing did). */
   noted: boolean;
   slots: Slots;
+  /** With a run budget, agents are spawned one at a time in the order the script asked, so they reserve in that order. */
+  spawning: Promise<void>;
   signal: AbortSignal;
 }
 
@@ -50,6 +53,7 @@ interface Frame { scope: string; phase: string | null }
 
 export class ScriptRuns {
   readonly journal: ScriptJournal;
+  private readonly budgets: BudgetStore;
   private readonly live = new Map<string, Live>();
 
   constructor(
@@ -59,6 +63,7 @@ export class ScriptRuns {
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
   ) {
     this.journal = new ScriptJournal(ctx.db);
+    this.budgets = new BudgetStore(ctx.db);
   }
 
   /** Checks the script completely, stores the run with its script, and starts it. Nothing is written for a bad script. */
@@ -167,7 +172,7 @@ export class ScriptRuns {
     const journal = this.journal.replayable(runId);
     const ex: Exec = {
       runId, rules, mode, journal, replay: new ScriptReplay(journal, mode), used: new Set(), asked: 0, answered: 0,
-      noted: mode !== 'resume', slots: new Slots(rules.max_concurrent), signal: abort.signal,
+      noted: mode !== 'resume', slots: new Slots(rules.max_concurrent), spawning: Promise.resolve(), signal: abort.signal,
     };
     live.done = runInSandbox({ source: row.content, args: rules.args, host: this.host(ex, { scope: '', phase: null }), limits: this.limits, signal: abort.signal }).then((o) => {
       if (live.stopping) return;
@@ -187,7 +192,7 @@ export class ScriptRuns {
       call: (kind, args) => this.call(ex, frame, kind, args),
       log: (m) => { this.journal.log(ex.runId, 'log', m, this.ctx.clock.now()); },
       phase: (t) => { frame.phase = t; this.journal.log(ex.runId, 'phase', t, this.ctx.clock.now()); },
-      budget: () => ({ total: ex.rules.budget_usd, spent: this.spent(ex.runId) }),
+      budget: () => this.budget(ex),
     };
   }
 
@@ -242,7 +247,13 @@ export class ScriptRuns {
     }
     const o = parsed.data;
     const release = await ex.slots.take(signal);
+    let spawned = (): void => undefined;
     try {
+      if (ex.rules.budget_usd !== null) {
+        const before = ex.spawning;
+        ex.spawning = new Promise((resolve) => { spawned = resolve; });
+        await before;
+      }
       let seq = 0;
       const r = await this.jobs.spawn({
         prompt, title: o.label ?? prompt.split('\n')[0]!.slice(0, 80), provider: o.provider, model: o.model, worktree: o.worktree, cwd: o.cwd, checks: o.checks,
@@ -253,9 +264,11 @@ export class ScriptRuns {
           seq = this.journal.begin({ run_id: runId, kind: 'agent', args_json: key, scope: frame.scope, label: o.label ?? null, phase: o.phase ?? frame.phase, started_at: now });
           this.journal.carriedBy(runId, seq, { job_id: jobId });
         },
-      }).catch((e: unknown) => { throw new ScriptCallError(codeOf(e) === 'budget_exceeded' ? 'BudgetExceeded' : 'SpawnRefused', (e as Error).message, codeOf(e)); });
+      }).catch((e: unknown) => { throw new ScriptCallError(codeOf(e) === 'budget_exceeded' ? 'BudgetExceeded' : 'SpawnRefused', (e as Error).message, codeOf(e)); })
+        .finally(spawned);
       return await this.settle(runId, seq, r.job_id, signal, args);
     } finally {
+      spawned();
       release();
     }
   }
@@ -291,8 +304,10 @@ export class ScriptRuns {
     });
   }
 
-  private spent(runId: string): number {
-    return scriptRunSpent(this.ctx.db, runId);
+  /** `budget` in the script: the run's budget_usd, what its agents (and what they spawned) spent, and what running ones hold reserved. */
+  private budget(ex: Exec): { total: number | null; spent: number; reserved: number } {
+    const u = this.budgets.use({ kind: 'run', key: ex.runId });
+    return { total: ex.rules.budget_usd, spent: round6(u.jobsUsd + u.hubUsd), reserved: round6(u.reservedUsd) };
   }
 
   private finish(runId: string, status: 'succeeded' | 'failed' | 'cancelled', note: string | null, result?: Json): void {
@@ -314,6 +329,8 @@ export class ScriptRuns {
     return readFileSync(file, 'utf8');
   }
 }
+
+const round6 = (v: number): number => Math.round(v * 1e6) / 1e6;
 
 function whereOf(p: { line?: number; column?: number }): string {
   return p.line ? ` at line ${p.line}${p.column ? `, column ${p.column}` : ''}` : '';

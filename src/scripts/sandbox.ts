@@ -17,8 +17,8 @@ export interface SandboxHost {
   call(kind: 'agent' | 'approve' | 'workflow', args: Json[]): Promise<Json>;
   log(message: string): void;
   phase(title: string): void;
-  /** The run's budget as `budget` shows it: total (null: none) and spent so far. */
-  budget(): { total: number | null; spent: number };
+  /** The run's budget as `budget` shows it: total (null: none), spent so far, and held by running calls. */
+  budget(): { total: number | null; spent: number; reserved: number };
 }
 
 export interface SandboxLimits {

@@ -23,6 +23,13 @@ export function findScriptRun(db: Db, idOrPrefix: string): ScriptRunRow | undefi
   return rows.find((x) => x.id === idOrPrefix) ?? (rows.length === 1 ? rows[0] : undefined);
 }
 
+/** The run's own budget (run_script's budget_usd), for the budgets its agents reserve under (src/money/budgets.ts). */
+export function scriptRunBudget(db: Db, runId: string): { limitUsd: number; title: string } | undefined {
+  const r = db.prepare("SELECT title, rules_json FROM runs WHERE id = ? AND kind = 'script'").get(runId) as { title: string; rules_json: string } | undefined;
+  const limit = r ? (JSON.parse(r.rules_json) as ScriptRules).budget_usd : null;
+  return r && limit !== null ? { limitUsd: limit, title: r.title } : undefined;
+}
+
 /** Dollars the run's agents have spent so far. */
 export function scriptRunSpent(db: Db, runId: string): number {
   const r = db.prepare('SELECT COALESCE(SUM(j.cost_usd), 0) AS c FROM script_calls s JOIN jobs j ON j.id = s.job_id WHERE s.run_id = ?').get(runId) as { c: number };

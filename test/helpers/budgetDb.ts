@@ -30,5 +30,5 @@ export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_00
     launchers: { claude: { priceCall: (m: string | undefined, t: Parameters<typeof claudeCostOf>[1]) => claudeCostOf(m, t) } },
   } as unknown as HubContext;
   // No live children to stop, no model tiers for "auto": what the reservation tests need.
-  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined }), store, ctx };
+  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined, runBudget: () => undefined }), store, ctx };
 }
