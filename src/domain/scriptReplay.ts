@@ -12,7 +12,9 @@
 //   job (the job itself was resumed by the reconcile), anything else runs live.
 // - `resume` (resume_run, maybe after an edit): as Claude Code's Workflow does, finished calls are
 //   answered until the first call that is new, edited, failed or never finished; that call and
-//   every call after it run live, and the run says where it diverged. A call whose agent still
+//   every call after it run live, and the run says where it diverged. A journaled workflow()
+//   call is not answered as a whole: its nested script runs again (maybe edited) and its own
+//   calls are matched. A call whose agent still
 //   runs is attached to it, and one that a provider limit refused runs again, both without
 //   ending reuse.
 //
@@ -93,6 +95,8 @@ export class ScriptReplay {
       return { from: 'journal', entry };
     }
     if (this.divergence) return { from: 'live' };
+    // A workflow() call is a container: it runs again, and its own calls decide what is reused.
+    if (entry?.kind === 'workflow') return { from: 'job', entry };
     if (entry?.status === 'done') return { from: 'journal', entry };
     if (entry?.status === 'running' && attachable(entry)) return { from: 'job', entry };
     if (entry && (entry.status === 'running' || entry.limited)) return { from: 'live' };

@@ -5,6 +5,7 @@
 // person-only request. A new hub continues every run still `running`: the script runs again from
 // the top and the journal answers what was already done (src/domain/scriptReplay.ts), running
 // jobs are waited on again, the rest runs live.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HubContext } from '../services/context.js';
@@ -15,7 +16,7 @@ import { settingsDirOf } from '../config.js';
 import { isTerminal } from '../domain/job.js';
 import { canonicalJson, ScriptReplay, type Divergence, type JournaledCall, type ScriptCallKind } from '../domain/scriptReplay.js';
 import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
-import { ScriptAgentOptions, type RunScriptInput } from '../contract/scripts.js';
+import { SCRIPT_NAME, ScriptAgentOptions, type RunScriptInput } from '../contract/scripts.js';
 import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
 import { BudgetStore } from '../money/budgetStore.js';
@@ -24,6 +25,8 @@ import { findScriptRun, scriptRunView, type ScriptRules } from './view.js';
 const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
 const LIMIT_CLASSES = new Set(['rate_limited']);
+/** workflow() inside workflow() at most this deep (the top script is 0). */
+export const MAX_WORKFLOW_DEPTH = 4;
 
 interface Live { abort: AbortController; done: Promise<void>; stopping: boolean }
 
@@ -45,11 +48,13 @@ interface Exec {
   slots: Slots;
   /** With a run budget, agents are spawned one at a time in the order the script asked, so they reserve in that order. */
   spawning: Promise<void>;
+  /** How many times each workflow() call (scope and arguments) was asked: the n in its nested calls' scope. */
+  workflows: Map<string, number>;
   signal: AbortSignal;
 }
 
-/** A level of the script: the top, or a nested workflow() (its calls' scope). */
-interface Frame { scope: string; phase: string | null }
+/** A level of the script: the top (depth 0, scope ''), or a nested workflow() (its calls' scope). */
+interface Frame { scope: string; phase: string | null; depth: number }
 
 export class ScriptRuns {
   readonly journal: ScriptJournal;
@@ -172,9 +177,9 @@ export class ScriptRuns {
     const journal = this.journal.replayable(runId);
     const ex: Exec = {
       runId, rules, mode, journal, replay: new ScriptReplay(journal, mode), used: new Set(), asked: 0, answered: 0,
-      noted: mode !== 'resume', slots: new Slots(rules.max_concurrent), spawning: Promise.resolve(), signal: abort.signal,
+      noted: mode !== 'resume', slots: new Slots(rules.max_concurrent), spawning: Promise.resolve(), workflows: new Map(), signal: abort.signal,
     };
-    live.done = runInSandbox({ source: row.content, args: rules.args, host: this.host(ex, { scope: '', phase: null }), limits: this.limits, signal: abort.signal }).then((o) => {
+    live.done = runInSandbox({ source: row.content, args: rules.args, host: this.host(ex, { scope: '', phase: null, depth: 0 }), limits: this.limits, signal: abort.signal }).then((o) => {
       if (live.stopping) return;
       this.noteReplay(ex);
       if (o.status === 'returned') this.finish(runId, 'succeeded', null, o.value);
@@ -201,19 +206,66 @@ export class ScriptRuns {
     const key = canonicalJson(args);
     const a = ex.replay.next(kind, key, frame.scope);
     ex.asked++;
+    let nth = 0;
+    if (kind === 'workflow') {
+      nth = ex.workflows.get(`${frame.scope}\u0000${key}`) ?? 0;
+      ex.workflows.set(`${frame.scope}\u0000${key}`, nth + 1);
+    }
     if (a.from === 'journal') {
       ex.used.add(a.entry.seq);
       ex.answered++;
       return outcome(a.entry.status, a.entry.outcome);
     }
     if (a.from === 'job') {
+      // An agent still running, or a workflow() call to run again (a new hub's, or any in a
+      // resume: its own calls answer from the journal where its maybe edited script asks the same).
       ex.used.add(a.entry.seq);
       if (a.entry.jobId) return this.settle(ex.runId, a.entry.seq, a.entry.jobId, ex.signal, args);
+      return this.workflow(ex, frame, args, key, nth, a.entry.seq);
     }
-    if (a.from === 'live' && a.diverged) this.noteReplay(ex, a.diverged, ex.asked, args);
+    if (a.diverged) this.noteReplay(ex, a.diverged, ex.asked, args);
     if (kind === 'agent') return this.agent(ex, frame, args, key);
     if (kind === 'approve') return this.approve(ex, frame, args, key);
-    throw new ScriptCallError('NotSupported', 'workflow() is not available yet in Overseer scripts: run the other script with run_script');
+    return this.workflow(ex, frame, args, key, nth);
+  }
+
+  /**
+   * workflow(name, args): the saved script .overseer/scripts/<name>.js runs nested in this run
+   * (its own sandbox; the same journal, budget, slots and pause), and its return value is the
+   * call's. Its calls are journaled under a scope — the caller's scope, then
+   * `/<name>:<hash of the call's arguments>#<n-th such call>` — so that they are known again on
+   * replay whatever the seqs. `again`: the journaled workflow call this one continues (a new hub
+   * runs the stored source; a resume reads the file again).
+   */
+  private async workflow(ex: Exec, frame: Frame, args: Json[], key: string, nth: number, again?: number): Promise<Json> {
+    const [name, wargs] = args;
+    if (typeof name !== 'string' || !SCRIPT_NAME.test(name)) throw new ScriptCallError('TypeError', 'workflow(name, args): name is a saved script\'s file name without .js, e.g. workflow("review", {…}) runs .overseer/scripts/review.js');
+    const depth = frame.depth + 1;
+    if (depth > MAX_WORKFLOW_DEPTH) throw new ScriptCallError('WorkflowDepth', `workflow("${name}"): workflows nest at most ${MAX_WORKFLOW_DEPTH} deep; this one would be ${depth} deep (does a workflow call itself without an end?)`, 'workflow_depth');
+    const stored = again !== undefined && ex.mode === 'recover' ? this.journal.calls(ex.runId).find((c) => c.seq === again)?.source : undefined;
+    const source = stored ?? await this.nestedSource(name);
+    const seq = again ?? this.journal.begin({ run_id: ex.runId, kind: 'workflow', args_json: key, scope: frame.scope, label: `workflow ${name}`, phase: frame.phase, started_at: this.ctx.clock.now(), source });
+    if (again !== undefined && !stored) this.journal.reopen(ex.runId, seq, source);
+    const inner: Frame = { scope: `${frame.scope}/${name}:${createHash('sha256').update(key).digest('hex').slice(0, 12)}#${nth}`, phase: frame.phase, depth };
+    const o = await runInSandbox({ source, args: wargs, host: this.host(ex, inner), limits: this.limits, signal: ex.signal });
+    if (o.status === 'returned') {
+      this.journal.end(ex.runId, seq, { status: 'done', outcome: o.value ?? null, at: this.ctx.clock.now() });
+      return o.value ?? null;
+    }
+    if (ex.signal.aborted) throw new ScriptCallError('Cancelled', 'the run was cancelled');
+    const error = { name: o.error.name, message: `workflow("${name}")${o.error.line ? ` line ${o.error.line}` : ''}: ${o.error.message}`, ...(o.error.code ? { code: o.error.code } : {}) };
+    this.journal.end(ex.runId, seq, { status: 'failed', outcome: error, at: this.ctx.clock.now() });
+    throw new ScriptCallError(error.name, error.message, error.code);
+  }
+
+  /** A saved script for workflow(), read now and checked: a missing or broken one is the caller's catchable error. */
+  private async nestedSource(name: string): Promise<string> {
+    const file = this.savedPath(name);
+    if (!existsSync(file)) throw new ScriptCallError('WorkflowNotFound', `workflow("${name}"): there is no saved script ${file}; save it there, or call one that exists`, 'not_found');
+    const source = readFileSync(file, 'utf8');
+    const p = await checkSyntax(source);
+    if (p) throw new ScriptCallError('SyntaxError', `workflow("${name}"): ${file} does not parse${whereOf(p)}: ${p.message}; nothing of it ran`, 'syntax_error');
+    return source;
   }
 
   /**

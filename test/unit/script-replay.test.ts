@@ -44,6 +44,15 @@ describe('script replay', () => {
     assert.deepEqual(r.next('agent', a('x'), 'w#0'), { from: 'live' });
   });
 
+  test('resume: a journaled workflow() call, finished or failed, runs again without ending reuse', () => {
+    const wf = (seq: number, status: 'done' | 'failed'): JournaledCall => ({ seq, kind: 'workflow', args: canonicalJson(['inner']), status, outcome: '1' });
+    const journal = [wf(1, 'failed'), wf(2, 'done')];
+    const r = new ScriptReplay(journal, 'resume');
+    assert.deepEqual(r.next('workflow', canonicalJson(['inner'])), { from: 'job', entry: journal[0] });
+    assert.deepEqual(r.next('workflow', canonicalJson(['inner'])), { from: 'job', entry: journal[1] });
+    assert.equal(r.diverged, null);
+  });
+
   test('the kind is part of the call', () => {
     const r = new ScriptReplay([done(1, canonicalJson(['ship it?']), true)], 'recover');
     assert.deepEqual(r.next('approve', canonicalJson(['ship it?'])), { from: 'live' });
