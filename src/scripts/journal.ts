@@ -28,7 +28,7 @@ export interface ScriptCallRow {
   source: string | null;
 }
 
-export interface ScriptLogRow { run_id: string; n: number; at: number; kind: 'log' | 'phase' | 'replay'; text: string }
+export interface ScriptLogRow { run_id: string; n: number; at: number; kind: 'log' | 'phase' | 'replay' | 'pause'; text: string }
 
 export class ScriptJournal {
   constructor(private readonly db: Db) {}

@@ -154,6 +154,59 @@ export class ScriptRuns {
     await l?.done;
   }
 
+  /**
+   * pause_run: while paused no new agent(), approve() or workflow() call of the run starts (each
+   * waits, with a `pause` row in the log); calls already running go on. Kept in the store, so a
+   * new hub keeps the run paused. Bus event `run` with status `paused`, or `running` again.
+   */
+  pause(idOrPrefix: string, paused: boolean): Record<string, unknown> {
+    const run = this.running(idOrPrefix, paused ? 'paused' : 'unpaused');
+    const now = this.ctx.clock.now();
+    const changed = this.ctx.db.prepare('UPDATE runs SET paused = ?, updated_at = ? WHERE id = ? AND paused <> ?').run(paused ? 1 : 0, now, run.id, paused ? 1 : 0).changes;
+    if (changed) {
+      this.journal.log(run.id, 'pause', paused ? 'paused: no new call starts until the run is unpaused (pause_run paused:false); running calls go on' : 'unpaused: calls start again', now);
+      this.ctx.log.info({ run: run.id, paused }, 'script run paused or unpaused');
+      this.ctx.bus.emit('run', { runId: run.id, status: paused ? 'paused' : 'running' });
+    }
+    return this.view(run.id)!;
+  }
+
+  /** cancel_run with `call`: cancels that agent() call's agent; the script sees the call throw AgentCancelled (code `cancelled`) and goes on. */
+  async cancelCall(idOrPrefix: string, seq: number, reason: string): Promise<Record<string, unknown>> {
+    const run = this.running(idOrPrefix, 'have a call cancelled');
+    const calls = this.journal.calls(run.id);
+    const c = calls.find((x) => x.seq === seq);
+    if (!c) throw new NotFoundError(`Script run ${run.id} has no call ${seq}${calls.length ? ` (its calls are 1 to ${calls.length}; get_run lists them)` : ' (it has made no call yet)'}.`);
+    if (c.kind !== 'agent') throw new InvalidStateError(`Call ${seq} of run ${run.id} is a ${c.kind}() call: only an agent() call can be cancelled alone (an approval is the person's to answer; for a workflow, cancel the agent calls inside it). cancel_run without call cancels the whole run.`);
+    const j = c.job_id ? this.ctx.store.get(c.job_id) : undefined;
+    if (c.status !== 'running' || !j || isTerminal(j.status)) throw new InvalidStateError(`Call ${seq} of run ${run.id} has already ended (${c.status}${j ? `, agent ${j.id} ${j.status}` : ''}): there is nothing to cancel.`);
+    await this.jobs.cancel({ job_id: j.id, reason: `call ${seq} of run ${run.id} cancelled: ${reason}`, cascade: true }, LEAD);
+    this.ctx.log.info({ run: run.id, seq, job: j.id }, 'script run: one call cancelled');
+    return this.view(run.id)!;
+  }
+
+  /** A running script run, for an action on it; else a clear error. */
+  private running(idOrPrefix: string, what: string): { id: string } {
+    const run = findScriptRun(this.ctx.db, idOrPrefix);
+    if (!run) throw new NotFoundError(`No script run ${JSON.stringify(idOrPrefix)} (only script runs, from run_script, can be ${what}); list_runs shows the runs.`);
+    if (run.status !== 'running') throw new InvalidStateError(`Script run ${run.id} is ${run.status}: only a running run can be ${what}.`);
+    return run;
+  }
+
+  /** Before a call starts live: wait while the run is paused (cancelling the run ends the wait). */
+  private async whilePaused(ex: Exec, kind: ScriptCallKind, args: Json[]): Promise<void> {
+    const paused = (): boolean => (this.ctx.db.prepare('SELECT paused FROM runs WHERE id = ?').get(ex.runId) as { paused: number } | undefined)?.paused === 1;
+    if (!paused()) return;
+    this.journal.log(ex.runId, 'pause', `${kind}(${callStart(args)}) waits: the run is paused`, this.ctx.clock.now());
+    await new Promise<void>((resolve, reject) => {
+      const done = (f: () => void): void => { off(); ex.signal.removeEventListener('abort', onAbort); f(); };
+      const onAbort = (): void => done(() => reject(new ScriptCallError('Cancelled', 'the run was cancelled')));
+      const off = this.ctx.bus.on('run', (ev) => { if (ev.runId === ex.runId && !paused()) done(resolve); });
+      if (ex.signal.aborted) onAbort();
+      else ex.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
   /** The hub stops: runs stay `running` and the next hub continues them. */
   async close(): Promise<void> {
     for (const l of this.live.values()) { l.stopping = true; l.abort.abort(); }
@@ -244,6 +297,7 @@ export class ScriptRuns {
     if (depth > MAX_WORKFLOW_DEPTH) throw new ScriptCallError('WorkflowDepth', `workflow("${name}"): workflows nest at most ${MAX_WORKFLOW_DEPTH} deep; this one would be ${depth} deep (does a workflow call itself without an end?)`, 'workflow_depth');
     const stored = again !== undefined && ex.mode === 'recover' ? this.journal.calls(ex.runId).find((c) => c.seq === again)?.source : undefined;
     const source = stored ?? await this.nestedSource(name);
+    if (again === undefined) await this.whilePaused(ex, 'workflow', args);
     const seq = again ?? this.journal.begin({ run_id: ex.runId, kind: 'workflow', args_json: key, scope: frame.scope, label: `workflow ${name}`, phase: frame.phase, started_at: this.ctx.clock.now(), source });
     if (again !== undefined && !stored) this.journal.reopen(ex.runId, seq, source);
     const inner: Frame = { scope: `${frame.scope}/${name}:${createHash('sha256').update(key).digest('hex').slice(0, 12)}#${nth}`, phase: frame.phase, depth };
@@ -301,6 +355,7 @@ export class ScriptRuns {
     const release = await ex.slots.take(signal);
     let spawned = (): void => undefined;
     try {
+      await this.whilePaused(ex, 'agent', args);
       if (ex.rules.budget_usd !== null) {
         const before = ex.spawning;
         ex.spawning = new Promise((resolve) => { spawned = resolve; });
@@ -329,6 +384,7 @@ export class ScriptRuns {
     const { runId, signal } = ex;
     const [summary, plan] = args;
     if (typeof summary !== 'string' || !summary.trim()) throw new ScriptCallError('TypeError', 'approve(summary, plan): summary must be a non-empty string');
+    await this.whilePaused(ex, 'approve', args);
     const seq = this.journal.begin({ run_id: runId, kind: 'approve', args_json: key, scope: frame.scope, label: summary.slice(0, 80), phase: frame.phase, started_at: this.ctx.clock.now() });
     const r = await this.requests.approval(LEAD, { summary, ...(plan && typeof plan === 'object' ? { plan: plan as never } : {}), timeout_s: 24 * 3600, who: 'person' }, signal);
     this.journal.carriedBy(runId, seq, { request_id: r.request_id });
@@ -401,6 +457,7 @@ function jobOutcome(j: JobRow, args: Json[]): { ok: true; value: Json } | { ok: 
     if (wantsObject && j.structured_json) return { ok: true, value: JSON.parse(j.structured_json) as Json };
     return { ok: true, value: j.result ?? '' };
   }
+  if (j.status === 'cancelled') return { ok: false, error: { name: 'AgentCancelled', message: `agent ${j.id} cancelled: ${j.error ?? 'no reason given'}`, code: 'cancelled' } };
   return { ok: false, error: { name: 'AgentFailed', message: `agent ${j.id} ${j.status}: ${j.error ?? j.failure_class ?? 'no reason given'}`, code: j.failure_class ?? j.status } };
 }
 

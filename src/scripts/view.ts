@@ -15,7 +15,7 @@ export interface ScriptRules {
   replaying?: boolean;
 }
 
-export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null }
+export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null; paused: number }
 
 /** The script run with this id, or the one run whose id starts with it. */
 export function findScriptRun(db: Db, idOrPrefix: string): ScriptRunRow | undefined {
@@ -52,7 +52,7 @@ export function scriptRunView(db: Db, job: (id: string) => JobRow | undefined, i
     };
   });
   return {
-    run_id: r.id, kind: 'script', title: r.title, status: r.status, name: rules.name,
+    run_id: r.id, kind: 'script', title: r.title, status: r.status, paused: r.paused === 1, name: rules.name,
     ...(ok ? { result } : { error: r.note }),
     budget_usd: rules.budget_usd, cost_usd: Math.round(scriptRunSpent(db, r.id) * 1e6) / 1e6,
     created_at: new Date(r.created_at).toISOString(), ended_at: r.ended_at ? new Date(r.ended_at).toISOString() : null,
