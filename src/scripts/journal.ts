@@ -1,4 +1,4 @@
-// A script run's journal (migrations 24, 25): every call the script made, with its outcome once it
+// A script run's journal (migrations 24, 26): every call the script made, with its outcome once it
 // has one, and the run's log and phases. Written as things happen, each in its own statement or
 // transaction, so a hub that dies between two statements leaves a journal a new hub can continue
 // from (src/domain/scriptReplay.ts decides what is answered from it).

@@ -611,7 +611,8 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 25,
+    // 26, not 25: h/s28floor's migration 25 (runs.lead_seen_at) lands beside it.
+    version: 26,
     name: 'steering script runs: a run can be paused (no new call starts, across hubs), a resume marks the calls it no longer answers from, and a nested workflow() keys its calls under the call that ran it (src/scripts, docs/scripts.md)',
     up: `
       ALTER TABLE runs ADD COLUMN paused INTEGER NOT NULL DEFAULT 0; -- script runs: 1 while pause_run holds it

@@ -95,7 +95,7 @@ return { a, same, missing, bad, deep }`,
       if (task(prompt) === 'slow') await slow.wait;
       return { resultText: `did ${task(prompt)}` };
     };
-    const first = await setup(script, { inner: "const a = await agent('TASK:fast')\nconst b = await agent('TASK:slow')\nreturn [a, b, await agent('TASK:after')]" });
+    const first = await setup(script, { inner: "phase('Inner')\nlog('inner started')\nconst a = await agent('TASK:fast')\nconst b = await agent('TASK:slow')\nreturn [a, b, await agent('TASK:after')]" });
     const r = await first.h.call('run_script', { script: "return await workflow('inner')" });
     await eventually('the slow agent running', () => (first.h.hub.scripts.view(r.run_id)!.calls as any[]).some((c) => c.seq === 3 && c.job_status === 'running') || undefined, 20_000);
     await first.h.stop({ keep: true });
@@ -110,5 +110,6 @@ return { a, same, missing, bad, deep }`,
     assert.deepEqual(first.prompts.map(task), ['fast', 'slow']);
     assert.deepEqual(second.prompts.map(task), ['?', 'after'], 'fast answered from the journal, slow went on in its session, after ran live');
     assert.deepEqual((v.calls as any[]).map((c) => [c.kind, c.status]), [['workflow', 'done'], ['agent', 'done'], ['agent', 'done'], ['agent', 'done']]);
+    assert.deepEqual((v.log as any[]).map((l) => [l.kind, l.text]), [['phase', 'Inner'], ['log', 'inner started']], 'the log lines the first hub wrote are not written again');
   });
 });
