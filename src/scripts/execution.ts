@@ -176,7 +176,13 @@ export class ScriptExecution {
     if (this.noted) return;
     this.noted = true;
     const now = this.d.ctx.clock.now();
-    this.d.journal.replace(this.runId, this.replayed.filter((e) => !this.used.has(e.seq)).map((e) => e.seq));
+    const unused = this.replayed.filter((e) => !this.used.has(e.seq));
+    this.d.journal.replace(this.runId, unused.map((e) => e.seq), now);
+    // An agent the run had left running that the resumed script will not wait for any more.
+    for (const e of unused) {
+      const j = e.status === 'running' && e.jobId ? this.d.ctx.store.get(e.jobId) : undefined;
+      if (j && !isTerminal(j.status)) void this.d.jobs.cancel({ job_id: j.id, reason: `run ${this.runId} was resumed and no longer waits for call ${e.seq}`, cascade: true }, LEAD).catch(() => undefined);
+    }
     const text = d
       ? `resume: ${this.answered} call(s) answered from the journal; diverged at call ${at} of the script, ${d.kind}(${callStart(args ?? [])})`
         + (d.reason === 'failed' ? `, which failed last time (journal call ${d.seq})` : ', new or edited since the last run') + ': it and every call after it run live'

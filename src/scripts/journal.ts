@@ -48,12 +48,14 @@ export class ScriptJournal {
     this.db.prepare("UPDATE script_calls SET status = 'running', outcome_json = NULL, ended_at = NULL, source = ? WHERE run_id = ? AND seq = ?").run(source, runId, seq);
   }
 
-  /** Calls a resume no longer answers from: they stay listed, as history. */
-  replace(runId: string, seqs: readonly number[]): void {
+  /** Calls a resume no longer answers from: they stay listed, as history; one that never ended is ended as replaced. */
+  replace(runId: string, seqs: readonly number[], at: number): void {
     if (!seqs.length) return;
     tx(this.db, () => {
-      const st = this.db.prepare('UPDATE script_calls SET replaced = 1 WHERE run_id = ? AND seq = ?');
-      for (const s of seqs) st.run(runId, s);
+      const st = this.db.prepare(`UPDATE script_calls SET replaced = 1, status = CASE status WHEN 'running' THEN 'failed' ELSE status END,
+        outcome_json = CASE status WHEN 'running' THEN @outcome ELSE outcome_json END, ended_at = COALESCE(ended_at, @at) WHERE run_id = @runId AND seq = @seq`);
+      const outcome = JSON.stringify({ name: 'Replaced', message: 'a resume of the run no longer waits for this call' });
+      for (const seq of seqs) st.run({ runId, seq, at, outcome });
     });
   }
 

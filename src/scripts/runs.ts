@@ -98,7 +98,7 @@ export class ScriptRuns {
       this.journal.end(run.id, c.seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.ctx.clock.now() });
     }
     const now = this.ctx.clock.now();
-    this.ctx.db.prepare("UPDATE runs SET content = ?, rules_json = ?, status = 'running', note = NULL, updated_at = ?, ended_at = NULL WHERE id = ?")
+    this.ctx.db.prepare("UPDATE runs SET content = ?, rules_json = ?, status = 'running', paused = 0, note = NULL, updated_at = ?, ended_at = NULL WHERE id = ?")
       .run(source, JSON.stringify({ ...rules, replaying: true } satisfies ScriptRules), now, run.id);
     const edited = source !== row.content ? `; ${this.savedPath(rules.name!)} changed since the last run and was read again` : '';
     this.journal.log(run.id, 'replay', `resumed after it ${run.status}${edited}`, now);

@@ -90,4 +90,37 @@ describe('resume_run of a script run', () => {
     g.open();
     assert.equal((await ended(h, slow.run_id)).status, 'succeeded');
   });
+
+  test('a resume cancels an agent the edited script no longer waits for, and lifts a pause', async () => {
+    const g = gate(20_000);
+    const { h, prompts } = await setup(async (prompt) => {
+      const t = task(prompt);
+      if (t === 'long') return { hang: true };
+      if (t === 'bad') { await g.wait; return { resultText: 'no', isError: true }; }
+      return { resultText: `did ${t}` };
+    });
+    const dir = join(settingsDirOf(h.hub.ctx.config), 'scripts');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'orphan.js'), "const p = agent('TASK:long')\nawait agent('TASK:bad')\nreturn await p");
+    const r = await h.call('run_script', { name: 'orphan' });
+    await eventually('both running', () => ((h.hub.scripts.view(r.run_id)!.calls as any[]).filter((c) => c.job_status === 'running').length === 2 ? true : undefined), 20_000);
+    assert.equal((await h.call('pause_run', { run_id: r.run_id })).paused, true);
+    g.open();
+    const failed = await ended(h, r.run_id);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.paused, true);
+    const long = (failed.calls as any[]).find((c) => c.status === 'running');
+    assert.equal(h.hub.ctx.store.get(long.job_id)!.status, 'running', 'the failed run left its other agent running');
+
+    writeFileSync(join(dir, 'orphan.js'), "return await agent('TASK:good')");
+    const resumed = await h.call('resume_run', { run_id: r.run_id });
+    assert.equal(resumed.paused, false, 'resume_run lifts the pause');
+    const v = await ended(h, r.run_id);
+    assert.equal(v.status, 'succeeded', JSON.stringify(v));
+    assert.equal(v.result, 'did good');
+    await eventually('the orphaned agent cancelled', () => (h.hub.ctx.store.get(long.job_id)!.status === 'cancelled' ? true : undefined), 20_000);
+    const old = (v.calls as any[]).filter((c) => c.replaced);
+    assert.deepEqual(old.map((c) => c.status), ['failed', 'failed'], 'both calls of the last run are history, none left running');
+    assert.deepEqual(prompts.map(task).sort(), ['bad', 'good', 'long']);
+  });
 });
