@@ -165,7 +165,10 @@ const round = (v: number): number => Math.round(v * 1e6) / 1e6;
 function remedy(b: BudgetRef, caller: 'lead' | 'agent'): string {
   const wait = 'wait for running jobs to end (each releases what it reserved)';
   if (b.kind === 'run') {
-    return 'The script can catch this (e.code === "budget_exceeded"): wait for the run\'s running agents to end (each releases what it reserved), pass agent() a smaller budget_usd so it reserves less, or run the script again with a larger budget_usd.';
+    // The lead's side is the script itself (its agent() calls spawn as the lead's); an agent is one of the run's agents spawning a sub-agent.
+    return caller === 'agent'
+      ? `Do the work yourself, ${wait}, pass a smaller budget_usd so the new agent reserves less, or finish and report that the run's budget is spent.`
+      : 'The script can catch this (e.code === "budget_exceeded"): wait for the run\'s running agents to end (each releases what it reserved), pass agent() a smaller budget_usd so it reserves less, or run the script again with a larger budget_usd.';
   }
   if (b.kind === 'subtree') {
     return caller === 'agent'
