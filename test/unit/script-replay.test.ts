@@ -53,6 +53,16 @@ describe('script replay', () => {
     assert.equal(r.diverged, null);
   });
 
+  test('recover: a running workflow() call is attached (its nested script runs again), a finished one is answered', () => {
+    const journal: JournaledCall[] = [
+      { seq: 1, kind: 'workflow', args: canonicalJson(['w']), status: 'running' },
+      { seq: 2, kind: 'workflow', args: canonicalJson(['v']), status: 'done', outcome: '"V"' },
+    ];
+    const r = new ScriptReplay(journal, 'recover');
+    assert.deepEqual(r.next('workflow', canonicalJson(['w'])), { from: 'job', entry: journal[0] });
+    assert.deepEqual(r.next('workflow', canonicalJson(['v'])), { from: 'journal', entry: journal[1] });
+  });
+
   test('the kind is part of the call', () => {
     const r = new ScriptReplay([done(1, canonicalJson(['ship it?']), true)], 'recover');
     assert.deepEqual(r.next('approve', canonicalJson(['ship it?'])), { from: 'live' });
