@@ -54,6 +54,7 @@ import { ProjectService } from './projects/service.js';
 import { RunService } from './runs/index.js';
 import { runTools } from './tools/runs.js';
 import { ScriptRuns } from './scripts/runs.js';
+import { scriptRunBudget } from './scripts/view.js';
 import { NodeLauncher } from './launch/process.js';
 import { ClaudeLauncher } from './launch/claude/launcher.js';
 import { CodexLauncher } from './launch/codex/launcher.js';
@@ -183,7 +184,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const messages = new MessageService(ctx, children);
   const lockGuard = guardLocks(ctx, messages, confinement?.lockMounts);
   const hookLedger = new HookLedger();
-  const budgets = new Budgets(ctx, { actions: { stop: (id, error) => children.stopForBudget(id, error) }, autoModels: (p) => autoModels(config, p) });
+  const budgets = new Budgets(ctx, { actions: { stop: (id, error) => children.stopForBudget(id, error) }, autoModels: (p) => autoModels(config, p), runBudget: (id) => scriptRunBudget(db, id) });
   const models = new ModelChooser(ctx, budgets);
   // cycle: the limiter's wake-up starts queued work through the runner, and the runner asks the limiter before each start.
   const limits = new Limits(

@@ -7,7 +7,8 @@ import { SpawnInput } from './agents.js';
 
 /** Claude Code's Workflow takes scripts up to 512 KiB; so do we. */
 export const MAX_SCRIPT_CHARS = 512 * 1024;
-const SCRIPT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** A saved script's name: .overseer/scripts/<name>.js (run_script's name, workflow()'s first argument). */
+export const SCRIPT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export const RunScriptInput = z.object({
   script: z.string().min(1, 'script is empty: pass the JavaScript source, or name a saved script with name').max(MAX_SCRIPT_CHARS, `script is longer than ${MAX_SCRIPT_CHARS} characters: move data into args`).optional()

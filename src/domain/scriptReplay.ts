@@ -12,8 +12,14 @@
 //   job (the job itself was resumed by the reconcile), anything else runs live.
 // - `resume` (resume_run, maybe after an edit): as Claude Code's Workflow does, finished calls are
 //   answered until the first call that is new, edited, failed or never finished; that call and
-//   every call after it run live, and the run says where it diverged. A call that was still
-//   running, or that a provider limit refused, runs again without ending reuse.
+//   every call after it run live, and the run says where it diverged. A journaled workflow()
+//   call is not answered as a whole: its nested script runs again (maybe edited) and its own
+//   calls are matched. A call whose agent still
+//   runs is attached to it, and one that a provider limit refused runs again, both without
+//   ending reuse.
+//
+// Calls made inside a nested `workflow()` carry a scope (the path of workflow calls above them,
+// ScriptRuns decides its form): the same prompt at the top and inside a workflow are two calls.
 
 export type ScriptCallKind = 'agent' | 'approve' | 'workflow';
 
@@ -23,6 +29,8 @@ export interface JournaledCall {
   kind: ScriptCallKind;
   /** canonicalJson of the arguments. */
   args: string;
+  /** '' at the top of the script; inside workflow() calls, their path. */
+  scope?: string;
   status: 'running' | 'done' | 'failed';
   /** The provider limiter refused it: not the call's fault. */
   limited?: boolean;
@@ -34,6 +42,7 @@ export interface JournaledCall {
 
 export type ReplayAnswer =
   | { from: 'journal'; entry: JournaledCall }
+  /** Still going: an agent's job to wait for again, or a workflow() call whose nested script runs again under the same scope. */
   | { from: 'job'; entry: JournaledCall }
   | { from: 'live'; diverged?: Divergence };
 
@@ -62,7 +71,7 @@ export class ScriptReplay {
 
   constructor(journal: readonly JournaledCall[], private readonly mode: 'recover' | 'resume') {
     for (const e of [...journal].sort((a, b) => a.seq - b.seq)) {
-      const k = `${e.kind}\u0000${e.args}`;
+      const k = `${e.kind}\u0000${e.scope ?? ''}\u0000${e.args}`;
       const list = this.byCall.get(k);
       if (list) list.push(e);
       else this.byCall.set(k, [e]);
@@ -74,21 +83,29 @@ export class ScriptReplay {
     return this.divergence;
   }
 
-  /** The answer for the next call of `kind` with canonical `args`. */
-  next(kind: ScriptCallKind, args: string): ReplayAnswer {
-    const k = `${kind}\u0000${args}`;
+  /** The answer for the next call of `kind` with canonical `args` (in `scope`: '' at the top). */
+  next(kind: ScriptCallKind, args: string, scope = ''): ReplayAnswer {
+    const k = `${kind}\u0000${scope}\u0000${args}`;
     const n = this.asked.get(k) ?? 0;
     this.asked.set(k, n + 1);
     const entry = this.byCall.get(k)?.[n];
     if (this.mode === 'recover') {
       if (!entry) return { from: 'live' };
-      if (entry.status === 'running') return entry.jobId ? { from: 'job', entry } : { from: 'live' };
+      if (entry.status === 'running') return attachable(entry) ? { from: 'job', entry } : { from: 'live' };
       return { from: 'journal', entry };
     }
     if (this.divergence) return { from: 'live' };
+    // A workflow() call is a container: it runs again, and its own calls decide what is reused.
+    if (entry?.kind === 'workflow') return { from: 'job', entry };
     if (entry?.status === 'done') return { from: 'journal', entry };
+    if (entry?.status === 'running' && attachable(entry)) return { from: 'job', entry };
     if (entry && (entry.status === 'running' || entry.limited)) return { from: 'live' };
     this.divergence = { seq: entry?.seq ?? null, kind, args, reason: !entry ? 'new_or_edited' : 'failed' };
     return { from: 'live', diverged: this.divergence };
   }
+}
+
+/** A running call the script can wait for again: its agent's job, or a workflow() call (its nested calls are in the journal). */
+function attachable(e: JournaledCall): boolean {
+  return Boolean(e.jobId) || e.kind === 'workflow';
 }

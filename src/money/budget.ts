@@ -1,19 +1,20 @@
 // The house budget, as pure decisions (docs/budgets.md). Which budgets a job counts against —
-// the hub's own (`budgetUsd`), one per label it carries (`labelBudgets`), and the subtree budget
-// of every ancestor spawned with `budget_usd` — what a new job is expected to cost (the median of
+// the hub's own (`budgetUsd`), one per label it carries (`labelBudgets`), the subtree budget
+// of every ancestor spawned with `budget_usd`, and the budget of the script run it works for
+// (run_script's `budget_usd`, docs/scripts.md) — what a new job is expected to cost (the median of
 // finished jobs like it, else a per-model fallback), whether its reservation fits, and the words
 // that say why not. No I/O: src/money/budgetStore.ts reads the numbers, src/money/budgets.ts
 // applies the decisions.
 
 /** Which kind of budget, and what it covers. */
-export type BudgetKind = 'house' | 'label' | 'subtree';
+export type BudgetKind = 'house' | 'label' | 'subtree' | 'run';
 
-/** A budget that applies to a job. `key`: the label, or the job id of the subtree's root. */
+/** A budget that applies to a job. `key`: the label, the job id of the subtree's root, or the script run's id (its agents carry the label `run:<id>`). */
 export interface BudgetRef {
   kind: BudgetKind;
   key: string;
   limitUsd: number;
-  /** The subtree root's title (for messages). */
+  /** The subtree root's or the run's title (for messages). */
   title?: string;
 }
 
@@ -43,17 +44,20 @@ const EPS = 1e-9;
 
 /**
  * The budgets a job counts against: the subtree budgets of `ancestors` (nearest first; for a
- * running job, the job itself first: its budget_usd covers it and all it spawns), then one per
- * label with a configured budget, then the house budget.
+ * running job, the job itself first: its budget_usd covers it and all it spawns), then the
+ * budgets of the script runs it works for (`runs`), then one per label with a configured budget,
+ * then the house budget.
  */
 export function applicableBudgets(o: {
   houseUsd?: number;
   labelBudgets: Readonly<Record<string, number>>;
   labels: readonly string[];
   ancestors: readonly Ancestor[];
+  runs?: readonly { id: string; limitUsd: number; title?: string }[];
 }): BudgetRef[] {
   const out: BudgetRef[] = [];
   for (const a of o.ancestors) if (a.budget_usd !== null) out.push({ kind: 'subtree', key: a.id, limitUsd: a.budget_usd, title: a.title });
+  for (const r of o.runs ?? []) out.push({ kind: 'run', key: r.id, limitUsd: r.limitUsd, ...(r.title ? { title: r.title } : {}) });
   for (const l of [...new Set(o.labels)]) {
     const v = Object.hasOwn(o.labelBudgets, l) ? o.labelBudgets[l] : undefined;
     if (v !== undefined) out.push({ kind: 'label', key: l, limitUsd: v });
@@ -143,6 +147,7 @@ export function estimateCost(o: {
 export function budgetName(b: BudgetRef): string {
   if (b.kind === 'house') return 'the house budget (budgetUsd / OVERSEER_BUDGET_USD)';
   if (b.kind === 'label') return `the budget of label ${JSON.stringify(b.key)} (labelBudgets / OVERSEER_LABEL_BUDGETS)`;
+  if (b.kind === 'run') return `the budget of script run ${b.key}${b.title ? ` ${JSON.stringify(b.title)}` : ''} (run_script's budget_usd, covering its agents and what they spawn)`;
   return `the subtree budget of job ${b.key}${b.title ? ` ${JSON.stringify(b.title)}` : ''} (its budget_usd, covering it and everything it spawns)`;
 }
 
@@ -159,6 +164,12 @@ const round = (v: number): number => Math.round(v * 1e6) / 1e6;
 /** What to do about a refusal, by who is asking and which budget refused. */
 function remedy(b: BudgetRef, caller: 'lead' | 'agent'): string {
   const wait = 'wait for running jobs to end (each releases what it reserved)';
+  if (b.kind === 'run') {
+    // The lead's side is the script itself (its agent() calls spawn as the lead's); an agent is one of the run's agents spawning a sub-agent.
+    return caller === 'agent'
+      ? `Do the work yourself, ${wait}, pass a smaller budget_usd so the new agent reserves less, or finish and report that the run's budget is spent.`
+      : 'The script can catch this (e.code === "budget_exceeded"): wait for the run\'s running agents to end (each releases what it reserved), pass agent() a smaller budget_usd so it reserves less, or run the script again with a larger budget_usd.';
+  }
   if (b.kind === 'subtree') {
     return caller === 'agent'
       ? `Do the work yourself, ${wait}, pass a smaller budget_usd so the new agent reserves less, or finish and report that the budget is spent.`

@@ -34,6 +34,15 @@ function scope(b: Pick<BudgetRef, 'kind' | 'key'>): { cte: string; cteArgs: unkn
   if (b.kind === 'label') {
     return { cte: '', cteArgs: [], cond: 'instr(j.labels_json, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(j.labels_json) WHERE value = ?)', condArgs: [JSON.stringify(b.key), b.key] };
   }
+  if (b.kind === 'run') {
+    // The run's agents (label run:<id>) and everything they spawn.
+    const label = `run:${b.key}`;
+    return {
+      cte: `WITH RECURSIVE s(id) AS (SELECT r.id FROM jobs r WHERE instr(r.labels_json, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(r.labels_json) WHERE value = ?)
+        UNION ALL SELECT c.id FROM jobs c JOIN s ON c.parent_id = s.id)`,
+      cteArgs: [JSON.stringify(label), label], cond: 'j.id IN (SELECT id FROM s)', condArgs: [],
+    };
+  }
   return {
     cte: 'WITH RECURSIVE s(id) AS (SELECT ? UNION ALL SELECT c.id FROM jobs c JOIN s ON c.parent_id = s.id)',
     cteArgs: [b.key], cond: 'j.id IN (SELECT id FROM s)', condArgs: [],
@@ -87,6 +96,16 @@ export class BudgetStore {
     return self ? rows : rows.slice(1);
   }
 
+  /** The script runs a job (`self`) or a new job's parent and its ancestors work for: their `run:<id>` labels. */
+  runsOf(jobId: string | null): string[] {
+    if (jobId === null) return [];
+    const rows = this.db.prepare(`WITH RECURSIVE up(id, parent_id, labels_json) AS (
+        SELECT id, parent_id, labels_json FROM jobs WHERE id = ?
+        UNION ALL SELECT j.id, j.parent_id, j.labels_json FROM jobs j JOIN up ON j.id = up.parent_id)
+      SELECT labels_json FROM up WHERE instr(labels_json, '"run:') > 0`).all(jobId) as { labels_json: string }[];
+    return rows.flatMap((r) => runIdsOf(JSON.parse(r.labels_json) as string[]));
+  }
+
   /** Costs of the most recent finished jobs of this provider and model (and template, unless undefined). */
   finishedCosts(provider: string, model: string | null, template?: string | null): number[] {
     const byTemplate = template === undefined ? '' : 'AND template IS ?';
@@ -118,4 +137,9 @@ export class BudgetStore {
   get(jobId: string): ReservationRow | undefined {
     return this.db.prepare('SELECT * FROM budget_reservations WHERE job_id = ?').get(jobId) as ReservationRow | undefined;
   }
+}
+
+/** The script runs named by `run:<id>` labels. */
+export function runIdsOf(labels: readonly string[]): string[] {
+  return labels.filter((l) => l.startsWith('run:')).map((l) => l.slice(4));
 }

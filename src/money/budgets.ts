@@ -13,7 +13,7 @@ import {
   applicableBudgets, budgetFacts, budgetName, crossedMessage, estimateCost, isCrossed, refusalMessage, refusals,
   TYPICAL_JOB_TOKENS, type BudgetRef, type BudgetState, type Estimate,
 } from './budget.js';
-import { BudgetStore, LIVE_STATUSES } from './budgetStore.js';
+import { BudgetStore, LIVE_STATUSES, runIdsOf } from './budgetStore.js';
 
 /** What a job to be created (or resumed) is, as far as budgets go. */
 export interface BudgetSpec {
@@ -45,6 +45,8 @@ export interface BudgetDeps {
   actions: BudgetActions;
   /** The models a job with model "auto" may end up on, per provider (src/models/choice.ts autoModels); undefined without tiers. */
   autoModels: (provider: string) => (string | null)[] | undefined;
+  /** A script run's own budget (run_script's budget_usd), if it has one (src/scripts/view.ts scriptRunBudget). */
+  runBudget: (runId: string) => { limitUsd: number; title: string } | undefined;
 }
 
 const SETTLED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
@@ -65,7 +67,12 @@ export class Budgets {
   /** The budgets a new job with this parent and these labels counts against. */
   applicable(parentId: string | null, labels: readonly string[]): BudgetRef[] {
     const c = this.ctx.config;
-    return applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels, ancestors: this.store.ancestors(parentId, true) });
+    return applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels, ancestors: this.store.ancestors(parentId, true), runs: this.runs([...runIdsOf(labels), ...this.store.runsOf(parentId)]) });
+  }
+
+  /** The budgets of these script runs, those that have one. */
+  private runs(ids: readonly string[]): { id: string; limitUsd: number; title: string }[] {
+    return [...new Set(ids)].flatMap((id) => { const b = this.d.runBudget(id); return b ? [{ id, ...b }] : []; });
   }
 
   /** The models a job's reservation must cover: "auto" stands for every model it may be given. */
@@ -164,7 +171,7 @@ export class Budgets {
       let refs = this.refsOf.get(jobId);
       if (!refs) {
         const c = this.ctx.config;
-        refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: JSON.parse(j.labels_json) as string[], ancestors: this.store.ancestors(jobId, true) });
+        refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: JSON.parse(j.labels_json) as string[], ancestors: this.store.ancestors(jobId, true), runs: this.runs(this.store.runsOf(jobId)) });
         this.refsOf.set(jobId, refs);
       }
       for (const r of refs) {

@@ -1,4 +1,4 @@
-// A script run's journal (migration 24): every call the script made, with its outcome once it
+// A script run's journal (migrations 24, 26): every call the script made, with its outcome once it
 // has one, and the run's log and phases. Written as things happen, each in its own statement or
 // transaction, so a hub that dies between two statements leaves a journal a new hub can continue
 // from (src/domain/scriptReplay.ts decides what is answered from it).
@@ -11,6 +11,8 @@ export interface ScriptCallRow {
   seq: number;
   kind: ScriptCallKind;
   args_json: string;
+  /** '' at the top; inside workflow() calls, their path. */
+  scope: string;
   label: string | null;
   phase: string | null;
   status: 'running' | 'done' | 'failed';
@@ -20,20 +22,40 @@ export interface ScriptCallRow {
   outcome_json: string | null;
   started_at: number;
   ended_at: number | null;
+  /** 1: a resume no longer answers from this call (it ran again, or is not asked any more). */
+  replaced: number;
+  /** workflow calls: the nested script as it ran. */
+  source: string | null;
 }
 
-export interface ScriptLogRow { run_id: string; n: number; at: number; kind: 'log' | 'phase' | 'replay'; text: string }
+export interface ScriptLogRow { run_id: string; n: number; at: number; kind: 'log' | 'phase' | 'replay' | 'pause'; text: string }
 
 export class ScriptJournal {
   constructor(private readonly db: Db) {}
 
   /** Records a call that starts now; its seq is the next in the run. */
-  begin(c: Pick<ScriptCallRow, 'run_id' | 'kind' | 'args_json' | 'label' | 'phase' | 'started_at'>): number {
+  begin(c: Pick<ScriptCallRow, 'run_id' | 'kind' | 'args_json' | 'label' | 'phase' | 'started_at'> & { scope?: string; source?: string }): number {
     return tx(this.db, () => {
       const { n } = this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM script_calls WHERE run_id = ?').get(c.run_id) as { n: number };
-      this.db.prepare(`INSERT INTO script_calls (run_id, seq, kind, args_json, label, phase, status, limited, job_id, request_id, outcome_json, started_at, ended_at)
-        VALUES (@run_id, @seq, @kind, @args_json, @label, @phase, 'running', 0, NULL, NULL, NULL, @started_at, NULL)`).run({ ...c, seq: n });
+      this.db.prepare(`INSERT INTO script_calls (run_id, seq, kind, args_json, scope, label, phase, status, limited, job_id, request_id, outcome_json, started_at, ended_at, source)
+        VALUES (@run_id, @seq, @kind, @args_json, @scope, @label, @phase, 'running', 0, NULL, NULL, NULL, @started_at, NULL, @source)`).run({ ...c, scope: c.scope ?? '', source: c.source ?? null, seq: n });
       return n;
+    });
+  }
+
+  /** A finished workflow() call that a resume runs again (its nested calls answer from the journal where unchanged). */
+  reopen(runId: string, seq: number, source: string): void {
+    this.db.prepare("UPDATE script_calls SET status = 'running', outcome_json = NULL, ended_at = NULL, source = ? WHERE run_id = ? AND seq = ?").run(source, runId, seq);
+  }
+
+  /** Calls a resume no longer answers from: they stay listed, as history; one that never ended is ended as replaced. */
+  replace(runId: string, seqs: readonly number[], at: number): void {
+    if (!seqs.length) return;
+    tx(this.db, () => {
+      const st = this.db.prepare(`UPDATE script_calls SET replaced = 1, status = CASE status WHEN 'running' THEN 'failed' ELSE status END,
+        outcome_json = CASE status WHEN 'running' THEN @outcome ELSE outcome_json END, ended_at = COALESCE(ended_at, @at) WHERE run_id = @runId AND seq = @seq`);
+      const outcome = JSON.stringify({ name: 'Replaced', message: 'a resume of the run no longer waits for this call' });
+      for (const seq of seqs) st.run({ runId, seq, at, outcome });
     });
   }
 
@@ -53,10 +75,10 @@ export class ScriptJournal {
     return this.db.prepare('SELECT * FROM script_calls WHERE run_id = ? ORDER BY seq').all(runId) as ScriptCallRow[];
   }
 
-  /** The run's journal as the replay reads it. */
+  /** The run's journal as the replay reads it (replaced calls are history, not answers). */
   replayable(runId: string): JournaledCall[] {
-    return this.calls(runId).map((r) => ({
-      seq: r.seq, kind: r.kind, args: r.args_json, status: r.status, limited: r.limited === 1, jobId: r.job_id, outcome: r.outcome_json,
+    return this.calls(runId).filter((r) => !r.replaced).map((r) => ({
+      seq: r.seq, kind: r.kind, args: r.args_json, scope: r.scope, status: r.status, limited: r.limited === 1, jobId: r.job_id, outcome: r.outcome_json,
     }));
   }
 

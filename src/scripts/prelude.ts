@@ -50,10 +50,13 @@ export const PRELUDE = String.raw`
       return v;
     }));
   });
+  // Claude Code's shape (total, spent(), remaining()) in dollars; reserved() is Overseer's: what
+  // running agent() calls hold, so remaining() is what a new call may still reserve.
   def('budget', Object.freeze({
     get total() { return JSON.parse(budgetNow()).total; },
     spent() { return JSON.parse(budgetNow()).spent; },
-    remaining() { const b = JSON.parse(budgetNow()); return b.total === null ? Infinity : Math.max(0, b.total - b.spent); },
+    reserved() { return JSON.parse(budgetNow()).reserved; },
+    remaining() { const b = JSON.parse(budgetNow()); return b.total === null ? Infinity : Math.max(0, Math.round((b.total - b.spent - b.reserved) * 1e6) / 1e6); },
   }));
   const RealDate = Date;
   const noClock = (what) => () => { throw new Error(what + ' is not available in a script: a run is replayed after a crash and the value would differ. Pass times in through args.'); };

@@ -1,33 +1,32 @@
 // Scripted runs (issue 28, docs/scripts.md): a lead's script runs in the sandbox (./sandbox.ts)
-// inside the hub, and this service answers its calls. An agent() call is a job of the hub's engine
-// (the house cap, the start gate, locks and confinement, the policy: everything a spawn_agent job
-// has), created in the same transaction as its journal row (./journal.ts); approve() is a
-// person-only request. A new hub continues every run still `running`: the script runs again from
-// the top and the journal answers what was already done (src/domain/scriptReplay.ts), running
-// jobs are waited on again, the rest runs live.
+// inside the hub; this service keeps the runs — start, continue after a hub restart, resume
+// after a failure or an edit, cancel, pause, cancel one call — and ./execution.ts answers the
+// calls of each execution of a script. A new hub continues every run still `running`: the script
+// runs again from the top and the journal answers what was already done
+// (src/domain/scriptReplay.ts), running jobs are waited on again, the rest runs live.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { RequestService } from '../approvals/service.js';
-import type { JobRow } from '../store/jobs.js';
 import { settingsDirOf } from '../config.js';
 import { isTerminal } from '../domain/job.js';
-import { canonicalJson, ScriptReplay } from '../domain/scriptReplay.js';
-import { InvalidInputError } from '../errors.js';
-import { ScriptAgentOptions, type RunScriptInput } from '../contract/scripts.js';
-import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
+import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
+import type { RunScriptInput } from '../contract/scripts.js';
+import { checkSyntax, type Json, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
-import { scriptRunSpent, scriptRunView, type ScriptRules } from './view.js';
+import { BudgetStore } from '../money/budgetStore.js';
+import { findScriptRun, scriptRunView, type ScriptRules } from './view.js';
+import { jobOutcome, LIMIT_CLASSES, ScriptExecution, whereOf } from './execution.js';
 
 const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
-const LIMIT_CLASSES = new Set(['rate_limited']);
 
 interface Live { abort: AbortController; done: Promise<void>; stopping: boolean }
 
 export class ScriptRuns {
   readonly journal: ScriptJournal;
+  private readonly budgets: BudgetStore;
   private readonly live = new Map<string, Live>();
 
   constructor(
@@ -37,6 +36,7 @@ export class ScriptRuns {
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
   ) {
     this.journal = new ScriptJournal(ctx.db);
+    this.budgets = new BudgetStore(ctx.db);
   }
 
   /** Checks the script completely, stores the run with its script, and starts it. Nothing is written for a bad script. */
@@ -44,10 +44,7 @@ export class ScriptRuns {
     if ((i.script === undefined) === (i.name === undefined)) throw new InvalidInputError('give script (the JavaScript source) or name (a saved script in .overseer/scripts/<name>.js), exactly one of them');
     const source = i.script ?? this.saved(i.name!);
     const problem = await checkSyntax(source);
-    if (problem) {
-      const where = problem.line ? ` at line ${problem.line}${problem.column ? `, column ${problem.column}` : ''}` : '';
-      throw new InvalidInputError(`The script does not parse${where}: ${problem.name}: ${problem.message}. Nothing was started; fix it and run it again.`);
-    }
+    if (problem) throw new InvalidInputError(`The script does not parse${whereOf(problem)}: ${problem.name}: ${problem.message}. Nothing was started; fix it and run it again.`);
     const title = i.title ?? metaName(source) ?? i.name ?? 'script';
     const rules: ScriptRules = { name: i.name ?? null, args: i.args as Json | undefined, budget_usd: i.budget_usd ?? null, max_concurrent: i.max_concurrent ?? DEFAULT_CONCURRENCY };
     const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
@@ -60,7 +57,7 @@ export class ScriptRuns {
 
   /** Continues every script run a previous hub left running. */
   async resumeAll(): Promise<void> {
-    const rows = this.ctx.db.prepare("SELECT id FROM runs WHERE kind = 'script' AND status = 'running'").all() as { id: string }[];
+    const rows = this.ctx.db.prepare("SELECT id, rules_json FROM runs WHERE kind = 'script' AND status = 'running'").all() as { id: string; rules_json: string }[];
     for (const r of rows) {
       // The agents the stopped hub left interrupted go on in their sessions; the script waits for them again.
       for (const c of this.journal.calls(r.id)) {
@@ -72,8 +69,43 @@ export class ScriptRuns {
           this.ctx.log.warn({ run: r.id, job: j.id, err: (err as Error).message }, 'script run: could not continue an interrupted agent');
         }
       }
-      this.execute(r.id, 'recover');
+      // A resume the stopped hub had not yet seen diverge goes on as a resume.
+      this.execute(r.id, (JSON.parse(r.rules_json) as ScriptRules).replaying ? 'resume' : 'recover');
     }
+  }
+
+  /**
+   * resume_run of a failed or cancelled script run: the script is read again (a saved one from
+   * its file as it is now, an inline one as stored) and runs from the top; the journal answers
+   * the longest unchanged prefix (src/domain/scriptReplay.ts, 'resume'), and a `replay` row of
+   * the log says where it diverged. A bad script changes nothing.
+   */
+  async resume(idOrPrefix: string): Promise<Record<string, unknown>> {
+    const run = findScriptRun(this.ctx.db, idOrPrefix);
+    if (!run) throw new NotFoundError(`No script run ${JSON.stringify(idOrPrefix)}: list_runs shows the runs.`);
+    if (run.status === 'running' || this.live.has(run.id)) throw new InvalidStateError(`Script run ${run.id} is still running: resume_run continues a run that failed or was cancelled. Wait for it (get_run with wait_s), or cancel_run it first.`);
+    if (run.status === 'succeeded') throw new InvalidStateError(`Script run ${run.id} succeeded: there is nothing to resume. Start it again with run_script to run it anew.`);
+    const rules = JSON.parse(run.rules_json) as ScriptRules;
+    const row = this.ctx.db.prepare('SELECT content FROM runs WHERE id = ?').get(run.id) as { content: string };
+    const source = rules.name ? this.saved(rules.name) : row.content;
+    const problem = await checkSyntax(source);
+    if (problem) throw new InvalidInputError(`${rules.name ? this.savedPath(rules.name) : 'The stored script'} does not parse${whereOf(problem)}: ${problem.name}: ${problem.message}. The run was not resumed; fix it and call resume_run again.`);
+    // Agents that ended after the run did: their outcome goes into the journal first, so that the resume can reuse it.
+    for (const c of this.journal.calls(run.id)) {
+      const j = c.status === 'running' && c.job_id ? this.ctx.store.get(c.job_id) : undefined;
+      if (!j || !isTerminal(j.status)) continue;
+      const o = jobOutcome(j, JSON.parse(c.args_json) as Json[]);
+      this.journal.end(run.id, c.seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.ctx.clock.now() });
+    }
+    const now = this.ctx.clock.now();
+    this.ctx.db.prepare("UPDATE runs SET content = ?, rules_json = ?, status = 'running', paused = 0, note = NULL, updated_at = ?, ended_at = NULL WHERE id = ?")
+      .run(source, JSON.stringify({ ...rules, replaying: true } satisfies ScriptRules), now, run.id);
+    const edited = source !== row.content ? `; ${this.savedPath(rules.name!)} changed since the last run and was read again` : '';
+    this.journal.log(run.id, 'replay', `resumed after it ${run.status}${edited}`, now);
+    this.ctx.log.info({ run: run.id, edited: Boolean(edited) }, 'script run resumed');
+    this.ctx.bus.emit('run', { runId: run.id, status: 'running' });
+    this.execute(run.id, 'resume');
+    return this.view(run.id)!;
   }
 
   /** Cancels the run: no call starts, its running agents are cancelled. */
@@ -88,6 +120,45 @@ export class ScriptRuns {
       }
     }
     await l?.done;
+  }
+
+  /**
+   * pause_run: while paused no new agent(), approve() or workflow() call of the run starts (each
+   * waits, with a `pause` row in the log); calls already running go on. Kept in the store, so a
+   * new hub keeps the run paused. Bus event `run` with status `paused`, or `running` again.
+   */
+  pause(idOrPrefix: string, paused: boolean): Record<string, unknown> {
+    const run = this.running(idOrPrefix, paused ? 'paused' : 'unpaused');
+    const now = this.ctx.clock.now();
+    const changed = this.ctx.db.prepare('UPDATE runs SET paused = ?, updated_at = ? WHERE id = ? AND paused <> ?').run(paused ? 1 : 0, now, run.id, paused ? 1 : 0).changes;
+    if (changed) {
+      this.journal.log(run.id, 'pause', paused ? 'paused: no new call starts until the run is unpaused (pause_run paused:false); running calls go on' : 'unpaused: calls start again', now);
+      this.ctx.log.info({ run: run.id, paused }, 'script run paused or unpaused');
+      this.ctx.bus.emit('run', { runId: run.id, status: paused ? 'paused' : 'running' });
+    }
+    return this.view(run.id)!;
+  }
+
+  /** cancel_run with `call`: cancels that agent() call's agent; the script sees the call throw AgentCancelled (code `cancelled`) and goes on. */
+  async cancelCall(idOrPrefix: string, seq: number, reason: string): Promise<Record<string, unknown>> {
+    const run = this.running(idOrPrefix, 'have a call cancelled');
+    const calls = this.journal.calls(run.id);
+    const c = calls.find((x) => x.seq === seq);
+    if (!c) throw new NotFoundError(`Script run ${run.id} has no call ${seq}${calls.length ? ` (its calls are 1 to ${calls.length}; get_run lists them)` : ' (it has made no call yet)'}.`);
+    if (c.kind !== 'agent') throw new InvalidStateError(`Call ${seq} of run ${run.id} is a ${c.kind}() call: only an agent() call can be cancelled alone (an approval is the person's to answer; for a workflow, cancel the agent calls inside it). cancel_run without call cancels the whole run.`);
+    const j = c.job_id ? this.ctx.store.get(c.job_id) : undefined;
+    if (c.status !== 'running' || !j || isTerminal(j.status)) throw new InvalidStateError(`Call ${seq} of run ${run.id} has already ended (${c.status}${j ? `, agent ${j.id} ${j.status}` : ''}): there is nothing to cancel.`);
+    await this.jobs.cancel({ job_id: j.id, reason: `call ${seq} of run ${run.id} cancelled: ${reason}`, cascade: true }, LEAD);
+    this.ctx.log.info({ run: run.id, seq, job: j.id }, 'script run: one call cancelled');
+    return this.view(run.id)!;
+  }
+
+  /** A running script run, for an action on it; else a clear error. */
+  private running(idOrPrefix: string, what: string): { id: string } {
+    const run = findScriptRun(this.ctx.db, idOrPrefix);
+    if (!run) throw new NotFoundError(`No script run ${JSON.stringify(idOrPrefix)} (only script runs, from run_script, can be ${what}); list_runs shows the runs.`);
+    if (run.status !== 'running') throw new InvalidStateError(`Script run ${run.id} is ${run.status}: only a running run can be ${what}.`);
+    return run;
   }
 
   /** The hub stops: runs stay `running` and the next hub continues them. */
@@ -107,100 +178,19 @@ export class ScriptRuns {
 
   private execute(runId: string, mode: 'recover' | 'resume'): void {
     const row = this.ctx.db.prepare('SELECT content, rules_json FROM runs WHERE id = ?').get(runId) as { content: string; rules_json: string };
-    const rules = JSON.parse(row.rules_json) as ScriptRules;
     const abort = new AbortController();
     const live: Live = { abort, stopping: false, done: Promise.resolve() };
-    const replay = new ScriptReplay(this.journal.replayable(runId), mode);
-    const slots = new Slots(rules.max_concurrent);
-    let phase: string | null = null;
-    const host: SandboxHost = {
-      call: async (kind, args) => {
-        const key = canonicalJson(args);
-        const a = replay.next(kind, key);
-        if (a.from === 'journal') return outcome(a.entry.status, a.entry.outcome);
-        if (a.from === 'job' && a.entry.jobId) return this.settle(runId, a.entry.seq, a.entry.jobId, abort.signal, args);
-        if (kind === 'agent') return this.agent(runId, args, key, phase, slots, abort.signal);
-        if (kind === 'approve') return this.approve(runId, args, key, phase, abort.signal);
-        throw new ScriptCallError('NotSupported', 'workflow() is not available yet in Overseer scripts: run the other script with run_script');
-      },
-      log: (m) => { this.journal.log(runId, 'log', m, this.ctx.clock.now()); },
-      phase: (t) => { phase = t; this.journal.log(runId, 'phase', t, this.ctx.clock.now()); },
-      budget: () => ({ total: rules.budget_usd, spent: this.spent(runId) }),
-    };
-    live.done = runInSandbox({ source: row.content, args: rules.args, host, limits: this.limits, signal: abort.signal }).then((o) => {
+    const deps = { ctx: this.ctx, jobs: this.jobs, requests: this.requests, limits: this.limits, journal: this.journal, budgets: this.budgets, savedPath: (n: string) => this.savedPath(n) };
+    const ex = new ScriptExecution(deps, runId, JSON.parse(row.rules_json) as ScriptRules, mode, abort.signal);
+    live.done = ex.run(row.content).then((o) => {
       if (live.stopping) return;
       if (o.status === 'returned') this.finish(runId, 'succeeded', null, o.value);
-      else if (o.error.name !== 'Cancelled') {
-        const where = o.error.line ? ` (line ${o.error.line})` : '';
-        this.finish(runId, 'failed', `${o.error.name}${where}: ${o.error.message}`);
-      }
+      else if (o.error.name !== 'Cancelled') this.finish(runId, 'failed', `${o.error.name}${o.error.line ? ` (line ${o.error.line})` : ''}: ${o.error.message}`);
     }, (err: unknown) => {
       this.ctx.log.error({ err, run: runId }, 'script run crashed in the hub');
       if (!live.stopping) this.finish(runId, 'failed', `the hub could not run the script: ${(err as Error).message}`);
     }).finally(() => { this.live.delete(runId); });
     this.live.set(runId, live);
-  }
-
-  private async agent(runId: string, args: Json[], key: string, phase: string | null, slots: Slots, signal: AbortSignal): Promise<Json> {
-    const [prompt, rawOpts] = args;
-    if (typeof prompt !== 'string' || !prompt.trim()) throw new ScriptCallError('TypeError', 'agent(prompt, opts): prompt must be a non-empty string');
-    const parsed = ScriptAgentOptions.safeParse(rawOpts ?? {});
-    if (!parsed.success) {
-      const i = parsed.error.issues[0]!;
-      throw new ScriptCallError('TypeError', `agent() option ${i.path.join('.') || '(opts)'}: ${i.message}`);
-    }
-    const o = parsed.data;
-    const release = await slots.take(signal);
-    try {
-      let seq = 0;
-      const r = await this.jobs.spawn({
-        prompt, title: o.label ?? prompt.split('\n')[0]!.slice(0, 80), provider: o.provider, model: o.model, worktree: o.worktree, cwd: o.cwd, checks: o.checks,
-        timeout_s: o.timeout_s, max_turns: o.max_turns, budget_usd: o.budget_usd, depends_on: [], priority: 0, labels: [`run:${runId}`],
-      }, LEAD, {
-        ...(o.schema ? { jsonSchema: JSON.stringify(o.schema) } : {}),
-        within: (jobId, now) => {
-          seq = this.journal.begin({ run_id: runId, kind: 'agent', args_json: key, label: o.label ?? null, phase: o.phase ?? phase, started_at: now });
-          this.journal.carriedBy(runId, seq, { job_id: jobId });
-        },
-      }).catch((e: unknown) => { throw new ScriptCallError(codeOf(e) === 'budget_exceeded' ? 'BudgetExceeded' : 'SpawnRefused', (e as Error).message, codeOf(e)); });
-      return await this.settle(runId, seq, r.job_id, signal, args);
-    } finally {
-      release();
-    }
-  }
-
-  private async approve(runId: string, args: Json[], key: string, phase: string | null, signal: AbortSignal): Promise<Json> {
-    const [summary, plan] = args;
-    if (typeof summary !== 'string' || !summary.trim()) throw new ScriptCallError('TypeError', 'approve(summary, plan): summary must be a non-empty string');
-    const seq = this.journal.begin({ run_id: runId, kind: 'approve', args_json: key, label: summary.slice(0, 80), phase, started_at: this.ctx.clock.now() });
-    const r = await this.requests.approval(LEAD, { summary, ...(plan && typeof plan === 'object' ? { plan: plan as never } : {}), timeout_s: 24 * 3600, who: 'person' }, signal);
-    this.journal.carriedBy(runId, seq, { request_id: r.request_id });
-    const approved = r.decision === 'approved';
-    this.journal.end(runId, seq, { status: 'done', outcome: approved, at: this.ctx.clock.now() });
-    return approved;
-  }
-
-  /** Waits until the call's job has ended for good, journals its outcome and gives it to the script. */
-  private settle(runId: string, seq: number, jobId: string, signal: AbortSignal, args: Json[]): Promise<Json> {
-    return new Promise<Json>((resolve, reject) => {
-      const check = (): boolean => {
-        const j = this.ctx.store.get(jobId);
-        if (!j || !isTerminal(j.status)) return false;
-        off();
-        const o = jobOutcome(j, args);
-        this.journal.end(runId, seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.ctx.clock.now() });
-        if (o.ok) resolve(o.value);
-        else reject(new ScriptCallError(o.error.name, o.error.message, o.error.code));
-        return true;
-      };
-      const off = this.ctx.bus.on('job', (ev) => { if (ev.jobId === jobId) check(); });
-      signal.addEventListener('abort', () => off(), { once: true });
-      check();
-    });
-  }
-
-  private spent(runId: string): number {
-    return scriptRunSpent(this.ctx.db, runId);
   }
 
   private finish(runId: string, status: 'succeeded' | 'failed' | 'cancelled', note: string | null, result?: Json): void {
@@ -223,52 +213,8 @@ export class ScriptRuns {
   }
 }
 
-/** agent()'s answer from its job: the final text, or with a schema the structured object. */
-function jobOutcome(j: JobRow, args: Json[]): { ok: true; value: Json } | { ok: false; error: { name: string; message: string; code?: string } } {
-  if (j.status === 'succeeded') {
-    const wantsObject = typeof args[1] === 'object' && args[1] !== null && 'schema' in (args[1] as object);
-    if (wantsObject && j.structured_json) return { ok: true, value: JSON.parse(j.structured_json) as Json };
-    return { ok: true, value: j.result ?? '' };
-  }
-  return { ok: false, error: { name: 'AgentFailed', message: `agent ${j.id} ${j.status}: ${j.error ?? j.failure_class ?? 'no reason given'}`, code: j.failure_class ?? j.status } };
-}
-
-function outcome(status: string, json: string | null | undefined): Json {
-  const v = json ? (JSON.parse(json) as Json) : null;
-  if (status === 'done') return v;
-  const e = (v ?? {}) as { name?: string; message?: string; code?: string };
-  throw new ScriptCallError(e.name ?? 'Error', e.message ?? 'the call failed', e.code);
-}
-
-function codeOf(e: unknown): string | undefined {
-  const c = (e as { code?: unknown }).code;
-  return typeof c === 'string' ? c : undefined;
-}
-
 /** `export const meta = { name: '…' }`: the name, when it is a plain string literal. */
 function metaName(source: string): string | undefined {
   const m = /export\s+const\s+meta\s*=\s*\{[\s\S]*?\bname\s*:\s*(['"])([^'"\n]{1,200})\1/.exec(source);
   return m?.[2];
 }
-
-/** At most `n` calls of a run at once; the rest wait in order. */
-class Slots {
-  private used = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly n: number) {}
-  async take(signal: AbortSignal): Promise<() => void> {
-    if (this.used >= this.n) await new Promise<void>((resolve, reject) => {
-      this.waiting.push(resolve);
-      signal.addEventListener('abort', () => reject(new ScriptCallError('Cancelled', 'the run was cancelled')), { once: true });
-    });
-    this.used++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.used--;
-      this.waiting.shift()?.();
-    };
-  }
-}
-

@@ -17,8 +17,8 @@ export interface SandboxHost {
   call(kind: 'agent' | 'approve' | 'workflow', args: Json[]): Promise<Json>;
   log(message: string): void;
   phase(title: string): void;
-  /** The run's budget as `budget` shows it: total (null: none) and spent so far. */
-  budget(): { total: number | null; spent: number };
+  /** The run's budget as `budget` shows it: total (null: none), spent so far, and held by running calls. */
+  budget(): { total: number | null; spent: number; reserved: number };
 }
 
 export interface SandboxLimits {
@@ -33,7 +33,7 @@ export const DEFAULT_LIMITS: SandboxLimits = { cpuMs: 10_000, memoryBytes: 256 <
 export const MAX_SCRIPT_BYTES = 512 * 1024;
 
 /** Where in the script something went wrong (1-based), when QuickJS said. */
-export interface ScriptError { name: string; message: string; line?: number; column?: number }
+export interface ScriptError { name: string; message: string; line?: number; column?: number; code?: string }
 
 export type SandboxOutcome =
   | { status: 'returned'; value: Json | undefined; cpuMs: number }
@@ -199,6 +199,8 @@ function errorOf(vm: QuickJSContext, h: QuickJSHandle): ScriptError {
   if (typeof d !== 'object' || d === null) return { name: 'Error', message: `the script threw ${JSON.stringify(d)}` };
   const o = d as { name?: unknown; message?: unknown; stack?: unknown; lineNumber?: unknown };
   const e: ScriptError = { name: typeof o.name === 'string' ? o.name : 'Error', message: typeof o.message === 'string' ? o.message : JSON.stringify(d) };
+  const code = (o as { code?: unknown }).code;
+  if (typeof code === 'string') e.code = code;
   const at = typeof o.stack === 'string' ? new RegExp(`${FILE.replace('.', '\\.')}:(\\d+):(\\d+)`).exec(o.stack) : null;
   if (at) { e.line = Number(at[1]); e.column = Number(at[2]); }
   else if (typeof o.lineNumber === 'number') e.line = o.lineNumber;

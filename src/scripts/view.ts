@@ -6,14 +6,28 @@ import type { JobRow } from '../store/jobs.js';
 import type { Json } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
 
-export interface ScriptRules { name: string | null; args: Json | undefined; budget_usd: number | null; max_concurrent: number }
+export interface ScriptRules {
+  name: string | null;
+  args: Json | undefined;
+  budget_usd: number | null;
+  max_concurrent: number;
+  /** A resume_run that has not yet diverged: a new hub continues it as a resume, not a recover. */
+  replaying?: boolean;
+}
 
-export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null }
+export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null; paused: number }
 
 /** The script run with this id, or the one run whose id starts with it. */
 export function findScriptRun(db: Db, idOrPrefix: string): ScriptRunRow | undefined {
   const rows = db.prepare("SELECT * FROM runs WHERE kind = 'script' AND id LIKE ? ESCAPE '\\' LIMIT 2").all(`${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as ScriptRunRow[];
   return rows.find((x) => x.id === idOrPrefix) ?? (rows.length === 1 ? rows[0] : undefined);
+}
+
+/** The run's own budget (run_script's budget_usd), for the budgets its agents reserve under (src/money/budgets.ts). */
+export function scriptRunBudget(db: Db, runId: string): { limitUsd: number; title: string } | undefined {
+  const r = db.prepare("SELECT title, rules_json FROM runs WHERE id = ? AND kind = 'script'").get(runId) as { title: string; rules_json: string } | undefined;
+  const limit = r ? (JSON.parse(r.rules_json) as ScriptRules).budget_usd : null;
+  return r && limit !== null ? { limitUsd: limit, title: r.title } : undefined;
 }
 
 /** Dollars the run's agents have spent so far. */
@@ -32,10 +46,13 @@ export function scriptRunView(db: Db, job: (id: string) => JobRow | undefined, i
   const result = ok && r.note ? ((JSON.parse(r.note) as { result?: Json }).result ?? null) : null;
   const calls = journal.calls(r.id).map((c) => {
     const j = c.job_id ? job(c.job_id) : undefined;
-    return { seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0 };
+    return {
+      seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0,
+      ...(c.scope ? { scope: c.scope } : {}), ...(c.replaced ? { replaced: true } : {}),
+    };
   });
   return {
-    run_id: r.id, kind: 'script', title: r.title, status: r.status, name: rules.name,
+    run_id: r.id, kind: 'script', title: r.title, status: r.status, paused: r.paused === 1, name: rules.name,
     ...(ok ? { result } : { error: r.note }),
     budget_usd: rules.budget_usd, cost_usd: Math.round(scriptRunSpent(db, r.id) * 1e6) / 1e6,
     created_at: new Date(r.created_at).toISOString(), ended_at: r.ended_at ? new Date(r.ended_at).toISOString() : null,

@@ -610,4 +610,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    // 26, not 25: h/s28floor's migration 25 (runs.lead_seen_at) lands beside it.
+    version: 26,
+    name: 'steering script runs: a run can be paused (no new call starts, across hubs), a resume marks the calls it no longer answers from, and a nested workflow() keys its calls under the call that ran it (src/scripts, docs/scripts.md)',
+    up: `
+      ALTER TABLE runs ADD COLUMN paused INTEGER NOT NULL DEFAULT 0; -- script runs: 1 while pause_run holds it
+      ALTER TABLE script_calls ADD COLUMN scope TEXT NOT NULL DEFAULT ''; -- '' at the top; under workflow(): the path of workflow calls (ScriptRuns.scopeOf)
+      ALTER TABLE script_calls ADD COLUMN replaced INTEGER NOT NULL DEFAULT 0; -- 1: a resume ran this call again or no longer asks it; history, never an answer
+      ALTER TABLE script_calls ADD COLUMN source TEXT; -- workflow calls: the nested script as it ran
+    `,
+  },
 ];

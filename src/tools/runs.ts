@@ -1,7 +1,8 @@
 // Run tools (docs/dispatch.md): batch dispatch from a file, lead only.
 import type { RunService } from '../runs/runService.js';
 import type { ScriptRuns } from '../scripts/runs.js';
-import { CancelRunInput, RunScriptInput } from '../contract/scripts.js';
+import { CancelRunInput, PauseRunInput, RunScriptInput } from '../contract/scripts.js';
+import { InvalidInputError } from '../errors.js';
 import type { Bus } from '../services/bus.js';
 import { waitUntil } from '../services/wait.js';
 import { defineTool, type ToolDef } from './registry.js';
@@ -17,17 +18,27 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
     }),
     defineTool({
       name: 'cancel_run', roles: ['lead'], title: 'Cancel a run',
-      description: 'Cancel a run (a script run or a dispatch run): nothing new starts and its running agents are cancelled; what finished is kept.',
+      description: 'Cancel a run (a script run or a dispatch run): nothing new starts and its running agents are cancelled; what finished is kept. With call (script runs): cancel only that call\'s agent (its seq in get_run\'s calls); the script sees the call throw AgentCancelled with code "cancelled", which it may catch, and the run goes on.',
       input: CancelRunInput, annotations: { destructiveHint: true },
       handler: async (i) => {
         const reason = i.reason ?? 'cancelled by the lead';
         const script = scripts.view(i.run_id);
+        if (i.call !== undefined) {
+          if (!script) throw new InvalidInputError(`call is for script runs only, and ${JSON.stringify(i.run_id)} is not one: leave call out to cancel a dispatch run.`);
+          return scripts.cancelCall(script.run_id as string, i.call, reason);
+        }
         if (script) {
           await scripts.cancel(script.run_id as string, reason);
           return scripts.view(script.run_id as string)!;
         }
         return r.cancel(i.run_id, reason);
       },
+    }),
+    defineTool({
+      name: 'pause_run', roles: ['lead'], title: 'Pause a script run',
+      description: 'Pause a script run (paused: true, the default): no new agent(), approve() or workflow() call of it starts — they wait — while its running agents go on; paused: false lets them start again. The pause holds across hub restarts. Returns the run as get_run shows it, with paused.',
+      input: PauseRunInput,
+      handler: (i) => scripts.pause(i.run_id, i.paused ?? true),
     }),
     defineTool({
       name: 'dispatch', roles: ['lead'], title: 'Dispatch a file of tasks',
@@ -37,7 +48,7 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
     }),
     defineTool({
       name: 'get_run', roles: ['lead'], title: 'Get a run',
-      description: 'A run. A script run (run_script): status (running, succeeded, failed, cancelled), result or error with the script\'s line, cost, every call with its job and status, and the log. A dispatch run: status (running, succeeded, failed, stopped, timed_out, cancelled), note (why it stopped), counts, cost and every task with its status and job id. With wait_s, waits until the run ends or the time passes.',
+      description: 'A run. A script run (run_script): status (running, succeeded, failed, cancelled), paused, result or error with the script\'s line, cost, every call with its job and status, and the log. A dispatch run: status (running, succeeded, failed, stopped, timed_out, cancelled), note (why it stopped), counts, cost and every task with its status and job id. With wait_s, waits until the run ends or the time passes.',
       input: GetRunInput, annotations: { readOnlyHint: true },
       // Only a call with wait_s waits (and is answered as a stream over HTTP).
       blocks: (a) => typeof a.wait_s === 'number' && a.wait_s > 0,
@@ -60,9 +71,9 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
     }),
     defineTool({
       name: 'resume_run', roles: ['lead'], title: 'Resume a run',
-      description: 'Re-run what did not succeed in an ended run: a failed job continues its session with a message saying why it failed; tasks that never started get new jobs; succeeded tasks are kept.',
+      description: 'Re-run what did not succeed in an ended run. A script run (failed or cancelled) runs its script again from the top — a saved script re-read from .overseer/scripts/<name>.js as it is now, so an edit after a failure counts — and the journal answers the longest unchanged prefix of its calls; the first call that is new, edited or failed last time, and every call after it, run live; the log\'s replay line says where it diverged. A dispatch run: a failed job continues its session with a message saying why it failed; tasks that never started get new jobs; succeeded tasks are kept.',
       input: ResumeRunInput,
-      handler: (i) => r.resume(i.run_id),
+      handler: (i) => (scripts.view(i.run_id) ? scripts.resume(i.run_id) : r.resume(i.run_id)),
     }),
   ];
 }

@@ -22,7 +22,7 @@ export function newJob(id: string, over: Partial<NewJob> = {}): NewJob {
 }
 
 /** Budgets over `db` with this configuration (home is a placeholder: nothing is written there). */
-export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_000): { budgets: Budgets; store: JobStore; ctx: HubContext } {
+export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_000, runBudget: (runId: string) => { limitUsd: number; title: string } | undefined = () => undefined): { budgets: Budgets; store: JobStore; ctx: HubContext } {
   const store = new JobStore(db);
   const ctx = {
     config: loadConfigFrom({ home: '/nonexistent-overseer-test', ...config }),
@@ -30,5 +30,5 @@ export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_00
     launchers: { claude: { priceCall: (m: string | undefined, t: Parameters<typeof claudeCostOf>[1]) => claudeCostOf(m, t) } },
   } as unknown as HubContext;
   // No live children to stop, no model tiers for "auto": what the reservation tests need.
-  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined }), store, ctx };
+  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined, runBudget }), store, ctx };
 }

@@ -27,6 +27,8 @@ export interface ScriptedTurn {
   writeFiles?: Record<string, string>;
   /** `git add -A && git commit --allow-empty -m <message>` in cmd.cwd before the result. */
   gitCommit?: string;
+  /** `total_cost_usd` of the result (what the turn cost); default 0. */
+  costUsd?: number;
   /** Exit code once the child ends; default 0 (1 after an error result). */
   exitCode?: number;
   /** Print no result and never exit by itself: only a signal ends it. */
@@ -177,7 +179,7 @@ export class FakeChild implements ChildHandle {
       ...(t.apiErrorStatus !== undefined ? { api_error_status: t.apiErrorStatus, terminal_reason: 'api_error' } : { api_error_status: null }),
       session_id: this.sessionId,
       num_turns: 1,
-      total_cost_usd: 0,
+      total_cost_usd: t.costUsd ?? 0,
       duration_ms: 1,
     });
     const code = t.exitCode ?? (isError ? 1 : 0);

@@ -28,6 +28,24 @@ const fresh = (): { db: Db; file: string } => {
 const near = (a: number, b: number): boolean => Math.abs(a - b) < 1e-9;
 
 describe('what a budget\'s scope holds', () => {
+  test('a script run\'s budget covers its agents (label run:<id>) and what they spawn; a sub-agent of one reserves under it', () => {
+    const { db } = fresh();
+    const { budgets, store } = budgetsOn(db, {}, () => 1_000, (id) => (id === 'r-1' ? { limitUsd: 1, title: 'review' } : undefined));
+    store.insertJob(newJob('j-agent', { labels_json: '["run:r-1"]', status: 'running' }), 1);
+    store.insertJob(newJob('j-sub', { parent_id: 'j-agent', depth: 2, status: 'running' }), 2);
+    store.insertJob(newJob('j-else', { labels_json: '["run:r-2"]', status: 'running' }), 3);
+    store.update('j-agent', { cost_usd: 0.25 }, 4);
+    store.update('j-sub', { cost_usd: 0.125 }, 4);
+    store.update('j-else', { cost_usd: 7 }, 4);
+    budgets.store.hold('j-sub', 0.5, 0, 'test', 5);
+    const use = budgets.store.use({ kind: 'run', key: 'r-1' });
+    assert.ok(near(use.jobsUsd, 0.375) && near(use.reservedUsd, 0.375) && use.reservedJobs === 1, JSON.stringify(use));
+    assert.deepEqual(budgets.applicable('j-agent', []).map((b) => [b.kind, b.key, b.limitUsd]), [['run', 'r-1', 1]], 'a sub-agent of a run\'s agent counts against the run');
+    assert.deepEqual(budgets.applicable(null, ['run:r-2']), [], 'a run without budget_usd adds no budget');
+    assert.throws(() => budgets.check({ parentId: 'j-agent', provider: 'claude', model: null, template: null, labels: [], budgetUsd: 0.5 }, 'agent'),
+      (e: unknown) => e instanceof BudgetExceededError && /the budget of script run r-1 "review" \(run_script's budget_usd/.test(e.message) && /finish and report that the run's budget is spent/.test(e.message));
+  });
+
   test('house, label and subtree: spent is jobs + the hub\'s runs, reserved is what live jobs have not spent of their reservation', () => {
     const { db } = fresh();
     const { budgets, store } = budgetsOn(db, { budgetUsd: 100, labelBudgets: { tests: 10 } });

@@ -64,4 +64,28 @@ describe('script journal', () => {
     assert.deepEqual([j.begin({ ...c, run_id: 'r-a' }), j.begin({ ...c, run_id: 'r-b' }), j.begin({ ...c, run_id: 'r-a' })], [1, 1, 2]);
     db.close();
   });
+
+  test('replaced calls are history: ended if they never did, never replayed; a reopened workflow call runs again with its new source', () => {
+    const db = openDb(join(dir, 'replaced.db'));
+    run(db, 'r-r');
+    const j = new ScriptJournal(db);
+    const c = { run_id: 'r-r', kind: 'agent' as const, label: null, phase: null, started_at: 1 };
+    j.begin({ ...c, args_json: '["a"]' });
+    j.begin({ ...c, args_json: '["b"]' });
+    j.begin({ ...c, kind: 'workflow', args_json: '["w"]', scope: '', source: 'return 1' });
+    j.begin({ ...c, args_json: '["n"]', scope: '/w:abc#0' });
+    j.end('r-r', 1, { status: 'done', outcome: 'A', at: 2 });
+    j.end('r-r', 3, { status: 'done', outcome: 1, at: 3 });
+    j.replace('r-r', [1, 2], 9);
+    const rows = j.calls('r-r');
+    assert.deepEqual(rows.slice(0, 2).map((r) => [r.status, r.replaced, r.outcome_json, r.ended_at]), [
+      ['done', 1, '"A"', 2],
+      ['failed', 1, JSON.stringify({ name: 'Replaced', message: 'a resume of the run no longer waits for this call' }), 9],
+    ]);
+    assert.deepEqual(j.replayable('r-r').map((e) => [e.seq, e.scope]), [[3, ''], [4, '/w:abc#0']]);
+    j.reopen('r-r', 3, 'return 2');
+    const w = j.calls('r-r')[2]!;
+    assert.deepEqual([w.status, w.outcome_json, w.ended_at, w.source], ['running', null, null, 'return 2']);
+    db.close();
+  });
 });

@@ -37,6 +37,32 @@ describe('script replay', () => {
     assert.deepEqual(r.next('agent', a('try')), { from: 'live' });
   });
 
+  test('the scope is part of the call: the same prompt inside a workflow() is another call', () => {
+    const r = new ScriptReplay([{ ...done(1, a('x'), 'top'), scope: '' }, { ...done(2, a('x'), 'nested'), scope: 'w#0' }], 'recover');
+    assert.equal((r.next('agent', a('x'), 'w#0') as { entry: JournaledCall }).entry.seq, 2);
+    assert.equal((r.next('agent', a('x')) as { entry: JournaledCall }).entry.seq, 1);
+    assert.deepEqual(r.next('agent', a('x'), 'w#0'), { from: 'live' });
+  });
+
+  test('resume: a journaled workflow() call, finished or failed, runs again without ending reuse', () => {
+    const wf = (seq: number, status: 'done' | 'failed'): JournaledCall => ({ seq, kind: 'workflow', args: canonicalJson(['inner']), status, outcome: '1' });
+    const journal = [wf(1, 'failed'), wf(2, 'done')];
+    const r = new ScriptReplay(journal, 'resume');
+    assert.deepEqual(r.next('workflow', canonicalJson(['inner'])), { from: 'job', entry: journal[0] });
+    assert.deepEqual(r.next('workflow', canonicalJson(['inner'])), { from: 'job', entry: journal[1] });
+    assert.equal(r.diverged, null);
+  });
+
+  test('recover: a running workflow() call is attached (its nested script runs again), a finished one is answered', () => {
+    const journal: JournaledCall[] = [
+      { seq: 1, kind: 'workflow', args: canonicalJson(['w']), status: 'running' },
+      { seq: 2, kind: 'workflow', args: canonicalJson(['v']), status: 'done', outcome: '"V"' },
+    ];
+    const r = new ScriptReplay(journal, 'recover');
+    assert.deepEqual(r.next('workflow', canonicalJson(['w'])), { from: 'job', entry: journal[0] });
+    assert.deepEqual(r.next('workflow', canonicalJson(['v'])), { from: 'journal', entry: journal[1] });
+  });
+
   test('the kind is part of the call', () => {
     const r = new ScriptReplay([done(1, canonicalJson(['ship it?']), true)], 'recover');
     assert.deepEqual(r.next('approve', canonicalJson(['ship it?'])), { from: 'live' });
@@ -52,7 +78,7 @@ describe('script replay', () => {
     assert.equal(r.diverged?.reason, 'new_or_edited');
   });
 
-  test('resume: a failed call runs again and ends reuse; an unfinished or limit-refused one runs again without ending it', () => {
+  test('resume: a failed call runs again and ends reuse; a running one is attached to its agent, a limit-refused one runs again, neither ends it', () => {
     const journal: JournaledCall[] = [
       done(1, a('one'), 1),
       { seq: 2, kind: 'agent', args: a('limited'), status: 'failed', limited: true, jobId: 'j-2', outcome: '{"name":"ProviderLimit","message":"429"}' },
@@ -64,7 +90,7 @@ describe('script replay', () => {
     const r = new ScriptReplay(journal, 'resume');
     assert.equal(r.next('agent', a('one')).from, 'journal');
     assert.deepEqual(r.next('agent', a('limited')), { from: 'live' });
-    assert.deepEqual(r.next('agent', a('was running')), { from: 'live' });
+    assert.deepEqual(r.next('agent', a('was running')), { from: 'job', entry: journal[2] });
     assert.equal(r.next('agent', a('two')).from, 'journal', 'reuse went on past the unfinished calls');
     assert.deepEqual(r.next('agent', a('broke')), { from: 'live', diverged: { seq: 5, kind: 'agent', args: a('broke'), reason: 'failed' } });
     assert.deepEqual(r.next('agent', a('three')), { from: 'live' });

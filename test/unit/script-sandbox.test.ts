@@ -13,7 +13,7 @@ function host(answer: (kind: string, args: Json[]) => Promise<Json> = async (_k,
     call: (kind, args) => { r.calls.push({ kind, args }); return answer(kind, args); },
     log: (m) => { r.logs.push(m); },
     phase: (t) => { r.phases.push(t); },
-    budget: () => ({ total: 10, spent: 4 }),
+    budget: () => ({ total: 10, spent: 4, reserved: 1.5 }),
   };
   return r;
 }
@@ -126,9 +126,9 @@ return {
     assert.deepEqual((out as { value: Json }).value, 'done: x');
   });
 
-  test('args and budget as the script sees them', async () => {
-    const out = await runInSandbox({ host: host(), args: ['a', 1], source: `return [args, budget.total, budget.spent(), budget.remaining()]` });
-    assert.deepEqual((out as { value: Json }).value, [['a', 1], 10, 4, 6]);
+  test('args and budget as the script sees them: remaining() is what is neither spent nor reserved', async () => {
+    const out = await runInSandbox({ host: host(), args: ['a', 1], source: `return [args, budget.total, budget.spent(), budget.reserved(), budget.remaining()]` });
+    assert.deepEqual((out as { value: Json }).value, [['a', 1], 10, 4, 1.5, 4.5]);
   });
 
   test('a script that waits on nothing fails instead of hanging', async () => {
