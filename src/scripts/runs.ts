@@ -113,6 +113,15 @@ export class ScriptRuns {
     const replay = new ScriptReplay(this.journal.replayable(runId), mode);
     const slots = new Slots(rules.max_concurrent);
     let phase: string | null = null;
+    // The script runs again from the top: the log lines an earlier execution wrote are not written twice, up to where it differs.
+    const earlier = this.journal.logOf(runId, Number.MAX_SAFE_INTEGER).filter((l) => l.kind !== 'replay');
+    let echoed = 0;
+    const say = (kind: 'log' | 'phase', text: string): void => {
+      const e = earlier[echoed];
+      if (e?.kind === kind && e.text === text) { echoed++; return; }
+      echoed = earlier.length;
+      this.journal.log(runId, kind, text, this.ctx.clock.now());
+    };
     const host: SandboxHost = {
       call: async (kind, args) => {
         const key = canonicalJson(args);
@@ -123,8 +132,8 @@ export class ScriptRuns {
         if (kind === 'approve') return this.approve(runId, args, key, phase, abort.signal);
         throw new ScriptCallError('NotSupported', 'workflow() is not available yet in Overseer scripts: run the other script with run_script');
       },
-      log: (m) => { this.journal.log(runId, 'log', m, this.ctx.clock.now()); },
-      phase: (t) => { phase = t; this.journal.log(runId, 'phase', t, this.ctx.clock.now()); },
+      log: (m) => { say('log', m); },
+      phase: (t) => { phase = t; say('phase', t); },
       budget: () => ({ total: rules.budget_usd, spent: this.spent(runId) }),
     };
     live.done = runInSandbox({ source: row.content, args: rules.args, host, limits: this.limits, signal: abort.signal }).then((o) => {
