@@ -24,7 +24,8 @@ const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
 const LIMIT_CLASSES = new Set(['rate_limited']);
 
-interface Live { abort: AbortController; done: Promise<void>; stopping: boolean }
+/** A run executing in this hub; `spawning`: its agent() calls between the spawn and its job in the journal. */
+interface Live { abort: AbortController; done: Promise<void>; stopping: boolean; spawning: Set<Promise<unknown>> }
 
 export class ScriptRuns {
   readonly journal: ScriptJournal;
@@ -80,14 +81,21 @@ export class ScriptRuns {
   async cancel(runId: string, reason: string): Promise<void> {
     const l = this.live.get(runId);
     this.finish(runId, 'cancelled', reason);
+    await this.endAgents(runId, l, `run ${runId} cancelled: ${reason}`);
+    await l?.done;
+  }
+
+  /** The run has ended (cancelled, or failed: nothing reads its answers): no call starts, and its running agents,
+   * those being spawned right now included, are cancelled. */
+  private async endAgents(runId: string, l: Live | undefined, reason: string): Promise<void> {
     l?.abort.abort();
+    if (l) await Promise.all(l.spawning);
     for (const c of this.journal.calls(runId)) {
       if (c.status === 'running' && c.job_id) {
         const j = this.ctx.store.get(c.job_id);
-        if (j && !isTerminal(j.status)) await this.jobs.cancel({ job_id: j.id, reason: `run ${runId} cancelled: ${reason}`, cascade: true }, LEAD).catch(() => undefined);
+        if (j && !isTerminal(j.status)) await this.jobs.cancel({ job_id: j.id, reason, cascade: true }, LEAD).catch(() => undefined);
       }
     }
-    await l?.done;
   }
 
   /** The hub stops: runs stay `running` and the next hub continues them. */
@@ -109,7 +117,7 @@ export class ScriptRuns {
     const row = this.ctx.db.prepare('SELECT content, rules_json FROM runs WHERE id = ?').get(runId) as { content: string; rules_json: string };
     const rules = JSON.parse(row.rules_json) as ScriptRules;
     const abort = new AbortController();
-    const live: Live = { abort, stopping: false, done: Promise.resolve() };
+    const live: Live = { abort, stopping: false, done: Promise.resolve(), spawning: new Set() };
     const replay = new ScriptReplay(this.journal.replayable(runId), mode);
     const slots = new Slots(rules.max_concurrent);
     let phase: string | null = null;
@@ -128,7 +136,7 @@ export class ScriptRuns {
         const a = replay.next(kind, key);
         if (a.from === 'journal') return outcome(a.entry.status, a.entry.outcome);
         if (a.from === 'job' && a.entry.jobId) return this.settle(runId, a.entry.seq, a.entry.jobId, abort.signal, args);
-        if (kind === 'agent') return this.agent(runId, args, key, phase, slots, abort.signal);
+        if (kind === 'agent') return this.agent(runId, args, key, phase, slots, live);
         if (kind === 'approve') return this.approve(runId, args, key, phase, abort.signal);
         throw new ScriptCallError('NotSupported', 'workflow() is not available yet in Overseer scripts: run the other script with run_script');
       },
@@ -142,15 +150,19 @@ export class ScriptRuns {
       else if (o.error.name !== 'Cancelled') {
         const where = o.error.line ? ` (line ${o.error.line})` : '';
         this.finish(runId, 'failed', `${o.error.name}${where}: ${o.error.message}`);
+        return this.endAgents(runId, live, `run ${runId} failed: ${o.error.name}`);
       }
     }, (err: unknown) => {
       this.ctx.log.error({ err, run: runId }, 'script run crashed in the hub');
-      if (!live.stopping) this.finish(runId, 'failed', `the hub could not run the script: ${(err as Error).message}`);
+      if (live.stopping) return;
+      this.finish(runId, 'failed', `the hub could not run the script: ${(err as Error).message}`);
+      return this.endAgents(runId, live, `run ${runId} failed in the hub`);
     }).finally(() => { this.live.delete(runId); });
     this.live.set(runId, live);
   }
 
-  private async agent(runId: string, args: Json[], key: string, phase: string | null, slots: Slots, signal: AbortSignal): Promise<Json> {
+  private async agent(runId: string, args: Json[], key: string, phase: string | null, slots: Slots, live: Live): Promise<Json> {
+    const signal = live.abort.signal;
     const [prompt, rawOpts] = args;
     if (typeof prompt !== 'string' || !prompt.trim()) throw new ScriptCallError('TypeError', 'agent(prompt, opts): prompt must be a non-empty string');
     const parsed = ScriptAgentOptions.safeParse(rawOpts ?? {});
@@ -161,8 +173,9 @@ export class ScriptRuns {
     const o = parsed.data;
     const release = await slots.take(signal);
     try {
+      if (signal.aborted) throw new ScriptCallError('Cancelled', 'the run has ended');
       let seq = 0;
-      const r = await this.jobs.spawn({
+      const spawned = this.jobs.spawn({
         prompt, title: o.label ?? prompt.split('\n')[0]!.slice(0, 80), provider: o.provider, model: o.model, worktree: o.worktree, cwd: o.cwd, checks: o.checks,
         timeout_s: o.timeout_s, max_turns: o.max_turns, budget_usd: o.budget_usd, depends_on: [], priority: 0, labels: [`run:${runId}`],
       }, LEAD, {
@@ -172,6 +185,9 @@ export class ScriptRuns {
           this.journal.carriedBy(runId, seq, { job_id: jobId });
         },
       }).catch((e: unknown) => { throw new ScriptCallError(codeOf(e) === 'budget_exceeded' ? 'BudgetExceeded' : 'SpawnRefused', (e as Error).message, codeOf(e)); });
+      const tracked = spawned.then(() => undefined, () => undefined);
+      live.spawning.add(tracked);
+      const r = await spawned.finally(() => live.spawning.delete(tracked));
       return await this.settle(runId, seq, r.job_id, signal, args);
     } finally {
       release();
