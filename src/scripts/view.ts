@@ -32,7 +32,7 @@ export function scriptRunView(db: Db, job: (id: string) => JobRow | undefined, i
   const result = ok && r.note ? ((JSON.parse(r.note) as { result?: Json }).result ?? null) : null;
   const calls = journal.calls(r.id).map((c) => {
     const j = c.job_id ? job(c.job_id) : undefined;
-    return { seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0 };
+    return { seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, provider: j?.provider ?? null, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0 };
   });
   return {
     run_id: r.id, kind: 'script', title: r.title, status: r.status, name: rules.name,
