@@ -59,6 +59,8 @@ export class ScriptExecution {
   /** The script's log lines an earlier execution wrote, and how many of them this one repeated so far (they are not written twice). */
   private readonly earlierLog: { kind: string; text: string }[];
   private echoed = 0;
+  /** agent() calls between their spawn and their job in the journal: a run that ends waits for them before it cancels its agents. */
+  readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly d: ExecutionDeps,
@@ -207,13 +209,14 @@ export class ScriptExecution {
     let spawned = (): void => undefined;
     try {
       await this.whilePaused('agent', args);
+      if (signal.aborted) throw new ScriptCallError('Cancelled', 'the run has ended');
       if (this.rules.budget_usd !== null) {
         const before = this.spawning;
         this.spawning = new Promise((resolve) => { spawned = resolve; });
         await before;
       }
       let seq = 0;
-      const r = await this.d.jobs.spawn({
+      const spawn = this.d.jobs.spawn({
         prompt, title: o.label ?? prompt.split('\n')[0]!.slice(0, 80), provider: o.provider, model: o.model, worktree: o.worktree, cwd: o.cwd, checks: o.checks,
         timeout_s: o.timeout_s, max_turns: o.max_turns, budget_usd: o.budget_usd, depends_on: [], priority: 0, labels: [`run:${runId}`],
       }, LEAD, {
@@ -224,6 +227,9 @@ export class ScriptExecution {
         },
       }).catch((e: unknown) => { throw new ScriptCallError(codeOf(e) === 'budget_exceeded' ? 'BudgetExceeded' : 'SpawnRefused', (e as Error).message, codeOf(e)); })
         .finally(spawned);
+      const tracked = spawn.then(() => undefined, () => undefined);
+      this.inFlight.add(tracked);
+      const r = await spawn.finally(() => this.inFlight.delete(tracked));
       return await this.settle(runId, seq, r.job_id, signal, args);
     } finally {
       spawned();

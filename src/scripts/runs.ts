@@ -22,7 +22,8 @@ import { jobOutcome, LIMIT_CLASSES, ScriptExecution, whereOf } from './execution
 const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
 
-interface Live { abort: AbortController; done: Promise<void>; stopping: boolean }
+/** A run executing in this hub; `spawning`: its agent() calls between the spawn and its job in the journal. */
+interface Live { abort: AbortController; done: Promise<void>; stopping: boolean; spawning: Set<Promise<unknown>> }
 
 export class ScriptRuns {
   readonly journal: ScriptJournal;
@@ -112,14 +113,21 @@ export class ScriptRuns {
   async cancel(runId: string, reason: string): Promise<void> {
     const l = this.live.get(runId);
     this.finish(runId, 'cancelled', reason);
+    await this.endAgents(runId, l, `run ${runId} cancelled: ${reason}`);
+    await l?.done;
+  }
+
+  /** The run has ended (cancelled, or failed: nothing reads its answers): no call starts, and its running agents,
+   * those being spawned right now included, are cancelled. */
+  private async endAgents(runId: string, l: Live | undefined, reason: string): Promise<void> {
     l?.abort.abort();
+    if (l) await Promise.all(l.spawning);
     for (const c of this.journal.calls(runId)) {
       if (c.status === 'running' && c.job_id) {
         const j = this.ctx.store.get(c.job_id);
-        if (j && !isTerminal(j.status)) await this.jobs.cancel({ job_id: j.id, reason: `run ${runId} cancelled: ${reason}`, cascade: true }, LEAD).catch(() => undefined);
+        if (j && !isTerminal(j.status)) await this.jobs.cancel({ job_id: j.id, reason, cascade: true }, LEAD).catch(() => undefined);
       }
     }
-    await l?.done;
   }
 
   /**
@@ -179,16 +187,21 @@ export class ScriptRuns {
   private execute(runId: string, mode: 'recover' | 'resume'): void {
     const row = this.ctx.db.prepare('SELECT content, rules_json FROM runs WHERE id = ?').get(runId) as { content: string; rules_json: string };
     const abort = new AbortController();
-    const live: Live = { abort, stopping: false, done: Promise.resolve() };
     const deps = { ctx: this.ctx, jobs: this.jobs, requests: this.requests, limits: this.limits, journal: this.journal, budgets: this.budgets, savedPath: (n: string) => this.savedPath(n) };
     const ex = new ScriptExecution(deps, runId, JSON.parse(row.rules_json) as ScriptRules, mode, abort.signal);
+    const live: Live = { abort, stopping: false, done: Promise.resolve(), spawning: ex.inFlight };
     live.done = ex.run(row.content).then((o) => {
       if (live.stopping) return;
       if (o.status === 'returned') this.finish(runId, 'succeeded', null, o.value);
-      else if (o.error.name !== 'Cancelled') this.finish(runId, 'failed', `${o.error.name}${o.error.line ? ` (line ${o.error.line})` : ''}: ${o.error.message}`);
+      else if (o.error.name !== 'Cancelled') {
+        this.finish(runId, 'failed', `${o.error.name}${o.error.line ? ` (line ${o.error.line})` : ''}: ${o.error.message}`);
+        return this.endAgents(runId, live, `run ${runId} failed: ${o.error.name}`);
+      }
     }, (err: unknown) => {
       this.ctx.log.error({ err, run: runId }, 'script run crashed in the hub');
-      if (!live.stopping) this.finish(runId, 'failed', `the hub could not run the script: ${(err as Error).message}`);
+      if (live.stopping) return;
+      this.finish(runId, 'failed', `the hub could not run the script: ${(err as Error).message}`);
+      return this.endAgents(runId, live, `run ${runId} failed in the hub`);
     }).finally(() => { this.live.delete(runId); });
     this.live.set(runId, live);
   }

@@ -164,9 +164,14 @@ export async function runInSandbox(o: { source: string; args: Json | undefined; 
     }
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
-    for (const d of pending) if (d.alive) d.dispose();
-    vm.dispose();
-    rt.dispose();
+    // A script stopped at its memory cap inside a job (after an await) leaves objects QuickJS does
+    // not free, and freeing the runtime then aborts the WebAssembly module ("list_empty(&rt->gc_obj_list)").
+    // The module is this run's alone and is dropped with it: the run's outcome stands.
+    try {
+      for (const d of pending) if (d.alive) d.dispose();
+      vm.dispose();
+      rt.dispose();
+    } catch { /* the run's own module, dropped */ }
   }
 }
 

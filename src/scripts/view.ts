@@ -47,7 +47,7 @@ export function scriptRunView(db: Db, job: (id: string) => JobRow | undefined, i
   const calls = journal.calls(r.id).map((c) => {
     const j = c.job_id ? job(c.job_id) : undefined;
     return {
-      seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0,
+      seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, provider: j?.provider ?? null, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0,
       ...(c.scope ? { scope: c.scope } : {}), ...(c.replaced ? { replaced: true } : {}),
     };
   });
