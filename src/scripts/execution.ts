@@ -29,7 +29,7 @@ export const MAX_WORKFLOW_DEPTH = 4;
 export interface ExecutionDeps {
   ctx: HubContext;
   jobs: Pick<JobService, 'spawn' | 'cancel' | 'resume'>;
-  requests: Pick<RequestService, 'approval'>;
+  requests: Pick<RequestService, 'openForRun' | 'approved' | 'cancel'>;
   limits: SandboxLimits;
   journal: ScriptJournal;
   budgets: BudgetStore;
@@ -120,6 +120,7 @@ export class ScriptExecution {
       // An agent still running, or a workflow() call to run again (a new hub's, or any in a
       // resume: its own calls answer from the journal where its maybe edited script asks the same).
       this.used.add(a.entry.seq);
+      if (a.entry.kind === 'approve' && a.entry.requestId) return this.decided(a.entry.seq, a.entry.requestId);
       if (a.entry.jobId) return this.settle(this.runId, a.entry.seq, a.entry.jobId, this.signal, args);
       return this.workflow(frame, args, key, nth, a.entry.seq);
     }
@@ -184,6 +185,7 @@ export class ScriptExecution {
     for (const e of unused) {
       const j = e.status === 'running' && e.jobId ? this.d.ctx.store.get(e.jobId) : undefined;
       if (j && !isTerminal(j.status)) void this.d.jobs.cancel({ job_id: j.id, reason: `run ${this.runId} was resumed and no longer waits for call ${e.seq}`, cascade: true }, LEAD).catch(() => undefined);
+      if (e.status === 'running' && e.requestId) this.d.requests.cancel(e.requestId, `run ${this.runId} was resumed and no longer waits for call ${e.seq}`);
     }
     const text = d
       ? `resume: ${this.answered} call(s) answered from the journal; diverged at call ${at} of the script, ${d.kind}(${callStart(args ?? [])})`
@@ -242,11 +244,19 @@ export class ScriptExecution {
     const [summary, plan] = args;
     if (typeof summary !== 'string' || !summary.trim()) throw new ScriptCallError('TypeError', 'approve(summary, plan): summary must be a non-empty string');
     await this.whilePaused('approve', args);
-    const seq = this.d.journal.begin({ run_id: runId, kind: 'approve', args_json: key, scope: frame.scope, label: summary.slice(0, 80), phase: frame.phase, started_at: this.d.ctx.clock.now() });
-    const r = await this.d.requests.approval(LEAD, { summary, ...(plan && typeof plan === 'object' ? { plan: plan as never } : {}), timeout_s: 24 * 3600, who: 'person' }, signal);
-    this.d.journal.carriedBy(runId, seq, { request_id: r.request_id });
-    const approved = r.decision === 'approved';
-    this.d.journal.end(runId, seq, { status: 'done', outcome: approved, at: this.d.ctx.clock.now() });
+    let seq = 0;
+    const id = this.d.requests.openForRun(runId, { summary, ...(plan && typeof plan === 'object' ? { plan } : {}) }, (requestId) => {
+      seq = this.d.journal.begin({ run_id: runId, kind: 'approve', args_json: key, scope: frame.scope, label: summary.slice(0, 80), phase: frame.phase, started_at: this.d.ctx.clock.now() });
+      this.d.journal.carriedBy(runId, seq, { request_id: requestId });
+    });
+    return this.decided(seq, id);
+  }
+
+  /** The person's answer to an approve() call's request (a new hub waits for the same request again). */
+  private async decided(seq: number, requestId: string): Promise<Json> {
+    const approved = await this.d.requests.approved(requestId, this.signal);
+    if (approved === undefined) throw new ScriptCallError('Cancelled', 'the run has ended');
+    this.d.journal.end(this.runId, seq, { status: 'done', outcome: approved, at: this.d.ctx.clock.now() });
     return approved;
   }
 

@@ -33,7 +33,7 @@ export class ScriptRuns {
   constructor(
     private readonly ctx: HubContext,
     private readonly jobs: Pick<JobService, 'spawn' | 'cancel' | 'resume'>,
-    private readonly requests: Pick<RequestService, 'approval'>,
+    private readonly requests: Pick<RequestService, 'openForRun' | 'approved' | 'cancel'>,
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
   ) {
     this.journal = new ScriptJournal(ctx.db);
@@ -67,7 +67,10 @@ export class ScriptRuns {
         try {
           await this.jobs.resume({ job_id: j.id, message: this.ctx.prompts.get('run-hub-restart').body.trim() }, LEAD);
         } catch (err) {
+          // It cannot go on (e.g. its session is gone, a budget): the call fails, as the script can see and catch, instead of waiting for ever.
+          const message = `agent ${j.id} was interrupted when the hub stopped and could not be continued: ${(err as Error).message}`;
           this.ctx.log.warn({ run: r.id, job: j.id, err: (err as Error).message }, 'script run: could not continue an interrupted agent');
+          this.journal.end(r.id, c.seq, { status: 'failed', outcome: { name: 'AgentFailed', message, code: 'interrupted' }, at: this.ctx.clock.now() });
         }
       }
       // A resume the stopped hub had not yet seen diverge goes on as a resume.
@@ -123,10 +126,21 @@ export class ScriptRuns {
     l?.abort.abort();
     if (l) await Promise.all(l.spawning);
     for (const c of this.journal.calls(runId)) {
-      if (c.status === 'running' && c.job_id) {
+      if (c.status !== 'running') continue;
+      if (c.request_id) this.withdraw(c.request_id, reason);
+      if (c.job_id) {
         const j = this.ctx.store.get(c.job_id);
         if (j && !isTerminal(j.status)) await this.jobs.cancel({ job_id: j.id, reason, cascade: true }, LEAD).catch(() => undefined);
       }
+    }
+  }
+
+  /** An approve() the run no longer waits for leaves the person's floor. */
+  private withdraw(requestId: string, reason: string): void {
+    try {
+      this.requests.cancel(requestId, reason);
+    } catch (err) {
+      this.ctx.log.warn({ err, request: requestId }, 'script run: could not withdraw an approval');
     }
   }
 
