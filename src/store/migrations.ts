@@ -610,4 +610,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 25,
+    name: 'the end of a script run is told to the lead once, in wait_for_agents\' attention (src/services/runAttention.ts); runs that ended before this are taken as told',
+    up: `
+      ALTER TABLE runs ADD COLUMN lead_seen_at INTEGER;
+      UPDATE runs SET lead_seen_at = COALESCE(ended_at, updated_at) WHERE status != 'running';
+    `,
+  },
 ];
