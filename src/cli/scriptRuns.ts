@@ -79,7 +79,7 @@ export function scriptRunText(v: any): string {
   const calls = (v.calls ?? []) as any[];
   const phases = new Map<string, number>();
   for (const c of calls) if (c.phase) phases.set(c.phase, (phases.get(c.phase) ?? 0) + 1);
-  const n = (s: string): number => calls.filter((c) => c.status === s).length;
+  const n = (s: string): number => calls.filter((c) => c.status === s && c.replaced !== true).length;
   const lines = [
     `run ${v.run_id} (${v.title}): ${v.status}${v.paused ? ' · paused (no new call starts)' : ''} · ${calls.length} call(s): ${n('done')} done, ${n('running')} running, ${n('failed')} failed · cost ${money(v.cost_usd)}${v.budget_usd !== null && v.budget_usd !== undefined ? ` of ${money(v.budget_usd)}` : ''}`,
   ];
@@ -89,7 +89,7 @@ export function scriptRunText(v: any): string {
   if (calls.length) {
     const rows = [['SEQ', 'KIND', 'LABEL', 'PHASE', 'STATUS', 'JOB', 'COST'], ...calls.map((c) => [
       String(c.seq), c.kind, clip(c.label ?? '-', 40), clip(c.phase ?? '-', 20),
-      c.job_status && c.job_status !== 'succeeded' ? `${c.status} (${c.job_status})` : c.request_id && c.status === 'running' ? `running (waits for you: ${c.request_id})` : c.status,
+      c.replaced ? `${c.status} (replaced)` : c.job_status && c.job_status !== 'succeeded' ? `${c.status} (${c.job_status})` : c.request_id && c.status === 'running' ? `running (waits for you: ${c.request_id})` : c.status,
       c.job_id ?? c.request_id ?? '-', c.kind === 'agent' ? money(c.cost_usd) : '-',
     ])];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -103,6 +103,6 @@ export function scriptRunText(v: any): string {
 /** One line of `overseer runs` for a script run view. */
 export function scriptRunLine(v: any): string {
   const calls = (v.calls ?? []) as any[];
-  const n = (s: string): number => calls.filter((c) => c.status === s).length;
+  const n = (s: string): number => calls.filter((c) => c.status === s && c.replaced !== true).length;
   return `${v.run_id}  script    ${String(v.status).padEnd(9)}  ${n('done')} done, ${n('running')} running, ${n('failed')} failed${v.paused ? ', paused' : ''}  $${v.cost_usd}  ${v.created_at}  ${v.title}`;
 }

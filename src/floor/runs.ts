@@ -28,7 +28,8 @@ export function readFloorRuns(db: Database.Database, since: number): FloorRun[] 
       return j;
     };
     const v = scriptRunView(db, job, r.id) as Record<string, any>;
-    const calls: FloorRunCall[] = (v.calls as any[]).map((c) => ({
+    // Calls a resume replaced are history (get_run lists them): the floor shows the run as it goes now.
+    const calls: FloorRunCall[] = (v.calls as any[]).filter((c) => c.replaced !== true).map((c) => ({
       seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id,
       job_title: c.job_id ? jobs.get(c.job_id)?.title ?? null : null, job_status: c.job_status, request_id: c.request_id, cost_usd: c.cost_usd,
     }));

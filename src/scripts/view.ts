@@ -49,8 +49,8 @@ export function listScriptRuns(db: Db, o: { limit: number; since?: number }): Sc
     ORDER BY status = 'running' DESC, created_at DESC, rowid DESC LIMIT ?`).all(o.since ?? 0, o.limit) as ScriptRunRow[];
 }
 
-/** Calls of a script run by state: done, running (agents live or approvals waiting), failed. */
-export function scriptCallCounts(calls: readonly { status: string }[]): { done: number; running: number; failed: number } {
-  const n = (s: string): number => calls.filter((c) => c.status === s).length;
+/** Calls of a script run by state: done, running (agents live or approvals waiting), failed; calls a resume replaced are history, not counted. */
+export function scriptCallCounts(calls: readonly { status: string; replaced?: boolean }[]): { done: number; running: number; failed: number } {
+  const n = (s: string): number => calls.filter((c) => c.status === s && c.replaced !== true).length;
   return { done: n('done'), running: n('running'), failed: n('failed') };
 }
