@@ -43,9 +43,10 @@ export function scriptRunView(db: Db, job: (id: string) => JobRow | undefined, i
   };
 }
 
-/** The script runs to show: every one still running, then those that ended since `since` (epoch ms), newest first, at most `limit`. */
+/** The script runs to show: every one still running, then those that ended since `since` (epoch ms), newest first, at most `limit`.
+ * Not the hub's bundled scripts (rules.bundled: the implement/review workflow), which show as what they run. */
 export function listScriptRuns(db: Db, o: { limit: number; since?: number }): ScriptRunRow[] {
-  return db.prepare(`SELECT * FROM runs WHERE kind = 'script' AND (status = 'running' OR COALESCE(ended_at, updated_at) >= ?)
+  return db.prepare(`SELECT * FROM runs WHERE kind = 'script' AND json_extract(rules_json, '$.bundled') IS NULL AND (status = 'running' OR COALESCE(ended_at, updated_at) >= ?)
     ORDER BY status = 'running' DESC, created_at DESC, rowid DESC LIMIT ?`).all(o.since ?? 0, o.limit) as ScriptRunRow[];
 }
 

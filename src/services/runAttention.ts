@@ -1,6 +1,7 @@
 // Script runs in the lead's wait_for_agents `attention` (issue 28 point 6): one item when a run
 // ends (succeeded, failed, cancelled: with its id, title and error) and one when a call of it
-// needs the person (an approve() waiting for an answer). Each is returned once, whatever the job
+// needs the person (an approve() waiting for an answer). Not the hub's bundled scripts (the
+// implement/review workflow): a workflow has its own signals. Each is returned once, whatever the job
 // ids the lead waits on: a run is the lead's own, not one of its agents'. Told is recorded in the
 // database (runs.lead_seen_at, the request's lead_seen_at), so a hub restart does not repeat it.
 import type { Db } from '../store/db.js';
@@ -14,10 +15,10 @@ export class RunAttention {
 
   constructor(private readonly db: Db) {
     this.st = {
-      ended: db.prepare("SELECT id, title, status, note, ended_at FROM runs WHERE kind = 'script' AND status != 'running' AND lead_seen_at IS NULL ORDER BY ended_at, id"),
+      ended: db.prepare("SELECT id, title, status, note, ended_at FROM runs WHERE kind = 'script' AND json_extract(rules_json, '$.bundled') IS NULL AND status != 'running' AND lead_seen_at IS NULL ORDER BY ended_at, id"),
       waiting: db.prepare(`SELECT c.run_id, r.title, c.seq, c.request_id, c.label, q.summary, q.who, q.created_at FROM script_calls c
         JOIN runs r ON r.id = c.run_id JOIN requests q ON q.id = c.request_id
-        WHERE c.kind = 'approve' AND c.status = 'running' AND r.status = 'running' AND q.status = 'pending' AND q.lead_seen_at IS NULL ORDER BY q.created_at, q.id`),
+        WHERE c.kind = 'approve' AND c.status = 'running' AND r.status = 'running' AND json_extract(r.rules_json, '$.bundled') IS NULL AND q.status = 'pending' AND q.lead_seen_at IS NULL ORDER BY q.created_at, q.id`),
       spent: db.prepare('SELECT COALESCE(SUM(j.cost_usd), 0) AS c FROM script_calls s JOIN jobs j ON j.id = s.job_id WHERE s.run_id = ?'),
       markRun: db.prepare('UPDATE runs SET lead_seen_at = ? WHERE id = ? AND lead_seen_at IS NULL'),
       markRequest: db.prepare('UPDATE requests SET lead_seen_at = ? WHERE id = ? AND lead_seen_at IS NULL'),
