@@ -134,7 +134,13 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   const kept = new Set(rows.map((j) => j.id));
   const hidden = f.project === undefined ? all.filter((j) => (!f.status || j.status === f.status) && j.project && !kept.has(j.id)).length : 0;
   const hiddenLine = hidden && !f.label && !f.parent ? `(${hidden} job(s) of archived projects hidden: overseer projects --archived, or --project <name>)\n` : '';
-  if (rows.length === 0) return f.status || f.label || f.parent || f.project ? `No jobs match.\n${hiddenLine}` : `No jobs yet.\n${hiddenLine}`;
+  if (rows.length === 0) {
+    if (f.status || f.label || f.parent || f.project) return `No jobs match.\n${hiddenLine}`;
+    // A script run may have no agent yet (its first call waits for the person, or it is paused).
+    let runs: string[] = [];
+    try { runs = (floor?.runs ?? readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 }).runs ?? []).map(runStatusLine); } catch { /* an older database */ }
+    return `No jobs yet.\n${hiddenLine}${runs.length ? `\n${runs.join('\n')}\n` : ''}`;
+  }
   // A PROJECT column when some job has one (src/projects).
   const withProject = f.project === undefined && rows.some((j) => j.project);
   const setup = setupNotes(state.db);

@@ -97,4 +97,17 @@ return out`);
     assert.deepEqual([...new Set(json.runs.map((x: any) => x.kind))].sort(), ['dispatch', 'script']);
     assert.ok(json.runs.every((x: any) => !('calls' in x) && !('tasks' in x)), 'the listing is brief');
   });
+
+  test('status with no agent yet still shows a script run', async () => {
+    const other = await startTestHub({ processes: new ScriptedLauncher(() => ({ resultText: 'x' })) });
+    try {
+      const r = await other.call('run_script', { title: 'just logs', script: `phase('Plan')\nlog('nothing to spawn')\nreturn 1` });
+      await eventually('the run ended', () => (other.hub.scripts.view(r.run_id)?.status === 'succeeded' ? true : undefined), 20_000);
+      const st = await runOverseer(other.home, ['status']);
+      assert.equal(st.code, 0, st.stderr);
+      assert.match(st.stdout, new RegExp(`^No jobs yet\\.\\n\\n▸ run ${r.run_id} "just logs" succeeded · phase Plan · calls: 0 done, 0 running, 0 failed · \\$0\\.0000 — overseer run ${r.run_id}\\n$`));
+    } finally {
+      await other.stop();
+    }
+  });
 });
