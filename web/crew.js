@@ -74,7 +74,7 @@ export function Crew({ floor, open, onOpen, say }) {
     <${Section} name="running" label="Running" count=${floor.running.filter(keep).length}>${cards(floor.running)}<//>
     <${Section} name="runs" label="Script runs" count=${(floor.runs ?? []).length}><ul class="script-runs">${(floor.runs ?? []).map((r) => html`<li key=${r.run_id}>
       <details data-run=${r.run_id} open=${r.status === 'running'}><summary><span class=${`dot ${tone(r.status)}`}></span><b>${r.title}</b> <span class="muted">${r.run_id}</span> · ${runMeta(r)}</summary>
-        <${ScriptRun} run=${r} onOpen=${onOpen} say=${say} /></details></li>`)}</ul><//>
+        <${ScriptRun} run=${r} onOpen=${onOpen} say=${say} compact /></details></li>`)}</ul><//>
     <${Section} name="queued" label="Queued / waiting" count=${floor.queued.filter(keep).length}>${cards(floor.queued)}<//>
     <${Section} name="done" label="Done" count=${floor.done.filter(keep).length}>${cards(floor.done)}<//>
     ${empty ? html`<p class="muted">No agents yet. Ask the lead to spawn some.</p>` : ''}

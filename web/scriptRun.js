@@ -17,7 +17,7 @@ export function runMeta(r) {
     r.budget_usd !== null && r.budget_usd !== undefined ? `${usd(r.cost_usd)} of ${usd(r.budget_usd)}` : usd(r.cost_usd)].filter(Boolean).join(' · ');
 }
 
-export function ScriptRun({ run: r, onOpen, say, done }) {
+export function ScriptRun({ run: r, onOpen, say, done, compact }) {
   const act = async (what, path, body) => {
     try { const v = await post(path, body); say?.(`${what}: ${v.status}${v.paused ? ' (paused)' : ''}`); done?.(); } catch (e) { say?.(e.message, true); }
   };
@@ -25,7 +25,7 @@ export function ScriptRun({ run: r, onOpen, say, done }) {
   const base = `/api/web/runs/${enc(r.run_id)}`;
   const error = r.status !== 'succeeded' ? r.error : null;
   return html`<div class="script-run" data-script-run=${r.run_id}>
-    <p class="muted" data-testid="run-meta">${runMeta(r)}</p>
+    ${compact ? '' : html`<p class="muted" data-testid="run-meta">${runMeta(r)}</p>`}
     ${error ? html`<p class="banner bad" data-testid="run-error">${error}</p>` : ''}
     ${live ? html`<p class="row">
       <button data-action="pause" onClick=${() => act(r.paused ? 'Unpaused' : 'Paused', `${base}/pause`, { paused: !r.paused })}>${r.paused ? 'Unpause' : 'Pause'}</button>
@@ -35,7 +35,7 @@ export function ScriptRun({ run: r, onOpen, say, done }) {
         <td class="num">${c.seq}</td>
         <td>${c.kind === 'agent' ? '' : html`<b>${c.kind}</b> `}${c.label ?? c.job_title ?? ''}</td>
         <td>${c.phase ?? ''}</td>
-        <td><span class=${`dot ${tone(c.job_status ?? (c.status === 'done' ? 'succeeded' : c.status))}`}></span>${c.status}${c.job_status && c.job_status !== 'succeeded' ? ` (${c.job_status})` : ''}</td>
+        <td><span class=${`dot ${tone(c.job_status ?? (c.status === 'done' ? 'succeeded' : c.status))}`}></span>${c.status}${c.job_status && c.job_status !== 'succeeded' && c.job_status !== c.status ? ` (${c.job_status})` : ''}</td>
         <td>${c.job_id ? html`<button class="link nav-item" data-job=${c.job_id} onClick=${() => onOpen(c.job_id)}>${c.job_id}</button>` : c.request_id ?? '—'}</td>
         <td class="num">${c.kind === 'agent' ? usd(c.cost_usd) : ''}</td>
         <td>${live && c.status === 'running' ? html`<button class="danger" data-action="cancel-call" onClick=${() => confirm(`Cancel call #${c.seq}? The script sees it fail with code "cancelled".`) && act(`Call #${c.seq} cancelled`, `${base}/calls/${c.seq}/cancel`, {})}>Cancel call</button>` : ''}</td>

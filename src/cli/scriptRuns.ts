@@ -89,7 +89,7 @@ export function scriptRunText(v: any): string {
   if (calls.length) {
     const rows = [['SEQ', 'KIND', 'LABEL', 'PHASE', 'STATUS', 'JOB', 'COST'], ...calls.map((c) => [
       String(c.seq), c.kind, clip(c.label ?? '-', 40), clip(c.phase ?? '-', 20),
-      c.replaced ? `${c.status} (replaced)` : c.job_status && c.job_status !== 'succeeded' ? `${c.status} (${c.job_status})` : c.request_id && c.status === 'running' ? `running (waits for you: ${c.request_id})` : c.status,
+      c.replaced ? `${c.status} (replaced)` : c.job_status && c.job_status !== 'succeeded' && c.job_status !== c.status ? `${c.status} (${c.job_status})` : c.request_id && c.status === 'running' ? `running (waits for you: ${c.request_id})` : c.status,
       c.job_id ?? c.request_id ?? '-', c.kind === 'agent' ? money(c.cost_usd) : '-',
     ])];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
