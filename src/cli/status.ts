@@ -64,11 +64,12 @@ export function statusJson(state: State, f: StatusFilter): Record<string, unknow
   return rows.map((j) => ({ ...summarize(j, state.store.attempts(j.id)), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
 }
 
-/** The script run call each job carries (src/scripts): job id → { run_id, call }; none for a database from before scripts. */
-function scriptCalls(db: Database.Database): Map<string, { run_id: string; call: number }> {
+/** The script run call each job carries (src/scripts): job id → { run_id, call, title, status } (the run's); none for a database from before scripts. */
+function scriptCalls(db: Database.Database): Map<string, { run_id: string; call: number; title: string; status: string }> {
   try {
-    const rows = db.prepare('SELECT job_id, run_id, seq FROM script_calls WHERE job_id IS NOT NULL').all() as { job_id: string; run_id: string; seq: number }[];
-    return new Map(rows.map((r) => [r.job_id, { run_id: r.run_id, call: r.seq }]));
+    const rows = db.prepare('SELECT c.job_id, c.run_id, c.seq, r.title, r.status FROM script_calls c JOIN runs r ON r.id = c.run_id WHERE c.job_id IS NOT NULL')
+      .all() as { job_id: string; run_id: string; seq: number; title: string; status: string }[];
+    return new Map(rows.map((r) => [r.job_id, { run_id: r.run_id, call: r.seq, title: r.title, status: r.status }]));
   } catch {
     return new Map();
   }

@@ -65,6 +65,7 @@ describe('a script run on the floor', () => {
     assert.match(r.stdout, new RegExp(`${slowJob} +running .*review slow +run ${run_id} #\\d`), 'the agent\'s row names its run and call');
     const json = JSON.parse((await runOverseer(h.home, ['status', '--json'])).stdout) as any[];
     assert.deepEqual(json.filter((j) => j.script_run?.run_id === run_id).map((j) => j.job_id).sort(), (h.hub.scripts.view(run_id)!.calls as any[]).map((c) => c.job_id).sort());
+    assert.deepEqual(json.find((j) => j.job_id === slowJob).script_run, { run_id, call: (h.hub.scripts.view(run_id)!.calls as any[]).find((c) => c.job_id === slowJob).seq, title: 'status run', status: 'running' });
     const floor = JSON.parse((await runOverseer(h.home, ['status', '--floor'])).stdout);
     const fr = floor.runs.find((x: any) => x.run_id === run_id);
     assert.deepEqual({ status: fr.status, paused: fr.paused, phase: fr.phase, counts: fr.counts }, { status: 'running', paused: false, phase: 'Review', counts: { done: 1, running: 1, failed: 0 } });
