@@ -52,6 +52,22 @@ describe('approve() in a script', () => {
     assert.equal(approvals.n, 1, 'one request, not one per hub');
   });
 
+  test('the lead\'s wait_for_agents hears once that the run waits for the person', async () => {
+    const h = await startTestHub({ processes: new ScriptedLauncher((prompt) => (prompt.includes('TASK:hang') ? { hang: true } : { resultText: 'done' })) });
+    hubs.push(h);
+    const other = await h.call('spawn_agent', { prompt: 'TASK:hang', title: 'unrelated' });
+    const waiting = h.call('wait_for_agents', { job_ids: [other.job_id], timeout_s: 60 });
+    const r = await h.call('run_script', { title: 'release', script: SCRIPT });
+    const w = await waiting;
+    assert.equal(w.timed_out, false, 'the approval woke the wait');
+    const items = (w.attention as any[]).filter((a) => a.run_id === r.run_id);
+    assert.equal(items.length, 1, JSON.stringify(w.attention));
+    assert.equal(items[0].kind, 'run_needs_person');
+    assert.equal(items[0].request_id, await pendingRequest(h, r.run_id));
+    const again = await h.call('wait_for_agents', { job_ids: [other.job_id], timeout_s: 1 });
+    assert.deepEqual((again.attention as any[]).filter((a) => a.run_id === r.run_id), [], 'told once');
+  });
+
   test('a rejection is false; a cancelled run withdraws its pending approval', async () => {
     const h = await hub();
     const a = await h.call('run_script', { script: SCRIPT });
