@@ -14,7 +14,7 @@
 // Run alone: npm run build && node --import tsx bench/script-agent.ts  (BENCH_SCRIPT_AGENT_RUNS=20)
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
 import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/fakemodel/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
@@ -39,6 +39,17 @@ interface Sample {
   jobToSpawn: number;
   /** tool call → the tool's reply */
   reply: number;
+  /** the hub's (this process's) garbage collection between the call and the first request, ms */
+  gc: number;
+  /** this process's CPU time (all its threads: the hub, its GC and compiler threads) between the call and the first request, ms */
+  cpu: number;
+}
+
+/** Garbage-collection pauses of this process (the in-process hub's), as [start, end] in performance time. */
+const gcPauses: [number, number][] = [];
+const gcObserver = new PerformanceObserver((l) => { for (const e of l.getEntries()) gcPauses.push([e.startTime, e.startTime + e.duration]); });
+function gcWithin(from: number, to: number): number {
+  return gcPauses.reduce((a, [s, e]) => a + Math.max(0, Math.min(e, to) - Math.max(s, from)), 0);
 }
 
 export interface ScriptAgentResult {
@@ -48,13 +59,11 @@ export interface ScriptAgentResult {
   /** script median − direct median, ms */
   diffMs: number;
   /** medians of the parts (see Sample) */
-  parts: Record<Kind, { toJob: number; jobToRequest: number; jobToSpawn: number; reply: number }>;
+  parts: Record<Kind, { toJob: number; jobToRequest: number; jobToSpawn: number; reply: number; gc: number; cpu: number }>;
   /** median over the rounds of (script − direct) in the same round, ms */
   pairedDiffMs: number;
-  /** in this process, from the build (medians): a new QuickJS WebAssembly module, checkSyntax of SOURCE, and a sandbox's start → the script's first call */
-  wasmModuleMs: number;
-  checkSyntaxMs: number;
-  sandboxToFirstCallMs: number;
+  /** the script path's parts alone, from the build, CPU ms (medians; see sandboxParts) */
+  alone: { wasmModule: number; checkSyntax: number; sharedModuleCheck: number; sandboxToFirstCall: number };
   samples: Record<Kind, number[]>;
 }
 
@@ -64,6 +73,8 @@ async function once(h: TestHub, fake: FakeAnthropic, kind: Kind, tag: string): P
   const marker = `(${kind} ${tag})`;
   const prompt = `@script:${SCRIPT} say hello ${marker}`;
   const t0 = Date.now();
+  const p0 = performance.now();
+  const c0 = process.cpuUsage();
   let jobId: string;
   let runId: string | undefined;
   if (kind === 'direct') {
@@ -73,6 +84,9 @@ async function once(h: TestHub, fake: FakeAnthropic, kind: Kind, tag: string): P
   }
   const reply = Date.now() - t0;
   const req = await fake.waitForRequest((r) => r.step === 0 && promptOf(r.body).includes(marker), TIMEOUT_MS);
+  const gc = gcWithin(p0, p0 + (req.at - t0));
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1000;
   if (runId) {
     const v = await h.call('get_run', { run_id: runId, wait_s: TIMEOUT_MS / 1000 });
     if (v.status !== 'succeeded') throw new Error(`run ${runId} ended ${v.status}: ${JSON.stringify(v).slice(0, 500)}`);
@@ -82,38 +96,54 @@ async function once(h: TestHub, fake: FakeAnthropic, kind: Kind, tag: string): P
     if (w.done?.[0]?.status !== 'succeeded') throw new Error(`job ${jobId!} did not succeed: ${JSON.stringify(w).slice(0, 500)}`);
   }
   const job = h.hub.ctx.store.get(jobId!)!;
-  return { total: req.at - t0, toJob: job.created_at - t0, jobToRequest: req.at - job.created_at, jobToSpawn: (job.started_at ?? NaN) - job.created_at, reply };
+  return { total: req.at - t0, toJob: job.created_at - t0, jobToRequest: req.at - job.created_at, jobToSpawn: (job.started_at ?? NaN) - job.created_at, reply, gc, cpu };
 }
 
-/** checkSyntax and a sandbox up to the script's first call, timed alone from the build (medians of n). */
-async function sandboxParts(n: number): Promise<{ wasmModuleMs: number; checkSyntaxMs: number; sandboxToFirstCallMs: number }> {
+/** CPU time (this process, all threads) of f, ms. */
+async function cpuOf(f: () => Promise<unknown>): Promise<number> {
+  const c0 = process.cpuUsage();
+  await f();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+}
+
+/** The script path's own parts, timed alone from the build in CPU ms (medians of n; wall time on a
+ * shared machine is mostly waiting for a core): a new QuickJS WebAssembly module, checkSyntax (which
+ * makes one), the same syntax check in a fresh context of a module made once, and a sandbox from its
+ * start to the script's first call (runInSandbox makes a module too). */
+async function sandboxParts(n: number): Promise<ScriptAgentResult['alone']> {
   const sb = (await import(pathToFileURL(path.join(BENCH_DIR, '..', 'dist', 'scripts', 'sandbox.js')).href)) as typeof import('../src/scripts/sandbox.js');
-  const wasm: number[] = [];
-  const check: number[] = [];
-  const first: number[] = [];
+  const shared = await newQuickJSWASMModule(RELEASE_SYNC);
+  const xs: Record<keyof ScriptAgentResult['alone'], number[]> = { wasmModule: [], checkSyntax: [], sharedModuleCheck: [], sandboxToFirstCall: [] };
   for (let i = 0; i < n + 1; i++) {
-    const m0 = performance.now();
-    await newQuickJSWASMModule(RELEASE_SYNC);
-    const m1 = performance.now();
-    const t0 = performance.now();
-    const problem = await sb.checkSyntax(SOURCE);
-    const t1 = performance.now();
-    if (problem) throw new Error(`checkSyntax refused the benchmark's script: ${problem.message}`);
-    let atCall = 0;
-    const t2 = performance.now();
-    const o = await sb.runInSandbox({ source: SOURCE, args: { prompt: 'x' }, host: { call: async () => { atCall ||= performance.now(); return 'ok'; }, log: () => undefined, phase: () => undefined, budget: () => ({ total: null, spent: 0 }) } });
-    if (o.status !== 'returned') throw new Error(`the sandbox did not run the benchmark's script: ${JSON.stringify(o)}`);
+    const wasmModule = await cpuOf(() => newQuickJSWASMModule(RELEASE_SYNC));
+    const checkSyntax = await cpuOf(async () => {
+      const problem = await sb.checkSyntax(SOURCE);
+      if (problem) throw new Error(`checkSyntax refused the benchmark's script: ${problem.message}`);
+    });
+    const sharedModuleCheck = await cpuOf(async () => {
+      const vm = shared.newContext();
+      const r = vm.evalCode(`(async () => {${SOURCE}\n})()`, 'script.js', { compileOnly: true });
+      (r.error ?? r.value).dispose();
+      vm.dispose();
+    });
+    let atCall: NodeJS.CpuUsage | undefined;
+    const c0 = process.cpuUsage();
+    const o = await sb.runInSandbox({ source: SOURCE, args: { prompt: 'x' }, host: { call: async () => { atCall ??= process.cpuUsage(c0); return 'ok'; }, log: () => undefined, phase: () => undefined, budget: () => ({ total: null, spent: 0 }) } });
+    if (o.status !== 'returned' || !atCall) throw new Error(`the sandbox did not run the benchmark's script: ${JSON.stringify(o)}`);
     if (i === 0) continue; // warm-up
-    wasm.push(m1 - m0);
-    check.push(t1 - t0);
-    first.push(atCall - t2);
+    xs.wasmModule.push(wasmModule);
+    xs.checkSyntax.push(checkSyntax);
+    xs.sharedModuleCheck.push(sharedModuleCheck);
+    xs.sandboxToFirstCall.push((atCall.user + atCall.system) / 1000);
   }
-  return { wasmModuleMs: median(wasm), checkSyntaxMs: median(check), sandboxToFirstCallMs: median(first) };
+  return { wasmModule: median(xs.wasmModule), checkSyntax: median(xs.checkSyntax), sharedModuleCheck: median(xs.sharedModuleCheck), sandboxToFirstCall: median(xs.sandboxToFirstCall) };
 }
 
 export async function benchScriptAgent(): Promise<ScriptAgentResult> {
   let fake: FakeAnthropic | undefined;
   let h: TestHub | undefined;
+  gcObserver.observe({ entryTypes: ['gc'] });
   try {
     fake = await startFakeAnthropic({ scripts: { [SCRIPT]: [{ text: 'done' }] } });
     h = await startTestHub({ hubClass: await builtHub(), fake });
@@ -128,6 +158,8 @@ export async function benchScriptAgent(): Promise<ScriptAgentResult> {
       toJob: median(samples[k].map((s) => s.toJob)),
       jobToRequest: median(samples[k].map((s) => s.jobToRequest)),
       jobToSpawn: median(samples[k].map((s) => s.jobToSpawn)),
+      gc: median(samples[k].map((s) => s.gc)),
+      cpu: median(samples[k].map((s) => s.cpu)),
       reply: median(samples[k].map((s) => s.reply)),
     });
     const direct = stats(samples.direct.map((s) => s.total));
@@ -135,20 +167,21 @@ export async function benchScriptAgent(): Promise<ScriptAgentResult> {
     const parts = { direct: part('direct'), script: part('script') };
     const alone = await sandboxParts(RUNS);
     const r: ScriptAgentResult = {
-      runs: RUNS, direct, script, diffMs: script.p50 - direct.p50, parts, ...alone,
+      runs: RUNS, direct, script, diffMs: script.p50 - direct.p50, parts, alone,
       pairedDiffMs: median(samples.script.map((s, i) => s.total - samples.direct[i]!.total)),
       samples: { direct: samples.direct.map((s) => s.total), script: samples.script.map((s) => s.total) },
     };
     const line = (k: Kind, s: Stats): string =>
       `   ${k.padEnd(6)} call → child's first model request: median ${f1(s.p50)} ms (min ${f1(s.min)}, max ${f1(s.max)}, n=${s.n}); `
-      + `call → reply ${f1(parts[k].reply)}, call → job row ${f1(parts[k].toJob)}, job row → first request ${f1(parts[k].jobToRequest)} ms (of which job row → process started ${f1(parts[k].jobToSpawn)})\n`
+      + `call → reply ${f1(parts[k].reply)}, call → job row ${f1(parts[k].toJob)}, job row → first request ${f1(parts[k].jobToRequest)} ms (of which job row → process started ${f1(parts[k].jobToSpawn)}); in that window the hub's process used ${f1(parts[k].cpu)} ms of CPU, ${f1(parts[k].gc)} ms of it GC pauses\n`
       + `          samples: ${samples[k].map((x) => x.total).join(', ')}\n`;
     out(line('direct', direct) + line('script', script)
       + `   agent() over spawn_agent: ${r.diffMs >= 0 ? '+' : ''}${f1(r.diffMs)} ms between the medians, ${f1(r.pairedDiffMs)} ms the median of the rounds' differences (goal: under +${GOAL_MS} ms)\n`
       + `   the script's own part (call → the job's row): +${f1(parts.script.toJob - parts.direct.toJob)} ms; after the job's row both are the same engine\n`
-      + `   alone, from the build: a QuickJS WebAssembly module ${f1(r.wasmModuleMs)} ms; checkSyntax ${f1(r.checkSyntaxMs)} ms; a sandbox's start → the script's first call ${f1(r.sandboxToFirstCallMs)} ms\n`);
+      + `   alone, from the build, CPU: a QuickJS WebAssembly module ${f1(alone.wasmModule)} ms; checkSyntax ${f1(alone.checkSyntax)} ms (on a module made once: ${f1(alone.sharedModuleCheck)} ms); a sandbox's start → the script's first call ${f1(alone.sandboxToFirstCall)} ms\n`);
     return r;
   } finally {
+    gcObserver.disconnect();
     await h?.stop().catch(() => undefined);
     await fake?.close().catch(() => undefined);
   }
