@@ -39,6 +39,8 @@ export interface ScriptReplayResult {
   sandbox: Stats;
   /** replay median − sandbox median */
   journalShareMs: number;
+  /** this process's CPU time (all threads) of a replay and of the sandbox alone, medians, ms */
+  cpu: { replay: number; sandbox: number };
   /** a new hub on the same state: its start → the run ended, and that hub's start alone (medians of RUNS) */
   newHub: { toEndMs: number; startMs: number };
   samples: { replay: number[]; sandbox: number[]; newHub: number[] };
@@ -60,16 +62,20 @@ function resultOf(h: TestHub, runId: string): unknown {
   return v.result;
 }
 
-async function sandboxAlone(sb: Sandbox, answers: unknown[]): Promise<number> {
+const cpuSince = (c0: NodeJS.CpuUsage): number => { const c = process.cpuUsage(c0); return (c.user + c.system) / 1000; };
+
+async function sandboxAlone(sb: Sandbox, answers: unknown[]): Promise<{ ms: number; cpu: number }> {
   let n = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const o = await sb.runInSandbox({
     source: SOURCE, args: { n: CALLS },
     host: { call: async () => answers[n++] as never, log: () => undefined, phase: () => undefined, budget: () => ({ total: null, spent: 0 }) },
   });
   const ms = performance.now() - t0;
+  const cpu = cpuSince(c0);
   if (o.status !== 'returned' || n !== CALLS) throw new Error(`the sandbox alone did not run the script through (${n} calls): ${JSON.stringify(o)}`);
-  return ms;
+  return { ms, cpu };
 }
 
 export async function benchScriptReplay(): Promise<ScriptReplayResult> {
@@ -91,24 +97,28 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
 
     const replay: number[] = [];
     const sandbox: number[] = [];
+    const replayCpu: number[] = [];
+    const sandboxCpu: number[] = [];
     for (let i = -1; i < RUNS; i++) {
       const order = i % 2 === 0 ? ['replay', 'sandbox'] : ['sandbox', 'replay'];
       for (const k of order) {
         if (k === 'sandbox') {
-          const ms = await sandboxAlone(sb, answers);
-          if (i >= 0) sandbox.push(ms);
+          const { ms, cpu } = await sandboxAlone(sb, answers);
+          if (i >= 0) { sandbox.push(ms); sandboxCpu.push(cpu); }
           continue;
         }
         rerun(h, runId);
         const done = ended(h, runId);
+        const c0 = process.cpuUsage();
         const r0 = performance.now();
         await h.hub.scripts.resumeAll();
         const status = await done;
         const ms = performance.now() - r0;
+        const cpu = cpuSince(c0);
         if (status !== 'succeeded') throw new Error(`the replay ended ${status}`);
         if (JSON.stringify(resultOf(h, runId)) !== JSON.stringify(expected)) throw new Error(`the replay returned ${JSON.stringify(resultOf(h, runId))}, not ${JSON.stringify(expected)}`);
         if (launcher.children.length !== CALLS) throw new Error(`the replay started ${launcher.children.length - CALLS} jobs`);
-        if (i >= 0) replay.push(ms);
+        if (i >= 0) { replay.push(ms); replayCpu.push(cpu); }
       }
     }
 
@@ -143,12 +153,13 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
     const ss = stats(sandbox);
     const r: ScriptReplayResult = {
       calls: CALLS, runs: RUNS, liveMs, replay: rs, sandbox: ss, journalShareMs: rs.p50 - ss.p50,
+      cpu: { replay: stats(replayCpu).p50, sandbox: stats(sandboxCpu).p50 },
       newHub: { toEndMs: stats(toEnd).p50, startMs: stats(starts).p50 }, samples: { replay, sandbox, newHub: toEnd },
     };
     out(`   the live run (${CALLS} agent() calls, one after the other, scripted children): ${f1(liveMs)} ms\n`
       + `   replay of its journal (resumeAll → run ended): median ${f1(rs.p50)} ms (${replay.map((x) => x.toFixed(0)).join(', ')}) (goal: under ${GOAL_MS} ms)\n`
       + `   the same script in the sandbox alone, answers from memory: median ${f1(ss.p50)} ms (${sandbox.map((x) => x.toFixed(0)).join(', ')})\n`
-      + `   the journal's share: ${f1(r.journalShareMs)} ms (${f1(r.journalShareMs / CALLS * 1000)} µs a call)\n`
+      + `   the journal's share: ${f1(r.journalShareMs)} ms (${f1(r.journalShareMs / CALLS * 1000)} µs a call); CPU, medians: replay ${f1(r.cpu.replay)} ms, sandbox alone ${f1(r.cpu.sandbox)} ms\n`
       + `   a new hub on the same state: start → the run ended, median ${f1(r.newHub.toEndMs)} ms (${toEnd.map((x) => x.toFixed(0)).join(', ')}; the hub's start alone ${f1(r.newHub.startMs)} ms)\n`);
     return r;
   } finally {
