@@ -41,12 +41,34 @@ export interface ScriptReplayResult {
   journalShareMs: number;
   /** this process's CPU time (all threads) of a replay and of the sandbox alone, medians, ms */
   cpu: { replay: number; sandbox: number };
+  /** the journal's own work of a replay, alone (median, ms): resumeAll's read of the calls, the replay's read and index, and each call's key, match and answer */
+  journalWorkMs: number;
   /** a new hub on the same state: its start → the run ended, and that hub's start alone (medians of RUNS) */
   newHub: { toEndMs: number; startMs: number };
   samples: { replay: number[]; sandbox: number[]; newHub: number[] };
 }
 
 type Sandbox = typeof import('../src/scripts/sandbox.js');
+type Replay = typeof import('../src/domain/scriptReplay.js');
+
+/** What a replay does with the journal, without the sandbox: what ScriptRuns.resumeAll and execute
+ * read, and for each of the script's calls the lookup its host.call makes (canonicalJson, next, the
+ * outcome parsed). The calls are the journal's own arguments, in order. */
+function journalWork(h: TestHub, rp: Replay, runId: string): number {
+  const t0 = performance.now();
+  const j = h.hub.scripts.journal;
+  const interrupted = j.calls(runId).filter((c) => c.status === 'running').length;
+  const rows = j.replayable(runId);
+  const replay = new rp.ScriptReplay(rows, 'recover');
+  let answered = 0;
+  for (const r of rows) {
+    const a = replay.next(r.kind, rp.canonicalJson(JSON.parse(r.args)));
+    if (a.from === 'journal' && a.entry.outcome) { JSON.parse(a.entry.outcome); answered++; }
+  }
+  const ms = performance.now() - t0;
+  if (answered !== rows.length || interrupted) throw new Error(`the journal answered ${answered} of ${rows.length} calls`);
+  return ms;
+}
 
 const ended = (h: TestHub, runId: string): Promise<string> => new Promise((resolve) => {
   const off = h.hub.ctx.bus.on('run', (e) => { if (e.runId === runId) { off(); resolve(e.status); } });
@@ -81,7 +103,9 @@ async function sandboxAlone(sb: Sandbox, answers: unknown[]): Promise<{ ms: numb
 export async function benchScriptReplay(): Promise<ScriptReplayResult> {
   const launcher = new ScriptedLauncher((prompt) => ({ resultText: `done ${/TASK:(\d+)/.exec(prompt)?.[1] ?? '?'}` }));
   const hubClass = await builtHub();
-  const sb = (await import(pathToFileURL(path.join(BENCH_DIR, '..', 'dist', 'scripts', 'sandbox.js')).href)) as Sandbox;
+  const dist = (p: string): string => pathToFileURL(path.join(BENCH_DIR, '..', 'dist', p)).href;
+  const sb = (await import(dist('scripts/sandbox.js'))) as Sandbox;
+  const rp = (await import(dist('domain/scriptReplay.js'))) as Replay;
   let h: TestHub | undefined = await startTestHub({ hubClass, processes: launcher, config: { maxAgents: 16 } });
   const dir = h.dir;
   try {
@@ -97,9 +121,12 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
 
     const replay: number[] = [];
     const sandbox: number[] = [];
+    const work: number[] = [];
     const replayCpu: number[] = [];
     const sandboxCpu: number[] = [];
     for (let i = -1; i < RUNS; i++) {
+      const w = journalWork(h, rp, runId);
+      if (i >= 0) work.push(w);
       const order = i % 2 === 0 ? ['replay', 'sandbox'] : ['sandbox', 'replay'];
       for (const k of order) {
         if (k === 'sandbox') {
@@ -153,13 +180,14 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
     const ss = stats(sandbox);
     const r: ScriptReplayResult = {
       calls: CALLS, runs: RUNS, liveMs, replay: rs, sandbox: ss, journalShareMs: rs.p50 - ss.p50,
-      cpu: { replay: stats(replayCpu).p50, sandbox: stats(sandboxCpu).p50 },
+      cpu: { replay: stats(replayCpu).p50, sandbox: stats(sandboxCpu).p50 }, journalWorkMs: stats(work).p50,
       newHub: { toEndMs: stats(toEnd).p50, startMs: stats(starts).p50 }, samples: { replay, sandbox, newHub: toEnd },
     };
     out(`   the live run (${CALLS} agent() calls, one after the other, scripted children): ${f1(liveMs)} ms\n`
       + `   replay of its journal (resumeAll → run ended): median ${f1(rs.p50)} ms (${replay.map((x) => x.toFixed(0)).join(', ')}) (goal: under ${GOAL_MS} ms)\n`
       + `   the same script in the sandbox alone, answers from memory: median ${f1(ss.p50)} ms (${sandbox.map((x) => x.toFixed(0)).join(', ')})\n`
       + `   the journal's share: ${f1(r.journalShareMs)} ms (${f1(r.journalShareMs / CALLS * 1000)} µs a call); CPU, medians: replay ${f1(r.cpu.replay)} ms, sandbox alone ${f1(r.cpu.sandbox)} ms\n`
+      + `   the journal's own work alone (read it as resumeAll and execute do, key, match and answer ${CALLS} calls): median ${f1(r.journalWorkMs)} ms (${work.map((x) => x.toFixed(1)).join(', ')})\n`
       + `   a new hub on the same state: start → the run ended, median ${f1(r.newHub.toEndMs)} ms (${toEnd.map((x) => x.toFixed(0)).join(', ')}; the hub's start alone ${f1(r.newHub.startMs)} ms)\n`);
     return r;
   } finally {
