@@ -480,6 +480,7 @@ const entries: Entry<any>[] = [
       { benchmark: 'agent() over spawn_agent', figure: 'call → the job\'s row (the script\'s own part), median', value: ms(r.parts.script.toJob), baseline: `${ms(r.parts.direct.toJob)} spawn_agent`, ratio: '', goal: `(< +${SCRIPT_AGENT_GOAL_MS} ms)`, met: met(r.parts.script.toJob - r.parts.direct.toJob < SCRIPT_AGENT_GOAL_MS) },
       { benchmark: 'agent() over spawn_agent', figure: 'job row → 1st model request, median', value: ms(r.parts.script.jobToRequest), baseline: `${ms(r.parts.direct.jobToRequest)} spawn_agent`, ratio: f2(r.parts.script.jobToRequest / r.parts.direct.jobToRequest), goal: '', met: '' },
       { benchmark: 'agent() over spawn_agent', figure: 'hub CPU, call → 1st model request, median', value: ms(r.parts.script.cpu), baseline: `${ms(r.parts.direct.cpu)} spawn_agent`, ratio: f2(r.parts.script.cpu / r.parts.direct.cpu), goal: '', met: '' },
+      { benchmark: 'agent() over spawn_agent', figure: 'hub thread busy / GC pauses, same window, median', value: `${f1(r.parts.script.busy)} / ${f1(r.parts.script.gc)} ms`, baseline: `${f1(r.parts.direct.busy)} / ${f1(r.parts.direct.gc)} ms spawn_agent`, ratio: '', goal: '', met: '' },
       { benchmark: 'agent() over spawn_agent', figure: 'CPU alone: wasm module / checkSyntax / sandbox → 1st call', value: `${f1(r.alone.wasmModule)} / ${f1(r.alone.checkSyntax)} / ${f1(r.alone.sandboxToFirstCall)} ms`, baseline: `${ms(r.alone.sharedModuleCheck)} check on a shared module`, ratio: '', goal: '', met: '' },
     ],
   },

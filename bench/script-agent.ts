@@ -43,6 +43,8 @@ interface Sample {
   gc: number;
   /** this process's CPU time (all its threads: the hub, its GC and compiler threads) between the call and the first request, ms */
   cpu: number;
+  /** the hub's thread busy (event-loop utilisation's active time) between the call and the first request, ms: the child's MCP handshake with the hub waits on it */
+  busy: number;
 }
 
 /** Garbage-collection pauses of this process (the in-process hub's), as [start, end] in performance time. */
@@ -59,7 +61,7 @@ export interface ScriptAgentResult {
   /** script median − direct median, ms */
   diffMs: number;
   /** medians of the parts (see Sample) */
-  parts: Record<Kind, { toJob: number; jobToRequest: number; jobToSpawn: number; reply: number; gc: number; cpu: number }>;
+  parts: Record<Kind, { toJob: number; jobToRequest: number; jobToSpawn: number; reply: number; gc: number; cpu: number; busy: number }>;
   /** median over the rounds of (script − direct) in the same round, ms */
   pairedDiffMs: number;
   /** the script path's parts alone, from the build, CPU ms (medians; see sandboxParts) */
@@ -75,6 +77,7 @@ async function once(h: TestHub, fake: FakeAnthropic, kind: Kind, tag: string): P
   const t0 = Date.now();
   const p0 = performance.now();
   const c0 = process.cpuUsage();
+  const e0 = performance.eventLoopUtilization();
   let jobId: string;
   let runId: string | undefined;
   if (kind === 'direct') {
@@ -87,6 +90,7 @@ async function once(h: TestHub, fake: FakeAnthropic, kind: Kind, tag: string): P
   const gc = gcWithin(p0, p0 + (req.at - t0));
   const c = process.cpuUsage(c0);
   const cpu = (c.user + c.system) / 1000;
+  const busy = performance.eventLoopUtilization(e0).active;
   if (runId) {
     const v = await h.call('get_run', { run_id: runId, wait_s: TIMEOUT_MS / 1000 });
     if (v.status !== 'succeeded') throw new Error(`run ${runId} ended ${v.status}: ${JSON.stringify(v).slice(0, 500)}`);
@@ -96,7 +100,7 @@ async function once(h: TestHub, fake: FakeAnthropic, kind: Kind, tag: string): P
     if (w.done?.[0]?.status !== 'succeeded') throw new Error(`job ${jobId!} did not succeed: ${JSON.stringify(w).slice(0, 500)}`);
   }
   const job = h.hub.ctx.store.get(jobId!)!;
-  return { total: req.at - t0, toJob: job.created_at - t0, jobToRequest: req.at - job.created_at, jobToSpawn: (job.started_at ?? NaN) - job.created_at, reply, gc, cpu };
+  return { total: req.at - t0, toJob: job.created_at - t0, jobToRequest: req.at - job.created_at, jobToSpawn: (job.started_at ?? NaN) - job.created_at, reply, gc, cpu, busy };
 }
 
 /** CPU time (this process, all threads) of f, ms. */
@@ -160,6 +164,7 @@ export async function benchScriptAgent(): Promise<ScriptAgentResult> {
       jobToSpawn: median(samples[k].map((s) => s.jobToSpawn)),
       gc: median(samples[k].map((s) => s.gc)),
       cpu: median(samples[k].map((s) => s.cpu)),
+      busy: median(samples[k].map((s) => s.busy)),
       reply: median(samples[k].map((s) => s.reply)),
     });
     const direct = stats(samples.direct.map((s) => s.total));
@@ -173,7 +178,7 @@ export async function benchScriptAgent(): Promise<ScriptAgentResult> {
     };
     const line = (k: Kind, s: Stats): string =>
       `   ${k.padEnd(6)} call → child's first model request: median ${f1(s.p50)} ms (min ${f1(s.min)}, max ${f1(s.max)}, n=${s.n}); `
-      + `call → reply ${f1(parts[k].reply)}, call → job row ${f1(parts[k].toJob)}, job row → first request ${f1(parts[k].jobToRequest)} ms (of which job row → process started ${f1(parts[k].jobToSpawn)}); in that window the hub's process used ${f1(parts[k].cpu)} ms of CPU, ${f1(parts[k].gc)} ms of it GC pauses\n`
+      + `call → reply ${f1(parts[k].reply)}, call → job row ${f1(parts[k].toJob)}, job row → first request ${f1(parts[k].jobToRequest)} ms (of which job row → process started ${f1(parts[k].jobToSpawn)}); in that window the hub's process used ${f1(parts[k].cpu)} ms of CPU, its thread was busy ${f1(parts[k].busy)} ms, ${f1(parts[k].gc)} ms of GC pauses\n`
       + `          samples: ${samples[k].map((x) => x.total).join(', ')}\n`;
     out(line('direct', direct) + line('script', script)
       + `   agent() over spawn_agent: ${r.diffMs >= 0 ? '+' : ''}${f1(r.diffMs)} ms between the medians, ${f1(r.pairedDiffMs)} ms the median of the rounds' differences (goal: under +${GOAL_MS} ms)\n`
