@@ -263,10 +263,13 @@ export class ScriptExecution {
   /** Waits until the call's job has ended for good, journals its outcome and gives it to the script. */
   private settle(runId: string, seq: number, jobId: string, signal: AbortSignal, args: Json[]): Promise<Json> {
     return new Promise<Json>((resolve, reject) => {
+      // One listener per waiting call, removed when it settles (a run of 1,000 calls keeps none).
+      const stop = (): void => off();
       const check = (): boolean => {
         const j = this.d.ctx.store.get(jobId);
         if (!j || !isTerminal(j.status)) return false;
         off();
+        signal.removeEventListener('abort', stop);
         const o = jobOutcome(j, args);
         this.d.journal.end(runId, seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.d.ctx.clock.now() });
         if (o.ok) resolve(o.value);
@@ -274,7 +277,7 @@ export class ScriptExecution {
         return true;
       };
       const off = this.d.ctx.bus.on('job', (ev) => { if (ev.jobId === jobId) check(); });
-      signal.addEventListener('abort', () => off(), { once: true });
+      signal.addEventListener('abort', stop, { once: true });
       check();
     });
   }
@@ -342,8 +345,9 @@ class Slots {
   constructor(private readonly n: number) {}
   async take(signal: AbortSignal): Promise<() => void> {
     if (this.used >= this.n) await new Promise<void>((resolve, reject) => {
-      this.waiting.push(resolve);
-      signal.addEventListener('abort', () => reject(new ScriptCallError('Cancelled', 'the run was cancelled')), { once: true });
+      const onAbort = (): void => reject(new ScriptCallError('Cancelled', 'the run was cancelled'));
+      this.waiting.push(() => { signal.removeEventListener('abort', onAbort); resolve(); });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
     this.used++;
     let released = false;

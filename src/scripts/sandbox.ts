@@ -7,7 +7,7 @@
 // not stop one in 17 s, the heap check stops it at the cap; docs/decisions.md). Errors name the
 // script's line. Why QuickJS and not isolated-vm: docs/decisions.md ("Scripts run in QuickJS").
 import { performance } from 'node:perf_hooks';
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSDeferredPromise } from 'quickjs-emscripten';
+import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule, type QuickJSDeferredPromise } from 'quickjs-emscripten';
 import { PRELUDE } from './prelude.js';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -55,12 +55,16 @@ function wrap(source: string): string {
   return `(async () => {${source.replace(META, '$1const meta')}\n})()`;
 }
 
+let syntaxModule: Promise<QuickJSWASMModule> | undefined;
+
 /** Syntax check without running anything: null, or the error with its line. */
 export async function checkSyntax(source: string): Promise<ScriptError | null> {
   const size = Buffer.byteLength(source, 'utf8');
   if (size > MAX_SCRIPT_BYTES) return { name: 'ScriptTooLarge', message: `the script is ${size} bytes; the limit is ${MAX_SCRIPT_BYTES} (512 KiB): move data into args` };
-  const mod = await newQuickJSWASMModule(RELEASE_SYNC);
-  const vm = mod.newContext();
+  // One module for every check (the hub's, kept): a fresh one per run_script cost ~100 ms of the
+  // hub's thread under load, mostly GC of its 16 MB heap (bench/script-agent.ts, docs/performance.md).
+  syntaxModule ??= newQuickJSWASMModule(RELEASE_SYNC);
+  const vm = (await syntaxModule).newContext();
   try {
     const r = vm.evalCode(wrap(source), FILE, { compileOnly: true });
     if (r.error) {
