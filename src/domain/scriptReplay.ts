@@ -15,7 +15,8 @@
 //   every call after it run live, and the run says where it diverged. A call that was still
 //   running, or that a provider limit refused, runs again without ending reuse.
 
-export type ScriptCallKind = 'agent' | 'approve' | 'workflow';
+/** The script API's calls, and a bundled script's own privileged ones ("wf.phase": src/scripts/bundled.ts). */
+export type ScriptCallKind = 'agent' | 'approve' | 'workflow' | `${string}.${string}`;
 
 export interface JournaledCall {
   /** Issue order within the run (1-based). */

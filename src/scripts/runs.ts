@@ -13,11 +13,13 @@ import type { RequestService } from '../approvals/service.js';
 import type { JobRow } from '../store/jobs.js';
 import { settingsDirOf } from '../config.js';
 import { isTerminal } from '../domain/job.js';
-import { canonicalJson, ScriptReplay } from '../domain/scriptReplay.js';
+import { canonicalJson, ScriptReplay, type ScriptCallKind } from '../domain/scriptReplay.js';
 import { InvalidInputError } from '../errors.js';
 import { ScriptAgentOptions, type RunScriptInput } from '../contract/scripts.js';
 import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
+import type { BundledScripts } from './bundled.js';
+import { tx } from '../store/db.js';
 import { scriptRunSpent, scriptRunView, type ScriptRules } from './view.js';
 
 const LEAD = { role: 'lead' } as const;
@@ -34,6 +36,8 @@ export class ScriptRuns {
     private readonly ctx: HubContext,
     private readonly jobs: Pick<JobService, 'spawn' | 'cancel' | 'resume'>,
     private readonly requests: Pick<RequestService, 'approval'>,
+    /** The hub's own scripts (the implement/review workflow) and their privileged calls. */
+    private readonly bundled: BundledScripts,
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
   ) {
     this.journal = new ScriptJournal(ctx.db);
@@ -56,6 +60,22 @@ export class ScriptRuns {
       VALUES (?, ?, ?, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(id, title, i.name ? this.savedPath(i.name) : null, source, JSON.stringify(rules), now, now);
     this.execute(id, 'recover');
     return { run_id: id, status: 'running', title };
+  }
+
+  /** Starts a run of a bundled script for a hub service (not run_script's input); `first` writes
+   * in the same transaction as the run row (a call the script makes first, already carried by a job). */
+  startBundled(name: string, o: { title: string; args: Json }, first: (runId: string) => void): string {
+    const source = this.bundled.source(name);
+    const rules: ScriptRules = { name, args: o.args, budget_usd: null, max_concurrent: DEFAULT_CONCURRENCY, bundled: name };
+    const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
+    const now = this.ctx.clock.now();
+    tx(this.ctx.db, () => {
+      this.ctx.db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
+        VALUES (?, ?, NULL, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(id, o.title, source, JSON.stringify(rules), now, now);
+      first(id);
+    });
+    this.execute(id, 'recover');
+    return id;
   }
 
   /** Continues every script run a previous hub left running. */
@@ -116,8 +136,9 @@ export class ScriptRuns {
     const host: SandboxHost = {
       call: async (kind, args) => {
         const key = canonicalJson(args);
-        const a = replay.next(kind, key);
+        const a = replay.next(kind as ScriptCallKind, key);
         if (a.from === 'journal') return outcome(a.entry.status, a.entry.outcome);
+        if (this.bundled.owns(kind)) return this.bundled.call(rules.bundled ?? null, { runId, kind, args, key, answer: a, phase, signal: abort.signal, journal: this.journal });
         if (a.from === 'job' && a.entry.jobId) return this.settle(runId, a.entry.seq, a.entry.jobId, abort.signal, args);
         if (kind === 'agent') return this.agent(runId, args, key, phase, slots, abort.signal);
         if (kind === 'approve') return this.approve(runId, args, key, phase, abort.signal);
@@ -127,7 +148,7 @@ export class ScriptRuns {
       phase: (t) => { phase = t; this.journal.log(runId, 'phase', t, this.ctx.clock.now()); },
       budget: () => ({ total: rules.budget_usd, spent: this.spent(runId) }),
     };
-    live.done = runInSandbox({ source: row.content, args: rules.args, host, limits: this.limits, signal: abort.signal }).then((o) => {
+    live.done = runInSandbox({ source: row.content, args: rules.args, host, limits: this.limits, signal: abort.signal, privileged: rules.bundled !== undefined }).then((o) => {
       if (live.stopping) return;
       if (o.status === 'returned') this.finish(runId, 'succeeded', null, o.value);
       else if (o.error.name !== 'Cancelled') {

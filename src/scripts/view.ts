@@ -6,7 +6,11 @@ import type { JobRow } from '../store/jobs.js';
 import type { Json } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
 
-export interface ScriptRules { name: string | null; args: Json | undefined; budget_usd: number | null; max_concurrent: number }
+export interface ScriptRules {
+  name: string | null; args: Json | undefined; budget_usd: number | null; max_concurrent: number;
+  /** A bundled script of the hub's (src/scripts/bundled.ts): the name its privileged calls answer to. */
+  bundled?: string;
+}
 
 export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null }
 
