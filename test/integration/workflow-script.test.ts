@@ -89,6 +89,36 @@ describe('the workflow on the script engine', () => {
     assert.deepEqual((await gitOut(repo, ['log', '--format=%s', `main..${w.branch}`])).split('\n'), ['add alpha.txt']);
   });
 
+  test('a running workflow from before workflows had a run gets one at hub start: its interrupted phase is spawned again', async () => {
+    const fake1 = new ScriptedLauncher(crew(() => ({ hang: true })));
+    const h = await startTestHub({ processes: fake1 });
+    hubs.push(h);
+    const repo = await initRepo(join(h.dir, 'repo'));
+    const s = await h.call('start_workflow', { task: 'from an older hub', cwd: repo });
+    await fake1.launched((c) => phaseOf(c.prompt ?? '') === 'implement');
+    const oldRun = h.hub.workflows.get(s.workflow_id).run_id!;
+    await h.hub.stop();
+    // What an older hub left: the workflow row with its phase job, and no run.
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(join(h.home, 'state.db'));
+    const st = JSON.parse((db.prepare('SELECT state_json FROM workflows WHERE id = ?').get(s.workflow_id) as { state_json: string }).state_json);
+    delete st.runId;
+    db.prepare('UPDATE workflows SET state_json = ? WHERE id = ?').run(JSON.stringify(st), s.workflow_id);
+    db.prepare('DELETE FROM script_log WHERE run_id = ?').run(oldRun);
+    db.prepare('DELETE FROM script_calls WHERE run_id = ?').run(oldRun);
+    db.prepare('DELETE FROM runs WHERE id = ?').run(oldRun);
+    db.close();
+
+    const fake2 = new ScriptedLauncher(crew());
+    const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: fake2 });
+    hubs.push(h2);
+    const w = await settled(h2.hub, s.workflow_id);
+    assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
+    assert.deepEqual(w.jobs.map((j: any) => `${j.phase}:${j.cycle}:${j.status}`), ['assess:0:succeeded', 'review:1:succeeded', 'implement:1:interrupted', 'implement:1:succeeded']);
+    assert.ok(w.run_id && w.run_id !== oldRun, 'it got a run of its own');
+    assert.deepEqual(fake2.children.map((c) => phaseOf(c.prompt ?? '')), ['implement']);
+  });
+
   test('cancel_run of a workflow\'s run cancels the workflow and its phase; a lead\'s script cannot make the workflow\'s calls', async () => {
     const fake = new ScriptedLauncher(crew(() => ({ hang: true })));
     const h = await startTestHub({ processes: fake });
