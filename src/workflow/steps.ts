@@ -15,6 +15,7 @@ import { ScriptCallError, type Json } from '../scripts/sandbox.js';
 import type { ScriptJournal } from '../scripts/journal.js';
 import type { Step, WorkflowEngine } from './engine.js';
 import type { PhaseCall } from './phases.js';
+import { readState } from './state.js';
 
 export const IMPLEMENT_REVIEW = 'implement-review';
 
@@ -60,7 +61,7 @@ export class WorkflowSteps {
       let started: { seq: number; jobId: string } | undefined;
       await this.engine.serial(id, async () => {
         const w = this.store.get(id);
-        if (w?.status !== 'running') return;
+        if (w?.status !== 'running' || !this.drives(c)) return;
         await this.engine.beforePhase(w, step.phase, step.cycle);
         if (!(await this.engine.verified(this.store.get(id)!, step.phase, step.cycle))) return;
         const call = this.carry(c.journal, c.runId, id, step, c.phase);
@@ -80,7 +81,7 @@ export class WorkflowSteps {
     const [id, jobId] = c.args as [string, string];
     const seq = this.begin(c, 'next step');
     let step: Step | undefined;
-    await this.engine.serial(id, async () => { step = await this.engine.afterPhase(id, jobId); });
+    await this.engine.serial(id, async () => { if (this.drives(c)) step = await this.engine.afterPhase(id, jobId); });
     return this.end(c, seq, step ?? this.now(id));
   }
 
@@ -90,7 +91,7 @@ export class WorkflowSteps {
   private async approval(c: BundledCall): Promise<Json> {
     const [id, cycle] = c.args as [string, number];
     let reqId: string | undefined;
-    await this.engine.serial(id, async () => { reqId = this.engine.openApproval(id, cycle); });
+    await this.engine.serial(id, async () => { if (this.drives(c)) reqId = this.engine.openApproval(id, cycle); });
     const req = reqId;
     if (!req) return this.answered(c, 'the lead approves the plan', this.afterApproval(id));
     const seq = this.begin(c, 'the lead approves the plan');
@@ -108,6 +109,12 @@ export class WorkflowSteps {
     const w = this.store.get(id);
     if (w?.status === 'running' && w.plan_approved && !w.approval_request) return { kind: 'spawn', phase: 'implement', cycle: Math.max(1, w.cycle) };
     return this.now(id);
+  }
+
+  /** The call's run is the one that drives its workflow now (not an older run of it, replayed by resume_run). */
+  private drives(c: BundledCall): boolean {
+    const w = this.store.get(String(c.args[0]));
+    return !!w && readState(w).runId === c.runId;
   }
 
   /** Where the workflow is when a call could not go on: blocked (its reason) or stopped. */
