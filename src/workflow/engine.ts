@@ -32,8 +32,11 @@ export class WorkflowEngine {
   private readonly chains = new SerialChains(async (id, err) => {
     this.ctx.log.error({ err, workflow: id }, 'workflow step failed');
     // Blocking can fail too (the database closing under a late step): the chain never rejects.
-    await this.blockNow(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null)
-      .catch((e: unknown) => this.ctx.log.error({ err: e, workflow: id }, 'could not block the workflow'));
+    try {
+      this.block(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null);
+    } catch (e) {
+      this.ctx.log.error({ err: e, workflow: id }, 'could not block the workflow');
+    }
   });
 
   constructor(
@@ -234,10 +237,6 @@ export class WorkflowEngine {
     const text = results.map((r) => `- ${r.check}: ${r.ok ? 'passed' : `FAILED — ${r.detail}`}`).join('\n');
     const st = { ...readState(this.workflow(w.id)), lastChecks: text };
     this.store.update(w.id, { state_json: JSON.stringify(st) }, this.ctx.clock.now());
-  }
-
-  async blockNow(id: string, code: BlockedReason['code'], message: string, jobId: string | null, phase?: Phase, cycle?: number): Promise<void> {
-    this.block(id, code, message, jobId, phase, cycle);
   }
 
   block(id: string, code: BlockedReason['code'], message: string, jobId: string | null, phase?: Phase, cycle?: number): void {
