@@ -133,7 +133,7 @@ async function sandboxParts(n: number): Promise<ScriptAgentResult['alone']> {
     });
     let atCall: NodeJS.CpuUsage | undefined;
     const c0 = process.cpuUsage();
-    const o = await sb.runInSandbox({ source: SOURCE, args: { prompt: 'x' }, host: { call: async () => { atCall ??= process.cpuUsage(c0); return 'ok'; }, log: () => undefined, phase: () => undefined, budget: () => ({ total: null, spent: 0 }) } });
+    const o = await sb.runInSandbox({ source: SOURCE, args: { prompt: 'x' }, host: { call: async () => { atCall ??= process.cpuUsage(c0); return 'ok'; }, log: () => undefined, phase: () => undefined, budget: () => ({ total: null, spent: 0, reserved: 0 }) } });
     if (o.status !== 'returned' || !atCall) throw new Error(`the sandbox did not run the benchmark's script: ${JSON.stringify(o)}`);
     if (i === 0) continue; // warm-up
     xs.wasmModule.push(wasmModule);

@@ -92,7 +92,7 @@ async function sandboxAlone(sb: Sandbox, answers: unknown[]): Promise<{ ms: numb
   const t0 = performance.now();
   const o = await sb.runInSandbox({
     source: SOURCE, args: { n: CALLS },
-    host: { call: async () => answers[n++] as never, log: () => undefined, phase: () => undefined, budget: () => ({ total: null, spent: 0 }) },
+    host: { call: async () => answers[n++] as never, log: () => undefined, phase: () => undefined, budget: () => ({ total: null, spent: 0, reserved: 0 }) },
   });
   const ms = performance.now() - t0;
   const cpu = cpuSince(c0);

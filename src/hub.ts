@@ -214,10 +214,11 @@ export class Hub {
     this.lifecycle.schedules.start();
     this.runner.resumeSettling();
     this.runner.dispatch();
-    this.workflows.reconcile();
     await this.runs.start();
     // Script runs a previous hub left running: their scripts run again, the journal answers what was done.
     await this.scripts.resumeAll();
+    // After them: only a workflow from before workflows ran as a script gets a run here.
+    this.workflows.reconcile();
     this.lifecycle.debates.start();
     this.health.start();
     this.overlaps.start();

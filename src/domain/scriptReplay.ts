@@ -21,7 +21,8 @@
 // Calls made inside a nested `workflow()` carry a scope (the path of workflow calls above them,
 // ScriptRuns decides its form): the same prompt at the top and inside a workflow are two calls.
 
-export type ScriptCallKind = 'agent' | 'approve' | 'workflow';
+/** The script API's calls, and a bundled script's own privileged ones ("wf.phase": src/scripts/bundled.ts). */
+export type ScriptCallKind = 'agent' | 'approve' | 'workflow' | `${string}.${string}`;
 
 export interface JournaledCall {
   /** Issue order within the run (1-based). */

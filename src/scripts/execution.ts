@@ -17,6 +17,7 @@ import { canonicalJson, ScriptReplay, type Divergence, type JournaledCall, type 
 import { SCRIPT_NAME, ScriptAgentOptions } from '../contract/scripts.js';
 import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, type SandboxOutcome } from './sandbox.js';
 import type { ScriptJournal } from './journal.js';
+import type { BundledScripts } from './bundled.js';
 import type { ScriptRules } from './view.js';
 
 const LEAD = { role: 'lead' } as const;
@@ -35,6 +36,8 @@ export interface ExecutionDeps {
   budgets: BudgetStore;
   /** .overseer/scripts/<name>.js */
   savedPath: (name: string) => string;
+  /** The hub's bundled scripts, which answer their own privileged calls (src/scripts/bundled.ts). */
+  bundled: BundledScripts;
 }
 
 /** A level of the script: the top (depth 0, scope ''), or a nested workflow() (its calls' scope). */
@@ -78,7 +81,7 @@ export class ScriptExecution {
 
   /** Runs the script to its end (then a resume's replay row is written if it was not yet). */
   async run(source: string): Promise<SandboxOutcome> {
-    const o = await runInSandbox({ source, args: this.rules.args, host: this.host({ scope: '', phase: null, depth: 0 }), limits: this.d.limits, signal: this.signal });
+    const o = await runInSandbox({ source, args: this.rules.args, host: this.host({ scope: '', phase: null, depth: 0 }), limits: this.d.limits, signal: this.signal, privileged: this.rules.bundled !== undefined });
     if (!this.signal.aborted) this.noteReplay();
     return o;
   }
@@ -86,7 +89,7 @@ export class ScriptExecution {
   /** What the script (or a nested workflow's script) at `frame` reaches of the hub. */
   private host(frame: Frame): SandboxHost {
     return {
-      call: (kind, args) => this.call(frame, kind, args),
+      call: (kind, args) => this.call(frame, kind as ScriptCallKind, args),
       log: (m) => { this.say('log', m); },
       phase: (t) => { frame.phase = t; this.say('phase', t); },
       budget: () => this.budget(),
@@ -115,6 +118,11 @@ export class ScriptExecution {
       this.used.add(a.entry.seq);
       this.answered++;
       return outcome(a.entry.status, a.entry.outcome);
+    }
+    if (kind !== 'agent' && kind !== 'approve' && kind !== 'workflow') {
+      // A bundled script's privileged call (wf.phase …): its owner answers it, for that script's runs only.
+      if (a.from === 'live') await this.whilePaused(kind, args);
+      return this.d.bundled.call(this.rules.bundled ?? null, { runId: this.runId, kind, args, key, answer: a, phase: frame.phase, signal: this.signal, journal: this.d.journal });
     }
     if (a.from === 'job') {
       // An agent still running, or a workflow() call to run again (a new hub's, or any in a

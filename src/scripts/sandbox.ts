@@ -14,7 +14,8 @@ export type Json = null | boolean | number | string | Json[] | { [k: string]: Js
 
 /** What a script may call of the hub. A rejection reaches the script as an Error it can catch. */
 export interface SandboxHost {
-  call(kind: 'agent' | 'approve' | 'workflow', args: Json[]): Promise<Json>;
+  /** `kind`: agent, approve, workflow — or, for a bundled script only (src/scripts/bundled.ts), one of its privileged calls. */
+  call(kind: string, args: Json[]): Promise<Json>;
   log(message: string): void;
   phase(title: string): void;
   /** The run's budget as `budget` shows it: total (null: none), spent so far, and held by running calls. */
@@ -80,7 +81,8 @@ export async function checkSyntax(source: string): Promise<ScriptError | null> {
 }
 
 /** Runs `source` to its end (or its caps, or `signal`) with `args` and the hub's `host`. */
-export async function runInSandbox(o: { source: string; args: Json | undefined; host: SandboxHost; limits?: SandboxLimits; signal?: AbortSignal }): Promise<SandboxOutcome> {
+/** `privileged`: a bundled script of the hub's (src/scripts/bundled.ts): it also gets `hub.call(kind, ...args)`. */
+export async function runInSandbox(o: { source: string; args: Json | undefined; host: SandboxHost; limits?: SandboxLimits; signal?: AbortSignal; privileged?: boolean }): Promise<SandboxOutcome> {
   const limits = o.limits ?? DEFAULT_LIMITS;
   const mod = await newQuickJSWASMModule(RELEASE_SYNC);
   const rt = mod.newRuntime();
@@ -108,7 +110,7 @@ export async function runInSandbox(o: { source: string; args: Json | undefined; 
   };
   try {
     vm.newFunction('__call', (kindH, argsH) => {
-      const kind = vm.getString(kindH) as 'agent' | 'approve' | 'workflow';
+      const kind = vm.getString(kindH);
       const args = vm.typeof(argsH) === 'string' ? (JSON.parse(vm.getString(argsH)) as Json[]) : [];
       const d = vm.newPromise();
       pending.add(d);
@@ -121,6 +123,7 @@ export async function runInSandbox(o: { source: string; args: Json | undefined; 
     vm.newFunction('__log', (m) => { o.host.log(vm.getString(m)); }).consume((f) => vm.setProp(vm.global, '__log', f));
     vm.newFunction('__phase', (m) => { o.host.phase(vm.getString(m)); }).consume((f) => vm.setProp(vm.global, '__phase', f));
     vm.newFunction('__budget', () => vm.newString(JSON.stringify(o.host.budget()))).consume((f) => vm.setProp(vm.global, '__budget', f));
+    if (o.privileged) vm.setProp(vm.global, '__privileged', vm.true);
     slice(() => vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js'))).dispose();
     vm.newString(JSON.stringify(o.args ?? null)).consume((s) => vm.setProp(vm.global, '__args', s));
     vm.unwrapResult(vm.evalCode(`Object.defineProperty(globalThis, 'args', { value: ${o.args === undefined ? 'undefined' : 'JSON.parse(globalThis.__args)'} }); delete globalThis.__args;`, 'prelude.js')).dispose();

@@ -13,6 +13,8 @@ export interface ScriptRules {
   max_concurrent: number;
   /** A resume_run that has not yet diverged: a new hub continues it as a resume, not a recover. */
   replaying?: boolean;
+  /** A bundled script of the hub's (src/scripts/bundled.ts): the name its privileged calls answer to. */
+  bundled?: string;
 }
 
 export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null; paused: number }
