@@ -33,11 +33,11 @@ export async function runDispatchScript(file: string, o: Opts, connect: () => Pr
   if (!existsSync(abs)) throw new UsageError(`no script file ${JSON.stringify(file)} (resolved to ${abs})`);
   const args = parseArgs(o.args);
   const script = readFileSync(abs, 'utf8');
-  const { checkSyntax } = await import('../scripts/sandbox.js');
-  const problem = await checkSyntax(script);
+  const { checkScript } = await import('../scripts/check.js');
+  const problem = await checkScript(script);
   if (problem) {
     const where = problem.line ? `${file}:${problem.line}${problem.column ? `:${problem.column}` : ''}` : file;
-    process.stderr.write(`${where}: ${problem.name}: ${problem.message}\nThe script does not parse; nothing was started. Fix it and dispatch it again.\n`);
+    process.stderr.write(`${where}: ${problem.name}: ${problem.message}\nThe script is refused; nothing was started. Fix it and dispatch it again.\n`);
     process.exitCode = 1;
     return;
   }

@@ -15,8 +15,9 @@ import type { BudgetStore } from '../money/budgetStore.js';
 import { isTerminal } from '../domain/job.js';
 import { canonicalJson, ScriptReplay, type Divergence, type JournaledCall, type ScriptCallKind } from '../domain/scriptReplay.js';
 import { SCRIPT_NAME, ScriptAgentOptions } from '../contract/scripts.js';
-import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, type SandboxOutcome } from './sandbox.js';
+import { runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, type SandboxOutcome } from './sandbox.js';
 import type { ScriptJournal } from './journal.js';
+import { checkScript } from './check.js';
 import type { BundledScripts } from './bundled.js';
 import type { ScriptRules } from './view.js';
 
@@ -173,8 +174,8 @@ export class ScriptExecution {
     const file = this.d.savedPath(name);
     if (!existsSync(file)) throw new ScriptCallError('WorkflowNotFound', `workflow("${name}"): there is no saved script ${file}; save it there, or call one that exists`, 'not_found');
     const source = readFileSync(file, 'utf8');
-    const p = await checkSyntax(source);
-    if (p) throw new ScriptCallError('SyntaxError', `workflow("${name}"): ${file} does not parse${whereOf(p)}: ${p.message}; nothing of it ran`, 'syntax_error');
+    const p = await checkScript(source);
+    if (p) throw new ScriptCallError(p.name === 'SyntaxError' ? 'SyntaxError' : 'ScriptRefused', `workflow("${name}"): ${file} is refused${whereOf(p)}: ${p.name}: ${p.message}; nothing of it ran`, 'syntax_error');
     return source;
   }
 

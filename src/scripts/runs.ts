@@ -13,8 +13,9 @@ import { settingsDirOf } from '../config.js';
 import { isTerminal } from '../domain/job.js';
 import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import type { RunScriptInput } from '../contract/scripts.js';
-import { checkSyntax, type Json, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
+import { type Json, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
+import { checkScript } from './check.js';
 import { BudgetStore } from '../money/budgetStore.js';
 import { findScriptRun, scriptRunView, type ScriptRules } from './view.js';
 import { jobOutcome, LIMIT_CLASSES, ScriptExecution, whereOf } from './execution.js';
@@ -48,8 +49,8 @@ export class ScriptRuns {
   async start(i: RunScriptInput): Promise<{ run_id: string; status: 'running'; title: string }> {
     if ((i.script === undefined) === (i.name === undefined)) throw new InvalidInputError('give script (the JavaScript source) or name (a saved script in .overseer/scripts/<name>.js), exactly one of them');
     const source = i.script ?? this.saved(i.name!);
-    const problem = await checkSyntax(source);
-    if (problem) throw new InvalidInputError(`The script does not parse${whereOf(problem)}: ${problem.name}: ${problem.message}. Nothing was started; fix it and run it again.`);
+    const problem = await checkScript(source);
+    if (problem) throw new InvalidInputError(`The script is refused${whereOf(problem)}: ${problem.name}: ${problem.message}. Nothing was started; fix it and run it again.`);
     const title = i.title ?? metaName(source) ?? i.name ?? 'script';
     const rules: ScriptRules = { name: i.name ?? null, args: i.args as Json | undefined, budget_usd: i.budget_usd ?? null, max_concurrent: i.max_concurrent ?? DEFAULT_CONCURRENCY };
     const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
@@ -113,8 +114,8 @@ export class ScriptRuns {
     if (rules.bundled) throw new InvalidStateError(`Script run ${run.id} is the hub's ${rules.bundled} script driving a workflow: resume the workflow with resume_workflow (list_workflows shows it), which starts a new run of it.`);
     const row = this.ctx.db.prepare('SELECT content FROM runs WHERE id = ?').get(run.id) as { content: string };
     const source = rules.name ? this.saved(rules.name) : row.content;
-    const problem = await checkSyntax(source);
-    if (problem) throw new InvalidInputError(`${rules.name ? this.savedPath(rules.name) : 'The stored script'} does not parse${whereOf(problem)}: ${problem.name}: ${problem.message}. The run was not resumed; fix it and call resume_run again.`);
+    const problem = await checkScript(source);
+    if (problem) throw new InvalidInputError(`${rules.name ? this.savedPath(rules.name) : 'The stored script'} is refused${whereOf(problem)}: ${problem.name}: ${problem.message}. The run was not resumed; fix it and call resume_run again.`);
     // Agents that ended after the run did: their outcome goes into the journal first, so that the resume can reuse it.
     for (const c of this.journal.calls(run.id)) {
       const j = c.status === 'running' && c.job_id ? this.ctx.store.get(c.job_id) : undefined;

@@ -53,10 +53,35 @@ const META = /^(\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*)export\s+const\s+met
 /** The script as QuickJS runs it: an async function body (top-level await and `return` work, as
  * in Claude Code), on the same lines as the source so that errors name the person's line. */
 function wrap(source: string): string {
-  return `(async () => {${source.replace(META, '$1const meta')}\n})()`;
+  return `(async () => {${wrapMeta(source)}\n})()`;
+}
+
+/** `export const meta = …` read as `const meta = …` (same lines), so the script is a function body. */
+export function wrapMeta(source: string): string {
+  return source.replace(META, '$1const meta');
 }
 
 let syntaxModule: Promise<QuickJSWASMModule> | undefined;
+let globals: Promise<string[]> | undefined;
+
+/** The globals QuickJS gives every script before the prelude adds the API (Object, JSON, Math …). */
+export function quickJsGlobals(): Promise<string[]> {
+  globals ??= (async () => {
+    syntaxModule ??= newQuickJSWASMModule(RELEASE_SYNC);
+    const vm = (await syntaxModule).newContext();
+    try {
+      const names = vm.unwrapResult(vm.evalCode('Object.getOwnPropertyNames(globalThis).join(",")'));
+      try {
+        return vm.getString(names).split(',');
+      } finally {
+        names.dispose();
+      }
+    } finally {
+      vm.dispose();
+    }
+  })();
+  return globals;
+}
 
 /** Syntax check without running anything: null, or the error with its line. */
 export async function checkSyntax(source: string): Promise<ScriptError | null> {

@@ -102,12 +102,11 @@ describe('a script run on the floor', () => {
     t.keys(['c']);
     await t.waitFor('the refusal', (s) => /call #\d \(review fast\) has ended \(done\): nothing to cancel/.test(s));
     // Back on the run's row: c asks, y cancels through the hub.
+    // g (the top: the RUNNING agent), then j (the run's row right below it); each key waits for its frame.
     t.keys(['g']);
-    for (let i = 0; i < 40 && !/watched run/.test(selected(t.screen().join('\n'))); i++) {
-      const before = t.screen().join('\n').split('\n').findIndex((l) => l.startsWith('▶'));
-      t.keys(['j']);
-      await t.waitFor('the cursor to move', (x) => x.split('\n').findIndex((l) => l.startsWith('▶')) !== before, 5000);
-    }
+    await t.waitFor('the top row selected', (s) => { const l = selected(s); return /review slow/.test(l) && !/#\d/.test(l); });
+    t.keys(['j']);
+    await t.waitFor('the run row selected', (s) => /watched run/.test(selected(s)));
     t.keys(['c']);
     await t.waitFor('the y/n question', (s) => new RegExp(`cancel run "watched run" \\(${run_id}\\) and its running agents\\? y/n`).test(s));
     assert.equal(h.hub.scripts.view(run_id)!.status, 'running', 'nothing happens before the answer');

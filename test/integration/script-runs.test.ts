@@ -65,7 +65,22 @@ return { reviews, verdict }`,
     assert.match(err.message, /line 2/);
     const after = h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number };
     assert.equal(after.n, before.n);
-    const opt = await h.call('run_script', { script: `try { await agent('TASK:x', { provder: 'codex' }) } catch (e) { return e.message }` });
+    // Refused before anything starts as well: a function the sandbox does not have, an option agent() does not take, a literal value it refuses.
+    for (const [script, line, what] of [
+      ["await agent('TASK:a')\nconst page = await fetch('http://example.com')", 2, /fetch\(\) is not a function a script has/],
+      ["await agent('TASK:a')\nconsole.log('done')", 2, /console/],
+      ["const r = await parallel([\n  () => agent('TASK:a', { provder: 'codex' }),\n])", 2, /no option "provder"/],
+      ["await agent('TASK:a', { label: 'x' })\nawait agent('TASK:b', { timeout_s: 0 })", 2, /option timeout_s/],
+    ] as const) {
+      const e = await h.call('run_script', { script }).then(() => null, (x: Error) => x);
+      assert.ok(e, `accepted: ${script}`);
+      assert.match(e.message, new RegExp(`refused at line ${line}\\b`), e.message);
+      assert.match(e.message, what);
+    }
+    assert.equal((h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n, before.n, 'nothing was written');
+    assert.equal(h.hub.ctx.store.list({ limit: 10 }).length, 0, 'nothing was spawned');
+    // An option only the run can know is checked at the call: the script's exception, naming it.
+    const opt = await h.call('run_script', { script: `const o = { provder: 'codex' }\ntry { await agent('TASK:x', o) } catch (e) { return e.message }` });
     const v = await ended(h, opt.run_id);
     assert.match(String(v.result), /provder/, 'a bad agent() option is the script\'s exception, naming it');
     assert.equal(v.calls.length, 0, 'nothing was spawned for it');

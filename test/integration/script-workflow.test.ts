@@ -56,7 +56,7 @@ return { a, same, missing, bad, deep }`,
     assert.deepEqual(v.result.missing.slice(0, 2), ['WorkflowNotFound', 'not_found']);
     assert.ok(v.result.missing[2].includes(join(dir, 'nope.js')), v.result.missing[2]);
     assert.deepEqual(v.result.bad.slice(0, 2), ['SyntaxError', 'syntax_error']);
-    assert.match(v.result.bad[2], /bad\.js does not parse at line 1/);
+    assert.match(v.result.bad[2], /bad\.js is refused at line 1, column 7: SyntaxError/);
     assert.deepEqual(v.result.deep.slice(0, 2), ['WorkflowDepth', 'workflow_depth']);
     assert.match(v.result.deep[2], /nest at most 4 deep; this one would be 5 deep/);
     const calls = v.calls as any[];
