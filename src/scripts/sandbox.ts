@@ -101,7 +101,7 @@ const SHARED_BYTES = 6 * 8;
 /** The memory a run's worker and the hub share. i32[0]: 1 once the run is cancelled; i32[1]: the
  * budget answer's sequence number (the worker waits on it). f64[1]: CPU ms the script used in
  * finished slices; f64[2]: when the current slice started (ms since the epoch; 0: not inside
- * QuickJS); f64[3..5]: the budget's total (NaN: none), spent and reserved. */
+ * QuickJS); f64[3..5]: the budget's total (NaN: none), spent (NaN: the hub could not read it) and reserved. */
 export function shared(buffer: SharedArrayBuffer): { i32: Int32Array; f64: Float64Array } {
   return { i32: new Int32Array(buffer, 0, 2), f64: new Float64Array(buffer) };
 }
@@ -114,7 +114,9 @@ function startWorker(data: WorkerStart): Worker {
   const opts = { workerData: data, stdout: true, stderr: true, execArgv: [] };
   if (WORKER.pathname.endsWith('.js')) return new Worker(WORKER, opts);
   // Under tsx on Node 20 a worker does not inherit tsx's loader: it registers it, then loads the .ts.
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); })`, { ...opts, eval: true });
+  // (Resolved here: an eval worker would resolve 'tsx' from the current directory, which a test may have changed.)
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); })`, { ...opts, eval: true });
 }
 
 /** Runs `source` to its end (or its caps, or `signal`) with `args` and the hub's `host`, in a worker of its own. */
@@ -154,6 +156,8 @@ export async function runInSandbox(o: { source: string; args: Json | undefined; 
         mem.f64[3] = b.total ?? NaN;
         mem.f64[4] = b.spent;
         mem.f64[5] = b.reserved;
+      } catch {
+        mem.f64[4] = NaN; // the worker throws in the script: the budget could not be read
       } finally {
         Atomics.add(mem.i32, 1, 1);
         Atomics.notify(mem.i32, 1);

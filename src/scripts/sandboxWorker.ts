@@ -85,6 +85,7 @@ async function runQuickJS(source: string, args: Json | undefined, limits: Sandbo
       post({ t: 'budget' });
       if (Atomics.wait(mem.i32, 1, seq, 10_000) === 'timed-out') throw new Error('budget: the hub did not answer within 10 s');
       const total = mem.f64[3] ?? NaN;
+      if (Number.isNaN(mem.f64[4])) throw new Error('budget: the hub could not read the run\'s budget');
       return JSON.stringify({ total: Number.isNaN(total) ? null : total, spent: mem.f64[4], reserved: mem.f64[5] });
     } finally { enter(); }
   };

@@ -69,6 +69,17 @@ describe('script sandbox in a worker', () => {
     }
   });
 
+  test('budget is asked of the hub at each read, synchronously, and a hub that cannot read it is an error the script can catch', async () => {
+    let spent = 0;
+    const h = { ...host(), budget: () => { spent += 0.5; if (spent > 2) throw new Error('the store is closed'); return { total: null, spent, reserved: 0.25 }; } };
+    const out = await runInSandbox({ host: h, args: undefined, source: `const seen = [budget.spent(), budget.spent(), budget.remaining(), budget.total]
+try { budget.spent() } catch (e) { seen.push(e.message) }
+return seen` });
+    assert.equal(out.status, 'returned', JSON.stringify(out));
+    // remaining() without a total is Infinity, which JSON gives as null.
+    assert.deepEqual((out as { value: Json }).value, [0.5, 1, null, null, "budget: the hub could not read the run's budget"]);
+  });
+
   test('a cancel reaches a script inside its endless loop', { timeout: 30_000 }, async () => {
     const loop = logged('looping', 20_000);
     const ac = new AbortController();
