@@ -61,8 +61,10 @@ describe('script sandbox in a worker', () => {
       assert.match(errorOf(out).message, /3000 ms of CPU time/);
       // The other run ran while the loop still held its worker, not after it.
       assert.ok(t0 + otherMs < stoppedAt, `the other run ended ${Math.round(t0 + otherMs - stoppedAt)} ms after the loop was stopped`);
-      // A tick may come in late under load; with the script on the hub's thread the gap was the whole loop (2.9 s with a 3 s cap).
-      assert.ok(longest < 100, `the hub's thread stalled for ${Math.round(longest)} ms (${ticks} ticks) while a script looped`);
+      // With the script on the hub's thread the gap was the whole loop (2.9 s with a 3 s cap). On 2
+      // loaded cores a 10 ms timer misses its turn by up to ~100 ms even when the thread does nothing
+      // else (measured: the OS runs other threads), so the bound leaves room for that, not for a script.
+      assert.ok(longest < 250, `the hub's thread stalled for ${Math.round(longest)} ms (${ticks} ticks) while a script looped`);
       assert.ok(ticks > 50, `only ${ticks} ticks of a 10 ms timer in the loop's time`);
     } finally {
       clearInterval(timer);
