@@ -46,6 +46,8 @@ import { benchHubMem, type HubMemResult } from './hub-mem.js';
 import { benchFanout, type FanoutResult } from './fanout.js';
 import { benchHandshake, type HandshakeResult } from './mcp-handshake.js';
 import { benchFirstRequestTime, type FirstRequestTimeResult } from './first-request-time.js';
+import { benchScriptAgent, SCRIPT_AGENT_GOAL_MS, type ScriptAgentResult } from './script-agent.js';
+import { benchScriptReplay, SCRIPT_REPLAY_GOAL_MS, type ScriptReplayResult } from './script-replay.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -466,6 +468,33 @@ const entries: Entry<any>[] = [
       ...(r.base ? [{ benchmark: 'first model request with Overseer', figure: 'hub cold / warm, base build', value: `${ms(r.base.cold)} / ${ms(r.base.warm)}`, baseline: `${ms(r.without)} without`, ratio: `${f2(r.base.cold / r.without)} / ${f2(r.base.warm / r.without)}`, goal: '', met: '' }] : []),
       { benchmark: 'overseer mcp alone', figure: 'spawn → initialize / tools/list answered, hub cold', value: `${f1(r.bridgeCold.init)} / ${f1(r.bridgeCold.list)} ms`, baseline: '', ratio: '', goal: '', met: '' },
       { benchmark: 'overseer mcp alone', figure: 'spawn → initialize / tools/list answered, hub warm', value: `${f1(r.bridgeWarm.init)} / ${f1(r.bridgeWarm.list)} ms`, baseline: '', ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'script_agent',
+    title: 'S1. agent() over spawn_agent: call → the child\'s first model request, a run_script whose script does one await agent() vs a direct spawn_agent (real claude, fake model, alternating, medians of 20)',
+    run: benchScriptAgent,
+    rows: (r: ScriptAgentResult) => [
+      { benchmark: 'agent() over spawn_agent', figure: `call → 1st model request, median (n=${r.runs})`, value: ms(r.script.p50), baseline: `${ms(r.direct.p50)} spawn_agent`, ratio: f2(r.script.p50 / r.direct.p50), goal: `+${f1(r.diffMs)} ms; goal < +${SCRIPT_AGENT_GOAL_MS} ms`, met: met(r.diffMs < SCRIPT_AGENT_GOAL_MS) },
+      { benchmark: 'agent() over spawn_agent', figure: 'median of the rounds\' differences', value: `${r.pairedDiffMs >= 0 ? '+' : ''}${ms(r.pairedDiffMs)}`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: 'agent() over spawn_agent', figure: 'call → the job\'s row (the script\'s own part), median', value: ms(r.parts.script.toJob), baseline: `${ms(r.parts.direct.toJob)} spawn_agent`, ratio: '', goal: `(< +${SCRIPT_AGENT_GOAL_MS} ms)`, met: met(r.parts.script.toJob - r.parts.direct.toJob < SCRIPT_AGENT_GOAL_MS) },
+      { benchmark: 'agent() over spawn_agent', figure: 'job row → 1st model request, median', value: ms(r.parts.script.jobToRequest), baseline: `${ms(r.parts.direct.jobToRequest)} spawn_agent`, ratio: f2(r.parts.script.jobToRequest / r.parts.direct.jobToRequest), goal: '', met: '' },
+      { benchmark: 'agent() over spawn_agent', figure: 'hub CPU, call → 1st model request, median', value: ms(r.parts.script.cpu), baseline: `${ms(r.parts.direct.cpu)} spawn_agent`, ratio: f2(r.parts.script.cpu / r.parts.direct.cpu), goal: '', met: '' },
+      { benchmark: 'agent() over spawn_agent', figure: 'hub thread busy / GC pauses, same window, median', value: `${f1(r.parts.script.busy)} / ${f1(r.parts.script.gc)} ms`, baseline: `${f1(r.parts.direct.busy)} / ${f1(r.parts.direct.gc)} ms spawn_agent`, ratio: '', goal: '', met: '' },
+      { benchmark: 'agent() over spawn_agent', figure: 'CPU alone: wasm module / checkSyntax / sandbox → 1st call', value: `${f1(r.alone.wasmModule)} / ${f1(r.alone.checkSyntax)} / ${f1(r.alone.sandboxToFirstCall)} ms`, baseline: `${ms(r.alone.sharedModuleCheck)} check on a shared module`, ratio: '', goal: '', met: '' },
+    ],
+  },
+  {
+    name: 'script_replay',
+    title: 'S2. replay of a 1,000-call journal: a script run whose 1,000 agent() calls finished, continued as a new hub continues it (resumeAll on the same store → run ended, median of 5) vs the same script in the sandbox alone (answers from memory)',
+    run: benchScriptReplay,
+    rows: (r: ScriptReplayResult) => [
+      { benchmark: `replay of a ${r.calls}-call journal`, figure: `resume → run ended, median (n=${r.runs})`, value: ms(r.replay.p50), baseline: `${ms(r.sandbox.p50)} sandbox alone`, ratio: f2(r.replay.p50 / r.sandbox.p50), goal: `< ${SCRIPT_REPLAY_GOAL_MS} ms`, met: met(r.replay.p50 < SCRIPT_REPLAY_GOAL_MS) },
+      { benchmark: `replay of a ${r.calls}-call journal`, figure: 'replay − sandbox alone (medians), per call', value: `${f1(r.journalShareMs / r.calls * 1000)} µs`, baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: `replay of a ${r.calls}-call journal`, figure: 'the journal\'s own work alone, median', value: ms(r.journalWorkMs), baseline: '', ratio: '', goal: '', met: '' },
+      { benchmark: `replay of a ${r.calls}-call journal`, figure: 'CPU, median', value: ms(r.cpu.replay), baseline: `${ms(r.cpu.sandbox)} sandbox alone`, ratio: f2(r.cpu.replay / r.cpu.sandbox), goal: '', met: '' },
+      { benchmark: `replay of a ${r.calls}-call journal`, figure: 'a new hub: start → run ended', value: ms(r.newHub.toEndMs), baseline: `${ms(r.newHub.startMs)} its start`, ratio: '', goal: '', met: '' },
+      { benchmark: `live run of ${r.calls} calls (scripted children)`, figure: 'run_script → ended', value: ms(r.liveMs), baseline: '', ratio: '', goal: '', met: '' },
     ],
   },
 ];

@@ -29,7 +29,7 @@ import { RequestService, type Elicitor } from './approvals/service.js';
 import { PermissionService } from './services/permissions.js';
 import { HookService } from './services/hook.js';
 import { coordTools } from './tools/coord.js';
-import { WorkflowService } from './workflow/service.js';
+import { WorkflowCore, WorkflowService } from './workflow/service.js';
 import { workflowTools } from './tools/workflows.js';
 import { DebateService } from './debate/index.js';
 import { debateTools } from './tools/debates.js';
@@ -55,6 +55,7 @@ import { RunService } from './runs/index.js';
 import { runTools } from './tools/runs.js';
 import { ScriptRuns } from './scripts/runs.js';
 import { scriptRunBudget } from './scripts/view.js';
+import { BundledScripts } from './scripts/bundled.js';
 import { NodeLauncher } from './launch/process.js';
 import { ClaudeLauncher } from './launch/claude/launcher.js';
 import { CodexLauncher } from './launch/codex/launcher.js';
@@ -223,9 +224,11 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const digest = new LeadDigest(ctx);
   const overlaps = new OverlapGuard(ctx, (to, text) => { messages.deliver('overseer', to, text); });
   const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
-  const workflows = new WorkflowService(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
+  // The implement/review workflow is a bundled script on the script engine (src/workflow/steps.ts).
+  const workflowCore = new WorkflowCore(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
   const runs = new RunService(ctx, jobs, budgets);
-  const scripts = new ScriptRuns(ctx, jobs, requests);
+  const scripts = new ScriptRuns(ctx, jobs, requests, new BundledScripts([workflowCore.script]));
+  const workflows = new WorkflowService(ctx, jobs, workflowCore, scripts);
   const debates = caps.debates ? new DebateService(ctx, jobs, notes) : undefined;
   const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
 

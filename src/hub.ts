@@ -184,7 +184,7 @@ export class Hub {
     const startedAt = this.ctx.clock.now();
     this.floor = floorApi({ db: this.db, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
-    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, debates: this.caps.debates, schedules: this.caps.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
+    this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, tools: this.tools, debates: this.caps.debates, schedules: this.caps.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({
       port: this.o.config.port,
       preferredPort: lastPort(this.o.config.home),
@@ -214,10 +214,11 @@ export class Hub {
     this.lifecycle.schedules.start();
     this.runner.resumeSettling();
     this.runner.dispatch();
-    this.workflows.reconcile();
     await this.runs.start();
     // Script runs a previous hub left running: their scripts run again, the journal answers what was done.
     await this.scripts.resumeAll();
+    // After them: only a workflow from before workflows ran as a script gets a run here.
+    this.workflows.reconcile();
     this.lifecycle.debates.start();
     this.health.start();
     this.overlaps.start();

@@ -6,6 +6,7 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { enc, post } from './api.js';
 import { ago, tokens, tone, usd } from './format.js';
+import { runMeta, ScriptRun } from './scriptRun.js';
 
 function Card({ job, open, onOpen, depth = 0 }) {
   return html`<li class=${`card ${tone(job.status)}${job.job_id === open ? ' selected' : ''}`} style=${`--depth:${depth}`} data-job=${job.job_id} data-status=${job.status}>
@@ -65,12 +66,15 @@ export function Crew({ floor, open, onOpen, say }) {
   const projects = [...new Set([...floor.running, ...floor.queued, ...floor.done].map((j) => j.project).filter(Boolean))].sort();
   const keep = (j) => (!project || j.project === project) && (!f || `${j.title} ${j.job_id} ${j.status} ${j.labels.join(' ')} ${j.project ?? ''} ${j.last_line ?? ''}`.toLowerCase().includes(f));
   const cards = (jobs) => html`<ul class="cards">${jobs.filter(keep).map((j) => html`<${Card} key=${j.job_id} job=${j} open=${open} onOpen=${onOpen} />`)}</ul>`;
-  const empty = !floor.running.length && !floor.queued.length && !floor.done.length && !floor.needs_you.length;
+  const empty = !floor.running.length && !floor.queued.length && !floor.done.length && !floor.needs_you.length && !(floor.runs ?? []).length;
   return html`<div class="crew" data-nav-group>
     <div class="toolbar"><input type="search" placeholder="Filter agents" aria-label="Filter agents" value=${filter} onInput=${(e) => setFilter(e.target.value)} />
       ${projects.length ? html`<label>Project <select aria-label="Project" data-testid="project-filter" value=${project} onChange=${(e) => setProject(e.target.value)}><option value="">all</option>${projects.map((p) => html`<option value=${p}>${p}</option>`)}</select></label>` : ''}</div>
     <${Section} name="needs_you" label="Needs you" count=${floor.needs_you.length}><ul class="needs">${floor.needs_you.map((n) => html`<${NeedItem} key=${n.key} item=${n} onOpen=${onOpen} say=${say} />`)}</ul><//>
     <${Section} name="running" label="Running" count=${floor.running.filter(keep).length}>${cards(floor.running)}<//>
+    <${Section} name="runs" label="Script runs" count=${(floor.runs ?? []).length}><ul class="script-runs">${(floor.runs ?? []).map((r) => html`<li key=${r.run_id}>
+      <details data-run=${r.run_id} open=${r.status === 'running'}><summary><span class=${`dot ${tone(r.status)}`}></span><b>${r.title}</b> <span class="muted">${r.run_id}</span> · ${runMeta(r)}</summary>
+        <${ScriptRun} run=${r} onOpen=${onOpen} say=${say} compact /></details></li>`)}</ul><//>
     <${Section} name="queued" label="Queued / waiting" count=${floor.queued.filter(keep).length}>${cards(floor.queued)}<//>
     <${Section} name="done" label="Done" count=${floor.done.filter(keep).length}>${cards(floor.done)}<//>
     ${empty ? html`<p class="muted">No agents yet. Ask the lead to spawn some.</p>` : ''}

@@ -1,11 +1,13 @@
-// The Runs view (docs/dispatch.md): each dispatch run with its status and counts, and the one
-// chosen whole — why it stopped, each task with its status, dependencies and job (opens the
-// agent panel), and resume for an ended run that did not succeed.
+// The Runs view (docs/dispatch.md, docs/scripts.md): each run with its kind, status and counts,
+// and the one chosen whole — a dispatch run: why it stopped, each task with its status,
+// dependencies and job (opens the agent panel); a script run: its calls, log and verbs
+// (web/scriptRun.js) — and resume for an ended run that did not succeed.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { enc, post } from './api.js';
 import { useLive } from './hooks.js';
 import { tone, usd, when } from './format.js';
+import { runMeta, ScriptRun } from './scriptRun.js';
 
 const counts = (c) => Object.entries(c).map(([k, n]) => `${n} ${k}`).join(' · ');
 
@@ -17,6 +19,13 @@ function Detail({ id, tick, onOpen, say }) {
   const resume = async () => {
     try { await post(`/api/web/runs/${enc(r.run_id)}/resume`, {}); say?.(`Run ${r.run_id} resumed`); reload(); } catch (e) { say?.(e.message, true); }
   };
+  if (r.kind === 'script') {
+    return html`<article class="detail" data-run=${r.run_id}>
+      <h2><span class=${`dot ${tone(r.status)}`}></span>${r.title} <span class="muted">${r.run_id} · script · since ${when(r.created_at)}</span></h2>
+      <${ScriptRun} run=${r} onOpen=${onOpen} say=${say} done=${reload} />
+      ${r.status !== 'running' && r.status !== 'succeeded' ? html`<p><button onClick=${resume}>Resume what did not succeed</button></p>` : ''}
+    </article>`;
+  }
   return html`<article class="detail" data-run=${r.run_id}>
     <h2><span class=${`dot ${tone(r.status)}`}></span>${r.title} <span class="muted">${r.run_id}</span></h2>
     <p class="muted">${r.status} · ${counts(r.counts)} · ${usd(r.cost_usd)} · since ${when(r.created_at)}${r.file ? ` · ${r.file}` : ''}</p>
@@ -38,13 +47,13 @@ export default function Runs({ tick, onOpen, say }) {
   const [sel, setSel] = useState(null);
   if (error && !data) return html`<p class="error">${error}</p>`;
   if (!data) return html`<p class="muted">Loading…</p>`;
-  if (!data.runs.length) return html`<p class="muted">No runs yet. Start one with overseer dispatch tasks.toml (or the lead's dispatch tool).</p>`;
+  if (!data.runs.length) return html`<p class="muted">No runs yet. Start one with overseer dispatch tasks.toml or overseer dispatch script.js (or the lead's dispatch and run_script tools).</p>`;
   const chosen = sel ?? data.runs[0].run_id;
   return html`<div class="split">
     <ul class="rows" data-nav-group aria-label="Runs">${data.runs.map((r) => html`<li>
       <button class=${`item nav-item${r.run_id === chosen ? ' selected' : ''}`} data-run=${r.run_id} onClick=${() => setSel(r.run_id)} aria-pressed=${r.run_id === chosen}>
         <span class="title"><span class=${`dot ${tone(r.status)}`}></span>${r.title}</span>
-        <span class="meta">${r.status} · ${counts(r.counts)} · ${usd(r.cost_usd)}</span>
+        <span class="meta">${r.kind === 'script' ? `script · ${runMeta(r)}` : `${r.status} · ${counts(r.counts)} · ${usd(r.cost_usd)}`}</span>
       </button></li>`)}</ul>
     <${Detail} key=${chosen} id=${chosen} tick=${tick} onOpen=${onOpen} say=${say} />
   </div>`;

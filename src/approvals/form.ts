@@ -39,8 +39,9 @@ function inputText(json: string | null): string {
 }
 
 export function buildForm(r: FullRequestRow, agentTitle: string | undefined, now: number): FormSpec {
-  const agent = agentTitle ? `Agent "${agentTitle}" (${r.job_id})` : `Agent ${r.job_id}`;
-  const only = r.who === 'person' ? '\n\nThe agent asked for you: only you can answer this.' : '';
+  const script = r.tool_name === 'overseer:script';
+  const agent = script ? `Script run ${r.job_id}` : agentTitle ? `Agent "${agentTitle}" (${r.job_id})` : `Agent ${r.job_id}`;
+  const only = r.who === 'person' ? `\n\nThe ${script ? 'script' : 'agent'} asked for you: only you can answer this.` : '';
   // Past the request's own expiry: closing the request is what withdraws the form.
   const timeoutMs = r.expires_at ? Math.max(0, r.expires_at - now) + 60_000 : 24 * 3600_000;
   if (r.kind === 'question') {

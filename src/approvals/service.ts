@@ -21,6 +21,8 @@ export type { RequestView } from './view.js';
 
 /** tool_name marking a request the hub opened itself (it outlives the job it is attached to). */
 const DETACHED = 'overseer:detached';
+/** tool_name of a script run's approve(): job_id holds the run's id; it outlives hubs like its run. */
+export const SCRIPT_APPROVAL = 'overseer:script';
 
 export type RequestKind = 'approval' | 'question' | 'permission';
 
@@ -101,7 +103,7 @@ export class RequestService {
   /** At hub start: requests of agents that are no longer running can never be answered to them. */
   reconcile(): string[] {
     const now = this.ctx.clock.now();
-    const stale = this.store.list('pending', 100_000).filter((r) => r.tool_name !== DETACHED && !isActive((this.ctx.store.get(r.job_id)?.status ?? 'failed') as never));
+    const stale = this.store.list('pending', 100_000).filter((r) => r.tool_name !== DETACHED && r.tool_name !== SCRIPT_APPROVAL && !isActive((this.ctx.store.get(r.job_id)?.status ?? 'failed') as never));
     for (const r of stale) this.store.close(r.id, { status: 'cancelled', comment: 'the agent stopped running (hub restart)', by: 'hub' }, now);
     return stale.map((r) => r.id);
   }
@@ -117,6 +119,38 @@ export class RequestService {
     this.ctx.bus.emit('request', { jobId: o.jobId, requestId: id });
     void this.elicit(id);
     return id;
+  }
+
+  /**
+   * A script run's approve(summary, plan): a person-only approval the hub opens for the run (its
+   * job_id is the run's id). Only the person answers it (form, watch, dashboard, `overseer
+   * respond`); the lead's respond is refused. It has no deadline: the run waits, as long as it lives.
+   * `within` runs in the same transaction (the journal's call row).
+   */
+  openForRun(runId: string, o: { summary: string; plan?: unknown }, within: (requestId: string) => void): string {
+    const now = this.ctx.clock.now();
+    const id = this.newId(now);
+    tx(this.ctx.db, () => {
+      this.store.insert({
+        id, job_id: runId, kind: 'approval', summary: o.summary, plan_json: o.plan === undefined ? null : JSON.stringify(o.plan),
+        options_json: null, created_at: now, tool_name: SCRIPT_APPROVAL, tool_input_json: null, expires_at: null, who: 'person',
+      });
+      within(id);
+    });
+    this.ctx.bus.emit('request', { jobId: runId, requestId: id });
+    void this.elicit(id);
+    return id;
+  }
+
+  /** Waits until request `id` is closed: true when it was approved. Aborting `signal` stops the wait only. */
+  async approved(id: string, signal: AbortSignal): Promise<boolean | undefined> {
+    const r = await waitUntil({
+      bus: this.ctx.bus, events: ['request'], signal, timeoutMs: 2 ** 31 - 1,
+      check: () => (this.store.get(id)?.status !== 'pending' ? true : undefined),
+    });
+    if (!r.ok) return undefined;
+    const row = this.store.get(id)!;
+    return row.status === 'answered' && row.decision === 'approved';
   }
 
   /** Close a pending request without an answer (e.g. its workflow was cancelled). */

@@ -10,6 +10,7 @@ import type { HubTools } from './hubTools.js';
 import { checkDispatch, formatOf, formatProblems, type DispatchSpec } from '../runs/file.js';
 import { RunStore } from '../runs/store.js';
 import { runView } from '../runs/runService.js';
+import type { Db } from '../store/db.js';
 
 interface Common { json?: boolean }
 
@@ -46,7 +47,10 @@ async function hubTools(): Promise<HubTools> {
   return connectHub(config.home);
 }
 
-export async function runDispatch(file: string, o: Common & { wait?: boolean; title?: string; timeout?: string }): Promise<void> {
+export async function runDispatch(file: string, o: Common & { wait?: boolean; title?: string; timeout?: string; args?: string }): Promise<void> {
+  const scripts = await import('./scriptRuns.js');
+  if (scripts.isScriptFile(file)) return scripts.runDispatchScript(file, o, hubTools);
+  if (o.args !== undefined) throw new UsageError('--args is for a script (.js): a dispatch file gives each task its prompt and context');
   const timeoutS = o.timeout === undefined ? 24 * 3600 : Number(o.timeout);
   if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageError(`--timeout ${JSON.stringify(o.timeout)} is not a number of seconds`);
   const c = check(file);
@@ -91,11 +95,11 @@ export async function runResumeRun(id: string, o: Common): Promise<void> {
 }
 
 /** Runs from the state database, read-only (works whether or not a hub runs). */
-async function withRuns<T>(f: (store: RunStore, job: (id: string) => any) => T): Promise<T> {
+async function withRuns<T>(f: (store: RunStore, job: (id: string) => any, db: Db) => T): Promise<T> {
   const { openState } = await import('./state.js');
   const s = openState();
   try {
-    return f(new RunStore(s.db as never), (id) => s.store.get(id));
+    return f(new RunStore(s.db), (id) => s.store.get(id), s.db);
   } catch (err) {
     if (/no such table: run/.test((err as Error).message)) throw new CliError('No runs yet (this state has never had a dispatch).');
     throw err;
@@ -104,14 +108,22 @@ async function withRuns<T>(f: (store: RunStore, job: (id: string) => any) => T):
   }
 }
 
+/** Script runs and dispatch runs together, newest first; a script run as its view (src/scripts/view.ts). */
 export async function runRuns(o: Common & { limit?: string }): Promise<void> {
-  const views = await withRuns((store, job) => store.list(Number(o.limit ?? 50) || 50).map((r) => runView(r, store.tasks(r.id), job)));
-  if (o.json) return out(JSON.stringify({ runs: views.map(({ tasks: _t, ...v }) => v) }, null, 2));
+  const { scriptRunView } = await import('../scripts/view.js');
+  const views = await withRuns((store, job, db) => store.list(Number(o.limit ?? 50) || 50).map((r) => ((r as { kind?: string }).kind === 'script'
+    ? scriptRunView(db, job, r.id)!
+    : { kind: 'dispatch', ...runView(r, store.tasks(r.id), job) })));
+  if (o.json) return out(JSON.stringify({ runs: views.map(({ tasks: _t, calls: _c, log: _l, ...v }: any) => v) }, null, 2));
   if (!views.length) return out('No runs yet.');
-  out(views.map((v: any) => `${v.run_id}  ${String(v.status).padEnd(9)}  ${countsText(v.counts)}  $${v.cost_usd}  ${v.created_at}  ${v.title}`).join('\n'));
+  const { scriptRunLine } = await import('./scriptRuns.js');
+  out(views.map((v: any) => (v.kind === 'script' ? scriptRunLine(v) : `${v.run_id}  dispatch  ${String(v.status).padEnd(9)}  ${countsText(v.counts)}  $${v.cost_usd}  ${v.created_at}  ${v.title}`)).join('\n'));
 }
 
 export async function runRun(id: string, o: Common): Promise<void> {
+  const [{ scriptRunView }, { scriptRunText }] = await Promise.all([import('../scripts/view.js'), import('./scriptRuns.js')]);
+  const script = await withRuns((_store, job, db) => scriptRunView(db, job, id));
+  if (script) return out(o.json ? JSON.stringify(script, null, 2) : scriptRunText(script));
   const v = await withRuns((store, job) => {
     const r = store.get(id) ?? (() => { const m = store.ids(id); if (m.length > 1) throw new UsageError(`${JSON.stringify(id)} names ${m.length} runs: ${m.join(', ')}`); return m[0] ? store.get(m[0]) : undefined; })();
     if (!r) throw new UsageError(`No run ${JSON.stringify(id)}. ${store.ids().length ? `Recent runs: ${store.ids().slice(0, 10).join(', ')}` : 'No runs exist yet.'}`);

@@ -16,7 +16,7 @@ import type { State } from './state.js';
 import { readFloor } from '../floor/source.js';
 import { schedulesLine } from '../runs/scheduleText.js';
 import { archivedProjects } from '../projects/store.js';
-import type { Floor, FloorLimit, NeedsYouItem } from '../floor/types.js';
+import type { Floor, FloorLimit, FloorRun, NeedsYouItem } from '../floor/types.js';
 import { debateStatusLines } from '../debate/status.js';
 
 export { CliError } from './errors.js';
@@ -60,7 +60,31 @@ export interface StatusOptions extends StatusFilter { json?: boolean; all?: bool
 export function statusJson(state: State, f: StatusFilter): Record<string, unknown>[] {
   const rows = filterRows(state.store.list({ limit: 10_000 }), f, archivedProjects(state.db));
   const held = limitHolds(state.db);
-  return rows.map((j) => ({ ...summarize(j, state.store.attempts(j.id)), ...held(j) }));
+  const call = scriptCalls(state.db);
+  return rows.map((j) => ({ ...summarize(j, state.store.attempts(j.id)), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
+}
+
+/** The script run call each job carries (src/scripts): job id → { run_id, call, title, status } (the run's); none for a database from before scripts. */
+function scriptCalls(db: Database.Database): Map<string, { run_id: string; call: number; title: string; status: string }> {
+  try {
+    const rows = db.prepare('SELECT c.job_id, c.run_id, c.seq, r.title, r.status FROM script_calls c JOIN runs r ON r.id = c.run_id WHERE c.job_id IS NOT NULL')
+      .all() as { job_id: string; run_id: string; seq: number; title: string; status: string }[];
+    return new Map(rows.map((r) => [r.job_id, { run_id: r.run_id, call: r.seq, title: r.title, status: r.status }]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** A script run as one status line: status, pause, phase, calls, cost of budget, the error, and the command that shows it. */
+export function runStatusLine(r: FloorRun): string {
+  const cost = `$${r.cost_usd.toFixed(4)}${r.budget_usd !== null ? ` of $${r.budget_usd.toFixed(2)}` : ''}`;
+  const parts = [
+    `${r.status}${r.paused ? ' · paused (no new call starts)' : ''}`, ...(r.phase ? [`phase ${r.phase}`] : []),
+    `calls: ${r.counts.done} done, ${r.counts.running} running, ${r.counts.failed} failed`, cost,
+    ...(r.waiting_request ? [`approve() waits for you: overseer respond ${r.waiting_request} --approve|--reject`] : []),
+    ...(r.error && r.status !== 'succeeded' ? [r.error.replace(/\s+/g, ' ').slice(0, 160)] : []),
+  ];
+  return `▸ run ${r.run_id} "${r.title}" ${parts.join(' · ')} — overseer run ${r.run_id}`;
 }
 
 /** `waiting_on_limit` for a job a provider limit holds (queued for its provider, or paused where it met it): the floor's line. */
@@ -105,22 +129,30 @@ function setupNotes(db: Database.Database): (j: JobRow) => string {
 
 /** The table, its totals and what needs the person, as `overseer status` prints it. `floor`:
  * the NEEDS YOU items to show (default: read from the same database). */
-export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you' | 'limits'>): string {
+export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you' | 'limits' | 'runs'>): string {
   const all = state.store.list({ limit: 10_000 });
   const rows = filterRows(all, f, archivedProjects(state.db));
   const kept = new Set(rows.map((j) => j.id));
   const hidden = f.project === undefined ? all.filter((j) => (!f.status || j.status === f.status) && j.project && !kept.has(j.id)).length : 0;
   const hiddenLine = hidden && !f.label && !f.parent ? `(${hidden} job(s) of archived projects hidden: overseer projects --archived, or --project <name>)\n` : '';
-  if (rows.length === 0) return f.status || f.label || f.parent || f.project ? `No jobs match.\n${hiddenLine}` : `No jobs yet.\n${hiddenLine}`;
+  if (rows.length === 0) {
+    if (f.status || f.label || f.parent || f.project) return `No jobs match.\n${hiddenLine}`;
+    // A script run may have no agent yet (its first call waits for the person, or it is paused).
+    let runs: string[] = [];
+    try { runs = (floor?.runs ?? readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 }).runs ?? []).map(runStatusLine); } catch { /* an older database */ }
+    return `No jobs yet.\n${hiddenLine}${runs.length ? `\n${runs.join('\n')}\n` : ''}`;
+  }
   // A PROJECT column when some job has one (src/projects).
   const withProject = f.project === undefined && rows.some((j) => j.project);
   const setup = setupNotes(state.db);
   const merged = mergedNotes(state.db);
+  const calls = scriptCalls(state.db);
+  const ofRun = (j: JobRow): string => { const c = calls.get(j.id); return c ? `run ${c.run_id} #${c.call} · ` : ''; };
   const body = rows.map((j: JobRow) => [
     j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', ...(withProject ? [j.project ?? '-'] : []), String(j.turns), `$${j.cost_usd.toFixed(4)}`,
-    age(j.created_at), j.title.slice(0, 40), `${merged(j)}${setup(j)}${(runsAt(j) ?? j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
+    age(j.created_at), j.title.slice(0, 40), `${ofRun(j)}${merged(j)}${setup(j)}${(runsAt(j) ?? j.status_message ?? j.error ?? '').replace(/\s+/g, ' ')}`.slice(0, 70),
   ]);
-  let needs: Pick<Floor, 'needs_you' | 'limits'>;
+  let needs: Pick<Floor, 'needs_you' | 'limits' | 'runs'>;
   let unreadable: string[] = [];
   try {
     needs = floor ?? readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 });
@@ -131,7 +163,9 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   }
   const filtered = !!(f.status || f.label || f.parent || f.project) || hidden > 0;
   const shown = new Set(rows.map((r) => r.id));
-  const lines = [...limitLines(needs.limits), ...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
+  // Script runs: all of them on the whole floor; with a filter, only the run a `--label run:<id>` names.
+  const runs = (needs.runs ?? []).filter((r) => (filtered ? f.label === `run:${r.run_id}` : true));
+  const lines = [...limitLines(needs.limits), ...runs.map(runStatusLine), ...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
   const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
   const schedules = schedulesLine(state.db);
   const debates = filtered ? [] : debateStatusLines(state.db, state.store, Date.now());
@@ -163,7 +197,8 @@ export function budgetsLine(db: Database.Database, config: Pick<Config, 'budgetU
 }
 
 /** NEEDS YOU lines for the status: open requests, health warnings, recent failures, blocked or
- * waiting workflows (lock violations have their own lines below, from the table's rows). */
+ * waiting workflows (lock violations have their own lines below, from the table's rows; a failed
+ * script run is on its run line). */
 export function needsYouLines(items: readonly NeedsYouItem[]): string[] {
   const out: string[] = [];
   for (const n of items) {

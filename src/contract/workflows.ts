@@ -84,4 +84,6 @@ export interface WorkflowView {
   created_at: string;
   ended_at: string | null;
   plan: string | null;
+  /** The script run that drives it (get_run): its phases are the run's calls. */
+  run_id?: string | null;
 }

@@ -21,7 +21,8 @@
 // Calls made inside a nested `workflow()` carry a scope (the path of workflow calls above them,
 // ScriptRuns decides its form): the same prompt at the top and inside a workflow are two calls.
 
-export type ScriptCallKind = 'agent' | 'approve' | 'workflow';
+/** The script API's calls, and a bundled script's own privileged ones ("wf.phase": src/scripts/bundled.ts). */
+export type ScriptCallKind = 'agent' | 'approve' | 'workflow' | `${string}.${string}`;
 
 export interface JournaledCall {
   /** Issue order within the run (1-based). */
@@ -36,13 +37,15 @@ export interface JournaledCall {
   limited?: boolean;
   /** The job that runs or ran it (agent calls). */
   jobId?: string | null;
+  /** The person's request that carries it (approve calls). */
+  requestId?: string | null;
   /** JSON of what the call returned (done) or of the error it threw (failed). */
   outcome?: string | null;
 }
 
 export type ReplayAnswer =
   | { from: 'journal'; entry: JournaledCall }
-  /** Still going: an agent's job to wait for again, or a workflow() call whose nested script runs again under the same scope. */
+  /** Still going: an agent's job or an approval's request to wait for again, or a workflow() call whose nested script runs again under the same scope. */
   | { from: 'job'; entry: JournaledCall }
   | { from: 'live'; diverged?: Divergence };
 
@@ -105,7 +108,7 @@ export class ScriptReplay {
   }
 }
 
-/** A running call the script can wait for again: its agent's job, or a workflow() call (its nested calls are in the journal). */
+/** A running call the script can wait for again: its agent's job, its approval's request, or a workflow() call (its nested calls are in the journal). */
 function attachable(e: JournaledCall): boolean {
-  return Boolean(e.jobId) || e.kind === 'workflow';
+  return Boolean(e.jobId) || Boolean(e.requestId) || e.kind === 'workflow';
 }

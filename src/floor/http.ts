@@ -25,7 +25,7 @@ import { SSE_HEADERS, sseComment, sseFrame } from '../http/sse.js';
 const PING = sseComment('ping');
 
 /** Bus events after which the floor may have changed. */
-export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit'];
+export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit', 'run'];
 
 export interface FloorApiOptions {
   db: Database.Database;

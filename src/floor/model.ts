@@ -17,7 +17,7 @@ import type { WorkflowRow } from '../store/workflows.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import { cliHint } from '../approvals/rules.js';
 import { byPair, type OverlapRow } from '../store/overlaps.js';
-import type { Floor, FloorJob, FloorLock, FloorTotals, FloorWarning, FloorWorkflow, NeedKind, NeedsYouItem } from './types.js';
+import type { Floor, FloorJob, FloorLock, FloorRun, FloorTotals, FloorWarning, FloorWorkflow, NeedKind, NeedsYouItem } from './types.js';
 import { OUTCOME_WARNINGS } from './health.js';
 import type { LimitRow } from '../limits/store.js';
 import { floorLimit } from '../limits/view.js';
@@ -86,6 +86,8 @@ export interface FloorInput {
   archived?: readonly string[];
   /** The provider limiters (src/limits); closed ones are left out of the floor. */
   limits?: readonly LimitRow[];
+  /** Script runs, as src/floor/runs.ts reads them (running first, then recently ended). */
+  runs?: readonly FloorRun[];
 }
 
 /** The input narrowed to one project, or without the archived projects' jobs (unchanged when neither applies). */
@@ -108,6 +110,8 @@ export function narrowToProject(input: FloorInput): FloorInput {
     locks: input.locks.filter((l) => ids.has(l.holder) || (l.holder === 'lead' && project === undefined)),
     lockWaits: input.lockWaits.filter((w) => ids.has(w.holder)),
     deps: input.deps.filter((d) => ids.has(d.job_id)),
+    // A script run belongs to no project: shown on the whole floor, not on one project's.
+    runs: project === undefined ? input.runs : [],
   };
 }
 
@@ -282,6 +286,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     queued,
     done,
     workflows,
+    runs: [...(input.runs ?? [])],
     locks: floorLocks,
     limits,
   };
@@ -359,6 +364,7 @@ function needs(input: FloorInput, jobs: readonly JobRow[], byId: Map<string, Job
   const title = (jobId: string): string => byId.get(jobId)?.title ?? jobId;
   const wfOfRequest = new Map(input.workflows.filter((w) => w.approval_request).map((w) => [w.approval_request!, w.id]));
   const listed = new Set<string>();
+  const runOfRequest = new Map((input.runs ?? []).filter((r) => r.waiting_request).map((r) => [r.waiting_request!, r]));
 
   const requests = input.requests.filter((r) => r.status === 'pending' && REQUEST_KINDS.has(r.kind as NeedKind))
     .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
@@ -366,8 +372,9 @@ function needs(input: FloorInput, jobs: readonly JobRow[], byId: Map<string, Job
     listed.add(r.id);
     const options = r.options_json ? parseList(r.options_json) : undefined;
     const wf = wfOfRequest.get(r.id);
+    const run = runOfRequest.get(r.id);
     out.push({
-      kind: r.kind as NeedKind, key: `req:${r.id}`, job_id: r.job_id, title: title(r.job_id),
+      kind: r.kind as NeedKind, key: `req:${r.id}`, job_id: r.job_id, title: run ? `run ${run.run_id} "${run.title}"` : title(r.job_id), ...(run ? { run_id: run.run_id } : {}),
       text: `${r.who === 'person' ? 'for you only: ' : r.who === 'lead' ? 'for the lead: ' : ''}${firstLine(r.summary) ?? r.kind}`,
       request_id: r.id, ...(wf ? { workflow_id: wf } : {}), ...(options ? { options } : {}),
       at: r.created_at, command: cliHint(r), who: r.who, expires_at: r.expires_at,
@@ -413,6 +420,11 @@ function needs(input: FloorInput, jobs: readonly JobRow[], byId: Map<string, Job
         at: w.updated_at, command: w.approval_request ? `overseer respond ${w.approval_request} --approve|--reject [--comment "<text>"]` : 'overseer requests',
       });
     }
+  }
+
+  for (const r of input.runs ?? []) {
+    if (r.status !== 'failed' || (r.ended_at ?? now) < now - window) continue;
+    out.push({ kind: 'run_failed', key: `run:${r.run_id}`, job_id: null, run_id: r.run_id, title: r.title, text: firstLine(r.error) ?? 'failed', at: r.ended_at ?? now, command: `overseer run ${r.run_id}` });
   }
 
   for (const j of jobs) {

@@ -13,6 +13,7 @@ import { buildFloor, DEFAULT_DONE_LIMIT, DEFAULT_FAILED_WINDOW_MS, type FloorHub
 import type { Floor } from './types.js';
 import { archivedProjects } from '../projects/store.js';
 import type { LimitRow } from '../limits/store.js';
+import { readFloorRuns } from './runs.js';
 
 /** The provider limiters not closed; none for a database from before them (read-only CLI of an older state). */
 function openLimits(db: Database.Database): LimitRow[] {
@@ -118,6 +119,7 @@ export function readFloorInput(db: Database.Database, o: FloorReadOptions): Floo
       ...(o.project !== undefined ? { project: o.project } : {}),
       ...(archived.length ? { archived } : {}),
       limits: openLimits(db),
+      runs: readFloorRuns(db, since),
     };
   };
   // A deferred transaction: one snapshot for all the reads (and no write lock, so it works on a read-only connection).

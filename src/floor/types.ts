@@ -8,7 +8,7 @@ export type { FloorLimit } from '../limits/view.js';
 export type SectionName = 'needs_you' | 'running' | 'queued' | 'done';
 
 /** Why a row is in NEEDS YOU. */
-export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'failed' | 'workflow_blocked' | 'workflow_approval' | 'lock_violation' | 'overlap';
+export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'failed' | 'workflow_blocked' | 'workflow_approval' | 'lock_violation' | 'overlap' | 'run_failed';
 
 export interface FloorWarning {
   id: number;
@@ -76,7 +76,7 @@ export interface FloorJob {
 
 export interface NeedsYouItem {
   kind: NeedKind;
-  /** Stable key for selection: `req:<id>`, `warn:<id>`, `job:<id>`, `wf:<id>`. */
+  /** Stable key for selection: `req:<id>`, `warn:<id>`, `job:<id>`, `wf:<id>`, `run:<id>`. */
   key: string;
   job_id: string | null;
   title: string;
@@ -84,6 +84,8 @@ export interface NeedsYouItem {
   text: string;
   request_id?: string;
   workflow_id?: string;
+  /** A script run's item (run_failed), or a request an approve() of that run opened. */
+  run_id?: string;
   /** For approvals: the options the answer may take. */
   options?: string[];
   at: number;
@@ -111,6 +113,47 @@ export interface FloorWorkflow {
   blocked_reason?: string | null;
   /** Waiting for approval: the request that approves its plan. */
   approval_request?: string | null;
+}
+
+/** One call of a script run (src/scripts/view.ts): an agent() with its job, or an approve() with its request. */
+export interface FloorRunCall {
+  seq: number;
+  kind: string;
+  label: string | null;
+  phase: string | null;
+  /** The call: running, done or failed. */
+  status: string;
+  job_id: string | null;
+  /** The job's title and status (agent calls). */
+  job_title: string | null;
+  job_status: string | null;
+  request_id: string | null;
+  cost_usd: number;
+}
+
+/** A script run (run_script, `overseer dispatch <file.js>`): running, or ended within the failed window. */
+export interface FloorRun {
+  run_id: string;
+  kind: 'script';
+  title: string;
+  /** running, succeeded, failed, cancelled. */
+  status: string;
+  /** No new call starts (pause_run); running agents go on. */
+  paused: boolean;
+  /** The last phase() the script entered (null before the first). */
+  phase: string | null;
+  counts: { done: number; running: number; failed: number };
+  cost_usd: number;
+  budget_usd: number | null;
+  /** Failed or cancelled: why (a script error names its line). */
+  error: string | null;
+  /** An approve() of the run waiting for the person: its request. */
+  waiting_request: string | null;
+  created_at: number;
+  ended_at: number | null;
+  calls: FloorRunCall[];
+  /** The run's last log lines (log, phase, replay), oldest first. */
+  log: { at: number; kind: string; text: string }[];
 }
 
 export interface FloorLock {
@@ -150,6 +193,8 @@ export interface Floor {
   /** Recent ended jobs, newest first. */
   done: FloorJob[];
   workflows: FloorWorkflow[];
+  /** Script runs: running ones first (oldest first), then those that ended within the failed window (newest first). */
+  runs?: FloorRun[];
   locks: FloorLock[];
   /** Provider limits in force (src/limits): who is held and until when; empty when none. */
   limits?: FloorLimit[];

@@ -17,6 +17,7 @@ import { canonicalJson, ScriptReplay, type Divergence, type JournaledCall, type 
 import { SCRIPT_NAME, ScriptAgentOptions } from '../contract/scripts.js';
 import { checkSyntax, runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, type SandboxOutcome } from './sandbox.js';
 import type { ScriptJournal } from './journal.js';
+import type { BundledScripts } from './bundled.js';
 import type { ScriptRules } from './view.js';
 
 const LEAD = { role: 'lead' } as const;
@@ -29,12 +30,14 @@ export const MAX_WORKFLOW_DEPTH = 4;
 export interface ExecutionDeps {
   ctx: HubContext;
   jobs: Pick<JobService, 'spawn' | 'cancel' | 'resume'>;
-  requests: Pick<RequestService, 'approval'>;
+  requests: Pick<RequestService, 'openForRun' | 'approved' | 'cancel'>;
   limits: SandboxLimits;
   journal: ScriptJournal;
   budgets: BudgetStore;
   /** .overseer/scripts/<name>.js */
   savedPath: (name: string) => string;
+  /** The hub's bundled scripts, which answer their own privileged calls (src/scripts/bundled.ts). */
+  bundled: BundledScripts;
 }
 
 /** A level of the script: the top (depth 0, scope ''), or a nested workflow() (its calls' scope). */
@@ -78,7 +81,7 @@ export class ScriptExecution {
 
   /** Runs the script to its end (then a resume's replay row is written if it was not yet). */
   async run(source: string): Promise<SandboxOutcome> {
-    const o = await runInSandbox({ source, args: this.rules.args, host: this.host({ scope: '', phase: null, depth: 0 }), limits: this.d.limits, signal: this.signal });
+    const o = await runInSandbox({ source, args: this.rules.args, host: this.host({ scope: '', phase: null, depth: 0 }), limits: this.d.limits, signal: this.signal, privileged: this.rules.bundled !== undefined });
     if (!this.signal.aborted) this.noteReplay();
     return o;
   }
@@ -86,7 +89,7 @@ export class ScriptExecution {
   /** What the script (or a nested workflow's script) at `frame` reaches of the hub. */
   private host(frame: Frame): SandboxHost {
     return {
-      call: (kind, args) => this.call(frame, kind, args),
+      call: (kind, args) => this.call(frame, kind as ScriptCallKind, args),
       log: (m) => { this.say('log', m); },
       phase: (t) => { frame.phase = t; this.say('phase', t); },
       budget: () => this.budget(),
@@ -116,10 +119,16 @@ export class ScriptExecution {
       this.answered++;
       return outcome(a.entry.status, a.entry.outcome);
     }
+    if (kind !== 'agent' && kind !== 'approve' && kind !== 'workflow') {
+      // A bundled script's privileged call (wf.phase …): its owner answers it, for that script's runs only.
+      if (a.from === 'live') await this.whilePaused(kind, args);
+      return this.d.bundled.call(this.rules.bundled ?? null, { runId: this.runId, kind, args, key, answer: a, phase: frame.phase, signal: this.signal, journal: this.d.journal });
+    }
     if (a.from === 'job') {
       // An agent still running, or a workflow() call to run again (a new hub's, or any in a
       // resume: its own calls answer from the journal where its maybe edited script asks the same).
       this.used.add(a.entry.seq);
+      if (a.entry.kind === 'approve' && a.entry.requestId) return this.decided(a.entry.seq, a.entry.requestId);
       if (a.entry.jobId) return this.settle(this.runId, a.entry.seq, a.entry.jobId, this.signal, args);
       return this.workflow(frame, args, key, nth, a.entry.seq);
     }
@@ -184,6 +193,7 @@ export class ScriptExecution {
     for (const e of unused) {
       const j = e.status === 'running' && e.jobId ? this.d.ctx.store.get(e.jobId) : undefined;
       if (j && !isTerminal(j.status)) void this.d.jobs.cancel({ job_id: j.id, reason: `run ${this.runId} was resumed and no longer waits for call ${e.seq}`, cascade: true }, LEAD).catch(() => undefined);
+      if (e.status === 'running' && e.requestId) this.d.requests.cancel(e.requestId, `run ${this.runId} was resumed and no longer waits for call ${e.seq}`);
     }
     const text = d
       ? `resume: ${this.answered} call(s) answered from the journal; diverged at call ${at} of the script, ${d.kind}(${callStart(args ?? [])})`
@@ -242,21 +252,32 @@ export class ScriptExecution {
     const [summary, plan] = args;
     if (typeof summary !== 'string' || !summary.trim()) throw new ScriptCallError('TypeError', 'approve(summary, plan): summary must be a non-empty string');
     await this.whilePaused('approve', args);
-    const seq = this.d.journal.begin({ run_id: runId, kind: 'approve', args_json: key, scope: frame.scope, label: summary.slice(0, 80), phase: frame.phase, started_at: this.d.ctx.clock.now() });
-    const r = await this.d.requests.approval(LEAD, { summary, ...(plan && typeof plan === 'object' ? { plan: plan as never } : {}), timeout_s: 24 * 3600, who: 'person' }, signal);
-    this.d.journal.carriedBy(runId, seq, { request_id: r.request_id });
-    const approved = r.decision === 'approved';
-    this.d.journal.end(runId, seq, { status: 'done', outcome: approved, at: this.d.ctx.clock.now() });
+    let seq = 0;
+    const id = this.d.requests.openForRun(runId, { summary, ...(plan && typeof plan === 'object' ? { plan } : {}) }, (requestId) => {
+      seq = this.d.journal.begin({ run_id: runId, kind: 'approve', args_json: key, scope: frame.scope, label: summary.slice(0, 80), phase: frame.phase, started_at: this.d.ctx.clock.now() });
+      this.d.journal.carriedBy(runId, seq, { request_id: requestId });
+    });
+    return this.decided(seq, id);
+  }
+
+  /** The person's answer to an approve() call's request (a new hub waits for the same request again). */
+  private async decided(seq: number, requestId: string): Promise<Json> {
+    const approved = await this.d.requests.approved(requestId, this.signal);
+    if (approved === undefined) throw new ScriptCallError('Cancelled', 'the run has ended');
+    this.d.journal.end(this.runId, seq, { status: 'done', outcome: approved, at: this.d.ctx.clock.now() });
     return approved;
   }
 
   /** Waits until the call's job has ended for good, journals its outcome and gives it to the script. */
   private settle(runId: string, seq: number, jobId: string, signal: AbortSignal, args: Json[]): Promise<Json> {
     return new Promise<Json>((resolve, reject) => {
+      // One listener per waiting call, removed when it settles (a run of 1,000 calls keeps none).
+      const stop = (): void => off();
       const check = (): boolean => {
         const j = this.d.ctx.store.get(jobId);
         if (!j || !isTerminal(j.status)) return false;
         off();
+        signal.removeEventListener('abort', stop);
         const o = jobOutcome(j, args);
         this.d.journal.end(runId, seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.d.ctx.clock.now() });
         if (o.ok) resolve(o.value);
@@ -264,7 +285,7 @@ export class ScriptExecution {
         return true;
       };
       const off = this.d.ctx.bus.on('job', (ev) => { if (ev.jobId === jobId) check(); });
-      signal.addEventListener('abort', () => off(), { once: true });
+      signal.addEventListener('abort', stop, { once: true });
       check();
     });
   }
@@ -332,8 +353,9 @@ class Slots {
   constructor(private readonly n: number) {}
   async take(signal: AbortSignal): Promise<() => void> {
     if (this.used >= this.n) await new Promise<void>((resolve, reject) => {
-      this.waiting.push(resolve);
-      signal.addEventListener('abort', () => reject(new ScriptCallError('Cancelled', 'the run was cancelled')), { once: true });
+      const onAbort = (): void => reject(new ScriptCallError('Cancelled', 'the run was cancelled'));
+      this.waiting.push(() => { signal.removeEventListener('abort', onAbort); resolve(); });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
     this.used++;
     let released = false;

@@ -78,7 +78,7 @@ export class ScriptJournal {
   /** The run's journal as the replay reads it (replaced calls are history, not answers). */
   replayable(runId: string): JournaledCall[] {
     return this.calls(runId).filter((r) => !r.replaced).map((r) => ({
-      seq: r.seq, kind: r.kind, args: r.args_json, scope: r.scope, status: r.status, limited: r.limited === 1, jobId: r.job_id, outcome: r.outcome_json,
+      seq: r.seq, kind: r.kind, args: r.args_json, scope: r.scope, status: r.status, limited: r.limited === 1, jobId: r.job_id, requestId: r.request_id, outcome: r.outcome_json,
     }));
   }
 

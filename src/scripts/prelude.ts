@@ -1,6 +1,8 @@
 // The script API as the script sees it, in JavaScript that runs inside the sandbox (src/scripts/
 // sandbox.ts) before the script. Only `__call`, `__log`, `__phase` and `__budget` come from the
-// hub; everything else is built here from them, so a script can reach nothing but these.
+// hub; everything else is built here from them, so a script can reach nothing but these. A bundled
+// script of the hub's (`__privileged`, src/scripts/bundled.ts) also gets `hub.call(kind, ...args)`
+// for its own calls; the hub refuses them from any other run as well.
 // parallel() and pipeline() follow Claude Code's Workflow: parallel is a barrier whose failed
 // thunks give null; pipeline runs each item through every stage with no barrier between stages,
 // a stage gets (previous result, original item, index), and a stage that throws drops its item to
@@ -9,8 +11,8 @@
 export const PRELUDE = String.raw`
 (() => {
   const g = globalThis;
-  const call = g.__call, log = g.__log, phase = g.__phase, budgetNow = g.__budget;
-  for (const k of ['__call', '__log', '__phase', '__budget']) delete g[k];
+  const call = g.__call, log = g.__log, phase = g.__phase, budgetNow = g.__budget, privileged = g.__privileged === true;
+  for (const k of ['__call', '__log', '__phase', '__budget', '__privileged']) delete g[k];
   const fromJson = (t) => (t === undefined ? undefined : JSON.parse(t));
   const toJson = (what, v) => {
     try { return v === undefined ? undefined : JSON.stringify(v); }
@@ -30,6 +32,7 @@ export const PRELUDE = String.raw`
   def('agent', (prompt, opts) => invoke('agent', opts === undefined ? [prompt] : [prompt, opts]));
   def('approve', (summary, plan) => invoke('approve', plan === undefined ? [summary] : [summary, plan]));
   def('workflow', (name, args) => invoke('workflow', args === undefined ? [name] : [name, args]));
+  if (privileged) def('hub', Object.freeze({ call: (kind, ...args) => invoke(String(kind), args) }));
   def('log', (message) => { log(String(message)); });
   def('phase', (title) => { phase(String(title)); });
   def('parallel', (thunks) => {

@@ -18,6 +18,8 @@ import { ScriptJournal } from './journal.js';
 import { BudgetStore } from '../money/budgetStore.js';
 import { findScriptRun, scriptRunView, type ScriptRules } from './view.js';
 import { jobOutcome, LIMIT_CLASSES, ScriptExecution, whereOf } from './execution.js';
+import type { BundledScripts } from './bundled.js';
+import { tx } from '../store/db.js';
 
 const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
@@ -33,7 +35,9 @@ export class ScriptRuns {
   constructor(
     private readonly ctx: HubContext,
     private readonly jobs: Pick<JobService, 'spawn' | 'cancel' | 'resume'>,
-    private readonly requests: Pick<RequestService, 'approval'>,
+    private readonly requests: Pick<RequestService, 'openForRun' | 'approved' | 'cancel'>,
+    /** The hub's own scripts (the implement/review workflow) and their privileged calls. */
+    private readonly bundled: BundledScripts,
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
   ) {
     this.journal = new ScriptJournal(ctx.db);
@@ -56,6 +60,22 @@ export class ScriptRuns {
     return { run_id: id, status: 'running', title };
   }
 
+  /** Starts a run of a bundled script for a hub service (not run_script's input); `first` writes
+   * in the same transaction as the run row (a call the script makes first, already carried by a job). */
+  startBundled(name: string, o: { title: string; args: Json }, first: (runId: string) => void): string {
+    const source = this.bundled.source(name);
+    const rules: ScriptRules = { name, args: o.args, budget_usd: null, max_concurrent: DEFAULT_CONCURRENCY, bundled: name };
+    const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
+    const now = this.ctx.clock.now();
+    tx(this.ctx.db, () => {
+      this.ctx.db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
+        VALUES (?, ?, NULL, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(id, o.title, source, JSON.stringify(rules), now, now);
+      first(id);
+    });
+    this.execute(id, 'recover');
+    return id;
+  }
+
   /** Continues every script run a previous hub left running. */
   async resumeAll(): Promise<void> {
     const rows = this.ctx.db.prepare("SELECT id, rules_json FROM runs WHERE kind = 'script' AND status = 'running'").all() as { id: string; rules_json: string }[];
@@ -67,7 +87,10 @@ export class ScriptRuns {
         try {
           await this.jobs.resume({ job_id: j.id, message: this.ctx.prompts.get('run-hub-restart').body.trim() }, LEAD);
         } catch (err) {
+          // It cannot go on (e.g. its session is gone, a budget): the call fails, as the script can see and catch, instead of waiting for ever.
+          const message = `agent ${j.id} was interrupted when the hub stopped and could not be continued: ${(err as Error).message}`;
           this.ctx.log.warn({ run: r.id, job: j.id, err: (err as Error).message }, 'script run: could not continue an interrupted agent');
+          this.journal.end(r.id, c.seq, { status: 'failed', outcome: { name: 'AgentFailed', message, code: 'interrupted' }, at: this.ctx.clock.now() });
         }
       }
       // A resume the stopped hub had not yet seen diverge goes on as a resume.
@@ -87,6 +110,7 @@ export class ScriptRuns {
     if (run.status === 'running' || this.live.has(run.id)) throw new InvalidStateError(`Script run ${run.id} is still running: resume_run continues a run that failed or was cancelled. Wait for it (get_run with wait_s), or cancel_run it first.`);
     if (run.status === 'succeeded') throw new InvalidStateError(`Script run ${run.id} succeeded: there is nothing to resume. Start it again with run_script to run it anew.`);
     const rules = JSON.parse(run.rules_json) as ScriptRules;
+    if (rules.bundled) throw new InvalidStateError(`Script run ${run.id} is the hub's ${rules.bundled} script driving a workflow: resume the workflow with resume_workflow (list_workflows shows it), which starts a new run of it.`);
     const row = this.ctx.db.prepare('SELECT content FROM runs WHERE id = ?').get(run.id) as { content: string };
     const source = rules.name ? this.saved(rules.name) : row.content;
     const problem = await checkSyntax(source);
@@ -123,10 +147,21 @@ export class ScriptRuns {
     l?.abort.abort();
     if (l) await Promise.all(l.spawning);
     for (const c of this.journal.calls(runId)) {
-      if (c.status === 'running' && c.job_id) {
+      if (c.status !== 'running') continue;
+      if (c.request_id) this.withdraw(c.request_id, reason);
+      if (c.job_id) {
         const j = this.ctx.store.get(c.job_id);
         if (j && !isTerminal(j.status)) await this.jobs.cancel({ job_id: j.id, reason, cascade: true }, LEAD).catch(() => undefined);
       }
+    }
+  }
+
+  /** An approve() the run no longer waits for leaves the person's floor. */
+  private withdraw(requestId: string, reason: string): void {
+    try {
+      this.requests.cancel(requestId, reason);
+    } catch (err) {
+      this.ctx.log.warn({ err, request: requestId }, 'script run: could not withdraw an approval');
     }
   }
 
@@ -187,7 +222,7 @@ export class ScriptRuns {
   private execute(runId: string, mode: 'recover' | 'resume'): void {
     const row = this.ctx.db.prepare('SELECT content, rules_json FROM runs WHERE id = ?').get(runId) as { content: string; rules_json: string };
     const abort = new AbortController();
-    const deps = { ctx: this.ctx, jobs: this.jobs, requests: this.requests, limits: this.limits, journal: this.journal, budgets: this.budgets, savedPath: (n: string) => this.savedPath(n) };
+    const deps = { ctx: this.ctx, jobs: this.jobs, requests: this.requests, limits: this.limits, journal: this.journal, budgets: this.budgets, savedPath: (n: string) => this.savedPath(n), bundled: this.bundled };
     const ex = new ScriptExecution(deps, runId, JSON.parse(row.rules_json) as ScriptRules, mode, abort.signal);
     const live: Live = { abort, stopping: false, done: Promise.resolve(), spawning: ex.inFlight };
     live.done = ex.run(row.content).then((o) => {

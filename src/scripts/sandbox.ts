@@ -11,13 +11,14 @@
 // Errors name the script's line. Why QuickJS and not isolated-vm: docs/decisions.md ("Scripts run in QuickJS").
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten';
+import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from 'quickjs-emscripten';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /** What a script may call of the hub. A rejection reaches the script as an Error it can catch. */
 export interface SandboxHost {
-  call(kind: 'agent' | 'approve' | 'workflow', args: Json[]): Promise<Json>;
+  /** `kind`: agent, approve, workflow — or, for a bundled script only (src/scripts/bundled.ts), one of its privileged calls. */
+  call(kind: string, args: Json[]): Promise<Json>;
   log(message: string): void;
   phase(title: string): void;
   /** The run's budget as `budget` shows it: total (null: none), spent so far, and held by running calls. */
@@ -58,12 +59,16 @@ export function wrap(source: string): string {
   return `(async () => {${source.replace(META, '$1const meta')}\n})()`;
 }
 
+let syntaxModule: Promise<QuickJSWASMModule> | undefined;
+
 /** Syntax check without running anything: null, or the error with its line. */
 export async function checkSyntax(source: string): Promise<ScriptError | null> {
   const size = Buffer.byteLength(source, 'utf8');
   if (size > MAX_SCRIPT_BYTES) return { name: 'ScriptTooLarge', message: `the script is ${size} bytes; the limit is ${MAX_SCRIPT_BYTES} (512 KiB): move data into args` };
-  const mod = await newQuickJSWASMModule(RELEASE_SYNC);
-  const vm = mod.newContext();
+  // One module for every check (the hub's, kept): a fresh one per run_script cost ~100 ms of the
+  // hub's thread under load, mostly GC of its 16 MB heap (bench/script-agent.ts, docs/performance.md).
+  syntaxModule ??= newQuickJSWASMModule(RELEASE_SYNC);
+  const vm = (await syntaxModule).newContext();
   try {
     const r = vm.evalCode(wrap(source), FILE, { compileOnly: true });
     if (r.error) {
@@ -85,9 +90,9 @@ export const BACKSTOP_MARGIN_MS = 1_000;
 const WATCH_TICK_MS = 100;
 
 /** What the worker is started with. `shared`: see `shared()`. */
-export interface WorkerStart { source: string; args: Json | undefined; limits: SandboxLimits; shared: SharedArrayBuffer }
+export interface WorkerStart { source: string; args: Json | undefined; limits: SandboxLimits; privileged: boolean; shared: SharedArrayBuffer }
 export type FromWorker =
-  | { t: 'call'; id: number; kind: 'agent' | 'approve' | 'workflow'; args: Json[] }
+  | { t: 'call'; id: number; kind: string; args: Json[] }
   | { t: 'log'; text: string }
   | { t: 'phase'; text: string }
   | { t: 'budget' }
@@ -119,13 +124,14 @@ function startWorker(data: WorkerStart): Worker {
   return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); })`, { ...opts, eval: true });
 }
 
-/** Runs `source` to its end (or its caps, or `signal`) with `args` and the hub's `host`, in a worker of its own. */
-export async function runInSandbox(o: { source: string; args: Json | undefined; host: SandboxHost; limits?: SandboxLimits; signal?: AbortSignal }): Promise<SandboxOutcome> {
+/** Runs `source` to its end (or its caps, or `signal`) with `args` and the hub's `host`, in a worker of its own.
+ * `privileged`: a bundled script of the hub's (src/scripts/bundled.ts): it also gets `hub.call(kind, ...args)`. */
+export async function runInSandbox(o: { source: string; args: Json | undefined; host: SandboxHost; limits?: SandboxLimits; signal?: AbortSignal; privileged?: boolean }): Promise<SandboxOutcome> {
   const limits = o.limits ?? DEFAULT_LIMITS;
   const buffer = new SharedArrayBuffer(SHARED_BYTES);
   const mem = shared(buffer);
   if (o.signal?.aborted) Atomics.store(mem.i32, 0, 1);
-  const worker = startWorker({ source: o.source, args: o.args, limits, shared: buffer });
+  const worker = startWorker({ source: o.source, args: o.args, limits, privileged: o.privileged === true, shared: buffer });
   worker.stdout.resume();
   worker.stderr.resume();
   const epoch = (): number => performance.timeOrigin + performance.now();

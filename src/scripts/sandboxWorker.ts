@@ -39,12 +39,12 @@ port.on('message', (m: ToWorker) => {
   else a.reject(new ScriptCallError(m.error.name, m.error.message, m.error.code));
 });
 
-void runQuickJS(start.source, start.args, start.limits).then(
+void runQuickJS(start.source, start.args, start.limits, start.privileged).then(
   (outcome) => post({ t: 'done', outcome }),
   (e: unknown) => post({ t: 'done', outcome: { status: 'failed', error: { name: 'SandboxError', message: `the sandbox failed: ${e instanceof Error ? e.message : String(e)}` }, cpuMs: mem.f64[1] ?? 0 } }),
 );
 
-async function runQuickJS(source: string, args: Json | undefined, limits: SandboxLimits): Promise<SandboxOutcome> {
+async function runQuickJS(source: string, args: Json | undefined, limits: SandboxLimits, privileged: boolean): Promise<SandboxOutcome> {
   const mod = await newQuickJSWASMModule(RELEASE_SYNC);
   const rt = mod.newRuntime();
   rt.setMemoryLimit(limits.memoryBytes);
@@ -75,7 +75,7 @@ async function runQuickJS(source: string, args: Json | undefined, limits: Sandbo
   const call = (kind: string, callArgs: Json[]): Promise<Json> => new Promise((resolve, reject) => {
     const id = nextId++;
     answers.set(id, { resolve, reject });
-    post({ t: 'call', id, kind: kind as 'agent', args: callArgs });
+    post({ t: 'call', id, kind, args: callArgs });
   });
   /** The hub's budget, synchronously: ask, then block until the hub writes it (not counted as the script's CPU). */
   const budget = (): string => {
@@ -104,6 +104,7 @@ async function runQuickJS(source: string, args: Json | undefined, limits: Sandbo
     vm.newFunction('__log', (m) => { post({ t: 'log', text: vm.getString(m) }); }).consume((f) => vm.setProp(vm.global, '__log', f));
     vm.newFunction('__phase', (m) => { post({ t: 'phase', text: vm.getString(m) }); }).consume((f) => vm.setProp(vm.global, '__phase', f));
     vm.newFunction('__budget', () => vm.newString(budget())).consume((f) => vm.setProp(vm.global, '__budget', f));
+    if (privileged) vm.setProp(vm.global, '__privileged', vm.true);
     slice(() => vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js'))).dispose();
     vm.newString(JSON.stringify(args ?? null)).consume((s) => vm.setProp(vm.global, '__args', s));
     vm.unwrapResult(vm.evalCode(`Object.defineProperty(globalThis, 'args', { value: ${args === undefined ? 'undefined' : 'JSON.parse(globalThis.__args)'} }); delete globalThis.__args;`, 'prelude.js')).dispose();

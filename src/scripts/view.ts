@@ -13,6 +13,8 @@ export interface ScriptRules {
   max_concurrent: number;
   /** A resume_run that has not yet diverged: a new hub continues it as a resume, not a recover. */
   replaying?: boolean;
+  /** A bundled script of the hub's (src/scripts/bundled.ts): the name its privileged calls answer to. */
+  bundled?: string;
 }
 
 export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null; paused: number }
@@ -58,4 +60,17 @@ export function scriptRunView(db: Db, job: (id: string) => JobRow | undefined, i
     created_at: new Date(r.created_at).toISOString(), ended_at: r.ended_at ? new Date(r.ended_at).toISOString() : null,
     calls, log: journal.logOf(r.id, 50).map((l) => ({ kind: l.kind, text: l.text, at: new Date(l.at).toISOString() })),
   };
+}
+
+/** The script runs to show: every one still running, then those that ended since `since` (epoch ms), newest first, at most `limit`.
+ * Not the hub's bundled scripts (rules.bundled: the implement/review workflow), which show as what they run. */
+export function listScriptRuns(db: Db, o: { limit: number; since?: number }): ScriptRunRow[] {
+  return db.prepare(`SELECT * FROM runs WHERE kind = 'script' AND json_extract(rules_json, '$.bundled') IS NULL AND (status = 'running' OR COALESCE(ended_at, updated_at) >= ?)
+    ORDER BY status = 'running' DESC, created_at DESC, rowid DESC LIMIT ?`).all(o.since ?? 0, o.limit) as ScriptRunRow[];
+}
+
+/** Calls of a script run by state: done, running (agents live or approvals waiting), failed; calls a resume replaced are history, not counted. */
+export function scriptCallCounts(calls: readonly { status: string; replaced?: boolean }[]): { done: number; running: number; failed: number } {
+  const n = (s: string): number => calls.filter((c) => c.status === s && c.replaced !== true).length;
+  return { done: n('done'), running: n('running'), failed: n('failed') };
 }

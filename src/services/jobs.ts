@@ -17,6 +17,7 @@ import type { ModelChooser } from '../models/choice.js';
 import type { ConfineStatus } from '../confine/launcher.js';
 import { WarningStore, type WarningRow } from '../store/warnings.js';
 import { SetupStore } from '../store/setup.js';
+import { RunAttention } from './runAttention.js';
 import type { Statement } from 'better-sqlite3';
 import { OverlapStore, byPair } from '../store/overlaps.js';
 import { setupView } from '../git/bootstrap.js';
@@ -149,6 +150,7 @@ export class JobService {
   private readonly warnings: WarningStore;
   private readonly overlaps: OverlapStore;
   private readonly setups: SetupStore;
+  private readonly runNews: RunAttention;
   /** The job's latest merge (docs/merge.md), for get_agent. */
   private readonly lastMerge: Statement;
 
@@ -166,6 +168,7 @@ export class JobService {
     this.warnings = new WarningStore(ctx.db);
     this.overlaps = new OverlapStore(ctx.db);
     this.setups = new SetupStore(ctx.db);
+    this.runNews = new RunAttention(ctx.db);
     this.lastMerge = ctx.db.prepare('SELECT target, mode, commit_sha, merged_at FROM job_merges WHERE job_id = ? ORDER BY id DESC LIMIT 1');
   }
 
@@ -429,17 +432,19 @@ export class JobService {
       const overlaps = caller.role === 'lead' ? this.overlaps.unseenByLead(senders) : [];
       // A provider limit holding awaited agents: one item for the lead per limit, not one per agent.
       const limits = caller.role === 'lead' ? this.limitItems(senders) : { items: [], providers: [] };
+      // Script runs are the lead's own: their end, or an approve() waiting for the person, once each.
+      const runs = caller.role === 'lead' ? this.runNews.untold() : { items: [], ack: () => undefined };
       return {
         settled, pending,
-        attention: [...requests.items, ...limits.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...byPair(overlaps).map((o) => this.overlapItem(o)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
-        wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0 || limits.items.length > 0,
-        ack: () => { requests.ack(); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); this.overlaps.markSeen(overlaps.map((o) => o.id), this.ctx.clock.now()); this.runner.limits.toldToLead(limits.providers); },
+        attention: [...requests.items, ...runs.items, ...limits.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...byPair(overlaps).map((o) => this.overlapItem(o)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0 || limits.items.length > 0 || runs.items.length > 0,
+        ack: () => { requests.ack(); runs.ack(this.ctx.clock.now()); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); this.overlaps.markSeen(overlaps.map((o) => o.id), this.ctx.clock.now()); this.runner.limits.toldToLead(limits.providers); },
         messageIds: msgs.map((m) => m.id),
       };
     };
     const r = await waitUntil({
       bus: this.ctx.bus,
-      events: ['job', 'request', 'message', 'warning', 'overlap', 'limit'],
+      events: ['job', 'request', 'message', 'warning', 'overlap', 'limit', 'run'],
       timeoutMs: maxMs,
       signal: p.signal,
       progressEveryMs: this.ctx.progressEveryMs,

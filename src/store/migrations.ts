@@ -611,7 +611,14 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // 26, not 25: h/s28floor's migration 25 (runs.lead_seen_at) lands beside it.
+    version: 25,
+    name: 'the end of a script run is told to the lead once, in wait_for_agents\' attention (src/services/runAttention.ts); runs that ended before this are taken as told',
+    up: `
+      ALTER TABLE runs ADD COLUMN lead_seen_at INTEGER;
+      UPDATE runs SET lead_seen_at = COALESCE(ended_at, updated_at) WHERE status != 'running';
+    `,
+  },
+  {
     version: 26,
     name: 'steering script runs: a run can be paused (no new call starts, across hubs), a resume marks the calls it no longer answers from, and a nested workflow() keys its calls under the call that ran it (src/scripts, docs/scripts.md)',
     up: `

@@ -13,7 +13,7 @@ export function workflowTools(w: WorkflowService): ToolDef[] {
     }),
     defineTool({
       name: 'get_workflow', roles: ['lead'], title: 'Get a workflow',
-      description: 'status, cycle, phase, milestones_done/total, blocked_reason, jobs, branch, pr_url and the plan of a workflow.',
+      description: 'status, cycle, phase, milestones_done/total, blocked_reason, jobs, branch, pr_url and the plan of a workflow, and run_id: the script run that drives it (get_run lists its phases).',
       input: GetWorkflowInput, annotations: { readOnlyHint: true },
       handler: (i) => w.get(i.workflow_id),
     }),

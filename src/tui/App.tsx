@@ -40,9 +40,11 @@ interface View {
   sel: Selection;
   filter: Filter;
   showLocks: boolean;
+  /** Script runs shown with their calls and log. */
+  expanded: ReadonlySet<string>;
 }
 
-const HINT = '? keys · ↑↓ select · a/r approve/reject · m msg · p pause · c cancel · f log · d diff · / filter · q quit';
+const HINT = '? keys · ↑↓ select · a/r approve/reject · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
 /** How long a result stays in the status bar. */
 const STATUS_MS = 10_000;
 
@@ -62,7 +64,7 @@ function useSize(): { width: number; height: number } {
 export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProps): React.JSX.Element {
   const { exit } = useApp();
   const { width, height } = useSize();
-  const [view, setView] = useState<View>({ floor: null, rows: [], sel: NO_SELECTION, filter: NO_FILTER, showLocks: false });
+  const [view, setView] = useState<View>({ floor: null, rows: [], sel: NO_SELECTION, filter: NO_FILTER, showLocks: false, expanded: new Set() });
   const [source, setSource] = useState('connecting…');
   const [mode, setMode] = useState<Mode>({ kind: 'list' });
   const [status, setStatus] = useState<Status | null>(null);
@@ -73,7 +75,7 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
   useEffect(() => {
     const f = feed({
       floor: (floor) => setView((v) => {
-        const rows = buildRows(floor, { filter: v.filter, showLocks: v.showLocks });
+        const rows = buildRows(floor, { filter: v.filter, showLocks: v.showLocks, expanded: v.expanded });
         return { ...v, floor, rows, sel: reconcile(v.rows, rows, v.sel, clock()) };
       }),
       state: (src, note) => {
@@ -101,9 +103,9 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
 
   useEffect(() => () => { void crew.close(); }, [crew]);
 
-  const relist = (change: Partial<Pick<View, 'filter' | 'showLocks'>>): void => setView((v) => {
+  const relist = (change: Partial<Pick<View, 'filter' | 'showLocks' | 'expanded'>>): void => setView((v) => {
     const next = { ...v, ...change };
-    const rows = next.floor ? buildRows(next.floor, { filter: next.filter, showLocks: next.showLocks }) : [];
+    const rows = next.floor ? buildRows(next.floor, { filter: next.filter, showLocks: next.showLocks, expanded: next.expanded }) : [];
     return { ...next, rows, sel: reconcile(v.rows, rows, v.sel, clock()) };
   });
 
@@ -148,6 +150,18 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
       case 'cancel':
         setStatus({ text: `cancel "${a.job.title}" (${a.job.job_id}) and its sub-agents? y/n`, tone: 'ask' });
         return setMode({ kind: 'confirm', no: `not cancelled: ${a.job.job_id}`, yes: () => run(`cancelling ${a.job.job_id}`, () => crew.cancel(a.job)) });
+      case 'expand': {
+        const expanded = new Set(view.expanded);
+        if (!expanded.delete(a.run.run_id)) expanded.add(a.run.run_id);
+        return relist({ expanded });
+      }
+      case 'run_pause': return run(`${a.paused ? 'pausing' : 'unpausing'} run ${a.run.run_id}`, () => crew.pauseRun(a.run, a.paused));
+      case 'run_cancel':
+        setStatus({ text: `cancel run "${a.run.title}" (${a.run.run_id}) and its running agents? y/n`, tone: 'ask' });
+        return setMode({ kind: 'confirm', no: `not cancelled: run ${a.run.run_id}`, yes: () => run(`cancelling run ${a.run.run_id}`, () => crew.cancelRun(a.run)) });
+      case 'call_cancel':
+        setStatus({ text: `cancel ${a.what} of run ${a.run.run_id}? The script sees it fail with code "cancelled". y/n`, tone: 'ask' });
+        return setMode({ kind: 'confirm', no: `not cancelled: ${a.what}`, yes: () => run(`cancelling ${a.what}`, () => crew.cancelCall(a.run, a.seq)) });
       case 'follow': return setMode({ kind: 'log', job: a.job });
       case 'diff': return setMode({ kind: 'diff', job: a.job });
       case 'refuse': return setStatus({ text: a.message, tone: 'error' });

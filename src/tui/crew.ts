@@ -7,7 +7,7 @@
 import type { RequestView } from '../approvals/view.js';
 import { closedHow } from '../approvals/rules.js';
 import { readHubInfo } from '../hubfiles/hubLock.js';
-import type { JobRef, RequestRef } from './keys.js';
+import type { JobRef, RequestRef, RunRef } from './keys.js';
 
 /** The lead's tools on the running hub, as the CLI reaches them (src/cli/hubTools.ts). */
 export interface HubTools {
@@ -34,6 +34,10 @@ export interface Crew {
   pause(job: JobRef, mode: 'freeze' | 'stop'): Promise<string>;
   resume(job: JobRef): Promise<string>;
   cancel(job: JobRef): Promise<string>;
+  /** A script run (cancel_run, pause_run): the whole run, its pause, or one call of it. */
+  cancelRun(run: RunRef): Promise<string>;
+  pauseRun(run: RunRef, paused: boolean): Promise<string>;
+  cancelCall(run: RunRef, seq: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -110,6 +114,19 @@ export function hubCrew(home: string, connector: HubConnector): Crew {
       if (r.status !== 'cancelled') return `job ${j.job_id} ended (${r.status}) before the cancel reached it: nothing cancelled`;
       return `${short(j)} cancelled`;
     },
+    async cancelRun(r) {
+      const v = await call('cancel_run', { run_id: r.run_id, reason: 'cancelled by the person from overseer watch' });
+      return `run "${r.title}" (${r.run_id}) ${v.status}`;
+    },
+    async pauseRun(r, paused) {
+      const v = await call('pause_run', { run_id: r.run_id, paused });
+      return v.paused ? `run "${r.title}" (${r.run_id}) paused: no new call starts (u unpauses)` : `run "${r.title}" (${r.run_id}) unpaused: calls start again`;
+    },
+    async cancelCall(r, seq) {
+      const v = await call('cancel_run', { run_id: r.run_id, call: seq, reason: 'cancelled by the person from overseer watch' });
+      const c = (v.calls as { seq: number; status: string; job_status: string | null }[] | undefined)?.find((x) => x.seq === seq);
+      return `call #${seq} of run ${r.run_id} cancelled${c ? ` (${c.job_status ?? c.status})` : ''}; the run goes on (${v.status})`;
+    },
     async close() {
       const t = tools;
       tools = undefined;
@@ -123,5 +140,5 @@ export function noHubCrew(home: string): Crew {
   const no = async (): Promise<never> => {
     throw new Error(`actions need a running hub; none runs for ${home} (start your lead's Claude Code, or overseer serve)`);
   };
-  return { request: no, respond: no, message: no, pause: no, resume: no, cancel: no, close: async () => undefined };
+  return { request: no, respond: no, message: no, pause: no, resume: no, cancel: no, cancelRun: no, pauseRun: no, cancelCall: no, close: async () => undefined };
 }

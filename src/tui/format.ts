@@ -1,7 +1,7 @@
 // Text of the watch screen: one line per fact, fitted to a width. Pure (the clock is a
 // parameter), so the unit tests check what an 80-column terminal shows. Widths are counted in
 // code points; ink's `wrap="truncate"` on every line is the last guard for wide characters.
-import type { Floor, FloorJob, FloorLock, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
+import type { Floor, FloorJob, FloorLock, FloorRun, FloorRunCall, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
 
 /** Columns a string takes (code points; control characters are flattened by `oneLine`). */
 export const cols = (s: string): number => [...s].length;
@@ -140,7 +140,7 @@ export function doneLines(j: FloorJob, w: number): JobLines {
 
 const NEED_LABEL: Record<NeedsYouItem['kind'], string> = {
   approval: 'APPROVE?', question: 'QUESTION', permission: 'PERMIT?', warning: 'WARNING', failed: 'FAILED',
-  workflow_blocked: 'BLOCKED', workflow_approval: 'PLAN OK?', lock_violation: 'LOCKS', overlap: 'OVERLAP',
+  workflow_blocked: 'BLOCKED', workflow_approval: 'PLAN OK?', lock_violation: 'LOCKS', overlap: 'OVERLAP', run_failed: 'RUN FAIL',
 };
 
 /** A NEEDS YOU row: what kind, whose, what (one line). */
@@ -151,6 +151,27 @@ export function needLine(n: NeedsYouItem, w: number): string {
 /** A workflow row: title, status, milestone bar (3/5 · cycle 4 · review). */
 export function workflowLine(f: FloorWorkflow, w: number): string {
   return fitParts(f.title, [f.status, `${bar(f.milestones_done, f.milestones_total)} ${f.bar}`], [], w);
+}
+
+/** A script run row: ▸/▾ (collapsed/expanded), title, status (paused), phase, calls done/running/failed, cost of budget. */
+export function runLine(r: FloorRun, expanded: boolean, w: number): string {
+  const status = `${r.status}${r.paused ? ' · paused' : ''}${r.waiting_request ? ' · waits for you' : ''}`;
+  const calls = `${r.counts.done} done ${r.counts.running} running ${r.counts.failed} failed`;
+  const cost = r.budget_usd !== null ? `${money(r.cost_usd)}/${money(r.budget_usd)}` : money(r.cost_usd);
+  return fitParts(`${expanded ? '▾' : '▸'} ${r.title}`, [status, calls, cost], [r.phase ? `phase ${oneLine(r.phase)}` : '', r.run_id], w);
+}
+
+/** A call row under an expanded run: #seq, what (label, or the agent's title), phase, status, agent, cost. */
+export function runCallLine(c: FloorRunCall, w: number): string {
+  const what = c.label ?? c.job_title ?? c.kind;
+  const status = c.job_status && c.job_status !== 'succeeded' && c.job_status !== c.status ? `${c.status} (${c.job_status})` : c.status;
+  const who = c.kind === 'approve' ? (c.request_id ? `request ${c.request_id}` : 'approve') : c.job_id ?? '-';
+  return fitParts(`    #${c.seq} ${c.kind === 'agent' ? '' : `${c.kind} `}${oneLine(what)}`, [status, who, c.kind === 'agent' ? money(c.cost_usd) : ''], [c.phase ? oneLine(c.phase) : ''], w);
+}
+
+/** A log line of an expanded run. */
+export function runLogLine(l: { kind: string; text: string }, w: number): string {
+  return fit(`    │ ${l.kind === 'log' ? '' : `[${l.kind}] `}${oneLine(l.text)}`, w);
 }
 
 /** A lock row: path, holder, waiters, time left. */

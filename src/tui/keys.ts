@@ -8,6 +8,7 @@ export type Keys = Pick<Key, 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | '
 
 export interface JobRef { job_id: string; title: string }
 export interface RequestRef { request_id: string; job_id: string | null; title: string; kind: string }
+export interface RunRef { run_id: string; title: string }
 
 export type Action =
   | { kind: 'quit' }
@@ -19,12 +20,17 @@ export type Action =
   | { kind: 'toggle_locks' }
   | { kind: 'approve' | 'reject' | 'answer'; req: RequestRef }
   | { kind: 'message' | 'pause' | 'stop' | 'resume' | 'cancel' | 'follow' | 'diff'; job: JobRef }
+  /** A script run: show or hide its calls and log; cancel it; pause or unpause it; cancel one call. */
+  | { kind: 'expand'; run: RunRef }
+  | { kind: 'run_cancel'; run: RunRef }
+  | { kind: 'run_pause'; run: RunRef; paused: boolean }
+  | { kind: 'call_cancel'; run: RunRef; seq: number; what: string }
   /** The key means something, but not on this row: say why. */
   | { kind: 'refuse'; message: string }
   | { kind: 'none' };
 
 /** Keys that change something in the crew (refused right after the selection moved by itself). */
-export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel']);
+export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel', 'run_cancel', 'run_pause', 'call_cancel']);
 
 /** How long after the selection moved by itself acting keys are refused. */
 export const SETTLE_MS = 400;
@@ -42,6 +48,9 @@ export const KEY_HELP: readonly [string, string][] = [
   ['c', 'cancel the agent and its sub-agents (asks y/n)'],
   ['f', 'follow its log full-screen (q or Esc back)'],
   ['d', 'its diff against the commit it started from'],
+  ['enter', 'on a script run: show or hide its calls and log'],
+  ['p  u', 'on a script run: pause it (no new call starts) / unpause it'],
+  ['c', 'on a script run: cancel it; on one of its calls: cancel that call (asks y/n)'],
   ['l', 'show or hide locks (holders and waiters)'],
   ['/', 'filter: words, label:x, status:y (Esc clears)'],
   ['?', 'this help'],
@@ -66,6 +75,10 @@ export function keyAction(input: string, key: Keys, row: ViewRow | undefined): A
   if (key.escape) return { kind: 'clear_filter' };
   if (input === 'l') return { kind: 'toggle_locks' };
 
+  if (row?.kind === 'run' || row?.kind === 'call') {
+    const a = runKey(input, key, row);
+    if (a) return a;
+  }
   const t = row ? targetOf(row) : undefined;
   const isAnswerKey = input === 'a' || input === 'r' || key.return;
   if (!isAnswerKey && !(input in JOB_VERBS)) return { kind: 'none' };
@@ -83,6 +96,28 @@ export function keyAction(input: string, key: Keys, row: ViewRow | undefined): A
   const verb = key.return ? 'follow' : JOB_VERBS[input]!;
   if (!t.job_id) return { kind: 'refuse', message: `"${t.title}" has no agent to ${verb === 'stop' ? 'pause' : verb}` };
   return { kind: verb, job: { job_id: t.job_id, title: t.title } };
+}
+
+/** Keys on a script run, or on one of its calls (undefined: the key means what it means on a job). */
+function runKey(input: string, key: Keys, row: Extract<ViewRow, { kind: 'run' | 'call' }>): Action | undefined {
+  const run: RunRef = { run_id: row.run.run_id, title: row.run.title };
+  const ended = row.run.status !== 'running';
+  if (row.kind === 'run') {
+    if (key.return) return { kind: 'expand', run };
+    if (input === 'c' || input === 'p' || input === 'u') {
+      if (ended) return { kind: 'refuse', message: `run ${run.run_id} has ended (${row.run.status}): nothing to ${input === 'c' ? 'cancel' : input === 'p' ? 'pause' : 'unpause'}` };
+      if (input === 'c') return { kind: 'run_cancel', run };
+      return { kind: 'run_pause', run, paused: input === 'p' };
+    }
+    if (input in JOB_VERBS) return { kind: 'refuse', message: `a script run is not an agent: enter shows its calls; select one to act on its agent` };
+    return undefined;
+  }
+  if (input !== 'c') return undefined;
+  const c = row.call;
+  const what = `call #${c.seq} (${c.label ?? c.job_title ?? c.kind})`;
+  if (ended) return { kind: 'refuse', message: `run ${run.run_id} has ended (${row.run.status}): nothing to cancel` };
+  if (c.status !== 'running') return { kind: 'refuse', message: `${what} has ended (${c.status}): nothing to cancel` };
+  return { kind: 'call_cancel', run, seq: c.seq, what };
 }
 
 /** Refuses an acting key pressed right after the selection moved by itself (its row vanished),

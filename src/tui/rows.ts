@@ -2,27 +2,31 @@
 // items, the RUNNING tree, workflows, locks, queued and done jobs), filtered, with a selection
 // keyed by each row's stable key — never by its index — so the cursor stays on the same item
 // while the list changes under it. Pure: no React, no I/O.
-import type { Floor, FloorJob, FloorLimit, FloorLock, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
+import type { Floor, FloorJob, FloorLimit, FloorLock, FloorRun, FloorRunCall, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
 
-export type Block = 'limits' | 'needs_you' | 'running' | 'workflows' | 'locks' | 'queued' | 'done';
+export type Block = 'limits' | 'needs_you' | 'running' | 'runs' | 'workflows' | 'locks' | 'queued' | 'done';
 
 export const BLOCK_TITLE: Record<Block, string> = {
-  limits: 'PROVIDER LIMITS', needs_you: 'NEEDS YOU', running: 'RUNNING', workflows: 'WORKFLOWS', locks: 'LOCKS', queued: 'QUEUED / WAITING', done: 'DONE',
+  limits: 'PROVIDER LIMITS', needs_you: 'NEEDS YOU', running: 'RUNNING', runs: 'SCRIPT RUNS', workflows: 'WORKFLOWS', locks: 'LOCKS', queued: 'QUEUED / WAITING', done: 'DONE',
 };
 
 /** Screen order: a provider limit holding the crew first (src/limits), what needs the person, then live work, then the past. */
-export const BLOCK_ORDER: readonly Block[] = ['limits', 'needs_you', 'running', 'workflows', 'locks', 'queued', 'done'];
+export const BLOCK_ORDER: readonly Block[] = ['limits', 'needs_you', 'running', 'runs', 'workflows', 'locks', 'queued', 'done'];
 
 export type ViewRow =
   | { kind: 'heading'; key: string; block: Block; count: number }
   | { kind: 'need'; key: string; block: 'needs_you'; need: NeedsYouItem }
   | { kind: 'job'; key: string; block: 'running' | 'queued' | 'done'; job: FloorJob }
   | { kind: 'workflow'; key: string; block: 'workflows'; workflow: FloorWorkflow }
+  /** A script run; `expanded`: its calls and log lines follow it. */
+  | { kind: 'run'; key: string; block: 'runs'; run: FloorRun; expanded: boolean }
+  | { kind: 'call'; key: string; block: 'runs'; run: FloorRun; call: FloorRunCall }
+  | { kind: 'runlog'; key: string; block: 'runs'; line: { kind: string; text: string } }
   | { kind: 'lock'; key: string; block: 'locks'; lock: FloorLock }
   | { kind: 'limit'; key: string; block: 'limits'; limit: FloorLimit };
 
 /** Rows the cursor can rest on (headings, locks and limits are information only). */
-export const selectable = (r: ViewRow): boolean => r.kind === 'need' || r.kind === 'job' || r.kind === 'workflow';
+export const selectable = (r: ViewRow): boolean => r.kind === 'need' || r.kind === 'job' || r.kind === 'workflow' || r.kind === 'run' || r.kind === 'call';
 
 // ---- filter ------------------------------------------------------------------------------
 
@@ -72,6 +76,21 @@ function matches(f: Filter, x: Facts): boolean {
 export interface RowOptions {
   filter?: Filter;
   showLocks?: boolean;
+  /** Script runs shown with their calls and log (by run id). */
+  expanded?: ReadonlySet<string>;
+}
+
+/** Log lines an expanded run shows. */
+export const RUN_LOG_SHOWN = 8;
+
+/** A script run's rows: the run, and when expanded its calls and its last log lines. */
+function runRows(run: FloorRun, expanded: boolean): ViewRow[] {
+  const rows: ViewRow[] = [{ kind: 'run', key: `run:${run.run_id}`, block: 'runs', run, expanded }];
+  if (!expanded) return rows;
+  for (const call of run.calls) rows.push({ kind: 'call', key: `call:${run.run_id}:${call.seq}`, block: 'runs', run, call });
+  const log = run.log.slice(-RUN_LOG_SHOWN);
+  log.forEach((line, i) => rows.push({ kind: 'runlog', key: `runlog:${run.run_id}:${run.log.length - log.length + i}`, block: 'runs', line }));
+  return rows;
 }
 
 /** Every job of the floor by id (tree included), for the facts of NEEDS YOU items. */
@@ -115,6 +134,9 @@ export function buildRows(f: Floor, o: RowOptions = {}): ViewRow[] {
     limits: (f.limits ?? []).map((limit) => ({ kind: 'limit', key: `limit:${limit.provider}:${limit.key_hash}`, block: 'limits', limit })),
     needs_you: f.needs_you.filter(keepNeed).map((need) => ({ kind: 'need', key: `need:${need.key}`, block: 'needs_you', need })),
     running: flattenTree(f.running, keepJob).map((job) => ({ kind: 'job', key: `running:${job.job_id}`, block: 'running', job })),
+    runs: (f.runs ?? [])
+      .filter((r) => all || matches(filter, { text: `${r.run_id} ${r.title} ${r.phase ?? ''} ${r.calls.map((c) => `${c.label ?? ''} ${c.job_id ?? ''}`).join(' ')}`.toLowerCase(), labels: [`run:${r.run_id}`], statuses: [r.status] }))
+      .flatMap((r) => runRows(r, o.expanded?.has(r.run_id) ?? false)),
     workflows: f.workflows
       .filter((w) => all || matches(filter, { text: `${w.workflow_id} ${w.title} ${w.phase} ${w.bar}`.toLowerCase(), labels: [], statuses: [w.status] }))
       .map((workflow) => ({ kind: 'workflow', key: `wf:${workflow.workflow_id}`, block: 'workflows', workflow })),
@@ -128,7 +150,8 @@ export function buildRows(f: Floor, o: RowOptions = {}): ViewRow[] {
   const rows: ViewRow[] = [];
   for (const b of BLOCK_ORDER) {
     if (!items[b].length) continue;
-    rows.push({ kind: 'heading', key: `heading:${b}`, block: b, count: items[b].length }, ...items[b]);
+    const count = b === 'runs' ? items[b].filter((r) => r.kind === 'run').length : items[b].length;
+    rows.push({ kind: 'heading', key: `heading:${b}`, block: b, count }, ...items[b]);
   }
   return rows;
 }
@@ -210,6 +233,10 @@ export function targetOf(r: ViewRow): Target | undefined {
       return { job_id: r.job.job_id, request_id: null, request_kind: null, title: r.job.title, status: r.job.status };
     case 'workflow':
       return { job_id: r.workflow.current_job, request_id: null, request_kind: null, title: r.workflow.title, status: null };
+    case 'run':
+      return { job_id: null, request_id: null, request_kind: null, title: r.run.title, status: r.run.status };
+    case 'call':
+      return { job_id: r.call.job_id, request_id: null, request_kind: null, title: r.call.job_title ?? r.call.label ?? `call #${r.call.seq}`, status: r.call.job_status };
     default:
       return undefined;
   }

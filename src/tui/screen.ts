@@ -1,7 +1,7 @@
 // The list screen as lines: each row's text fitted to the width (one or two lines per row),
 // and the window of lines that fits the terminal with the selected row inside it. Pure.
 import { BLOCK_TITLE, type ViewRow } from './rows.js';
-import { doneLines, fit, lockLine, needLine, queuedLines, runningLines, workflowLine } from './format.js';
+import { doneLines, fit, lockLine, needLine, queuedLines, runCallLine, runLine, runLogLine, runningLines, workflowLine } from './format.js';
 
 /** How a line is drawn (the component maps tones to colours). */
 export type Tone = 'heading' | 'need' | 'text' | 'dim' | 'warn' | 'bad' | 'good';
@@ -34,6 +34,14 @@ export function rowLines(r: ViewRow, now: number, width: number): Line[] {
       return [line(needLine(r.need, width), 'need')];
     case 'workflow':
       return [line(workflowLine(r.workflow, width), r.workflow.status === 'blocked' ? 'warn' : 'text')];
+    case 'run': {
+      const tone: Tone = r.run.status === 'failed' ? 'bad' : r.run.status === 'cancelled' ? 'dim' : r.run.status === 'succeeded' ? 'good' : r.run.paused || r.run.waiting_request ? 'warn' : 'text';
+      return [line(runLine(r.run, r.expanded, width), tone)];
+    }
+    case 'call':
+      return [line(runCallLine(r.call, width), r.call.status === 'failed' ? 'bad' : r.call.status === 'running' ? 'text' : 'dim')];
+    case 'runlog':
+      return [line(runLogLine(r.line, width), 'dim')];
     case 'lock':
       return [line(lockLine(r.lock, now, width), 'dim')];
     case 'limit':

@@ -14,7 +14,7 @@
 //   /api/web/locks                              locks.ts
 //   /api/web/kb[/<id>[/delete]]                 kb.ts: browse, search, add, edit, delete
 //   /api/web/usage, /timeline, /graph           history.ts
-//   /api/web/runs[/<id>[/resume]]               runs.ts: dispatch runs
+//   /api/web/runs[/<id>[/resume|cancel|pause|calls/<seq>/cancel]]  runs.ts: dispatch and script runs
 //   /api/web/schedules[/<id>[/cancel]]          schedules.ts: list_schedules, cancel_schedule
 // Every GET is read-only; every POST body is validated with zod. Errors: { error: { code,
 // message } }; a refused call changes nothing. Lead-equivalent callers only: an agent's token
@@ -40,6 +40,7 @@ import { kbRoutes } from './api/kb.js';
 import { historyRoutes } from './api/history.js';
 import { runRoutes } from './api/runs.js';
 import type { RunService } from '../runs/runService.js';
+import type { ToolDef } from '../tools/registry.js';
 import { scheduleRoutes } from './api/schedules.js';
 import type { Schedules } from '../runs/schedules.js';
 
@@ -53,6 +54,8 @@ export interface WebServices {
   kb: KnowledgeBase;
   /** Dispatch runs (src/runs), for the Runs panel. */
   runs?: RunService;
+  /** The lead's tools: the Runs panel's verbs go through them (cancel_run, pause_run, resume_run). */
+  tools?: readonly ToolDef[];
   /** Debates (src/debate); the panel is left out without them. */
   debates?: DebateService;
   /** Schedules (src/runs/schedules.ts), for the Schedules panel. */
@@ -82,7 +85,7 @@ export function webApi(d: WebApiDeps): ApiHandler & { closeStreams(): void } {
     lockRoutes({ ctx: d.ctx, locks: d.services.locks }),
     kbRoutes(d.services),
     historyRoutes(d),
-    runRoutes(d.services),
+    runRoutes({ ctx: d.ctx, services: d.services }),
     ...(d.services.debates ? [debateRoutes({ debates: d.services.debates, notes: d.services.notes })] : []),
     scheduleRoutes(d.services),
   ];

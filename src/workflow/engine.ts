@@ -1,7 +1,9 @@
-// The workflow engine: when a phase job settles, the pure decisions of src/domain/workflow.ts
+// The workflow engine: when a phase job has ended, the pure decisions of src/domain/workflow.ts
 // say what comes next and this applies them — the plan, check-offs and re-opened milestones
 // (through the ledger), worklogs, repairs, the lead's plan approval, blocked reasons, and the
-// final commit/push/PR. Work on one workflow is serialised.
+// final commit/push/PR. It does not sequence the phases: the bundled script does
+// (src/scripts/bundled/implement-review.js, through the calls of ./steps.ts), and gets the next
+// step from here. Work on one workflow is serialised.
 import { SerialChains } from '../serial.js';
 import type { HubContext } from '../services/context.js';
 import type { NoteService } from '../services/notes.js';
@@ -12,16 +14,29 @@ import { finishWorktree } from '../git/worktree.js';
 import { runChecks } from '../services/checks.js';
 import { BudgetExceededError, errorMessage } from '../errors.js';
 import type { MilestoneLedger } from './ledger.js';
-import type { PhaseSpawner } from './phases.js';
+import type { PhaseCall, PhaseSpawner } from './phases.js';
 import { readState, roleKey, wfKeys, type WfState } from './state.js';
 import { commitAll, worktreeProblem } from './worktree.js';
+
+/** What the workflow does next, as its script sees it: a phase to run, the lead's plan approval
+ * to wait for, or the end (done and blocked are applied already; stop: it was cancelled or resumed
+ * under the script, which just ends). */
+export type Step =
+  | { kind: 'spawn'; phase: Phase; cycle: number; repair?: string }
+  | { kind: 'approval'; cycle: number }
+  | { kind: 'block'; code: BlockedReason['code']; message: string }
+  | { kind: 'done' }
+  | { kind: 'stop'; status: string };
 
 export class WorkflowEngine {
   private readonly chains = new SerialChains(async (id, err) => {
     this.ctx.log.error({ err, workflow: id }, 'workflow step failed');
     // Blocking can fail too (the database closing under a late step): the chain never rejects.
-    await this.blockNow(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null)
-      .catch((e: unknown) => this.ctx.log.error({ err: e, workflow: id }, 'could not block the workflow'));
+    try {
+      this.block(id, 'phase_failed', `internal error while advancing the workflow: ${errorMessage(err)}`, null);
+    } catch (e) {
+      this.ctx.log.error({ err: e, workflow: id }, 'could not block the workflow');
+    }
   });
 
   constructor(
@@ -57,28 +72,45 @@ export class WorkflowEngine {
     this.store.update(id, { state_json: JSON.stringify(st) }, this.ctx.clock.now());
   }
 
-  /** Spawn a phase once the worktree is verified (blocked instead when it cannot be used). */
-  async spawnVerified(w: WorkflowRow, phase: Phase, cycle: number, repair?: string): Promise<string | undefined> {
+  /** The worktree is verified before a phase; a workflow whose worktree cannot be used is blocked (false). */
+  async verified(w: WorkflowRow, phase: Phase, cycle: number): Promise<boolean> {
     const problem = await worktreeProblem(w);
-    if (problem) {
-      await this.blockNow(w.id, problem.code, problem.message, null, phase, cycle);
-      return undefined;
-    }
+    if (problem) this.block(w.id, problem.code, problem.message, null, phase, cycle);
+    return !problem;
+  }
+
+  /** Spawns a phase, carried by a call of the workflow's script run; a budget the phase would
+   * exceed (src/money/budgets.ts) blocks the workflow instead, saying which and what to do. */
+  spawnOrBlock(w: WorkflowRow, step: { phase: Phase; cycle: number; repair?: string }, call: PhaseCall): string | undefined {
     try {
-      return this.phases.spawn(this.workflow(w.id), phase, cycle, repair);
+      return this.spawn(w, step, call);
     } catch (err) {
-      // A budget the phase would exceed (src/money/budgets.ts): blocked, saying which and what to do.
       if (!(err instanceof BudgetExceededError)) throw err;
-      await this.blockNow(w.id, 'budget_exceeded', err.message, null, phase, cycle);
+      this.block(w.id, 'budget_exceeded', err.message, null, step.phase, step.cycle);
       return undefined;
     }
   }
 
-  async onPhaseEnded(wfId: string, jobId: string): Promise<void> {
+  /** Spawns a phase, carried by a call of the workflow's script run (a budget it would exceed: BudgetExceededError). */
+  spawn(w: WorkflowRow, step: { phase: Phase; cycle: number; repair?: string }, call: PhaseCall): string {
+    return this.phases.spawn(this.workflow(w.id), step.phase, step.cycle, step.repair, call);
+  }
+
+  /** Before a review of cycle 2 or later: the workflow's checks, for its prompt. */
+  async beforePhase(w: WorkflowRow, phase: Phase, cycle: number): Promise<void> {
+    if (phase === 'review' && cycle >= 2) await this.runWorkflowChecks(w);
+  }
+
+  /** After phase job `jobId` ended: its result applied, and the next step. */
+  async afterPhase(wfId: string, jobId: string): Promise<Step> {
     const w0 = this.store.get(wfId);
-    if (!w0 || w0.status !== 'running' || w0.current_job !== jobId) return;
+    if (!w0 || w0.status !== 'running' || w0.current_job !== jobId) return { kind: 'stop', status: w0?.status ?? 'gone' };
     const job = this.ctx.store.get(jobId)!;
-    if (job.status === 'interrupted') return; // hub stopping or pause_agent stop: resume_workflow / restart picks it up
+    if (job.phase !== 'assess' && !this.ledger.get(wfId)) {
+      const message = 'the workflow has no plan: neither the hub\'s record nor the plan note';
+      this.block(wfId, 'missing_artifact', message, jobId);
+      return { kind: 'block', code: 'missing_artifact', message };
+    }
     this.reconcilePlan(wfId);
     const w = this.workflow(wfId);
     const phase = job.phase as Phase;
@@ -124,7 +156,7 @@ export class WorkflowEngine {
       }
     }
     this.store.update(w.id, { state_json: JSON.stringify(st) }, this.ctx.clock.now());
-    await this.apply(this.workflow(w.id), next, phase, cycle, jobId);
+    return this.apply(this.workflow(w.id), next, phase, cycle, jobId);
   }
 
   /** The hub commits leftovers, then checks off exactly the milestone the phase reported
@@ -148,42 +180,54 @@ export class WorkflowEngine {
     return afterImplement(!!r && 'checked' in r, total > 0 && done === total, cycle, w.max_cycles, st);
   }
 
-  private async apply(w: WorkflowRow, next: Next, phase: Phase, cycle: number, jobId: string): Promise<void> {
+  /** Done and blocked are applied here; a spawn or an approval is the script's next call. */
+  private async apply(w: WorkflowRow, next: Next, phase: Phase, cycle: number, jobId: string): Promise<Step> {
     switch (next.kind) {
-      case 'spawn': {
-        if (next.phase === 'review' && next.cycle >= 2) await this.runWorkflowChecks(w);
-        await this.spawnVerified(this.workflow(w.id), next.phase, next.cycle, next.repair);
-        return;
-      }
-      case 'approval': {
-        const reqId = this.requests.openDetached({
-          jobId, kind: 'approval', summary: `Approve the plan of workflow ${w.id} ("${w.title}") before implementation starts`,
-          plan: { rationale: this.ledger.rendered(w.id) ?? '', resources: this.notes.store.get(wfKeys(w.id).contract)?.value ?? '' },
-        });
-        this.store.update(w.id, { status: 'waiting_approval', approval_request: reqId, phase: 'review', cycle }, this.ctx.clock.now());
-        return;
-      }
+      case 'spawn':
+        return next.repair ? { kind: 'spawn', phase: next.phase, cycle: next.cycle, repair: next.repair } : { kind: 'spawn', phase: next.phase, cycle: next.cycle };
+      case 'approval':
+        return { kind: 'approval', cycle };
       case 'block':
-        await this.blockNow(w.id, next.code, next.message, jobId, phase, cycle);
-        return;
+        this.block(w.id, next.code, next.message, jobId, phase, cycle);
+        return next;
       case 'done':
         await this.finish(w);
+        return next;
     }
   }
 
-  async onApproval(id: string): Promise<void> {
+  /** The lead's approval of the plan (list_requests / respond): the request the workflow waits
+   * for — the one it has (after a hub restart), or a new one. Undefined: it does not wait (any more). */
+  openApproval(id: string, cycle: number): string | undefined {
     const w = this.store.get(id);
-    if (!w || w.status !== 'waiting_approval' || !w.approval_request) return;
+    if (w?.status === 'waiting_approval' && w.approval_request) return w.approval_request;
+    // Approved already (the answer came in while a restarted hub's script was still replaying), or no longer running.
+    if (w?.status !== 'running' || w.plan_approved) return undefined;
+    const reqId = this.requests.openDetached({
+      jobId: w.current_job ?? '', kind: 'approval', summary: `Approve the plan of workflow ${w.id} ("${w.title}") before implementation starts`,
+      plan: { rationale: this.ledger.rendered(w.id) ?? '', resources: this.notes.store.get(wfKeys(w.id).contract)?.value ?? '' },
+    });
+    this.store.update(w.id, { status: 'waiting_approval', approval_request: reqId, phase: 'review', cycle }, this.ctx.clock.now());
+    return reqId;
+  }
+
+  approvalPending(reqId: string): boolean {
+    return this.requests.store.get(reqId)?.status === 'pending';
+  }
+
+  /** The lead answered the plan approval: implement next, or blocked plan_rejected. */
+  approvalAnswered(id: string): Step {
+    const w = this.store.get(id);
+    if (!w || w.status !== 'waiting_approval' || !w.approval_request) return { kind: 'stop', status: w?.status ?? 'gone' };
     const r = this.requests.store.get(w.approval_request);
-    if (!r || r.status === 'pending') return;
-    if (r.status === 'answered' && r.decision === 'approved') {
+    if (r?.status === 'answered' && r.decision === 'approved') {
       this.store.update(id, { status: 'running', plan_approved: 1, approval_request: null }, this.ctx.clock.now());
-      const cur = this.workflow(id);
-      await this.spawnVerified(cur, 'implement', Math.max(1, cur.cycle));
-      return;
+      return { kind: 'spawn', phase: 'implement', cycle: Math.max(1, w.cycle) };
     }
     this.store.update(id, { status: 'running', approval_request: null }, this.ctx.clock.now());
-    await this.blockNow(id, 'plan_rejected', `the lead did not approve the plan (${r.status}${r.comment ? `: ${r.comment}` : ''})`, r.job_id, 'review', w.cycle);
+    const message = `the lead did not approve the plan (${r?.status ?? 'gone'}${r?.comment ? `: ${r.comment}` : ''})`;
+    this.block(id, 'plan_rejected', message, r?.job_id ?? null, 'review', w.cycle);
+    return { kind: 'block', code: 'plan_rejected', message };
   }
 
   private async runWorkflowChecks(w: WorkflowRow): Promise<void> {
@@ -195,7 +239,7 @@ export class WorkflowEngine {
     this.store.update(w.id, { state_json: JSON.stringify(st) }, this.ctx.clock.now());
   }
 
-  async blockNow(id: string, code: BlockedReason['code'], message: string, jobId: string | null, phase?: Phase, cycle?: number): Promise<void> {
+  block(id: string, code: BlockedReason['code'], message: string, jobId: string | null, phase?: Phase, cycle?: number): void {
     const w = this.store.get(id);
     if (!w || w.status === 'cancelled' || w.status === 'succeeded') return;
     const reason: BlockedReason = { code, message, phase: phase ?? (w.phase as Phase), cycle: cycle ?? w.cycle, job_id: jobId };

@@ -12,6 +12,10 @@ import { readState, roleKey, wfKeys, type Guidelines } from './state.js';
 
 export const CONTEXT_CAP = 50_000;
 
+/** The call of the workflow's script run that a phase carries: the job is labelled with the run
+ * and `within` journals the call in the job's own transaction. */
+export interface PhaseCall { runId: string; within: (jobId: string, now: number) => void }
+
 export class PhaseSpawner {
   constructor(
     private readonly ctx: HubContext, private readonly jobs: JobService, private readonly notes: NoteService,
@@ -40,7 +44,7 @@ export class PhaseSpawner {
     return [own, ...this.ctx.config.fallbackModels.filter((m) => m !== own)];
   }
 
-  spawn(w: WorkflowRow, phase: Phase, cycle: number, repair?: string): string {
+  spawn(w: WorkflowRow, phase: Phase, cycle: number, repair: string | undefined, call: PhaseCall): string {
     const st = readState(w);
     const role = this.role(w, phase);
     const models = this.models(w, phase);
@@ -53,11 +57,16 @@ export class PhaseSpawner {
       parent_id: null, depth: 1, title: `${w.id} cycle ${cycle} ${phase}${repair ? ' (repair)' : ''}`, prompt, provider: role.provider, model: model ?? null,
       cwd: workDir, work_dir: workDir, repo_root: w.repo_root, worktree: 0, branch: w.branch, base_commit: null, priority: 0,
       max_turns: limits.max_turns ?? null, budget_usd: limits.budget_usd ?? null, timeout_s: limits.timeout_s ?? null,
-      context_json: null, template: w.template, checks_json: '[]', retry: 'none', labels_json: JSON.stringify(['workflow', `workflow:${w.id}`]),
+      context_json: null, template: w.template, checks_json: '[]', retry: 'none', labels_json: JSON.stringify(['workflow', `workflow:${w.id}`, `run:${call.runId}`]),
       depends_on_json: '[]', workflow_id: w.id, phase, cycle, project: w.project ?? null,
       json_schema: JSON.stringify(phase === 'assess' ? ASSESS_SCHEMA : phase === 'review' ? REVIEW_SCHEMA : IMPLEMENT_SCHEMA),
-    }, `workflow ${w.id}`);
-    this.store.update(w.id, { phase, cycle, current_job: r.job_id, state_json: JSON.stringify(st) }, this.ctx.clock.now());
+    }, `workflow ${w.id}`, {
+      // The job, the call it carries and the workflow's current phase: one transaction.
+      within: (jobId, now) => {
+        call.within(jobId, now);
+        this.store.update(w.id, { phase, cycle, current_job: jobId, state_json: JSON.stringify(st) }, now);
+      },
+    });
     return r.job_id;
   }
 

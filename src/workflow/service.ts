@@ -1,7 +1,10 @@
-// The workflow tools (docs/workflows.md): start, get, list, cancel and resume a workflow,
-// and the hub-start reconciliation of running ones. A workflow owns a worktree and branch; its
-// phases are ordinary jobs spawned one at a time (phases.ts); the engine (engine.ts) advances
-// it when a phase settles; the ledger (ledger.ts) keeps the hub's record of check-offs.
+// The workflow tools (docs/workflows.md): start, get, list, cancel and resume a workflow. A
+// workflow owns a worktree and branch; it is driven by a run of the bundled script
+// implement-review on the script engine (src/scripts, ./steps.ts), whose calls spawn the phases as
+// ordinary jobs one at a time (phases.ts) and advance it through the engine (engine.ts); the ledger
+// (ledger.ts) keeps the hub's record of check-offs. A hub restart continues the run like any other
+// script run (ScriptRuns.resumeAll); the workflow has no restart logic of its own, except for a
+// workflow from before it had a run (reconcile()).
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -13,45 +16,64 @@ import { WorkflowStore, type WorkflowRow } from '../store/workflows.js';
 import { tx } from '../store/db.js';
 import { freshCounters, type Phase } from '../domain/workflow.js';
 import { isSettled } from '../domain/job.js';
-import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
+import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { placeRun, removeWorktree } from '../git/worktree.js';
 import { gitOut } from '../git/exec.js';
 import type { CancelInput } from '../contract/agents.js';
 import { checkProject } from '../projects/service.js';
 import type { ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from '../contract/workflows.js';
+import type { ScriptRuns } from '../scripts/runs.js';
+import type { BundledScript } from '../scripts/bundled.js';
 import { WorkflowEngine } from './engine.js';
 import { MilestoneLedger } from './ledger.js';
 import { PhaseSpawner } from './phases.js';
+import { IMPLEMENT_REVIEW, phaseTitle, WorkflowSteps, type PhaseStep } from './steps.js';
 import { planKeyOwner, readState, type Guidelines } from './state.js';
 import { workflowView, type WorkflowView } from './view.js';
+
+/** The workflow's parts the script engine needs before the service exists (its bundled script). */
+export class WorkflowCore {
+  readonly store: WorkflowStore;
+  readonly ledger: MilestoneLedger;
+  readonly engine: WorkflowEngine;
+  readonly steps: WorkflowSteps;
+  readonly script: BundledScript;
+
+  /** `templates`: template defaults and guidelines (.overseer/templates, src/templates). */
+  constructor(readonly ctx: HubContext, jobs: JobService, readonly notes: NoteService, readonly requests: RequestService, readonly templates: Guidelines) {
+    this.store = new WorkflowStore(ctx.db, (w) => ctx.bus.emit('workflow', { workflowId: w.id, status: w.status, phase: w.phase, cycle: w.cycle }));
+    this.ledger = new MilestoneLedger(ctx, notes, this.store);
+    const phases = new PhaseSpawner(ctx, jobs, notes, this.store, this.ledger, templates);
+    this.engine = new WorkflowEngine(ctx, notes, requests, this.store, this.ledger, phases);
+    this.steps = new WorkflowSteps(ctx, this.store, this.engine);
+    this.script = this.steps.script();
+  }
+}
 
 export class WorkflowService {
   readonly store: WorkflowStore;
   private readonly ledger: MilestoneLedger;
-  private readonly phases: PhaseSpawner;
   private readonly engine: WorkflowEngine;
+  private readonly steps: WorkflowSteps;
+  private readonly requests: RequestService;
+  private readonly templates: Guidelines;
 
-  /** `templates`: template defaults and guidelines (.overseer/templates, src/templates). */
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, notes: NoteService, private readonly requests: RequestService, private readonly templates: Guidelines) {
-    this.store = new WorkflowStore(ctx.db, (w) => ctx.bus.emit('workflow', { workflowId: w.id, status: w.status, phase: w.phase, cycle: w.cycle }));
-    this.ledger = new MilestoneLedger(ctx, notes, this.store);
-    this.phases = new PhaseSpawner(ctx, jobs, notes, this.store, this.ledger, templates);
-    this.engine = new WorkflowEngine(ctx, notes, requests, this.store, this.ledger, this.phases);
-    ctx.bus.on('job', (e) => {
-      if (!isSettled(e.status as never)) return;
-      const j = ctx.store.get(e.jobId);
-      if (!j?.workflow_id) return;
-      const wfId = j.workflow_id;
-      void this.engine.serial(wfId, () => this.engine.onPhaseEnded(wfId, e.jobId));
-    });
-    ctx.bus.on('request', (e) => {
-      const w = this.store.byStatus('waiting_approval').find((x) => x.approval_request === e.requestId);
-      if (w) void this.engine.serial(w.id, () => this.engine.onApproval(w.id));
-    });
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, core: WorkflowCore, private readonly scripts: ScriptRuns) {
+    ({ store: this.store, ledger: this.ledger, engine: this.engine, steps: this.steps, requests: this.requests, templates: this.templates } = core);
     // Whoever writes a plan note, the hub's record wins: the note is reconciled at once.
     ctx.bus.on('note', (e) => {
       const id = planKeyOwner(e.key);
       if (id && this.store.get(id)) void this.engine.serial(id, async () => this.engine.reconcilePlan(id));
+    });
+    // The lead's answer to a plan approval takes effect as it arrives; the script's wf.approval call waits for it (steps.ts).
+    ctx.bus.on('request', (e) => {
+      const w = this.store.byStatus('waiting_approval').find((x) => x.approval_request === e.requestId);
+      if (w && !this.engine.approvalPending(e.requestId)) void this.engine.serial(w.id, async () => { this.engine.approvalAnswered(w.id); });
+    });
+    // The workflow's run ended under it (the script failed, or cancel_run): the workflow does not stay running without a driver.
+    ctx.bus.on('run', (e) => {
+      const id = this.workflowOfRun(e.runId);
+      if (id) void this.engine.serial(id, async () => this.runEnded(id, e.runId, e.status));
     });
   }
 
@@ -104,8 +126,8 @@ export class WorkflowService {
           pr_url: null, git_note: null, created_at: now, ended_at: null, plan_text: null, project: i.project ?? null,
         });
       });
-      const jobId = this.phases.spawn(this.store.get(id)!, 'assess', 0);
-      return { workflow_id: id, status: 'running', assess_job_id: jobId, branch };
+      const jobId = this.launch(this.store.get(id)!, { phase: 'assess', cycle: 0 });
+      return { workflow_id: id, status: 'running', assess_job_id: jobId!, branch };
     } catch (err) {
       // Nothing half-created: no orphan worktree or branch.
       if (worktreePath && repoRoot) {
@@ -130,7 +152,67 @@ export class WorkflowService {
   }
 
   private view(w: WorkflowRow): WorkflowView {
-    return workflowView(w, this.ledger, this.store);
+    return { ...workflowView(w, this.ledger, this.store), run_id: readState(w).runId ?? null };
+  }
+
+  /** Starts the workflow's script run with its first phase: the phase job, the run and the call the
+   * job carries in one transaction (a budget the phase would exceed: BudgetExceededError, nothing written). */
+  private launch(w: WorkflowRow, first: PhaseStep): string {
+    let jobId = '';
+    this.startRun(w, first, (runId) => {
+      jobId = this.engine.spawn(this.store.get(w.id)!, first, this.steps.carry(this.scripts.journal, runId, w.id, first, phaseTitle(first)));
+    });
+    return jobId;
+  }
+
+  /** launch(), but a budget the phase would exceed blocks the workflow. */
+  private launchOrBlock(w: WorkflowRow, first: PhaseStep): void {
+    try {
+      this.launch(w, first);
+    } catch (err) {
+      if (!(err instanceof BudgetExceededError)) throw err;
+      this.engine.block(w.id, 'budget_exceeded', err.message, null, first.phase, first.cycle);
+    }
+  }
+
+  private startRun(w: WorkflowRow, first: PhaseStep, carry: (runId: string) => void): void {
+    this.scripts.startBundled(IMPLEMENT_REVIEW, { title: `workflow ${w.id}: ${w.title}`, args: { workflow_id: w.id, first: { ...first } } }, (runId) => {
+      this.store.update(w.id, { state_json: JSON.stringify({ ...readState(this.workflow(w.id)), runId }) }, this.ctx.clock.now());
+      carry(runId);
+    });
+  }
+
+  /** The workflow a run of the bundled script drives, if it is one. */
+  private workflowOfRun(runId: string): string | undefined {
+    const r = this.ctx.db.prepare("SELECT rules_json FROM runs WHERE id = ? AND kind = 'script'").get(runId) as { rules_json: string } | undefined;
+    const rules = r ? (JSON.parse(r.rules_json) as { bundled?: string; args?: { workflow_id?: string } }) : undefined;
+    return rules?.bundled === IMPLEMENT_REVIEW ? rules.args?.workflow_id : undefined;
+  }
+
+  private async runEnded(id: string, runId: string, status: string): Promise<void> {
+    const w = this.store.get(id);
+    if (!w || readState(w).runId !== runId || (w.status !== 'running' && w.status !== 'waiting_approval')) return;
+    if (status === 'cancelled') {
+      await this.close(w, 'the workflow\'s run was cancelled');
+      return;
+    }
+    const note = (this.ctx.db.prepare('SELECT note FROM runs WHERE id = ?').get(runId) as { note: string | null } | undefined)?.note;
+    this.engine.block(id, 'phase_failed', `the workflow's script run ${runId} ended (${status}) while the workflow was ${w.status}: ${note ?? 'no reason given'}`, w.current_job);
+  }
+
+  /** Cancelled: its approval request closed, its worktree removed (the branch stays). */
+  private async close(w: WorkflowRow, reason: string): Promise<void> {
+    this.store.update(w.id, { status: 'cancelled', ended_at: this.ctx.clock.now() }, this.ctx.clock.now());
+    if (w.approval_request) this.requests.cancel(w.approval_request, reason);
+    if (w.worktree_path && w.repo_root) await removeWorktree(w.repo_root, w.worktree_path).catch(() => undefined);
+  }
+
+  /** Stops the workflow's run (its running phase is cancelled with it); the run's end is not news to the workflow. */
+  private async stopRun(w: WorkflowRow, reason: string): Promise<void> {
+    const runId = readState(w).runId;
+    if (runId) await this.scripts.cancel(runId, reason).catch(() => undefined);
+    const j = w.current_job ? this.ctx.store.get(w.current_job) : undefined;
+    if (j && !isSettled(j.status)) await this.jobs.cancel({ job_id: j.id, cascade: true, reason } as CancelInput, { role: 'lead' });
   }
 
   async cancel(id: string, caller: Caller): Promise<WorkflowView> {
@@ -138,13 +220,9 @@ export class WorkflowService {
     const w = this.workflow(id);
     if (w.status === 'succeeded' || w.status === 'cancelled') return this.view(w);
     this.store.update(id, { status: 'cancelled', ended_at: this.ctx.clock.now() }, this.ctx.clock.now());
-    if (w.approval_request) this.requests.cancel(w.approval_request, 'the workflow was cancelled');
-    if (w.current_job) {
-      const j = this.ctx.store.get(w.current_job);
-      if (j && !isSettled(j.status)) await this.jobs.cancel({ job_id: j.id, cascade: true, reason: 'workflow cancelled' } as CancelInput, { role: 'lead' });
-    }
+    await this.stopRun(w, 'workflow cancelled');
     await this.idle(id);
-    if (w.worktree_path && w.repo_root) await removeWorktree(w.repo_root, w.worktree_path).catch(() => undefined);
+    await this.close(w, 'the workflow was cancelled');
     return this.view(this.workflow(id));
   }
 
@@ -162,10 +240,9 @@ export class WorkflowService {
       throw new InvalidInputError(`workflow ${w.id} has no plan yet: resume from phase "assess".`);
     }
     if (cycle > w.max_cycles) throw new InvalidInputError(`cycle ${cycle} is past max_cycles (${w.max_cycles}).`);
-    if (w.current_job) {
-      const j = this.ctx.store.get(w.current_job);
-      if (j && !isSettled(j.status)) await this.jobs.cancel({ job_id: j.id, cascade: true, reason: 'workflow resumed' } as CancelInput, { role: 'lead' });
-    }
+    // The old run is no longer the workflow's before it is cancelled: its end is not the workflow's.
+    this.store.update(w.id, { state_json: JSON.stringify({ ...readState(w), runId: null }) }, this.ctx.clock.now());
+    await this.stopRun(w, 'workflow resumed');
     await this.idle(w.id);
     if (w.approval_request) this.requests.cancel(w.approval_request, 'the workflow was resumed');
     await this.engine.serial(w.id, async () => {
@@ -176,31 +253,34 @@ export class WorkflowService {
       st.repairs = {};
       st.models = { implementer: 0, reviewer: 0 };
       this.store.update(w.id, { status: 'running', blocked_json: null, ended_at: null, approval_request: null, state_json: JSON.stringify(st) }, this.ctx.clock.now());
-      await this.engine.spawnVerified(this.workflow(w.id), phase, cycle);
+      if (await this.engine.verified(this.workflow(w.id), phase, cycle)) this.launchOrBlock(this.workflow(w.id), { phase, cycle });
     });
     return this.view(this.workflow(w.id));
   }
 
-  /** At hub start: a running workflow whose phase job is no longer alive gets that phase again. */
+  /** At hub start, after the script runs continued (ScriptRuns.resumeAll): a running workflow
+   * from before workflows had a run gets one, from its current phase — waiting for the phase job
+   * when it is still alive or ended while no hub ran, else spawning the phase again. */
   reconcile(): string[] {
     const touched: string[] = [];
     for (const w of this.store.byStatus('running')) {
-      const j = w.current_job ? this.ctx.store.get(w.current_job) : undefined;
-      if (j && !isSettled(j.status)) continue; // queued: the scheduler runs it
+      if (readState(w).runId) continue; // its run continues on its own
       touched.push(w.id);
       void this.engine.serial(w.id, async () => {
         const cur = this.workflow(w.id);
         const phase = cur.phase as Phase;
         if (phase !== 'assess' && !this.ledger.get(w.id)) {
-          await this.engine.blockNow(w.id, 'missing_artifact', 'after a hub restart the workflow has no plan: neither the hub\'s record nor the plan note', cur.current_job);
+          this.engine.block(w.id, 'missing_artifact', 'after a hub restart the workflow has no plan: neither the hub\'s record nor the plan note', cur.current_job);
           return;
         }
         this.engine.reconcilePlan(w.id);
-        if (j && j.status === 'succeeded') {
-          await this.engine.onPhaseEnded(w.id, j.id); // it ended while the hub was down: take its result
+        const step: PhaseStep = { phase, cycle: cur.cycle };
+        const j = cur.current_job ? this.ctx.store.get(cur.current_job) : undefined;
+        if (j && j.status !== 'interrupted') {
+          this.startRun(cur, step, (runId) => this.steps.carry(this.scripts.journal, runId, w.id, step, phaseTitle(step)).within(j.id, this.ctx.clock.now()));
           return;
         }
-        await this.engine.spawnVerified(cur, phase, cur.cycle);
+        if (await this.engine.verified(this.workflow(w.id), phase, cur.cycle)) this.launchOrBlock(this.workflow(w.id), step);
       });
     }
     return touched;

@@ -16,6 +16,8 @@ export interface WfState extends Counters {
   lastChecks?: string;
   /** edits of the plan note made outside the hub since the last worklog, for the next worklog */
   planEdits?: string[];
+  /** the run of the bundled script implement-review that drives the workflow (src/workflow/steps.ts) */
+  runId?: string | null;
 }
 
 export const readState = (w: WorkflowRow): WfState => ({ ...freshCounters(), ...(JSON.parse(w.state_json) as Partial<WfState>) });
