@@ -1,14 +1,17 @@
-// A script runs here: QuickJS compiled to WebAssembly (quickjs-emscripten), one WebAssembly
-// module per run, so a script shares no heap with the hub or another run and reaches nothing but
-// the API of prelude.ts: no file system, network, process, clock or randomness. The hub answers
-// its calls (agent, approve, workflow) through `SandboxHost`; the script's promises are settled
-// from here and its jobs pumped after each answer. Caps per run: CPU time spent inside QuickJS (an
-// infinite loop) and the WebAssembly heap (a runaway allocation: QuickJS's own malloc limit did
-// not stop one in 17 s, the heap check stops it at the cap; docs/decisions.md). Errors name the
-// script's line. Why QuickJS and not isolated-vm: docs/decisions.md ("Scripts run in QuickJS").
+// The script sandbox, the hub's side. A script runs in QuickJS compiled to WebAssembly, one
+// module per run, in a worker thread of its own (src/scripts/sandboxWorker.ts), so a script
+// shares no heap with the hub or another run, reaches nothing but the API of prelude.ts (no file
+// system, network, process, clock or randomness), and never computes on the hub's thread: while
+// one loops, the hub answers its children, MCP and the dashboard (docs/decisions.md, "Scripts run
+// in a worker"). The hub answers the script's calls (agent, approve, workflow) through
+// `SandboxHost`, as messages; `budget` is answered through shared memory, the script waiting on it.
+// Caps per run, enforced in the worker: CPU time spent inside QuickJS and the WebAssembly heap;
+// and here a backstop: a worker whose script has been inside QuickJS longer than the CPU cap plus
+// a margin (a builtin that QuickJS does not interrupt) is terminated, with the same CpuLimit.
+// Errors name the script's line. Why QuickJS and not isolated-vm: docs/decisions.md ("Scripts run in QuickJS").
+import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule, type QuickJSDeferredPromise } from 'quickjs-emscripten';
-import { PRELUDE } from './prelude.js';
+import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from 'quickjs-emscripten';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -47,12 +50,12 @@ export class ScriptCallError extends Error {
   }
 }
 
-const FILE = 'script.js';
+export const FILE = 'script.js';
 const META = /^(\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*)export\s+const\s+meta\b/;
 
 /** The script as QuickJS runs it: an async function body (top-level await and `return` work, as
  * in Claude Code), on the same lines as the source so that errors name the person's line. */
-function wrap(source: string): string {
+export function wrap(source: string): string {
   return `(async () => {${wrapMeta(source)}\n})()`;
 }
 
@@ -105,133 +108,112 @@ export async function checkSyntax(source: string): Promise<ScriptError | null> {
   }
 }
 
-/** Runs `source` to its end (or its caps, or `signal`) with `args` and the hub's `host`. */
-/** `privileged`: a bundled script of the hub's (src/scripts/bundled.ts): it also gets `hub.call(kind, ...args)`. */
+/** The worker's file: the built .js next to this one, or under tsx (tests) the .ts source. */
+const WORKER = new URL(import.meta.url.endsWith('.ts') ? './sandboxWorker.ts' : './sandboxWorker.js', import.meta.url);
+/** How long past its CPU cap a script may stay inside QuickJS (or go on after a cancel) before its worker is terminated. */
+export const BACKSTOP_MARGIN_MS = 1_000;
+const WATCH_TICK_MS = 100;
+
+/** What the worker is started with. `shared`: see `shared()`. */
+export interface WorkerStart { source: string; args: Json | undefined; limits: SandboxLimits; privileged: boolean; shared: SharedArrayBuffer }
+export type FromWorker =
+  | { t: 'call'; id: number; kind: string; args: Json[] }
+  | { t: 'log'; text: string }
+  | { t: 'phase'; text: string }
+  | { t: 'budget' }
+  | { t: 'done'; outcome: SandboxOutcome };
+export type ToWorker =
+  | { t: 'answer'; id: number; ok: true; json: string }
+  | { t: 'answer'; id: number; ok: false; error: { name: string; message: string; code?: string } }
+  | { t: 'abort' };
+
+const SHARED_BYTES = 6 * 8;
+/** The memory a run's worker and the hub share. i32[0]: 1 once the run is cancelled; i32[1]: the
+ * budget answer's sequence number (the worker waits on it). f64[1]: CPU ms the script used in
+ * finished slices; f64[2]: when the current slice started (ms since the epoch; 0: not inside
+ * QuickJS); f64[3..5]: the budget's total (NaN: none), spent (NaN: the hub could not read it) and reserved. */
+export function shared(buffer: SharedArrayBuffer): { i32: Int32Array; f64: Float64Array } {
+  return { i32: new Int32Array(buffer, 0, 2), f64: new Float64Array(buffer) };
+}
+
+export const cpuLimitError = (limits: SandboxLimits): ScriptError => ({ name: 'CpuLimit', message: `the script used more than ${limits.cpuMs} ms of CPU time (an endless loop?); the cap is per run` });
+
+function startWorker(data: WorkerStart): Worker {
+  // The worker's stdout and stderr are kept from the hub's (stdout is the MCP protocol in stdio mode).
+  // Nothing of the hub's command line (tsx's loader, --inspect) reaches the worker: it needs none of it.
+  const opts = { workerData: data, stdout: true, stderr: true, execArgv: [] };
+  if (WORKER.pathname.endsWith('.js')) return new Worker(WORKER, opts);
+  // Under tsx on Node 20 a worker does not inherit tsx's loader: it registers it, then loads the .ts.
+  // (Resolved here: an eval worker would resolve 'tsx' from the current directory, which a test may have changed.)
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); })`, { ...opts, eval: true });
+}
+
+/** Runs `source` to its end (or its caps, or `signal`) with `args` and the hub's `host`, in a worker of its own.
+ * `privileged`: a bundled script of the hub's (src/scripts/bundled.ts): it also gets `hub.call(kind, ...args)`. */
 export async function runInSandbox(o: { source: string; args: Json | undefined; host: SandboxHost; limits?: SandboxLimits; signal?: AbortSignal; privileged?: boolean }): Promise<SandboxOutcome> {
   const limits = o.limits ?? DEFAULT_LIMITS;
-  const mod = await newQuickJSWASMModule(RELEASE_SYNC);
-  const rt = mod.newRuntime();
-  rt.setMemoryLimit(limits.memoryBytes);
-  rt.setMaxStackSize(1 << 20);
-  const heap = mod.getWasmMemory();
-  let used = 0;
-  let sliceStart = performance.now();
-  let stopped: ScriptError | undefined;
-  rt.setInterruptHandler(() => {
-    if (stopped) return true;
-    if (o.signal?.aborted) stopped = { name: 'Cancelled', message: 'the run was cancelled' };
-    else if (used + performance.now() - sliceStart > limits.cpuMs) stopped = { name: 'CpuLimit', message: `the script used more than ${limits.cpuMs} ms of CPU time (an endless loop?); the cap is per run` };
-    else if (heap.buffer.byteLength > limits.memoryBytes) stopped = { name: 'MemoryLimit', message: `the script used more than ${Math.round(limits.memoryBytes / 1048576)} MB of memory; the cap is per run` };
-    return stopped !== undefined;
-  });
-  const vm = rt.newContext();
-  const pending = new Set<QuickJSDeferredPromise>();
-  let wake: () => void = () => undefined;
-  const onAbort = (): void => wake();
-  o.signal?.addEventListener('abort', onAbort, { once: true });
-  const slice = <T>(f: () => T): T => {
-    sliceStart = performance.now();
-    try { return f(); } finally { used += performance.now() - sliceStart; }
-  };
-  try {
-    vm.newFunction('__call', (kindH, argsH) => {
-      const kind = vm.getString(kindH);
-      const args = vm.typeof(argsH) === 'string' ? (JSON.parse(vm.getString(argsH)) as Json[]) : [];
-      const d = vm.newPromise();
-      pending.add(d);
-      o.host.call(kind, args).then(
-        (v) => { if (d.alive) vm.newString(JSON.stringify(v ?? null)).consume((h) => d.resolve(h)); },
-        (e: unknown) => { if (d.alive) rejectWith(vm, d, e); },
-      ).finally(() => { pending.delete(d); if (d.alive) d.dispose(); wake(); });
-      return d.handle;
-    }).consume((f) => vm.setProp(vm.global, '__call', f));
-    vm.newFunction('__log', (m) => { o.host.log(vm.getString(m)); }).consume((f) => vm.setProp(vm.global, '__log', f));
-    vm.newFunction('__phase', (m) => { o.host.phase(vm.getString(m)); }).consume((f) => vm.setProp(vm.global, '__phase', f));
-    vm.newFunction('__budget', () => vm.newString(JSON.stringify(o.host.budget()))).consume((f) => vm.setProp(vm.global, '__budget', f));
-    if (o.privileged) vm.setProp(vm.global, '__privileged', vm.true);
-    slice(() => vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js'))).dispose();
-    vm.newString(JSON.stringify(o.args ?? null)).consume((s) => vm.setProp(vm.global, '__args', s));
-    vm.unwrapResult(vm.evalCode(`Object.defineProperty(globalThis, 'args', { value: ${o.args === undefined ? 'undefined' : 'JSON.parse(globalThis.__args)'} }); delete globalThis.__args;`, 'prelude.js')).dispose();
-
-    const started = slice(() => vm.evalCode(wrap(o.source), FILE));
-    if (started.error) {
-      const e = stopped ?? errorOf(vm, started.error);
-      started.error.dispose();
-      return { status: 'failed', error: e, cpuMs: used };
-    }
-    const main = started.value;
-    try {
-      for (;;) {
-        const jobs = slice(() => rt.executePendingJobs());
-        if (jobs.error) {
-          const e = stopped ?? errorOf(vm, jobs.error);
-          jobs.error.dispose();
-          return { status: 'failed', error: e, cpuMs: used };
-        }
-        if (stopped) return { status: 'failed', error: stopped, cpuMs: used };
-        const state = vm.getPromiseState(main);
-        if (state.type === 'fulfilled') {
-          const value = state.value;
-          try { return { status: 'returned', value: plain(vm, value), cpuMs: used }; } finally { if (value.alive && value !== main) value.dispose(); }
-        }
-        if (state.type === 'rejected') {
-          const e = errorOf(vm, state.error);
-          state.error.dispose();
-          return { status: 'failed', error: e, cpuMs: used };
-        }
-        if (pending.size === 0 && !rt.hasPendingJob()) {
-          return { status: 'failed', error: { name: 'Stalled', message: 'the script waits on a promise that nothing will settle (a call of the API is the only thing that settles later)' }, cpuMs: used };
-        }
-        if (!rt.hasPendingJob()) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            if (o.signal?.aborted) resolve();
-          });
-          wake = () => undefined;
-          if (o.signal?.aborted) return { status: 'failed', error: { name: 'Cancelled', message: 'the run was cancelled' }, cpuMs: used };
-        }
+  const buffer = new SharedArrayBuffer(SHARED_BYTES);
+  const mem = shared(buffer);
+  if (o.signal?.aborted) Atomics.store(mem.i32, 0, 1);
+  const worker = startWorker({ source: o.source, args: o.args, limits, privileged: o.privileged === true, shared: buffer });
+  worker.stdout.resume();
+  worker.stderr.resume();
+  const epoch = (): number => performance.timeOrigin + performance.now();
+  const cpu = (): number => (mem.f64[1] ?? 0) + ((mem.f64[2] ?? 0) > 0 ? epoch() - (mem.f64[2] ?? 0) : 0);
+  return await new Promise<SandboxOutcome>((resolve) => {
+    let ended = false;
+    let abortedAt: number | undefined;
+    const send = (m: ToWorker): void => { if (!ended) worker.postMessage(m); };
+    const end = (outcome: SandboxOutcome): void => {
+      if (ended) return;
+      ended = true;
+      clearInterval(watch);
+      o.signal?.removeEventListener('abort', abort);
+      void worker.terminate();
+      resolve(outcome);
+    };
+    const abort = (): void => { Atomics.store(mem.i32, 0, 1); abortedAt = epoch(); send({ t: 'abort' }); };
+    o.signal?.addEventListener('abort', abort, { once: true });
+    if (o.signal?.aborted) abortedAt = epoch();
+    const watch = setInterval(() => {
+      if (cpu() > limits.cpuMs + BACKSTOP_MARGIN_MS) end({ status: 'failed', error: cpuLimitError(limits), cpuMs: cpu() });
+      else if (abortedAt !== undefined && epoch() - abortedAt > BACKSTOP_MARGIN_MS) end({ status: 'failed', error: { name: 'Cancelled', message: 'the run was cancelled' }, cpuMs: cpu() });
+    }, WATCH_TICK_MS);
+    watch.unref();
+    const answerBudget = (): void => {
+      try {
+        const b = o.host.budget();
+        mem.f64[3] = b.total ?? NaN;
+        mem.f64[4] = b.spent;
+        mem.f64[5] = b.reserved;
+      } catch {
+        mem.f64[4] = NaN; // the worker throws in the script: the budget could not be read
+      } finally {
+        Atomics.add(mem.i32, 1, 1);
+        Atomics.notify(mem.i32, 1);
       }
-    } finally {
-      main.dispose();
-    }
-  } finally {
-    o.signal?.removeEventListener('abort', onAbort);
-    // A script stopped at its memory cap inside a job (after an await) leaves objects QuickJS does
-    // not free, and freeing the runtime then aborts the WebAssembly module ("list_empty(&rt->gc_obj_list)").
-    // The module is this run's alone and is dropped with it: the run's outcome stands.
-    try {
-      for (const d of pending) if (d.alive) d.dispose();
-      vm.dispose();
-      rt.dispose();
-    } catch { /* the run's own module, dropped */ }
-  }
-}
-
-function rejectWith(vm: QuickJSContext, d: QuickJSDeferredPromise, e: unknown): void {
-  const err = vm.newError({ name: e instanceof ScriptCallError ? e.errorName : 'Error', message: e instanceof Error ? e.message : String(e) });
-  if (e instanceof ScriptCallError && e.code) vm.newString(e.code).consume((c) => vm.setProp(err, 'code', c));
-  d.reject(err);
-  err.dispose();
-}
-
-/** The script's return value as plain JSON (what is not JSON is dropped, as JSON.stringify does). */
-function plain(vm: QuickJSContext, h: QuickJSHandle): Json | undefined {
-  if (vm.typeof(h) === 'undefined') return undefined;
-  const json = vm.getProp(vm.global, 'JSON');
-  const stringify = vm.getProp(json, 'stringify');
-  try {
-    const r = vm.callFunction(stringify, json, h);
-    if (r.error) { r.error.dispose(); return undefined; }
-    const t = r.value.consume((v) => (vm.typeof(v) === 'string' ? vm.getString(v) : undefined));
-    return t === undefined ? undefined : (JSON.parse(t) as Json);
-  } finally {
-    stringify.dispose();
-    json.dispose();
-  }
+    };
+    worker.on('message', (m: FromWorker) => {
+      if (ended) return;
+      if (m.t === 'done') end(m.outcome);
+      else if (m.t === 'log') o.host.log(m.text);
+      else if (m.t === 'phase') o.host.phase(m.text);
+      else if (m.t === 'budget') answerBudget();
+      else if (m.t === 'call') {
+        new Promise<Json>((r) => r(o.host.call(m.kind, m.args))).then(
+          (v) => send({ t: 'answer', id: m.id, ok: true, json: JSON.stringify(v ?? null) }),
+          (e: unknown) => send({ t: 'answer', id: m.id, ok: false, error: { name: e instanceof ScriptCallError ? e.errorName : 'Error', message: e instanceof Error ? e.message : String(e), ...(e instanceof ScriptCallError && e.code ? { code: e.code } : {}) } }),
+        );
+      }
+    });
+    worker.on('error', (e) => end({ status: 'failed', error: { name: 'SandboxError', message: `the script's sandbox failed: ${e.message}` }, cpuMs: cpu() }));
+    worker.on('exit', (code) => end({ status: 'failed', error: { name: 'SandboxError', message: `the script's sandbox stopped (exit code ${code}) before the script ended` }, cpuMs: cpu() }));
+  });
 }
 
 /** An error thrown in the script, with the script's line (QuickJS's stack: `at … (script.js:L:C)`). */
-function errorOf(vm: QuickJSContext, h: QuickJSHandle): ScriptError {
+export function errorOf(vm: QuickJSContext, h: QuickJSHandle): ScriptError {
   const d = vm.dump(h) as { name?: unknown; message?: unknown; stack?: unknown; lineNumber?: unknown } | unknown;
   if (typeof d !== 'object' || d === null) return { name: 'Error', message: `the script threw ${JSON.stringify(d)}` };
   const o = d as { name?: unknown; message?: unknown; stack?: unknown; lineNumber?: unknown };
