@@ -96,7 +96,9 @@ async function once(h: TestHub, fake: FakeAnthropic, kind: Kind, tag: string): P
     if (v.status !== 'succeeded') throw new Error(`run ${runId} ended ${v.status}: ${JSON.stringify(v).slice(0, 500)}`);
     jobId = v.calls[0].job_id as string;
   } else {
-    const w = await h.call('wait_for_agents', { job_ids: [jobId!], timeout_s: TIMEOUT_MS / 1000 });
+    // A script run that ended meanwhile wakes the wait with its attention item (told once): wait again.
+    let w = await h.call('wait_for_agents', { job_ids: [jobId!], timeout_s: TIMEOUT_MS / 1000 });
+    for (let i = 0; i < 3 && !w.done?.length && !w.timed_out; i++) w = await h.call('wait_for_agents', { job_ids: [jobId!], timeout_s: TIMEOUT_MS / 1000 });
     if (w.done?.[0]?.status !== 'succeeded') throw new Error(`job ${jobId!} did not succeed: ${JSON.stringify(w).slice(0, 500)}`);
   }
   const job = h.hub.ctx.store.get(jobId!)!;
