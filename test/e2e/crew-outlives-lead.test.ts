@@ -7,13 +7,13 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startFakeAnthropic } from '../../src/fakemodel/fakeAnthropic.js';
 import { claudeBin, claudeEnv, makeTempDir, runClaude } from '../helpers/claude.js';
 import { gate } from '../helpers/gate.js';
 import { alive, eventually } from '../helpers/wait.js';
+import { killStateAndRemove } from '../helpers/stateKill.js';
 
 const CLI = join(process.cwd(), 'dist', 'cli', 'main.js');
 
@@ -52,18 +52,7 @@ describe('the crew outlives the lead window', { timeout: 300_000 }, () => {
     delete env.OVERSEER_PORT;
     cleanups.push(async () => {
       childGate.open();
-      try {
-        const hub = (JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { pid: number }).pid;
-        if (alive(hub)) process.kill(hub, 'SIGKILL');
-      } catch { /* no hub */ }
-      if (existsSync(join(state, 'state.db'))) {
-        const db = new Database(join(state, 'state.db'), { readonly: true });
-        for (const { pid } of db.prepare('SELECT pid FROM jobs WHERE pid IS NOT NULL').all() as { pid: number }[]) {
-          try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
-        }
-        db.close();
-      }
-      await rm(dir, { recursive: true, force: true });
+      await killStateAndRemove(state, dir);
     });
     const mcpConfig = JSON.stringify({ mcpServers: { overseer: { type: 'stdio', command: process.execPath, args: [CLI, 'mcp'] } } });
     const leadArgs = (prompt: string): string[] => ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--mcp-config', mcpConfig, '--strict-mcp-config',

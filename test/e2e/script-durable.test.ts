@@ -10,7 +10,6 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,6 +19,7 @@ import { claudeBin, claudeEnv, makeTempDir, runClaude } from '../helpers/claude.
 import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { alive, eventually } from '../helpers/wait.js';
+import { killStateAndRemove } from '../helpers/stateKill.js';
 
 const CLI = join(process.cwd(), 'dist', 'cli', 'main.js');
 /** What the hub tells an agent it continues after a restart (prompts/run-hub-restart.md). */
@@ -79,15 +79,7 @@ describe('a script run survives kill -9 of its hub', { timeout: 420_000 }, () =>
     const hubPid = (): number => (JSON.parse(readFileSync(join(state, 'hub.json'), 'utf8')) as { pid: number }).pid;
     cleanups.push(async () => {
       held.open();
-      try { if (alive(hubPid())) process.kill(hubPid(), 'SIGKILL'); } catch { /* no hub */ }
-      if (existsSync(join(state, 'state.db'))) {
-        const db = new Database(join(state, 'state.db'), { readonly: true });
-        for (const { pid } of db.prepare('SELECT pid FROM jobs WHERE pid IS NOT NULL').all() as { pid: number }[]) {
-          try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
-        }
-        db.close();
-      }
-      await rm(dir, { recursive: true, force: true });
+      await killStateAndRemove(state, dir);
     });
 
     // The lead: one run_script call, then it ends its turn and exits (runClaude kills its process group, its bridge included).

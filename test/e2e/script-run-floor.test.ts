@@ -4,40 +4,19 @@
 // watch` in tmux shows the run, Enter expands its calls and log, c on an ended call refuses, c
 // + y on the run cancels it through the hub; the dashboard's Runs panel shows the calls and the
 // log, and its Cancel run button cancels the run; the Crew page lists it under Script runs.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
-import { gate, type Gate } from '../helpers/gate.js';
+import { scriptFloorSuite } from '../helpers/scriptFloor.js';
+import { gate } from '../helpers/gate.js';
 import { eventually } from '../helpers/wait.js';
-import { buildCli, cliEnv, MAIN } from '../helpers/cli.js';
+import { cliEnv, MAIN } from '../helpers/cli.js';
 import { runOverseer } from '../helpers/overseerCli.js';
-import { startTerminal, type Terminal } from '../helpers/tmux.js';
+import { startTerminal } from '../helpers/tmux.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { loggedIn } from '../helpers/dashboard.js';
 
-let h: TestHub;
-let browser: Browser | undefined;
-const held: Gate[] = [];
-const terminals: Terminal[] = [];
-const task = (prompt: string): string => /TASK:(\S+)/.exec(prompt)?.[1] ?? '?';
-
-before(async () => {
-  buildCli();
-  h = await startTestHub({
-    processes: new ScriptedLauncher(async (prompt) => {
-      if (task(prompt) === 'slow') await held[held.length - 1]!.wait;
-      return { resultText: `did ${task(prompt)}` };
-    }),
-  });
-});
-after(async () => {
-  for (const t of terminals) t.kill();
-  for (const g of held) g.open();
-  await browser?.close();
-  await h?.stop();
-});
+const f = scriptFloorSuite();
+const { held, terminals } = f;
 
 const SCRIPT = `phase('Review')
 const out = await parallel([() => agent('TASK:fast', { label: 'review fast' }), () => agent('TASK:slow', { label: 'review slow' })])
@@ -47,9 +26,9 @@ return out`;
 /** A run with one call done and one running (held). */
 async function halfDone(title: string): Promise<{ run_id: string; slowJob: string }> {
   held.push(gate(120_000));
-  const r = await h.call('run_script', { title, script: SCRIPT });
+  const r = await f.h.call('run_script', { title, script: SCRIPT });
   const v = await eventually(`${title}: one call done, one running`, () => {
-    const x = h.hub.scripts.view(r.run_id)!;
+    const x = f.h.hub.scripts.view(r.run_id)!;
     const calls = x.calls as any[];
     return calls.length === 2 && calls.some((c) => c.status === 'done') && calls.some((c) => c.job_status === 'running') ? x : undefined;
   }, 20_000);
@@ -59,24 +38,24 @@ async function halfDone(title: string): Promise<{ run_id: string; slowJob: strin
 describe('a script run on the floor', () => {
   test('overseer status: the run\'s line, its agents marked, status --json and --floor', async () => {
     const { run_id, slowJob } = await halfDone('status run');
-    const r = await runOverseer(h.home, ['status']);
+    const r = await runOverseer(f.h.home, ['status']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`▸ run ${run_id} "status run" running · phase Review · calls: 1 done, 1 running, 0 failed · \\$0\\.0000 — overseer run ${run_id}`));
     assert.match(r.stdout, new RegExp(`${slowJob} +running .*review slow +run ${run_id} #\\d`), 'the agent\'s row names its run and call');
-    const json = JSON.parse((await runOverseer(h.home, ['status', '--json'])).stdout) as any[];
-    assert.deepEqual(json.filter((j) => j.script_run?.run_id === run_id).map((j) => j.job_id).sort(), (h.hub.scripts.view(run_id)!.calls as any[]).map((c) => c.job_id).sort());
-    assert.deepEqual(json.find((j) => j.job_id === slowJob).script_run, { run_id, call: (h.hub.scripts.view(run_id)!.calls as any[]).find((c) => c.job_id === slowJob).seq, title: 'status run', status: 'running' });
-    const floor = JSON.parse((await runOverseer(h.home, ['status', '--floor'])).stdout);
+    const json = JSON.parse((await runOverseer(f.h.home, ['status', '--json'])).stdout) as any[];
+    assert.deepEqual(json.filter((j) => j.script_run?.run_id === run_id).map((j) => j.job_id).sort(), (f.h.hub.scripts.view(run_id)!.calls as any[]).map((c) => c.job_id).sort());
+    assert.deepEqual(json.find((j) => j.job_id === slowJob).script_run, { run_id, call: (f.h.hub.scripts.view(run_id)!.calls as any[]).find((c) => c.job_id === slowJob).seq, title: 'status run', status: 'running' });
+    const floor = JSON.parse((await runOverseer(f.h.home, ['status', '--floor'])).stdout);
     const fr = floor.runs.find((x: any) => x.run_id === run_id);
     assert.deepEqual({ status: fr.status, paused: fr.paused, phase: fr.phase, counts: fr.counts }, { status: 'running', paused: false, phase: 'Review', counts: { done: 1, running: 1, failed: 0 } });
     assert.deepEqual(fr.calls.map((c: any) => [c.label, c.job_title, c.status]).sort(), [['review fast', 'review fast', 'done'], ['review slow', 'review slow', 'running']]);
     assert.deepEqual(fr.log.map((l: any) => [l.kind, l.text]), [['phase', 'Review']]);
-    await h.call('cancel_run', { run_id });
+    await f.h.call('cancel_run', { run_id });
   });
 
   test('overseer watch: the run row, Enter shows its calls and log, c refuses an ended call, c + y cancels the run', { timeout: 120_000 }, async () => {
     const { run_id, slowJob } = await halfDone('watched run');
-    const t = startTerminal([process.execPath, MAIN, 'watch'], { cwd: h.project, env: cliEnv({ OVERSEER_HOME: h.home, TERM: 'xterm-256color' }), width: 120, height: 40 });
+    const t = startTerminal([process.execPath, MAIN, 'watch'], { cwd: f.h.project, env: cliEnv({ OVERSEER_HOME: f.h.home, TERM: 'xterm-256color' }), width: 120, height: 40 });
     terminals.push(t);
     const row = /▸ watched run +running +1 done 1 running 0 failed +\$0\.0000/;
     await t.waitFor('the run under SCRIPT RUNS', (s) => /SCRIPT RUNS \(\d\)/.test(s) && row.test(s));
@@ -109,11 +88,11 @@ describe('a script run on the floor', () => {
     await t.waitFor('the run row selected', (s) => /watched run/.test(selected(s)));
     t.keys(['c']);
     await t.waitFor('the y/n question', (s) => new RegExp(`cancel run "watched run" \\(${run_id}\\) and its running agents\\? y/n`).test(s));
-    assert.equal(h.hub.scripts.view(run_id)!.status, 'running', 'nothing happens before the answer');
+    assert.equal(f.h.hub.scripts.view(run_id)!.status, 'running', 'nothing happens before the answer');
     t.keys(['y']);
     await t.waitFor('the cancel confirmed', (s) => new RegExp(`run "watched run" \\(${run_id}\\) cancelled`).test(s));
-    assert.equal(h.hub.scripts.view(run_id)!.status, 'cancelled');
-    await eventually('its running agent cancelled', () => (h.hub.ctx.store.get(slowJob)!.status === 'cancelled' ? true : undefined), 15_000);
+    assert.equal(f.h.hub.scripts.view(run_id)!.status, 'cancelled');
+    await eventually('its running agent cancelled', () => (f.h.hub.ctx.store.get(slowJob)!.status === 'cancelled' ? true : undefined), 15_000);
     await t.waitFor('the run shown cancelled', (s) => /▾ watched run +cancelled/.test(s));
     t.keys(['q']);
     await eventually('watch to exit on q', () => (t.exited().dead ? true : undefined), 10_000);
@@ -121,8 +100,8 @@ describe('a script run on the floor', () => {
 
   test('the dashboard: the Runs panel shows the calls and the log, Cancel run cancels it; the Crew page lists it', { timeout: 120_000 }, async () => {
     const { run_id, slowJob } = await halfDone('page run');
-    browser = await launchBrowser();
-    const page = await loggedIn(browser, h, { hash: '#/runs' });
+    f.browser = await launchBrowser();
+    const page = await loggedIn(f.browser, f.h, { hash: '#/runs' });
     await page.locator(`button[data-run="${run_id}"]`, { hasText: 'page run' }).click({ timeout: 15_000 });
     const calls = page.locator(`[data-script-run="${run_id}"] [data-testid=run-calls] tbody tr`);
     await calls.nth(1).waitFor({ timeout: 15_000 });
@@ -132,7 +111,7 @@ describe('a script run on the floor', () => {
     assert.match(await page.locator(`[data-script-run="${run_id}"] [data-testid=run-log]`).innerText(), /phase Review/);
     page.once('dialog', (d) => void d.accept());
     await page.locator(`[data-script-run="${run_id}"] button[data-action=cancel-run]`).click();
-    await eventually('the run cancelled', () => (h.hub.scripts.view(run_id)!.status === 'cancelled' ? true : undefined), 15_000);
+    await eventually('the run cancelled', () => (f.h.hub.scripts.view(run_id)!.status === 'cancelled' ? true : undefined), 15_000);
     await page.locator(`[data-script-run="${run_id}"] [data-testid=run-meta]`, { hasText: 'cancelled' }).waitFor({ timeout: 15_000 });
     assert.equal(await page.locator(`[data-script-run="${run_id}"] button[data-action=cancel-run]`).count(), 0, 'no cancel on an ended run');
     // The Crew page: the run under Script runs, with its agents.
