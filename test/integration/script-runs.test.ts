@@ -5,6 +5,9 @@
 // next hub on the same state, and no finished call runs twice.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { settingsDirOf } from '../../src/config.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { argValue, ScriptedLauncher, type TurnScript } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
@@ -77,6 +80,12 @@ return { reviews, verdict }`,
       assert.match(e.message, new RegExp(`refused at line ${line}\\b`), e.message);
       assert.match(e.message, what);
     }
+    // Past the size limit (512 KiB), inline or saved.
+    const big = `return 1 // ${'x'.repeat(512 * 1024)}`;
+    assert.match(String(await h.call('run_script', { script: big }).then(() => null, (e: Error) => e.message)), /longer than 524288 characters: move data into args/);
+    mkdirSync(join(settingsDirOf(h.hub.ctx.config), 'scripts'), { recursive: true });
+    writeFileSync(join(settingsDirOf(h.hub.ctx.config), 'scripts', 'big.js'), big);
+    assert.match(String(await h.call('run_script', { name: 'big' }).then(() => null, (e: Error) => e.message)), /ScriptTooLarge: the script is \d+ bytes; the limit is 524288/);
     assert.equal((h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n, before.n, 'nothing was written');
     assert.equal(h.hub.ctx.store.list({ limit: 10 }).length, 0, 'nothing was spawned');
     // An option only the run can know is checked at the call: the script's exception, naming it.
