@@ -88,7 +88,9 @@ export async function runResumeRun(id: string, o: Common): Promise<void> {
   const h = await hubTools();
   try {
     const run = await h.call('resume_run', { run_id: id });
-    out(o.json ? JSON.stringify(run, null, 2) : `${run.run_id} ${run.status}\n${taskLines(run)}`);
+    if (o.json) return out(JSON.stringify(run, null, 2));
+    // A script run answers with its view (calls, log), a dispatch run with its tasks.
+    out(run.kind === 'script' ? (await import('./scriptRuns.js')).scriptRunText(run) : `${run.run_id} ${run.status}\n${taskLines(run)}`);
   } finally {
     await h.close();
   }

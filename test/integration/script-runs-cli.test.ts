@@ -61,6 +61,12 @@ return out`);
     assert.match(r.stdout, /\(will fail\): failed/);
     assert.match(r.stdout, /error: AgentFailed \(line 3\)/);
     assert.match(r.stdout, /1\s+agent\s+-\s+-\s+done/);
+    // overseer resume continues it as resume_run does, and shows it as a script run.
+    const id = /run (r-[a-z0-9]+) \(will fail\)/.exec(r.stdout)![1]!;
+    const again = await runOverseer(h.home, ['resume', id]);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, new RegExp(`run ${id} \\(will fail\\): running`));
+    assert.match(again.stdout, /\[replay\] resumed after it failed/);
   });
 
   test('dispatch without --wait answers at once with the run id; --json gives run_script\'s answer', async () => {
