@@ -1,11 +1,12 @@
 // One throwaway PostgreSQL cluster: initdb in a temp dir, started on 127.0.0.1 (a free port) and a
 // unix socket in that dir, with the durability a test does not need turned off; stopped and removed
-// when the process exits (normally, on an uncaught exception, on SIGINT/SIGTERM). PostgreSQL refuses
+// when the process exits (normally, on an uncaught exception, on SIGINT/SIGTERM; after a SIGKILL a
+// watchdog shell does it within a second or two). PostgreSQL refuses
 // to run as root: as root it runs as the `postgres` user (Debian's package makes it), or as a
 // dedicated `overseer-pg` system user made here when there is none. Binaries: OVERSEER_TEST_PG_BIN,
 // else Debian's /usr/lib/postgresql/<newest>/bin, else the initdb on PATH. docs/decisions.md
 // ("PostgreSQL for the tests") says why.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -104,6 +105,17 @@ function hookExit(): void {
   }
 }
 
+/**
+ * A SIGKILLed test process runs no handler: a detached shell (as the server's user) waits for this
+ * process to be gone, then stops the cluster and removes its dir. After a normal stop it finds the
+ * dir gone and ends within a second.
+ */
+function watchdog(bin: string, dir: string, who: RunAs | undefined): void {
+  const script = 'while [ -d "$1" ] && { [ -d "/proc/$2" ] || kill -0 "$2" 2>/dev/null; }; do sleep 1; done; '
+    + 'if [ -f "$1/data/postmaster.pid" ]; then "$3/pg_ctl" -D "$1/data" -m immediate -w -t 20 stop >/dev/null 2>&1; fi; rm -rf "$1"';
+  spawn('sh', ['-c', script, 'overseer-pg-watchdog', dir, String(process.pid), bin], { detached: true, stdio: 'ignore', cwd: '/', ...(who ?? {}) }).unref();
+}
+
 /** Waits until the server accepts a connection (the first `SELECT 1` answered), with a deadline. */
 async function ready(admin: string, log: string, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
@@ -171,6 +183,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       live.add(cluster);
       try {
         await ready(admin, log, 30_000);
+        watchdog(bin, dir, who);
         return cluster;
       } catch (e) {
         const lost = existsSync(log) && /could not bind|Address already in use/.test(readFileSync(log, 'utf8'));

@@ -1,7 +1,7 @@
 // The tests' PostgreSQL (test/helpers/postgres.ts, issue 29): a real server started by the set-up,
 // a database and role per test that sees only its own, a wrong password refused by the server,
 // the cluster gone when the process that started it ends (normally, by an uncaught exception,
-// by SIGTERM/SIGINT), and a TLS-only server that verify-full accepts with the right CA and refuses
+// by SIGTERM/SIGINT, and by SIGKILL through the watchdog), and a TLS-only server that verify-full accepts with the right CA and refuses
 // with a wrong one or without TLS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freshDatabase, postgres, postgresTls } from '../helpers/postgres.js';
 import { makeCa } from '../helpers/pgTls.js';
+import { eventually } from '../helpers/wait.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/pgChild.ts', import.meta.url));
 
@@ -101,12 +102,12 @@ test('a wrong password is refused with the server\'s message', async (t) => {
   assert.equal(e.message, `password authentication failed for user "${wrong.username}"`);
 });
 
-for (const how of ['exit', 'throw', 'SIGTERM', 'SIGINT'] as const) {
+for (const how of ['exit', 'throw', 'SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
   test(`the cluster is stopped and removed when its process ends (${how})`, async () => {
     // The child always starts its own cluster, even where the tests are given a server.
     const env = { ...process.env };
     delete env.OVERSEER_TEST_PG_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, how === 'SIGTERM' || how === 'SIGINT' ? 'wait' : how], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, how.startsWith('SIG') ? 'wait' : how], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
     const exited = once(child, 'exit');
@@ -119,12 +120,17 @@ for (const how of ['exit', 'throw', 'SIGTERM', 'SIGINT'] as const) {
     const info = JSON.parse(first) as { port: number; dataDir: string };
     assert.ok(existsSync(info.dataDir), 'the data dir exists while the child runs');
     assert.equal(await portRefuses(info.port), false, 'the server listens while the child runs');
-    if (how === 'SIGTERM' || how === 'SIGINT') child.kill(how);
+    if (how === 'SIGTERM' || how === 'SIGINT' || how === 'SIGKILL') child.kill(how);
     const [code, signal] = await exited;
     if (how === 'exit') assert.equal(code, 0, stderr);
     if (how === 'throw') { assert.equal(code, 1); assert.match(stderr, /uncaught on purpose/); }
     if (how === 'SIGTERM') assert.equal(code, 143, `exit ${code} / ${signal}: ${stderr}`);
     if (how === 'SIGINT') assert.equal(code, 130, `exit ${code} / ${signal}: ${stderr}`);
+    if (how === 'SIGKILL') {
+      // No handler runs in the child: the watchdog notices it gone (it checks every second).
+      assert.equal(signal, 'SIGKILL');
+      await eventually('the watchdog to remove the cluster', () => !existsSync(dirname(info.dataDir)), 30_000, 100);
+    }
     assert.equal(existsSync(dirname(info.dataDir)), false, `the cluster's dir ${dirname(info.dataDir)} is removed`);
     assert.equal(await portRefuses(info.port), true, `port ${info.port} refuses connections`);
   });
