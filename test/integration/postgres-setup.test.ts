@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freshDatabase, postgres, postgresTls } from '../helpers/postgres.js';
+import { pgBinDir } from '../helpers/pgCluster.js';
 import { makeCa } from '../helpers/pgTls.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -60,6 +61,8 @@ test('the set-up starts one server per process; postgres() gives its URLs (and t
   const [su] = await query<{ s: string; v: string }>(a.admin, "SELECT current_setting('is_superuser') AS s, current_setting('server_version_num') AS v");
   assert.equal(su?.s, 'on', 'admin is a superuser');
   assert.ok(Number(su?.v) >= 150000, `PostgreSQL 15 or newer, got ${su?.v}`);
+  const [v] = await query<{ v: string }>(a.admin, 'SELECT version() AS v');
+  t.diagnostic(`${v?.v} (binaries: ${process.env.OVERSEER_TEST_PG_URL ? 'the server OVERSEER_TEST_PG_URL names' : pgBinDir()})`);
   const [plain] = await query<{ s: string }>(a.url, "SELECT current_setting('is_superuser') AS s");
   assert.equal(plain?.s, 'off', 'url is an ordinary role');
 });
