@@ -152,6 +152,7 @@ test('TLS: verify-full with the server\'s CA connects encrypted; a wrong CA and 
   const [row] = await query<{ ssl: boolean; version: string }>(good, 'SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()');
   assert.equal(row?.ssl, true, 'the connection is encrypted');
   assert.match(row?.version ?? '', /^TLSv1\.[23]$/);
+  t.diagnostic(`verify-full with the right CA: ${row?.version}`);
 
   const elsewhere = mkdtempSync(join(tmpdir(), 'overseer-wrong-ca-'));
   t.after(() => rmSync(elsewhere, { recursive: true, force: true }));
@@ -159,6 +160,7 @@ test('TLS: verify-full with the server\'s CA connects encrypted; a wrong CA and 
   const untrusted = await refusal(withParams(tls.url, { sslmode: 'verify-full', sslrootcert: wrongCa.cert }));
   assert.ok(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'].includes(untrusted.code ?? ''), `a certificate error, got ${untrusted.code}: ${untrusted.message}`);
 
+  t.diagnostic(`wrong CA: ${untrusted.code} (${untrusted.message})`);
   const plain = await refusal(withParams(tls.url, { sslmode: 'disable' }));
   assert.equal(plain.code, '28000', `invalid_authorization_specification, got ${plain.code}: ${plain.message}`);
   assert.match(plain.message, /pg_hba\.conf rejects connection for host "127\.0\.0\.1", user "overseer_test", database "overseer_test", no encryption/);
