@@ -55,7 +55,7 @@ function portRefuses(port: number): Promise<boolean> {
 test('the set-up starts one server per process; postgres() gives its URLs (and the cost is measured)', async (t) => {
   const t0 = performance.now();
   const a = await postgres();
-  t.diagnostic(`first postgres() (initdb + start, or the given server): ${(performance.now() - t0).toFixed(0)} ms`);
+  t.diagnostic(`first postgres() (a copy of the initdb template, made once per machine, + start; or the given server): ${(performance.now() - t0).toFixed(0)} ms`);
   const b = await postgres();
   assert.deepEqual(b, a, 'a second call returns the same server');
   const [su] = await query<{ s: string; v: string }>(a.admin, "SELECT current_setting('is_superuser') AS s, current_setting('server_version_num') AS v");
@@ -142,7 +142,7 @@ for (const how of ['exit', 'throw', 'SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
 test('TLS: verify-full with the server\'s CA connects encrypted; a wrong CA and plain TCP are refused', async (t) => {
   const t0 = performance.now();
   const tls = await postgresTls();
-  t.diagnostic(`postgresTls() (certificates, initdb, start): ${(performance.now() - t0).toFixed(0)} ms`);
+  t.diagnostic(`postgresTls() (certificates, template copy, start): ${(performance.now() - t0).toFixed(0)} ms`);
   const withParams = (url: string, params: Record<string, string>): string => {
     const u = new URL(url);
     for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
