@@ -125,6 +125,24 @@ describe('openSql', () => {
     assert.match(msg, /refused these credentials/);
   });
 
+  test('PostgreSQL, TLS asked of a server without it: fails at open, says what to change in the URL, password masked', async () => {
+    const { admin } = await postgres();
+    const msg = await openFails(`${admin}?sslmode=verify-full`, new URL(admin).password);
+    assert.match(msg, /does not support SSL/);
+    assert.match(msg, /remove sslmode from the URL/);
+  });
+
+  test('PostgreSQL, a host name that does not resolve: fails at open, says to fix the host, password masked', async () => {
+    const { admin } = await postgres();
+    const url = admin.replace('@127.0.0.1:', '@no-such-host.invalid:');
+    let caught: unknown;
+    await openSql({ home: tmp(), databaseUrl: url }).then((s) => s.close(), (e: unknown) => (caught = e));
+    assert.ok(caught instanceof InvalidInputError, String(caught));
+    assert.ok(caught.message.includes('postgres://postgres:***@no-such-host.invalid:'), caught.message);
+    assert.ok(!caught.message.includes(new URL(admin).password));
+    assert.match(caught.message, /(ENOTFOUND|EAI_AGAIN).*(does not resolve)/);
+  });
+
   test('PostgreSQL, a database that does not exist: fails at open, says to create it, password masked', async () => {
     const { admin } = await postgres();
     const msg = await openFails(variant(admin, { database: 'no_such_db' }), new URL(admin).password);

@@ -91,6 +91,7 @@ function hintFor(code: string | undefined, msg: string): string | undefined {
     case '53300': return 'The server has no connection slots left (max_connections)';
   }
   if (/timeout/i.test(msg)) return `No connection within ${CONNECT_TIMEOUT_MS / 1000} s: check the host, port and firewall`;
+  if (/does not support SSL/i.test(msg)) return 'The server does not accept TLS: remove sslmode from the URL (or sslmode=disable), or turn ssl on in the server';
   if (/ssl|tls|certificate/i.test(msg) || (code ?? '').includes('CERT')) return 'The TLS handshake failed: check sslmode and sslrootcert in the URL against the server\'s certificate';
   return undefined;
 }

@@ -43,7 +43,7 @@ const safeDecode = (s: string): string => {
   }
 };
 
-const FORM = 'postgres://user:password@host:5432/database (TLS: add ?sslmode=require, or sslmode=verify-full&sslrootcert=/path/ca.pem)';
+const FORM = 'postgres://user:password@host:5432/database (TLS: add ?sslmode=verify-full&sslrootcert=/path/ca.pem; pg 8 treats sslmode=require as verify-full)';
 
 /** Where the state of a hub with this configuration lives; a URL that is not a PostgreSQL URL is refused here, before any connection. */
 export function sqlTarget(config: { home: string; databaseUrl?: string | undefined }): SqlTarget {
