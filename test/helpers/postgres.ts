@@ -1,84 +1,110 @@
-// THROWAWAY minimal version (h/p29layer) of the agreed interface; h/p29infra owns this file and
-// its version replaces this one at merge. A PostgreSQL 15 for this test process, started once,
-// lazily, as the `postgres` user on 127.0.0.1 (password auth), stopped at process exit; or the
-// one OVERSEER_TEST_PG_URL names.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+// Real PostgreSQL for the tests (issue 29). One cluster per test process, started lazily on first use
+// (test/helpers/pgCluster.ts: temp dir, 127.0.0.1 on a free port, stopped and removed at exit), or the
+// server env OVERSEER_TEST_PG_URL names (a superuser URL). A test takes its own database and role:
+//   const db = await freshDatabase(); t.after(() => db.drop()); ... connect to db.url ...
+// postgresTls() starts a separate cluster that accepts only TLS, for the transport tests.
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { startCluster } from './pgCluster.js';
+import { serverCertificates, type Certificates } from './pgTls.js';
 
-const BIN = '/usr/lib/postgresql/15/bin';
-const PASSWORD = 'test-secret-pw';
+export interface Postgres {
+  /** A URL for an ordinary (non-superuser) role `overseer_test` on the database `overseer_test`. */
+  url: string;
+  /** The superuser URL (database `postgres`): create and drop databases and roles with it. */
+  admin: string;
+}
 
-let started: Promise<{ url: string; admin: string }> | undefined;
+let shared: Promise<Postgres> | undefined;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+function withCredentials(base: string, user: string, password: string, database: string): string {
+  const u = new URL(base);
+  u.username = user;
+  u.password = encodeURIComponent(password);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** A database owned by a new login role with a random password, on the server `admin` names. */
+async function createOwned(admin: string, name: string): Promise<{ url: string; password: string }> {
+  const password = randomBytes(18).toString('base64url');
+  await withClient(admin, async (c) => {
+    await c.query(`CREATE ROLE ${name} LOGIN PASSWORD '${password}'`);
+    // TEMPLATE template0: an empty database whatever the server's template1 holds.
+    await c.query(`CREATE DATABASE ${name} OWNER ${name} TEMPLATE template0`);
+    await c.query(`REVOKE ALL ON DATABASE ${name} FROM PUBLIC`);
+  });
+  return { url: withCredentials(admin, name, password, name), password };
+}
+
+async function dropOwned(admin: string, name: string): Promise<void> {
+  await withClient(admin, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`DROP ROLE IF EXISTS ${name}`);
   });
 }
 
-function asPostgres(args: string[]): void {
-  const r = spawnSync('runuser', ['-u', 'postgres', '--', ...args], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
-}
-
-async function start(): Promise<{ url: string; admin: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'overseer-pg-'));
-  chmodSync(dir, 0o755);
-  const data = join(dir, 'data');
-  const pw = join(dir, 'pw');
-  writeFileSync(pw, PASSWORD + '\n');
-  execFileSync('chown', ['-R', 'postgres', dir]);
-  asPostgres([`${BIN}/initdb`, '-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pw}`, '-E', 'UTF8', '--locale=C.UTF-8']);
-  const port = await freePort();
-  asPostgres([`${BIN}/pg_ctl`, '-D', data, '-w', '-l', join(dir, 'log'), '-o', `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`, 'start']);
-  process.on('exit', () => {
-    spawnSync('runuser', ['-u', 'postgres', '--', `${BIN}/pg_ctl`, '-D', data, '-m', 'immediate', 'stop'], { stdio: 'ignore' });
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const admin = `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`;
-  return { url: admin, admin };
-}
-
-/** The PostgreSQL of this test process (its admin URL). */
-export function postgres(): Promise<{ url: string; admin: string }> {
+async function startShared(): Promise<Postgres> {
   const given = process.env.OVERSEER_TEST_PG_URL;
-  if (given) return Promise.resolve({ url: given, admin: given });
-  return (started ??= start());
+  const admin = given ?? (await startCluster()).admin;
+  // On a given server the fixed name would clash between test processes: suffix the pid.
+  const name = given ? `overseer_test_${process.pid}` : 'overseer_test';
+  if (given) await dropOwned(admin, name);
+  const { url } = await createOwned(admin, name);
+  if (given) process.once('beforeExit', () => { void dropOwned(admin, name).catch(() => undefined); });
+  return { url, admin };
+}
+
+/** The PostgreSQL of this test process: started once, on first use; stopped when the process exits. */
+export function postgres(): Promise<Postgres> {
+  shared ??= startShared();
+  return shared;
 }
 
 let n = 0;
-/** A new empty database for one test. */
+/** A new empty database for one test, owned by its own role (a password login): it sees only its own. */
 export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const { admin } = await postgres();
-  const name = `t_${process.pid}_${++n}_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+  const name = `t_${process.pid}_${++n}_${randomBytes(3).toString('hex')}`;
+  const { url } = await createOwned(admin, name);
+  return { url, drop: () => dropOwned(admin, name) };
+}
+
+export interface TlsPostgres extends Postgres {
+  /** The certificates the server presents (ca: the CA that signed its certificate, for sslrootcert). */
+  certs: Certificates;
+}
+
+/**
+ * A separate cluster that accepts only TLS connections (hostssl in pg_hba.conf, plain TCP rejected),
+ * its certificate for `localhost` and 127.0.0.1 signed by a CA made here. `url`/`admin` carry no
+ * sslmode: the caller adds `?sslmode=verify-full&sslrootcert=<certs.ca>` (or what it is testing).
+ */
+export async function postgresTls(): Promise<TlsPostgres> {
+  let certs: Certificates | undefined;
+  const cluster = await startCluster({
+    settings: { ssl: 'on', ssl_cert_file: 'server.crt', ssl_key_file: 'server.key' },
+    prepare(data) {
+      certs = serverCertificates(data);
+      const hba = ['local all all scram-sha-256', 'hostssl all all 127.0.0.1/32 scram-sha-256', 'hostnossl all all 0.0.0.0/0 reject', ''].join('\n');
+      writeFileSync(join(data, 'pg_hba.conf'), hba); // pgCluster hands data/ to the server's user next
     },
-  };
+  });
+  if (!certs) throw new Error('postgresTls: the certificates were not made');
+  const sslAdmin = `${cluster.admin}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.ca)}`;
+  const { url } = await createOwned(sslAdmin, 'overseer_test');
+  const plain = (u: string): string => { const x = new URL(u); x.search = ''; return x.toString(); };
+  return { url: plain(url), admin: cluster.admin, certs };
 }
