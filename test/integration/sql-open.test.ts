@@ -12,7 +12,7 @@ import { maskUrl, scrub, sqlTarget } from '../../src/store/sql/url.js';
 import { loadConfig } from '../../src/config.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { deadPort } from '../helpers/net.js';
-import { freshDatabase, postgres } from '../helpers/postgres.js';
+import { freshDatabase, postgres, postgresTls } from '../helpers/postgres.js';
 
 const dirs: string[] = [];
 const tmp = (): string => {
@@ -130,6 +130,24 @@ describe('openSql', () => {
     const msg = await openFails(`${admin}?sslmode=verify-full`, new URL(admin).password);
     assert.match(msg, /does not support SSL/);
     assert.match(msg, /remove sslmode from the URL/);
+  });
+
+  test('PostgreSQL over TLS: the URL\'s sslmode=verify-full&sslrootcert opens it; without the CA, or without TLS, fails at open saying what to check, password masked', async () => {
+    const tls = await postgresTls();
+    const password = new URL(tls.url).password;
+    const ok = await openSql({ home: tmp(), databaseUrl: `${tls.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(tls.certs.ca)}` });
+    try {
+      const r = await sql<{ ssl: boolean }>`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`.execute(ok.db);
+      assert.equal(r.rows[0]?.ssl, true);
+    } finally {
+      await ok.close();
+    }
+    const noCa = await openFails(`${tls.url}?sslmode=verify-full`, password);
+    assert.match(noCa, /certificate/);
+    assert.match(noCa, /TLS handshake failed: check sslmode and sslrootcert/);
+    const plain = await openFails(tls.url, password);
+    assert.match(plain, /no encryption \[28000\]/);
+    assert.match(plain, /only over TLS: add sslmode=verify-full&sslrootcert/);
   });
 
   test('PostgreSQL, a host name that does not resolve: fails at open, says to fix the host, password masked', async () => {

@@ -78,6 +78,7 @@ function openError(url: string, shown: string, err: unknown): InvalidInputError 
 }
 
 function hintFor(code: string | undefined, msg: string): string | undefined {
+  if (code === '28000' && /no encryption/.test(msg)) return 'The server accepts this connection only over TLS: add sslmode=verify-full&sslrootcert=<its CA file> to the URL';
   switch (code) {
     case 'ECONNREFUSED': return 'Nothing accepts connections at that host and port: is PostgreSQL running, listening on TCP there (listen_addresses, port)?';
     case 'ENOTFOUND':
