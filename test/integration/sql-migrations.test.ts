@@ -1,7 +1,7 @@
 // PostgreSQL's migrations (src/store/sql/migrate.ts): the baseline is SQLite's schema at its latest
 // version, table by table and column by column under the mapping of pgBaseline.ts; and two real
 // processes that open one fresh database at the same moment run the migrations once.
-import { test, describe, after } from 'node:test';
+import { test, describe, after, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,27 @@ after(() => {
   racers.forEach((r) => r.kill());
   dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
+
+/** A fresh database and two racer processes given `cmd` at the same moment; cleaned up after the test. */
+async function twoAtOnce(t: TestContext, cmd: (url: string) => Record<string, unknown>): Promise<{ url: string; pair: Racer[]; answers: Record<string, unknown>[] }> {
+  const fresh = await freshDatabase();
+  t.after(() => fresh.drop());
+  const pair = [await startRacer(), await startRacer()];
+  racers.push(...pair);
+  t.after(() => all(pair, { op: 'close' }));
+  return { url: fresh.url, pair, answers: await all(pair, cmd(fresh.url)) };
+}
+
+/** The rows of one query, on a connection of its own (no migrations run). */
+async function rows<T>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
 
 interface Col { table: string; column: string; type: string; notNull: boolean; dflt: string | null; pk: number }
 
@@ -78,47 +99,19 @@ describe('PostgreSQL migrations', () => {
     }
   });
 
-  test('two processes open one fresh database at the same moment: both open it, the migrations ran once', async () => {
-    const fresh = await freshDatabase();
-    try {
-      const pair = [await startRacer(), await startRacer()];
-      racers.push(...pair);
-      const answers = await all(pair, { op: 'open', home: tmp(), url: fresh.url });
-      assert.deepEqual(answers, [{ ok: true }, { ok: true }]);
-      const s = await openSql({ home: tmp(), databaseUrl: fresh.url });
-      try {
-        const done = await sql<{ name: string }>`SELECT name FROM ${sql.table(PG_MIGRATION_TABLE)}`.execute(s.db);
-        assert.deepEqual(done.rows.map((r) => r.name), ['0026-baseline']);
-      } finally {
-        await s.close();
-      }
-      await all(pair, { op: 'close' });
-    } finally {
-      await fresh.drop();
-    }
+  test('two processes open one fresh database at the same moment: both open it, the migrations ran once', async (t) => {
+    const { url, answers } = await twoAtOnce(t, (url) => ({ op: 'open', home: tmp(), url }));
+    assert.deepEqual(answers, [{ ok: true }, { ok: true }]);
+    const done = await rows<{ name: string }>(url, `SELECT name FROM ${PG_MIGRATION_TABLE}`);
+    assert.deepEqual(done.map((r) => r.name), ['0026-baseline']);
   });
 
-  test('the Migrator\'s lock holds across processes: a migration that takes 300 ms, started by two at once, runs in one of them', async () => {
-    const fresh = await freshDatabase();
-    try {
-      const pair = [await startRacer(), await startRacer()];
-      racers.push(...pair);
-      const answers = await all(pair, { op: 'migrate', url: fresh.url, slowMs: 300 });
-      assert.deepEqual(answers.map((a) => a.ran).sort(), [[], ['0001-count']]);
-      const client = new pg.Client({ connectionString: fresh.url });
-      await client.connect();
-      try {
-        const runs = await client.query<{ pid: number }>('SELECT pid FROM migration_runs');
-        assert.equal(runs.rows.length, 1, `the migration ran in ${runs.rows.length} processes`);
-        const winner = pair[answers.findIndex((a) => (a.ran as string[]).length === 1)]!;
-        assert.equal(runs.rows[0]!.pid, winner.pid);
-      } finally {
-        await client.end();
-      }
-      await all(pair, { op: 'close' });
-    } finally {
-      await fresh.drop();
-    }
+  test('the Migrator\'s lock holds across processes: a migration that takes 300 ms, started by two at once, runs in one of them', async (t) => {
+    const { url, answers, pair } = await twoAtOnce(t, (url) => ({ op: 'migrate', url, slowMs: 300 }));
+    assert.deepEqual(answers.map((a) => a.ran).sort(), [[], ['0001-count']]);
+    const runs = await rows<{ pid: number }>(url, 'SELECT pid FROM migration_runs');
+    assert.equal(runs.length, 1, `the migration ran in ${runs.length} processes`);
+    assert.equal(runs[0]!.pid, pair[answers.findIndex((a) => (a.ran as string[]).length === 1)]!.pid);
   });
 
   test('a database migrated by a newer overseer is refused at open: says to upgrade', async () => {
