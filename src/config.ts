@@ -162,6 +162,9 @@ export const ConfigSchema = z
     limits: z.preprocess(jsonText, LimitsSchema).default({}),
     /** Optional capabilities switched on or off, e.g. {"debates": false} (all on by default). */
     capabilities: z.preprocess(jsonText, CapabilitiesSchema).default({}),
+    /** Where the state lives: unset = SQLite in <home>/state.db; `postgres://user:password@host:5432/db?sslmode=…` = PostgreSQL (src/store/sql, issue 29: not used by the hub yet).
+     * Checked when the database is opened, not here: a schema message would print the value, password and all. */
+    databaseUrl: z.string().min(1).optional(),
   })
   .strict();
 
@@ -205,6 +208,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_START_CONCURRENCY: 'startConcurrency',
   OVERSEER_LIMITS: 'limits',
   OVERSEER_CAPABILITIES: 'capabilities',
+  OVERSEER_DATABASE_URL: 'databaseUrl',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */

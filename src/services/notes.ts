@@ -9,6 +9,7 @@ import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import type { ListNotesInput, NoteView, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../contract/notes.js';
 import { chunkEnd, jsonLength } from '../domain/jsonChunk.js';
+import { noteWriteConflict } from '../domain/noteVersion.js';
 
 export type { NoteView };
 
@@ -40,11 +41,8 @@ export class NoteService {
     }
     const version = tx(this.ctx.db, () => {
       const cur = this.store.get(i.key);
-      if (i.expected_version !== undefined && (cur?.version ?? 0) !== i.expected_version) {
-        throw new ConflictError(cur
-          ? `note ${JSON.stringify(i.key)} is at version ${cur.version}, not ${i.expected_version}: read it again and retry with expected_version ${cur.version}`
-          : `note ${JSON.stringify(i.key)} does not exist (expected version ${i.expected_version}): use expected_version 0 to create it`);
-      }
+      const conflict = noteWriteConflict(i.key, cur?.version, i.expected_version);
+      if (conflict) throw new ConflictError(conflict);
       return this.store.put(i.key, i.value, authorOf(caller), this.ctx.clock.now(), cur);
     });
     this.ctx.bus.emit('note', { key: i.key, version });

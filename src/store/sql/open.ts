@@ -1,0 +1,98 @@
+// Opens the state database as one asynchronous Kysely layer over either dialect (issue 29):
+// SQLite (the default) on the state file through the synchronous store's openDb — the same WAL,
+// busy timeout and migrations — and PostgreSQL through a pg Pool, connected and migrated before
+// openSql returns, so a wrong URL fails here with the URL (password masked) and what to check.
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { openDb } from '../db.js';
+import { InvalidInputError } from '../../errors.js';
+import { sqlTarget, scrub } from './url.js';
+import { migratePostgres } from './migrate.js';
+import type { Schema } from './schema.js';
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+export interface SqlDb {
+  db: Kysely<Schema>;
+  dialect: SqlDialect;
+  /** Closes the connection (SQLite) or ends the pool (PostgreSQL). */
+  close(): Promise<void>;
+}
+
+/** Longest wait for a PostgreSQL connection before the open fails (ms). */
+const CONNECT_TIMEOUT_MS = 10_000;
+const PG_INT8 = 20;
+
+/** BIGINT (int8) as a JS number: the schema's integers are ms timestamps, counts and ids, all far below 2^53. */
+function int8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`BIGINT ${text} is beyond a JS number's exact range`);
+  return n;
+}
+
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === PG_INT8 && format !== 'binary' ? int8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+export async function openSql(config: { home: string; databaseUrl?: string | undefined }): Promise<SqlDb> {
+  const target = sqlTarget(config);
+  if (target.dialect === 'sqlite') {
+    const sqlite = openDb(target.file);
+    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({ connectionString: target.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types: pgTypes });
+  // An idle client whose connection broke is dropped by the pool; the next query opens a new one
+  // or fails with the reason. Without a listener the 'error' event would end the process.
+  pool.on('error', () => undefined);
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query('SELECT 1');
+    } finally {
+      client.release();
+    }
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw openError(target.url, target.shown, err);
+  }
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await migratePostgres(db as Kysely<unknown>);
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    throw new InvalidInputError(`cannot migrate the database ${target.shown}: ${scrub((err as Error).message, target.url)}`);
+  }
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+const CHECK = 'Check: the host and port are reachable from here, the user name and password (percent-encoded in the URL), that the database exists (createdb), and the TLS parameters (sslmode, sslrootcert) match the server';
+
+/** Why a PostgreSQL connection failed, said for the person who set the URL; never with the password. */
+function openError(url: string, shown: string, err: unknown): InvalidInputError {
+  const e = err as { code?: string; message?: string };
+  const msg = scrub(e.message ?? String(err), url);
+  const hint = hintFor(e.code, msg);
+  return new InvalidInputError(`cannot open the database ${shown} (databaseUrl / OVERSEER_DATABASE_URL): ${msg}${e.code ? ` [${e.code}]` : ''}. ${hint ? `${hint}. ` : ''}${CHECK}.`);
+}
+
+function hintFor(code: string | undefined, msg: string): string | undefined {
+  if (code === '28000' && /no encryption/.test(msg)) return 'The server accepts this connection only over TLS: add sslmode=verify-full&sslrootcert=<its CA file> to the URL';
+  switch (code) {
+    case 'ECONNREFUSED': return 'Nothing accepts connections at that host and port: is PostgreSQL running, listening on TCP there (listen_addresses, port)?';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN': return 'The host name does not resolve: fix the host in the URL';
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH': return 'The host does not answer: check the address and any firewall between here and it';
+    case '28P01':
+    case '28000': return 'The server refused these credentials: check the user name and password, and pg_hba.conf on the server';
+    case '3D000': return 'That database does not exist on the server: create it (createdb) or fix its name in the URL';
+    case '53300': return 'The server has no connection slots left (max_connections)';
+  }
+  if (/timeout/i.test(msg)) return `No connection within ${CONNECT_TIMEOUT_MS / 1000} s: check the host, port and firewall`;
+  if (/does not support SSL/i.test(msg)) return 'The server does not accept TLS: remove sslmode from the URL (or sslmode=disable), or turn ssl on in the server';
+  if (/ssl|tls|certificate/i.test(msg) || (code ?? '').includes('CERT')) return 'The TLS handshake failed: check sslmode and sslrootcert in the URL against the server\'s certificate';
+  return undefined;
+}

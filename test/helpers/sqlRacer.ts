@@ -1,0 +1,68 @@
+// A child process for the cross-process races of the Kysely layer (test/integration/sql-*.test.ts):
+// one JSON command per stdin line, one JSON answer per stdout line. Run by sqlRacers.ts.
+//   {op: 'open', home, url?}          openSql (PostgreSQL: connects and migrates) → {ok}
+//   {op: 'migrate', url, slowMs}      a test migration list on its own Kysely: counts its runs → {ok, ran}
+//   {op: 'set', key, value, expected?} setNote → {ok, version} | {ok: false, conflict}
+//   {op: 'close'}                     → {ok}, then exits
+import { createInterface } from 'node:readline';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import { migratePostgres } from '../../src/store/sql/migrate.js';
+import { setNote } from '../../src/store/sql/notes.js';
+import { ConflictError } from '../../src/errors.js';
+
+let s: SqlDb | undefined;
+const say = (o: unknown): void => void process.stdout.write(JSON.stringify(o) + '\n');
+
+async function run(cmd: Record<string, unknown>): Promise<unknown> {
+  switch (cmd.op) {
+    case 'open':
+      s = await openSql({ home: cmd.home as string, databaseUrl: cmd.url as string | undefined });
+      return { ok: true };
+    case 'migrate': {
+      // The migration records every run of itself and holds its transaction for slowMs, so that a
+      // second process that did not wait for the first would run it too and be counted.
+      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: cmd.url as string }) }) });
+      try {
+        const ran = await migratePostgres(db, {
+          '0001-count': {
+            up: async (d) => {
+              await sql`CREATE TABLE IF NOT EXISTS migration_runs (pid INTEGER NOT NULL)`.execute(d);
+              await sql`INSERT INTO migration_runs VALUES (${process.pid})`.execute(d);
+              await sql`SELECT pg_sleep(${Number(cmd.slowMs) / 1000})`.execute(d);
+            },
+          },
+        });
+        return { ok: true, ran };
+      } finally {
+        await db.destroy();
+      }
+    }
+    case 'set':
+      try {
+        const version = await setNote(s!.db, { key: cmd.key as string, value: cmd.value as string, author: `pid${process.pid}`, now: Date.now(), expected_version: cmd.expected as number | undefined });
+        return { ok: true, version };
+      } catch (err) {
+        if (err instanceof ConflictError) return { ok: false, conflict: err.message };
+        throw err;
+      }
+    case 'close':
+      await s?.close();
+      return { ok: true };
+    default:
+      throw new Error(`unknown op ${String(cmd.op)}`);
+  }
+}
+
+const lines = createInterface({ input: process.stdin });
+say({ ready: true });
+for await (const line of lines) {
+  const cmd = JSON.parse(line) as Record<string, unknown>;
+  try {
+    say(await run(cmd));
+  } catch (err) {
+    say({ ok: false, error: (err as Error).stack ?? String(err) });
+  }
+  if (cmd.op === 'close') process.exit(0);
+}
