@@ -8,9 +8,11 @@ const LEAD_SESSION_VARS = [
   'CLAUDE_CODE_CHILD_SESSION', 'CLAUDE_CODE_CHILD_NOTES_DIR', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_EFFORT',
   'AI_AGENT', 'OVERSEER_AGENT_ID', 'OVERSEER_TOKEN', 'OVERSEER_URL',
 ];
+/** The hub's database credentials never reach an agent (docs/security.md): its URL carries the password. */
+const HUB_DATABASE_VARS = ['OVERSEER_DATABASE_URL'];
 
 export function childEnvFrom(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !LEAD_SESSION_VARS.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !LEAD_SESSION_VARS.includes(k) && !HUB_DATABASE_VARS.includes(k)) out[k] = v;
   return out;
 }
