@@ -10,8 +10,9 @@ export type Db = Database.Database;
 export function openDb(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  // The busy timeout first: two processes opening a fresh file at once wait for each other's migrations instead of failing.
   db.pragma('busy_timeout = 5000');
+  enableWal(db);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   cacheStatements(db);
@@ -43,6 +44,22 @@ function cacheStatements(db: Database.Database, max = 1000): void {
   }) as typeof db.prepare;
 }
 
+/** WAL mode. Switching to it takes the file's exclusive lock and SQLite does not wait for that
+ * under the busy timeout: a second process opening a fresh file at the same moment got
+ * SQLITE_BUSY (1 in 4 tries), so it retries for up to 5 s. */
+function enableWal(db: Db): void {
+  const until = Date.now() + 5000;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > until) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
 /** Apply every migration newer than the recorded version, each in its own transaction. */
 export function migrate(db: Db, migrations: readonly Migration[]): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
@@ -54,6 +71,8 @@ export function migrate(db: Db, migrations: readonly Migration[]): number {
   for (const m of migrations) {
     if (m.version <= current) continue;
     db.transaction(() => {
+      // Another process may have applied it since `current` was read: the write lock we hold now decides.
+      if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
       db.exec(m.up);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
     }).immediate();

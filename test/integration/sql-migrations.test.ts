@@ -127,3 +127,20 @@ describe('PostgreSQL migrations', () => {
     }
   });
 });
+
+describe('SQLite: two processes opening a fresh state file at once', () => {
+  test('both open it, and every migration ran exactly once (five rounds)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const pair = [await startRacer(), await startRacer()];
+      racers.push(...pair);
+      const home = tmp();
+      const answers = await all(pair, { op: 'open', home });
+      assert.deepEqual(answers.map((a) => a.ok), [true, true], JSON.stringify(answers));
+      await all(pair, { op: 'close' });
+      const db = new Database(join(home, 'state.db'), { readonly: true });
+      const versions = (db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[]).map((r) => r.version);
+      db.close();
+      assert.deepEqual(versions, MIGRATIONS.map((m) => m.version), `round ${round}`);
+    }
+  });
+});
