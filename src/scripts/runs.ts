@@ -53,10 +53,7 @@ export class ScriptRuns {
     if (problem) throw new InvalidInputError(`The script is refused${whereOf(problem)}: ${problem.name}: ${problem.message}. Nothing was started; fix it and run it again.`);
     const title = i.title ?? metaName(source) ?? i.name ?? 'script';
     const rules: ScriptRules = { name: i.name ?? null, args: i.args as Json | undefined, budget_usd: i.budget_usd ?? null, max_concurrent: i.max_concurrent ?? DEFAULT_CONCURRENCY };
-    const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
-    const now = this.ctx.clock.now();
-    this.ctx.db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
-      VALUES (?, ?, ?, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(id, title, i.name ? this.savedPath(i.name) : null, source, JSON.stringify(rules), now, now);
+    const id = this.insertRun({ title, file: i.name ? this.savedPath(i.name) : null, source, rules });
     this.execute(id, 'recover');
     return { run_id: id, status: 'running', title };
   }
@@ -66,14 +63,21 @@ export class ScriptRuns {
   startBundled(name: string, o: { title: string; args: Json }, first: (runId: string) => void): string {
     const source = this.bundled.source(name);
     const rules: ScriptRules = { name, args: o.args, budget_usd: null, max_concurrent: DEFAULT_CONCURRENCY, bundled: name };
-    const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
-    const now = this.ctx.clock.now();
-    tx(this.ctx.db, () => {
-      this.ctx.db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
-        VALUES (?, ?, NULL, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(id, o.title, source, JSON.stringify(rules), now, now);
-      first(id);
+    const id = tx(this.ctx.db, () => {
+      const runId = this.insertRun({ title: o.title, file: null, source, rules });
+      first(runId);
+      return runId;
     });
     this.execute(id, 'recover');
+    return id;
+  }
+
+  /** A new script run's row, `running`, with the script it runs; its id. */
+  private insertRun(r: { title: string; file: string | null; source: string; rules: ScriptRules }): string {
+    const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
+    const now = this.ctx.clock.now();
+    this.ctx.db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
+      VALUES (?, ?, ?, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(id, r.title, r.file, r.source, JSON.stringify(r.rules), now, now);
     return id;
   }
 

@@ -6,6 +6,7 @@
 // database (runs.lead_seen_at, the request's lead_seen_at), so a hub restart does not repeat it.
 import type { Db } from '../store/db.js';
 import { isoTime } from '../clock.js';
+import { scriptRunSpent } from '../scripts/view.js';
 
 interface EndedRow { id: string; title: string; status: string; note: string | null; ended_at: number | null }
 interface WaitingRow { run_id: string; title: string; seq: number; request_id: string; label: string | null; summary: string; who: string; created_at: number }
@@ -19,7 +20,6 @@ export class RunAttention {
       waiting: db.prepare(`SELECT c.run_id, r.title, c.seq, c.request_id, c.label, q.summary, q.who, q.created_at FROM script_calls c
         JOIN runs r ON r.id = c.run_id JOIN requests q ON q.id = c.request_id
         WHERE c.kind = 'approve' AND c.status = 'running' AND r.status = 'running' AND json_extract(r.rules_json, '$.bundled') IS NULL AND q.status = 'pending' AND q.lead_seen_at IS NULL ORDER BY q.created_at, q.id`),
-      spent: db.prepare('SELECT COALESCE(SUM(j.cost_usd), 0) AS c FROM script_calls s JOIN jobs j ON j.id = s.job_id WHERE s.run_id = ?'),
       markRun: db.prepare('UPDATE runs SET lead_seen_at = ? WHERE id = ? AND lead_seen_at IS NULL'),
       markRequest: db.prepare('UPDATE requests SET lead_seen_at = ? WHERE id = ? AND lead_seen_at IS NULL'),
     };
@@ -38,7 +38,7 @@ export class RunAttention {
       ...ended.map((r) => ({
         kind: 'run_ended', run_id: r.id, title: r.title, status: r.status,
         ...(r.status === 'succeeded' ? {} : { error: r.note ?? 'no reason recorded' }),
-        cost_usd: Math.round((this.st.spent.get(r.id) as { c: number }).c * 1e6) / 1e6,
+        cost_usd: Math.round(scriptRunSpent(this.db, r.id) * 1e6) / 1e6,
         ...(r.ended_at ? { ended_at: isoTime(r.ended_at) } : {}),
         what_to_do: r.status === 'succeeded'
           ? `get_run { run_id: "${r.id}" } gives its result and every call`
