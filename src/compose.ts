@@ -16,6 +16,7 @@ import type { LockGuard } from './confine/lockGuard.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
 import { silentLogger, type Logger } from './log.js';
 import { openDb } from './store/db.js';
+import { sqlOver } from './store/sql/open.js';
 import { JobStore } from './store/jobs.js';
 import { Bus } from './services/bus.js';
 import type { HubContext } from './services/context.js';
@@ -152,6 +153,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
     config,
     projectDir: o.projectDir,
     db,
+    sql: sqlOver(db),
     store: new JobStore(db),
     bus: new Bus(),
     clock,

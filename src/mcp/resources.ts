@@ -38,7 +38,7 @@ export interface ResourceDeps {
   };
   notes: {
     /** NoteService.readWhole: the whole note (a resource has no 20,000-character cap), or `found: false`. */
-    read(key: string): { value: string; version: number; author: string; updated_at: string } | { found: false };
+    read(key: string): Promise<{ value: string; version: number; author: string; updated_at: string } | { found: false }>;
     /** Keys of the most recently written notes first, at most `limit`, optionally under `prefix`. */
     keys(limit: number, prefix?: string): string[];
   };
@@ -146,9 +146,9 @@ export function registerResources(server: ResourceTable, deps: ResourceDeps): vo
       complete: { key: (value) => deps.notes.keys(LIST_LIMIT, value) },
     },
     { title: 'Note', description: 'The value of an Overseer note (the key may contain "/").', mimeType: 'text/plain' },
-    (uri, vars): ReadResourceResult => {
+    async (uri, vars): Promise<ReadResourceResult> => {
       const key = variable(vars, 'key');
-      const n = deps.notes.read(key);
+      const n = await deps.notes.read(key);
       if ('found' in n) {
         const slash = key.lastIndexOf('/');
         const prefix = slash > 0 ? key.slice(0, slash + 1) : undefined;
@@ -188,7 +188,7 @@ export interface HubForResources {
     summary(id: string): unknown;
     output(i: { job_id: string; tail: number; format: 'text' }, caller: { role: 'lead' }): Promise<{ output: string | unknown[] }>;
   };
-  notes: { readWhole(key: string): { value: string; version: number; author: string; updated_at: string } | { key: string; found: false } };
+  notes: { readWhole(key: string): Promise<{ value: string; version: number; author: string; updated_at: string } | { key: string; found: false }> };
 }
 
 /** ResourceDeps backed by the hub's services and database (recent jobs and notes by SQL). */

@@ -6,6 +6,7 @@ import type { Clock, IdSource } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { JobStore } from '../store/jobs.js';
+import type { SqlDb } from '../store/sql/open.js';
 import type { AgentLauncher, ProcessLauncher } from '../launch/types.js';
 import type { PromptLibrary } from '../prompts/load.js';
 import type { Bus } from './bus.js';
@@ -15,6 +16,9 @@ export interface HubContext {
   /** The directory the hub serves (the person's project): default cwd of agents. */
   projectDir: string;
   db: Db;
+  /** The asynchronous data layer (issue 29): on SQLite over the same connection as `db`, which
+   * the modules not yet moved onto it still use (docs/store-plan.md, the mixed period). */
+  sql: SqlDb;
   store: JobStore;
   bus: Bus;
   clock: Clock;

@@ -2,7 +2,8 @@
 // compare-and-set when `expected_version` is given; watchers are woken by the write event
 // (subscribe first, then check), never by polling.
 import type { Caller, HubContext } from './context.js';
-import { NoteStore, type NoteRow } from '../store/notes.js';
+import { NoteStore } from '../store/notes.js';
+import { deleteNote, getNote, listNotes, selectNotes, setNote, type NoteRow } from '../store/sql/notes.js';
 import { tx } from '../store/db.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
@@ -33,18 +34,13 @@ export class NoteService {
     this.store = new NoteStore(ctx.db);
   }
 
-  write(i: WriteNoteInput, caller: Caller): { key: string; version: number } {
+  async write(i: WriteNoteInput, caller: Caller): Promise<{ key: string; version: number }> {
     this.guardWorkflowKey(i.key, caller, 'write');
     const bytes = Buffer.byteLength(i.value, 'utf8');
     if (bytes > this.ctx.config.noteMaxBytes) {
       throw new InvalidInputError(`value is ${bytes} bytes, over the ${this.ctx.config.noteMaxBytes}-byte limit (OVERSEER_NOTE_MAX_BYTES): store large material in a file in the work tree and put its path in the note`);
     }
-    const version = tx(this.ctx.db, () => {
-      const cur = this.store.get(i.key);
-      const conflict = noteWriteConflict(i.key, cur?.version, i.expected_version);
-      if (conflict) throw new ConflictError(conflict);
-      return this.store.put(i.key, i.value, authorOf(caller), this.ctx.clock.now(), cur);
-    });
+    const version = await setNote(this.ctx.sql.db, { key: i.key, value: i.value, author: authorOf(caller), now: this.ctx.clock.now(), expected_version: i.expected_version });
     this.ctx.bus.emit('note', { key: i.key, version });
     return { key: i.key, version };
   }
@@ -61,7 +57,8 @@ export class NoteService {
     throw new ForbiddenError(`cannot ${what} ${JSON.stringify(key)}: notes under workflow/${m[1]}/ belong to that workflow (the hub and its own phases). Read them with read_note; to share your own findings, use another key (e.g. "notes/${caller.jobId}/…").`);
   }
 
-  /** Write as the hub itself (workflow artifacts), without compare-and-set. */
+  /** Write as the hub itself (workflow artifacts), without compare-and-set. Synchronous until the
+   * workflow and debate engines move onto the asynchronous layer (docs/store-plan.md step 7). */
   writeAs(key: string, value: string, author: string): number {
     const version = tx(this.ctx.db, () => this.store.put(key, value, author, this.ctx.clock.now()));
     this.ctx.bus.emit('note', { key, version });
@@ -69,8 +66,8 @@ export class NoteService {
   }
 
   /** The whole note (for MCP resources, which are not capped like tool results). */
-  readWhole(key: string): { key: string; value: string; version: number; author: string; updated_at: string } | { key: string; found: false } {
-    const r = this.store.get(key);
+  async readWhole(key: string): Promise<{ key: string; value: string; version: number; author: string; updated_at: string } | { key: string; found: false }> {
+    const r = await getNote(this.ctx.sql.db, key);
     return r ? { key: r.key, value: r.value, version: r.version, author: r.author, updated_at: isoTime(r.updated_at) } : { key, found: false };
   }
 
@@ -79,8 +76,8 @@ export class NoteService {
    * `next_offset`). Pass the `version` of the first piece with the later ones: if the note
    * changed in between, the read is refused instead of mixing two versions.
    */
-  read(i: ReadNoteInput): NoteView | { key: string; found: false } {
-    const r = this.store.get(i.key);
+  async read(i: ReadNoteInput): Promise<NoteView | { key: string; found: false }> {
+    const r = await getNote(this.ctx.sql.db, i.key);
     if (!r) return { key: i.key, found: false };
     if (i.version !== undefined && r.version !== i.version) {
       throw new ConflictError(`note ${JSON.stringify(i.key)} is at version ${r.version} now, not ${i.version}: it changed while you read it in pieces; read it again from offset 0`);
@@ -92,8 +89,8 @@ export class NoteService {
     return view(r, offset);
   }
 
-  list(i: ListNotesInput): { notes: { key: string; version: number; author: string; updated_at: string }[]; next_cursor: string | null } {
-    const rows = this.store.list(i.prefix ?? '', i.limit + 1, i.cursor);
+  async list(i: ListNotesInput): Promise<{ notes: { key: string; version: number; author: string; updated_at: string }[]; next_cursor: string | null }> {
+    const rows = await listNotes(this.ctx.sql.db, i.prefix ?? '', i.limit + 1, i.cursor);
     const page = rows.slice(0, i.limit);
     return {
       notes: page.map((r) => ({ key: r.key, version: r.version, author: r.author, updated_at: isoTime(r.updated_at) })),
@@ -101,15 +98,9 @@ export class NoteService {
     };
   }
 
-  delete(i: DeleteNoteInput, caller?: Caller): { key: string; deleted: boolean } {
+  async delete(i: DeleteNoteInput, caller?: Caller): Promise<{ key: string; deleted: boolean }> {
     if (caller) this.guardWorkflowKey(i.key, caller, 'delete');
-    const deleted = tx(this.ctx.db, () => {
-      const cur = this.store.get(i.key);
-      if (i.expected_version !== undefined && cur?.version !== i.expected_version) {
-        throw new ConflictError(cur ? `note ${JSON.stringify(i.key)} is at version ${cur.version}, not ${i.expected_version}` : `note ${JSON.stringify(i.key)} does not exist`);
-      }
-      return this.store.delete(i.key);
-    });
+    const deleted = await deleteNote(this.ctx.sql.db, i.key, i.expected_version);
     if (deleted) this.ctx.bus.emit('note', { key: i.key, version: 0 });
     return { key: i.key, deleted };
   }
@@ -117,12 +108,12 @@ export class NoteService {
   /** Block until a watched note changes past the baseline (or reaches until_value). */
   async watch(i: WatchNotesInput, signal: AbortSignal | undefined, progress?: (ms: number) => void): Promise<{ notes: NoteView[]; timed_out: boolean }> {
     const keys = i.keys ?? [];
-    const selected = (): NoteRow[] => this.store.select(keys, i.prefix);
+    const selected = (): Promise<NoteRow[]> => selectNotes(this.ctx.sql.db, keys, i.prefix);
     // Baseline taken after subscribing (waitUntil subscribes before its first check): a write
     // between the two is seen as a change, never lost.
     let baseline: Map<string, number> | undefined;
-    const check = (): NoteView[] | undefined => {
-      const rows = selected();
+    const check = async (): Promise<NoteView[] | undefined> => {
+      const rows = await selected();
       let hits: NoteRow[];
       if (i.until_value !== undefined) hits = rows.filter((r) => r.value === i.until_value);
       else if (i.after_version !== undefined) hits = rows.filter((r) => r.version > i.after_version!);

@@ -29,11 +29,13 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
  * Memoise db.prepare by SQL text (bounded): the stores prepare their statements where they
  * use them, and preparing is a measurable share of the hub's CPU on hot paths (tool calls,
  * hook checks). Statements are reusable in better-sqlite3 because every call is synchronous.
+ * The memoised prepare without the mixed-period guard is kept for the asynchronous layer
+ * (`layerPrepare`); `db.prepare` itself refuses a write while the layer has a transaction open.
  */
 function cacheStatements(db: Database.Database, max = 1000): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, Database.Statement>();
-  db.prepare = ((sql: string) => {
+  const cached = (sql: string): Database.Statement => {
     let st = cache.get(sql);
     if (!st) {
       st = prepare(sql);
@@ -41,7 +43,36 @@ function cacheStatements(db: Database.Database, max = 1000): void {
       cache.set(sql, st);
     }
     return st;
+  };
+  layerPrepares.set(db, cached);
+  db.prepare = ((sql: string) => {
+    const st = cached(sql);
+    if (!st.reader && asyncOpen.has(db)) throw mixedError(sql);
+    return st;
   }) as typeof db.prepare;
+}
+
+// The mixed period (issue 29, docs/store-plan.md step 2): modules move one by one from this
+// synchronous store onto the asynchronous layer (src/store/sql), which on SQLite shares this
+// connection. A write of the synchronous store issued while the layer's transaction is open
+// (between two of its awaits) would silently join that transaction and be undone by its
+// rollback, so it is refused instead; reads are harmless. The layer marks its transactions here.
+const asyncOpen = new WeakSet<Db>();
+const layerPrepares = new WeakMap<Db, (sql: string) => Database.Statement>();
+
+/** The layer's prepare: memoised like db.prepare, without the guard (the layer is the transaction's owner). */
+export function layerPrepare(db: Db): (sql: string) => Database.Statement {
+  return layerPrepares.get(db) ?? db.prepare.bind(db);
+}
+
+/** Called by the layer when its transaction on `db` begins (true) and ends (false). */
+export function markLayerTransaction(db: Db, open: boolean): void {
+  if (open) asyncOpen.add(db);
+  else asyncOpen.delete(db);
+}
+
+function mixedError(sql: string): Error {
+  return new Error(`internal: a synchronous write ran while an asynchronous transaction was open on the same SQLite connection; it would have joined that transaction (statement: ${sql.slice(0, 80)}). Move the caller onto the asynchronous layer or await the transaction first.`);
 }
 
 /** WAL mode. Switching to it takes the file's exclusive lock and SQLite does not wait for that
@@ -87,6 +118,7 @@ const runners = new WeakMap<Db, Database.Transaction<(fn: () => unknown) => unkn
 
 /** Run `fn` in an IMMEDIATE transaction (a savepoint inside one already open); SQLITE_BUSY becomes a StoreBusyError that says to retry. */
 export function tx<T>(db: Db, fn: () => T): T {
+  if (asyncOpen.has(db)) throw mixedError('BEGIN IMMEDIATE');
   let run = runners.get(db);
   if (!run) runners.set(db, (run = db.transaction((f: () => unknown) => f())));
   try {

@@ -6,6 +6,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfigFrom, packageRoot, type Config } from '../../src/config.js';
 import { openDb, type Db } from '../../src/store/db.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { JobStore, type JobRow } from '../../src/store/jobs.js';
 import { Bus } from '../../src/services/bus.js';
 import type { HubContext } from '../../src/services/context.js';
@@ -84,7 +85,7 @@ export async function startEngine(o: {
   const launcher = new ScriptedLauncher(o.script ?? (() => ({ resultText: 'done' })));
   const root = packageRoot();
   const ctx: HubContext = {
-    config, projectDir: dir, db, store: new JobStore(db), bus: new Bus(), clock, ids: randomIds, log: silentLogger,
+    config, projectDir: dir, db, sql: sqlOver(db), store: new JobStore(db), bus: new Bus(), clock, ids: randomIds, log: silentLogger,
     processes: launcher,
     launchers: { claude: new ClaudeLauncher({ bin: config.claudeBin, packageRoot: root }) },
     prompts: new PromptLibrary(join(root, 'prompts')),

@@ -324,7 +324,7 @@ describe('workflow engine', () => {
   test('a rate-limited implementer does not move the reviewer off its own model', async () => {
     let first = true;
     const { h, repo } = await setup(crew({
-      implement: (_p, cmd, m) => {
+      implement: async (_p, cmd, m) => {
         if (first && argValue(cmd.args, '--model') === 'model-a') { first = false; return { isError: true, apiErrorStatus: 429 }; }
         return goodImplement(m);
       },
@@ -599,10 +599,10 @@ describe('workflow engine', () => {
 });
 
 /** The plan note as an implement phase's agent writes it with write_note (its own job as author). */
-function agentEditsPlan(h: TestHub, cmd: SpawnCmd, edit: (plan: string) => string): void {
+async function agentEditsPlan(h: TestHub, cmd: SpawnCmd, edit: (plan: string) => string): Promise<void> {
   const key = /workflow\/(w-[0-9a-f]+)\//.exec(h.hub.ctx.store.get(jobIdOf(cmd))!.prompt)?.[0] ?? '';
   const cur = h.hub.notes.store.get(`${key}plan`)!;
-  h.hub.notes.write({ key: `${key}plan`, value: edit(cur.value) }, { role: 'agent', jobId: jobIdOf(cmd) });
+  await h.hub.notes.write({ key: `${key}plan`, value: edit(cur.value) }, { role: 'agent', jobId: jobIdOf(cmd) });
 }
 const checkIn = (m: string) => (plan: string): string => plan.replace(`- [ ] ${m}`, `- [x] ${m}`);
 const worklog = async (h: TestHub, id: string, name: string): Promise<string> => (await h.call('read_note', { key: `workflow/${id}/worklog/${name}` })).value;
@@ -614,7 +614,7 @@ describe('workflow check-offs: the hub owns them', () => {
     let h!: TestHub;
     const s0 = await setup(crew({
       implement: async (_p, cmd, m) => {
-        agentEditsPlan(h, cmd, checkIn(m));
+        await agentEditsPlan(h, cmd, checkIn(m));
         const id = h.hub.ctx.store.get(jobIdOf(cmd))!.workflow_id!;
         await h.hub.workflows.idle(id);
         const v = h.hub.workflows.get(id);
@@ -641,8 +641,8 @@ describe('workflow check-offs: the hub owns them', () => {
 
   test('a greedy implementer that checks every milestone in the note and completes only the first does not end the workflow', async () => {
     const { h, repo } = await setup(crew({
-      implement: (_p, cmd, m) => {
-        if (/alpha/.test(m)) agentEditsPlan(h, cmd, (p) => p.replace(/- \[ \]/g, '- [x]'));
+      implement: async (_p, cmd, m) => {
+        if (/alpha/.test(m)) await agentEditsPlan(h, cmd, (p) => p.replace(/- \[ \]/g, '- [x]'));
         return goodImplement(m);
       },
     }));
@@ -657,8 +657,8 @@ describe('workflow check-offs: the hub owns them', () => {
 
   test('an agent that deletes or rewords milestones in the note cannot shrink the work: the note is restored, both are still required', async () => {
     const { h, repo } = await setup(crew({
-      implement: (_p, cmd, m) => {
-        if (/alpha/.test(m)) agentEditsPlan(h, cmd, () => '# Plan\n- [x] add alpha.txt\n- [x] add beta.txt (not needed)\n');
+      implement: async (_p, cmd, m) => {
+        if (/alpha/.test(m)) await agentEditsPlan(h, cmd, () => '# Plan\n- [x] add alpha.txt\n- [x] add beta.txt (not needed)\n');
         return goodImplement(m);
       },
     }));
@@ -688,9 +688,9 @@ describe('workflow check-offs: the hub owns them', () => {
 
   test('an unknown milestone, or completed: false with the box checked in the note: nothing is checked off, it is in the worklog, and it is zero progress', async () => {
     const { h, repo } = await setup(crew({
-      implement: (p, cmd, m) => {
+      implement: async (p, cmd, m) => {
         if (cycleOf(p) === 1) return { writeFiles: { 'gamma.txt': 'g\n' }, gitCommit: 'add gamma.txt', structured: { milestone: 'add gamma.txt', completed: true, summary: 'gamma' } };
-        agentEditsPlan(h, cmd, checkIn(m));
+        await agentEditsPlan(h, cmd, checkIn(m));
         return { structured: { milestone: m, completed: false, summary: 'not yet' } };
       },
     }));

@@ -218,3 +218,50 @@ describe('waitUntil', () => {
     assert.equal(listenerTotal(bus), 0);
   });
 });
+
+describe('waitUntil with an asynchronous check', () => {
+  /** A check whose reads the test resolves by hand, one at a time. */
+  function manualCheck(): { check: () => Promise<string | undefined>; pending: ((v: string | undefined) => void)[]; calls: () => number } {
+    const pending: ((v: string | undefined) => void)[] = [];
+    let n = 0;
+    return {
+      check: () => { n++; return new Promise((resolve) => pending.push(resolve)); },
+      pending,
+      calls: () => n,
+    };
+  }
+
+  test('events during a check run exactly one more check after it, never overlapping ones', async () => {
+    const bus = new Bus();
+    const m = manualCheck();
+    const p = waitUntil({ bus, events: ['note'], check: m.check, timeoutMs: 5000 });
+    assert.equal(m.calls(), 1);
+    for (let i = 0; i < 5; i++) bus.emit('note', { key: 'k', version: i });
+    assert.equal(m.calls(), 1, 'no second check while the first is in flight');
+    m.pending.shift()!(undefined);
+    await new Promise<void>((r) => setImmediate(r)); // the re-check starts in the microtasks after the first read resolves
+    assert.equal(m.calls(), 2, 'five events during the first check gave one more check');
+    m.pending.shift()!('found');
+    const r: WaitResult<string> = await within(p, 2000, 'the wait to settle');
+    assert.deepEqual(r, { ok: true, value: 'found' });
+    assert.equal(listenerTotal(bus), 0);
+  });
+
+  test('a rejected check keeps waiting; the next event checks again', async () => {
+    const bus = new Bus();
+    let n = 0;
+    const p = waitUntil({ bus, events: ['note'], timeoutMs: 5000, check: async () => { n++; if (n === 1) throw new Error('read failed'); return n === 2 ? 'second' : undefined; } });
+    await within(new Promise<void>((r) => setImmediate(r)), 1000, 'a tick');
+    bus.emit('note', { key: 'k', version: 1 });
+    assert.deepEqual(await within(p, 2000, 'the wait'), { ok: true, value: 'second' });
+  });
+
+  test('a check that settles after the timeout does not override it', async () => {
+    const bus = new Bus();
+    const m = manualCheck();
+    const r = await within(waitUntil({ bus, events: ['note'], check: m.check, timeoutMs: 20 }), 2000, 'the timeout');
+    assert.deepEqual(r, { ok: false, reason: 'timeout' });
+    m.pending.shift()!('late');
+    assert.equal(listenerTotal(bus), 0);
+  });
+});

@@ -9,8 +9,10 @@
 //   none           → INSERT … ON CONFLICT (key) DO UPDATE SET version = notes.version + 1
 // SELECT … FOR UPDATE then write would not be as strict: an absent note has no row to lock, so
 // two creators would both pass (docs/decisions.md, "Note compare-and-set on both databases").
-import { sql, type Kysely } from 'kysely';
-import { ConflictError, StoreBusyError } from '../../errors.js';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { ConflictError } from '../../errors.js';
+import { transact } from './tx.js';
+import { prefixUpperBound } from '../prefix.js';
 import { noteWriteConflict } from '../../domain/noteVersion.js';
 import type { Schema } from './schema.js';
 
@@ -26,14 +28,7 @@ export interface NoteWrite {
 
 /** Set a note; returns its new version. In a transaction of its own, or in `db` when that is one. */
 export async function setNote(db: Kysely<Schema>, w: NoteWrite): Promise<number> {
-  if (!db.isTransaction) {
-    try {
-      return await db.transaction().execute((trx) => setNote(trx, w));
-    } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new StoreBusyError(err);
-      throw err;
-    }
-  }
+  if (!db.isTransaction) return transact(db, (trx) => setNote(trx, w));
   const row = { key: w.key, value: w.value, version: 1, author: w.author, updated_at: w.now };
   const exp = w.expected_version;
   const written =
@@ -57,4 +52,51 @@ export async function setNote(db: Kysely<Schema>, w: NoteWrite): Promise<number>
 /** A note's version, or undefined when it does not exist. */
 export async function noteVersion(db: Kysely<Schema>, key: string): Promise<number | undefined> {
   return (await db.selectFrom('notes').select('version').where('key', '=', key).executeTakeFirst())?.version;
+}
+
+export interface NoteRow {
+  key: string;
+  value: string;
+  version: number;
+  author: string;
+  updated_at: number;
+}
+
+/** Keys starting with `prefix` (byte order on both databases: pgBaseline's COLLATE "C"). */
+const keyUnder = (prefix: string) => (eb: ExpressionBuilder<Schema, 'notes'>) => {
+  const upper = prefixUpperBound(prefix);
+  return upper === undefined ? eb('key', '>=', prefix) : eb.and([eb('key', '>=', prefix), eb('key', '<', upper)]);
+};
+
+export async function getNote(db: Kysely<Schema>, key: string): Promise<NoteRow | undefined> {
+  return db.selectFrom('notes').selectAll().where('key', '=', key).executeTakeFirst();
+}
+
+/** Keys under a prefix (all when empty), without values, ordered by key, after `afterKey`. */
+export async function listNotes(db: Kysely<Schema>, prefix: string, limit: number, afterKey = ''): Promise<Omit<NoteRow, 'value'>[]> {
+  return db.selectFrom('notes').select(['key', 'version', 'author', 'updated_at']).where(keyUnder(prefix))
+    .where('key', '>', afterKey).orderBy('key').limit(limit).execute();
+}
+
+/** Full rows for the given keys and/or a prefix, each once, ordered by key. */
+export async function selectNotes(db: Kysely<Schema>, keys: readonly string[], prefix: string | undefined): Promise<NoteRow[]> {
+  const rows: NoteRow[] = [];
+  if (keys.length) rows.push(...(await db.selectFrom('notes').selectAll().where('key', 'in', [...keys]).execute()));
+  if (prefix !== undefined) rows.push(...(await db.selectFrom('notes').selectAll().where(keyUnder(prefix)).execute()));
+  const seen = new Set<string>();
+  return rows.filter((r) => !seen.has(r.key) && seen.add(r.key)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * Delete a note; with `expected_version`, only when it is at that version (one conditional
+ * statement, as strict as setNote), else a ConflictError that says where it is. Returns whether
+ * a row went.
+ */
+export async function deleteNote(db: Kysely<Schema>, key: string, expected_version?: number): Promise<boolean> {
+  let q = db.deleteFrom('notes').where('key', '=', key);
+  if (expected_version !== undefined) q = q.where('version', '=', expected_version);
+  const gone = Number((await q.executeTakeFirst()).numDeletedRows) > 0;
+  if (gone || expected_version === undefined) return gone;
+  const cur = await noteVersion(db, key);
+  throw new ConflictError(cur !== undefined ? `note ${JSON.stringify(key)} is at version ${cur}, not ${expected_version}` : `note ${JSON.stringify(key)} does not exist`);
 }

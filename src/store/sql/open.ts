@@ -2,9 +2,10 @@
 // SQLite (the default) on the state file through the synchronous store's openDb — the same WAL,
 // busy timeout and migrations — and PostgreSQL through a pg Pool, connected and migrated before
 // openSql returns, so a wrong URL fails here with the URL (password masked) and what to check.
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { openDb } from '../db.js';
+import { openDb, type Db } from '../db.js';
+import { ImmediateSqliteDialect } from './sqlite.js';
 import { InvalidInputError } from '../../errors.js';
 import { sqlTarget, scrub } from './url.js';
 import { migratePostgres } from './migrate.js';
@@ -35,11 +36,17 @@ const pgTypes = {
     oid === PG_INT8 && format !== 'binary' ? int8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
+/** The layer over a SQLite connection the synchronous store already opened (the hub's, during
+ * the move): the two share it, so their transactions exclude each other; close leaves it open. */
+export function sqlOver(sqlite: Db): SqlDb {
+  const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(sqlite, false) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
 export async function openSql(config: { home: string; databaseUrl?: string | undefined }): Promise<SqlDb> {
   const target = sqlTarget(config);
   if (target.dialect === 'sqlite') {
-    const sqlite = openDb(target.file);
-    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(openDb(target.file), true) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: target.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types: pgTypes });

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { HubContext } from '../../services/context.js';
 import type { NoteService } from '../../services/notes.js';
 import { isoTime } from '../../clock.js';
+import { getNote, selectNotes } from '../../store/sql/notes.js';
 import { ListNotesInput, NoteKey } from '../../contract/notes.js';
 import { HttpError, PASS, methodNotAllowed, parseQuery } from './http.js';
 
@@ -24,13 +25,13 @@ export function noteRoutes(d: { ctx: HubContext; notes: NoteService }) {
     if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
     if (url.pathname === '/api/web/note') {
       const { key } = parseQuery(url, OneQuery, ['key']);
-      const n = d.notes.store.get(key);
+      const n = await getNote(d.ctx.sql.db, key);
       if (!n) throw new HttpError(404, 'not_found', `no note ${JSON.stringify(key)} (it may have been deleted)`);
       return { key: n.key, value: n.value, version: n.version, author: n.author, author_title: titleOf(n.author), updated_at: isoTime(n.updated_at) };
     }
     const q = parseQuery(url, ListQuery, ['prefix', 'cursor']);
-    const page = d.notes.list({ prefix: q.prefix, cursor: q.cursor, limit: PAGE });
-    const rows = new Map(d.notes.store.select(page.notes.map((n) => n.key), undefined).map((r) => [r.key, r.value]));
+    const page = await d.notes.list({ prefix: q.prefix, cursor: q.cursor, limit: PAGE });
+    const rows = new Map((await selectNotes(d.ctx.sql.db, page.notes.map((n) => n.key), undefined)).map((r) => [r.key, r.value]));
     return {
       notes: page.notes.map((n) => {
         const v = rows.get(n.key) ?? '';
