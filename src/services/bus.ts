@@ -35,12 +35,31 @@ export class Bus {
     this.ee.setMaxListeners(0);
   }
 
+  /** Tell every subscriber; a subscriber's asynchronous work (a returned Promise) runs on unawaited. */
   emit<K extends keyof BusEvents>(name: K, ev: BusEvents[K]): void {
     this.ee.emit(name, ev);
   }
 
-  /** Subscribe; returns the unsubscribe function. */
-  on<K extends keyof BusEvents>(name: K, fn: (ev: BusEvents[K]) => void): () => void {
+  /**
+   * Tell every subscriber and wait for the asynchronous work they return (the reactions that must
+   * be done before the emitter goes on, e.g. a job's locks released before its end is reported:
+   * docs/store-plan.md §1.3 C). A subscriber's failure is handed to `onError`, never thrown here.
+   */
+  async emitSettled<K extends keyof BusEvents>(name: K, ev: BusEvents[K], onError: (err: unknown) => void): Promise<void> {
+    const pending: Promise<unknown>[] = [];
+    for (const fn of this.ee.listeners(name) as ((e: BusEvents[K]) => unknown)[]) {
+      try {
+        const r = fn(ev);
+        if (r instanceof Promise) pending.push(r.catch(onError));
+      } catch (err) {
+        onError(err);
+      }
+    }
+    await Promise.all(pending);
+  }
+
+  /** Subscribe; returns the unsubscribe function. A subscriber may return a Promise: `emitSettled` waits for it. */
+  on<K extends keyof BusEvents>(name: K, fn: (ev: BusEvents[K]) => unknown): () => void {
     this.ee.on(name, fn);
     return () => this.ee.off(name, fn);
   }

@@ -265,3 +265,24 @@ describe('waitUntil with an asynchronous check', () => {
     assert.equal(listenerTotal(bus), 0);
   });
 });
+
+describe('Bus.emitSettled', () => {
+  test('waits for the asynchronous work subscribers return; a failing subscriber is reported, not thrown, and the others still run', async () => {
+    const bus = new Bus();
+    const order: string[] = [];
+    const errors: unknown[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    bus.on('job', async () => { await gate; order.push('slow'); });
+    bus.on('job', () => { throw new Error('sync failure'); });
+    bus.on('job', async () => { order.push('fast'); throw new Error('async failure'); });
+    let settled = false;
+    const p = bus.emitSettled('job', { jobId: 'j-1', status: 'cancelled' }, (e) => errors.push(e)).then(() => { settled = true; });
+    await new Promise<void>((r) => setImmediate(r));
+    assert.equal(settled, false, 'still waiting for the slow subscriber');
+    release();
+    await within(p, 2000, 'emitSettled');
+    assert.deepEqual(order, ['fast', 'slow']);
+    assert.deepEqual(errors.map((e) => (e as Error).message).sort(), ['async failure', 'sync failure']);
+  });
+});
