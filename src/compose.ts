@@ -8,6 +8,7 @@
 // it, it gets a null object (SCHEDULES_OFF, NO_TAKEOVER, NO_TRANSCRIPT_SINK).
 import { join } from 'node:path';
 import type { Config } from './config.js';
+import { InvalidInputError } from './errors.js';
 import { packageRoot, settingsDirOf } from './config.js';
 import { setupConfinement, type Confinement } from './confine/setup.js';
 import { HookLedger } from './confine/hookLedger.js';
@@ -17,6 +18,7 @@ import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
 import { silentLogger, type Logger } from './log.js';
 import { openDb } from './store/db.js';
 import { sqlOver } from './store/sql/open.js';
+import { sqlTarget } from './store/sql/url.js';
 import { JobStore } from './store/jobs.js';
 import { Bus } from './services/bus.js';
 import type { HubContext } from './services/context.js';
@@ -142,6 +144,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const { config } = o;
   const caps = config.capabilities;
   const log = o.log ?? silentLogger;
+  refuseUntilPostgres(config);
   const db = openDb(join(config.home, 'state.db'));
   const root = packageRoot();
   const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
@@ -252,4 +255,15 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
     },
     takenOver: takeover ?? { active: () => false },
   };
+}
+
+/**
+ * A hub given a PostgreSQL URL refuses to start rather than keep the state in SQLite behind the
+ * person's back: the store is moving onto PostgreSQL module by module (docs/store-plan.md), and a
+ * hub runs on it only once nothing synchronous is left. A URL that is not valid is said so first.
+ */
+function refuseUntilPostgres(config: Config): void {
+  const target = sqlTarget(config);
+  if (target.dialect === 'sqlite') return;
+  throw new InvalidInputError(`the database URL ${target.shown} (databaseUrl / OVERSEER_DATABASE_URL) asks for the state in PostgreSQL, which this version of Overseer cannot run on yet (its store is being moved: docs/store-plan.md). Unset it to keep the state in SQLite at ${join(config.home, 'state.db')}.`);
 }

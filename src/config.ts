@@ -318,12 +318,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       throw new InvalidInputError(`${file} is not valid JSON: ${(err as Error).message}`);
     }
   }
+  refuseFilePassword(fromFile, file);
   const fromEnv: Record<string, unknown> = {};
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const v = env[name];
     if (v !== undefined && v !== '') fromEnv[key] = v;
   }
   return loadConfigFrom({ ...fromFile, ...fromEnv, home, settingsDir }, existsSync(file) ? `configuration (${file} and environment)` : 'configuration (environment)');
+}
+
+/**
+ * The project's config file lies inside the repository, which every agent of the crew can read:
+ * a database URL there must not carry a password (docs/security.md, "The hub's database").
+ */
+function refuseFilePassword(fromFile: Record<string, unknown>, file: string): void {
+  const url = fromFile.databaseUrl;
+  if (typeof url !== 'string') return;
+  let password = '';
+  try {
+    password = new URL(url).password;
+  } catch {
+    return; // not a URL: the database layer says what is wrong with it
+  }
+  if (!password) return;
+  throw new InvalidInputError(`${file} sets databaseUrl with a password; this file is inside the project, where every agent can read it. Remove the password from it and give the URL with the password in the hub's environment instead (OVERSEER_DATABASE_URL, which agents never see), or keep the password in a PostgreSQL password file under the state directory (PGPASSFILE).`);
 }
 
 /** The package root (where prompts/ and hooks/ live), found from this compiled file. */

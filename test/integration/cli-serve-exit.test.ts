@@ -6,6 +6,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir } from '../helpers/claude.js';
 import { buildCli, cliEnv, MAIN, overseer } from '../helpers/cli.js';
@@ -38,4 +39,24 @@ test('a second serve for a served state directory: one line, exit 1, no stack tr
     first.kill('SIGTERM');
   }
   assert.equal(await firstExit, 0);
+});
+
+test('serve with a PostgreSQL URL it cannot run on yet: one line that masks the password and says how to go on, exit 2, no state file; a URL of another scheme is said so', { timeout: 60_000 }, async () => {
+  buildCli();
+  const dir = await makeTempDir('ovs-serve-pg');
+  try {
+    const env = { OVERSEER_HOME: join(dir, 'state'), OVERSEER_DATABASE_URL: 'postgres://crew:hunter2-secret@127.0.0.1:5432/overseer' };
+    const r = await overseer(dir, ['serve', '-p', '0'], env);
+    assert.equal(r.code, 2, r.stderr); // a configuration error, like a bad --port
+    assert.match(r.stderr, /postgres:\/\/crew:\*\*\*@127\.0\.0\.1:5432\/overseer/);
+    assert.match(r.stderr, /cannot run on yet.*Unset it to keep the state in SQLite/s);
+    assert.doesNotMatch(r.stderr, /hunter2-secret/);
+    assert.doesNotMatch(r.stderr, /^\s+at /m);
+    assert.equal(existsSync(join(dir, 'state', 'state.db')), false, 'nothing was created');
+    const mysql = await overseer(dir, ['serve', '-p', '0'], { ...env, OVERSEER_DATABASE_URL: 'mysql://root:pw@h/db' });
+    assert.equal(mysql.code, 2);
+    assert.match(mysql.stderr, /the scheme "mysql:" is not supported/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -358,6 +358,21 @@ describe('loadConfig', () => {
     assert.ok(msg.includes(file), msg);
     assert.match(msg, /not valid JSON/);
   });
+
+  test('a database URL with a password in the project\'s config.json is refused (agents read that file), never echoing the password; without one it loads, and the environment may carry one', () => {
+    const repo = freshDir('lc-dburl');
+    gitInit(repo);
+    mkdirSync(join(repo, '.overseer'));
+    const file = join(repo, '.overseer', 'config.json');
+    writeFileSync(file, JSON.stringify({ databaseUrl: 'postgres://crew:s3cret-pw@db.internal:5432/overseer' }));
+    const msg = invalid(() => loadConfig({}, repo));
+    assert.ok(msg.includes(file), msg);
+    assert.match(msg, /OVERSEER_DATABASE_URL/);
+    assert.doesNotMatch(msg, /s3cret-pw/);
+    writeFileSync(file, JSON.stringify({ databaseUrl: 'postgres://crew@db.internal:5432/overseer' }));
+    assert.equal(loadConfig({}, repo).databaseUrl, 'postgres://crew@db.internal:5432/overseer');
+    assert.equal(loadConfig({ OVERSEER_DATABASE_URL: 'postgres://crew:pw@h/o' }, repo).databaseUrl, 'postgres://crew:pw@h/o');
+  });
 });
 
 describe('packageRoot', () => {
