@@ -7,6 +7,7 @@ import { CLAUDE_CLI, CODEX_CLI, checkAgentBinary, checkClaudeCredentials, checkC
 import { execCommand, httpFetch } from './io.js';
 import { checkCodexShell } from './codexShellRun.js';
 import { checkConfig, checkHub, checkStateDb, checkStateDir } from './state.js';
+import { checkDatabase } from './database.js';
 import { checkGh, checkGit, checkNode } from './system.js';
 import { checkSessions } from './session.js';
 import { checkNotify } from '../floor/notify/doctor.js';
@@ -55,6 +56,10 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
       return { name, status: 'fail', detail: `the check itself failed: ${(err as Error).message}`, fix: 'report this as an overseer bug (run with OVERSEER_DEBUG=1 for details)' };
     }
   };
+  const optional = async (name: string, f: () => Promise<Check | undefined>): Promise<Check[]> => {
+    const c = await guard(name, async () => (await f()) ?? { name: '', status: 'ok', detail: '' });
+    return c.name ? [c] : [];
+  };
   const codexPart = async (): Promise<Check[]> => {
     const bin = await checkAgentBinary(CODEX_CLI, cfg.config, deps);
     // Without a codex binary, its endpoint and key do not matter: one warning is enough.
@@ -81,6 +86,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     await guard('state place', () => checkStatePlace(cfg.home, deps)),
     await guard('confinement', () => checkConfinement(cfg.config, deps)),
     await guard('state db', () => checkStateDb(cfg.home)),
+    ...(await optional('database', () => checkDatabase(cfg.config))),
     await guard('hub', () => checkHub(cfg.home, deps)),
     await guard('sessions', () => checkSessions(cfg.config, cfg.home, deps)),
     await guard('notifications', () => checkNotify(cfg.config, deps)),

@@ -21,7 +21,7 @@ export interface SqlDb {
 }
 
 /** Longest wait for a PostgreSQL connection before the open fails (ms). */
-const CONNECT_TIMEOUT_MS = 10_000;
+export const CONNECT_TIMEOUT_MS = 10_000;
 const PG_INT8 = 20;
 
 /** BIGINT (int8) as a JS number: the schema's integers are ms timestamps, counts and ids, all far below 2^53. */
@@ -77,7 +77,7 @@ export async function openSql(config: { home: string; databaseUrl?: string | und
 const CHECK = 'Check: the host and port are reachable from here, the user name and password (percent-encoded in the URL), that the database exists (createdb), and the TLS parameters (sslmode, sslrootcert) match the server';
 
 /** Why a PostgreSQL connection failed, said for the person who set the URL; never with the password. */
-function openError(url: string, shown: string, err: unknown): InvalidInputError {
+export function openError(url: string, shown: string, err: unknown): InvalidInputError {
   const e = err as { code?: string; message?: string };
   const msg = scrub(e.message ?? String(err), url);
   const hint = hintFor(e.code, msg);
