@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { callAs, ok } from '../helpers/mcp.js';
+import { requestRow } from '../helpers/requests.js';
 
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
@@ -152,7 +153,7 @@ describe('request_approval', () => {
     ac.abort();
     await assert.rejects(asking);
     const row = await eventually('the request to close', () => {
-      const r = (h.hub.requests.store.get(req.request_id));
+      const r = requestRow(h.hub.ctx.db, req.request_id);
       return r && r.status !== 'pending' ? r : undefined;
     });
     assert.equal(row.status, 'cancelled');
