@@ -16,6 +16,7 @@ import {
   answerRequest, cancelPendingOf, closeRequest, getRequest, insertRequest, lateOf, listRequests, markLateSeen, markLeadSeen, openRequest,
   pendingFor, pendingWithJobs, requestsOfJob, requestsWithLate, unseenLate, type NewRequest,
 } from '../../src/store/sql/requests.js';
+import { markRunsTold, untoldEndedRuns, untoldWaitingApproves } from '../../src/store/sql/runAttention.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { all, startRacer, type Racer } from '../helpers/sqlRacers.js';
 
@@ -131,6 +132,28 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.ok(pending.includes('r-e2') && !pending.includes('r-e1'));
       const everything = (await listRequests(s.db, 'all', 3)).map((r) => r.created_at);
       assert.deepEqual(everything, [...everything].sort((a, b) => b - a), "'all' is newest first");
+    });
+
+    test('the lead\'s run attention: ended script runs and approve() calls waiting for the person, not the hub\'s bundled scripts, each until told', async () => {
+      const run = async (id: string, status: string, rules: Record<string, unknown>): Promise<void> =>
+        void (await sql`INSERT INTO runs (id, title, content, format, rules_json, status, created_at, updated_at, ended_at, kind)
+          VALUES (${id}, ${`title ${id}`}, 'return 1', 'js', ${JSON.stringify(rules)}, ${status}, ${NOW}, ${NOW}, ${status === 'running' ? null : NOW}, 'script')`.execute(s.db));
+      await run('run-ok', 'succeeded', { name: null });
+      await run('run-wf', 'failed', { bundled: 'implement-review' });
+      await run('run-null', 'failed', { bundled: null });
+      await run('run-ask', 'running', {});
+      await run('run-wf-ask', 'running', { bundled: 'implement-review' });
+      for (const [runId, reqId] of [['run-ask', 'r-ask'], ['run-wf-ask', 'r-wf-ask']] as const) {
+        await insertRequest(s.db, req(reqId, runId, { tool_name: 'overseer:script', who: 'person' }));
+        await sql`INSERT INTO script_calls (run_id, seq, kind, args_json, label, status, request_id, started_at)
+          VALUES (${runId}, 1, 'approve', '[]', 'Ship?', 'running', ${reqId}, ${NOW})`.execute(s.db);
+      }
+      assert.deepEqual((await untoldEndedRuns(s.db)).map((r) => r.id), ['run-null', 'run-ok'].sort());
+      assert.deepEqual((await untoldWaitingApproves(s.db)).map((w) => [w.run_id, w.seq, w.request_id, w.label, w.who]), [['run-ask', 1, 'r-ask', 'Ship?', 'person']]);
+      await markRunsTold(s.db, ['run-ok', 'run-null'], NOW + 1);
+      await markLeadSeen(s.db, ['r-ask'], NOW + 1);
+      assert.deepEqual(await untoldEndedRuns(s.db), []);
+      assert.deepEqual(await untoldWaitingApproves(s.db), []);
     });
 
     test('two answerers at once (two processes): one answers, the other\'s answer is a late answer; the job runs again', async () => {
