@@ -187,6 +187,21 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
     });
 
+    test('a request opened while another of the same job closes (two processes): the job stays needs_input', async () => {
+      for (let round = 0; round < 15; round++) {
+        const job = `j-swap-${round}`;
+        await addJob(s, job, 'running');
+        await openRequest(s.db, req(`r-s${round}-old`, job), NOW);
+        const [opened, closed] = await Promise.all([
+          racers[0]!.send({ op: 'call', module: 'requests', fn: 'openRequest', args: [req(`r-s${round}-new`, job), NOW] }),
+          racers[1]!.send({ op: 'call', module: 'requests', fn: 'closeRequest', args: [`r-s${round}-old`, { status: 'answered', decision: 'approved', by: 'lead' }, NOW] }),
+        ]);
+        assert.equal((closed.value as { closed: boolean }).closed, true);
+        assert.ok(opened.value, 'opened');
+        assert.equal(await jobStatus(s, job), 'needs_input', `round ${round}: the new request is pending`);
+      }
+    });
+
     if (dialect === 'postgres') {
       test('a close takes the job\'s row lock before it recounts: two closes wait for whoever holds the job, then the job runs', async () => {
         await addJob(s, 'j-held', 'running');
