@@ -9,26 +9,17 @@
 //     IMMEDIATE transaction holds the whole file), so two closes of one job's two requests on two
 //     connections run one after the other and the second sees the first's close when it recounts
 //     (without the lock each sees the other still pending and neither clears needs_input).
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely, type Selectable } from 'kysely';
 import { transact, type Q } from './tx.js';
-import type { RequestsTable, Schema } from './schema.js';
+import type { RequestLateAnswersTable, RequestsTable, Schema } from './schema.js';
 import type { Who } from '../../contract/coord.js';
 
 export type { Who };
 
 export type FullRequestRow = RequestsTable & { who: Who };
 
-export interface LateAnswerRow {
-  id: number;
-  request_id: string;
-  job_id: string;
-  answered_by: string;
-  decision: string | null;
-  answer: string | null;
-  comment: string | null;
-  at: number;
-  lead_seen_at: number | null;
-}
+/** A late answer's row. */
+export type LateAnswerRow = Selectable<RequestLateAnswersTable>;
 
 export type NewRequest = Omit<FullRequestRow, 'status' | 'decision' | 'answer' | 'comment' | 'answered_at' | 'answered_by' | 'lead_seen_at'>;
 
