@@ -175,7 +175,7 @@ export class Hub {
     this.detachGuard = this.ctx.bus.on('lock', () => this.lockGuard.locksChanged());
     this.detachConfinement = this.confinement?.attach(this.ctx.bus);
     this.reconciled.locksReleasedFor = this.locks.reconcile();
-    this.reconciled.requestsCancelled = this.requests.reconcile();
+    this.reconciled.requestsCancelled = await this.requests.reconcile();
     // After reconcile: what it settled happened before this hub and is not news.
     this.notifier = attachNotifier(this.ctx);
     await excludeOverseerDirs(this.o.projectDir);

@@ -1,7 +1,7 @@
 // The person's form (MCP form elicitation) for a request: readable text naming the agent by title
 // and id, the plan as prose, and one question — accept = approve, decline = reject, an optional
 // comment; for questions the answer field (an enum when the agent gave options). Pure.
-import type { FullRequestRow } from '../store/requests.js';
+import type { FullRequestRow } from '../store/sql/requests.js';
 import { optionsOf, type Answer } from './rules.js';
 
 export interface FormSpec {

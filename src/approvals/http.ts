@@ -53,11 +53,11 @@ export function personApi(requests: RequestService): (caller: Caller, req: Incom
         if (req.method !== 'GET') return fail(res, 405, 'method_not_allowed', 'GET /api/requests lists requests');
         const status = ListQuery.safeParse(url.searchParams.get('status') ?? 'pending');
         if (!status.success) return fail(res, 400, 'invalid_input', status.error.issues[0]!.message);
-        return send(res, 200, { requests: requests.store.list(status.data, 200).map((r) => requests.view(r)), late: requests.withLateAnswers(10) });
+        return send(res, 200, { requests: await requests.views(await requests.listed(status.data, 200)), late: await requests.withLateAnswers(10) });
       }
       if (!respond) {
         if (req.method !== 'GET') return fail(res, 405, 'method_not_allowed', `GET /api/requests/${id} shows a request; POST /api/requests/${id}/respond answers it`);
-        return send(res, 200, { request: requests.view(requests.get(id)) });
+        return send(res, 200, { request: await requests.view(await requests.get(id)) });
       }
       if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', `POST a JSON answer to /api/requests/${id}/respond`);
       let raw: unknown;
@@ -69,12 +69,12 @@ export function personApi(requests: RequestService): (caller: Caller, req: Incom
       }
       const b = PersonAnswerBody.safeParse(raw);
       if (!b.success) return fail(res, 400, 'invalid_input', b.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-      const r = requests.get(id);
+      const r = await requests.get(id);
       if (r.who === 'person' && r.status === 'pending' && !b.data.confirmation) {
         return fail(res, 400, 'invalid_input', `request ${id} is for the person only: the answer must say how the person confirmed it (confirmation "tty", "flag" or "page")`);
       }
       const { decision, answer, comment } = b.data;
-      return send(res, 200, { request: requests.answerAsPerson(id, { decision, answer, comment }, personLabel(b.data), { leadSeen: true }) });
+      return send(res, 200, { request: await requests.answerAsPerson(id, { decision, answer, comment }, personLabel(b.data), { leadSeen: true }) });
     } catch (err) {
       if (err instanceof TooLateError) return fail(res, 409, 'too_late', err.message, { request: err.request });
       if (err instanceof OverseerError && STATUS[err.code]) return fail(res, STATUS[err.code]!, err.code, err.message);

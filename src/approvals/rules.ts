@@ -1,6 +1,6 @@
 // Pure rules of answering a request: which answer fits which kind of request, who may give it,
 // and how the person answers a request that only they may answer. No I/O.
-import type { FullRequestRow, Who } from '../store/requests.js';
+import type { FullRequestRow, Who } from '../store/sql/requests.js';
 
 export interface Answer {
   decision?: 'approved' | 'rejected';

@@ -11,7 +11,7 @@
 // `failedWindowMs` ago (default 24 h). Left out: phases of a workflow (the workflow's own item
 // speaks for them) and `dependency_failed` jobs (the failure they depend on is shown instead).
 import type { JobRow } from '../store/jobs.js';
-import type { FullRequestRow } from '../store/requests.js';
+import type { FullRequestRow } from '../store/sql/requests.js';
 import type { WarningRow } from '../store/warnings.js';
 import type { WorkflowRow } from '../store/workflows.js';
 import type { LockRow, WaitRow } from '../store/locks.js';

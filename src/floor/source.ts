@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { OverlapRow } from '../store/overlaps.js';
 import type { JobRow } from '../store/jobs.js';
-import type { FullRequestRow } from '../store/requests.js';
+import type { FullRequestRow } from '../store/sql/requests.js';
 import type { WarningRow } from '../store/warnings.js';
 import type { WorkflowRow } from '../store/workflows.js';
 import type { LockRow, WaitRow } from '../store/locks.js';

@@ -194,7 +194,7 @@ export class ScriptExecution {
     for (const e of unused) {
       const j = e.status === 'running' && e.jobId ? this.d.ctx.store.get(e.jobId) : undefined;
       if (j && !isTerminal(j.status)) void this.d.jobs.cancel({ job_id: j.id, reason: `run ${this.runId} was resumed and no longer waits for call ${e.seq}`, cascade: true }, LEAD).catch(() => undefined);
-      if (e.status === 'running' && e.requestId) this.d.requests.cancel(e.requestId, `run ${this.runId} was resumed and no longer waits for call ${e.seq}`);
+      if (e.status === 'running' && e.requestId) void this.d.requests.cancel(e.requestId, `run ${this.runId} was resumed and no longer waits for call ${e.seq}`).catch(() => undefined);
     }
     const text = d
       ? `resume: ${this.answered} call(s) answered from the journal; diverged at call ${at} of the script, ${d.kind}(${callStart(args ?? [])})`

@@ -153,7 +153,7 @@ export class ScriptRuns {
     if (l) await Promise.all(l.spawning);
     for (const c of this.journal.calls(runId)) {
       if (c.status !== 'running') continue;
-      if (c.request_id) this.withdraw(c.request_id, reason);
+      if (c.request_id) await this.withdraw(c.request_id, reason);
       if (c.job_id) {
         const j = this.ctx.store.get(c.job_id);
         if (j && !isTerminal(j.status)) await this.jobs.cancel({ job_id: j.id, reason, cascade: true }, LEAD).catch(() => undefined);
@@ -162,12 +162,8 @@ export class ScriptRuns {
   }
 
   /** An approve() the run no longer waits for leaves the person's floor. */
-  private withdraw(requestId: string, reason: string): void {
-    try {
-      this.requests.cancel(requestId, reason);
-    } catch (err) {
-      this.ctx.log.warn({ err, request: requestId }, 'script run: could not withdraw an approval');
-    }
+  private async withdraw(requestId: string, reason: string): Promise<void> {
+    await this.requests.cancel(requestId, reason).catch((err: unknown) => this.ctx.log.warn({ err, request: requestId }, 'script run: could not withdraw an approval'));
   }
 
   /**

@@ -59,8 +59,8 @@ export interface WaitResultShape {
 /** Requests' part of `attention` and of get_agent (src/approvals/service.ts provides it). */
 export interface RequestAttention {
   /** Items for pending requests of `pending` jobs (and news on `all`); `wake` if one needs the caller now; `ack` once returned. */
-  attention(pending: string[], all: string[]): { items: Record<string, unknown>[]; wake: boolean; ack: () => void };
-  ofJob(jobId: string): Record<string, unknown>[];
+  attention(pending: string[], all: string[]): Promise<{ items: Record<string, unknown>[]; wake: boolean; ack: () => Promise<void> }>;
+  ofJob(jobId: string): Promise<Record<string, unknown>[]>;
 }
 
 /** What JobService.create takes: a validated job (spawn_agent, a workflow phase, a schedule's next run). */
@@ -168,7 +168,7 @@ export class JobService {
     this.warnings = new WarningStore(ctx.db);
     this.overlaps = new OverlapStore(ctx.db);
     this.setups = new SetupStore(ctx.db);
-    this.runNews = new RunAttention(ctx.db);
+    this.runNews = new RunAttention(ctx.sql.db, ctx.db);
     this.lastMerge = ctx.db.prepare('SELECT target, mode, commit_sha, merged_at FROM job_merges WHERE job_id = ? ORDER BY id DESC LIMIT 1');
   }
 
@@ -418,13 +418,13 @@ export class JobService {
     // Messages to the caller from the awaited agents (or their sub-agents) also need attention.
     const senders = [...new Set(ids.flatMap((id) => [id, ...this.ctx.store.descendants(id).map((d) => d.id)]))];
     const me = senderOf(caller);
-    const snapshot = (): { settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; wake: boolean; ack: () => void; messageIds: number[] } => {
+    const snapshot = async (): Promise<{ settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; wake: boolean; ack: () => Promise<void>; messageIds: number[] }> => {
       const rows = ids.map((id) => this.ctx.store.get(id)!);
       // A worktree job is settled once its worktree is committed and closed (its branch and diff are final).
       const done = (r: JobRow): boolean => isSettled(r.status) && !this.runner.isClosing(r.id);
       const settled = rows.filter(done);
       const pending = rows.filter((r) => !done(r)).map((r) => r.id);
-      const requests = this.requests.attention(pending, ids);
+      const requests = await this.requests.attention(pending, ids);
       const msgs = this.messages.unreadFrom(me, senders);
       // Health warnings of the awaited agents and their sub-agents, each returned once (the lead's
       // wait only: an agent's warnings go to its lead and the person).
@@ -433,12 +433,12 @@ export class JobService {
       // A provider limit holding awaited agents: one item for the lead per limit, not one per agent.
       const limits = caller.role === 'lead' ? this.limitItems(senders) : { items: [], providers: [] };
       // Script runs are the lead's own: their end, or an approve() waiting for the person, once each.
-      const runs = caller.role === 'lead' ? this.runNews.untold() : { items: [], ack: () => undefined };
+      const runs = caller.role === 'lead' ? await this.runNews.untold() : { items: [], ack: async () => undefined };
       return {
         settled, pending,
         attention: [...requests.items, ...runs.items, ...limits.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...byPair(overlaps).map((o) => this.overlapItem(o)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
         wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0 || limits.items.length > 0 || runs.items.length > 0,
-        ack: () => { requests.ack(); runs.ack(this.ctx.clock.now()); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); this.overlaps.markSeen(overlaps.map((o) => o.id), this.ctx.clock.now()); this.runner.limits.toldToLead(limits.providers); },
+        ack: async () => { await requests.ack(); await runs.ack(this.ctx.clock.now()); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); this.overlaps.markSeen(overlaps.map((o) => o.id), this.ctx.clock.now()); this.runner.limits.toldToLead(limits.providers); },
         messageIds: msgs.map((m) => m.id),
       };
     };
@@ -449,18 +449,17 @@ export class JobService {
       signal: p.signal,
       progressEveryMs: this.ctx.progressEveryMs,
       onProgress: (ms) => {
-        const s = snapshot();
-        p.onProgress?.(ms, s.settled.length, ids.length);
+        void snapshot().then((s) => p.onProgress?.(ms, s.settled.length, ids.length), () => undefined);
       },
-      check: () => {
-        const s = snapshot();
+      check: async () => {
+        const s = await snapshot();
         const satisfied = input.mode === 'all' ? s.pending.length === 0 : s.settled.length > 0;
         return satisfied || s.wake ? s : undefined;
       },
     });
-    const s = r.ok ? r.value : snapshot();
+    const s = r.ok ? r.value : await snapshot();
     this.messages.markRead(s.messageIds);
-    s.ack();
+    await s.ack();
     const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
     return {
       // A warning still open on an ended job judges its work (commands_failed): the done entry says it.
@@ -529,10 +528,10 @@ export class JobService {
   // ---- inspect -------------------------------------------------------------------------
 
   /** The summary (with the job's requests when it has any); with `events` > 0 also that many of its most recent events. */
-  get(id: string, caller: Caller, o: { events?: number } = {}): AgentSummary & { events?: EventView[]; requests?: Record<string, unknown>[] } {
+  async get(id: string, caller: Caller, o: { events?: number } = {}): Promise<AgentSummary & { events?: EventView[]; requests?: Record<string, unknown>[] }> {
     this.visibleJob(id, caller, { self: true });
     const s = this.summary(id);
-    const requests = this.requests.ofJob(id);
+    const requests = await this.requests.ofJob(id);
     return {
       ...s,
       ...(requests.length ? { requests } : {}),

@@ -5,31 +5,22 @@
 // ids the lead waits on: a run is the lead's own, not one of its agents'. Told is recorded in the
 // database (runs.lead_seen_at, the request's lead_seen_at), so a hub restart does not repeat it.
 import type { Db } from '../store/db.js';
+import type { Q } from '../store/sql/tx.js';
+import { markLeadSeen } from '../store/sql/requests.js';
+import { markRunsTold, untoldEndedRuns, untoldWaitingApproves } from '../store/sql/runAttention.js';
 import { isoTime } from '../clock.js';
 import { scriptRunSpent } from '../scripts/view.js';
 
-interface EndedRow { id: string; title: string; status: string; note: string | null; ended_at: number | null }
-interface WaitingRow { run_id: string; title: string; seq: number; request_id: string; label: string | null; summary: string; who: string; created_at: number }
-
 export class RunAttention {
-  private readonly st;
-
-  constructor(private readonly db: Db) {
-    this.st = {
-      ended: db.prepare("SELECT id, title, status, note, ended_at FROM runs WHERE kind = 'script' AND json_extract(rules_json, '$.bundled') IS NULL AND status != 'running' AND lead_seen_at IS NULL ORDER BY ended_at, id"),
-      waiting: db.prepare(`SELECT c.run_id, r.title, c.seq, c.request_id, c.label, q.summary, q.who, q.created_at FROM script_calls c
-        JOIN runs r ON r.id = c.run_id JOIN requests q ON q.id = c.request_id
-        WHERE c.kind = 'approve' AND c.status = 'running' AND r.status = 'running' AND json_extract(r.rules_json, '$.bundled') IS NULL AND q.status = 'pending' AND q.lead_seen_at IS NULL ORDER BY q.created_at, q.id`),
-      markRun: db.prepare('UPDATE runs SET lead_seen_at = ? WHERE id = ? AND lead_seen_at IS NULL'),
-      markRequest: db.prepare('UPDATE requests SET lead_seen_at = ? WHERE id = ? AND lead_seen_at IS NULL'),
-    };
-  }
+  /** `q`: the asynchronous layer; `db`: the synchronous store, for a run's cost only (mixed
+   * period: until step 7 moves the scripts' queries, scriptRunSpent among them). */
+  constructor(private readonly q: Q, private readonly db: Db) {}
 
   /** The items not yet told; `ack` records them told (call it once they are returned). */
-  untold(): { items: Record<string, unknown>[]; ack: (now: number) => void } {
-    const ended = this.st.ended.all() as EndedRow[];
-    const waiting = this.st.waiting.all() as WaitingRow[];
-    if (!ended.length && !waiting.length) return { items: [], ack: () => undefined };
+  async untold(): Promise<{ items: Record<string, unknown>[]; ack: (now: number) => Promise<void> }> {
+    const ended = await untoldEndedRuns(this.q);
+    const waiting = await untoldWaitingApproves(this.q);
+    if (!ended.length && !waiting.length) return { items: [], ack: async () => undefined };
     const items = [
       ...waiting.map((w) => ({
         kind: 'run_needs_person', run_id: w.run_id, title: w.title, call: w.seq, request_id: w.request_id, summary: w.summary.slice(0, 500), since: isoTime(w.created_at),
@@ -47,9 +38,9 @@ export class RunAttention {
     ];
     return {
       items,
-      ack: (now) => {
-        for (const r of ended) this.st.markRun.run(now, r.id);
-        for (const w of waiting) this.st.markRequest.run(now, w.request_id);
+      ack: async (now) => {
+        await markRunsTold(this.q, ended.map((r) => r.id), now);
+        await markLeadSeen(this.q, waiting.map((w) => w.request_id), now);
       },
     };
   }

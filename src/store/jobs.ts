@@ -119,21 +119,6 @@ export interface MessageRow {
   read_at: number | null;
 }
 
-export interface RequestRow {
-  id: string;
-  job_id: string;
-  kind: string;
-  summary: string;
-  plan_json: string | null;
-  options_json: string | null;
-  status: string;
-  decision: string | null;
-  answer: string | null;
-  comment: string | null;
-  created_at: number;
-  answered_at: number | null;
-}
-
 export class JobStore {
   constructor(readonly db: Db) {}
 

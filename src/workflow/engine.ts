@@ -198,12 +198,12 @@ export class WorkflowEngine {
 
   /** The lead's approval of the plan (list_requests / respond): the request the workflow waits
    * for — the one it has (after a hub restart), or a new one. Undefined: it does not wait (any more). */
-  openApproval(id: string, cycle: number): string | undefined {
+  async openApproval(id: string, cycle: number): Promise<string | undefined> {
     const w = this.store.get(id);
     if (w?.status === 'waiting_approval' && w.approval_request) return w.approval_request;
     // Approved already (the answer came in while a restarted hub's script was still replaying), or no longer running.
     if (w?.status !== 'running' || w.plan_approved) return undefined;
-    const reqId = this.requests.openDetached({
+    const reqId = await this.requests.openDetached({
       jobId: w.current_job ?? '', kind: 'approval', summary: `Approve the plan of workflow ${w.id} ("${w.title}") before implementation starts`,
       plan: { rationale: this.ledger.rendered(w.id) ?? '', resources: this.notes.store.get(wfKeys(w.id).contract)?.value ?? '' },
     });
@@ -211,15 +211,15 @@ export class WorkflowEngine {
     return reqId;
   }
 
-  approvalPending(reqId: string): boolean {
-    return this.requests.store.get(reqId)?.status === 'pending';
+  async approvalPending(reqId: string): Promise<boolean> {
+    return (await this.requests.row(reqId))?.status === 'pending';
   }
 
   /** The lead answered the plan approval: implement next, or blocked plan_rejected. */
-  approvalAnswered(id: string): Step {
+  async approvalAnswered(id: string): Promise<Step> {
     const w = this.store.get(id);
     if (!w || w.status !== 'waiting_approval' || !w.approval_request) return { kind: 'stop', status: w?.status ?? 'gone' };
-    const r = this.requests.store.get(w.approval_request);
+    const r = await this.requests.row(w.approval_request);
     if (r?.status === 'answered' && r.decision === 'approved') {
       this.store.update(id, { status: 'running', plan_approved: 1, approval_request: null }, this.ctx.clock.now());
       return { kind: 'spawn', phase: 'implement', cycle: Math.max(1, w.cycle) };

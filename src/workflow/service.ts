@@ -68,7 +68,10 @@ export class WorkflowService {
     // The lead's answer to a plan approval takes effect as it arrives; the script's wf.approval call waits for it (steps.ts).
     ctx.bus.on('request', (e) => {
       const w = this.store.byStatus('waiting_approval').find((x) => x.approval_request === e.requestId);
-      if (w && !this.engine.approvalPending(e.requestId)) void this.engine.serial(w.id, async () => { this.engine.approvalAnswered(w.id); });
+      if (!w) return;
+      void this.engine.approvalPending(e.requestId).then((pending) => {
+        if (!pending) void this.engine.serial(w.id, async () => { await this.engine.approvalAnswered(w.id); });
+      }, (err: unknown) => ctx.log.warn({ err, workflow: w.id }, 'workflow: could not read its plan approval'));
     });
     // The workflow's run ended under it (the script failed, or cancel_run): the workflow does not stay running without a driver.
     ctx.bus.on('run', (e) => {
@@ -203,7 +206,7 @@ export class WorkflowService {
   /** Cancelled: its approval request closed, its worktree removed (the branch stays). */
   private async close(w: WorkflowRow, reason: string): Promise<void> {
     this.store.update(w.id, { status: 'cancelled', ended_at: this.ctx.clock.now() }, this.ctx.clock.now());
-    if (w.approval_request) this.requests.cancel(w.approval_request, reason);
+    if (w.approval_request) await this.requests.cancel(w.approval_request, reason);
     if (w.worktree_path && w.repo_root) await removeWorktree(w.repo_root, w.worktree_path).catch(() => undefined);
   }
 
@@ -244,7 +247,7 @@ export class WorkflowService {
     this.store.update(w.id, { state_json: JSON.stringify({ ...readState(w), runId: null }) }, this.ctx.clock.now());
     await this.stopRun(w, 'workflow resumed');
     await this.idle(w.id);
-    if (w.approval_request) this.requests.cancel(w.approval_request, 'the workflow was resumed');
+    if (w.approval_request) await this.requests.cancel(w.approval_request, 'the workflow was resumed');
     await this.engine.serial(w.id, async () => {
       this.engine.reconcilePlan(w.id);
       const st = readState(this.workflow(w.id));

@@ -91,14 +91,14 @@ export class WorkflowSteps {
   private async approval(c: BundledCall): Promise<Json> {
     const [id, cycle] = c.args as [string, number];
     let reqId: string | undefined;
-    await this.engine.serial(id, async () => { if (this.drives(c)) reqId = this.engine.openApproval(id, cycle); });
+    await this.engine.serial(id, async () => { if (this.drives(c)) reqId = await this.engine.openApproval(id, cycle); });
     const req = reqId;
     if (!req) return this.answered(c, 'the lead approves the plan', this.afterApproval(id));
     const seq = this.begin(c, 'the lead approves the plan');
     c.journal.carriedBy(c.runId, seq, { request_id: req });
     const waiting = (): boolean => { const w = this.store.get(id); return w?.status === 'waiting_approval' && w.approval_request === req; };
     // Answered while no hub ran: nobody applied it yet.
-    if (!this.engine.approvalPending(req) && waiting()) await this.engine.serial(id, async () => { this.engine.approvalAnswered(id); });
+    if (!(await this.engine.approvalPending(req)) && waiting()) await this.engine.serial(id, async () => { await this.engine.approvalAnswered(id); });
     await this.until(c.signal, 'workflow', (e) => (e as { workflowId?: string }).workflowId === id, () => !waiting());
     await this.engine.idle(id);
     return this.end(c, seq, this.afterApproval(id));

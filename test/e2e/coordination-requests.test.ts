@@ -16,6 +16,7 @@ import { subscribed } from '../helpers/bus.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { runOverseer } from '../helpers/overseerCli.js';
+import { requestRow } from '../helpers/requests.js';
 
 const { cleanups, hubWith } = scriptedHubs();
 
@@ -160,7 +161,7 @@ describe('requests and permissions', () => {
     const refused = await h.callRaw('respond', { request_id: item.request_id, decision: 'approved' });
     assert.equal(refused.isError, true);
     assert.match(refused.text, new RegExp(`^forbidden: Request ${item.request_id} is for the person .*nothing was changed\\..*overseer respond ${item.request_id}`));
-    assert.equal(h.hub.requests.store.get(item.request_id)!.status, 'pending', 'the refused respond changed nothing');
+    assert.equal(requestRow(h.hub.ctx.db, item.request_id)!.status, 'pending', 'the refused respond changed nothing');
     assert.equal(h.hub.ctx.store.get(id)!.status, 'needs_input');
     assert.equal(seen as ToolResultInfo | undefined, undefined, 'the child is still waiting');
 

@@ -19,9 +19,9 @@ import { finishStep } from '../helpers/holder.js';
 import { eventually } from '../helpers/wait.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { JobStore, type NewJob } from '../../src/store/jobs.js';
-import { RequestStore } from '../../src/store/requests.js';
 import { WarningStore } from '../../src/store/warnings.js';
 import type { Floor } from '../../src/floor/types.js';
+import { insertRequestRow } from '../helpers/requests.js';
 
 const { hubWith } = scriptedHubs();
 before(buildCli);
@@ -85,7 +85,7 @@ describe('status --watch with a hub', () => {
 
   test('renders on every change from the hub\'s stream: a question needs you, then it is answered and the agent reports', { timeout: 120_000 }, async () => {
     const id = (await h.call('spawn_agent', { prompt: '@script:asker', title: 'Schema work' })).job_id as string;
-    const req = await eventually('the question to be pending', () => h.hub.requests.store.list('pending', 10)[0], 60_000);
+    const req = await eventually('the question to be pending', () => h.hub.ctx.db.prepare("SELECT * FROM requests WHERE status = 'pending' ORDER BY created_at LIMIT 1").get() as { id: string } | undefined, 60_000);
 
     const w = watch(h.home, ['status', '--watch']);
     const first = await w.until((t) => t.includes('Which database should I target?'), 'the question in a render');
@@ -155,7 +155,7 @@ describe('status without a hub', () => {
     store.insertJob(job('j-aaaa0001', { title: 'Stuck agent' }), NOW - 60_000);
     store.update('j-aaaa0001', { started_at: NOW - 60_000, status_message: 'thinking' }, NOW - 60_000);
     new WarningStore(db).raise('j-aaaa0001', 'stalled', 'no output for 600 s', NOW - 1000);
-    new RequestStore(db).insert({ id: 'r-bbbb', job_id: 'j-aaaa0001', kind: 'approval', summary: 'push to origin', plan_json: null, options_json: null, created_at: NOW - 500, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
+    insertRequestRow(db, { id: 'r-bbbb', job_id: 'j-aaaa0001', kind: 'approval', summary: 'push to origin', plan_json: null, options_json: null, created_at: NOW - 500, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
   });
   after(() => {
     db.close();

@@ -3,6 +3,7 @@
 //   {op: 'open', home, url?}          openSql (PostgreSQL: connects and migrates) → {ok}
 //   {op: 'migrate', url, slowMs}      a test migration list on its own Kysely: counts its runs → {ok, ran}
 //   {op: 'set', key, value, expected?} setNote → {ok, version} | {ok: false, conflict}
+//   {op: 'call', module, fn, args}    fn(db, ...args) of src/store/sql/<module>.ts → {ok, value}
 //   {op: 'close'}                     → {ok}, then exits
 import { createInterface } from 'node:readline';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -47,6 +48,12 @@ async function run(cmd: Record<string, unknown>): Promise<unknown> {
         if (err instanceof ConflictError) return { ok: false, conflict: err.message };
         throw err;
       }
+    case 'call': {
+      const m = (await import(`../../src/store/sql/${String(cmd.module)}.js`)) as Record<string, (...a: unknown[]) => Promise<unknown>>;
+      const fn = m[String(cmd.fn)];
+      if (typeof fn !== 'function') throw new Error(`src/store/sql/${String(cmd.module)}.ts has no function ${String(cmd.fn)}`);
+      return { ok: true, value: (await fn(s!.db, ...((cmd.args as unknown[]) ?? []))) ?? null };
+    }
     case 'close':
       await s?.close();
       return { ok: true };

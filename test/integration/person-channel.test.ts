@@ -14,6 +14,7 @@ import { callAs, type CallResult } from '../helpers/mcp.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { TokenRecorder } from '../helpers/tokens.js';
+import { lateRows, requestRow } from '../helpers/requests.js';
 
 let h: TestHub;
 const tokens = new TokenRecorder();
@@ -33,10 +34,10 @@ async function asking(tool: string, args: Record<string, unknown>): Promise<Aski
   return { id: w.attention[0].request_id, jobId, agent, result };
 }
 
-const row = (id: string) => h.hub.requests.store.get(id)!;
+const row = (id: string) => requestRow(h.hub.ctx.db, id)!;
 const unchanged = (id: string): void => {
   assert.equal(row(id).status, 'pending', 'still pending');
-  assert.deepEqual(h.hub.requests.store.lateOf(id), [], 'no answer recorded');
+  assert.deepEqual(lateRows(h.hub.ctx.db, id), [], 'no answer recorded');
 };
 
 function api(method: string, path: string, o: { token?: string | null; host?: string; origin?: string; body?: string } = {}): Promise<{ status: number; body: any }> {
@@ -150,7 +151,7 @@ describe('the CLI', () => {
     const late = await runOverseer(h.home, ['respond', a.id, '--reject']);
     assert.equal(late.code, 1);
     assert.match(late.stderr, new RegExp(`too late: request ${a.id} closed at \\S+ \\(timed out\\)`));
-    assert.deepEqual(h.hub.requests.store.lateOf(a.id).map((l) => [l.answered_by, l.decision]), [['person (cli)', 'rejected']]);
+    assert.deepEqual(lateRows(h.hub.ctx.db, a.id).map((l) => [l.answered_by, l.decision]), [['person (cli)', 'rejected']]);
     assert.equal(row(a.id).status, 'timed_out');
     const listing = await runOverseer(h.home, ['requests']);
     assert.match(listing.stdout, new RegExp(`${a.id}  person \\(cli\\) at .*: rejected — late answer ignored`));

@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { callAs, ok } from '../helpers/mcp.js';
+import { requestRow } from '../helpers/requests.js';
 
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
@@ -143,6 +144,22 @@ describe('request_approval', () => {
     assert.match(after.text, /invalid_state/);
   });
 
+  test('a job\'s end told with Bus.emitSettled returns after its pending requests are cancelled', async () => {
+    const X = await spawnAgent('Ending');
+    const asking = track(callAs(X.client, 'request_approval', { summary: 'before my end', timeout_s: 60 }));
+    const req = await attentionRequest(X.id, 'approval');
+    assert.match(req.request_id, /^r-[0-9a-z]+-[0-9a-z]+[0-9a-f]{8}$/, 'time, this hub\'s counter and 32 random bits: unique across hubs sharing a database');
+    const errors: unknown[] = [];
+    // What the engine does at a job's end (the status of the event is what the listener reads).
+    await h.hub.ctx.bus.emitSettled('job', { jobId: X.id, status: 'failed' }, (e) => errors.push(e));
+    assert.deepEqual(errors, []);
+    const row = requestRow(h.hub.ctx.db, req.request_id)!;
+    assert.deepEqual([row.status, row.answered_by, row.comment], ['cancelled', 'hub', 'the agent is no longer running'], 'closed before emitSettled returned');
+    const r = await asking.promise;
+    assert.equal(r.value.decision, 'rejected');
+    await cancel(X);
+  });
+
   test('the agent cancelling its own call closes the request and the job runs again', async () => {
     const X = await spawnAgent('Fickle');
     const ac = new AbortController();
@@ -152,7 +169,7 @@ describe('request_approval', () => {
     ac.abort();
     await assert.rejects(asking);
     const row = await eventually('the request to close', () => {
-      const r = (h.hub.requests.store.get(req.request_id));
+      const r = requestRow(h.hub.ctx.db, req.request_id);
       return r && r.status !== 'pending' ? r : undefined;
     });
     assert.equal(row.status, 'cancelled');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
+import { requestRow } from '../helpers/requests.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop().catch(() => undefined); });
@@ -19,7 +20,7 @@ async function hub(dir?: string): Promise<TestHub> {
 const pendingRequest = (h: TestHub, runId: string): Promise<string> =>
   eventually('the approval is pending', () => {
     const c = (h.hub.scripts.view(runId)!.calls as any[]).find((x) => x.kind === 'approve' && x.status === 'running');
-    return c?.request_id && h.hub.requests.store.get(c.request_id)?.status === 'pending' ? (c.request_id as string) : undefined;
+    return c?.request_id && requestRow(h.hub.ctx.db, c.request_id)?.status === 'pending' ? (c.request_id as string) : undefined;
   }, 20_000);
 const ended = (h: TestHub, runId: string): Promise<any> =>
   eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, 20_000);
@@ -31,20 +32,20 @@ describe('approve() in a script', () => {
     const first = await hub();
     const r = await first.call('run_script', { script: SCRIPT });
     const id = await pendingRequest(first, r.run_id);
-    const req = first.hub.requests.store.get(id)!;
+    const req = requestRow(first.hub.ctx.db, id)!;
     assert.equal(req.who, 'person');
     assert.equal(req.summary, 'Ship the release?');
     assert.deepEqual(JSON.parse(req.plan_json!), { rationale: 'all checks passed', risks: 'none known' });
     const byLead = await first.call('respond', { request_id: id, decision: 'approved' }).then(() => null, (e: Error) => e.message);
     assert.match(String(byLead), /person/i, 'the lead cannot answer a script\'s approval');
-    assert.equal(first.hub.requests.store.get(id)!.status, 'pending');
+    assert.equal(requestRow(first.hub.ctx.db, id)!.status, 'pending');
 
     const dir = first.dir;
     await first.stop({ keep: true });
     hubs.splice(hubs.indexOf(first), 1);
     const second = await hub(dir);
     assert.equal(await pendingRequest(second, r.run_id), id, 'the new hub waits for the same request');
-    second.hub.requests.answerAsPerson(id, { decision: 'approved' }, 'person:test');
+    await second.hub.requests.answerAsPerson(id, { decision: 'approved' }, 'person:test');
     const v = await ended(second, r.run_id);
     assert.equal(v.status, 'succeeded', JSON.stringify(v));
     assert.equal(v.result, true);
@@ -71,13 +72,13 @@ describe('approve() in a script', () => {
   test('a rejection is false; a cancelled run withdraws its pending approval', async () => {
     const h = await hub();
     const a = await h.call('run_script', { script: SCRIPT });
-    h.hub.requests.answerAsPerson(await pendingRequest(h, a.run_id), { decision: 'rejected' }, 'person:test');
+    await h.hub.requests.answerAsPerson(await pendingRequest(h, a.run_id), { decision: 'rejected' }, 'person:test');
     assert.equal((await ended(h, a.run_id)).result, false);
 
     const b = await h.call('run_script', { script: SCRIPT });
     const id = await pendingRequest(h, b.run_id);
     await h.call('cancel_run', { run_id: b.run_id });
-    assert.equal(h.hub.requests.store.get(id)!.status, 'cancelled');
+    assert.equal(requestRow(h.hub.ctx.db, id)!.status, 'cancelled');
     assert.equal((await ended(h, b.run_id)).status, 'cancelled');
   });
 });

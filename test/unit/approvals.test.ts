@@ -2,7 +2,7 @@
 // and schema, reading the form's result, and how a closed request is described.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FullRequestRow } from '../../src/store/requests.js';
+import type { FullRequestRow } from '../../src/store/sql/requests.js';
 import { answerProblem, cliHint, closedHow, howToAnswer, leadRefusal } from '../../src/approvals/rules.js';
 import { buildForm, planText, readForm } from '../../src/approvals/form.js';
 import { attentionItem, requestView } from '../../src/approvals/view.js';

@@ -10,15 +10,15 @@ import Database from 'better-sqlite3';
 import { buildFloor, resultLine, workflowBar, type FloorInput } from '../../src/floor/model.js';
 import { readFloor, readFloorInput } from '../../src/floor/source.js';
 import type { JobRow } from '../../src/store/jobs.js';
-import type { FullRequestRow } from '../../src/store/requests.js';
+import type { FullRequestRow } from '../../src/store/sql/requests.js';
 import type { WarningRow } from '../../src/store/warnings.js';
 import type { WorkflowRow } from '../../src/store/workflows.js';
 import type { FloorJob } from '../../src/floor/types.js';
 import { openDb } from '../../src/store/db.js';
 import { JobStore } from '../../src/store/jobs.js';
-import { RequestStore } from '../../src/store/requests.js';
 import { WarningStore } from '../../src/store/warnings.js';
 import { LockStore } from '../../src/store/locks.js';
+import { insertRequestRow } from '../helpers/requests.js';
 
 const NOW = 1_800_000_000_000;
 const H = 3600_000;
@@ -310,7 +310,7 @@ describe('readFloor on a real database', () => {
       add('grand', { parent_id: 'lead-child', depth: 2 });
       add('dep-wait', { status: 'waiting', started_at: null, depends_on_json: '["grand"]' });
       for (let i = 0; i < 30; i++) add(`old${i}`, { status: 'succeeded', ended_at: NOW - 3 * H + i, result: `done ${i}`, cost_usd: 0.01 });
-      new RequestStore(db).insert({ id: 'r-1', job_id: 'grand', kind: 'question', summary: 'which one?', plan_json: null, options_json: null, created_at: NOW - 5, tool_name: null, tool_input_json: null, expires_at: null, who: 'any' });
+      insertRequestRow(db, { id: 'r-1', job_id: 'grand', kind: 'question', summary: 'which one?', plan_json: null, options_json: null, created_at: NOW - 5, tool_name: null, tool_input_json: null, expires_at: null, who: 'any' });
       new WarningStore(db).raise('lead-child', 'stalled', 'no output for 10 min', NOW - 1000);
       new LockStore(db).take('lead-child', ['/p/x.ts'], null, 600, NOW);
       new LockStore(db).addWait('grand', ['/p/x.ts'], null, 600, NOW);

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildFloor, type FloorInput } from '../../src/floor/model.js';
 import type { FloorRun, FloorRunCall } from '../../src/floor/types.js';
-import type { FullRequestRow } from '../../src/store/requests.js';
+import type { FullRequestRow } from '../../src/store/sql/requests.js';
 import { buildRows, parseFilter } from '../../src/tui/rows.js';
 import { keyAction, type Keys } from '../../src/tui/keys.js';
 import { runCallLine, runLine } from '../../src/tui/format.js';

@@ -7,7 +7,8 @@ import { openDb } from '../../src/store/db.js';
 import { RunAttention } from '../../src/services/runAttention.js';
 import { listScriptRuns } from '../../src/scripts/view.js';
 import { ScriptJournal } from '../../src/scripts/journal.js';
-import { RequestStore } from '../../src/store/requests.js';
+import { sqlOver } from '../../src/store/sql/open.js';
+import { insertRequestRow } from '../helpers/requests.js';
 
 function insertRun(db: ReturnType<typeof openDb>, id: string, status: string, rules: Record<string, unknown> = {}): void {
   db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
@@ -16,34 +17,34 @@ function insertRun(db: ReturnType<typeof openDb>, id: string, status: string, ru
 }
 
 describe('RunAttention', () => {
-  test('an ended run once; not a running one; not a bundled script', () => {
+  test('an ended run once; not a running one; not a bundled script', async () => {
     const db = openDb(':memory:');
     insertRun(db, 'r-live', 'running');
     insertRun(db, 'r-bad', 'failed');
     insertRun(db, 'r-wf', 'failed', { bundled: 'implement-review' });
-    const a = new RunAttention(db);
-    const first = a.untold();
+    const a = new RunAttention(sqlOver(db).db, db);
+    const first = await a.untold();
     assert.deepEqual(first.items.map((i) => [i.kind, i.run_id, i.status, i.error]), [['run_ended', 'r-bad', 'failed', 'Error (line 2): boom']]);
-    assert.equal(a.untold().items.length, 1, 'not told until acknowledged');
-    first.ack(5000);
-    assert.deepEqual(a.untold().items, []);
+    assert.equal((await a.untold()).items.length, 1, 'not told until acknowledged');
+    await first.ack(5000);
+    assert.deepEqual((await a.untold()).items, []);
     assert.deepEqual(listScriptRuns(db, { limit: 10 }).map((r) => r.id).sort(), ['r-bad', 'r-live']);
   });
 
-  test('an approve() waiting for the person: one run_needs_person item with its request, once; not after it is answered', () => {
+  test('an approve() waiting for the person: one run_needs_person item with its request, once; not after it is answered', async () => {
     const db = openDb(':memory:');
     insertRun(db, 'r-ask', 'running');
     const journal = new ScriptJournal(db);
     const seq = journal.begin({ run_id: 'r-ask', kind: 'approve', args_json: '["Merge?"]', label: 'Merge?', phase: null, started_at: 3000 });
-    new RequestStore(db).insert({ id: 'q-1', job_id: 'lead', kind: 'approval', summary: 'Merge the branch?', plan_json: null, options_json: null, created_at: 3000, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
-    const a = new RunAttention(db);
-    assert.deepEqual(a.untold().items, [], 'no item before the call names its request');
+    insertRequestRow(db, { id: 'q-1', job_id: 'lead', kind: 'approval', summary: 'Merge the branch?', plan_json: null, options_json: null, created_at: 3000, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
+    const a = new RunAttention(sqlOver(db).db, db);
+    assert.deepEqual((await a.untold()).items, [], 'no item before the call names its request');
     journal.carriedBy('r-ask', seq, { request_id: 'q-1' });
-    const told = a.untold();
+    const told = await a.untold();
     assert.deepEqual(told.items.map((i) => [i.kind, i.run_id, i.title, i.call, i.request_id, i.summary]), [['run_needs_person', 'r-ask', 'title r-ask', seq, 'q-1', 'Merge the branch?']]);
     assert.match(String(told.items[0]!.what_to_do), /overseer respond q-1 --approve\|--reject/);
-    told.ack(4000);
-    assert.deepEqual(a.untold().items, [], 'told once');
+    await told.ack(4000);
+    assert.deepEqual((await a.untold()).items, [], 'told once');
     assert.equal((db.prepare('SELECT lead_seen_at FROM requests WHERE id = ?').get('q-1') as { lead_seen_at: number }).lead_seen_at, 4000);
   });
 });

@@ -9,7 +9,7 @@
 import { basename } from 'node:path';
 import { isoTime } from '../../clock.js';
 import type { HubContext } from '../../services/context.js';
-import { RequestStore } from '../../store/requests.js';
+import { getRequest } from '../../store/sql/requests.js';
 import { WarningStore } from '../../store/warnings.js';
 import { WorkflowStore } from '../../store/workflows.js';
 import { jobEnded, limitOpened, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
@@ -31,7 +31,6 @@ class Recent<V> extends Map<string, V> {
 
 /** Subscribes to the bus; `onNotice` gets each notice. Returns the unsubscribe function. */
 export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: NotifyPayload) => void): () => void {
-  const requests = new RequestStore(ctx.db);
   const warnings = new WarningStore(ctx.db);
   const workflows = new WorkflowStore(ctx.db);
   const ends = new Recent<number | null>(SEEN_MAX);
@@ -63,6 +62,16 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
     }
   };
 
+  /** guard for a reaction that reads the asynchronous store. */
+  const guardAsync = <E>(what: string, f: (e: E) => Promise<NotifyPayload | undefined>) => async (e: E): Promise<void> => {
+    try {
+      const p = await f(e);
+      if (p) onNotice(p);
+    } catch (err) {
+      log.warn({ err, event: what }, 'notification skipped: could not read what happened');
+    }
+  };
+
   const offs = [
     ctx.bus.on('limit', guard('limit', (e) => {
       const r = limits.get(e.account);
@@ -78,8 +87,8 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
       ends.set(job.id, job.ended_at);
       return jobEnded(job, base());
     })),
-    ctx.bus.on('request', guard('request', (e) => {
-      const r = requests.get(e.requestId);
+    ctx.bus.on('request', guardAsync('request', async (e) => {
+      const r = await getRequest(ctx.sql.db, e.requestId);
       if (!r || r.status !== 'pending') {
         opened.delete(e.requestId);
         return undefined;
