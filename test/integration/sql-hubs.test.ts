@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import pino from 'pino';
 import { openSql, type SqlDb, type SqlDialect } from '../../src/store/sql/open.js';
@@ -101,6 +102,45 @@ async function register(s: SqlDb, url: string | undefined, o: { beatMs: number; 
   });
 }
 
+/**
+ * A TCP relay to the database whose open connections can be silenced: from then on they carry
+ * nothing either way and stay open, as behind a network that drops packets. New connections relay.
+ */
+async function silentProxy(url: string): Promise<{ url: string; silence(): void; close(): Promise<void> }> {
+  const target = new URL(url);
+  const pairs: [Socket, Socket][] = [];
+  const all: Socket[] = [];
+  const server = createServer((inbound) => {
+    const outbound = connect(Number(target.port), target.hostname);
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+    const end = (): void => { inbound.destroy(); outbound.destroy(); };
+    inbound.on('error', end);
+    outbound.on('error', end);
+    pairs.push([inbound, outbound]);
+    all.push(inbound, outbound);
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+  const via = new URL(url);
+  via.hostname = '127.0.0.1';
+  via.port = String((server.address() as AddressInfo).port);
+  return {
+    url: via.toString(),
+    silence() {
+      for (const [i, o] of pairs.splice(0)) {
+        i.unpipe(o);
+        o.unpipe(i);
+        i.pause();
+        o.pause();
+      }
+    },
+    close: () => new Promise<void>((res) => {
+      all.forEach((x) => x.destroy());
+      server.close(() => res());
+    }),
+  };
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Collects what a listener hears; `next` waits for a matching item (already heard or later). */
@@ -181,6 +221,24 @@ describe('events across hubs on PostgreSQL (LISTEN/NOTIFY)', () => {
     await a.s.db.transaction().execute((trx) => a.n.send(trx, 'request', { jobId: 'j-2', requestId: 'r-1' }));
     await b.ear.next(isEvent('request'), 5000, 'an event after the reconnect');
     t.diagnostic(`listener back ${reconnectMs.toFixed(0)} ms after its connection was terminated`);
+  });
+
+  test('the listening connection cut without a word (packets dropped): the ping finds it, it reconnects, says resync, and hears again', async (t) => {
+    const d = await database(t, 'postgres');
+    const a = await d.open();
+    const cut = await silentProxy(d.url!);
+    d.defer(() => cut.close());
+    const n = new PgNotifier<Events>({ url: cut.url, hubId: 'h-b', log, pingMs: 300 });
+    const e = ear();
+    const l = await n.listen(e.fn);
+    d.defer(() => l.close());
+    const cutAt = performance.now();
+    cut.silence();
+    await e.next((h) => h.kind === 'resync' && h.reconnected, 10_000, 'a resync after the silent cut');
+    const backMs = performance.now() - cutAt;
+    await a.db.transaction().execute((trx) => new PgNotifier<Events>({ url: d.url!, hubId: 'h-a', log }).send(trx, 'job', { jobId: 'after-cut', status: 'queued' }));
+    await e.next(isEvent('job', (x) => x.jobId === 'after-cut'), 5000, 'an event after the reconnect');
+    t.diagnostic(`silent cut found and the listener back after ${backMs.toFixed(0)} ms (ping every 300 ms)`);
   });
 
   test('latency: committed on one hub, heard on the other (median of 100)', async (t) => {

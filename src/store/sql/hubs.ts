@@ -23,6 +23,7 @@ import type { Logger } from '../../log.js';
 import type { HubsTable, Schema } from './schema.js';
 import type { SqlDialect } from './open.js';
 import { scrub } from './url.js';
+import { endClient } from './pgClient.js';
 
 export type HubRow = Selectable<HubsTable>;
 
@@ -207,7 +208,7 @@ class Liveness {
       gone = true;
       if (this.client !== c) return;
       this.client = undefined;
-      void c.end().catch(() => undefined);
+      void endClient(c);
       if (this.closed) return;
       this.log.warn({ err: err ? scrub(err.message, this.url) : 'connection ended' }, 'the hub\'s liveness connection was lost: taking the lock again (the heartbeat still says it lives)');
       this.again();
@@ -219,11 +220,11 @@ class Liveness {
       await c.query('SELECT pg_advisory_lock($1, hashtext($2))', [HUB_LOCK_CLASS, this.id]);
     } catch (err) {
       gone = true;
-      await c.end().catch(() => undefined);
+      await endClient(c);
       throw new Error(`cannot take the hub's liveness lock: ${scrub((err as Error).message, this.url)}`, { cause: err });
     }
     if (gone || this.closed) {
-      await c.end().catch(() => undefined);
+      await endClient(c);
       if (gone && !this.closed) throw new Error('cannot take the hub\'s liveness lock: the connection closed');
       return;
     }
@@ -246,6 +247,6 @@ class Liveness {
     clearTimeout(this.timer);
     const c = this.client;
     this.client = undefined;
-    await c?.end().catch(() => undefined);
+    if (c) await endClient(c);
   }
 }

@@ -16,6 +16,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Logger } from '../../log.js';
 import type { Schema } from './schema.js';
 import { scrub } from './url.js';
+import { destroyClient, endClient } from './pgClient.js';
 
 export const NOTIFY_CHANNEL = 'overseer';
 /** PostgreSQL refuses payloads of 8000 bytes and more. */
@@ -77,7 +78,7 @@ export interface PgNotifierOptions {
   hubId: string;
   log: Logger;
   channel?: string;
-  /** Every this many ms the listening connection is asked `SELECT 1`: a silently dead one is replaced. */
+  /** Every this many ms the listening connection is asked `SELECT 1`; one that does not answer within as long is replaced. */
   pingMs?: number;
 }
 
@@ -123,7 +124,7 @@ class PgListener<E extends object> implements Listening {
       clearInterval(ping);
       if (this.client !== c) return;
       this.client = undefined;
-      void c.end().catch(() => undefined);
+      void endClient(c);
       if (this.closed) return;
       this.o.log.warn({ err: err ? scrub(err.message, this.o.url) : 'connection ended' }, 'the LISTEN connection to the database was lost: reconnecting; subscribers re-read the state then');
       this.retry();
@@ -138,19 +139,30 @@ class PgListener<E extends object> implements Listening {
       await c.query(`LISTEN ${c.escapeIdentifier(this.channel)}`);
     } catch (err) {
       gone = true;
-      await c.end().catch(() => undefined);
+      await endClient(c);
       throw new Error(`cannot listen for other hubs' events: ${scrub((err as Error).message, this.o.url)}`, { cause: err });
     }
     if (gone) throw new Error('cannot listen for other hubs\' events: the connection closed as it began listening');
     if (this.closed) {
       gone = true;
-      await c.end().catch(() => undefined);
+      await endClient(c);
       return;
     }
     this.client = c;
     this.retryMs = RETRY_MIN_MS;
-    if (this.o.pingMs) {
-      ping = setInterval(() => void c.query('SELECT 1').catch((err: Error) => lost(err)), this.o.pingMs);
+    const pingMs = this.o.pingMs;
+    if (pingMs) {
+      // A connection cut without a word (a network that drops packets) answers nothing, ever.
+      ping = setInterval(() => {
+        const late = setTimeout(() => {
+          lost(new Error(`no answer to a ping within ${pingMs} ms`));
+          destroyClient(c); // end() would wait for an answer that will not come
+        }, pingMs);
+        c.query('SELECT 1').then(() => clearTimeout(late), (err: Error) => {
+          clearTimeout(late);
+          lost(err);
+        });
+      }, pingMs);
       ping.unref();
     }
     this.tell({ kind: 'resync', reconnected: this.connects++ > 0 });
@@ -199,7 +211,7 @@ class PgListener<E extends object> implements Listening {
     clearTimeout(this.timer);
     const c = this.client;
     this.client = undefined;
-    await c?.end().catch(() => undefined);
+    if (c) await endClient(c);
   }
 }
 
