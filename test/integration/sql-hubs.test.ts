@@ -477,6 +477,37 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 }
 
 describe('faster detection on PostgreSQL: the hub\'s session lock', () => {
+  test('the lock\'s connection killed by the server: the hub takes the lock again on a new one and, beating, is never taken for dead', async (t) => {
+    const d = await database(t, 'postgres');
+    const a = await register(d.s, d.url, { beatMs: 60_000, timeoutMs: 120_000 });
+    d.defer(() => a.stop());
+    // b's fast path takes a hub for dead whose beat is 200 ms old and whose lock is free.
+    const b = await register(d.s, d.url, { beatMs: 100, timeoutMs: 60_000 });
+    d.defer(() => b.stop());
+    const holder = async (): Promise<number | undefined> => (await sql<{ pid: number }>`
+      SELECT a.pid FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
+      WHERE a.application_name = ${`overseer-hub ${a.id}`} AND l.locktype = 'advisory' AND l.classid = 5 AND l.granted`.execute(d.s.db)).rows[0]?.pid;
+    const first = await holder();
+    assert.ok(first, 'the hub holds its lock on a connection named for it');
+    await sql`SELECT pg_terminate_backend(${first})`.execute(d.s.db);
+    const until = Date.now() + 10_000;
+    let again: number | undefined;
+    while (!(again = await holder()) || again === first) {
+      if (Date.now() > until) throw new Error('the lock was not taken again within 10 s');
+    }
+    // Its beat a second old (past b's two beats), but its lock held again: not dead.
+    await d.s.db.updateTable('hubs').set({ heartbeat_at: sql<number>`heartbeat_at - 1000` }).where('id', '=', a.id).execute();
+    assert.deepEqual(await b.detect(), []);
+    assert.equal((await a.row())!.dead_at, null);
+    // The control: with its lock gone for good, the same old beat is a dead hub.
+    await sql`SELECT pg_terminate_backend(${again})`.execute(d.s.db);
+    await a.stop();
+    await d.s.db.updateTable('hubs').set({ stopped_at: null }).where('id', '=', a.id).execute();
+    await b.detect(); // or b's own beat, which runs every 100 ms: a row lock waits for whichever holds it
+    const marked = await d.s.db.transaction().execute((trx) => trx.selectFrom('hubs').select('dead_at').where('id', '=', a.id).forUpdate().executeTakeFirstOrThrow());
+    assert.notEqual(marked.dead_at, null);
+  });
+
   test('kill -9: the hub\'s session is gone, so it is found dead after two beats, long before the timeout', async (t) => {
     const d = await database(t, 'postgres');
     const beatMs = 200;

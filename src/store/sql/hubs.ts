@@ -77,8 +77,14 @@ export class HubRegistry {
   static async start(o: HubRegistryOptions): Promise<HubRegistry> {
     if (!(o.beatMs > 0) || !(o.timeoutMs > o.beatMs)) throw new Error(`hub heartbeat: the timeout (${o.timeoutMs} ms) must be longer than the beat (${o.beatMs} ms), both > 0`);
     if (o.dialect === 'postgres' && !o.url) throw new Error('hub heartbeat on PostgreSQL: give the database URL for the liveness lock\'s connection');
-    const id = `h-${randomBytes(6).toString('hex')}`;
-    const liveness = o.dialect === 'postgres' ? await Liveness.take(o.url!, id, o.log) : undefined;
+    let id = `h-${randomBytes(6).toString('hex')}`;
+    let liveness: Liveness | undefined;
+    // The lock key is a 32-bit hash of the id: a new id whose key a live hub holds takes another id.
+    for (let tries = 1; o.dialect === 'postgres' && !liveness; tries++) {
+      liveness = await Liveness.take(o.url!, id, o.log);
+      if (!liveness && tries >= 5) throw new Error('hub heartbeat: five random hub ids in a row hashed to liveness locks already held; is something else taking advisory locks of class 5?');
+      if (!liveness) id = `h-${randomBytes(6).toString('hex')}`;
+    }
     try {
       const now = dbNow(o.dialect);
       const i = o.identity;
@@ -194,13 +200,14 @@ class Liveness {
 
   private constructor(private readonly url: string, private readonly id: string, private readonly log: Logger) {}
 
-  static async take(url: string, id: string, log: Logger): Promise<Liveness> {
+  /** Undefined when another session holds this id's key (a hash collision): take another id. */
+  static async take(url: string, id: string, log: Logger): Promise<Liveness | undefined> {
     const l = new Liveness(url, id, log);
-    await l.lock();
-    return l;
+    return (await l.lock(false)) ? l : undefined;
   }
 
-  private async lock(): Promise<void> {
+  /** Take the lock on a new connection; `wait`: until it is free, else false when it is held. */
+  private async lock(wait: boolean): Promise<boolean> {
     const c = new pg.Client({ connectionString: this.url, application_name: `overseer-hub ${this.id}`, keepAlive: true, connectionTimeoutMillis: 10_000 });
     let gone = false;
     const lost = (err?: Error): void => {
@@ -217,7 +224,12 @@ class Liveness {
     c.on('end', () => lost());
     try {
       await c.connect();
-      await c.query('SELECT pg_advisory_lock($1, hashtext($2))', [HUB_LOCK_CLASS, this.id]);
+      if (wait) await c.query('SELECT pg_advisory_lock($1, hashtext($2))', [HUB_LOCK_CLASS, this.id]);
+      else if (!(await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [HUB_LOCK_CLASS, this.id])).rows[0]!.ok) {
+        gone = true;
+        await endClient(c);
+        return false;
+      }
     } catch (err) {
       gone = true;
       await endClient(c);
@@ -226,15 +238,16 @@ class Liveness {
     if (gone || this.closed) {
       await endClient(c);
       if (gone && !this.closed) throw new Error('cannot take the hub\'s liveness lock: the connection closed');
-      return;
+      return true;
     }
     this.client = c;
+    return true;
   }
 
   private again(delayMs = 100): void {
     this.timer = setTimeout(() => {
       if (this.closed) return;
-      this.lock().catch((err: Error) => {
+      this.lock(true).catch((err: Error) => {
         this.log.warn({ err: err.message }, 'taking the liveness lock again failed: retrying');
         this.again(Math.min(delayMs * 2, 5_000));
       });
