@@ -125,7 +125,7 @@ export class HubRegistry {
       .returning('id').executeTakeFirst();
     if (alive) return true;
     const row = await this.row();
-    if (this.stopped) return false;
+    if (this.stopped || this.fenced) return false; // a beat that ran alongside told it already
     this.fenced = true;
     clearTimeout(this.timer);
     this.o.log.error({ hub: this.id, deadAt: row?.dead_at }, 'this hub was found dead by another (no heartbeat within the timeout) and its jobs were reconciled: fenced');
