@@ -628,4 +628,38 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE script_calls ADD COLUMN source TEXT; -- workflow calls: the nested script as it ran
     `,
   },
+  {
+    version: 27,
+    name: 'many hubs on one database: the hubs that serve the crew (heartbeats on the database\'s clock, clean stop, dead), the hub that owns each job, run, workflow and debate, and the commands another hub leaves for a job\'s owner (docs/store-plan.md §3.4–3.6; src/store/sql/hubs.ts)',
+    up: `
+      CREATE TABLE hubs (
+        id           TEXT PRIMARY KEY,  -- random per process start (h-<hex>)
+        host         TEXT NOT NULL,     -- os.hostname() of its machine
+        pid          INTEGER NOT NULL,
+        url          TEXT,              -- its HTTP endpoint, when it serves one
+        state_dir    TEXT NOT NULL,
+        version      TEXT NOT NULL,     -- overseer-mcp's version
+        started_at   INTEGER NOT NULL,  -- ms since the epoch, all four on the database's clock
+        heartbeat_at INTEGER NOT NULL,
+        stopped_at   INTEGER,           -- stopped cleanly: never taken for dead
+        dead_at      INTEGER            -- another hub found its heartbeat too old and reconciled it (once)
+      );
+      ALTER TABLE jobs ADD COLUMN hub_id TEXT;      -- the hub that runs it; NULL: any hub may claim it (queued)
+      ALTER TABLE runs ADD COLUMN hub_id TEXT;      -- the hub that drives it; NULL: to be adopted
+      ALTER TABLE workflows ADD COLUMN hub_id TEXT;
+      ALTER TABLE debates ADD COLUMN hub_id TEXT;
+      CREATE INDEX jobs_hub ON jobs(hub_id, status);
+      CREATE TABLE job_commands (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id     TEXT NOT NULL REFERENCES jobs(id),
+        kind       TEXT NOT NULL CHECK (kind IN ('cancel', 'stop', 'freeze', 'thaw')),
+        reason     TEXT,
+        "by"       TEXT NOT NULL,       -- who asked: lead, a job id
+        created_at INTEGER NOT NULL,    -- database clock, ms
+        done_at    INTEGER,             -- the owner ran it (or it was closed when its owner died)
+        outcome    TEXT                 -- what came of it, in words
+      );
+      CREATE INDEX job_commands_pending ON job_commands(job_id) WHERE done_at IS NULL;
+    `,
+  },
 ];

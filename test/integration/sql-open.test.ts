@@ -168,3 +168,31 @@ describe('openSql', () => {
     assert.match(msg, /does not exist.*createdb/);
   });
 });
+
+describe('PostgreSQL connections the server ends', () => {
+  test('the connection of an open transaction is terminated: the transaction fails with the reason, the process lives on, the next query gets a new connection', async () => {
+    const fresh = await freshDatabase();
+    const a = await openSql({ home: tmp(), databaseUrl: fresh.url });
+    const b = await openSql({ home: tmp(), databaseUrl: fresh.url });
+    try {
+      let pid = 0;
+      await assert.rejects(a.db.transaction().execute(async (trx) => {
+        pid = (await sql<{ p: number }>`SELECT pg_backend_pid() AS p`.execute(trx)).rows[0]!.p;
+        await sql`SELECT pg_terminate_backend(${pid})`.execute(b.db);
+        // The server's message reaches the checked-out client while nothing of it is in flight;
+        // the next statement of the transaction is the one that fails.
+        const until = Date.now() + 10_000;
+        while ((await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${pid}`.execute(b.db)).rows[0]!.n > 0) {
+          if (Date.now() > until) throw new Error('the backend was not terminated within 10 s');
+        }
+        await sql`SELECT 1`.execute(trx);
+      }), /connection error and is not queryable|terminat/i);
+      const next = (await sql<{ p: number }>`SELECT pg_backend_pid() AS p`.execute(a.db)).rows[0]!.p;
+      assert.notEqual(next, pid);
+    } finally {
+      await a.close();
+      await b.close();
+      await fresh.drop();
+    }
+  });
+});

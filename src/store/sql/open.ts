@@ -53,6 +53,11 @@ export async function openSql(config: { home: string; databaseUrl?: string | und
   // An idle client whose connection broke is dropped by the pool; the next query opens a new one
   // or fails with the reason. Without a listener the 'error' event would end the process.
   pool.on('error', () => undefined);
+  // A client checked out of the pool (a transaction awaiting between its statements) has no pool
+  // listener: the server ending its connection (restart, pg_terminate_backend, a dropped network)
+  // emitted 'error' with nobody listening and ended the hub. Its pending and next queries fail
+  // with the reason instead, the transaction rolls back, and the pool drops the client.
+  pool.on('connect', (client) => void client.on('error', () => undefined));
   try {
     const client = await pool.connect();
     try {

@@ -51,15 +51,6 @@ export interface RequestLateAnswersTable {
   lead_seen_at: number | null;
 }
 
-/** jobs: only the columns the moved modules use so far (requests: a job's needs_input); the
- * engine's move (docs/store-plan.md step 6) types the rest. */
-export interface JobsTable {
-  id: string;
-  title: string;
-  status: string;
-  updated_at: number;
-}
-
 /** runs: the columns the lead's run attention reads (src/services/runAttention.ts); step 7 types the rest. */
 export interface RunsTable {
   id: string;
@@ -70,6 +61,8 @@ export interface RunsTable {
   rules_json: string;
   ended_at: number | null;
   lead_seen_at: number | null;
+  /** The hub that drives it (migration 27). */
+  hub_id: string | null;
 }
 
 /** script_calls: the columns the lead's run attention reads; step 7 types the rest. */
@@ -82,6 +75,58 @@ export interface ScriptCallsTable {
   request_id: string | null;
 }
 
+/** hubs (migration 27): the processes that serve the crew; times are the database's clock, ms. */
+export interface HubsTable {
+  id: string;
+  host: string;
+  pid: number;
+  url: string | null;
+  state_dir: string;
+  version: string;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
+  dead_at: number | null;
+}
+
+/** job_commands (migration 27): what another hub asks of a job's owner; done_at once the owner ran it. */
+export interface JobCommandsTable {
+  id: Generated<number>;
+  job_id: string;
+  kind: JobCommandKind;
+  reason: string | null;
+  by: string;
+  created_at: number;
+  done_at: number | null;
+  outcome: string | null;
+}
+
+export type JobCommandKind = 'cancel' | 'stop' | 'freeze' | 'thaw';
+
+/**
+ * jobs: only the columns the moved modules use so far (requests: needs_input; the claim of
+ * src/store/sql/claims.ts); the rest is typed when the job engine moves (docs/store-plan.md step 6).
+ */
+export interface JobsTable {
+  id: string;
+  title: string;
+  status: string;
+  hub_id: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+  updated_at: number;
+  token_hash: string | null;
+  result: string | null;
+  outcome: string | null;
+}
+
+/** workflows, debates: only their owner (migration 27) for adoption; the rest comes with their modules. */
+export interface OwnedTable {
+  id: string;
+  status: string;
+  hub_id: string | null;
+}
+
 export interface Schema {
   notes: NotesTable;
   requests: RequestsTable;
@@ -89,4 +134,8 @@ export interface Schema {
   jobs: JobsTable;
   runs: RunsTable;
   script_calls: ScriptCallsTable;
+  hubs: HubsTable;
+  job_commands: JobCommandsTable;
+  workflows: OwnedTable;
+  debates: OwnedTable;
 }
