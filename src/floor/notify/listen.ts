@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { isoTime } from '../../clock.js';
 import type { HubContext } from '../../services/context.js';
 import { RequestStore } from '../../store/requests.js';
-import { WarningStore } from '../../store/warnings.js';
+import { openWarnings } from '../../store/sql/warnings.js';
 import { WorkflowStore } from '../../store/workflows.js';
 import { jobEnded, limitOpened, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
 import { LimitStore } from '../../limits/store.js';
@@ -32,13 +32,12 @@ class Recent<V> extends Map<string, V> {
 /** Subscribes to the bus; `onNotice` gets each notice. Returns the unsubscribe function. */
 export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: NotifyPayload) => void): () => void {
   const requests = new RequestStore(ctx.db);
-  const warnings = new WarningStore(ctx.db);
   const workflows = new WorkflowStore(ctx.db);
   const ends = new Recent<number | null>(SEEN_MAX);
   const opened = new Recent<true>(SEEN_MAX);
   const raised = new Recent<true>(SEEN_MAX);
-  const wfStatus = new Recent<string>(SEEN_MAX);
   const limits = new LimitStore(ctx.db);
+  const wfStatus = new Recent<string>(SEEN_MAX);
   /** Limit episodes notified (account @ when it opened): a limit that holds on is not news again. */
   const limited = new Recent<true>(SEEN_MAX);
   // A limit in force before this hub started was notified then (by the hub before).
@@ -54,9 +53,9 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
     };
   };
   /** Runs `f` for a bus event; whatever goes wrong (the database closing under a stopping hub) is logged, never thrown. */
-  const guard = <E>(what: string, f: (e: E) => NotifyPayload | undefined) => (e: E): void => {
+  const guard = <E>(what: string, f: (e: E) => NotifyPayload | undefined | Promise<NotifyPayload | undefined>) => async (e: E): Promise<void> => {
     try {
-      const p = f(e);
+      const p = await f(e);
       if (p) onNotice(p);
     } catch (err) {
       log.warn({ err, event: what }, 'notification skipped: could not read what happened');
@@ -90,9 +89,9 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
       const job = ctx.store.get(r.job_id);
       return job ? requestOpened(r, job, base()) : undefined;
     })),
-    ctx.bus.on('warning', guard('warning', (e) => {
+    ctx.bus.on('warning', guard('warning', async (e) => {
       if (!e.raised) return undefined;
-      const w = warnings.open(e.jobId).find((x) => x.kind === e.kind);
+      const w = (await openWarnings(ctx.sql.db, e.jobId)).find((x) => x.kind === e.kind);
       const job = ctx.store.get(e.jobId);
       if (!w || !job || raised.has(String(w.id))) return undefined;
       raised.set(String(w.id), true);
