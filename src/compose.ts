@@ -191,7 +191,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const models = new ModelChooser(ctx, budgets);
   // cycle: the limiter's wake-up starts queued work through the runner, and the runner asks the limiter before each start.
   const limits = new Limits(
-    { db, clock, bus: ctx.bus, log, settings: config.limits, accounts: accounts(ctx.childEnv, config.codexProvider) },
+    { q: ctx.sql.db, clock, bus: ctx.bus, log, settings: config.limits, accounts: accounts(ctx.childEnv, config.codexProvider) },
     { pause: (id, provider) => children.pauseAtLimit(id, provider), unpause: (id) => children.unpauseAtLimit(id), dispatch: () => runner.dispatch() },
   );
   // cycle: the monitor hears the runner's children, and reacts (freeze, cancel) through JobService, which drives the runner.

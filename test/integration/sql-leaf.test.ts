@@ -1,5 +1,5 @@
 // The leaf stores moved onto the asynchronous layer in step 3 of docs/store-plan.md (projects,
-// warnings, overlaps, job setup, messages, events, template stats), each on
+// provider limits, warnings, overlaps, job setup, messages, events, template stats), each on
 // SQLite and PostgreSQL: what they write and read back, and what they decide — one open warning
 // per (job, kind) and each overlap recorded once — with two connections raising or recording at
 // once, and on PostgreSQL a raiser held behind the job's row lock until the first commits.
@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import type { Q } from '../../src/store/sql/tx.js';
 import { changeProject, getProject, projectExists, projectStats } from '../../src/store/sql/projects.js';
+import { activeLimits, allLimits, getLimit, saveLimit, type LimitRecord } from '../../src/store/sql/limits.js';
 import { clearJobWarnings, clearWarning, openWarnings, raiseWarning, setWarningReaction } from '../../src/store/sql/warnings.js';
 import { addOverlaps, allOverlaps, clearJobOverlaps, openOverlaps, overlapJobs } from '../../src/store/sql/overlaps.js';
 import { recordSetup, setSetupBase, setSetupSkip, setSetupStack, setupBase, setupReport, setupSkipped, setupStack } from '../../src/store/sql/setup.js';
@@ -81,6 +82,23 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         name: 'api', archived_at: null, flagged: 0, note: null, created_at: null, jobs: 1, by_status: { failed: 1 },
         cost_usd: 1, cost_unknown: 0, last_activity: T,
       });
+    });
+
+    test('provider limits: saved whole, replaced on the account (its provider, endpoint and key hash kept), closed rows are not active', async () => {
+      const q = s.db;
+      const row: LimitRecord = {
+        account: 'claude:abc', provider: 'claude', endpoint: 'https://api', key_hash: 'h1', phase: 'open', kind: 'rate_limit', status: 429,
+        reason: 'slow down', opened_at: T, until_at: T + 5000, basis: 'retry_after', failures: 1, hits: 2, paused_json: '["j-1"]', updated_at: T,
+      };
+      await saveLimit(q, row);
+      await saveLimit(q, { ...row, account: 'codex:x', provider: 'codex', phase: 'closed', kind: null, status: null, reason: null, opened_at: null, until_at: null, basis: null, failures: 0, hits: 0, paused_json: '[]' });
+      assert.deepEqual(await getLimit(q, 'claude:abc'), row);
+      assert.deepEqual((await activeLimits(q)).map((r) => r.account), ['claude:abc']);
+      await saveLimit(q, { ...row, provider: 'other', endpoint: 'elsewhere', key_hash: 'h2', phase: 'closed', failures: 0, updated_at: T + 1 });
+      const back = (await getLimit(q, 'claude:abc'))!;
+      assert.deepEqual([back.provider, back.endpoint, back.key_hash, back.phase, back.failures, back.updated_at], ['claude', 'https://api', 'h1', 'closed', 0, T + 1]);
+      assert.deepEqual(await activeLimits(q), []);
+      assert.deepEqual((await allLimits(q)).map((r) => r.account), ['claude:abc', 'codex:x']);
     });
 
     test('warnings: one open per (job, kind) — raising it again is a no-op, after a clear it is raised anew; a job\'s end clears its own', async () => {

@@ -13,7 +13,8 @@ import { RequestStore } from '../../store/requests.js';
 import { openWarnings } from '../../store/sql/warnings.js';
 import { WorkflowStore } from '../../store/workflows.js';
 import { jobEnded, limitOpened, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
-import { LimitStore } from '../../limits/store.js';
+import { activeLimits } from '../../store/sql/limits.js';
+import { readLimit } from '../../limits/store.js';
 import { floorLimit } from '../../limits/view.js';
 
 const SEEN_MAX = 10_000;
@@ -36,12 +37,13 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
   const ends = new Recent<number | null>(SEEN_MAX);
   const opened = new Recent<true>(SEEN_MAX);
   const raised = new Recent<true>(SEEN_MAX);
-  const limits = new LimitStore(ctx.db);
   const wfStatus = new Recent<string>(SEEN_MAX);
   /** Limit episodes notified (account @ when it opened): a limit that holds on is not news again. */
   const limited = new Recent<true>(SEEN_MAX);
   // A limit in force before this hub started was notified then (by the hub before).
-  for (const r of limits.active()) limited.set(`${r.account}@${r.opened_at}`, true);
+  // (Read before the first limit event is looked at: that listener awaits it.)
+  const seeded = activeLimits(ctx.sql.db).then((rows) => { for (const r of rows) limited.set(`${r.account}@${r.opened_at}`, true); })
+    .catch((err: unknown) => log.warn({ err }, 'notifications: the limits in force at start could not be read'));
   // A workflow that was blocked before this hub started was notified then (or by the hub before).
   for (const w of workflows.byStatus('blocked')) wfStatus.set(w.id, w.status);
 
@@ -63,8 +65,9 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
   };
 
   const offs = [
-    ctx.bus.on('limit', guard('limit', (e) => {
-      const r = limits.get(e.account);
+    ctx.bus.on('limit', guard('limit', async (e) => {
+      await seeded;
+      const r = await readLimit(ctx.sql.db, e.account);
       if (!r || r.phase === 'closed' || limited.has(`${r.account}@${r.opened_at}`)) return undefined;
       limited.set(`${r.account}@${r.opened_at}`, true);
       const now = ctx.clock.now();
