@@ -91,7 +91,8 @@ export class HealthMonitor {
         return;
       }
       const row = await raiseWarning(this.ctx.sql.db, jobId, 'commands_failed', detail, now);
-      if (row) void this.onRaised(row);
+      // Its reaction (a message, a freeze, a cancel) runs on its own: the next result's write does not wait for it.
+      if (row) this.onRaised(row).catch((err: unknown) => this.ctx.log.warn({ err, jobId }, 'health reaction failed'));
     }).catch((err: unknown) => this.ctx.log.warn({ err, jobId }, 'commands_failed warning not written'));
   }
 

@@ -76,7 +76,7 @@ export class Limits {
       }
     }
     this.loaded = true;
-    if (this.startWanted) {
+    if (this.startWanted && !this.closed) {
       this.start();
       this.actions.dispatch();
     }
