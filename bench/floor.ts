@@ -23,7 +23,6 @@ import type { Worker } from 'node:worker_threads';
 import { openDb, type Db } from '../src/store/db.js';
 import { JobStore, type NewJob } from '../src/store/jobs.js';
 import { insertRequestRow } from '../test/helpers/requests.js';
-import { WarningStore } from '../src/store/warnings.js';
 import { LockStore } from '../src/store/locks.js';
 import { WorkflowStore } from '../src/store/workflows.js';
 import { buildFloor } from '../src/floor/model.js';
@@ -92,8 +91,8 @@ function seed(db: Db, now: number): void {
     add(status, {}, { ended_at: now - 100_000 + i, result: `done ${i}\nmore`, error: status === 'failed' ? 'exit 1' : null, failure_class: status === 'failed' ? 'crashed' : null, branch: `overseer/b${i}`, diff_stat: '3 files changed, 40 insertions(+)' });
   }
   for (let i = 0; i < 4; i++) insertRequestRow(db, { id: `r-${i}`, job_id: running[i]!, kind: i % 2 ? 'question' : 'approval', summary: `may I do thing ${i}?`, plan_json: null, options_json: null, created_at: now - 1000 + i, tool_name: null, tool_input_json: null, expires_at: now + 60_000, who: 'any' });
-  const warn = new WarningStore(db);
-  for (let i = 0; i < 4; i++) warn.raise(running[4 + i]!, i % 2 ? 'turns_high' : 'stalled', 'no output for 612 s', now - 500);
+  const warn = db.prepare('INSERT INTO job_warnings (job_id, kind, detail, raised_at) VALUES (?, ?, ?, ?)');
+  for (let i = 0; i < 4; i++) warn.run(running[4 + i]!, i % 2 ? 'turns_high' : 'stalled', 'no output for 612 s', now - 500);
   const locks = new LockStore(db);
   for (let i = 0; i < 6; i++) locks.take(running[i]!, [`/repo/src/file${i}.ts`], 'editing', 600, now);
   locks.addWait(running[10]!, ['/repo/src/file0.ts'], null, 600, now);

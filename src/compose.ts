@@ -194,14 +194,14 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const models = new ModelChooser(ctx, budgets);
   // cycle: the limiter's wake-up starts queued work through the runner, and the runner asks the limiter before each start.
   const limits = new Limits(
-    { db, clock, bus: ctx.bus, log, settings: config.limits, accounts: accounts(ctx.childEnv, config.codexProvider) },
+    { q: ctx.sql.db, clock, bus: ctx.bus, log, settings: config.limits, accounts: accounts(ctx.childEnv, config.codexProvider) },
     { pause: (id, provider) => children.pauseAtLimit(id, provider), unpause: (id) => children.unpauseAtLimit(id), dispatch: () => runner.dispatch() },
   );
   // cycle: the monitor hears the runner's children, and reacts (freeze, cancel) through JobService, which drives the runner.
   const health = new HealthMonitor(ctx, {
     live: (id) => children.live(id),
     settleLost: (id) => children.settleLost(id),
-    message: (id, text) => { messages.deliver('overseer', id, text); },
+    message: (id, text) => { messages.notify('overseer', id, text); },
     freeze: async (id) => { await jobs.pause({ job_id: id, mode: 'freeze' }, { role: 'lead' }); },
     cancel: async (id, reason) => { await jobs.cancel({ job_id: id, reason, cascade: true }, { role: 'lead' }); },
   });
@@ -227,7 +227,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   });
   const schedules = caps.schedules ? new Schedules(ctx, jobs, runner) : undefined;
   const digest = new LeadDigest(ctx);
-  const overlaps = new OverlapGuard(ctx, (to, text) => { messages.deliver('overseer', to, text); });
+  const overlaps = new OverlapGuard(ctx, (to, text) => { messages.notify('overseer', to, text); });
   const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
   // The implement/review workflow is a bundled script on the script engine (src/workflow/steps.ts).
   const workflowCore = new WorkflowCore(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
@@ -240,8 +240,8 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const now = (): number => ctx.clock.now();
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
-    ...(search ? searchTools(search.service) : []), ...overlapTools(db), ...(schedules ? scheduleTools(schedules) : []),
-    ...projectTools({ projects: new ProjectService(db, now), db, now }), ...runTools(runs, scripts, ctx.bus, ctx.progressEveryMs), ...(debates ? debateTools(debates) : []),
+    ...(search ? searchTools(search.service) : []), ...overlapTools(ctx.sql.db), ...(schedules ? scheduleTools(schedules) : []),
+    ...projectTools({ projects: new ProjectService(ctx.sql.db, now), db, now }), ...runTools(runs, scripts, ctx.bus, ctx.progressEveryMs), ...(debates ? debateTools(debates) : []),
     ...(takeover ? takeoverTools(takeover) : []),
     ...mergeTools(new MergeService({ db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
   ];

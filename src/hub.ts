@@ -213,6 +213,7 @@ export class Hub {
     // Occurrences that settled or came due while no hub ran: once each, then the timer.
     this.lifecycle.schedules.start();
     this.runner.resumeSettling();
+    await this.runner.limits.ready(); // the limits in force before this hub, before anything starts
     this.runner.dispatch();
     await this.runs.start();
     // Script runs a previous hub left running: their scripts run again, the journal answers what was done.

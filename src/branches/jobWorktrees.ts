@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
 import { tx } from '../store/db.js';
-import type { SetupStore } from '../store/setup.js';
+import { SetupStore } from '../store/setup.js';
+import { setSetupStack, setupBase, setupReport, setupSkipped } from '../store/sql/setup.js';
 import { createWorktree, finishWorktree, headCommit, type WorktreeInfo } from '../git/worktree.js';
 import { integrate, planStack } from './stack.js';
 import { attachWorktree } from '../git/attach.js';
@@ -22,7 +23,14 @@ export class JobWorktrees {
   /** Jobs whose end is written but whose worktree is still being committed and closed. */
   private readonly closing = new Set<string>();
 
-  constructor(private readonly ctx: HubContext, private readonly setups: SetupStore) {}
+  /** The bootstrap's report is written in the transaction that clears the job's status message
+   * and logs the setup event, both of the synchronous JobStore (mixed period: until step 6 of
+   * docs/store-plan.md); the rest of job_setup is read and written on the layer. */
+  private readonly setups: SetupStore;
+
+  constructor(private readonly ctx: HubContext) {
+    this.setups = new SetupStore(ctx.db);
+  }
 
   /** The job's worktree before an attempt: attached when it has one, else made; bootstrapped when new (or its last bootstrap failed). */
   async prepare(job: JobRow): Promise<void> {
@@ -33,7 +41,7 @@ export class JobWorktrees {
       ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
       : await this.stacked(job);
     store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
-    if (fresh || this.setups.report(job.id)?.status === 'failed') await this.bootstrap(job, wt.path);
+    if (fresh || (await setupReport(this.ctx.sql.db, job.id))?.status === 'failed') await this.bootstrap(job, wt.path);
   }
 
   /**
@@ -44,7 +52,7 @@ export class JobWorktrees {
   private async stacked(job: JobRow): Promise<WorktreeInfo> {
     const { ctx } = this;
     const deps = (JSON.parse(job.depends_on_json) as string[]).map((id) => ctx.store.get(id)).filter((d): d is JobRow => d !== undefined);
-    const base = this.setups.base(job.id);
+    const base = await setupBase(ctx.sql.db, job.id);
     const asDep = (d: JobRow) => ({ id: d.id, title: d.title, worktree: d.worktree === 1, branch: d.branch, repoRoot: d.repo_root });
     const baseJob = base?.startsWith('job:') ? ctx.store.get(base.slice('job:'.length)) : undefined;
     const plan = planStack({ base, repoRoot: job.repo_root!, deps: deps.map(asDep), ...(baseJob ? { baseJob: asDep(baseJob) } : {}) });
@@ -58,7 +66,7 @@ export class JobWorktrees {
     if (!plan.base) return wt;
     const r = await integrate(wt.path, plan.merge);
     const now = ctx.clock.now();
-    this.setups.setStack(job.id, { branch: plan.base.ref, ...(plan.base.jobId ? { jobId: plan.base.jobId } : {}), merged: r.merged }, now);
+    await setSetupStack(ctx.sql.db, job.id, { branch: plan.base.ref, ...(plan.base.jobId ? { jobId: plan.base.jobId } : {}), merged: r.merged }, now);
     ctx.store.addEvent(job.id, now, 'stacked', { base: plan.base.ref, base_job: plan.base.jobId ?? null, merged: r.merged, ...(r.ok ? {} : { conflict: { branch: r.branch, job_id: r.jobId, files: r.files } }) });
     if (!r.ok) {
       throw new DependencyConflict(`its dependencies' branches conflict: merging ${r.branch} (${r.jobId}) into ${plan.base.ref} (${plan.base.jobId}${r.merged.length ? ` + ${r.merged.join(', ')}` : ''}) ${r.files.length ? `conflicts in ${r.files.join(', ')}` : `failed: ${r.error}`}. The agent was not started. Merge those branches yourself (or have an agent do it) and spawn again with base: "<the merged branch>", or depend on one of them only.`);
@@ -71,7 +79,7 @@ export class JobWorktrees {
   private async bootstrap(job: JobRow, path: string): Promise<void> {
     const { ctx } = this;
     ctx.store.update(job.id, { status_message: 'setting up its worktree' }, ctx.clock.now());
-    const report = await bootstrapWorktree({ repoRoot: job.repo_root!, worktree: path, config: ctx.config.worktree, env: ctx.childEnv, skip: this.setups.skipped(job.id) });
+    const report = await bootstrapWorktree({ repoRoot: job.repo_root!, worktree: path, config: ctx.config.worktree, env: ctx.childEnv, skip: await setupSkipped(ctx.sql.db, job.id) });
     const now = ctx.clock.now();
     tx(ctx.db, () => {
       this.setups.record(job.id, report, now);

@@ -10,8 +10,8 @@ import { relative, isAbsolute } from 'node:path';
 import type { Statement } from 'better-sqlite3';
 import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
-import { tx } from '../store/db.js';
-import { OverlapStore, type OverlapRow } from '../store/overlaps.js';
+import type { OverlapRow } from '../store/overlaps.js';
+import { addOverlaps, clearJobOverlaps } from '../store/sql/overlaps.js';
 import { gitOut, outLines } from '../git/exec.js';
 import { isTerminal, type JobStatus } from '../domain/job.js';
 
@@ -31,7 +31,7 @@ export function overlapsOf(jobId: string, sets: ReadonlyMap<string, { repoRoot: 
 }
 
 export class OverlapGuard {
-  readonly store: OverlapStore;
+  // The locks table is the lock service's: read synchronously until it moves (docs/store-plan.md step 5).
   private readonly heldLocks: Statement;
   private readonly touched = new Map<string, { repoRoot: string; files: Set<string> }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -39,15 +39,17 @@ export class OverlapGuard {
   private readonly detach: (() => void)[] = [];
 
   constructor(private readonly ctx: HubContext, private readonly tell: (to: string, text: string) => void, private readonly debounceMs = 100) {
-    this.store = new OverlapStore(ctx.db);
     this.heldLocks = ctx.db.prepare('SELECT path FROM locks WHERE holder = ?');
   }
 
   start(): void {
     this.detach.push(this.ctx.bus.on('lock', (e) => this.schedule(e.holder)));
     this.detach.push(this.ctx.bus.on('job', (e) => {
-      if (isTerminal(e.status as JobStatus) || e.status === 'interrupted' || e.status === 'queued') this.ended(e.jobId);
-      else if (e.status === 'running') this.schedule(e.jobId);
+      if (isTerminal(e.status as JobStatus) || e.status === 'interrupted' || e.status === 'queued') {
+        return this.ended(e.jobId).catch((err: unknown) => this.ctx.log.warn({ err, jobId: e.jobId }, 'conflict guard: overlaps of an ended job not closed'));
+      }
+      if (e.status === 'running') this.schedule(e.jobId);
+      return undefined;
     }));
     for (const j of this.ctx.store.byStatus(...LIVE)) this.schedule(j.id);
   }
@@ -73,9 +75,10 @@ export class OverlapGuard {
     }, this.debounceMs));
   }
 
-  private ended(jobId: string): void {
+  /** A job left the live statuses: its overlaps close (the bus listener returns the write, src/services/bus.ts emitSettled). */
+  private async ended(jobId: string): Promise<void> {
     this.touched.delete(jobId);
-    if (this.store.clearJob(jobId, this.ctx.clock.now()) > 0) this.ctx.bus.emit('overlap', { jobs: [jobId, jobId], files: [] });
+    if (await clearJobOverlaps(this.ctx.sql.db, jobId, this.ctx.clock.now()) > 0) this.ctx.bus.emit('overlap', { jobs: [jobId, jobId], files: [] });
   }
 
   /** The files a live worktree job changes, relative to its repository root. */
@@ -104,7 +107,7 @@ export class OverlapGuard {
     for (const { other, files: both } of overlapsOf(jobId, this.touched)) {
       const o = this.ctx.store.get(other);
       if (!o || !LIVE.includes(o.status)) { this.touched.delete(other); continue; }
-      const fresh = tx(this.ctx.db, () => this.store.add(j.repo_root!, jobId, other, both, false, now));
+      const fresh = await addOverlaps(this.ctx.sql.db, { repoRoot: j.repo_root, a: jobId, b: other, files: both, locksConflict: false, now });
       if (fresh.length) this.announce(j, o, fresh);
     }
   }

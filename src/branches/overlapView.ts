@@ -1,19 +1,19 @@
 // The conflict guard's overlaps as the list_overlaps tool and `overseer overlaps` show them: per
 // pair of jobs, their titles, branches and statuses, the files both change, when it was seen and
 // whether it is still open (both jobs live). Read-only.
-import type { Db } from '../store/db.js';
-import { JobStore } from '../store/jobs.js';
-import { OverlapStore, byPair } from '../store/overlaps.js';
+import type { Q } from '../store/sql/tx.js';
+import { byPair } from '../store/overlaps.js';
+import { allOverlaps, openOverlaps, overlapJobs } from '../store/sql/overlaps.js';
 import { isoTime } from '../clock.js';
 import type { OverlapView } from '../contract/overlaps.js';
 
 export type { OverlapView };
 
-export function listOverlaps(db: Db, o: { all?: boolean } = {}): { overlaps: OverlapView[] } {
-  const store = new OverlapStore(db);
-  const jobs = new JobStore(db);
-  const rows = o.all ? store.all() : store.open();
-  const open = new Set(store.open().map((r) => r.id));
+export async function listOverlaps(q: Q, o: { all?: boolean | undefined } = {}): Promise<{ overlaps: OverlapView[] }> {
+  const openRows = await openOverlaps(q);
+  const rows = o.all ? await allOverlaps(q) : openRows;
+  const open = new Set(openRows.map((r) => r.id));
+  const jobs = await overlapJobs(q, [...new Set(rows.flatMap((r) => [r.job_a, r.job_b]))]);
   const out: OverlapView[] = [];
   for (const [, group] of groupBy(rows, (r) => `${r.job_a} ${r.job_b} ${open.has(r.id) ? 1 : 0}`)) {
     for (const p of byPair(group)) {

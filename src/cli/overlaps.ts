@@ -3,18 +3,21 @@
 import { listOverlaps, overlapsText } from '../branches/overlapView.js';
 import { CliError } from './errors.js';
 import { openState } from './state.js';
+import { sqlOver } from '../store/sql/open.js';
 
-export function runOverlaps(o: { all?: boolean; json?: boolean }): void {
+export async function runOverlaps(o: { all?: boolean; json?: boolean }): Promise<void> {
   const s = openState();
+  const layer = sqlOver(s.db);
   try {
-    let v: ReturnType<typeof listOverlaps>;
+    let v: Awaited<ReturnType<typeof listOverlaps>>;
     try {
-      v = listOverlaps(s.db, { all: o.all });
+      v = await listOverlaps(layer.db, { all: o.all });
     } catch (err) {
       throw new CliError(`The state at ${s.home} has no overlaps table yet (${(err as Error).message}): a hub of this version adds it when it starts.`);
     }
     process.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : overlapsText(v));
   } finally {
+    await layer.close();
     s.close();
   }
 }

@@ -33,11 +33,11 @@ async function viaHub<T>(f: (call: (tool: string, args: Record<string, unknown>)
   }
 }
 
-async function withDb<T>(f: (db: import('better-sqlite3').Database) => T): Promise<T> {
+async function withDb<T>(f: (db: import('better-sqlite3').Database) => T | Promise<T>): Promise<T> {
   const { openState } = await import('./state.js');
   const s = openState();
   try {
-    return f(s.db);
+    return await f(s.db);
   } finally {
     s.close();
   }
@@ -91,11 +91,15 @@ export async function listProjects(filter: { archived?: boolean }): Promise<Proj
   const fromHub = await viaHub(async (call) => (await call('list_projects', filter)) as { projects: ProjectView[] });
   if (fromHub) return fromHub.projects;
   const { ProjectService } = await import('../projects/service.js');
-  return withDb((db) => {
+  const { sqlOver } = await import('../store/sql/open.js');
+  return withDb(async (db) => {
+    const s = sqlOver(db);
     try {
-      return new ProjectService(db, Date.now).list(filter).projects;
+      return (await new ProjectService(s.db, Date.now).list(filter)).projects;
     } catch (err) {
       throw new CliError(`The projects could not be read from this database (${(err as Error).message}); a running hub of this version upgrades it.`);
+    } finally {
+      await s.close();
     }
   });
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig, settingsDirOf } from '../config.js';
 import { describeDefaults, scanTemplates, type Template, type TemplateProblem } from '../templates/templates.js';
+import { sqlOver } from '../store/sql/open.js';
 import { templateStats, type RunStats, type TemplateStats } from '../templates/stats.js';
 import { table } from './status.js';
 
@@ -20,17 +21,19 @@ export interface TemplatesReport {
 }
 
 /** Templates of `<settings>/templates` with their stats from `<home>/state.db` (none if there is no database yet). */
-export function templatesReport(home: string, settingsDir = home): TemplatesReport {
+export async function templatesReport(home: string, settingsDir = home): Promise<TemplatesReport> {
   const dir = join(settingsDir, 'templates');
   const { templates, problems } = scanTemplates(dir);
   let stats: TemplateStats[] = [];
   const dbFile = join(home, 'state.db');
   if (existsSync(dbFile)) {
     const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+    const s = sqlOver(db);
     try {
       db.pragma('busy_timeout = 5000');
-      stats = templateStats(db);
+      stats = await templateStats(s.db);
     } finally {
+      await s.close();
       db.close();
     }
   }
@@ -72,15 +75,15 @@ export function formatTemplates(r: TemplatesReport): string {
 }
 
 /** Prints the report; the exit code is 1 when a template file is invalid, else 0. */
-export function runTemplates(
+export async function runTemplates(
   opts: { json?: boolean },
   io: { home?: string; write?: (s: string) => void; exitCode?: (code: number) => void } = {},
-): void {
+): Promise<void> {
   const config = io.home ? undefined : loadConfig();
   const home = io.home ?? config!.home;
   const write = io.write ?? ((s: string) => void process.stdout.write(s));
   const exitCode = io.exitCode ?? ((code: number) => { process.exitCode = code; });
-  const r = templatesReport(home, config ? settingsDirOf(config) : home);
+  const r = await templatesReport(home, config ? settingsDirOf(config) : home);
   write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : formatTemplates(r));
   exitCode(r.invalid.length > 0 ? 1 : 0);
 }

@@ -27,7 +27,7 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
     },
     tell: (writer, text, bound) => {
       ctx.store.addEvent(writer, ctx.clock.now(), 'lock_refused', { files: bound.map((b) => b.path), holders: bound.map((b) => b.holder), by: 'mount' });
-      messages.deliver('overseer', writer, text);
+      messages.notify('overseer', writer, text);
     },
   });
   return new LockGuard({
@@ -39,7 +39,7 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
     keepDir: (writer) => join(ctx.config.home, 'agents', writer, 'undone'),
     now: () => ctx.clock.now(),
     report: (v) => reportViolation(ctx, {
-      deliver: (from, to, text) => messages.deliver(from, to, text),
+      deliver: (from, to, text) => messages.notify(from, to, text),
       toLead: (about, text) => {
         ctx.store.addMessage(about, 'lead', text, ctx.clock.now(), false);
         ctx.bus.emit('message', { to: 'lead' });

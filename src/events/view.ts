@@ -2,7 +2,8 @@
 // (spawned, started, permission decisions with the rule that decided, lock denials and
 // violations, reconciles, messages, retries, the end). Used by `overseer events` and by
 // get_agent's optional `events` field; every entry is bounded.
-import type Database from 'better-sqlite3';
+import { latestEvents } from '../store/sql/events.js';
+import type { Q } from '../store/sql/tx.js';
 import { isoTime } from '../clock.js';
 
 export interface EventView {
@@ -40,11 +41,8 @@ export function toEventView(r: EventRow, jobId?: string): EventView {
 }
 
 /** The most recent `limit` events (of one job, or of all), oldest first. */
-export function recentEvents(db: Database.Database, o: { jobId?: string; limit: number }): EventView[] {
-  const rows = (o.jobId
-    ? db.prepare('SELECT id, job_id, at, kind, data_json FROM events WHERE job_id = ? ORDER BY id DESC LIMIT ?').all(o.jobId, o.limit)
-    : db.prepare('SELECT id, job_id, at, kind, data_json FROM events ORDER BY id DESC LIMIT ?').all(o.limit)) as EventRow[];
-  return rows.reverse().map((r) => toEventView(r));
+export async function recentEvents(q: Q, o: { jobId?: string | undefined; limit: number }): Promise<EventView[]> {
+  return (await latestEvents(q, o)).reverse().map((r) => toEventView(r));
 }
 
 /** `key=value` pairs of an event's data, for one line of text. */

@@ -7,7 +7,8 @@
 //  - settles a child whose process vanished without an exit event (the watchdog).
 import type { HubContext } from '../services/context.js';
 import type { HealthConfig } from '../config.js';
-import { WarningStore, WARNING_KINDS, type WarningKind, type WarningRow } from '../store/warnings.js';
+import { WARNING_KINDS, type WarningKind, type WarningRow } from '../store/warnings.js';
+import { clearWarning, openWarnings, raiseWarning, setWarningReaction } from '../store/sql/warnings.js';
 import { assessHealth, commandsFailed, lostProcess, OUTCOME_WARNINGS, type HealthFacts } from './health.js';
 import type { CommandTally } from '../launch/types.js';
 import { pidAlive } from '../launch/process.js';
@@ -30,7 +31,8 @@ const LIVE_KINDS = WARNING_KINDS.filter((k) => !OUTCOME_WARNINGS.has(k));
 export const LOST_GRACE_MS = 1500;
 
 export class HealthMonitor {
-  readonly warnings: WarningStore;
+  /** The commands_failed writes, one after another in the order the results came. */
+  private commandWrites: Promise<void> = Promise.resolve();
   private readonly lastEvent = new Map<string, number>();
   private readonly lastLine = new Map<string, string>();
   private readonly persisted = new Map<string, number>();
@@ -42,7 +44,6 @@ export class HealthMonitor {
   private persistStmt?: ReturnType<HubContext['db']['prepare']>;
 
   constructor(private readonly ctx: HubContext, private readonly actions: MonitorActions) {
-    this.warnings = new WarningStore(ctx.db);
   }
 
   private get cfg(): HealthConfig { return this.ctx.config.health; }
@@ -84,12 +85,15 @@ export class HealthMonitor {
   commands(jobId: string, t: CommandTally): void {
     const now = this.ctx.clock.now();
     const detail = commandsFailed(t);
-    if (detail === undefined) {
-      if (this.warnings.clear(jobId, 'commands_failed', now)) this.ctx.bus.emit('warning', { jobId, kind: 'commands_failed', raised: false });
-      return;
-    }
-    const row = this.warnings.raise(jobId, 'commands_failed', detail, now);
-    if (row) void this.onRaised(row);
+    this.commandWrites = this.commandWrites.then(async () => {
+      if (detail === undefined) {
+        if (await clearWarning(this.ctx.sql.db, jobId, 'commands_failed', now)) this.ctx.bus.emit('warning', { jobId, kind: 'commands_failed', raised: false });
+        return;
+      }
+      const row = await raiseWarning(this.ctx.sql.db, jobId, 'commands_failed', detail, now);
+      // Its reaction (a message, a freeze, a cancel) runs on its own: the next result's write does not wait for it.
+      if (row) this.onRaised(row).catch((err: unknown) => this.ctx.log.warn({ err, jobId }, 'health reaction failed'));
+    }).catch((err: unknown) => this.ctx.log.warn({ err, jobId }, 'commands_failed warning not written'));
   }
 
   /** One pass: persist activity, settle lost processes, raise and clear warnings. */
@@ -118,18 +122,18 @@ export class HealthMonitor {
         for (const kind of LIVE_KINDS) {
           const detail = want[kind];
           if (detail !== undefined) {
-            const row = this.warnings.raise(j.id, kind, detail, now);
+            const row = await raiseWarning(this.ctx.sql.db, j.id, kind, detail, now);
             if (row) raised.push(row);
-          } else if (this.warnings.clear(j.id, kind, now)) {
+          } else if (await clearWarning(this.ctx.sql.db, j.id, kind, now)) {
             this.ctx.bus.emit('warning', { jobId: j.id, kind, raised: false });
           }
         }
       }
       // Jobs that left running (ended, frozen, queued for a retry) keep no warnings about how they
       // run; those about the work they did (commands_failed) stay.
-      for (const w of this.warnings.open()) {
+      for (const w of await openWarnings(this.ctx.sql.db)) {
         if (liveIds.has(w.job_id) || OUTCOME_WARNINGS.has(w.kind)) continue;
-        if (this.warnings.clear(w.job_id, w.kind, now)) this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
+        if (await clearWarning(this.ctx.sql.db, w.job_id, w.kind, now)) this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
       }
       for (const id of new Set([...this.lastEvent.keys(), ...this.calls.keys()])) if (!liveIds.has(id) && !this.actions.live(id)) this.forget(id);
       for (const w of raised) await this.onRaised(w);
@@ -179,7 +183,7 @@ export class HealthMonitor {
     const now = this.ctx.clock.now();
     const reaction = this.cfg.reactions[w.kind] ?? 'notify';
     this.ctx.store.addEvent(w.job_id, now, 'warning', { kind: w.kind, detail: w.detail, reaction });
-    this.warnings.setReaction(w.id, reaction);
+    await setWarningReaction(this.ctx.sql.db, w.id, reaction);
     this.ctx.log.info({ jobId: w.job_id, kind: w.kind, detail: w.detail, reaction }, 'health warning');
     this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: true });
     try {

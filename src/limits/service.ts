@@ -4,14 +4,16 @@
 // running children that meet the limit are paused where they meet it (SIGSTOP during their own
 // retry wait: their next model call goes out only when the limiter lets it), and when the wait is
 // over ONE attempt probes — a paused child first, else a queued job — before the rest go.
-// Every change is written to the store first, so a restarted hub reopens what was open.
+// Every change is written to the store (in order, one write after another), then put on the bus,
+// so a restarted hub reopens what was open. The rows are read when the limiter is made; until they
+// are (`ready()`, which the hub awaits before its first dispatch) nothing starts.
 import type { Bus } from '../services/bus.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
+import type { Q } from '../store/sql/tx.js';
 import type { Logger } from '../log.js';
 import type { Account, Provider } from './account.js';
 import { CLOSED, admit, nextWake, onLimit, onProbeGone, onSuccess, room, settle, type Admission, type BreakerSettings, type BreakerState, type LimitHit } from './breaker.js';
-import { LimitStore, stateOf } from './store.js';
+import { readLimit, saveLimitState, stateOf } from './store.js';
 
 /** What the limiter asks of the runner. */
 export interface LimitActions {
@@ -24,7 +26,8 @@ export interface LimitActions {
 }
 
 export interface LimitsDeps {
-  db: Db;
+  /** The asynchronous layer (ctx.sql.db). */
+  q: Q;
   clock: Clock;
   bus: Bus;
   log: Logger;
@@ -36,7 +39,6 @@ export interface LimitsDeps {
 }
 
 export class Limits {
-  private readonly store: LimitStore;
   private readonly breakers = new Map<Provider, BreakerState>();
   /** Per provider: jobs whose child the limiter paused, oldest first (the first is the next probe). */
   private readonly paused = new Map<Provider, string[]>();
@@ -45,22 +47,59 @@ export class Limits {
   private timer?: NodeJS.Timeout;
   private started = false;
   private closed = false;
+  private loaded = false;
+  /** start() was called before the rows were read: it runs when they are. */
+  private startWanted = false;
+  private readonly loading: Promise<void>;
+  /** The writes of the breakers' changes, one after another. */
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(private readonly d: LimitsDeps, private readonly actions: LimitActions) {
-    this.store = new LimitStore(d.db);
-    for (const p of ['claude', 'codex'] as const) {
-      const row = this.store.get(d.accounts[p].id);
-      // A child paused before a restart is gone (reconcile ended it): nobody is paused now.
-      const b = row ? stateOf(row) : CLOSED;
-      this.breakers.set(p, b);
-      this.paused.set(p, []);
-      if (row && (row.paused_json !== '[]' || b.phase !== row.phase)) this.store.save(d.accounts[p], b, [], d.clock.now());
+    this.loading = this.load();
+  }
+
+  private async load(): Promise<void> {
+    try {
+      for (const p of ['claude', 'codex'] as const) {
+        const row = await readLimit(this.d.q, this.d.accounts[p].id);
+        // A child paused before a restart is gone (reconcile ended it): nobody is paused now.
+        const b = row ? stateOf(row) : CLOSED;
+        this.breakers.set(p, b);
+        this.paused.set(p, []);
+        if (row && (row.paused_json !== '[]' || b.phase !== row.phase)) await saveLimitState(this.d.q, this.d.accounts[p], b, [], this.d.clock.now());
+      }
+    } catch (err) {
+      this.d.log.error({ err }, 'provider limits: the state before this hub could not be read; every limiter starts closed');
+      for (const p of ['claude', 'codex'] as const) {
+        if (!this.breakers.has(p)) this.breakers.set(p, CLOSED);
+        if (!this.paused.has(p)) this.paused.set(p, []);
+      }
     }
+    this.loaded = true;
+    if (this.startWanted && !this.closed) {
+      this.start();
+      this.actions.dispatch();
+    }
+  }
+
+  /** Resolves when the limiters' rows are read (the hub awaits it before it starts anything). */
+  ready(): Promise<void> {
+    return this.loading;
+  }
+
+  /** Resolves when every change made so far is written (tests). */
+  async settled(): Promise<void> {
+    await this.loading;
+    await this.saving;
   }
 
   /** Arm the wake-up of what was open when the hub started (idempotent). */
   start(): void {
     if (this.started || this.closed) return;
+    if (!this.loaded) {
+      this.startWanted = true;
+      return;
+    }
     this.started = true;
     for (const p of this.providers()) if (this.breakers.get(p)!.phase !== 'closed') this.d.log.warn({ provider: p, ...this.view(p) }, 'provider limit still in force from before the restart');
     this.arm();
@@ -73,12 +112,14 @@ export class Limits {
 
   /** How many attempts of `provider` may start now: all, one (the probe), none. */
   room(provider: string): 'all' | 'one' | 'none' {
+    if (!this.loaded) return 'none';
     const b = this.breakers.get(provider as Provider);
     return b ? room(b, this.d.clock.now(), this.d.settings) : 'all';
   }
 
   /** Attempt `jobId` of `provider` wants to start: go, go as the probe, or wait. */
   admit(provider: string, jobId: string): Admission {
+    if (!this.loaded) return 'wait';
     const p = provider as Provider;
     const b = this.breakers.get(p);
     if (!b) return 'go';
@@ -119,7 +160,7 @@ export class Limits {
     this.set(p, next);
     for (const id of list) this.actions.unpause(id);
     this.arm();
-    this.actions.dispatch();
+    this.dispatchAfterWrites();
   }
 
   /** An attempt of `provider` ended; `hit` when it ended on a limit. A probe that ended otherwise frees its place. */
@@ -173,14 +214,26 @@ export class Limits {
     return [...this.breakers.keys()];
   }
 
-  /** Record a new state: store first, then the bus (the floor and the notifier hear it). */
+  /** Record a new state: store first (after the writes before it), then the bus (the floor and the notifier hear it). */
   private set(p: Provider, b: BreakerState): void {
     const before = this.breakers.get(p)!;
     this.breakers.set(p, b);
-    this.store.save(this.d.accounts[p], b, this.paused.get(p)!, this.d.clock.now());
-    if (before.phase !== b.phase || before.until !== b.until || before.probe?.id !== b.probe?.id) {
-      this.d.bus.emit('limit', { provider: p, account: this.d.accounts[p].id, phase: b.phase });
-    }
+    const paused = [...this.paused.get(p)!];
+    const now = this.d.clock.now();
+    const news = before.phase !== b.phase || before.until !== b.until || before.probe?.id !== b.probe?.id;
+    this.saving = this.saving.then(async () => {
+      await saveLimitState(this.d.q, this.d.accounts[p], b, paused, now);
+      if (news) this.d.bus.emit('limit', { provider: p, account: this.d.accounts[p].id, phase: b.phase });
+    }).catch((err: unknown) => this.d.log.warn({ err, provider: p }, 'provider limit: its new state was not written'));
+  }
+
+  /**
+   * Start queued work once the changes so far are written and on the bus: the floor, the notifier
+   * and anyone watching see the limit pass before the jobs it held start (as when the store was
+   * synchronous).
+   */
+  private dispatchAfterWrites(): void {
+    void this.saving.then(() => { if (!this.closed) this.actions.dispatch(); });
   }
 
   /** The timer: at the earliest moment a breaker changes by itself (open → half open, a probe's lease). */
@@ -221,6 +274,6 @@ export class Limits {
       if (!probed) dispatch = true;
     }
     this.arm();
-    if (dispatch) this.actions.dispatch();
+    if (dispatch) this.dispatchAfterWrites();
   }
 }

@@ -1,7 +1,10 @@
 // The limiters' state in the state database (table provider_limits, migration 23): written at
 // every change, read at hub start, so a hub killed while a breaker is open reopens it and sends
 // no burst of requests after a restart. The probe in flight is not kept: a new hub has none.
-import type { Db } from '../store/db.js';
+// The statements are on the asynchronous layer (src/store/sql/limits.ts); here, the breaker's
+// state as a row and back.
+import type { Q } from '../store/sql/tx.js';
+import { allLimits, getLimit, saveLimit } from '../store/sql/limits.js';
 import type { Account } from './account.js';
 import { CLOSED, type BreakerState, type LimitKind, type Phase, type WaitBasis } from './breaker.js';
 
@@ -33,31 +36,26 @@ export function stateOf(r: LimitRow): BreakerState {
   };
 }
 
-export class LimitStore {
-  constructor(private readonly db: Db) {}
+/** The row that records `b` for account `a` (`paused`: the jobs whose child the limiter paused). */
+export function limitRow(a: Account, b: BreakerState, paused: readonly string[], now: number): LimitRow {
+  return {
+    account: a.id, provider: a.provider, endpoint: a.endpoint, key_hash: a.keyHash, phase: b.phase, kind: b.kind, status: b.status,
+    reason: b.reason, opened_at: b.openedAt, until_at: b.until, basis: b.basis, failures: b.failures, hits: b.hits,
+    paused_json: JSON.stringify(paused), updated_at: now,
+  };
+}
 
-  all(): LimitRow[] {
-    return this.db.prepare('SELECT * FROM provider_limits ORDER BY provider, account').all() as LimitRow[];
-  }
+/** The row of `account`, if its limiter ever changed. */
+export async function readLimit(q: Q, account: string): Promise<LimitRow | undefined> {
+  return (await getLimit(q, account)) as LimitRow | undefined;
+}
 
-  get(account: string): LimitRow | undefined {
-    return this.db.prepare('SELECT * FROM provider_limits WHERE account = ?').get(account) as LimitRow | undefined;
-  }
+/** Every limiter's row, by provider and account. */
+export async function readLimits(q: Q): Promise<LimitRow[]> {
+  return (await allLimits(q)) as LimitRow[];
+}
 
-  /** Rows of breakers that are not closed (what the floor shows). */
-  active(): LimitRow[] {
-    return this.db.prepare("SELECT * FROM provider_limits WHERE phase != 'closed' ORDER BY provider, account").all() as LimitRow[];
-  }
-
-  save(a: Account, b: BreakerState, paused: readonly string[], now: number): void {
-    this.db.prepare(`INSERT INTO provider_limits (account, provider, endpoint, key_hash, phase, kind, status, reason, opened_at, until_at, basis, failures, hits, paused_json, updated_at)
-      VALUES (@account, @provider, @endpoint, @key_hash, @phase, @kind, @status, @reason, @opened_at, @until_at, @basis, @failures, @hits, @paused_json, @updated_at)
-      ON CONFLICT(account) DO UPDATE SET phase = excluded.phase, kind = excluded.kind, status = excluded.status, reason = excluded.reason,
-        opened_at = excluded.opened_at, until_at = excluded.until_at, basis = excluded.basis, failures = excluded.failures, hits = excluded.hits,
-        paused_json = excluded.paused_json, updated_at = excluded.updated_at`).run({
-      account: a.id, provider: a.provider, endpoint: a.endpoint, key_hash: a.keyHash, phase: b.phase, kind: b.kind, status: b.status,
-      reason: b.reason, opened_at: b.openedAt, until_at: b.until, basis: b.basis, failures: b.failures, hits: b.hits,
-      paused_json: JSON.stringify(paused), updated_at: now,
-    });
-  }
+/** Record `b` for account `a`. */
+export async function saveLimitState(q: Q, a: Account, b: BreakerState, paused: readonly string[], now: number): Promise<void> {
+  await saveLimit(q, limitRow(a, b, paused, now));
 }

@@ -12,7 +12,7 @@ export type { BroadcastResult };
 
 export interface BroadcastInput { project?: string; status?: BroadcastStatus; text: string }
 
-export function broadcast(ctx: HubContext, deliver: (from: string, to: string, text: string) => { message_id: number; delivered: boolean }, i: BroadcastInput, caller: Caller): BroadcastResult {
+export async function broadcast(ctx: HubContext, deliver: (from: string, to: string, text: string) => Promise<{ message_id: number; delivered: boolean }>, i: BroadcastInput, caller: Caller): Promise<BroadcastResult> {
   const status = i.status ?? 'running';
   const rows = ctx.store.list({
     status: status as JobStatus, limit: 100_000,
@@ -20,7 +20,8 @@ export function broadcast(ctx: HubContext, deliver: (from: string, to: string, t
     ...(caller.role === 'agent' ? { subtreeOf: caller.jobId } : {}),
   });
   const from = senderOf(caller);
-  const results = rows.map((j) => ({ id: j.id, ...deliver(from, j.id, i.text) }));
+  const results: { id: string; message_id: number; delivered: boolean }[] = [];
+  for (const j of rows) results.push({ id: j.id, ...(await deliver(from, j.id, i.text)) });
   const scope = `${status} agent${i.project !== undefined ? ` of project ${JSON.stringify(i.project)}` : ''}${caller.role === 'agent' ? ' in your subtree' : ''}`;
   return {
     recipients: results.map((r) => r.id),

@@ -8,7 +8,9 @@ import type { JobRow } from '../store/jobs.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { projectNameMessage, projectNameProblem } from '../contract/projectNames.js';
-import { ProjectStore, type ProjectStats } from './store.js';
+import { ProjectStore } from './store.js';
+import { changeProject, projectExists, projectStats, type ProjectStats } from '../store/sql/projects.js';
+import type { Q } from '../store/sql/tx.js';
 import type { ProjectView } from '../contract/projects.js';
 
 export type { ProjectView };
@@ -18,7 +20,8 @@ const unarchiveHint = (name: string): string =>
 
 /**
  * May new jobs go into `name`? Throws InvalidInputError for a bad name and InvalidStateError
- * for an archived project. Writes nothing.
+ * for an archived project. Writes nothing. Synchronous: it runs inside JobService.create's
+ * transaction (mixed period: until step 6 of docs/store-plan.md).
  */
 export function checkProject(db: Database.Database, name: string): void {
   const problem = projectNameProblem(name);
@@ -56,45 +59,32 @@ export function projectView(s: ProjectStats): ProjectView {
 export interface UpdateProject { name: string; archived?: boolean; flagged?: boolean; note?: string | null }
 
 export class ProjectService {
-  readonly store: ProjectStore;
+  constructor(private readonly q: Q, private readonly now: () => number) {}
 
-  constructor(private readonly db: Database.Database, private readonly now: () => number) {
-    this.store = new ProjectStore(db);
-  }
-
-  list(o: { archived?: boolean; flagged?: boolean } = {}): { projects: ProjectView[] } {
-    const all = this.store.stats().filter((s) => (o.archived === undefined || (s.archived_at !== null) === o.archived) && (o.flagged === undefined || !!s.flagged === o.flagged));
+  async list(o: { archived?: boolean; flagged?: boolean } = {}): Promise<{ projects: ProjectView[] }> {
+    const all = (await projectStats(this.q)).filter((s) => (o.archived === undefined || (s.archived_at !== null) === o.archived) && (o.flagged === undefined || !!s.flagged === o.flagged));
     return { projects: all.map(projectView) };
   }
 
-  view(name: string): ProjectView {
-    const s = this.store.stats().find((p) => p.name === name);
-    if (!s) throw this.unknown(name);
+  async view(name: string): Promise<ProjectView> {
+    const s = (await projectStats(this.q)).find((p) => p.name === name);
+    if (!s) throw await this.unknown(name);
     return projectView(s);
   }
 
-  update(i: UpdateProject): ProjectView {
+  async update(i: UpdateProject): Promise<ProjectView> {
     const problem = projectNameProblem(i.name);
     if (problem) throw new InvalidInputError(projectNameMessage(i.name, problem));
     if (i.archived === undefined && i.flagged === undefined && i.note === undefined) {
       throw new InvalidInputError('update_project changes nothing: pass archived, flagged or note (note: null clears it).');
     }
-    if (!this.store.exists(i.name)) throw this.unknown(i.name);
-    const now = this.now();
-    const cur = this.store.get(i.name);
-    this.db.transaction(() => {
-      this.store.ensure(i.name, now);
-      this.store.update(i.name, {
-        ...(i.archived === undefined ? {} : { archived_at: i.archived ? (cur?.archived_at ?? now) : null }),
-        ...(i.flagged === undefined ? {} : { flagged: i.flagged ? 1 : 0 }),
-        ...(i.note === undefined ? {} : { note: i.note }),
-      });
-    })();
+    if (!(await projectExists(this.q, i.name))) throw await this.unknown(i.name);
+    await changeProject(this.q, i.name, { archived: i.archived, flagged: i.flagged, note: i.note }, this.now());
     return this.view(i.name);
   }
 
-  private unknown(name: string): NotFoundError {
-    const known = this.store.stats().map((s) => s.name);
+  private async unknown(name: string): Promise<NotFoundError> {
+    const known = (await projectStats(this.q)).map((s) => s.name);
     return new NotFoundError(`No project ${JSON.stringify(name)}: no job was ever started in it.${known.length ? ` Known projects: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}.` : ' There are no projects yet.'} A project comes into being with spawn_agent { project } or start_workflow { project }.`);
   }
 }

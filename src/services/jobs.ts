@@ -661,7 +661,7 @@ export class JobService {
       const sup = this.children.get(j.id);
       if (!sup?.thaw()) throw new InvalidStateError(`Job ${j.id} is frozen but its process is gone.`);
       this.setStatus(j.id, 'running', 'thawed');
-      if (input.message) this.message(j.id, input.message, caller);
+      if (input.message) await this.message(j.id, input.message, caller);
       this.flushQueued(j.id);
       return this.summary(j.id);
     }
@@ -691,14 +691,14 @@ export class JobService {
   }
 
   /** Deliver into a running conversation, or queue for the agent's next turn. */
-  message(id: string, text: string, caller: Caller): { job_id: string; delivered: boolean; queued: boolean; message_id: number } {
+  async message(id: string, text: string, caller: Caller): Promise<{ job_id: string; delivered: boolean; queued: boolean; message_id: number }> {
     const j = this.visibleJob(id, caller);
-    const r = this.messages.deliver(senderOf(caller), j.id, text);
+    const r = await this.messages.deliver(senderOf(caller), j.id, text);
     return { job_id: j.id, delivered: r.delivered, queued: !r.delivered, message_id: r.message_id };
   }
 
   /** message_agent { to: "*" }: every matching live agent (src/projects/broadcast.ts). */
-  broadcast(i: BroadcastInput, caller: Caller): BroadcastResult {
+  broadcast(i: BroadcastInput, caller: Caller): Promise<BroadcastResult> {
     return broadcast(this.ctx, (from, to, text) => this.messages.deliver(from, to, text), i, caller);
   }
 

@@ -7,6 +7,8 @@ import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { isTerminal } from '../domain/job.js';
 import type { MessageView } from '../contract/coord.js';
+import { addMessage, inbox, markMessagesRead } from '../store/sql/messages.js';
+import { appendEvent } from '../store/sql/events.js';
 
 export type { MessageView };
 
@@ -29,22 +31,27 @@ export class MessageService {
   constructor(private readonly ctx: HubContext, private readonly conversations: Conversations) {}
 
   /** Store a message for a job and push it into its conversation when it is running. */
-  deliver(from: string, to: string, text: string): { message_id: number; delivered: boolean } {
+  async deliver(from: string, to: string, text: string): Promise<{ message_id: number; delivered: boolean }> {
     const job = this.ctx.store.get(to);
     // needs_input: the child is blocked in request_approval/ask_lead, its stdin is still open.
     const delivered = (job?.status === 'running' || job?.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
     const now = this.ctx.clock.now();
-    const id = this.ctx.store.addMessage(from, to, text, now, delivered);
-    this.ctx.store.addEvent(to, now, 'message', { from, delivered });
+    const id = await addMessage(this.ctx.sql.db, { from, to, text, now, delivered });
+    await appendEvent(this.ctx.sql.db, to, now, 'message', { from, delivered });
     this.ctx.bus.emit('message', { to });
     return { message_id: id, delivered };
   }
 
-  send(caller: Caller, to: string, text: string): { message_id: number; message_ids: number[]; recipients: string[]; delivered: string[] } {
+  /** `deliver` for callers that go on without its answer (the hub's own notices): a failure is logged. */
+  notify(from: string, to: string, text: string): void {
+    this.deliver(from, to, text).catch((err: unknown) => this.ctx.log.warn({ err, to }, 'message not stored'));
+  }
+
+  async send(caller: Caller, to: string, text: string): Promise<{ message_id: number; message_ids: number[]; recipients: string[]; delivered: string[] }> {
     const from = senderOf(caller);
     if (to === 'lead') {
       if (caller.role === 'lead') throw new InvalidInputError('to: "lead" is you. Send to a job id, or use message_agent.');
-      const id = this.ctx.store.addMessage(from, 'lead', text, this.ctx.clock.now(), false);
+      const id = await addMessage(this.ctx.sql.db, { from, to: 'lead', text, now: this.ctx.clock.now(), delivered: false });
       this.ctx.bus.emit('message', { to: 'lead' });
       return { message_id: id, message_ids: [id], recipients: ['lead'], delivered: [] };
     }
@@ -62,7 +69,8 @@ export class MessageService {
       }
       recipients = [target.id];
     }
-    const results = recipients.map((r) => ({ r, ...this.deliver(from, r, text) }));
+    const results: { r: string; message_id: number; delivered: boolean }[] = [];
+    for (const r of recipients) results.push({ r, ...(await this.deliver(from, r, text)) });
     return { message_id: results[0]!.message_id, message_ids: results.map((x) => x.message_id), recipients, delivered: results.filter((x) => x.delivered).map((x) => x.r) };
   }
 
@@ -72,16 +80,15 @@ export class MessageService {
   }
 
   /** The caller's inbox, newest last; marks what it returns as read. */
-  read(caller: Caller, unreadOnly: boolean, limit = 100): { messages: MessageView[] } {
-    const me = senderOf(caller);
-    const rows = this.ctx.db
-      .prepare(`SELECT * FROM messages WHERE to_id = ? ${unreadOnly ? 'AND read_at IS NULL' : ''} ORDER BY id DESC LIMIT ?`)
-      .all(me, limit) as MessageRow[];
-    this.markRead(rows.map((r) => r.id));
+  async read(caller: Caller, unreadOnly: boolean, limit = 100): Promise<{ messages: MessageView[] }> {
+    const rows = await inbox(this.ctx.sql.db, senderOf(caller), { unreadOnly, limit });
+    await markMessagesRead(this.ctx.sql.db, rows.map((r) => r.id), this.ctx.clock.now());
     return { messages: rows.reverse().map(messageView) };
   }
 
-  /** Unread messages to `to` from any of `senders` (wait_for_agents' attention). */
+  /** Unread messages to `to` from any of `senders` (wait_for_agents' attention). Synchronous with
+   * markRead: both run in that wait's synchronous check and ack (mixed period: until step 6 of
+   * docs/store-plan.md moves JobService's waits onto the layer). */
   unreadFrom(to: string, senders: readonly string[]): MessageRow[] {
     if (senders.length === 0) return [];
     return this.ctx.db

@@ -91,7 +91,7 @@ export class Runner {
 
   constructor(private readonly ctx: HubContext, private readonly d: RunnerDeps) {
     this.setups = new SetupStore(ctx.db);
-    this.worktrees = new JobWorktrees(ctx, this.setups);
+    this.worktrees = new JobWorktrees(ctx);
     this.startGate = makeStartGate(ctx.config.startConcurrency);
     this.limits = d.limits;
     this.children = d.children;

@@ -1,5 +1,8 @@
 // Overlaps of the conflict guard (src/branches/overlapGuard.ts): a file two live worktree branches
-// both change. One row per (pair, file); open while both jobs live.
+// both change. One row per (pair, file); open while both jobs live. Written and listed on the
+// asynchronous layer (src/store/sql/overlaps.ts); the reads below are JobService's, in its
+// synchronous agent views and wait_for_agents' check and ack (mixed period: until step 6 of
+// docs/store-plan.md moves them).
 import type { Db } from './db.js';
 
 export interface OverlapRow {
@@ -17,33 +20,11 @@ export interface OverlapRow {
 export class OverlapStore {
   constructor(private readonly db: Db) {}
 
-  /** Record the files of a pair; returns the rows that are new. */
-  add(repoRoot: string, a: string, b: string, files: readonly string[], locksConflict: boolean, now: number): OverlapRow[] {
-    const [x, y] = a < b ? [a, b] : [b, a];
-    const ins = this.db.prepare('INSERT INTO overlaps (repo_root, file, job_a, job_b, locks_conflict, detected_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(job_a, job_b, file) DO NOTHING RETURNING *');
-    const out: OverlapRow[] = [];
-    for (const f of files) {
-      const r = ins.get(repoRoot, f, x, y, locksConflict ? 1 : 0, now) as OverlapRow | undefined;
-      if (r) out.push(r);
-    }
-    return out;
-  }
-
   /** Open overlaps, optionally of one job. */
   open(jobId?: string): OverlapRow[] {
     return (jobId
       ? this.db.prepare('SELECT * FROM overlaps WHERE cleared_at IS NULL AND (job_a = ? OR job_b = ?) ORDER BY id').all(jobId, jobId)
       : this.db.prepare('SELECT * FROM overlaps WHERE cleared_at IS NULL ORDER BY id').all()) as OverlapRow[];
-  }
-
-  /** Every overlap, newest first (open and cleared). */
-  all(limit = 500): OverlapRow[] {
-    return this.db.prepare('SELECT * FROM overlaps ORDER BY id DESC LIMIT ?').all(limit) as OverlapRow[];
-  }
-
-  /** A job ended: its overlaps close. */
-  clearJob(jobId: string, now: number): number {
-    return this.db.prepare('UPDATE overlaps SET cleared_at = ? WHERE cleared_at IS NULL AND (job_a = ? OR job_b = ?)').run(now, jobId, jobId).changes;
   }
 
   /** Open overlaps touching these jobs that the lead has not been shown. */

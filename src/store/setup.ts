@@ -1,7 +1,11 @@
 // What worktree preparation records per job (src/git/bootstrap.ts, src/branches/stack.ts): whether
 // spawn_agent skipped the bootstrap, the report of its last run, the base it asked for and what
 // its branch was made from. A table of its own, beside the job row. Statements are prepared
-// once per store (get_agent and status read a row per worktree job).
+// once per store (get_agent and status read a row per worktree job). The asynchronous layer has
+// it too (src/store/sql/setup.ts: the worktree's preparation reads and writes there); what is
+// left here is used in the job engine's synchronous transactions and views — spawn's skip and
+// base, the bootstrap report beside the job's update, the runner's start and prompt, get_agent,
+// `overseer status` (mixed period: until step 6 of docs/store-plan.md).
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 
@@ -60,10 +64,6 @@ export class SetupStore {
     this.put(jobId, 'skip', 1, now);
   }
 
-  skipped(jobId: string): boolean {
-    return this.read(jobId, 'skip') === 1;
-  }
-
   record(jobId: string, report: BootstrapReport, now: number): void {
     this.put(jobId, 'report_json', JSON.stringify(report), now);
   }
@@ -76,16 +76,6 @@ export class SetupStore {
   /** Record at spawn what the job's worktree starts from (`job:<id>` or `branch:<name>`). */
   setBase(jobId: string, base: string, now: number): void {
     this.put(jobId, 'base', base, now);
-  }
-
-  base(jobId: string): string | null {
-    const r = this.read(jobId, 'base');
-    return typeof r === 'string' ? r : null;
-  }
-
-  /** What the worktree's branch was made from, once it was. */
-  setStack(jobId: string, stack: StackRecord, now: number): void {
-    this.put(jobId, 'stack_json', JSON.stringify(stack), now);
   }
 
   stack(jobId: string): StackRecord | undefined {

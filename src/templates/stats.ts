@@ -1,13 +1,15 @@
 // How each template has done: runs, success rate, average cost, turns and duration, per
-// template and, within it, per model. Read-only over the jobs table, so it works on a
-// database opened read-only by the CLI while a hub is writing.
+// template and, within it, per model. Read-only over the jobs table (the sums are one statement on
+// the asynchronous layer, src/store/sql/templates.ts), so it works on a database opened read-only
+// by the CLI while a hub is writing.
 //
 // Definitions: `runs` counts every job spawned with the template; `ended` the jobs in a
 // terminal status (succeeded, failed, cancelled; an interrupted job can still be resumed, so
 // it is not ended); `success_rate` = succeeded / ended. Averages are over ended jobs (a running
 // job's cost and turns are still growing); the duration average is over ended jobs that
 // started (a job cancelled while queued has no duration). null when nothing qualifies.
-import type Database from 'better-sqlite3';
+import { templateSums } from '../store/sql/templates.js';
+import type { Q } from '../store/sql/tx.js';
 
 export interface RunStats {
   runs: number;
@@ -39,9 +41,6 @@ interface Sums {
   timed: number;
 }
 
-const ENDED = `status IN ('succeeded', 'failed', 'cancelled')`;
-const TIMED = `${ENDED} AND started_at IS NOT NULL AND ended_at IS NOT NULL`;
-
 const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
 function finish(s: Sums): RunStats {
@@ -62,22 +61,9 @@ const add = (a: Sums, b: Sums): Sums => ({
 });
 
 /** Stats of every template that has run at least once, by template name, each with a per-model breakdown. */
-export function templateStats(db: Database.Database): TemplateStats[] {
-  const rows = db.prepare(
-    `SELECT template, model,
-       COUNT(*) AS runs,
-       COALESCE(SUM(CASE WHEN ${ENDED} THEN 1 ELSE 0 END), 0) AS ended,
-       COALESCE(SUM(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END), 0) AS succeeded,
-       COALESCE(SUM(CASE WHEN ${ENDED} THEN cost_usd ELSE 0 END), 0) AS cost,
-       COALESCE(SUM(CASE WHEN ${ENDED} THEN turns ELSE 0 END), 0) AS turns,
-       COALESCE(SUM(CASE WHEN ${TIMED} THEN ended_at - started_at ELSE 0 END), 0) AS dur_ms,
-       COALESCE(SUM(CASE WHEN ${TIMED} THEN 1 ELSE 0 END), 0) AS timed
-     FROM jobs WHERE template IS NOT NULL
-     GROUP BY template, model
-     ORDER BY template, model IS NULL, model`,
-  ).all() as (Sums & { template: string; model: string | null })[];
+export async function templateStats(q: Q): Promise<TemplateStats[]> {
   const out = new Map<string, { sums: Sums; by_model: ModelStats[] }>();
-  for (const r of rows) {
+  for (const r of await templateSums(q)) {
     const { template, model, ...sums } = r;
     const cur = out.get(template);
     if (cur) cur.sums = add(cur.sums, sums);

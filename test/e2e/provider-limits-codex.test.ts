@@ -8,10 +8,14 @@ import { codexHubs } from '../helpers/codexHub.js';
 import type { CodexStep, CodexStepContext } from '../../src/fakemodel/fakeOpenAI.js';
 import { codexRateLimited } from '../helpers/fakeLimits.js';
 import { countsAgainstRetries } from '../../src/domain/failure.js';
-import { LimitStore } from '../../src/limits/store.js';
+import type { LimitRow } from '../../src/limits/store.js';
+import type { Db } from '../../src/store/db.js';
 import { waitAll } from '../helpers/waitAll.js';
 
 const { codexHub } = codexHubs();
+/** The limiter rows as the hub wrote them (read synchronously inside bus listeners). */
+const limitRows = (db: Db): LimitRow[] => db.prepare('SELECT * FROM provider_limits ORDER BY provider, account').all() as LimitRow[];
+
 
 test('codex: a 429 window opens the limiter, the limited job resumes its thread, the queued one waits, both succeed, no retry spent', { timeout: 240_000 }, async () => {
   let from = Infinity;
@@ -26,8 +30,7 @@ test('codex: a 429 window opens the limiter, the limited job resumes its thread,
   };
   const { h, openai } = await codexHub({ lim }, { config: { maxAgents: 1 } });
   const seen: string[] = [];
-  const store = new LimitStore(h.hub.db);
-  h.hub.ctx.bus.on('limit', () => { const r = store.all().find((x) => x.provider === 'codex'); if (r) seen.push(`${r.phase}:${r.kind ?? ''}`); });
+  h.hub.ctx.bus.on('limit', () => { const r = limitRows(h.hub.db).find((x) => x.provider === 'codex'); if (r) seen.push(`${r.phase}:${r.kind ?? ''}`); });
   const first = (await h.call('spawn_agent', { prompt: '@script:lim first job', provider: 'codex' })).job_id as string;
   const second = (await h.call('spawn_agent', { prompt: '@script:lim second job', provider: 'codex' })).job_id as string;
   const w = await waitAll(h, [first, second], 200);

@@ -9,12 +9,16 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { startFakeAnthropic, type Step, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { rateLimited, usageLimited } from '../helpers/fakeLimits.js';
 import { countsAgainstRetries } from '../../src/domain/failure.js';
-import { LimitStore } from '../../src/limits/store.js';
+import type { LimitRow } from '../../src/limits/store.js';
+import type { Db } from '../../src/store/db.js';
 import { readFloor } from '../../src/floor/source.js';
 import { statusJson, statusText } from '../../src/cli/status.js';
 import { waitAll } from '../helpers/waitAll.js';
 import { startReceiver } from '../helpers/receiver.js';
 
+
+/** The limiter rows as the hub wrote them (read synchronously inside bus listeners). */
+const limitRows = (db: Db): LimitRow[] => db.prepare('SELECT * FROM provider_limits ORDER BY provider, account').all() as LimitRow[];
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -75,10 +79,9 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   // model's `limits` and queued jobs' why (what status --floor, watch and the dashboard show), and
   // the text of `overseer status`.
   const seen: { phase: string; kind: string | null; until: number | null; queued: number; frozen: number; line?: string; why: (string | null)[]; status: string }[] = [];
-  const store = new LimitStore(h.hub.db);
   const state = { db: h.hub.db, store: h.hub.ctx.store, home: h.home, close: () => undefined };
   const off = h.hub.ctx.bus.on('limit', () => {
-    const r = store.all().find((x) => x.provider === 'claude');
+    const r = limitRows(h.hub.db).find((x) => x.provider === 'claude');
     const f = readFloor(h.hub.db, { now: Date.now(), hub: null, cap: 6, source: 'hub' });
     if (r) {
       seen.push({
@@ -162,13 +165,12 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   const a = await startTestHub({ fake, config: { maxAgents: 4 } });
   const first = (await a.call('spawn_agent', { prompt: '@script:limit first job' })).job_id as string;
   // Its attempt ends on the usage limit: the breaker opens until the reset, the job waits to resume.
-  const store = new LimitStore(a.hub.db);
   await new Promise<void>((resolve) => {
-    const check = (): void => { if (store.all().some((r) => r.phase === 'open')) { off(); resolve(); } };
+    const check = (): void => { if (limitRows(a.hub.db).some((r) => r.phase === 'open')) { off(); resolve(); } };
     const off = a.hub.ctx.bus.on('limit', check);
     check();
   });
-  assert.equal(Math.abs(store.all()[0]!.until_at! - resetAt) < 1000, true, JSON.stringify(store.all()));
+  assert.equal(Math.abs(limitRows(a.hub.db)[0]!.until_at! - resetAt) < 1000, true, JSON.stringify(limitRows(a.hub.db)));
   const more: string[] = [];
   for (let i = 0; i < 3; i++) more.push((await a.call('spawn_agent', { prompt: `@script:limit job ${i}` })).job_id);
   assert.deepEqual([first, ...more].map((id) => a.hub.ctx.store.get(id)!.status), ['queued', 'queued', 'queued', 'queued'], 'nothing starts while it is open');
@@ -181,7 +183,7 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   const sentBefore = fake.requests.length;
   const b = await startTestHub({ dir: a.dir, fake, config: { maxAgents: 4 } });
   hubs.push(b);
-  const row = new LimitStore(b.hub.db).all()[0]!;
+  const row = limitRows(b.hub.db)[0]!;
   assert.equal(row.phase, 'open', 'the breaker is open again at start');
   const phases: { phase: string; at: number }[] = [];
   b.hub.ctx.bus.on('limit', (e) => phases.push({ phase: e.phase, at: Date.now() }));

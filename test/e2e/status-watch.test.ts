@@ -19,7 +19,8 @@ import { finishStep } from '../helpers/holder.js';
 import { eventually } from '../helpers/wait.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { JobStore, type NewJob } from '../../src/store/jobs.js';
-import { WarningStore } from '../../src/store/warnings.js';
+import { raiseWarning } from '../../src/store/sql/warnings.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import type { Floor } from '../../src/floor/types.js';
 import { insertRequestRow } from '../helpers/requests.js';
 
@@ -147,14 +148,14 @@ describe('status without a hub', () => {
     json_schema: null, ...o,
   });
 
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ovs-status-watch-'));
     home = join(dir, 'state');
     db = openDb(join(home, 'state.db'));
     store = new JobStore(db);
     store.insertJob(job('j-aaaa0001', { title: 'Stuck agent' }), NOW - 60_000);
     store.update('j-aaaa0001', { started_at: NOW - 60_000, status_message: 'thinking' }, NOW - 60_000);
-    new WarningStore(db).raise('j-aaaa0001', 'stalled', 'no output for 600 s', NOW - 1000);
+    await raiseWarning(sqlOver(db).db, 'j-aaaa0001', 'stalled', 'no output for 600 s', NOW - 1000);
     insertRequestRow(db, { id: 'r-bbbb', job_id: 'j-aaaa0001', kind: 'approval', summary: 'push to origin', plan_json: null, options_json: null, created_at: NOW - 500, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
   });
   after(() => {

@@ -99,7 +99,7 @@ export async function startEngine(o: {
   const budgets = new Budgets(ctx, { actions: { stop: (id, e) => children.stopForBudget(id, e) }, autoModels: (p) => autoModels(config, p), runBudget: () => undefined });
   const models = new ModelChooser(ctx, budgets);
   const limits = new Limits(
-    { db, clock, bus: ctx.bus, log: silentLogger, settings: config.limits, accounts: accounts({}) },
+    { q: ctx.sql.db, clock, bus: ctx.bus, log: silentLogger, settings: config.limits, accounts: accounts({}) },
     { pause: (id, p) => children.pauseAtLimit(id, p), unpause: (id) => children.unpauseAtLimit(id), dispatch: () => runner.dispatch() },
   );
   const runner = new Runner(ctx, {
@@ -116,6 +116,7 @@ export async function startEngine(o: {
     takeover: o.takeover ?? NO_TAKEOVER,
     confinement: NOT_CONFINABLE,
   });
+  await limits.ready(); // as the hub does before its first dispatch
   const job = (id: string): JobRow => {
     const j = ctx.store.get(id);
     if (!j) throw new Error(`no job ${id}`);

@@ -16,7 +16,8 @@ import type { WorkflowRow } from '../../src/store/workflows.js';
 import type { FloorJob } from '../../src/floor/types.js';
 import { openDb } from '../../src/store/db.js';
 import { JobStore } from '../../src/store/jobs.js';
-import { WarningStore } from '../../src/store/warnings.js';
+import { raiseWarning } from '../../src/store/sql/warnings.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { LockStore } from '../../src/store/locks.js';
 import { insertRequestRow } from '../helpers/requests.js';
 
@@ -295,7 +296,7 @@ describe('buildFloor', () => {
 });
 
 describe('readFloor on a real database', () => {
-  test('reads the rows the model needs (read-only connection) and gives the same floor as buildFloor on them', () => {
+  test('reads the rows the model needs (read-only connection) and gives the same floor as buildFloor on them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ovs-floor-'));
     try {
       const file = join(dir, 'state.db');
@@ -311,7 +312,7 @@ describe('readFloor on a real database', () => {
       add('dep-wait', { status: 'waiting', started_at: null, depends_on_json: '["grand"]' });
       for (let i = 0; i < 30; i++) add(`old${i}`, { status: 'succeeded', ended_at: NOW - 3 * H + i, result: `done ${i}`, cost_usd: 0.01 });
       insertRequestRow(db, { id: 'r-1', job_id: 'grand', kind: 'question', summary: 'which one?', plan_json: null, options_json: null, created_at: NOW - 5, tool_name: null, tool_input_json: null, expires_at: null, who: 'any' });
-      new WarningStore(db).raise('lead-child', 'stalled', 'no output for 10 min', NOW - 1000);
+      await raiseWarning(sqlOver(db).db, 'lead-child', 'stalled', 'no output for 10 min', NOW - 1000);
       new LockStore(db).take('lead-child', ['/p/x.ts'], null, 600, NOW);
       new LockStore(db).addWait('grand', ['/p/x.ts'], null, 600, NOW);
       db.close();

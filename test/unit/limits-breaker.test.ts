@@ -4,7 +4,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLOSED, DEFAULT_SETTINGS, admit, backoffMs, nextWake, onLimit, onProbeGone, onSuccess, phaseAt, room, type BreakerSettings, type LimitHit } from '../../src/limits/breaker.js';
-import { LimitStore, stateOf } from '../../src/limits/store.js';
+import { readLimit, readLimits, saveLimitState, stateOf } from '../../src/limits/store.js';
+import { activeLimits } from '../../src/store/sql/limits.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { claudeAccount, codexAccount } from '../../src/limits/account.js';
 import { openDb } from '../../src/store/db.js';
 
@@ -114,26 +116,26 @@ describe('limiter breaker', () => {
 });
 
 describe('limiter store and accounts', () => {
-  test('a breaker saved open is read back open with its wait; no probe survives; closed rows read as closed', () => {
+  test('a breaker saved open is read back open with its wait; no probe survives; closed rows read as closed', async () => {
     const db = openDb(':memory:');
-    const store = new LimitStore(db);
+    const q = sqlOver(db).db;
     const acct = claudeAccount({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:1234/', ANTHROPIC_API_KEY: 'sk-secret-value', HOME: '/h' });
     let b = onLimit(CLOSED, rate({ retryAfterMs: 3000 }), 1000, S, 0);
     b = admit({ ...b, until: 1000 }, 'p', 1000, S).state;
-    store.save(acct, b, ['j-1'], 1000);
-    const row = store.get(acct.id)!;
+    await saveLimitState(q, acct, b, ['j-1'], 1000);
+    const row = (await readLimit(q, acct.id))!;
     assert.equal(row.provider, 'claude');
     assert.deepEqual(JSON.parse(row.paused_json), ['j-1']);
     assert.equal(row.endpoint, 'http://127.0.0.1:1234');
-    assert.doesNotMatch(JSON.stringify(store.all()), /sk-secret-value/, 'the key is never stored');
+    assert.doesNotMatch(JSON.stringify(await readLimits(q)), /sk-secret-value/, 'the key is never stored');
     const back = stateOf(row);
     assert.equal(back.phase, 'half_open');
     assert.equal(back.probe, null);
     assert.equal(back.failures, 1);
-    assert.equal(store.active().length, 1);
-    store.save(acct, CLOSED, [], 2000);
-    assert.equal(stateOf(store.get(acct.id)!), CLOSED);
-    assert.equal(store.active().length, 0);
+    assert.equal((await activeLimits(q)).length, 1);
+    await saveLimitState(q, acct, CLOSED, [], 2000);
+    assert.equal(stateOf((await readLimit(q, acct.id))!), CLOSED);
+    assert.equal((await activeLimits(q)).length, 0);
     db.close();
   });
 

@@ -7,7 +7,8 @@ import { buildFloor, type FloorInput } from '../../src/floor/model.js';
 import { readFloor } from '../../src/floor/source.js';
 import { clock, floorLimit, limitLine } from '../../src/limits/view.js';
 import type { LimitRow } from '../../src/limits/store.js';
-import { LimitStore } from '../../src/limits/store.js';
+import { saveLimitState } from '../../src/limits/store.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { claudeAccount } from '../../src/limits/account.js';
 import { onLimit, CLOSED, DEFAULT_SETTINGS } from '../../src/limits/breaker.js';
 import { limitLines } from '../../src/cli/status.js';
@@ -78,10 +79,10 @@ describe('the floor, status and watch', () => {
     assert.deepEqual(buildFloor(input({ jobs: [job('j1')] }), NOW).limits, []);
   });
 
-  test('readFloor reads the limiter rows the hub wrote', () => {
+  test('readFloor reads the limiter rows the hub wrote', async () => {
     const db = openDb(':memory:');
     const acct = claudeAccount({ ANTHROPIC_API_KEY: 'k', HOME: '/h' });
-    new LimitStore(db).save(acct, onLimit(CLOSED, { kind: 'usage_limit', status: 429, resetAt: NOW + 3_600_000, message: 'usage limit reached' }, NOW, DEFAULT_SETTINGS, 0), ['j-x'], NOW);
+    await saveLimitState(sqlOver(db).db, acct, onLimit(CLOSED, { kind: 'usage_limit', status: 429, resetAt: NOW + 3_600_000, message: 'usage limit reached' }, NOW, DEFAULT_SETTINGS, 0), ['j-x'], NOW);
     const f = readFloor(db, { now: NOW, hub: null, cap: 4, source: 'database' });
     assert.equal(f.limits?.[0]?.line, 'claude: usage limit reached until 17:30 — 1 agent waiting');
     assert.equal(f.limits?.[0]?.basis, 'reset');

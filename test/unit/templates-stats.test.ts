@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb, type Db } from '../../src/store/db.js';
 import { templateStats } from '../../src/templates/stats.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { formatTemplates, runTemplates, templatesReport, type TemplatesReport } from '../../src/cli/templates.js';
 
 let home: string;
@@ -47,10 +48,10 @@ before(() => {
 after(() => { rmSync(home, { recursive: true, force: true }); });
 
 describe('templateStats', () => {
-  test('per template: runs, success rate over ended jobs, averages over ended jobs', () => {
+  test('per template: runs, success rate over ended jobs, averages over ended jobs', async () => {
     const db = openDb(join(home, 'state.db'));
     try {
-      const stats = templateStats(db);
+      const stats = (await templateStats(sqlOver(db).db));
       assert.deepEqual(stats.map((s) => s.template), ['bugfix', 'docs', 'old']);
       const b = stats[0]!;
       assert.equal(b.runs, 6);
@@ -65,10 +66,10 @@ describe('templateStats', () => {
     }
   });
 
-  test('per model within a template, the default model (null) last', () => {
+  test('per model within a template, the default model (null) last', async () => {
     const db = openDb(join(home, 'state.db'));
     try {
-      const b = templateStats(db)[0]!;
+      const b = (await templateStats(sqlOver(db).db))[0]!;
       assert.deepEqual(b.by_model, [
         { model: 'opus', runs: 4, ended: 2, succeeded: 1, success_rate: 0.5, avg_cost_usd: 0.75, avg_turns: 7, avg_duration_s: 45 },
         { model: null, runs: 2, ended: 2, succeeded: 1, success_rate: 0.5, avg_cost_usd: 0.125, avg_turns: 1, avg_duration_s: 10 },
@@ -78,10 +79,10 @@ describe('templateStats', () => {
     }
   });
 
-  test('a template with nothing ended has null rates and averages, not zeros', () => {
+  test('a template with nothing ended has null rates and averages, not zeros', async () => {
     const db = openDb(join(home, 'state.db'));
     try {
-      const d = templateStats(db).find((s) => s.template === 'docs')!;
+      const d = (await templateStats(sqlOver(db).db)).find((s) => s.template === 'docs')!;
       assert.deepEqual({ ...d, by_model: undefined }, {
         template: 'docs', runs: 1, ended: 0, succeeded: 0, success_rate: null, avg_cost_usd: null, avg_turns: null, avg_duration_s: null, by_model: undefined,
       });
@@ -90,10 +91,10 @@ describe('templateStats', () => {
     }
   });
 
-  test('an empty database has no stats', () => {
+  test('an empty database has no stats', async () => {
     const db = openDb(':memory:');
     try {
-      assert.deepEqual(templateStats(db), []);
+      assert.deepEqual(await templateStats(sqlOver(db).db), []);
     } finally {
       db.close();
     }
@@ -101,10 +102,10 @@ describe('templateStats', () => {
 });
 
 describe('overseer templates', () => {
-  test('--json: templates with their stats, invalid files, and stats of templates without a file', () => {
+  test('--json: templates with their stats, invalid files, and stats of templates without a file', async () => {
     let out = '';
     let code: number | undefined;
-    runTemplates({ json: true }, { home, write: (s) => { out += s; }, exitCode: (c) => { code = c; } });
+    await runTemplates({ json: true }, { home, write: (s) => { out += s; }, exitCode: (c) => { code = c; } });
     assert.equal(code, 1, 'an invalid template file makes the command fail');
     const r = JSON.parse(out) as TemplatesReport;
     assert.equal(r.dir, join(home, 'templates'));
@@ -119,10 +120,10 @@ describe('overseer templates', () => {
     assert.deepEqual(r.without_file.map((s) => s.template), ['old']);
   });
 
-  test('table: a row per template with its stats, model rows when it ran on several models', () => {
+  test('table: a row per template with its stats, model rows when it ran on several models', async () => {
     let out = '';
     let code: number | undefined;
-    runTemplates({}, { home, write: (s) => { out += s; }, exitCode: (c) => { code = c; } });
+    await runTemplates({}, { home, write: (s) => { out += s; }, exitCode: (c) => { code = c; } });
     assert.equal(code, 1);
     const lines = out.split('\n');
     assert.match(lines[0]!, /^TEMPLATE\s+MODEL\s+RUNS\s+SUCCESS\s+AVG COST\s+AVG TURNS\s+AVG TIME\s+DESCRIPTION$/);
@@ -135,16 +136,16 @@ describe('overseer templates', () => {
     assert.match(out, /invalid: Invalid template .*broken\.md/);
   });
 
-  test('a state directory without templates or database says how to create one', () => {
+  test('a state directory without templates or database says how to create one', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'ovs-tstats-empty-'));
     try {
-      const r = templatesReport(empty);
+      const r = await templatesReport(empty);
       assert.deepEqual(r, { dir: join(empty, 'templates'), templates: [], invalid: [], without_file: [] });
       const text = formatTemplates(r);
       assert.ok(text.startsWith(`No templates in ${join(empty, 'templates')}.`));
       assert.match(text, /front matter with spawn defaults/);
       let code: number | undefined;
-      runTemplates({}, { home: empty, write: () => undefined, exitCode: (c) => { code = c; } });
+      await runTemplates({}, { home: empty, write: () => undefined, exitCode: (c) => { code = c; } });
       assert.equal(code, 0, 'no invalid file: success');
     } finally {
       rmSync(empty, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { bucketsBy, usageReport } from '../../src/money/usageReport.js';
 import { costText, usageText } from '../../src/money/usageText.js';
 import { parseSince } from '../../src/search/query.js';
 import { projectNameProblem } from '../../src/contract/projectNames.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { checkProject, projectForSpawn, ProjectService } from '../../src/projects/service.js';
 import { ProjectStore, archivedProjects } from '../../src/projects/store.js';
 import { filterRows } from '../../src/cli/status.js';
@@ -134,13 +135,13 @@ describe('projects', () => {
     assert.throws(() => projectForSpawn({ id: 'j-p', project: null }, 'api'), /parent's project \(none\)/);
   });
 
-  test('archive, flag, note; an archived project refuses new jobs and is hidden from status rows and the floor unless named', () => {
+  test('archive, flag, note; an archived project refuses new jobs and is hidden from status rows and the floor unless named', async () => {
     const db = seeded();
-    const ps = new ProjectService(db, () => T0);
+    const ps = new ProjectService(sqlOver(db).db, () => T0);
     new ProjectStore(db).ensure('web', T0 - DAY);
-    assert.throws(() => ps.update({ name: 'nope', archived: true }), /No project "nope": no job was ever started in it\. Known projects: api, web/);
-    assert.throws(() => ps.update({ name: 'web' }), /changes nothing/);
-    const v = ps.update({ name: 'web', archived: true, flagged: true, note: 'paused for the release' });
+    await assert.rejects(ps.update({ name: 'nope', archived: true }), /No project "nope": no job was ever started in it\. Known projects: api, web/);
+    await assert.rejects(ps.update({ name: 'web' }), /changes nothing/);
+    const v = await ps.update({ name: 'web', archived: true, flagged: true, note: 'paused for the release' });
     assert.equal(v.archived, true);
     assert.equal(v.flagged, true);
     assert.equal(v.note, 'paused for the release');
@@ -150,8 +151,8 @@ describe('projects', () => {
     assert.throws(() => checkProject(db, 'web'), /project "web" is archived .*unarchive it first \(update_project \{ name: "web", archived: false \}, or overseer project web --unarchive\)/);
     assert.doesNotThrow(() => checkProject(db, 'api'));
     assert.throws(() => checkProject(db, 'bad name'), /not a valid project name/);
-    assert.deepEqual(ps.list({ archived: true }).projects.map((p) => p.name), ['web']);
-    const api = ps.list({ archived: false }).projects.find((p) => p.name === 'api')!;
+    assert.deepEqual((await ps.list({ archived: true })).projects.map((p) => p.name), ['web']);
+    const api = (await ps.list({ archived: false })).projects.find((p) => p.name === 'api')!;
     assert.equal(api.cost_usd, 0, 'list_projects reads jobs.cost_usd (not set by hand-made attempts here)');
 
     const rows = new JobStore(db).list({ limit: 100 });
@@ -169,7 +170,7 @@ describe('projects', () => {
     assert.deepEqual(ids(buildFloor({ ...input, project: 'web' }, T0)), ['j-a', 'j-b']);
     assert.equal(buildFloor({ ...input, project: 'web' }, T0).queued[0]!.project, 'web');
     assert.equal(buildFloor({ ...input, project: 'api' }, T0).totals.queued, 1);
-    ps.update({ name: 'web', archived: false });
+    await ps.update({ name: 'web', archived: false });
     assert.deepEqual(archivedProjects(db), []);
     assert.doesNotThrow(() => checkProject(db, 'web'));
   });

@@ -10,10 +10,11 @@ import { basename } from 'node:path';
 import { isoTime } from '../../clock.js';
 import type { HubContext } from '../../services/context.js';
 import { getRequest } from '../../store/sql/requests.js';
-import { WarningStore } from '../../store/warnings.js';
+import { openWarnings } from '../../store/sql/warnings.js';
 import { WorkflowStore } from '../../store/workflows.js';
 import { jobEnded, limitOpened, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
-import { LimitStore } from '../../limits/store.js';
+import { activeLimits } from '../../store/sql/limits.js';
+import { readLimit } from '../../limits/store.js';
 import { floorLimit } from '../../limits/view.js';
 
 const SEEN_MAX = 10_000;
@@ -31,17 +32,17 @@ class Recent<V> extends Map<string, V> {
 
 /** Subscribes to the bus; `onNotice` gets each notice. Returns the unsubscribe function. */
 export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: NotifyPayload) => void): () => void {
-  const warnings = new WarningStore(ctx.db);
   const workflows = new WorkflowStore(ctx.db);
   const ends = new Recent<number | null>(SEEN_MAX);
   const opened = new Recent<true>(SEEN_MAX);
   const raised = new Recent<true>(SEEN_MAX);
   const wfStatus = new Recent<string>(SEEN_MAX);
-  const limits = new LimitStore(ctx.db);
   /** Limit episodes notified (account @ when it opened): a limit that holds on is not news again. */
   const limited = new Recent<true>(SEEN_MAX);
   // A limit in force before this hub started was notified then (by the hub before).
-  for (const r of limits.active()) limited.set(`${r.account}@${r.opened_at}`, true);
+  // (Read before the first limit event is looked at: that listener awaits it.)
+  const seeded = activeLimits(ctx.sql.db).then((rows) => { for (const r of rows) limited.set(`${r.account}@${r.opened_at}`, true); })
+    .catch((err: unknown) => log.warn({ err }, 'notifications: the limits in force at start could not be read'));
   // A workflow that was blocked before this hub started was notified then (or by the hub before).
   for (const w of workflows.byStatus('blocked')) wfStatus.set(w.id, w.status);
 
@@ -53,9 +54,9 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
     };
   };
   /** Runs `f` for a bus event; whatever goes wrong (the database closing under a stopping hub) is logged, never thrown. */
-  const guard = <E>(what: string, f: (e: E) => NotifyPayload | undefined) => (e: E): void => {
+  const guard = <E>(what: string, f: (e: E) => NotifyPayload | undefined | Promise<NotifyPayload | undefined>) => async (e: E): Promise<void> => {
     try {
-      const p = f(e);
+      const p = await f(e);
       if (p) onNotice(p);
     } catch (err) {
       log.warn({ err, event: what }, 'notification skipped: could not read what happened');
@@ -73,8 +74,9 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
   };
 
   const offs = [
-    ctx.bus.on('limit', guard('limit', (e) => {
-      const r = limits.get(e.account);
+    ctx.bus.on('limit', guard('limit', async (e) => {
+      await seeded;
+      const r = await readLimit(ctx.sql.db, e.account);
       if (!r || r.phase === 'closed' || limited.has(`${r.account}@${r.opened_at}`)) return undefined;
       limited.set(`${r.account}@${r.opened_at}`, true);
       const now = ctx.clock.now();
@@ -99,9 +101,9 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
       const job = ctx.store.get(r.job_id);
       return job ? requestOpened(r, job, base()) : undefined;
     })),
-    ctx.bus.on('warning', guard('warning', (e) => {
+    ctx.bus.on('warning', guard('warning', async (e) => {
       if (!e.raised) return undefined;
-      const w = warnings.open(e.jobId).find((x) => x.kind === e.kind);
+      const w = (await openWarnings(ctx.sql.db, e.jobId)).find((x) => x.kind === e.kind);
       const job = ctx.store.get(e.jobId);
       if (!w || !job || raised.has(String(w.id))) return undefined;
       raised.set(String(w.id), true);

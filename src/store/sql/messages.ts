@@ -1,0 +1,24 @@
+// Messages between the lead and agents (table messages) over the layer (issue 29 step 3). The id
+// comes back from the insert (RETURNING, on both databases; SQLite's lastInsertRowid before).
+import type { Q } from './tx.js';
+import type { MessageRow } from '../jobs.js';
+
+/** Store a message; `delivered`: it was pushed into the recipient's conversation now. Returns its id. */
+export async function addMessage(q: Q, m: { from: string; to: string; text: string; now: number; delivered: boolean }): Promise<number> {
+  const r = await q.insertInto('messages').values({ from_id: m.from, to_id: m.to, text: m.text, created_at: m.now, delivered_at: m.delivered ? m.now : null })
+    .returning('id').executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** The newest `limit` messages to `to` (only unread ones with `unreadOnly`), newest first. */
+export async function inbox(q: Q, to: string, o: { unreadOnly: boolean; limit: number }): Promise<MessageRow[]> {
+  let s = q.selectFrom('messages').selectAll().where('to_id', '=', to);
+  if (o.unreadOnly) s = s.where('read_at', 'is', null);
+  return s.orderBy('id', 'desc').limit(o.limit).execute();
+}
+
+/** Mark messages read (those not read already keep their first time). */
+export async function markMessagesRead(q: Q, ids: readonly number[], now: number): Promise<void> {
+  if (!ids.length) return;
+  await q.updateTable('messages').set({ read_at: now }).where('id', 'in', [...ids]).where('read_at', 'is', null).execute();
+}
