@@ -23,9 +23,9 @@ export const MAX_WORD_BYTES = 2047;
 /** Letters, digits, private-use characters, and the marks that belong to them. */
 const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
 
-/** The indexed form of a word: lower case, without diacritics ('' for marks alone). */
+/** The indexed form of a word: lower case (final sigma folded as FTS5 folds it), without diacritics ('' for marks alone). */
 export function normalWord(raw: string): string {
-  return raw.toLowerCase().normalize('NFD').replace(/\p{M}+/gu, '');
+  return raw.toLowerCase().replace(/ς/g, 'σ').normalize('NFD').replace(/\p{M}+/gu, '');
 }
 
 function spans(text: string): Span[] {
