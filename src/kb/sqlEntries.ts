@@ -87,7 +87,7 @@ async function within<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
   try {
     return await db.transaction().execute(fn);
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new StoreBusyError(err);
+    if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw new StoreBusyError(err);
     throw err;
   }
 }

@@ -16,6 +16,7 @@ import { kbEntries, openKbFile, type KbEntries } from '../../src/kb/sqlEntries.j
 import type { KbScope } from '../../src/kb/triage.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { freshDatabase } from '../helpers/postgres.js';
+import { all, startRacer } from '../helpers/sqlRacers.js';
 
 const dirs: string[] = [];
 const tmp = (): string => {
@@ -37,6 +38,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     let home = '';
     let s: SqlDb | undefined;
     let drop = async (): Promise<void> => undefined;
+    let url = '';
     const files: Kysely<Schema>[] = [];
     let clock = T0;
     const now = (): number => clock;
@@ -56,6 +58,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       if (dialect === 'postgres') {
         const fresh = await freshDatabase();
         drop = fresh.drop;
+        url = fresh.url;
         s = await openSql({ home, databaseUrl: fresh.url });
       }
     });
@@ -214,6 +217,19 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(after.merged_count, 10);
       assert.equal(after.sources.length, 10);
       assert.equal(await k.e.modify(k.db, 9999, () => ({ merged_count: 1 })), undefined);
+    });
+
+    test('two processes merging into one entry at once, 25 times each: every merge counts, none fails', async (t) => {
+      const k = kb('project', '/work/procs');
+      const e = await k.e.insert(k.db, { title: 'Shared', content: 'Merged into by two processes.' });
+      const pair = [await startRacer(), await startRacer()];
+      t.after(() => all(pair, { op: 'close' }).catch(() => pair.forEach((r) => r.kill())));
+      const where = dialect === 'sqlite' ? { file: join(home, '_work_procs', 'kb.db') } : { url, project: '/work/procs' };
+      await all(pair, { op: 'kbOpen', ...where });
+      assert.deepEqual(await all(pair, { op: 'kbMerge', id: e.id, times: 25 }), [{ ok: true }, { ok: true }]);
+      const after = (await k.e.get(k.db, e.id))!;
+      assert.equal(after.merged_count, 50);
+      assert.deepEqual(new Set(after.sources.map((x) => after.sources.filter((y) => y === x).length)), new Set([25]));
     });
   });
 }
