@@ -154,6 +154,21 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual((await idx.search(s.db, { query: 'platypus', limit: 10, cap: 10, snippetTokens: 4 })).hits.map((h) => h.line), [5, 4, 3, 2, 1]);
     });
 
+    test('two writers inserting rows of one millisecond at once, each in its own transaction: every row is kept, under its own id', async () => {
+      const at = T0 + 300_000;
+      const batch = (w: string): NewRow[] => Array.from({ length: 60 }, (_, i) => ({ jobId: `j-${w}`, attempt: 1, line: i + 1, at, kind: 'text', text: `echidna ${w} ${i}` }));
+      await Promise.all(['x', 'y'].map((w) => s.db.transaction().execute((trx) => transcriptIndex(s.dialect).insert(trx, batch(w)))));
+      const rows = await s.db.selectFrom('transcript_rows').select(['id', 'job_id', 'line']).where('job_id', 'in', ['j-x', 'j-y']).orderBy('id').execute();
+      assert.equal(rows.length, 120);
+      assert.equal(new Set(rows.map((r) => r.id)).size, 120);
+      assert.ok(rows.every((r) => r.id >= at * ROWS_PER_MS && r.id < (at + 1) * ROWS_PER_MS), 'all in their millisecond');
+      for (const w of ['j-x', 'j-y']) {
+        const lines = rows.filter((r) => r.job_id === w).map((r) => r.line);
+        assert.deepEqual(lines, [...lines].sort((a, b) => a - b), `${w}'s rows keep their order`);
+      }
+      assert.equal((await idx.search(s.db, { query: 'echidna', limit: 1, cap: 1000, snippetTokens: 4 })).total.n, 120);
+    });
+
     test('index state never goes back; attempts left to index are the ended ones without a complete state, newest first', async () => {
       assert.deepEqual(await idx.indexedLines(s.db, 'j-a', 1), { lines: 10, done: false });
       await idx.setState(s.db, 'j-a', 1, 4, false);
