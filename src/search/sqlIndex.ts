@@ -6,8 +6,9 @@
 //
 // What differs between the two, on purpose (docs/decisions.md, "Full-text search on both
 // databases"): SQLite walks matches newest first and stops counting total_hint after `budgetMs`;
-// PostgreSQL asks for the newest `limit` matches and counts up to `cap` in one capped query (no
-// time budget). The words are split alike on both (src/search/pgText.ts), so the same rows match.
+// PostgreSQL counts up to `cap` first, in one capped query (no time budget), and takes the newest
+// `limit` matches by the plan that count calls for. The words are split alike on both
+// (src/search/pgText.ts), so the same rows match, in the same order.
 import { sql, type InsertObject, type Kysely, type RawBuilder } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import type { Schema } from '../store/sql/schema.js';
