@@ -68,19 +68,32 @@ export function distinctiveTerms(text: string, max = 12): string[] {
 export const MAX_QUERY_TERMS = 32;
 
 /**
+ * The words a search for user text looks for (any of them): its distinctive terms, stop words
+ * dropped unless nothing else is left. Undefined when the text has no word.
+ */
+export function queryWordsOf(text: string): string[] | undefined {
+  if (tokens(text).length === 0) return undefined;
+  return queryWords(distinctiveTerms(text, MAX_QUERY_TERMS));
+}
+
+/** Already extracted terms as the words to look for: each re-tokenised, repeats dropped, at most MAX_QUERY_TERMS. */
+export function queryWords(terms: readonly string[]): string[] {
+  return [...new Set(terms.flatMap((t) => tokens(t)))].slice(0, MAX_QUERY_TERMS);
+}
+
+/**
  * An FTS5 MATCH expression for user text: its words, each double-quoted (so no FTS5 operator,
  * column filter or syntax character survives), OR-ed so that bm25 ranks partial matches.
  * Stop words are dropped unless nothing else is left. Undefined when the text has no word.
  */
 export function ftsQuery(text: string): string | undefined {
-  const all = tokens(text);
-  if (all.length === 0) return undefined;
-  return ftsQueryOfTerms(distinctiveTerms(text, MAX_QUERY_TERMS));
+  const words = queryWordsOf(text);
+  return words === undefined ? undefined : ftsQueryOfTerms(words);
 }
 
 /** An FTS5 MATCH expression OR-ing already extracted terms (each re-tokenised and quoted). */
 export function ftsQueryOfTerms(terms: readonly string[]): string | undefined {
-  const uniq = [...new Set(terms.flatMap((t) => tokens(t)))].slice(0, MAX_QUERY_TERMS);
+  const uniq = queryWords(terms);
   if (uniq.length === 0) return undefined;
   // tokens() yields only letters, digits and marks, so no `"` can occur inside the quotes.
   return uniq.map((t) => `"${t}"`).join(' OR ');

@@ -17,7 +17,7 @@ export const MAX_TERMS = 16;
 /** Letters before a `*`: a shorter prefix matches too much of the index to answer quickly. */
 export const MIN_PREFIX = 3;
 
-interface Term {
+export interface Term {
   /** The words of the term as the tokenizer will see them. */
   tokens: string[];
   /** The raw text to quote. */
@@ -67,24 +67,31 @@ function lex(q: string): Piece[] {
   return pieces;
 }
 
-function phrase(t: Term): string {
-  if (t.prefix) {
-    const last = t.tokens.at(-1)!;
-    if ([...last].length < MIN_PREFIX) {
-      throw new InvalidInputError(`"${t.text}*": a prefix search needs at least ${MIN_PREFIX} letters before the * (a shorter one matches too much); write more of the word.`);
-    }
+function checkPrefix(t: Term): void {
+  if (!t.prefix) return;
+  const last = t.tokens.at(-1)!;
+  if ([...last].length < MIN_PREFIX) {
+    throw new InvalidInputError(`"${t.text}*": a prefix search needs at least ${MIN_PREFIX} letters before the * (a shorter one matches too much); write more of the word.`);
   }
+}
+
+function phrase(t: Term): string {
   // The raw text, quoted: FTS5 tokenizes it exactly as it tokenized the indexed text.
   return `${quote(t.text)}${t.prefix ? '*' : ''}`;
 }
 
+/** A query as the syntax above reads it: groups of terms ANDed (the terms of a group ORed), minus the negatives. */
+export interface ParsedQuery {
+  groups: Term[][];
+  negatives: Term[];
+}
+
 /**
- * The FTS5 expression for `query` (without a column filter). Terms are ANDed; `OR` joins the
- * terms on either side into one group; `-term` excludes. Throws InvalidInputError for an empty
- * query, an unmatched quote, a dangling OR, a query that only excludes, a short prefix, or
- * more than MAX_TERMS terms.
+ * Reads `query`. Terms are ANDed; `OR` joins the terms on either side into one group; `-term`
+ * excludes. Throws InvalidInputError for an empty query, an unmatched quote, a dangling OR, a
+ * query that only excludes, a short prefix, or more than MAX_TERMS terms.
  */
-export function ftsExpression(query: string): string {
+export function parseQuery(query: string): ParsedQuery {
   const pieces = lex(query);
   // Terms with no word in them (punctuation, `*`, "") would be empty phrases, which FTS5 matches
   // nowhere: drop them, and any OR they leave dangling next to nothing.
@@ -123,6 +130,17 @@ export function ftsExpression(query: string): string {
   if (groups.length === 0) {
     throw new InvalidInputError(`query ${JSON.stringify(query)} only excludes words (-word): add at least one word to find, e.g. "timeout -jest".`);
   }
+  for (const t of [...groups.flat(), ...negatives]) checkPrefix(t);
+  return { groups, negatives };
+}
+
+/** The FTS5 expression for `query` (without a column filter); throws as parseQuery does. */
+export function ftsExpression(query: string): string {
+  return fts5Of(parseQuery(query));
+}
+
+/** The FTS5 expression of a parsed query. */
+export function fts5Of({ groups, negatives }: ParsedQuery): string {
   const positive = groups.map((g) => (g.length === 1 ? phrase(g[0]!) : `(${g.map(phrase).join(' OR ')})`)).join(' AND ');
   if (negatives.length === 0) return positive;
   const neg = negatives.length === 1 ? phrase(negatives[0]!) : `(${negatives.map(phrase).join(' OR ')})`;

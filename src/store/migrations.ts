@@ -662,4 +662,9 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX job_commands_pending ON job_commands(job_id) WHERE done_at IS NULL;
     `,
   },
+  {
+    version: 28,
+    name: 'nothing on SQLite: PostgreSQL\'s full-text columns and its kb_entries table (src/store/sql/pg28.ts); here the transcript index is FTS5 (12) and each knowledge base a file of its own (src/kb/store.ts)',
+    up: '-- no change: version 28 is PostgreSQL\'s (one version sequence for both dialects)',
+  },
 ];

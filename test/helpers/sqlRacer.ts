@@ -4,6 +4,8 @@
 //   {op: 'migrate', url, slowMs}      a test migration list on its own Kysely: counts its runs → {ok, ran}
 //   {op: 'set', key, value, expected?} setNote → {ok, version} | {ok: false, conflict}
 //   {op: 'call', module, fn, args}    fn(db, ...args) of src/store/sql/<module>.ts → {ok, value}
+//   {op: 'kbOpen', file?, url?, project?} a knowledge base: a KB file (SQLite) or the project's rows of kb_entries → {ok}
+//   {op: 'kbMerge', id, times}        `times` read-modify-writes of the entry (merged_count + 1, its pid in sources) → {ok}
 //   {op: 'close'}                     → {ok}, then exits
 import { createInterface } from 'node:readline';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -12,8 +14,11 @@ import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { migratePostgres } from '../../src/store/sql/migrate.js';
 import { setNote } from '../../src/store/sql/notes.js';
 import { ConflictError } from '../../src/errors.js';
+import { kbEntries, openKbFile, type KbEntries } from '../../src/kb/sqlEntries.js';
+import type { Schema } from '../../src/store/sql/schema.js';
 
 let s: SqlDb | undefined;
+let kb: { db: Kysely<Schema>; e: KbEntries } | undefined;
 const say = (o: unknown): void => void process.stdout.write(JSON.stringify(o) + '\n');
 
 async function run(cmd: Record<string, unknown>): Promise<unknown> {
@@ -54,7 +59,20 @@ async function run(cmd: Record<string, unknown>): Promise<unknown> {
       if (typeof fn !== 'function') throw new Error(`src/store/sql/${String(cmd.module)}.ts has no function ${String(cmd.fn)}`);
       return { ok: true, value: (await fn(s!.db, ...((cmd.args as unknown[]) ?? []))) ?? null };
     }
+    case 'kbOpen':
+      if (cmd.file) kb = { db: openKbFile(cmd.file as string), e: kbEntries({ dialect: 'sqlite', scope: 'project' }) };
+      else {
+        s = await openSql({ home: '', databaseUrl: cmd.url as string });
+        kb = { db: s.db, e: kbEntries({ dialect: 'postgres', scope: 'project', project: cmd.project as string }) };
+      }
+      return { ok: true };
+    case 'kbMerge':
+      for (let i = 0; i < Number(cmd.times); i++) {
+        await kb!.e.modify(kb!.db, cmd.id as number, (cur) => ({ merged_count: cur.merged_count + 1, sources: [...cur.sources, `p${process.pid}`] }));
+      }
+      return { ok: true };
     case 'close':
+      if (kb && kb.db !== s?.db) await kb.db.destroy();
       await s?.close();
       return { ok: true };
     default:

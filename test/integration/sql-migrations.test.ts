@@ -12,7 +12,7 @@ import pg from 'pg';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { migrate } from '../../src/store/db.js';
 import { openSql } from '../../src/store/sql/open.js';
-import { PG_MIGRATIONS, PG_MIGRATION_TABLE } from '../../src/store/sql/migrate.js';
+import { PG_MIGRATIONS, PG_MIGRATION_TABLE, PG_ONLY } from '../../src/store/sql/migrate.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { all, startRacer, type Racer } from '../helpers/sqlRacers.js';
@@ -83,7 +83,12 @@ describe('PostgreSQL migrations', () => {
         JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name AND k.table_schema = c.table_schema
         WHERE c.constraint_type = 'PRIMARY KEY' AND c.table_schema = current_schema()`.execute(s.db);
       const pkOf = new Map(pks.rows.map((p) => [`${p.table_name}.${p.column_name}`, p.ordinal_position]));
-      const pgCols: Col[] = rows.rows.map((r) => ({
+      const pgOnly = (r: { table_name: string; column_name: string }): boolean =>
+        (PG_ONLY.tables as readonly string[]).includes(r.table_name) || (PG_ONLY.columns as readonly string[]).includes(`${r.table_name}.${r.column_name}`);
+      const only = rows.rows.filter(pgOnly);
+      assert.deepEqual([...new Set(only.map((r) => r.table_name))].sort(), [...new Set([...PG_ONLY.tables, ...PG_ONLY.columns.map((c) => c.split('.')[0]!)])].sort(), 'every PostgreSQL-only table and column exists');
+      assert.ok(PG_ONLY.columns.every((c) => only.some((r) => `${r.table_name}.${r.column_name}` === c)), 'every PostgreSQL-only column exists');
+      const pgCols: Col[] = rows.rows.filter((r) => !pgOnly(r)).map((r) => ({
         table: r.table_name, column: r.column_name, type: r.data_type, notNull: r.is_nullable === 'NO',
         dflt: r.column_default === null ? null : r.column_default.replace(/::[a-z ]+$/, ''),
         pk: pkOf.get(`${r.table_name}.${r.column_name}`) ?? 0,
@@ -92,7 +97,7 @@ describe('PostgreSQL migrations', () => {
       const notC = rows.rows.filter((r) => r.data_type === 'text' && r.collation_name !== 'C').map((r) => `${r.table_name}.${r.column_name}`);
       assert.deepEqual(notC, [], 'every text column compares bytes, as SQLite does');
       const identity = rows.rows.filter((r) => r.is_identity === 'YES').map((r) => r.table_name).sort();
-      assert.deepEqual(identity, ['events', 'job_commands', 'job_merges', 'job_warnings', 'lock_waits', 'messages', 'overlaps', 'request_late_answers', 'usage'], 'INTEGER PRIMARY KEY (assigned when omitted) is an identity');
+      assert.deepEqual(identity, ['events', 'job_commands', 'job_merges', 'job_warnings', 'kb_entries', 'lock_waits', 'messages', 'overlaps', 'request_late_answers', 'usage'], 'INTEGER PRIMARY KEY (assigned when omitted) is an identity');
     } finally {
       await s.close();
       await fresh.drop();
@@ -102,8 +107,8 @@ describe('PostgreSQL migrations', () => {
   test('two processes open one fresh database at the same moment: both open it, the migrations ran once', async (t) => {
     const { url, answers } = await twoAtOnce(t, (url) => ({ op: 'open', home: tmp(), url }));
     assert.deepEqual(answers, [{ ok: true }, { ok: true }]);
-    const done = await rows<{ name: string }>(url, `SELECT name FROM ${PG_MIGRATION_TABLE} ORDER BY name`);
-    assert.deepEqual(done.map((r) => r.name), Object.keys(PG_MIGRATIONS).sort());
+    const done = await rows<{ name: string }>(url, `SELECT name FROM ${PG_MIGRATION_TABLE}`);
+    assert.deepEqual(done.map((r) => r.name).sort(), Object.keys(PG_MIGRATIONS).sort());
   });
 
   test('the Migrator\'s lock holds across processes: a migration that takes 300 ms, started by two at once, runs in one of them', async (t) => {

@@ -6,12 +6,20 @@
 // together run them once (test/integration/sql-migrations.test.ts starts two).
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { PG_BASELINE_26 } from './pgBaseline.js';
+import { PG_28_SEARCH_AND_KB } from './pg28.js';
 
 /** Kysely's record of applied migrations and its lock row (PostgreSQL only). */
 export const PG_MIGRATION_TABLE = 'overseer_migration';
 export const PG_MIGRATION_LOCK_TABLE = 'overseer_migration_lock';
 
 const raw = (text: string): Migration => ({ up: async (db) => void (await sql.raw(text).execute(db)) });
+
+/**
+ * What PostgreSQL has and SQLite's state database has not (the schema-equality test leaves them
+ * out): the knowledge bases (SQLite keeps each in a file of its own) and the tsvector the
+ * transcript index is searched by (SQLite's is the FTS5 table transcript_fts).
+ */
+export const PG_ONLY = { tables: ['kb_entries'], columns: ['transcript_rows.search_doc'] } as const;
 
 export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0026-baseline': raw(PG_BASELINE_26),
@@ -46,6 +54,7 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
       );
       CREATE INDEX job_commands_pending ON job_commands(job_id) WHERE done_at IS NULL;
   `),
+  '0028-search-and-kb': raw(PG_28_SEARCH_AND_KB),
 };
 
 /** Apply every pending PostgreSQL migration; throws with what went wrong (the caller adds where). */
