@@ -1,9 +1,11 @@
 // Writes an attempt's live spending to its attempt row and the job's totals (the sum over its
 // attempts), in one transaction, so get_agent / list_agents / status read what a running job
-// has spent so far and a job that ends without a result keeps what its calls cost.
-import { tx, type Db } from '../store/db.js';
-import type { AttemptRow, JobStore } from '../store/jobs.js';
+// has spent so far and a job that ends without a result keeps what its calls cost. Only the hub
+// that runs the job writes its spending, so the sum needs no lock beyond the transaction.
+import type { AttemptRow } from '../store/jobs.js';
 import type { TokenUsage } from '../launch/types.js';
+import { attemptsOf, updateAttempt, updateJob } from '../store/sql/jobs.js';
+import { transact, type Q } from '../store/sql/tx.js';
 
 export interface AttemptSpend {
   turns: number;
@@ -12,15 +14,15 @@ export interface AttemptSpend {
   tokens: Required<TokenUsage>;
 }
 
-export function recordAttemptSpend(db: Db, store: JobStore, jobId: string, n: number, p: AttemptSpend, now: number): void {
-  tx(db, () => {
-    store.updateAttempt(jobId, n, {
+export async function recordAttemptSpend(q: Q, jobId: string, n: number, p: AttemptSpend, now: number): Promise<void> {
+  await transact(q, async (trx) => {
+    await updateAttempt(trx, jobId, n, {
       turns: p.turns, cost_usd: p.costUsd, cost_unknown: p.costUnknown ? 1 : 0,
       input_tokens: p.tokens.input, output_tokens: p.tokens.output, cache_read_tokens: p.tokens.cachedInput, cache_creation_tokens: p.tokens.cacheCreation,
     });
-    const all = store.attempts(jobId);
+    const all = await attemptsOf(trx, jobId);
     const sum = (f: (a: AttemptRow) => number | undefined): number => all.reduce((s, a) => s + (f(a) ?? 0), 0);
-    store.update(jobId, {
+    await updateJob(trx, jobId, {
       turns: sum((a) => a.turns),
       cost_usd: sum((a) => a.cost_usd),
       input_tokens: sum((a) => a.input_tokens),

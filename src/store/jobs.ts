@@ -5,9 +5,11 @@ import type { FailureClass, JobStatus } from '../domain/job.js';
 
 /** Bumped on every write of a job's token_hash (a token given or revoked): src/server/tokenAuth.ts
  * remembers which token is whose only while it has not moved. Every token write goes through
- * JobStore.update (runner, reconcile, takeover). */
-const tokenEpochs = new WeakMap<Db, number>();
-export const tokenEpoch = (db: Db): number => tokenEpochs.get(db) ?? 0;
+ * updateJob / claimJob of src/store/sql/jobs.ts (runner, reconcile, takeover). One counter for the
+ * process: a bump for another database only costs one more lookup. */
+let epoch = 0;
+export const tokenEpoch = (): number => epoch;
+export const bumpTokenEpoch = (): void => { epoch++; };
 
 export interface JobRow {
   id: string;
@@ -163,7 +165,7 @@ export class JobStore {
 
   /** Update columns of a job; `updated_at` is always set. */
   update(id: string, fields: Partial<JobRow>, now: number): void {
-    if ('token_hash' in fields) tokenEpochs.set(this.db, tokenEpoch(this.db) + 1);
+    if ('token_hash' in fields) bumpTokenEpoch();
     const keys = Object.keys(fields).filter((k) => k !== 'id');
     const sets = [...keys.map((k) => `${k} = @${k}`), 'updated_at = @__now'].join(', ');
     this.db.prepare(`UPDATE jobs SET ${sets} WHERE id = @__id`).run({ ...nullify(fields), __now: now, __id: id });
