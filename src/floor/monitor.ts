@@ -11,7 +11,7 @@ import { WarningStore, WARNING_KINDS, type WarningKind, type WarningRow } from '
 import { assessHealth, commandsFailed, lostProcess, OUTCOME_WARNINGS, type HealthFacts } from './health.js';
 import type { CommandTally } from '../launch/types.js';
 import { pidAlive } from '../launch/process.js';
-import { transact } from '../store/sql/tx.js';
+import { batch } from '../store/sql/tx.js';
 import { addEvent, jobsByStatus, lastAttempt } from '../store/sql/jobs.js';
 
 /** What the monitor needs of the job engine (the live children, the messages and JobService; src/hub.ts passes them). */
@@ -155,16 +155,17 @@ export class HealthMonitor {
   private async persistActivity(ids: string[]): Promise<void> {
     const due = ids.filter((id) => { const at = this.lastEvent.get(id); return at !== undefined && this.persisted.get(id) !== at; });
     if (!due.length) return;
+    const q = this.ctx.sql.db;
+    const at = new Map(due.map((id) => [id, this.lastEvent.get(id)!]));
+    await batch(q, due.map((id) => {
+      const line = this.lastLine.get(id);
+      return q.updateTable('jobs').set((eb) => ({ last_event_at: at.get(id)!, last_activity: line === undefined ? eb.ref('last_activity') : line })).where('id', '=', id);
+    }));
     const changed: string[] = [];
-    await transact(this.ctx.sql.db, async (trx) => {
-      for (const id of due) {
-        const at = this.lastEvent.get(id)!;
-        const line = this.lastLine.get(id);
-        await trx.updateTable('jobs').set((eb) => ({ last_event_at: at, last_activity: line === undefined ? eb.ref('last_activity') : line })).where('id', '=', id).execute();
-        this.persisted.set(id, at);
-        changed.push(id);
-      }
-    });
+    for (const id of due) {
+      this.persisted.set(id, at.get(id)!);
+      changed.push(id);
+    }
     for (const id of changed) this.ctx.bus.emit('progress', { jobId: id });
   }
 

@@ -7,8 +7,8 @@
 // ends the attempt, so the end is always the last thing written.
 import type { HubContext } from './context.js';
 import type { JobRow } from '../store/jobs.js';
-import { addEvent, updateAttempt, updateJob, updateWithEvent } from '../store/sql/jobs.js';
-import { transact } from '../store/sql/tx.js';
+import { addEvent, attemptUpdate, jobUpdate, updateWithEvent } from '../store/sql/jobs.js';
+import { batch } from '../store/sql/tx.js';
 import { frameMessage } from './messages.js';
 import { recordAttemptSpend } from '../money/record.js';
 import type { Progress, SupervisorHooks } from './supervisor.js';
@@ -86,10 +86,8 @@ export class AttemptHooks implements SupervisorHooks {
   onStarted(pid: number | undefined): void {
     const { ctx, a } = this;
     const now = ctx.clock.now();
-    this.write('start', () => transact(ctx.sql.db, async (trx) => {
-      await updateJob(trx, a.job.id, { pid: pid ?? null, resume_message: null, session_id: a.sessionId }, now);
-      await updateAttempt(trx, a.job.id, a.attempt, { pid: pid ?? null });
-    }));
+    const q = ctx.sql.db;
+    this.write('start', () => batch(q, [jobUpdate(q, a.job.id, { pid: pid ?? null, resume_message: null, session_id: a.sessionId }, now), attemptUpdate(q, a.job.id, a.attempt, { pid: pid ?? null })]));
     // mixed period: until the messages move (step 3) — through the synchronous store.
     if (a.pending.length) ctx.store.markDelivered(a.pending.map((m) => m.id), now);
     // Messages that came while the start waited for its slot: into the conversation now.
@@ -100,10 +98,8 @@ export class AttemptHooks implements SupervisorHooks {
 
   onSession(sid: string): void {
     const now = this.ctx.clock.now();
-    this.write('session', () => transact(this.ctx.sql.db, async (trx) => {
-      await updateAttempt(trx, this.jobId, this.a.attempt, { session_id: sid });
-      await updateJob(trx, this.jobId, { session_id: sid }, now);
-    }));
+    const q = this.ctx.sql.db;
+    this.write('session', () => batch(q, [attemptUpdate(q, this.jobId, this.a.attempt, { session_id: sid }), jobUpdate(q, this.jobId, { session_id: sid }, now)]));
   }
 
   onProgress(p: Progress): void {

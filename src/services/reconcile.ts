@@ -4,8 +4,8 @@
 // policy. Nothing is lost, nothing is left `running`.
 import { readFileSync } from 'node:fs';
 import type { HubContext } from './context.js';
-import { transact } from '../store/sql/tx.js';
-import { addEvent, attemptsOf, jobsByStatus, updateAttempt, updateJob } from '../store/sql/jobs.js';
+import { batch } from '../store/sql/tx.js';
+import { attemptUpdate, attemptsOf, eventInsert, jobUpdate, jobsByStatus } from '../store/sql/jobs.js';
 import { pidAlive, signalGroup } from '../launch/process.js';
 
 export interface ReconcileReport {
@@ -41,16 +41,14 @@ export async function reconcile(ctx: HubContext): Promise<ReconcileReport> {
     const attempts = await attemptsOf(q, j.id);
     const requeue = j.retry !== 'none' && attempts.length < ctx.config.maxAttempts;
     const error = 'the hub stopped while this agent ran (crash or kill); its process was ended';
-    await transact(q, async (trx) => {
-      const last = attempts.at(-1);
-      if (last && last.ended_at === null) {
-        await updateAttempt(trx, j.id, last.n, { status: 'interrupted', ended_at: now, failure_class: 'interrupted', error });
-      }
-      await updateJob(trx, j.id, requeue
+    const last = attempts.at(-1);
+    await batch(q, [
+      ...(last && last.ended_at === null ? [attemptUpdate(q, j.id, last.n, { status: 'interrupted', ended_at: now, failure_class: 'interrupted', error })] : []),
+      jobUpdate(q, j.id, requeue
         ? { status: 'queued', pid: null, token_hash: null }
-        : { status: 'interrupted', pid: null, token_hash: null, ended_at: now, failure_class: 'interrupted', error }, now);
-      await addEvent(trx, j.id, now, 'reconciled', { to: requeue ? 'queued' : 'interrupted' });
-    });
+        : { status: 'interrupted', pid: null, token_hash: null, ended_at: now, failure_class: 'interrupted', error }, now),
+      eventInsert(q, j.id, now, 'reconciled', { to: requeue ? 'queued' : 'interrupted' }),
+    ]);
     (requeue ? report.requeued : report.interrupted).push(j.id);
   }
   return report;

@@ -11,8 +11,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HubContext } from './context.js';
 import type { AttemptRow, JobRow } from '../store/jobs.js';
-import { transact } from '../store/sql/tx.js';
-import { addEvent, attemptsOf, claimAttempt, countByStatus, dependents, depsOf, getJob, jobsByStatus, updateAttempt, updateJob, updateJobIf } from '../store/sql/jobs.js';
+import { batch, transact } from '../store/sql/tx.js';
+import { addEvent, attemptUpdate, attemptsOf, claimAttempt, countByStatus, dependents, depsOf, eventInsert, getJob, jobUpdate, jobsByStatus, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import { addUsage } from '../store/sql/usage.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
 import { AttemptHooks, type ActivitySink, type TranscriptSink } from './attemptHooks.js';
@@ -415,13 +415,13 @@ export class Runner {
 
     const now = ctx.clock.now();
     const finalResult = ok ? (job.result ?? o.resultText ?? null) : job.result;
-    await transact(q, async (trx) => {
-      await updateAttempt(trx, jobId, n, {
+    await batch(q, [
+      attemptUpdate(q, jobId, n, {
         status: ok ? 'succeeded' : next === 'interrupted' || ridesOut ? 'interrupted' : failureClass === 'cancelled' ? 'cancelled' : 'failed',
         ended_at: now, exit_code: o.exit?.code ?? null, signal: o.exit?.signal ?? null,
         failure_class: ok ? null : failureClass ?? null, error: ok ? null : error ?? null, diagnosis,
-      });
-      await updateJob(trx, jobId, {
+      }),
+      jobUpdate(q, jobId, {
         status: next,
         pid: null,
         token_hash: null,
@@ -436,9 +436,9 @@ export class Runner {
           error: null, failure_class: null,
           resume_message: ctx.prompts.render('limit-resume', { provider: job.provider, what: LIMIT_WORDS[limitHit!.kind] }),
         } : {}),
-      }, now);
-      await addEvent(trx, jobId, now, ridesOut ? 'limit_wait' : next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null });
-    });
+      }, now),
+      eventInsert(q, jobId, now, ridesOut ? 'limit_wait' : next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null }),
+    ]);
     if (next !== 'queued' && next !== 'interrupted' && job.worktree === 1 && job.work_dir && job.repo_root) {
       await this.worktrees.close(jobId);
     }
@@ -485,10 +485,7 @@ export class Runner {
       const prev = job?.lock_violations_json;
       const all = [...new Set([...(prev ? (JSON.parse(prev) as string[]) : []), ...violations])];
       const now = this.ctx.clock.now();
-      await transact(q, async (trx) => {
-        await updateJob(trx, jobId, { lock_violations_json: JSON.stringify(all) }, now);
-        await addEvent(trx, jobId, now, 'lock_violation', { files: violations });
-      });
+      await updateWithEvent(q, jobId, { lock_violations_json: JSON.stringify(all) }, now, 'lock_violation', { files: violations });
       this.ctx.log.warn({ jobId, files: violations }, 'agent changed files it did not hold a lock for');
     } catch (err) {
       this.ctx.log.debug({ err, jobId }, 'lock violation check skipped');

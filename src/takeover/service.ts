@@ -9,8 +9,8 @@ import type { HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { JobRow } from '../store/jobs.js';
 import type { AgentSummary } from '../services/summary.js';
-import { transact } from '../store/sql/tx.js';
-import { addEvent, attemptsOf, getJob, insertAttempt, lastAttempt, updateJob, updateWithEvent } from '../store/sql/jobs.js';
+import { batch } from '../store/sql/tx.js';
+import { attemptInsert, attemptsOf, eventInsert, getJob, jobUpdate, lastAttempt, updateJob, updateWithEvent } from '../store/sql/jobs.js';
 import { hashToken, type Runner } from '../services/runner.js';
 import { hookSettings } from '../launch/claude/launcher.js';
 import { realTarget } from '../services/realPaths.js';
@@ -124,15 +124,15 @@ export class TakeoverService {
     const now = ctx.clock.now();
     const q = ctx.sql.db;
     const n = ((await lastAttempt(q, j.id))?.n ?? 0) + 1;
-    await transact(q, async (trx) => {
+    await batch(q, [
       // retry 'none' for this settling only: a person's failure verdict is final, not a retryable failure.
-      await updateJob(trx, j.id, { status: 'running', result, outcome, progress: 1, ended_at: null, retry: 'none' }, now);
-      await insertAttempt(trx, {
+      jobUpdate(q, j.id, { status: 'running', result, outcome, progress: 1, ended_at: null, retry: 'none' }, now),
+      attemptInsert(q, {
         job_id: j.id, n, kind: 'takeover', status: 'running', started_at: this.attached.get(j.id) ?? now, ended_at: null, session_id: j.session_id, pid: null,
         exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null, transcript: '', stderr: null,
-      });
-      await addEvent(trx, j.id, now, 'finish', { outcome, by: 'person' });
-    });
+      }),
+      eventInsert(q, j.id, now, 'finish', { outcome, by: 'person' }),
+    ]);
     await this.runner.endAttempt(j.id, n, outcome === 'success'
       ? { ok: true, resultText: result }
       : { ok: false, failureClass: 'reported_failure', error: `a person finished it as a failure: ${result}` })

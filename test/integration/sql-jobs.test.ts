@@ -15,6 +15,7 @@ import {
   statusOf, updateAttempt, updateJob, updateJobIf, updateWithEvent,
 } from '../../src/store/sql/jobs.js';
 import { tokenEpoch } from '../../src/store/jobs.js';
+import { recordAttemptSpend } from '../../src/money/record.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { newJob } from '../helpers/budgetDb.js';
 
@@ -77,6 +78,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(again?.job.started_at, 600, 'started_at is the first start');
       assert.deepEqual((await attemptsOf(q, 'j-c')).map((a) => [a.n, a.status, a.cost_usd, a.transcript]), [[1, 'failed', 0.5, '/t/1'], [2, 'running', 0, '/t/2']]);
       assert.equal((await lastAttempt(q, 'j-c'))?.n, 2);
+      // A running attempt's spending: its row, and the job's totals summed over its attempts, in one batch.
+      await recordAttemptSpend(q, 'j-c', 2, { turns: 3, costUsd: 0.25, costUnknown: true, tokens: { input: 10, output: 5, cachedInput: 2, cacheCreation: 1 } }, 850);
+      const spent = (await getJob(q, 'j-c'))!;
+      assert.deepEqual([spent.turns, spent.cost_usd, spent.input_tokens, spent.output_tokens, spent.cache_read_tokens, spent.cache_creation_tokens, spent.cost_unknown, spent.updated_at],
+        [3, 0.75, 10, 5, 2, 1, 1, 850]);
 
       await addEvent(q, 'j-c', 900, 'note', { x: 1 });
       await updateWithEvent(q, 'j-c', { status: 'cancelled' }, 901, 'ended', { status: 'cancelled' });

@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { bumpTokenEpoch, type AttemptRow, type JobRow, type NewJob } from '../jobs.js';
 import type { JobStatus } from '../../domain/job.js';
-import { transact, type Q } from './tx.js';
+import { batch, transact, type Q } from './tx.js';
 
 /** Undefined becomes NULL (as the synchronous store did): a field passed as undefined is cleared, never skipped. */
 function nullify<T extends object>(o: T): T {
@@ -34,9 +34,14 @@ export async function getJob(q: Q, id: string): Promise<JobRow | undefined> {
 
 /** Update columns of a job; `updated_at` is always set. A write of token_hash moves the token epoch (src/server/tokenAuth.ts). */
 export async function updateJob(q: Q, id: string, fields: Partial<JobRow>, now: number): Promise<void> {
+  await jobUpdate(q, id, fields, now).execute();
+}
+
+/** updateJob as a statement not yet run (for `batch`). */
+export function jobUpdate(q: Q, id: string, fields: Partial<JobRow>, now: number) {
   const { id: _id, ...rest } = fields;
   if ('token_hash' in rest) bumpTokenEpoch();
-  await q.updateTable('jobs').set({ ...nullify(rest), updated_at: now } as never).where('id', '=', id).execute();
+  return q.updateTable('jobs').set({ ...nullify(rest), updated_at: now } as never).where('id', '=', id);
 }
 
 /** Update a job only while it is in one of `from`; true when it was (a status change nobody else made first). */
@@ -125,13 +130,24 @@ export async function statusOf(q: Q, ids: readonly string[]): Promise<{ id: stri
 // attempts
 
 export async function insertAttempt(q: Q, a: AttemptRow): Promise<void> {
-  await q.insertInto('attempts').values({ stderr: null, ...nullify(a) } as never).execute();
+  await attemptInsert(q, a).execute();
 }
 
 export async function updateAttempt(q: Q, jobId: string, n: number, fields: Partial<AttemptRow>): Promise<void> {
   const { job_id: _j, n: _n, ...rest } = fields;
   if (Object.keys(rest).length === 0) return;
-  await q.updateTable('attempts').set(nullify(rest) as never).where('job_id', '=', jobId).where('n', '=', n).execute();
+  await attemptUpdate(q, jobId, n, rest).execute();
+}
+
+/** updateAttempt as a statement not yet run (for `batch`); `fields` must not be empty. */
+export function attemptUpdate(q: Q, jobId: string, n: number, fields: Partial<AttemptRow>) {
+  const { job_id: _j, n: _n, ...rest } = fields;
+  return q.updateTable('attempts').set(nullify(rest) as never).where('job_id', '=', jobId).where('n', '=', n);
+}
+
+/** insertAttempt as a statement not yet run (for `batch`). */
+export function attemptInsert(q: Q, a: AttemptRow) {
+  return q.insertInto('attempts').values({ stderr: null, ...nullify(a) } as never);
 }
 
 export async function attemptsOf(q: Q, jobId: string): Promise<AttemptRow[]> {
@@ -145,13 +161,28 @@ export async function lastAttempt(q: Q, jobId: string): Promise<AttemptRow | und
 // events
 
 export async function addEvent(q: Q, jobId: string, at: number, kind: string, data?: unknown): Promise<void> {
-  await q.insertInto('events').values({ job_id: jobId, at, kind, data_json: data === undefined ? null : JSON.stringify(data) }).execute();
+  await eventInsert(q, jobId, at, kind, data).execute();
 }
 
-/** A job's change and its event, in one transaction. */
+/** addEvent as a statement not yet run (for `batch`). */
+export function eventInsert(q: Q, jobId: string, at: number, kind: string, data?: unknown) {
+  return q.insertInto('events').values({ job_id: jobId, at, kind, data_json: data === undefined ? null : JSON.stringify(data) });
+}
+
+/** A job's change and its event, in one transaction (a `batch`: nothing else runs inside it). */
 export async function updateWithEvent(q: Q, jobId: string, fields: Partial<JobRow>, now: number, kind: string, data?: unknown): Promise<void> {
-  await transact(q, async (trx) => {
-    await updateJob(trx, jobId, fields, now);
-    await addEvent(trx, jobId, now, kind, data);
-  });
+  await batch(q, [jobUpdate(q, jobId, fields, now), eventInsert(q, jobId, now, kind, data)]);
+}
+
+/**
+ * A job's totals as the sums over its attempts (turns, cost, tokens; cost_unknown if any attempt's
+ * is), as a statement not yet run: exact whenever it runs after the attempts' own writes.
+ */
+export function jobTotalsUpdate(q: Q, jobId: string, now: number) {
+  const sum = (col: string) => sql<number>`(SELECT COALESCE(SUM(${sql.ref(col)}), 0) FROM attempts WHERE job_id = ${jobId})`;
+  return q.updateTable('jobs').set({
+    turns: sum('turns'), cost_usd: sum('cost_usd'), input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'),
+    cache_read_tokens: sum('cache_read_tokens'), cache_creation_tokens: sum('cache_creation_tokens'),
+    cost_unknown: sql<number>`(SELECT COALESCE(MAX(cost_unknown), 0) FROM attempts WHERE job_id = ${jobId})`, updated_at: now,
+  }).where('id', '=', jobId);
 }

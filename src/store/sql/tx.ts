@@ -3,9 +3,9 @@
 // the one it is given when that is already a transaction, else in a new one — IMMEDIATE on SQLite
 // (src/store/sql/sqlite.ts), READ COMMITTED on PostgreSQL, where a decision is made strict by a
 // conditional statement, a row lock or an advisory lock (docs/store-plan.md §2).
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter, type CompiledQuery, type Kysely } from 'kysely';
 import { StoreBusyError } from '../../errors.js';
-import { markLayerTransaction, type Db } from '../db.js';
+import { layerPrepare, markLayerTransaction, tx, type Db } from '../db.js';
 import type { Schema } from './schema.js';
 
 export type Q = Kysely<Schema>;
@@ -41,4 +41,32 @@ export function joinSync<T>(trx: Q, sqlite: Db, fn: () => T): T {
   } finally {
     markLayerTransaction(sqlite, true);
   }
+}
+
+/** The SQLite connection under a layer instance (src/store/sql/open.ts registers it). */
+const sqliteOf = new WeakMap<object, Db>();
+export function registerSqlite(q: Q, raw: Db): void {
+  sqliteOf.set(q, raw);
+}
+
+/**
+ * Writes that must land together and need nothing read in between (a job's change and its event,
+ * an attempt's end): one transaction. On SQLite it runs without a single await between BEGIN and
+ * COMMIT (the statements are compiled first, then run synchronously on the connection while the
+ * layer holds it), so no other code of the hub can run inside it — in the mixed period a
+ * synchronous write of a module not yet moved, arriving while an awaited transaction is open, is
+ * refused (src/store/db.ts), and the engine's frequent writes would make that likely. On
+ * PostgreSQL (or inside a transaction already) the statements run in order in one transaction.
+ */
+export async function batch(q: Q, queries: readonly { compile(): CompiledQuery }[]): Promise<void> {
+  const compiled = queries.map((b) => b.compile());
+  const raw = q.isTransaction ? undefined : sqliteOf.get(q);
+  if (!raw) {
+    await transact(q, async (trx) => { for (const c of compiled) await trx.executeQuery(c); });
+    return;
+  }
+  const prepare = layerPrepare(raw);
+  await q.connection().execute(async () => {
+    tx(raw, () => { for (const c of compiled) prepare(c.sql).run(c.parameters as unknown[]); });
+  });
 }
