@@ -1,5 +1,10 @@
 // Job, attempt, event and message rows. Synchronous better-sqlite3 statements; callers group
 // writes that must land together with `tx` (src/store/db.ts).
+// mixed period: until step 6b — the job engine writes through src/store/sql/jobs.ts; what is left
+// here are the reads of modules not yet moved (floor, digest, web API, views, tools' summaries,
+// the workflow/debate/script engines) and the writes of modules moved in step 7 (workflows,
+// schedules, merges, setups: `update`, `addEvent`; JobService.createSync: `insertJob`,
+// `depsOfIds`). `insertAttempt` stays for the tests' fixtures of those readers.
 import type { Db } from './db.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 
@@ -139,6 +144,7 @@ export interface RequestRow {
 export class JobStore {
   constructor(readonly db: Db) {}
 
+  /** mixed period: until step 7 (JobService.createSync; tests' fixtures). */
   insertJob(j: NewJob, now: number): void {
     const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM jobs').get() as { s: number }).s;
     this.db
@@ -159,10 +165,6 @@ export class JobStore {
     return this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
   }
 
-  byTokenHash(hash: string): JobRow | undefined {
-    return this.db.prepare('SELECT * FROM jobs WHERE token_hash = ?').get(hash) as JobRow | undefined;
-  }
-
   /** Update columns of a job; `updated_at` is always set. */
   update(id: string, fields: Partial<JobRow>, now: number): void {
     if ('token_hash' in fields) bumpTokenEpoch();
@@ -173,14 +175,6 @@ export class JobStore {
 
   byStatus(...statuses: JobStatus[]): JobRow[] {
     return this.db.prepare(`SELECT * FROM jobs WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY seq`).all(...statuses) as JobRow[];
-  }
-
-  countByStatus(...statuses: JobStatus[]): number {
-    return (this.db.prepare(`SELECT COUNT(*) AS c FROM jobs WHERE status IN (${statuses.map(() => '?').join(',')})`).get(...statuses) as { c: number }).c;
-  }
-
-  children(id: string): JobRow[] {
-    return this.db.prepare('SELECT * FROM jobs WHERE parent_id = ? ORDER BY seq').all(id) as JobRow[];
   }
 
   /** All descendants of `id` (not including it), breadth first. */
@@ -199,10 +193,6 @@ export class JobStore {
       .prepare(`WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM jobs WHERE id = ? UNION ALL SELECT j.id, j.parent_id FROM jobs j JOIN up ON j.id = up.parent_id) SELECT 1 AS hit FROM up WHERE id = ?`)
       .get(id, root);
     return row !== undefined;
-  }
-
-  dependents(depId: string): JobRow[] {
-    return this.db.prepare('SELECT jobs.* FROM jobs JOIN job_deps ON job_deps.job_id = jobs.id WHERE job_deps.dep_id = ? ORDER BY jobs.seq').all(depId) as JobRow[];
   }
 
   depsOf(jobId: string): { id: string; status: JobStatus }[] {
@@ -244,17 +234,12 @@ export class JobStore {
   }
 
   // attempts
+  /** mixed period: until step 6b (the fixtures of the readers' tests). */
   insertAttempt(a: AttemptRow): void {
     this.db
       .prepare(`INSERT INTO attempts (job_id, n, kind, status, started_at, ended_at, session_id, pid, exit_code, signal, turns, cost_usd, failure_class, error, diagnosis, transcript, stderr)
         VALUES (@job_id, @n, @kind, @status, @started_at, @ended_at, @session_id, @pid, @exit_code, @signal, @turns, @cost_usd, @failure_class, @error, @diagnosis, @transcript, @stderr)`)
       .run({ stderr: null, ...a });
-  }
-
-  updateAttempt(jobId: string, n: number, fields: Partial<AttemptRow>): void {
-    const keys = Object.keys(fields);
-    if (keys.length === 0) return;
-    this.db.prepare(`UPDATE attempts SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE job_id = @__job AND n = @__n`).run({ ...nullify(fields), __job: jobId, __n: n });
   }
 
   attempts(jobId: string): AttemptRow[] {
