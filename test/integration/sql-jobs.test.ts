@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import { openSql, sqlOver, type SqlDb } from '../../src/store/sql/open.js';
+import { openDb } from '../../src/store/db.js';
+import { transact } from '../../src/store/sql/tx.js';
 import {
   addEvent, attemptsOf, claimAttempt, countByStatus, dependents, depsOf, descendants, getJob, insertJob, jobsByStatus, lastAttempt,
   statusOf, updateAttempt, updateJob, updateJobIf, updateWithEvent,
@@ -130,3 +132,45 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('batches in the mixed period (SQLite, the hub\'s shared connection)', () => {
+  test('a synchronous write arriving in a promise continuation never lands inside a batch; inside an awaited transaction the guard refuses it', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'overseer-sql-batch-'));
+    dirs.push(home);
+    const raw = openDb(join(home, 'state.db'));
+    const s = sqlOver(raw);
+    try {
+      await insertJob(s.db, newJob('j-a'), 1);
+      const syncWrite = (): string => {
+        try {
+          raw.prepare('INSERT INTO events (job_id, at, kind) VALUES (?, ?, ?)').run('j-a', 2, 'sync');
+          return 'written';
+        } catch (err) {
+          return (err as Error).message;
+        }
+      };
+      // A continuation that writes at every microtask hop while the batch runs: none lands inside it.
+      const during: string[] = [];
+      let spinning = true;
+      const spin = (): void => { during.push(syncWrite()); if (spinning && during.length < 500) queueMicrotask(spin); };
+      queueMicrotask(spin);
+      await updateWithEvent(s.db, 'j-a', { status_message: 'x' }, 3, 'batched');
+      spinning = false;
+      assert.ok(during.length > 1, 'the writer ran while the batch was in flight');
+      assert.deepEqual([...new Set(during)], ['written']);
+      // The same continuation against an awaited transaction: refused, not silently joined.
+      let refused = '';
+      await transact(s.db, async (trx) => {
+        queueMicrotask(() => { refused = syncWrite(); });
+        await addEvent(trx, 'j-a', 4, 'awaited');
+        await addEvent(trx, 'j-a', 5, 'awaited');
+      });
+      assert.match(refused, /synchronous write ran while an asynchronous transaction was open/);
+      const kinds = (raw.prepare('SELECT kind FROM events ORDER BY id').all() as { kind: string }[]).map((r) => r.kind);
+      assert.deepEqual([...new Set(kinds)].sort(), ['awaited', 'batched', 'sync']);
+    } finally {
+      await s.close();
+      raw.close();
+    }
+  });
+});
