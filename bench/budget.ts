@@ -11,6 +11,9 @@ import { performance } from 'node:perf_hooks';
 import { awaitJob, f1, f2, fixture, out, runAlone, startBenchHub, statLine, stats, type BenchHub, type Stats } from './common.js';
 import { tx } from '../src/store/db.js';
 import type { NewJob } from '../src/store/jobs.js';
+import { transact, type Q } from '../src/store/sql/tx.js';
+import { insertJob } from '../src/store/sql/jobs.js';
+import { spentIn } from '../src/store/sql/budgets.js';
 
 const RUNS = 50;
 const WARMUP = 3;
@@ -86,19 +89,19 @@ export async function benchBudget(): Promise<BudgetBenchResult> {
     const insert: number[] = [];
     const spec = { parentId: null, provider: 'claude', model: null, template: null, labels: ['bench'], budgetUsd: null };
     const undo = new Error('roll back');
-    const rolledBack = (fn: () => void): void => {
-      try { tx(ctx.db, () => { fn(); throw undo; }); } catch (err) { if (err !== undo) throw err; }
+    const rolledBack = async (fn: (trx: Q) => Promise<void>): Promise<void> => {
+      try { await transact(ctx.sql.db, async (trx) => { await fn(trx); throw undo; }); } catch (err) { if (err !== undo) throw err; }
     };
     for (let i = 0; i < INNER; i++) {
       let t0 = performance.now();
-      rolledBack(() => {
-        const r = budgets.check(spec, 'lead');
-        ctx.store.insertJob(row('j-bench', { status: 'queued', labels_json: '["bench"]' }), 9_000);
-        if (r) budgets.hold('j-bench', r, 9_000);
+      await rolledBack(async (trx) => {
+        const r = await budgets.check(trx, spec, 'lead');
+        await insertJob(trx, row('j-bench', { status: 'queued', labels_json: '["bench"]' }), 9_000);
+        if (r) await budgets.hold(trx, 'j-bench', r, 9_000);
       });
       reserve.push(us(t0));
       t0 = performance.now();
-      rolledBack(() => ctx.store.insertJob(row('j-bench', { status: 'queued', labels_json: '["bench"]' }), 9_000));
+      await rolledBack((trx) => insertJob(trx, row('j-bench', { status: 'queued', labels_json: '["bench"]' }), 9_000));
       insert.push(us(t0));
     }
     // A running job's progress: spent of its three budgets (a subtree of one parent and 10 children).
@@ -109,7 +112,7 @@ export async function benchBudget(): Promise<BudgetBenchResult> {
     const progress: number[] = [];
     for (let i = 0; i < INNER; i++) {
       const t0 = performance.now();
-      for (const b of [{ kind: 'house', key: 'house' }, { kind: 'label', key: 'bench' }, { kind: 'subtree', key: 'j-parent' }] as const) budgets.store.spent(b);
+      for (const b of [{ kind: 'house', key: 'house' }, { kind: 'label', key: 'bench' }, { kind: 'subtree', key: 'j-parent' }] as const) await spentIn(ctx.sql.db, b);
       progress.push(us(t0));
     }
 

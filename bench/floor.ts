@@ -28,6 +28,7 @@ import { WorkflowStore } from '../src/store/workflows.js';
 import { buildFloor } from '../src/floor/model.js';
 import { readFloor, readFloorInput } from '../src/floor/source.js';
 import { f1, fixture, out, runAlone, startBenchHub, startTsWorker, stats, wallMs, type Stats } from './common.js';
+import { countByStatus } from '../src/store/sql/jobs.js';
 import type { FrameNote, WatcherRequest } from './floor-watchers.js';
 
 const ITER = 1000;
@@ -173,7 +174,8 @@ async function partB(): Promise<Pick<FloorBenchResult, 'latency' | 'changeCall' 
     const ids: string[] = [];
     for (let i = 0; i < 64; i++) ids.push((await h.call<{ job_id: string }>('spawn_agent', { prompt: `bench floor ${i}`, title: `floor job ${i}` })).job_id);
     for (const id of ids.slice(40)) await h.call('cancel_agent', { job_id: id });
-    out(`hub: ${h.hub.ctx.store.countByStatus('running')} running, ${h.hub.ctx.store.countByStatus('queued')} queued, ${h.hub.ctx.store.countByStatus('cancelled')} cancelled\n`);
+    const q = h.hub.ctx.sql.db;
+    out(`hub: ${await countByStatus(q, 'running')} running, ${await countByStatus(q, 'queued')} queued, ${await countByStatus(q, 'cancelled')} cancelled\n`);
 
     const changeCall: Record<string, Stats> = {};
     const latency: Record<string, Stats> = {};

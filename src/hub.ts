@@ -168,9 +168,9 @@ export class Hub {
   /** Reconcile, listen for children, and start whatever is queued. */
   async start(): Promise<void> {
     writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider, modelCatalog: this.o.config.codexModelCatalog });
-    this.reconciled = reconcile(this.ctx);
+    this.reconciled = await reconcile(this.ctx);
     // After reconcile: what it settled releases its reservation.
-    this.budgets.attach();
+    await this.budgets.attach();
     this.lockGuard.locksChanged();
     this.detachGuard = this.ctx.bus.on('lock', () => this.lockGuard.locksChanged());
     this.detachConfinement = this.confinement?.attach(this.ctx.bus);
@@ -212,9 +212,9 @@ export class Hub {
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     // Occurrences that settled or came due while no hub ran: once each, then the timer.
     this.lifecycle.schedules.start();
-    this.runner.resumeSettling();
+    await this.runner.resumeSettling();
     await this.runner.limits.ready(); // the limits in force before this hub, before anything starts
-    this.runner.dispatch();
+    await this.runner.dispatch();
     await this.runs.start();
     // Script runs a previous hub left running: their scripts run again, the journal answers what was done.
     await this.scripts.resumeAll();

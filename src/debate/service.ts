@@ -256,7 +256,7 @@ export class DebateService {
       label = 'response';
     }
     const workDir = workDirOf(d);
-    const r = this.jobs.create({
+    const r = this.jobs.createSync({ // mixed period: until step 7
       parent_id: null, depth: 1, title: `${d.id} ${d.loops > 1 ? `loop ${k.loop} ` : ''}${label} side ${sideName(k.side)}`, prompt,
       provider: spec.provider, model: spec.model ?? null, cwd: workDir, work_dir: workDir, repo_root: d.repo_root, worktree: 0, branch: d.branch,
       base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null, checks_json: '[]',

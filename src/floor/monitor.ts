@@ -12,6 +12,8 @@ import { clearWarning, openWarnings, raiseWarning, setWarningReaction } from '..
 import { assessHealth, commandsFailed, lostProcess, OUTCOME_WARNINGS, type HealthFacts } from './health.js';
 import type { CommandTally } from '../launch/types.js';
 import { pidAlive } from '../launch/process.js';
+import { batch } from '../store/sql/tx.js';
+import { addEvent, jobsByStatus, lastAttempt } from '../store/sql/jobs.js';
 
 /** What the monitor needs of the job engine (the live children, the messages and JobService; src/hub.ts passes them). */
 export interface MonitorActions {
@@ -41,7 +43,6 @@ export class HealthMonitor {
   private readonly goneSince = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private ticking = false;
-  private persistStmt?: ReturnType<HubContext['db']['prepare']>;
 
   constructor(private readonly ctx: HubContext, private readonly actions: MonitorActions) {
   }
@@ -102,15 +103,16 @@ export class HealthMonitor {
     this.ticking = true;
     try {
       const now = this.ctx.clock.now();
-      const live = this.ctx.store.byStatus('running', 'needs_input');
+      const q = this.ctx.sql.db;
+      const live = await jobsByStatus(q, 'running', 'needs_input');
       const liveIds = new Set(live.map((j) => j.id));
-      this.persistActivity(live.map((j) => j.id));
-      for (const j of live) this.watchdog(j.id, now);
+      await this.persistActivity(live.map((j) => j.id));
+      for (const j of live) await this.watchdog(j.id, now);
       const raised: WarningRow[] = [];
       for (const j of live) {
         const sup = this.actions.live(j.id);
         // The supervisor knows its attempt's start; the attempts table only for a job it does not run.
-        const attemptStart = sup?.startedAt ?? this.ctx.store.attempts(j.id).at(-1)?.started_at ?? null;
+        const attemptStart = sup?.startedAt ?? (await lastAttempt(q, j.id))?.started_at ?? null;
         const facts: HealthFacts = {
           status: j.status, turns: j.turns, maxTurns: j.max_turns, costUsd: j.cost_usd, budgetUsd: j.budget_usd,
           startedAt: j.started_at, attemptStartedAt: attemptStart,
@@ -153,21 +155,26 @@ export class HealthMonitor {
     if (!this.calls.get(id)) this.calls.delete(id); // a call still running keeps its count
   }
 
-  private persistActivity(ids: string[]): void {
-    const st = (this.persistStmt ??= this.ctx.db.prepare('UPDATE jobs SET last_event_at = ?, last_activity = COALESCE(?, last_activity) WHERE id = ?'));
+  /** The children's last activity, batched in one transaction per tick. */
+  private async persistActivity(ids: string[]): Promise<void> {
+    const due = ids.filter((id) => { const at = this.lastEvent.get(id); return at !== undefined && this.persisted.get(id) !== at; });
+    if (!due.length) return;
+    const q = this.ctx.sql.db;
+    const at = new Map(due.map((id) => [id, this.lastEvent.get(id)!]));
+    await batch(q, due.map((id) => {
+      const line = this.lastLine.get(id);
+      return q.updateTable('jobs').set((eb) => ({ last_event_at: at.get(id)!, last_activity: line === undefined ? eb.ref('last_activity') : line })).where('id', '=', id);
+    }));
     const changed: string[] = [];
-    for (const id of ids) {
-      const at = this.lastEvent.get(id);
-      if (at === undefined || this.persisted.get(id) === at) continue;
-      st.run(at, this.lastLine.get(id) ?? null, id);
-      this.persisted.set(id, at);
+    for (const id of due) {
+      this.persisted.set(id, at.get(id)!);
       changed.push(id);
     }
     for (const id of changed) this.ctx.bus.emit('progress', { jobId: id });
   }
 
   /** A supervised child whose pid is gone while its exit never arrived (e.g. a descendant holds the pipe). */
-  private watchdog(jobId: string, now: number): void {
+  private async watchdog(jobId: string, now: number): Promise<void> {
     const sup = this.actions.live(jobId);
     if (!sup?.pid) return;
     const verdict = lostProcess({ pidAlive: pidAlive(sup.pid), settled: false, goneSince: this.goneSince.get(jobId) ?? null, now, graceMs: LOST_GRACE_MS });
@@ -175,14 +182,14 @@ export class HealthMonitor {
     if (verdict === 'watch') { if (!this.goneSince.has(jobId)) this.goneSince.set(jobId, now); return; }
     this.goneSince.delete(jobId);
     this.ctx.log.warn({ jobId, pid: sup.pid }, 'watchdog: the child process is gone but its exit never arrived; settling it');
-    this.ctx.store.addEvent(jobId, now, 'process_lost', { pid: sup.pid });
+    await addEvent(this.ctx.sql.db, jobId, now, 'process_lost', { pid: sup.pid });
     this.actions.settleLost(jobId, `process ${sup.pid} vanished without an exit event`);
   }
 
   private async onRaised(w: WarningRow): Promise<void> {
     const now = this.ctx.clock.now();
     const reaction = this.cfg.reactions[w.kind] ?? 'notify';
-    this.ctx.store.addEvent(w.job_id, now, 'warning', { kind: w.kind, detail: w.detail, reaction });
+    await addEvent(this.ctx.sql.db, w.job_id, now, 'warning', { kind: w.kind, detail: w.detail, reaction });
     await setWarningReaction(this.ctx.sql.db, w.id, reaction);
     this.ctx.log.info({ jobId: w.job_id, kind: w.kind, detail: w.detail, reaction }, 'health warning');
     this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: true });
@@ -192,7 +199,7 @@ export class HealthMonitor {
       else if (reaction === 'cancel') await this.actions.cancel(w.job_id, `health warning ${w.kind}: ${w.detail}`);
     } catch (err) {
       this.ctx.log.warn({ err, jobId: w.job_id, reaction }, 'health reaction failed');
-      this.ctx.store.addEvent(w.job_id, now, 'warning_reaction_failed', { kind: w.kind, reaction, error: (err as Error).message });
+      await addEvent(this.ctx.sql.db, w.job_id, now, 'warning_reaction_failed', { kind: w.kind, reaction, error: (err as Error).message });
     }
   }
 }

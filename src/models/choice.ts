@@ -12,8 +12,11 @@ import { InvalidInputError } from '../errors.js';
 import type { HubContext } from '../services/context.js';
 import type { Config } from '../config.js';
 import type { JobRow } from '../store/jobs.js';
-import { tx } from '../store/db.js';
-import { UsageStore, type RunUsage } from '../money/usageStore.js';
+import type { RunUsage } from '../money/usageStore.js';
+import { transact, type Q } from '../store/sql/tx.js';
+import { addEvent, updateJob } from '../store/sql/jobs.js';
+import { addUsage } from '../store/sql/usage.js';
+import { holdReservation, reservationOf } from '../store/sql/budgets.js';
 import type { Budgets } from '../money/budgets.js';
 import { CLASSIFIER_TASK_CHARS, runClassifier, type ClassifyRun } from './classifier.js';
 import { AUTO_MODEL, candidateModels, fallbackModel, requestedModel, tiersFor, type Tier } from './tiers.js';
@@ -126,23 +129,23 @@ export class ModelChooser {
       decided_at: now,
     };
     try {
-      this.record(job, attempt, choice, run.usage, now);
+      await this.record(job, attempt, choice, run.usage, now);
     } catch (err) {
       // The job must not run as "auto": at worst it runs on the fallback, unrecorded.
       ctx.log.error({ err, jobId: job.id }, 'recording the model choice failed');
-      ctx.store.update(job.id, { model }, now);
+      await updateJob(ctx.sql.db, job.id, { model }, now);
     }
     if (choice.fallback) ctx.log.warn({ jobId: job.id, why: choice.reason, model }, 'model auto-choice fell back');
     ctx.bus.emit('progress', { jobId: job.id });
   }
 
-  private record(job: JobRow, attempt: number, c: ModelChoice, usage: RunUsage | undefined, now: number): void {
+  private async record(job: JobRow, attempt: number, c: ModelChoice, usage: RunUsage | undefined, now: number): Promise<void> {
     const { ctx } = this;
-    tx(ctx.db, () => {
-      ctx.store.update(job.id, { model: c.model, model_choice_json: JSON.stringify(c) }, now);
-      if (usage) new UsageStore(ctx.db).add({ jobId: job.id, attempt, kind: 'classification', usage: { ...usage, model: usage.model ?? c.classifier_model }, now });
-      const lowered = this.lowerReservation(job, c.model, now);
-      ctx.store.addEvent(job.id, now, 'model_chosen', {
+    await transact(ctx.sql.db, async (trx) => {
+      await updateJob(trx, job.id, { model: c.model, model_choice_json: JSON.stringify(c) }, now);
+      if (usage) await addUsage(trx, { jobId: job.id, attempt, kind: 'classification', usage: { ...usage, model: usage.model ?? c.classifier_model }, now });
+      const lowered = await this.lowerReservation(trx, job, c.model, now);
+      await addEvent(trx, job.id, now, 'model_chosen', {
         model: c.model, tier: c.tier, reason: c.reason, fallback: c.fallback, classifier_model: c.classifier_model,
         duration_ms: c.duration_ms, cost_usd: c.cost_usd, ...(lowered ? { reserved_usd: lowered } : {}),
       });
@@ -154,13 +157,13 @@ export class ModelChooser {
    * now the model is known, lower it to that model's estimate (never raise it: no budget can be
    * crossed by this). Returns the new amount when it changed.
    */
-  private lowerReservation(job: JobRow, model: string | null, now: number): number | undefined {
+  private async lowerReservation(trx: Q, job: JobRow, model: string | null, now: number): Promise<number | undefined> {
     const b = this.budgets;
-    const r = b.store.get(job.id);
+    const r = await reservationOf(trx, job.id);
     if (!r || r.released_at !== null) return undefined;
-    const e = b.estimate({ provider: job.provider, model, template: job.template, budgetUsd: job.budget_usd, baseCostUsd: r.base_cost_usd });
+    const e = await b.estimateIn(trx, { provider: job.provider, model, template: job.template, budgetUsd: job.budget_usd, baseCostUsd: r.base_cost_usd });
     if (e.usd >= r.amount_usd) return undefined;
-    b.store.hold(job.id, e.usd, r.base_cost_usd, `model "auto" chose ${model ?? 'the CLI default'}: ${e.basis}`, now);
+    await holdReservation(trx, job.id, e.usd, r.base_cost_usd, `model "auto" chose ${model ?? 'the CLI default'}: ${e.basis}`, now);
     return Math.round(e.usd * 1e6) / 1e6;
   }
 }

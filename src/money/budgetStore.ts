@@ -5,8 +5,11 @@
 // waiting, running, frozen, needs_input) and unreleased, so one the hub could not release (a
 // crash between the job's end and the release) never holds money. Synchronous; callers put a
 // check and the writes it allows in one transaction (src/money/budgets.ts).
+// mixed period: until step 7 — the job engine reads and writes these through the layer
+// (src/store/sql/budgets.ts); what is left serves `overseer status`, a script run's budget
+// (src/scripts/execution.ts), the dispatch runs' estimate and JobService.createSync.
 import type { Db } from '../store/db.js';
-import type { Ancestor, BudgetRef, BudgetUse, LiveJob } from './budget.js';
+import type { Ancestor, BudgetRef, BudgetUse } from './budget.js';
 import { ESTIMATE_SAMPLE } from './budget.js';
 
 /** The statuses of a job that may still spend. */
@@ -79,13 +82,6 @@ export class BudgetStore {
     return { jobsUsd: jobs.usd, hubUsd: hub.usd };
   }
 
-  /** The live jobs of a budget's scope, oldest first (what is left running when it is crossed). */
-  live(b: Pick<BudgetRef, 'kind' | 'key'>, limit = 50): LiveJob[] {
-    const { cte, cteArgs, cond, condArgs } = scope(b);
-    return this.db.prepare(`${cte} SELECT j.id, j.title, j.status FROM jobs j WHERE j.status IN (${LIVE}) AND ${cond} ORDER BY j.seq LIMIT ?`)
-      .all(...cteArgs, ...condArgs, limit) as LiveJob[];
-  }
-
   /** The ancestors of a job, nearest first (the job itself first when `self`). */
   ancestors(jobId: string | null, self = true): Ancestor[] {
     if (jobId === null) return [];
@@ -121,17 +117,6 @@ export class BudgetStore {
     this.db.prepare(`INSERT INTO budget_reservations (job_id, amount_usd, base_cost_usd, basis, reserved_at, released_at, booked_usd) VALUES (?, ?, ?, ?, ?, NULL, NULL)
       ON CONFLICT(job_id) DO UPDATE SET amount_usd = excluded.amount_usd, base_cost_usd = excluded.base_cost_usd, basis = excluded.basis,
         reserved_at = excluded.reserved_at, released_at = NULL, booked_usd = NULL`).run(jobId, amountUsd, baseCostUsd, basis, now);
-  }
-
-  /** Release a held reservation and book what the job spent while it held it; false if none was held. */
-  release(jobId: string, now: number): boolean {
-    return this.db.prepare(`UPDATE budget_reservations SET released_at = ?, booked_usd = MAX(0, (SELECT cost_usd FROM jobs WHERE id = ?) - base_cost_usd)
-      WHERE job_id = ? AND released_at IS NULL`).run(now, jobId, jobId).changes > 0;
-  }
-
-  /** Held reservations whose job is no longer live (settled while no hub listened, e.g. by reconcile). */
-  strays(): string[] {
-    return (this.db.prepare(`SELECT r.job_id FROM budget_reservations r JOIN jobs j ON j.id = r.job_id WHERE r.released_at IS NULL AND j.status NOT IN (${LIVE})`).all() as { job_id: string }[]).map((r) => r.job_id);
   }
 
   get(jobId: string): ReservationRow | undefined {

@@ -1,17 +1,24 @@
 // The house budget at work (docs/budgets.md). At spawn (and resume) `check` finds the budgets
 // the job counts against — the hub's, its labels', every budgeted ancestor's subtree — and
 // estimates its cost; the caller holds the reservation with `hold` in the same transaction as
-// the job's row, so two spawns racing for the last dollars cannot both pass (better-sqlite3 is
-// synchronous, and the transaction is BEGIN IMMEDIATE against other processes). While jobs
-// run, every `progress` event (their live cost was just written) is checked against the same
-// budgets: the job whose spending crossed one is stopped with failure_class `budget` through the
-// runner. A job that settles releases its reservation and books what it spent.
+// the job's row, so two spawns racing for the last dollars cannot both pass: `check` first takes
+// the spawn lock (PostgreSQL: advisory class 2; SQLite: the transaction is BEGIN IMMEDIATE), on
+// the asynchronous layer (src/store/sql/budgets.ts). While jobs run, every `progress` event
+// (their live cost was just written) is checked against the same budgets: the job whose spending
+// crossed one is stopped with failure_class `budget` through the runner. A job that settles
+// releases its reservation and books what it spent, before its end is reported (the `job`
+// listener returns its promise: Bus.emitSettled).
 import type { HubContext } from '../services/context.js';
 import { BudgetExceededError, InvalidInputError } from '../errors.js';
-import { tx } from '../store/db.js';
+import type { Q } from '../store/sql/tx.js';
+import { transact } from '../store/sql/tx.js';
+import {
+  ancestorsOf, finishedCostsOf, holdReservation, liveIn, lockSpawns, releaseReservation, runLabelsUp, spentIn, strayReservations, useOf,
+} from '../store/sql/budgets.js';
+import { addEvent, getJob } from '../store/sql/jobs.js';
 import {
   applicableBudgets, budgetFacts, budgetName, crossedMessage, estimateCost, isCrossed, refusalMessage, refusals,
-  TYPICAL_JOB_TOKENS, type BudgetRef, type BudgetState, type Estimate,
+  ESTIMATE_SAMPLE, TYPICAL_JOB_TOKENS, type BudgetRef, type BudgetState, type Estimate,
 } from './budget.js';
 import { BudgetStore, LIVE_STATUSES, runIdsOf } from './budgetStore.js';
 
@@ -65,9 +72,10 @@ export class Budgets {
   }
 
   /** The budgets a new job with this parent and these labels counts against. */
-  applicable(parentId: string | null, labels: readonly string[]): BudgetRef[] {
+  async applicable(q: Q, parentId: string | null, labels: readonly string[]): Promise<BudgetRef[]> {
     const c = this.ctx.config;
-    return applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels, ancestors: this.store.ancestors(parentId, true), runs: this.runs([...runIdsOf(labels), ...this.store.runsOf(parentId)]) });
+    const up = (await runLabelsUp(q, parentId)).flatMap((l) => runIdsOf(JSON.parse(l) as string[]));
+    return applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels, ancestors: await ancestorsOf(q, parentId, true), runs: this.runs([...runIdsOf(labels), ...up]) });
   }
 
   /** The budgets of these script runs, those that have one. */
@@ -80,41 +88,78 @@ export class Budgets {
     return (s.model === 'auto' ? this.d.autoModels(s.provider) : undefined) ?? [s.model];
   }
 
-  /** The estimate of a job like this one; for model "auto" the dearest of the models it may be given. */
+  /** The estimate of a job like this one; for model "auto" the dearest of the models it may be given.
+   * mixed period: until step 7 — synchronous for the dispatch runs' planning (src/runs/runService.ts). */
   estimate(s: Pick<BudgetSpec, 'provider' | 'model' | 'template' | 'budgetUsd' | 'baseCostUsd'>): Estimate {
+    const costs = (m: string | null, t?: string | null): number[] => this.store.finishedCosts(s.provider, m, t);
+    return this.estimateFrom(s, (m) => ({ sameModelAndTemplate: s.template === null ? [] : costs(m, s.template), sameModel: costs(m) }));
+  }
+
+  /** The estimate, read through the layer (inside the spawn's transaction). */
+  async estimateIn(q: Q, s: Pick<BudgetSpec, 'provider' | 'model' | 'template' | 'budgetUsd' | 'baseCostUsd'>): Promise<Estimate> {
+    const byModel = new Map<string | null, { sameModelAndTemplate: number[]; sameModel: number[] }>();
+    for (const m of this.modelsOf(s)) {
+      byModel.set(m, { sameModelAndTemplate: s.template === null ? [] : await finishedCostsOf(q, ESTIMATE_SAMPLE, s.provider, m, s.template), sameModel: await finishedCostsOf(q, ESTIMATE_SAMPLE, s.provider, m) });
+    }
+    return this.estimateFrom(s, (m) => byModel.get(m)!);
+  }
+
+  private estimateFrom(s: Pick<BudgetSpec, 'provider' | 'model' | 'template' | 'budgetUsd' | 'baseCostUsd'>, costs: (model: string | null) => { sameModelAndTemplate: number[]; sameModel: number[] }): Estimate {
     const models = this.modelsOf(s);
     if (models.length > 1 || models[0] !== s.model) {
-      const each = models.map((model) => this.estimate({ ...s, model }));
+      const each = models.map((model) => this.estimateFrom({ ...s, model }, costs));
       const top = each.reduce((a, b) => (b.usd > a.usd ? b : a));
       return { usd: top.usd, basis: `model "auto", the dearest model it may be given: ${top.basis}` };
     }
     const launcher = this.ctx.launchers[s.provider as 'claude' | 'codex'];
     const cap = s.budgetUsd === null ? null : s.budgetUsd - (s.baseCostUsd ?? 0);
     return estimateCost({
-      provider: s.provider, model: s.model, template: s.template,
-      sameModelAndTemplate: s.template === null ? [] : this.store.finishedCosts(s.provider, s.model, s.template),
-      sameModel: this.store.finishedCosts(s.provider, s.model),
+      provider: s.provider, model: s.model, template: s.template, ...costs(s.model),
       typicalUsd: launcher?.priceCall?.(s.model ?? undefined, TYPICAL_JOB_TOKENS) ?? null,
       capUsd: cap,
     });
   }
 
   /**
-   * Decide a reservation for a job about to be created or resumed; call inside the transaction
-   * that writes the job. No budget applies: undefined (nothing is reserved). Over a budget:
-   * BudgetExceededError naming it, with what is spent, reserved and asked, and what to do.
+   * Decide a reservation for a job about to be created or resumed, inside `trx`, the transaction
+   * that writes the job: it takes the spawn lock first (PostgreSQL), so a concurrent spawn
+   * decides after this one committed. No budget applies: undefined (nothing is reserved). Over a
+   * budget: BudgetExceededError naming it, with what is spent, reserved and asked, and what to do.
    */
-  check(s: BudgetSpec, caller: 'lead' | 'agent', verb?: string): Reservation | undefined {
-    const refs = this.applicable(s.parentId, s.labels);
+  async check(trx: Q, s: BudgetSpec, caller: 'lead' | 'agent', verb?: string): Promise<Reservation | undefined> {
+    await lockSpawns(trx);
+    const refs = await this.applicable(trx, s.parentId, s.labels);
     if (refs.length === 0) return undefined;
+    this.checkPriced(s, refs);
+    const ask = await this.estimateIn(trx, s);
+    const states: BudgetState[] = [];
+    for (const r of refs) states.push({ ...r, ...(await useOf(trx, r)) });
+    return this.decide(s, ask, states, caller, verb);
+  }
+
+  /**
+   * `check` through the synchronous store, inside the caller's synchronous transaction.
+   * mixed period: until step 7 — for the engines that create jobs inside their own synchronous
+   * transaction (workflow phases, debate turns, schedule occurrences: JobService.createSync).
+   */
+  checkSync(s: BudgetSpec, caller: 'lead' | 'agent', verb?: string): Reservation | undefined {
+    const c = this.ctx.config;
+    const refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: s.labels, ancestors: this.store.ancestors(s.parentId, true), runs: this.runs([...runIdsOf(s.labels), ...this.store.runsOf(s.parentId)]) });
+    if (refs.length === 0) return undefined;
+    this.checkPriced(s, refs);
+    return this.decide(s, this.estimate(s), refs.map((r) => ({ ...r, ...this.store.use(r) })), caller, verb);
+  }
+
+  private checkPriced(s: BudgetSpec, refs: BudgetRef[]): void {
     const launcher = this.ctx.launchers[s.provider as 'claude' | 'codex'];
     for (const model of this.modelsOf(s)) {
       if (launcher?.canPrice && !launcher.canPrice(model ?? undefined)) {
         throw new InvalidInputError(`${budgetName(refs[0]!)} cannot count what ${s.provider} model ${JSON.stringify(model ?? 'default')}${s.model === 'auto' ? ' (one model "auto" may choose)' : ''} spends: it has no known price. Name a priced model, or add a price for it (OVERSEER_CODEX_PRICES, e.g. {"${model ?? 'my-model'}":{"input":1.25,"output":10}}).`);
       }
     }
-    const ask = this.estimate(s);
-    const states: BudgetState[] = refs.map((r) => ({ ...r, ...this.store.use(r) }));
+  }
+
+  private decide(s: BudgetSpec, ask: Estimate, states: BudgetState[], caller: 'lead' | 'agent', verb?: string): Reservation {
     const over = refusals(states, ask.usd);
     if (over.length) {
       throw new BudgetExceededError(refusalMessage(over, ask, caller, verb), {
@@ -125,17 +170,23 @@ export class Budgets {
   }
 
   /** Hold a decided reservation for the job (its row exists now; same transaction as `check`). */
-  hold(jobId: string, r: Reservation, now: number): void {
+  async hold(trx: Q, jobId: string, r: Reservation, now: number): Promise<void> {
+    await holdReservation(trx, jobId, r.usd, r.baseCostUsd, r.basis, now);
+  }
+
+  /** `hold` through the synchronous store. mixed period: until step 7 (see checkSync). */
+  holdSync(jobId: string, r: Reservation, now: number): void {
     this.store.hold(jobId, r.usd, r.baseCostUsd, r.basis, now);
   }
 
   /** Listen: settled jobs release their reservation, progress is checked against the budgets. */
-  attach(): void {
-    this.sweep();
+  async attach(): Promise<void> {
+    await this.sweep();
     this.detach.push(this.ctx.bus.on('job', ({ jobId, status }) => {
-      if (SETTLED.has(status)) this.settled(jobId);
+      if (SETTLED.has(status)) return this.settled(jobId);
       // Queued again (a retry after another failure): its next attempt is checked afresh.
-      else if (status === 'queued') this.stopping.delete(jobId);
+      if (status === 'queued') this.stopping.delete(jobId);
+      return undefined;
     }));
     this.detach.push(this.ctx.bus.on('progress', ({ jobId }) => this.progressed(jobId)));
   }
@@ -145,17 +196,17 @@ export class Budgets {
   }
 
   /** Release what jobs that settled while no hub listened still hold (reconcile at start). */
-  sweep(): void {
+  async sweep(): Promise<void> {
     const now = this.ctx.clock.now();
-    const ids = this.store.strays();
-    if (ids.length) tx(this.ctx.db, () => { for (const id of ids) this.store.release(id, now); });
+    const ids = await strayReservations(this.ctx.sql.db);
+    if (ids.length) await transact(this.ctx.sql.db, async (trx) => { for (const id of ids) await releaseReservation(trx, id, now); });
   }
 
-  private settled(jobId: string): void {
+  private async settled(jobId: string): Promise<void> {
     this.stopping.delete(jobId);
     this.refsOf.delete(jobId);
     try {
-      tx(this.ctx.db, () => this.store.release(jobId, this.ctx.clock.now()));
+      await releaseReservation(this.ctx.sql.db, jobId, this.ctx.clock.now());
     } catch (err) {
       // Not lost: a reservation of a settled job counts for nothing, and the next start sweeps it.
       this.ctx.log.warn({ err, jobId }, 'releasing a budget reservation failed');
@@ -163,26 +214,29 @@ export class Budgets {
   }
 
   /** A running job's spending moved: stop it if that took one of its budgets past the limit. */
-  private progressed(jobId: string): void {
+  private async progressed(jobId: string): Promise<void> {
     if (this.stopping.has(jobId)) return;
+    const q = this.ctx.sql.db;
     try {
-      const j = this.ctx.store.get(jobId);
+      const j = await getJob(q, jobId);
       if (!j || !RUNNING.has(j.status)) return;
       let refs = this.refsOf.get(jobId);
       if (!refs) {
         const c = this.ctx.config;
-        refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: JSON.parse(j.labels_json) as string[], ancestors: this.store.ancestors(jobId, true), runs: this.runs(this.store.runsOf(jobId)) });
+        const runs = (await runLabelsUp(q, jobId)).flatMap((l) => runIdsOf(JSON.parse(l) as string[]));
+        refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: JSON.parse(j.labels_json) as string[], ancestors: await ancestorsOf(q, jobId, true), runs: this.runs(runs) });
         this.refsOf.set(jobId, refs);
       }
       for (const r of refs) {
-        const spent = this.store.spent(r);
+        const spent = await spentIn(q, r);
         if (!isCrossed({ ...r, ...spent })) continue;
-        const left = this.store.live(r).filter((x) => x.id !== jobId);
+        const left = (await liveIn(q, r)).filter((x) => x.id !== jobId);
+        if (this.stopping.has(jobId)) return; // another check of this job stopped it meanwhile
         const error = crossedMessage({ ...r, ...spent }, jobId, left);
         if (!this.d.actions.stop(jobId, error)) return;
         this.stopping.add(jobId);
         const now = this.ctx.clock.now();
-        this.ctx.store.addEvent(jobId, now, 'budget_stop', { budget: r.kind, key: r.key, limit_usd: r.limitUsd, spent_usd: round(spent.jobsUsd + spent.hubUsd), left_running: left.map((x) => x.id) });
+        await addEvent(q, jobId, now, 'budget_stop', { budget: r.kind, key: r.key, limit_usd: r.limitUsd, spent_usd: round(spent.jobsUsd + spent.hubUsd), left_running: left.map((x) => x.id) });
         this.ctx.log.warn({ jobId, budget: r.kind, key: r.key, limit: r.limitUsd, spent: spent.jobsUsd + spent.hubUsd, left: left.length }, 'budget crossed: stopping the job');
         return;
       }
@@ -191,7 +245,8 @@ export class Budgets {
     }
   }
 
-  /** A job's reservation for get_agent / list_agents: what it reserved, and while held what is left of it. */
+  /** A job's reservation for get_agent / list_agents: what it reserved, and while held what is left of it.
+   * mixed period: until step 6b (the summaries read synchronously). */
   view(j: { id: string; status: string; cost_usd: number }): Record<string, unknown> | undefined {
     const r = this.store.get(j.id);
     if (!r) return undefined;

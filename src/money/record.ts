@@ -1,9 +1,10 @@
-// Writes an attempt's live spending to its attempt row and the job's totals (the sum over its
+// Writes an attempt's live spending to its attempt row and the job's totals (the sums over its
 // attempts), in one transaction, so get_agent / list_agents / status read what a running job
-// has spent so far and a job that ends without a result keeps what its calls cost.
-import { tx, type Db } from '../store/db.js';
-import type { AttemptRow, JobStore } from '../store/jobs.js';
+// has spent so far and a job that ends without a result keeps what its calls cost. Only the hub
+// that runs the job writes its spending; the sums are computed by the database in the same batch.
 import type { TokenUsage } from '../launch/types.js';
+import { attemptUpdate, jobTotalsUpdate } from '../store/sql/jobs.js';
+import { batch, type Q } from '../store/sql/tx.js';
 
 export interface AttemptSpend {
   turns: number;
@@ -12,22 +13,12 @@ export interface AttemptSpend {
   tokens: Required<TokenUsage>;
 }
 
-export function recordAttemptSpend(db: Db, store: JobStore, jobId: string, n: number, p: AttemptSpend, now: number): void {
-  tx(db, () => {
-    store.updateAttempt(jobId, n, {
+export async function recordAttemptSpend(q: Q, jobId: string, n: number, p: AttemptSpend, now: number): Promise<void> {
+  await batch(q, [
+    attemptUpdate(q, jobId, n, {
       turns: p.turns, cost_usd: p.costUsd, cost_unknown: p.costUnknown ? 1 : 0,
       input_tokens: p.tokens.input, output_tokens: p.tokens.output, cache_read_tokens: p.tokens.cachedInput, cache_creation_tokens: p.tokens.cacheCreation,
-    });
-    const all = store.attempts(jobId);
-    const sum = (f: (a: AttemptRow) => number | undefined): number => all.reduce((s, a) => s + (f(a) ?? 0), 0);
-    store.update(jobId, {
-      turns: sum((a) => a.turns),
-      cost_usd: sum((a) => a.cost_usd),
-      input_tokens: sum((a) => a.input_tokens),
-      output_tokens: sum((a) => a.output_tokens),
-      cache_read_tokens: sum((a) => a.cache_read_tokens),
-      cache_creation_tokens: sum((a) => a.cache_creation_tokens),
-      cost_unknown: all.some((a) => a.cost_unknown) ? 1 : 0,
-    }, now);
-  });
+    }),
+    jobTotalsUpdate(q, jobId, now),
+  ]);
 }

@@ -31,6 +31,7 @@ export interface RunUsage {
 export class UsageStore {
   constructor(private readonly db: Db) {}
 
+  /** mixed period: until step 8 — the KB triage's usage (src/compose.ts); the engine writes through src/store/sql/usage.ts addUsage. */
   add(r: { jobId: string | null; attempt?: number; kind: UsageKind; usage: RunUsage; now: number }): void {
     const t = r.usage.tokens;
     this.db.prepare(`INSERT INTO usage (job_id, attempt, kind, model, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, cost_usd, cost_unknown, created_at)

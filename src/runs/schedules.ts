@@ -33,7 +33,7 @@ export const MAX_SLEEP_MS = 60_000;
 export type { JobSpec };
 
 /** What the engine needs of the job service: the next run of a series, and cancelling a waiting one. */
-export type ScheduleJobs = Pick<JobService, 'create' | 'cancel'>;
+export type ScheduleJobs = Pick<JobService, 'createSync' | 'cancel'>; // mixed period: createSync until step 7
 
 const SETTLED = new Set(['succeeded', 'failed', 'cancelled']);
 const PENDING = new Set(['waiting', 'queued']);
@@ -172,7 +172,7 @@ export class Schedules {
     const n = s.runs + 1;
     // Dependencies hold the first run only (they have all succeeded since); a worktree run gets a branch of its own.
     const next: JobSpec = { ...spec, id, depends_on_json: '[]', branch: spec.worktree ? `overseer/${slugify(spec.title)}-${id.slice(2, 8)}` : spec.branch };
-    this.jobs.create(next, `schedule ${s.id}`, {
+    this.jobs.createSync(next, `schedule ${s.id}`, {
       notBefore: at,
       within: (jobId, now) => {
         this.store.tagJob(jobId, s.id, n);

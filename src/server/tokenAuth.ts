@@ -3,7 +3,7 @@
 // its hash (runner.ts sets it when an attempt starts and clears it when the job ends, reconcile
 // clears it at start). The hash of a token is remembered (a pure function of the token), and so
 // is which job a hash belongs to — but only until any job's token_hash is written again
-// (`tokenEpoch`, bumped by JobStore.update): a token whose job ended stops working at its next
+// (`tokenEpoch`, bumped by every token write: src/store/sql/jobs.ts updateJob / claimJob): a token whose job ended stops working at its next
 // request, and a busy crew's calls skip the lookup (docs/performance-native-mcp.md).
 import type { Db } from '../store/db.js';
 import { tokenEpoch } from '../store/jobs.js';
@@ -15,6 +15,8 @@ const MAX_REMEMBERED = 4096;
 
 export function tokenAuth(db: Db, leadHash: string, hash: (token: string) => string): HttpAuth {
   const hashes = new Map<string, string>();
+  // mixed period: until step 6b — a synchronous read (HttpAuth.identify is synchronous); on
+  // PostgreSQL this becomes an awaited lookup behind the same epoch cache.
   const byHash = db.prepare('SELECT id FROM jobs WHERE token_hash = ?');
   /** hash → its job's caller, valid while the token epoch is `epoch` (unknown tokens are never kept) */
   const agents = new Map<string, Caller>();
@@ -26,7 +28,7 @@ export function tokenAuth(db: Db, leadHash: string, hash: (token: string) => str
       let caller: Caller | undefined;
       if (h === leadHash) caller = { role: 'lead' };
       else {
-        const now = tokenEpoch(db);
+        const now = tokenEpoch();
         if (now !== epoch) {
           agents.clear();
           epoch = now;

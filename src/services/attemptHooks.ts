@@ -2,9 +2,13 @@
 // events, spending, the start gate's status line, the search index, the health monitor, the
 // provider limiter, the lock guard and the hook_bypassed backstop. The Runner builds one per
 // attempt (Runner.launch); the Supervisor calls it (src/services/supervisor.ts, SupervisorHooks).
+// The supervisor's calls are synchronous; their writes go through the asynchronous layer one after
+// another in the order they came (`write`), and the Runner waits for them (`written`) before it
+// ends the attempt, so the end is always the last thing written.
 import type { HubContext } from './context.js';
 import type { JobRow } from '../store/jobs.js';
-import { tx } from '../store/db.js';
+import { addEvent, attemptUpdate, jobUpdate, updateWithEvent } from '../store/sql/jobs.js';
+import { batch } from '../store/sql/tx.js';
 import { frameMessage } from './messages.js';
 import { recordAttemptSpend } from '../money/record.js';
 import type { Progress, SupervisorHooks } from './supervisor.js';
@@ -55,6 +59,8 @@ export class AttemptHooks implements SupervisorHooks {
   /** Between the start gate's "wait" and its slot (a stop while waiting clears the status line). */
   waitingSlot = false;
   private child?: AttemptChild;
+  /** The writes asked for so far, one after another. */
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly ctx: HubContext, private readonly a: AttemptFacts, private readonly d: AttemptDeps) {}
 
@@ -67,14 +73,23 @@ export class AttemptHooks implements SupervisorHooks {
     return this.a.job.id;
   }
 
+  /** Queue a write after the ones before it; a failure is logged (the attempt goes on). */
+  private write(what: string, fn: () => Promise<void>): void {
+    this.chain = this.chain.then(fn).catch((err: unknown) => this.ctx.log.error({ err, jobId: this.jobId, attempt: this.a.attempt }, `writing an attempt's ${what} failed`));
+  }
+
+  /** Every write asked for so far is done. */
+  written(): Promise<void> {
+    return this.chain;
+  }
+
   onStarted(pid: number | undefined): void {
     const { ctx, a } = this;
     const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      ctx.store.update(a.job.id, { pid: pid ?? null, resume_message: null, session_id: a.sessionId }, now);
-      ctx.store.updateAttempt(a.job.id, a.attempt, { pid: pid ?? null });
-      if (a.pending.length) ctx.store.markDelivered(a.pending.map((m) => m.id), now);
-    });
+    const q = ctx.sql.db;
+    this.write('start', () => batch(q, [jobUpdate(q, a.job.id, { pid: pid ?? null, resume_message: null, session_id: a.sessionId }, now), attemptUpdate(q, a.job.id, a.attempt, { pid: pid ?? null })]));
+    // mixed period: until the messages move (step 3) — through the synchronous store.
+    if (a.pending.length) ctx.store.markDelivered(a.pending.map((m) => m.id), now);
     // Messages that came while the start waited for its slot: into the conversation now.
     const known = new Set(a.pending.map((m) => m.id));
     const late = ctx.store.undeliveredMessages(a.job.id).filter((m) => !known.has(m.id) && this.child!.deliver(frameMessage(m.from_id, m.text)));
@@ -82,13 +97,17 @@ export class AttemptHooks implements SupervisorHooks {
   }
 
   onSession(sid: string): void {
-    this.ctx.store.updateAttempt(this.jobId, this.a.attempt, { session_id: sid });
-    this.ctx.store.update(this.jobId, { session_id: sid }, this.ctx.clock.now());
+    const now = this.ctx.clock.now();
+    const q = this.ctx.sql.db;
+    this.write('session', () => batch(q, [attemptUpdate(q, this.jobId, this.a.attempt, { session_id: sid }), jobUpdate(q, this.jobId, { session_id: sid }, now)]));
   }
 
   onProgress(p: Progress): void {
-    recordAttemptSpend(this.ctx.db, this.ctx.store, this.jobId, this.a.attempt, p, this.ctx.clock.now());
-    this.ctx.bus.emit('progress', { jobId: this.jobId });
+    const now = this.ctx.clock.now();
+    this.write('spending', async () => {
+      await recordAttemptSpend(this.ctx.sql.db, this.jobId, this.a.attempt, p, now);
+      this.ctx.bus.emit('progress', { jobId: this.jobId });
+    });
   }
 
   onActivity(what?: string): void {
@@ -112,11 +131,10 @@ export class AttemptHooks implements SupervisorHooks {
   private startEvent(statusMessage: string | null, kind: 'start_wait' | 'start_slot', data: Record<string, unknown>): void {
     const { ctx } = this;
     const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      ctx.store.update(this.jobId, { status_message: statusMessage }, now);
-      ctx.store.addEvent(this.jobId, now, kind, data);
+    this.write(kind, async () => {
+      await updateWithEvent(ctx.sql.db, this.jobId, { status_message: statusMessage }, now, kind, data);
+      ctx.bus.emit('progress', { jobId: this.jobId });
     });
-    ctx.bus.emit('progress', { jobId: this.jobId });
   }
 
   onTranscriptLine(line: string): void {
@@ -140,7 +158,8 @@ export class AttemptHooks implements SupervisorHooks {
     this.d.lockGuard.toolsEnded(this.jobId, results.map((r) => ({ tool: r.name, toolUseId: r.toolUseId, text: r.text })), this.a.codex);
     const bad = this.d.hookLedger.unguarded(this.jobId, results);
     if (bad.length === 0) return;
-    ctx.store.addEvent(this.jobId, ctx.clock.now(), 'hook_bypassed', { calls: bad.map((b) => ({ tool: b.name, tool_use_id: b.toolUseId })) });
+    const now = ctx.clock.now();
+    this.write('hook_bypassed event', () => addEvent(ctx.sql.db, this.jobId, now, 'hook_bypassed', { calls: bad.map((b) => ({ tool: b.name, tool_use_id: b.toolUseId })) }));
     ctx.log.warn({ jobId: this.jobId, calls: bad.map((b) => b.name) }, 'a tool call ran without a hook decision: stopping the agent');
     this.child!.stop('hook_bypassed');
   }

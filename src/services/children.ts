@@ -5,15 +5,17 @@
 import type { HubContext } from './context.js';
 import type { Supervisor } from './supervisor.js';
 import type { Provider } from '../limits/account.js';
-import { tx } from '../store/db.js';
+import { updateWithEvent } from '../store/sql/jobs.js';
 import { frameMessage } from './messages.js';
 
-type ChildrenContext = Pick<HubContext, 'db' | 'store' | 'bus' | 'clock'>;
+type ChildrenContext = Pick<HubContext, 'sql' | 'store' | 'bus' | 'clock' | 'log'>;
 
 export class LiveChildren {
   private readonly sups = new Map<string, Supervisor>();
   /** Why a running job was stopped for a budget other than its own (src/money/budgets.ts): its error. */
   private readonly budgetStops = new Map<string, string>();
+  /** The limiter's pause and thaw writes, one after another in the order they were made. */
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(private readonly ctx: ChildrenContext) {}
 
@@ -94,11 +96,10 @@ export class LiveChildren {
     const sup = this.sups.get(jobId);
     if (!sup || ctx.store.get(jobId)?.status !== 'running' || !sup.freeze()) return false;
     const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      ctx.store.update(jobId, { status: 'frozen', status_message: `paused at ${provider}'s limit: goes on when it has passed` }, now);
-      ctx.store.addEvent(jobId, now, 'limit_paused', { provider });
+    this.write(jobId, async () => {
+      await updateWithEvent(ctx.sql.db, jobId, { status: 'frozen', status_message: `paused at ${provider}'s limit: goes on when it has passed` }, now, 'limit_paused', { provider });
+      ctx.bus.emit('job', { jobId, status: 'frozen' });
     });
-    ctx.bus.emit('job', { jobId, status: 'frozen' });
     return true;
   }
 
@@ -108,13 +109,17 @@ export class LiveChildren {
     const sup = this.sups.get(jobId);
     if (!sup || ctx.store.get(jobId)?.status !== 'frozen' || !sup.thaw()) return false;
     const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      ctx.store.update(jobId, { status: 'running', status_message: null }, now);
-      ctx.store.addEvent(jobId, now, 'limit_resumed');
+    this.write(jobId, async () => {
+      await updateWithEvent(ctx.sql.db, jobId, { status: 'running', status_message: null }, now, 'limit_resumed');
+      // Messages that came while it was frozen go into the conversation now.
+      this.flushQueued(jobId);
+      ctx.bus.emit('job', { jobId, status: 'running' });
     });
-    // Messages that came while it was frozen go into the conversation now.
-    this.flushQueued(jobId);
-    ctx.bus.emit('job', { jobId, status: 'running' });
     return true;
+  }
+
+  /** The child changed already (frozen or thawed); its row follows, in order. */
+  private write(jobId: string, fn: () => Promise<void>): void {
+    this.writes = this.writes.then(fn).catch((err: unknown) => this.ctx.log.error({ err, jobId }, 'writing a limit pause failed'));
   }
 }

@@ -7,6 +7,10 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
+import { joinSync, transact } from '../store/sql/tx.js';
+import { addEvent, descendants, getJob, insertJob, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
+import type { BudgetSpec, Reservation } from '../money/budgets.js';
+import type { DepState } from '../domain/scheduler.js';
 import type { Runner } from './runner.js';
 import type { LiveChildren } from './children.js';
 import { messageView, senderOf, type MessageService, type MessageView } from './messages.js';
@@ -277,7 +281,7 @@ export class JobService {
       ...(stackOn ? { base: stackOn } : {}),
     };
     const by = caller.role === 'agent' ? caller.jobId : 'lead';
-    const created = plan ? this.createScheduled(plan, spec, by) : this.create(spec, by, { within: extra.within });
+    const created = plan ? await this.createScheduled(plan, spec, by) : await this.create(spec, by, { within: extra.within });
     const warning = this.confinement.warning();
     return warning ? { ...created, warning } : created;
   }
@@ -336,9 +340,9 @@ export class JobService {
   }
 
   /** A spawn with a schedule: its first run, waiting for its time, and the schedule in one transaction. */
-  private createScheduled(plan: PlannedSchedule, spec: JobSpec, by: string): ReturnType<JobService['create']> & { schedule_id: string; run_at: string } {
+  private async createScheduled(plan: PlannedSchedule, spec: JobSpec, by: string): Promise<Awaited<ReturnType<JobService['create']>> & { schedule_id: string; run_at: string }> {
     let scheduleId = '';
-    const created = this.create(spec, by, { notBefore: plan.firstAt, within: (jobId, now) => { scheduleId = plan.record(jobId, spec, by, now).schedule_id; } });
+    const created = await this.create(spec, by, { notBefore: plan.firstAt, within: (jobId, now) => { scheduleId = plan.record(jobId, spec, by, now).schedule_id; } });
     return { ...created, schedule_id: scheduleId, run_at: isoTime(plan.firstAt) };
   }
 
@@ -359,13 +363,51 @@ export class JobService {
   }
 
   /**
-   * Insert a validated job (spawn_agent, or a workflow phase) and dispatch the queue. The
-   * budgets it counts against are checked and its reservation held in the same transaction as
-   * its row: over a budget, BudgetExceededError and nothing is written.
+   * Insert a validated job (spawn_agent, a script's agent) and dispatch the queue. The budgets
+   * it counts against are checked and its reservation held in the same transaction as its row
+   * (on PostgreSQL under the spawn lock, src/store/sql/budgets.ts): over a budget,
+   * BudgetExceededError and nothing is written.
    */
-  create(
+  async create(
     spec: JobSpec, by: string,
-    /** `notBefore`: the job stays waiting until then (src/runs/schedules.ts queues it); `within`: more writes in the same transaction. */
+    /** `notBefore`: the job stays waiting until then (src/runs/schedules.ts queues it); `within`: more writes in the same transaction
+     * (synchronous ones of modules not yet on the layer: they join it, src/store/sql/tx.ts joinSync). */
+    at: { notBefore?: number; within?: (jobId: string, now: number) => void } = {},
+  ): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number }> {
+    const { ctx } = this;
+    const id = spec.id ?? this.newJobId();
+    const deps = JSON.parse(spec.depends_on_json) as string[];
+    const depState = this.runner.depState(await statusOf(ctx.sql.db, deps));
+    const now = ctx.clock.now();
+    const status = this.initialStatus(depState, at.notBefore, now);
+    // The project (src/projects): a valid name, not archived; its row is made with the first job.
+    if (spec.project != null) checkProject(ctx.db, spec.project);
+    const reserved = await transact(ctx.sql.db, async (trx) => {
+      const r = await this.budgets.check(trx, this.budgetSpec(spec), spec.parent_id === null ? 'lead' : 'agent');
+      const { skipBootstrap, base, ...row } = spec;
+      // mixed period: until step 7 — the project's, setup's and caller's rows through the synchronous store, in this transaction.
+      if (spec.project != null) joinSync(trx, ctx.db, () => new ProjectStore(ctx.db).ensure(spec.project!, now));
+      await insertJob(trx, { ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
+      if (at.notBefore !== undefined) await updateJob(trx, id, { not_before: at.notBefore }, now);
+      joinSync(trx, ctx.db, () => {
+        if (skipBootstrap) this.setups.skip(id, now);
+        if (base) this.setups.setBase(id, base, now);
+        at.within?.(id, now);
+      });
+      if (r) await this.budgets.hold(trx, id, r, now);
+      await addEvent(trx, id, now, 'spawned', this.spawnedEvent(by, status, at.notBefore, r));
+      return r;
+    });
+    return this.created(id, spec, status, depState, reserved);
+  }
+
+  /**
+   * `create` inside the caller's synchronous transaction, through the synchronous store.
+   * mixed period: until step 7 — the workflow, debate and schedule engines create a job inside a
+   * synchronous transaction of their own (with their rows); they move onto the layer in step 7.
+   */
+  createSync(
+    spec: JobSpec, by: string,
     at: { notBefore?: number; within?: (jobId: string, now: number) => void } = {},
   ): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
     const { ctx } = this;
@@ -373,32 +415,50 @@ export class JobService {
     const deps = JSON.parse(spec.depends_on_json) as string[];
     const depState = this.runner.depState(ctx.store.depsOfIds(deps));
     const now = ctx.clock.now();
-    const due = at.notBefore === undefined || at.notBefore <= now;
-    const status: JobStatus = depState === 'ready' && due ? 'queued' : 'waiting';
-    // The project (src/projects): a valid name, not archived; its row is made with the first job.
+    const status = this.initialStatus(depState, at.notBefore, now);
     if (spec.project != null) checkProject(ctx.db, spec.project);
     const reserved = tx(ctx.db, () => {
       if (spec.project != null) new ProjectStore(ctx.db).ensure(spec.project, now);
-      const r = this.budgets.check({
-        parentId: spec.parent_id, provider: spec.provider, model: spec.model, template: spec.template,
-        labels: JSON.parse(spec.labels_json) as string[], budgetUsd: spec.budget_usd,
-      }, spec.parent_id === null ? 'lead' : 'agent');
+      const r = this.budgets.checkSync(this.budgetSpec(spec), spec.parent_id === null ? 'lead' : 'agent');
       const { skipBootstrap, base, ...row } = spec;
       ctx.store.insertJob({ ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
       if (skipBootstrap) this.setups.skip(id, now);
       if (base) this.setups.setBase(id, base, now);
       if (at.notBefore !== undefined) ctx.store.update(id, { not_before: at.notBefore }, now);
       at.within?.(id, now);
-      if (r) this.budgets.hold(id, r, now);
-      ctx.store.addEvent(id, now, 'spawned', { by, status, ...(at.notBefore !== undefined ? { run_at: isoTime(at.notBefore) } : {}), ...(r ? { reserved_usd: r.usd, estimate_basis: r.basis } : {}) });
+      if (r) this.budgets.holdSync(id, r, now);
+      ctx.store.addEvent(id, now, 'spawned', this.spawnedEvent(by, status, at.notBefore, r));
       return r;
     });
-    ctx.bus.emit('job', { jobId: id, status });
+    const out = { job_id: id, status, title: spec.title, ...(reserved ? { reserved_usd: Math.round(reserved.usd * 1e6) / 1e6 } : {}) };
+    void this.created(id, spec, status, depState, reserved).catch((err: unknown) => ctx.log.error({ err, jobId: id }, 'after creating a job'));
+    return out;
+  }
+
+  private initialStatus(depState: DepState, notBefore: number | undefined, now: number): JobStatus {
+    const due = notBefore === undefined || notBefore <= now;
+    return depState === 'ready' && due ? 'queued' : 'waiting';
+  }
+
+  private budgetSpec(spec: JobSpec): BudgetSpec {
+    return {
+      parentId: spec.parent_id, provider: spec.provider, model: spec.model, template: spec.template,
+      labels: JSON.parse(spec.labels_json) as string[], budgetUsd: spec.budget_usd,
+    };
+  }
+
+  private spawnedEvent(by: string, status: JobStatus, notBefore: number | undefined, r: Reservation | undefined): Record<string, unknown> {
+    return { by, status, ...(notBefore !== undefined ? { run_at: isoTime(notBefore) } : {}), ...(r ? { reserved_usd: r.usd, estimate_basis: r.basis } : {}) };
+  }
+
+  /** After the job's row committed: tell, fail it when a dependency already failed, dispatch. */
+  private async created(id: string, spec: JobSpec, status: JobStatus, depState: DepState, reserved: Reservation | undefined): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number }> {
+    this.ctx.bus.emit('job', { jobId: id, status });
     if (depState !== 'ready' && depState !== 'blocked') {
-      this.runner.failWaiting(id, `dependency ${depState.failed} ${depState.status}`);
+      await this.runner.failWaiting(id, `dependency ${depState.failed} ${depState.status}`);
     }
-    this.runner.dispatch();
-    return { job_id: id, status: this.job(id).status, title: spec.title, ...(reserved ? { reserved_usd: Math.round(reserved.usd * 1e6) / 1e6 } : {}) };
+    await this.runner.dispatch();
+    return { job_id: id, status: (await getJob(this.ctx.sql.db, id))!.status, title: spec.title, ...(reserved ? { reserved_usd: Math.round(reserved.usd * 1e6) / 1e6 } : {}) };
   }
 
   private newJobId(): string {
@@ -588,13 +648,14 @@ export class JobService {
 
   async cancel(input: CancelInput, caller: Caller): Promise<AgentSummary> {
     const j = this.visibleJob(input.job_id, caller);
-    const targets = input.cascade ? [...this.ctx.store.descendants(j.id).reverse(), j] : [j];
+    const q = this.ctx.sql.db;
+    const targets = input.cascade ? [...(await descendants(q, j.id)).reverse(), j] : [j];
     const reason = input.reason ?? 'cancelled';
     const waits: Promise<unknown>[] = [];
     /** The targets this call cancels: one that had already ended keeps its own error. */
     const live: string[] = [];
     for (const t of targets) {
-      const cur = this.ctx.store.get(t.id)!;
+      const cur = (await getJob(q, t.id))!;
       if (isTerminal(cur.status)) continue;
       live.push(t.id);
       const sup = this.children.get(t.id);
@@ -608,14 +669,12 @@ export class JobService {
         this.runner.abortPreparation(t.id);
         waits.push(this.settledOnce(t.id).then(() => this.cancel({ ...input, job_id: t.id, cascade: false }, { role: 'lead' })));
       } else {
-        this.markCancelled(t.id, reason);
+        await this.markCancelled(t.id, reason);
       }
     }
     await Promise.all(waits);
     const now = this.ctx.clock.now();
-    for (const id of live) {
-      if (this.ctx.store.get(id)?.status === 'cancelled') this.ctx.store.update(id, { error: `cancelled: ${reason}` }, now);
-    }
+    for (const id of live) await updateJobIf(q, id, ['cancelled'], { error: `cancelled: ${reason}` }, now);
     return this.summary(j.id);
   }
 
@@ -623,18 +682,15 @@ export class JobService {
   private settledOnce(jobId: string): Promise<void> {
     return waitUntil({
       bus: this.ctx.bus, events: ['job'], timeoutMs: this.ctx.config.killGraceMs + 30_000,
-      check: () => (!this.runner.isActiveJob(jobId) && !['running', 'frozen', 'needs_input'].includes(this.ctx.store.get(jobId)!.status) ? true : undefined),
+      check: async () => (!this.runner.isActiveJob(jobId) && !['running', 'frozen', 'needs_input'].includes((await getJob(this.ctx.sql.db, jobId))!.status) ? true : undefined),
     }).then(() => undefined);
   }
 
-  private markCancelled(jobId: string, reason: string): void {
+  /** A job with no process (queued, waiting, interrupted …) ends cancelled; what must follow a job's end is done before this returns. */
+  private async markCancelled(jobId: string, reason: string): Promise<void> {
     const now = this.ctx.clock.now();
-    tx(this.ctx.db, () => {
-      this.ctx.store.update(jobId, { status: 'cancelled', failure_class: 'cancelled', error: `cancelled: ${reason}`, ended_at: now }, now);
-      this.ctx.store.addEvent(jobId, now, 'ended', { status: 'cancelled', reason });
-    });
-    this.ctx.bus.emit('job', { jobId, status: 'cancelled' });
-    this.runner.settleDependents(jobId, 'cancelled');
+    await updateWithEvent(this.ctx.sql.db, jobId, { status: 'cancelled', failure_class: 'cancelled', error: `cancelled: ${reason}`, ended_at: now }, now, 'ended', { status: 'cancelled', reason });
+    await this.runner.ended(jobId, 'cancelled');
   }
 
   async pause(input: PauseInput, caller: Caller): Promise<AgentSummary> {
@@ -646,7 +702,7 @@ export class JobService {
     if (input.mode === 'freeze') {
       if (j.status === 'frozen') return this.summary(j.id);
       if (!sup.freeze()) throw new InvalidStateError(`Job ${j.id}'s process could not be stopped (it may have just exited).`);
-      this.setStatus(j.id, 'frozen', 'frozen');
+      await this.setStatus(j.id, 'frozen', 'frozen');
     } else {
       sup.stop('stopped');
       await sup.done;
@@ -660,7 +716,7 @@ export class JobService {
     if (j.status === 'frozen') {
       const sup = this.children.get(j.id);
       if (!sup?.thaw()) throw new InvalidStateError(`Job ${j.id} is frozen but its process is gone.`);
-      this.setStatus(j.id, 'running', 'thawed');
+      await this.setStatus(j.id, 'running', 'thawed');
       if (input.message) await this.message(j.id, input.message, caller);
       this.flushQueued(j.id);
       return this.summary(j.id);
@@ -675,18 +731,20 @@ export class JobService {
       throw new InvalidStateError(`Job ${j.id} is taken over by a person (overseer attach): it is handed back when they exit their session. Message it instead (it reads messages when it resumes).`);
     }
     const now = this.ctx.clock.now();
-    tx(this.ctx.db, () => {
+    await transact(this.ctx.sql.db, async (trx) => {
       // A resumed job spends again: it reserves again, under the same budgets as a spawn.
-      const r = this.budgets.check({
+      const r = await this.budgets.check(trx, {
         parentId: j.parent_id, provider: j.provider, model: j.model, template: j.template,
         labels: JSON.parse(j.labels_json) as string[], budgetUsd: j.budget_usd, baseCostUsd: j.cost_usd,
       }, caller.role, 'resuming this job');
-      this.ctx.store.update(j.id, { status: 'queued', resume_message: input.message ?? 'Continue where you left off.', ended_at: null, error: null, failure_class: null, outcome: null }, now);
-      if (r) this.budgets.hold(j.id, r, now);
-      this.ctx.store.addEvent(j.id, now, 'resumed', { message: input.message ?? null, ...(r ? { reserved_usd: r.usd } : {}) });
+      // Only from the ended state it was seen in: a concurrent resume (or another hub's) wins once.
+      const won = await updateJobIf(trx, j.id, [j.status], { status: 'queued', resume_message: input.message ?? 'Continue where you left off.', ended_at: null, error: null, failure_class: null, outcome: null }, now);
+      if (!won) throw new InvalidStateError(`Job ${j.id} changed while it was being resumed (someone else resumed or cancelled it): look at it with get_agent.`);
+      if (r) await this.budgets.hold(trx, j.id, r, now);
+      await addEvent(trx, j.id, now, 'resumed', { message: input.message ?? null, ...(r ? { reserved_usd: r.usd } : {}) });
     });
     this.ctx.bus.emit('job', { jobId: j.id, status: 'queued' });
-    this.runner.dispatch();
+    await this.runner.dispatch();
     return this.summary(j.id);
   }
 
@@ -706,24 +764,18 @@ export class JobService {
     this.children.flushQueued(jobId);
   }
 
-  reportStatus(caller: Caller, message: string, progress?: number): { ok: true } {
+  async reportStatus(caller: Caller, message: string, progress?: number): Promise<{ ok: true }> {
     const jobId = this.agentOnly(caller, 'report_status');
     const now = this.ctx.clock.now();
-    tx(this.ctx.db, () => {
-      this.ctx.store.update(jobId, { status_message: message, progress: progress ?? this.job(jobId).progress }, now);
-      this.ctx.store.addEvent(jobId, now, 'status', { message, progress: progress ?? null });
-    });
+    await updateWithEvent(this.ctx.sql.db, jobId, { status_message: message, ...(progress === undefined ? {} : { progress }) }, now, 'status', { message, progress: progress ?? null });
     this.ctx.bus.emit('progress', { jobId });
     return { ok: true };
   }
 
-  finish(caller: Caller, result: string, outcome: 'success' | 'failure'): { ok: true } {
+  async finish(caller: Caller, result: string, outcome: 'success' | 'failure'): Promise<{ ok: true }> {
     const jobId = this.agentOnly(caller, 'finish');
     const now = this.ctx.clock.now();
-    tx(this.ctx.db, () => {
-      this.ctx.store.update(jobId, { result, outcome, progress: 1 }, now);
-      this.ctx.store.addEvent(jobId, now, 'finish', { outcome });
-    });
+    await updateWithEvent(this.ctx.sql.db, jobId, { result, outcome, progress: 1 }, now, 'finish', { outcome });
     return { ok: true };
   }
 
@@ -732,12 +784,9 @@ export class JobService {
     return caller.jobId;
   }
 
-  private setStatus(jobId: string, status: JobStatus, event: string): void {
+  private async setStatus(jobId: string, status: JobStatus, event: string): Promise<void> {
     const now = this.ctx.clock.now();
-    tx(this.ctx.db, () => {
-      this.ctx.store.update(jobId, { status }, now);
-      this.ctx.store.addEvent(jobId, now, event);
-    });
+    await updateWithEvent(this.ctx.sql.db, jobId, { status }, now, event);
     this.ctx.bus.emit('job', { jobId, status });
   }
 }

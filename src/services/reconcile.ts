@@ -4,7 +4,8 @@
 // policy. Nothing is lost, nothing is left `running`.
 import { readFileSync } from 'node:fs';
 import type { HubContext } from './context.js';
-import { tx } from '../store/db.js';
+import { batch } from '../store/sql/tx.js';
+import { attemptUpdate, attemptsOf, eventInsert, jobUpdate, jobsByStatus } from '../store/sql/jobs.js';
 import { pidAlive, signalGroup } from '../launch/process.js';
 
 export interface ReconcileReport {
@@ -27,28 +28,27 @@ function isOurChild(pid: number, jobId: string): boolean {
   }
 }
 
-export function reconcile(ctx: HubContext): ReconcileReport {
+export async function reconcile(ctx: HubContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { interrupted: [], requeued: [], killed: [] };
   const now = ctx.clock.now();
-  for (const j of ctx.store.byStatus('running', 'frozen', 'needs_input')) {
+  const q = ctx.sql.db;
+  for (const j of await jobsByStatus(q, 'running', 'frozen', 'needs_input')) {
     if (j.pid && isOurChild(j.pid, j.id)) {
       signalGroup(j.pid, 'SIGCONT');
       signalGroup(j.pid, 'SIGKILL');
       report.killed.push(j.pid);
     }
-    const attempts = ctx.store.attempts(j.id);
+    const attempts = await attemptsOf(q, j.id);
     const requeue = j.retry !== 'none' && attempts.length < ctx.config.maxAttempts;
     const error = 'the hub stopped while this agent ran (crash or kill); its process was ended';
-    tx(ctx.db, () => {
-      const last = attempts.at(-1);
-      if (last && last.ended_at === null) {
-        ctx.store.updateAttempt(j.id, last.n, { status: 'interrupted', ended_at: now, failure_class: 'interrupted', error });
-      }
-      ctx.store.update(j.id, requeue
+    const last = attempts.at(-1);
+    await batch(q, [
+      ...(last && last.ended_at === null ? [attemptUpdate(q, j.id, last.n, { status: 'interrupted', ended_at: now, failure_class: 'interrupted', error })] : []),
+      jobUpdate(q, j.id, requeue
         ? { status: 'queued', pid: null, token_hash: null }
-        : { status: 'interrupted', pid: null, token_hash: null, ended_at: now, failure_class: 'interrupted', error }, now);
-      ctx.store.addEvent(j.id, now, 'reconciled', { to: requeue ? 'queued' : 'interrupted' });
-    });
+        : { status: 'interrupted', pid: null, token_hash: null, ended_at: now, failure_class: 'interrupted', error }, now),
+      eventInsert(q, j.id, now, 'reconciled', { to: requeue ? 'queued' : 'interrupted' }),
+    ]);
     (requeue ? report.requeued : report.interrupted).push(j.id);
   }
   return report;

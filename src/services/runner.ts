@@ -3,12 +3,17 @@
 // interrupted, final), closes its worktree (src/branches/jobWorktrees.ts), wakes dependents and
 // dispatches the queue.
 // Dispatch is event-driven: it runs on spawn, on every job end and on resume, never on a timer.
+// Its writes go through the asynchronous layer (src/store/sql/jobs.ts): a queued job starts by the
+// claim (`UPDATE … WHERE status = 'queued'`), so a job starts once however many dispatchers race;
+// one dispatch runs at a time here, and a call during it makes it run once more.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HubContext } from './context.js';
-import type { JobRow } from '../store/jobs.js';
-import { tx } from '../store/db.js';
+import type { AttemptRow, JobRow } from '../store/jobs.js';
+import { batch, transact } from '../store/sql/tx.js';
+import { addEvent, attemptUpdate, attemptsOf, claimAttempt, countByStatus, dependents, depsOf, eventInsert, getJob, jobUpdate, jobsByStatus, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
+import { addUsage } from '../store/sql/usage.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
 import { AttemptHooks, type ActivitySink, type TranscriptSink } from './attemptHooks.js';
 
@@ -30,7 +35,6 @@ import { realTarget } from './realPaths.js';
 import type { TokenUsage } from '../launch/types.js';
 import type { LockGuard } from '../confine/lockGuard.js';
 import type { HookLedger } from '../confine/hookLedger.js';
-import { UsageStore } from '../money/usageStore.js';
 import { diagnose } from '../retry/diagnose.js';
 import { makeStartGate, type StartGate } from '../launch/startGate.js';
 import type { Limits } from '../limits/service.js';
@@ -78,7 +82,9 @@ export class Runner {
   private readonly preparing = new Set<string>();
   /** Aborts the model choice of a job being prepared (a cancel stops its classifier at once). */
   private readonly preparingAborts = new Map<string, AbortController>();
-  private dispatching = false;
+  /** The dispatch running now, if any; `again`: a dispatch was asked for during it. */
+  private dispatchRun: Promise<void> | undefined;
+  private again = false;
   private stopped = false;
 
   private readonly setups: SetupStore;
@@ -106,26 +112,48 @@ export class Runner {
     return join(this.ctx.config.home, 'agents', jobId, `attempt-${n}.stderr`);
   }
 
-  /** Start as many queued jobs as the cap and the provider limiters allow, best first. */
-  dispatch(): void {
-    if (this.dispatching || this.stopped) return;
-    this.dispatching = true;
-    try {
-      const { store, config } = this.ctx;
-      // The first dispatch is the hub's start: a limit still in force from before wakes up on time.
-      this.limits.start();
-      const queued = store.byStatus('queued');
-      const active = store.countByStatus('running', 'frozen', 'needs_input');
-      for (const id of pickRunnable(queued, active, config.maxAgents, (p) => this.limits.room(p))) {
-        const job = store.get(id);
-        if (job?.status !== 'queued') continue;
-        const admission = this.limits.admit(job.provider, job.id);
-        if (admission === 'wait') continue;
-        if (admission === 'probe') store.addEvent(job.id, this.ctx.clock.now(), 'limit_probe', { provider: job.provider });
-        this.startAttempt(job);
+  /**
+   * Start as many queued jobs as the cap and the provider limiters allow, best first. One
+   * dispatch runs at a time; a call while one runs makes it go round once more (what changed
+   * meanwhile is seen), and resolves when that round is done. Never rejects.
+   */
+  dispatch(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.dispatchRun) {
+      this.again = true;
+      return this.dispatchRun;
+    }
+    const run = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.dispatchOnce();
+        } while (this.again && !this.stopped);
+      } catch (err) {
+        this.ctx.log.error({ err }, 'dispatch failed');
+      } finally {
+        this.dispatchRun = undefined;
       }
-    } finally {
-      this.dispatching = false;
+    })();
+    this.dispatchRun = run;
+    return run;
+  }
+
+  private async dispatchOnce(): Promise<void> {
+    const { config } = this.ctx;
+    const q = this.ctx.sql.db;
+    // The first dispatch is the hub's start: a limit still in force from before wakes up on time.
+    this.limits.start();
+    const queued = await jobsByStatus(q, 'queued');
+    const active = await countByStatus(q, 'running', 'frozen', 'needs_input');
+    const byId = new Map(queued.map((j) => [j.id, j]));
+    for (const id of pickRunnable(queued, active, config.maxAgents, (p) => this.limits.room(p))) {
+      if (this.stopped) return;
+      const job = byId.get(id)!;
+      const admission = this.limits.admit(job.provider, job.id);
+      if (admission === 'wait') continue;
+      if (admission === 'probe') await addEvent(q, job.id, this.ctx.clock.now(), 'limit_probe', { provider: job.provider });
+      await this.startAttempt(job);
     }
   }
 
@@ -141,31 +169,29 @@ export class Runner {
 
   private settling: Promise<unknown> = Promise.resolve();
 
-  private startAttempt(job: JobRow): void {
-    const { store, clock, ids } = this.ctx;
+  /** Claim a queued job and start its attempt; nothing when another dispatcher claimed it first (or it is no longer queued). */
+  private async startAttempt(queued: JobRow): Promise<void> {
+    const { clock, ids } = this.ctx;
     const now = clock.now();
-    const prev = store.lastAttempt(job.id);
-    const n = (prev?.n ?? 0) + 1;
-    const kind = job.resume_message !== null ? 'resume' : n === 1 ? 'initial' : 'retry';
     const token = ids.token();
-    tx(this.ctx.db, () => {
-      // A new attempt starts without the last one's result: finish() or this attempt's final text sets it.
-      store.update(job.id, { status: 'running', started_at: job.started_at ?? now, ended_at: null, token_hash: hashToken(token), result: null, outcome: null }, now);
-      store.insertAttempt({
-        job_id: job.id, n, kind, status: 'running', started_at: now, ended_at: null, session_id: null, pid: null,
-        exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null,
-        transcript: this.transcriptPath(job.id, n), stderr: this.stderrPath(job.id, n),
-      });
-      store.addEvent(job.id, now, 'started', { attempt: n, kind });
+    // A new attempt starts without the last one's result: finish() or this attempt's final text sets it.
+    const claimed = await claimAttempt(this.ctx.sql.db, {
+      jobId: queued.id, now, tokenHash: hashToken(token),
+      files: (n) => ({ transcript: this.transcriptPath(queued.id, n), stderr: this.stderrPath(queued.id, n) }),
     });
-    this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
+    if (!claimed) return;
+    const { job, n, kind } = claimed;
     const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir) || this.setups.report(job.id)?.status === 'failed'))
       || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
     const choose = job.model === 'auto';
     if (!needsPrep && !choose) {
-      this.launch(store.get(job.id)!, n, kind, token);
+      // What the launch reads first, so that 'running' is told with its child started right after (as one step).
+      const facts = await this.launchFacts(job);
+      this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
+      this.launchWith(job, n, kind, token, facts);
       return;
     }
+    this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
     this.preparing.add(job.id);
     const abort = new AbortController();
     this.preparingAborts.set(job.id, abort);
@@ -177,7 +203,7 @@ export class Runner {
           this.preparing.delete(job.id);
           return this.endAttempt(job.id, n, { ok: false, failureClass: 'cancelled', error: 'cancelled' });
         }
-        this.launch(store.get(job.id)!, n, kind, token);
+        return getJob(this.ctx.sql.db, job.id).then((j) => this.launch(j!, n, kind, token));
       })
       .catch((err: unknown) => {
         this.ctx.log.error({ err, jobId: job.id }, 'preparing the work tree failed');
@@ -196,21 +222,35 @@ export class Runner {
   }
 
   private async prepare(job: JobRow): Promise<void> {
-    const { store, clock } = this.ctx;
     if (job.worktree === 1) {
       await this.worktrees.prepare(job);
     } else {
-      store.update(job.id, { base_commit: (await headCommit(job.cwd)) ?? null }, clock.now());
+      const base = (await headCommit(job.cwd)) ?? null;
+      await updateJob(this.ctx.sql.db, job.id, { base_commit: base }, this.ctx.clock.now());
     }
   }
 
-  private launch(job: JobRow, n: number, kind: string, token: string): void {
+  private async launch(job: JobRow, n: number, kind: string, token: string): Promise<void> {
+    this.launchWith(job, n, kind, token, await this.launchFacts(job));
+  }
+
+  /** What a launch reads of the database: the job's attempts and its dependencies' rows. */
+  private async launchFacts(job: JobRow): Promise<{ attempts: AttemptRow[]; deps: (JobRow | undefined)[] }> {
+    const q = this.ctx.sql.db;
+    const depIds = JSON.parse(job.depends_on_json) as string[];
+    const deps: (JobRow | undefined)[] = [];
+    for (const id of depIds) deps.push(await getJob(q, id));
+    return { attempts: await attemptsOf(q, job.id), deps };
+  }
+
+  private launchWith(job: JobRow, n: number, kind: string, token: string, facts: { attempts: AttemptRow[]; deps: (JobRow | undefined)[] }): void {
     const { ctx } = this;
     const launcher = ctx.launchers[job.provider as 'claude' | 'codex'];
     const workDir = job.work_dir ?? job.cwd;
-    const resume = kind === 'resume' && job.session_id !== null && ctx.store.attempts(job.id).some((a) => a.session_id !== null);
+    const resume = kind === 'resume' && job.session_id !== null && facts.attempts.some((a) => a.session_id !== null);
+    // mixed period: until the messages move (step 3) — read through the synchronous store.
     const pending = ctx.store.undeliveredMessages(job.id);
-    const message = this.firstMessage(job, n, kind, resume, pending.map((m) => frameMessage(m.from_id, m.text)));
+    const message = this.firstMessage(job, n, kind, resume, pending.map((m) => frameMessage(m.from_id, m.text)), facts.attempts, facts.deps);
     const sessionId = resume ? job.session_id! : ctx.ids.uuid();
     const hooks = new AttemptHooks(ctx, { job, attempt: n, sessionId, pending, codex: launcher!.provider === 'codex' }, { ...this.d, limits: this.limits });
     const sup = new Supervisor(
@@ -224,6 +264,7 @@ export class Runner {
         timeoutMs: (job.timeout_s ?? ctx.config.defaultTimeoutS) * 1000,
         budgetUsd: job.budget_usd === null ? undefined : Math.max(0, job.budget_usd - job.cost_usd),
         killGraceMs: ctx.config.killGraceMs,
+        // mixed period: until step 6b — the supervisor asks synchronously (a read).
         reportedOutcome: () => (ctx.store.get(job.id)?.outcome as 'success' | 'failure' | null) ?? undefined,
         startGate: this.startGate,
       },
@@ -252,10 +293,11 @@ export class Runner {
       env: ctx.childEnv,
       mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
     });
-    const settled = sup.done.then((o) => {
-      if (hooks.waitingSlot) ctx.store.update(job.id, { status_message: null }, ctx.clock.now());
+    const settled = sup.done.then(async (o) => {
+      await hooks.written();
+      if (hooks.waitingSlot) await updateJob(ctx.sql.db, job.id, { status_message: null }, ctx.clock.now());
       return this.onExit(job.id, n, o);
-    });
+    }).catch((err: unknown) => ctx.log.error({ err, jobId: job.id, attempt: n }, 'ending an attempt failed'));
     this.settling = Promise.all([this.settling, settled]);
   }
 
@@ -270,7 +312,7 @@ export class Runner {
     });
   }
 
-  private firstMessage(job: JobRow, n: number, kind: string, resume: boolean, queued: string[]): string {
+  private firstMessage(job: JobRow, n: number, kind: string, resume: boolean, queued: string[], attempts: AttemptRow[], deps: (JobRow | undefined)[]): string {
     const parts: string[] = [];
     if (resume) {
       parts.push(job.resume_message || 'Continue where you left off.');
@@ -290,11 +332,12 @@ export class Runner {
       const depIds = JSON.parse(job.depends_on_json) as string[];
       if (depIds.length) {
         const stack = this.setups.stack(job.id);
-        const section = dependencySection(this.ctx.prompts, depIds.map((id) => this.ctx.store.get(id)).filter((d): d is JobRow => d !== undefined), stack);
+        const byId = new Map(deps.filter((d): d is JobRow => d !== undefined).map((d) => [d.id, d]));
+        const section = dependencySection(this.ctx.prompts, depIds.map((id) => byId.get(id)).filter((d): d is JobRow => d !== undefined), stack);
         if (section) parts.push(section);
       }
       if (kind === 'retry' || (kind === 'resume' && n > 1)) {
-        const prev = this.ctx.store.attempts(job.id).filter((a) => a.n < n).at(-1);
+        const prev = attempts.filter((a) => a.n < n).at(-1);
         if (prev) {
           parts.push(this.ctx.prompts.render('retry', {
             attempt: prev.n,
@@ -321,7 +364,8 @@ export class Runner {
   /** Decide a finished attempt's consequences. Runs once per attempt. */
   async endAttempt(jobId: string, n: number, o: Partial<AttemptOutcome> & { ok: boolean; failureClass?: FailureClass; error?: string }): Promise<void> {
     const { ctx } = this;
-    const job = ctx.store.get(jobId);
+    const q = ctx.sql.db;
+    const job = await getJob(q, jobId);
     if (!job) return;
     let ok = o.ok;
     let failureClass = o.failureClass;
@@ -344,7 +388,7 @@ export class Runner {
     }
     // Codex: files the agent changed without holding their lock (before its locks are released).
     if (job.provider === 'codex' && ctx.config.lockMode !== 'off') await this.recordLockViolations(jobId, workDir, job.base_commit);
-    const attempts = ctx.store.attempts(jobId);
+    const attempts = await attemptsOf(q, jobId);
     // An attempt that ended on a provider limit tells the limiter; the job waits it out and goes on
     // in the same session, its retry budget untouched. A workflow's phase is the exception: the
     // workflow engine moves it to a fallback model (src/domain/workflow.ts).
@@ -355,7 +399,7 @@ export class Runner {
     const ridesOut = !!limitHit && job.phase === null && !this.stopped;
     let next: JobStatus;
     if (o.stopReason === 'stopped' || o.stopReason === 'hub_shutdown') next = 'interrupted';
-    else if (ok && this.pendingForResume(job)) next = 'queued'; // messages that waited for the turn to end
+    else if (ok && await this.pendingForResume(job)) next = 'queued'; // messages that waited for the turn to end
     else if (ok) next = 'succeeded';
     else if (failureClass === 'cancelled') next = 'cancelled';
     else if (ridesOut) next = 'queued';
@@ -366,18 +410,18 @@ export class Runner {
     if (next === 'queued' && job.retry === 'analyze' && !ridesOut) { // no model call to diagnose a limit, during it
       const d = await diagnose(ctx, job, this.transcriptPath(jobId, n), failureClass, error);
       diagnosis = d.text;
-      if (d.usage) new UsageStore(ctx.db).add({ jobId, attempt: n, kind: 'diagnosis', usage: d.usage, now: ctx.clock.now() });
+      if (d.usage) await addUsage(q, { jobId, attempt: n, kind: 'diagnosis', usage: d.usage, now: ctx.clock.now() });
     }
 
     const now = ctx.clock.now();
     const finalResult = ok ? (job.result ?? o.resultText ?? null) : job.result;
-    tx(ctx.db, () => {
-      ctx.store.updateAttempt(jobId, n, {
+    await batch(q, [
+      attemptUpdate(q, jobId, n, {
         status: ok ? 'succeeded' : next === 'interrupted' || ridesOut ? 'interrupted' : failureClass === 'cancelled' ? 'cancelled' : 'failed',
         ended_at: now, exit_code: o.exit?.code ?? null, signal: o.exit?.signal ?? null,
         failure_class: ok ? null : failureClass ?? null, error: ok ? null : error ?? null, diagnosis,
-      });
-      ctx.store.update(jobId, {
+      }),
+      jobUpdate(q, jobId, {
         status: next,
         pid: null,
         token_hash: null,
@@ -392,23 +436,33 @@ export class Runner {
           error: null, failure_class: null,
           resume_message: ctx.prompts.render('limit-resume', { provider: job.provider, what: LIMIT_WORDS[limitHit!.kind] }),
         } : {}),
-      }, now);
-      ctx.store.addEvent(jobId, now, ridesOut ? 'limit_wait' : next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null });
-    });
+      }, now),
+      eventInsert(q, jobId, now, ridesOut ? 'limit_wait' : next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null }),
+    ]);
     if (next !== 'queued' && next !== 'interrupted' && job.worktree === 1 && job.work_dir && job.repo_root) {
       await this.worktrees.close(jobId);
     }
-    ctx.bus.emit('job', { jobId, status: next });
-    this.settleDependents(jobId, next);
-    this.dispatch();
+    await this.ended(jobId, next);
+  }
+
+  /**
+   * What follows a job's change of status once it is written (the end of an attempt, a cancel of
+   * a job with no process, a retry queued): the reactions the services return to the `job` event
+   * (its locks released, its requests cancelled, its reservation released: docs/store-plan.md
+   * §1.3 C) are done before this returns, then its dependents are settled and the queue dispatched.
+   */
+  async ended(jobId: string, status: JobStatus): Promise<void> {
+    await this.ctx.bus.emitSettled('job', { jobId, status }, (err) => this.ctx.log.error({ err, jobId, status }, 'a reaction to a job\'s end failed'));
+    await this.settleDependents(jobId, status);
+    void this.dispatch();
   }
 
   /** A provider that cannot take input while running (Codex) gets queued messages by a resume. */
-  private pendingForResume(job: JobRow): boolean {
+  private async pendingForResume(job: JobRow): Promise<boolean> {
     const launcher = this.ctx.launchers[job.provider as 'claude' | 'codex'];
     if (!launcher || launcher.streamsInput || this.stopped) return false;
-    if (this.ctx.store.undeliveredMessages(job.id).length === 0) return false;
-    this.ctx.store.update(job.id, { resume_message: 'New messages arrived while you worked; read them and act on them.' }, this.ctx.clock.now());
+    if (this.ctx.store.undeliveredMessages(job.id).length === 0) return false; // mixed period: messages until step 3
+    await updateJob(this.ctx.sql.db, job.id, { resume_message: 'New messages arrived while you worked; read them and act on them.' }, this.ctx.clock.now());
     return true;
   }
 
@@ -419,16 +473,19 @@ export class Runner {
       if (!changed.length) return;
       // In its own worktree every change is the agent's; in a shared tree a file another holder
       // has locked is that holder's work, so only unlocked changes are attributed to this agent.
-      const own = this.ctx.store.get(jobId)?.worktree === 1;
+      const q = this.ctx.sql.db;
+      const job = await getJob(q, jobId);
+      const own = job?.worktree === 1;
+      // mixed period: until step 5 — the locks table read through the synchronous store.
       const locks = this.ctx.db.prepare('SELECT path, holder FROM locks').all() as { path: string; holder: string }[];
       const mine = new Set(locks.filter((l) => l.holder === jobId).map((l) => l.path));
       const others = new Set(locks.filter((l) => l.holder !== jobId).map((l) => l.path));
       const violations = changed.filter((p) => !mine.has(p) && (own || !others.has(p)));
       if (!violations.length) return;
-      const prev = this.ctx.store.get(jobId)?.lock_violations_json;
+      const prev = job?.lock_violations_json;
       const all = [...new Set([...(prev ? (JSON.parse(prev) as string[]) : []), ...violations])];
-      this.ctx.store.update(jobId, { lock_violations_json: JSON.stringify(all) }, this.ctx.clock.now());
-      this.ctx.store.addEvent(jobId, this.ctx.clock.now(), 'lock_violation', { files: violations });
+      const now = this.ctx.clock.now();
+      await updateWithEvent(q, jobId, { lock_violations_json: JSON.stringify(all) }, now, 'lock_violation', { files: violations });
       this.ctx.log.warn({ jobId, files: violations }, 'agent changed files it did not hold a lock for');
     } catch (err) {
       this.ctx.log.debug({ err, jobId }, 'lock violation check skipped');
@@ -451,51 +508,51 @@ export class Runner {
    * closing) are closed now, then their dependents settled; and waiting jobs whose dependencies
    * all settled meanwhile are queued or failed (their last dependency's end woke nobody).
    */
-  resumeSettling(): void {
+  async resumeSettling(): Promise<void> {
     const { ctx } = this;
+    const q = ctx.sql.db;
     for (const id of this.worktrees.unclosed()) {
-      void this.worktrees.close(id).then(() => {
-        const j = ctx.store.get(id);
+      void this.worktrees.close(id).then(async () => {
+        const j = await getJob(q, id);
         if (!j || this.stopped) return;
-        ctx.store.addEvent(id, ctx.clock.now(), 'worktree_closed', { after: 'hub restart' });
-        ctx.bus.emit('job', { jobId: id, status: j.status });
-        this.settleDependents(id, j.status as JobStatus);
-        this.dispatch();
-      });
+        await addEvent(q, id, ctx.clock.now(), 'worktree_closed', { after: 'hub restart' });
+        await this.ended(id, j.status);
+      }).catch((err: unknown) => ctx.log.error({ err, jobId: id }, 'closing a worktree left by a stopped hub failed'));
     }
-    for (const d of ctx.store.byStatus('waiting')) this.settleWaiting(d);
+    for (const d of await jobsByStatus(q, 'waiting')) await this.settleWaiting(d);
   }
 
   /** Wake or fail the jobs that wait on `depId`. */
-  settleDependents(depId: string, status: JobStatus): void {
-    const { ctx } = this;
+  async settleDependents(depId: string, status: JobStatus): Promise<void> {
     if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
-    for (const d of ctx.store.dependents(depId)) if (d.status === 'waiting') this.settleWaiting(d);
+    for (const d of await dependents(this.ctx.sql.db, depId)) if (d.status === 'waiting') await this.settleWaiting(d);
   }
 
   /** Queue a waiting job whose dependencies all succeeded (and whose time has come), fail one whose dependency failed. */
-  private settleWaiting(d: JobRow): void {
+  private async settleWaiting(d: JobRow): Promise<void> {
     const { ctx } = this;
-    const st = this.depState(ctx.store.depsOf(d.id));
+    const st = this.depState(await depsOf(ctx.sql.db, d.id));
     const now = ctx.clock.now();
     if (st === 'ready' && d.not_before != null && d.not_before > now) return; // its time has not come: src/runs/schedules.ts queues it then
     if (st === 'ready') {
-      ctx.store.update(d.id, { status: 'queued' }, now);
-      ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
+      // Only from waiting: two dependencies ending at once queue it once.
+      if (await updateJobIf(ctx.sql.db, d.id, ['waiting'], { status: 'queued' }, now)) ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
     } else if (st !== 'blocked') {
-      this.failWaiting(d.id, `dependency ${st.failed} ${st.status}`);
+      await this.failWaiting(d.id, `dependency ${st.failed} ${st.status}`);
     }
   }
 
   /** Fail a job that never started (its dependency failed), cascading to its own dependents. */
-  failWaiting(jobId: string, reason: string, failureClass: FailureClass = 'dependency_failed'): void {
+  async failWaiting(jobId: string, reason: string, failureClass: FailureClass = 'dependency_failed'): Promise<void> {
     const now = this.ctx.clock.now();
-    tx(this.ctx.db, () => {
-      this.ctx.store.update(jobId, { status: 'failed', failure_class: failureClass, error: reason, ended_at: now }, now);
-      this.ctx.store.addEvent(jobId, now, 'ended', { status: 'failed', failure_class: failureClass, reason });
+    const won = await transact(this.ctx.sql.db, async (trx) => {
+      if (!await updateJobIf(trx, jobId, ['waiting', 'queued'], { status: 'failed', failure_class: failureClass, error: reason, ended_at: now }, now)) return false;
+      await addEvent(trx, jobId, now, 'ended', { status: 'failed', failure_class: failureClass, reason });
+      return true;
     });
-    this.ctx.bus.emit('job', { jobId, status: 'failed' });
-    this.settleDependents(jobId, 'failed');
+    if (!won) return;
+    await this.ctx.bus.emitSettled('job', { jobId, status: 'failed' }, (err) => this.ctx.log.error({ err, jobId }, 'a reaction to a job\'s end failed'));
+    await this.settleDependents(jobId, 'failed');
   }
 
   isActiveJob(jobId: string): boolean {

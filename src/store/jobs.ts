@@ -1,13 +1,20 @@
 // Job, attempt, event and message rows. Synchronous better-sqlite3 statements; callers group
 // writes that must land together with `tx` (src/store/db.ts).
+// mixed period: until step 6b — the job engine writes through src/store/sql/jobs.ts; what is left
+// here are the reads of modules not yet moved (floor, digest, web API, views, tools' summaries,
+// the workflow/debate/script engines) and the writes of modules moved in step 7 (workflows,
+// schedules, merges, setups: `update`, `addEvent`; JobService.createSync: `insertJob`,
+// `depsOfIds`). `insertAttempt` stays for the tests' fixtures of those readers.
 import type { Db } from './db.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 
 /** Bumped on every write of a job's token_hash (a token given or revoked): src/server/tokenAuth.ts
  * remembers which token is whose only while it has not moved. Every token write goes through
- * JobStore.update (runner, reconcile, takeover). */
-const tokenEpochs = new WeakMap<Db, number>();
-export const tokenEpoch = (db: Db): number => tokenEpochs.get(db) ?? 0;
+ * updateJob / claimJob of src/store/sql/jobs.ts (runner, reconcile, takeover). One counter for the
+ * process: a bump for another database only costs one more lookup. */
+let epoch = 0;
+export const tokenEpoch = (): number => epoch;
+export const bumpTokenEpoch = (): void => { epoch++; };
 
 export interface JobRow {
   id: string;
@@ -49,6 +56,8 @@ export interface JobRow {
   diff_stat: string | null;
   git_note: string | null;
   token_hash: string | null;
+  /** The hub that runs it (migration 27): many hubs on one database; set by the claim. */
+  hub_id?: string | null;
   resume_message: string | null;
   created_at: number;
   started_at: number | null;
@@ -122,6 +131,7 @@ export interface MessageRow {
 export class JobStore {
   constructor(readonly db: Db) {}
 
+  /** mixed period: until step 7 (JobService.createSync; tests' fixtures). */
   insertJob(j: NewJob, now: number): void {
     const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM jobs').get() as { s: number }).s;
     this.db
@@ -142,13 +152,9 @@ export class JobStore {
     return this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
   }
 
-  byTokenHash(hash: string): JobRow | undefined {
-    return this.db.prepare('SELECT * FROM jobs WHERE token_hash = ?').get(hash) as JobRow | undefined;
-  }
-
   /** Update columns of a job; `updated_at` is always set. */
   update(id: string, fields: Partial<JobRow>, now: number): void {
-    if ('token_hash' in fields) tokenEpochs.set(this.db, tokenEpoch(this.db) + 1);
+    if ('token_hash' in fields) bumpTokenEpoch();
     const keys = Object.keys(fields).filter((k) => k !== 'id');
     const sets = [...keys.map((k) => `${k} = @${k}`), 'updated_at = @__now'].join(', ');
     this.db.prepare(`UPDATE jobs SET ${sets} WHERE id = @__id`).run({ ...nullify(fields), __now: now, __id: id });
@@ -156,14 +162,6 @@ export class JobStore {
 
   byStatus(...statuses: JobStatus[]): JobRow[] {
     return this.db.prepare(`SELECT * FROM jobs WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY seq`).all(...statuses) as JobRow[];
-  }
-
-  countByStatus(...statuses: JobStatus[]): number {
-    return (this.db.prepare(`SELECT COUNT(*) AS c FROM jobs WHERE status IN (${statuses.map(() => '?').join(',')})`).get(...statuses) as { c: number }).c;
-  }
-
-  children(id: string): JobRow[] {
-    return this.db.prepare('SELECT * FROM jobs WHERE parent_id = ? ORDER BY seq').all(id) as JobRow[];
   }
 
   /** All descendants of `id` (not including it), breadth first. */
@@ -182,10 +180,6 @@ export class JobStore {
       .prepare(`WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM jobs WHERE id = ? UNION ALL SELECT j.id, j.parent_id FROM jobs j JOIN up ON j.id = up.parent_id) SELECT 1 AS hit FROM up WHERE id = ?`)
       .get(id, root);
     return row !== undefined;
-  }
-
-  dependents(depId: string): JobRow[] {
-    return this.db.prepare('SELECT jobs.* FROM jobs JOIN job_deps ON job_deps.job_id = jobs.id WHERE job_deps.dep_id = ? ORDER BY jobs.seq').all(depId) as JobRow[];
   }
 
   depsOf(jobId: string): { id: string; status: JobStatus }[] {
@@ -227,17 +221,12 @@ export class JobStore {
   }
 
   // attempts
+  /** mixed period: until step 6b (the fixtures of the readers' tests). */
   insertAttempt(a: AttemptRow): void {
     this.db
       .prepare(`INSERT INTO attempts (job_id, n, kind, status, started_at, ended_at, session_id, pid, exit_code, signal, turns, cost_usd, failure_class, error, diagnosis, transcript, stderr)
         VALUES (@job_id, @n, @kind, @status, @started_at, @ended_at, @session_id, @pid, @exit_code, @signal, @turns, @cost_usd, @failure_class, @error, @diagnosis, @transcript, @stderr)`)
       .run({ stderr: null, ...a });
-  }
-
-  updateAttempt(jobId: string, n: number, fields: Partial<AttemptRow>): void {
-    const keys = Object.keys(fields);
-    if (keys.length === 0) return;
-    this.db.prepare(`UPDATE attempts SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE job_id = @__job AND n = @__n`).run({ ...nullify(fields), __job: jobId, __n: n });
   }
 
   attempts(jobId: string): AttemptRow[] {

@@ -9,7 +9,8 @@ import type { HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { JobRow } from '../store/jobs.js';
 import type { AgentSummary } from '../services/summary.js';
-import { tx } from '../store/db.js';
+import { batch } from '../store/sql/tx.js';
+import { attemptInsert, attemptsOf, eventInsert, getJob, jobUpdate, lastAttempt, updateJob, updateWithEvent } from '../store/sql/jobs.js';
 import { hashToken, type Runner } from '../services/runner.js';
 import { hookSettings } from '../launch/claude/launcher.js';
 import { realTarget } from '../services/realPaths.js';
@@ -49,7 +50,7 @@ export class TakeoverService {
   async attach(jobId: string): Promise<AttachResult> {
     const { ctx } = this;
     let j = this.jobs.visibleJob(jobId, LEAD);
-    const sessionId = this.sessionOf(j);
+    const sessionId = await this.sessionOf(j);
     if (this.attached.has(j.id)) {
       throw new InvalidStateError(`Job ${j.id} is already taken over by a person (since ${new Date(this.attached.get(j.id)!).toISOString()}). Finish that session first (overseer attach asks what becomes of the job when it exits); if it was abandoned, the lead's detach_agent { job_id: "${j.id}", then: "resume" | "leave" } gives it back.`);
     }
@@ -73,16 +74,13 @@ export class TakeoverService {
     }
     const was = j.status;
     if (isActive(j.status as JobStatus)) await this.jobs.pause({ job_id: j.id, mode: 'stop' } as never, LEAD);
-    j = ctx.store.get(j.id)!;
+    j = (await getJob(ctx.sql.db, j.id))!;
     if (isActive(j.status as JobStatus) || isPending(j.status as JobStatus)) {
       throw new InvalidStateError(`Job ${j.id} is ${j.status} again (something resumed it meanwhile): nothing was taken over. Try again.`);
     }
     const token = ctx.ids.token();
     const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      ctx.store.update(j.id, { token_hash: hashToken(token), status_message: TAKEN_OVER }, now);
-      ctx.store.addEvent(j.id, now, 'attached', { was, session_id: sessionId, ...(reattached ? { reattached_worktree: workDir } : {}) });
-    });
+    await updateWithEvent(ctx.sql.db, j.id, { token_hash: hashToken(token), status_message: TAKEN_OVER }, now, 'attached', { was, session_id: sessionId, ...(reattached ? { reattached_worktree: workDir } : {}) });
     this.attached.set(j.id, now);
     ctx.bus.emit('job', { jobId: j.id, status: j.status });
     const spec = {
@@ -109,13 +107,10 @@ export class TakeoverService {
     if (i.then === 'finish' && !i.result?.trim()) throw new InvalidStateError('then: "finish" needs a result: say what was done (and outcome success|failure).');
     const since = this.attached.get(j.id);
     const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      ctx.store.update(j.id, { token_hash: null, status_message: null }, now);
-      ctx.store.addEvent(j.id, now, 'detached', { then: i.then, ...(since !== undefined ? { minutes: Math.round((now - since) / 60_000) } : {}) });
-    });
+    await updateWithEvent(ctx.sql.db, j.id, { token_hash: null, status_message: null }, now, 'detached', { then: i.then, ...(since !== undefined ? { minutes: Math.round((now - since) / 60_000) } : {}) });
     this.attached.delete(j.id);
-    // Whatever the person's session locked as the agent is released with it.
-    ctx.bus.emit('job', { jobId: j.id, status: j.status });
+    // Whatever the person's session locked as the agent is released with it, before going on.
+    await ctx.bus.emitSettled('job', { jobId: j.id, status: j.status }, (err) => ctx.log.error({ err, jobId: j.id }, 'a reaction to a detach failed'));
     if (i.then === 'resume') {
       return this.jobs.resume({ job_id: j.id, message: i.message ?? ctx.prompts.render('takeover-handback', {}) } as never, LEAD);
     }
@@ -127,24 +122,25 @@ export class TakeoverService {
   private async finish(j: JobRow, result: string, outcome: 'success' | 'failure'): Promise<void> {
     const { ctx } = this;
     const now = ctx.clock.now();
-    const n = (ctx.store.lastAttempt(j.id)?.n ?? 0) + 1;
-    tx(ctx.db, () => {
+    const q = ctx.sql.db;
+    const n = ((await lastAttempt(q, j.id))?.n ?? 0) + 1;
+    await batch(q, [
       // retry 'none' for this settling only: a person's failure verdict is final, not a retryable failure.
-      ctx.store.update(j.id, { status: 'running', result, outcome, progress: 1, ended_at: null, retry: 'none' }, now);
-      ctx.store.insertAttempt({
+      jobUpdate(q, j.id, { status: 'running', result, outcome, progress: 1, ended_at: null, retry: 'none' }, now),
+      attemptInsert(q, {
         job_id: j.id, n, kind: 'takeover', status: 'running', started_at: this.attached.get(j.id) ?? now, ended_at: null, session_id: j.session_id, pid: null,
         exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null, transcript: '', stderr: null,
-      });
-      ctx.store.addEvent(j.id, now, 'finish', { outcome, by: 'person' });
-    });
+      }),
+      eventInsert(q, j.id, now, 'finish', { outcome, by: 'person' }),
+    ]);
     await this.runner.endAttempt(j.id, n, outcome === 'success'
       ? { ok: true, resultText: result }
       : { ok: false, failureClass: 'reported_failure', error: `a person finished it as a failure: ${result}` })
-      .finally(() => ctx.store.update(j.id, { retry: j.retry }, ctx.clock.now()));
+      .finally(() => updateJob(q, j.id, { retry: j.retry }, ctx.clock.now()));
   }
 
-  private sessionOf(j: JobRow): string {
-    const started = this.ctx.store.attempts(j.id).some((a) => a.session_id !== null);
+  private async sessionOf(j: JobRow): Promise<string> {
+    const started = (await attemptsOf(this.ctx.sql.db, j.id)).some((a) => a.session_id !== null);
     if (!started || !j.session_id) {
       throw new InvalidStateError(`Job ${j.id} has no session yet (${j.status}: it never started a conversation), so there is nothing to take over. Wait until it runs${isTerminal(j.status as JobStatus) ? '' : ' (overseer status)'}, or cancel it and do the work yourself.`);
     }

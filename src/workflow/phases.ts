@@ -53,7 +53,7 @@ export class PhaseSpawner {
     const prompt = this.prompt(w, phase, cycle, workDir, repair);
     const limits = w.phase_limits_json ? (JSON.parse(w.phase_limits_json) as { max_turns?: number; budget_usd?: number; timeout_s?: number }) : {};
     if (phase === 'implement') st.doneBefore = this.ledger.progress(w.id).done;
-    const r = this.jobs.create({
+    const r = this.jobs.createSync({ // mixed period: until step 7
       parent_id: null, depth: 1, title: `${w.id} cycle ${cycle} ${phase}${repair ? ' (repair)' : ''}`, prompt, provider: role.provider, model: model ?? null,
       cwd: workDir, work_dir: workDir, repo_root: w.repo_root, worktree: 0, branch: w.branch, base_commit: null, priority: 0,
       max_turns: limits.max_turns ?? null, budget_usd: limits.budget_usd ?? null, timeout_s: limits.timeout_s ?? null,

@@ -105,7 +105,7 @@ describe('control', () => {
       grandchild: [{ delayMs: 120_000, text: 'never' }],
     });
     const parent = (await h.call('spawn_agent', { prompt: '@script:parent' })).job_id;
-    const child = await eventually('grandchild spawned', () => h.hub.ctx.store.children(parent)[0]);
+    const child = await eventually('grandchild spawned', () => h.hub.ctx.store.list({ parentId: parent, limit: 100 })[0]);
     await waitForJob(h.hub, child.id, (j) => j.pid !== null && j.status === 'running');
     await h.fake.waitForRequest((r) => r.script === 'grandchild', 30_000);
     const pids = [h.hub.ctx.store.get(parent)!.pid!, h.hub.ctx.store.get(child.id)!.pid!];

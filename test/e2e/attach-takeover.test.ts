@@ -40,7 +40,7 @@ describe('taking over an agent (attach_agent / detach_agent)', () => {
     assert.match(args[args.indexOf('--settings') + 1]!, /\/hook\?format=claude/, 'the lock hook');
     assert.match(args[args.indexOf('--mcp-config') + 1]!, /\$\{OVERSEER_TOKEN\}/);
     assert.equal(a.command.env.OVERSEER_AGENT_ID, id);
-    assert.equal(h.hub.ctx.store.byTokenHash(hashToken(a.command.env.OVERSEER_TOKEN))?.id, id, 'the token authenticates as the agent');
+    assert.equal(h.hub.ctx.store.get(id)?.token_hash, hashToken(a.command.env.OVERSEER_TOKEN), 'the token authenticates as the agent');
     const row = h.hub.ctx.store.get(id)!;
     assert.equal(row.status, 'succeeded', 'an ended job stays as it is');
     assert.match(row.status_message ?? '', /taken over by a person/);

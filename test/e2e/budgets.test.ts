@@ -127,7 +127,7 @@ describe('the house budget with reservations', () => {
     const warm = (await h.call('spawn_agent', { prompt: '@script:warm' })).job_id;
     await h.call('wait_for_agents', { job_ids: [warm], timeout_s: 60 });
     const parent = (await h.call('spawn_agent', { prompt: '@script:parent', title: 'Budgeted parent', budget_usd: 0.02 })).job_id;
-    const kids = await eventually('both children spawned', () => { const k = h.hub.ctx.store.children(parent); return k.length === 2 ? k : undefined; }, 60_000);
+    const kids = await eventually('both children spawned', () => { const k = h.hub.ctx.store.list({ parentId: parent, limit: 100 }); return k.length === 2 ? k : undefined; }, 60_000);
     const [c1, c2] = [kids.find((k) => k.title === 'c1')!, kids.find((k) => k.title === 'c2')!];
     const warmCost = h.hub.ctx.store.get(warm)!.cost_usd;
     assert.ok(near(reservation(h.hub, c1.id)!.amount_usd, warmCost), `c1 reserved the median of the finished jobs: ${reservation(h.hub, c1.id)!.amount_usd}`);

@@ -62,7 +62,7 @@ describe('projects', () => {
     await eventually('the three agents wait in their turn', () => waiting.size === 3, 90_000);
 
     // Inheritance: the kid is in alpha; the agent could not put one in beta.
-    const kids = h.hub.ctx.store.children(P);
+    const kids = h.hub.ctx.store.list({ parentId: P, limit: 100 });
     assert.equal(kids.length, 1, 'only the kid was spawned');
     const K = kids[0]!.id;
     assert.equal(kids[0]!.project, 'alpha');

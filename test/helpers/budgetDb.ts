@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/log.js';
 import { loadConfigFrom, type Config } from '../../src/config.js';
 import { claudeCostOf } from '../../src/launch/claude/prices.js';
 import type { Db } from '../../src/store/db.js';
+import { sqlOver, type SqlDb } from '../../src/store/sql/open.js';
 import type { HubContext } from '../../src/services/context.js';
 
 /** A job row with everything a test does not care about filled in. */
@@ -23,12 +24,17 @@ export function newJob(id: string, over: Partial<NewJob> = {}): NewJob {
 
 /** Budgets over `db` with this configuration (home is a placeholder: nothing is written there). */
 export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_000, runBudget: (runId: string) => { limitUsd: number; title: string } | undefined = () => undefined): { budgets: Budgets; store: JobStore; ctx: HubContext } {
-  const store = new JobStore(db);
+  const r = budgetsOver(sqlOver(db), config, now, runBudget, db);
+  return { ...r, store: new JobStore(db) };
+}
+
+/** Budgets over the asynchronous layer alone (PostgreSQL has no synchronous store): `db` only on SQLite, for the synchronous readers. */
+export function budgetsOver(sql: SqlDb, config: Partial<Config> = {}, now = () => 1_000, runBudget: (runId: string) => { limitUsd: number; title: string } | undefined = () => undefined, db?: Db): { budgets: Budgets; ctx: HubContext } {
   const ctx = {
     config: loadConfigFrom({ home: '/nonexistent-overseer-test', ...config }),
-    db, store, bus: new Bus(), clock: { now }, log: silentLogger,
+    db, sql, store: db ? new JobStore(db) : undefined, bus: new Bus(), clock: { now }, log: silentLogger,
     launchers: { claude: { priceCall: (m: string | undefined, t: Parameters<typeof claudeCostOf>[1]) => claudeCostOf(m, t) } },
   } as unknown as HubContext;
   // No live children to stop, no model tiers for "auto": what the reservation tests need.
-  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined, runBudget }), store, ctx };
+  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined, runBudget }), ctx };
 }

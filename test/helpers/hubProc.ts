@@ -17,7 +17,8 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { HubRegistry } from '../../src/store/sql/hubs.js';
-import { claimJob, releaseOwned } from '../../src/store/sql/claims.js';
+import { releaseOwned } from '../../src/store/sql/claims.js';
+import { claimJob } from '../../src/store/sql/jobs.js';
 import { closeCommandsOf } from '../../src/store/sql/commands.js';
 
 let s: SqlDb | undefined;

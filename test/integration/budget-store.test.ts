@@ -3,7 +3,7 @@
 // reservations shrinking as their job spends, a subtree's root left out of its own budget),
 // release with the booked cost, strays swept, the estimate from finished jobs, the budgets line of
 // `overseer status`, and check-and-reserve racing from separate connections in worker threads:
-// exactly the allowed number pass.
+// exactly the allowed number pass — on SQLite and on PostgreSQL (spawn lock: advisory class 2).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,10 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { openDb, tx, type Db } from '../../src/store/db.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import { transact } from '../../src/store/sql/tx.js';
+import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
+import { addUsage } from '../../src/store/sql/usage.js';
+import { finishedCostsOf, holdReservation, releaseReservation, reservationOf, strayReservations, useOf } from '../../src/store/sql/budgets.js';
+import { freshDatabase } from '../helpers/postgres.js';
 import { UsageStore } from '../../src/money/usageStore.js';
 import { BudgetExceededError } from '../../src/errors.js';
-import { budgetsOn, newJob } from '../helpers/budgetDb.js';
+import { budgetsOn, budgetsOver, newJob } from '../helpers/budgetDb.js';
 import { budgetsLine } from '../../src/cli/status.js';
 
 let dir = '';
@@ -28,9 +34,9 @@ const fresh = (): { db: Db; file: string } => {
 const near = (a: number, b: number): boolean => Math.abs(a - b) < 1e-9;
 
 describe('what a budget\'s scope holds', () => {
-  test('a script run\'s budget covers its agents (label run:<id>) and what they spawn; a sub-agent of one reserves under it', () => {
+  test('a script run\'s budget covers its agents (label run:<id>) and what they spawn; a sub-agent of one reserves under it', async () => {
     const { db } = fresh();
-    const { budgets, store } = budgetsOn(db, {}, () => 1_000, (id) => (id === 'r-1' ? { limitUsd: 1, title: 'review' } : undefined));
+    const { budgets, store, ctx } = budgetsOn(db, {}, () => 1_000, (id) => (id === 'r-1' ? { limitUsd: 1, title: 'review' } : undefined));
     store.insertJob(newJob('j-agent', { labels_json: '["run:r-1"]', status: 'running' }), 1);
     store.insertJob(newJob('j-sub', { parent_id: 'j-agent', depth: 2, status: 'running' }), 2);
     store.insertJob(newJob('j-else', { labels_json: '["run:r-2"]', status: 'running' }), 3);
@@ -40,9 +46,10 @@ describe('what a budget\'s scope holds', () => {
     budgets.store.hold('j-sub', 0.5, 0, 'test', 5);
     const use = budgets.store.use({ kind: 'run', key: 'r-1' });
     assert.ok(near(use.jobsUsd, 0.375) && near(use.reservedUsd, 0.375) && use.reservedJobs === 1, JSON.stringify(use));
-    assert.deepEqual(budgets.applicable('j-agent', []).map((b) => [b.kind, b.key, b.limitUsd]), [['run', 'r-1', 1]], 'a sub-agent of a run\'s agent counts against the run');
-    assert.deepEqual(budgets.applicable(null, ['run:r-2']), [], 'a run without budget_usd adds no budget');
-    assert.throws(() => budgets.check({ parentId: 'j-agent', provider: 'claude', model: null, template: null, labels: [], budgetUsd: 0.5 }, 'agent'),
+    const q = ctx.sql.db;
+    assert.deepEqual((await budgets.applicable(q, 'j-agent', [])).map((b) => [b.kind, b.key, b.limitUsd]), [['run', 'r-1', 1]], 'a sub-agent of a run\'s agent counts against the run');
+    assert.deepEqual(await budgets.applicable(q, null, ['run:r-2']), [], 'a run without budget_usd adds no budget');
+    await assert.rejects(transact(q, (trx) => budgets.check(trx, { parentId: 'j-agent', provider: 'claude', model: null, template: null, labels: [], budgetUsd: 0.5 }, 'agent')),
       (e: unknown) => e instanceof BudgetExceededError && /the budget of script run r-1 "review" \(run_script's budget_usd/.test(e.message) && /finish and report that the run's budget is spent/.test(e.message));
   });
 
@@ -85,14 +92,15 @@ describe('what a budget\'s scope holds', () => {
     db.close();
   });
 
-  test('release books what the job spent since its reservation; a resumed job reserves again from its cost then; strays are swept', () => {
+  test('release books what the job spent since its reservation; a resumed job reserves again from its cost then; strays are swept', async () => {
     const { db } = fresh();
-    const { budgets, store } = budgetsOn(db, { budgetUsd: 10 });
+    const { budgets, store, ctx } = budgetsOn(db, { budgetUsd: 10 });
+    const q = ctx.sql.db;
     store.insertJob(newJob('j-a', { status: 'running' }), 1);
     budgets.store.hold('j-a', 1, 0, 'test', 1);
     store.update('j-a', { cost_usd: 0.4, status: 'succeeded' }, 2);
-    assert.equal(budgets.store.release('j-a', 3), true);
-    assert.equal(budgets.store.release('j-a', 4), false, 'released once');
+    assert.equal(await releaseReservation(q, 'j-a', 3), true);
+    assert.equal(await releaseReservation(q, 'j-a', 4), false, 'released once');
     const r = budgets.store.get('j-a')!;
     assert.equal(r.released_at, 3);
     assert.ok(near(r.booked_usd!, 0.4));
@@ -104,9 +112,9 @@ describe('what a budget\'s scope holds', () => {
     assert.ok(near(budgets.store.use({ kind: 'house', key: 'house' }).reservedUsd, 0.3), 'what it spends after the resume counts against the new reservation');
     // Settled while no hub listened (reconcile): swept at start.
     store.update('j-a', { status: 'interrupted' }, 7);
-    assert.deepEqual(budgets.store.strays(), ['j-a']);
-    budgets.sweep();
-    assert.deepEqual(budgets.store.strays(), []);
+    assert.deepEqual(await strayReservations(q), ['j-a']);
+    await budgets.sweep();
+    assert.deepEqual(await strayReservations(q), []);
     assert.ok(near(budgets.store.get('j-a')!.booked_usd!, 0.2));
     db.close();
   });
@@ -137,15 +145,16 @@ describe('what a budget\'s scope holds', () => {
     db.close();
   });
 
-  test('check refuses over a budget with the numbers and writes nothing; no applicable budget reserves nothing', () => {
+  test('check refuses over a budget with the numbers and writes nothing; no applicable budget reserves nothing', async () => {
     const { db } = fresh();
-    const { budgets, store } = budgetsOn(db, { labelBudgets: { tests: 1 } });
-    assert.equal(budgets.check({ parentId: null, provider: 'claude', model: null, template: null, labels: ['other'], budgetUsd: null }, 'lead'), undefined);
+    const { budgets, store, ctx } = budgetsOn(db, { labelBudgets: { tests: 1 } });
+    const q = ctx.sql.db;
+    assert.equal(await transact(q, (trx) => budgets.check(trx, { parentId: null, provider: 'claude', model: null, template: null, labels: ['other'], budgetUsd: null }, 'lead')), undefined);
     store.insertJob(newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
     store.update('j-a', { cost_usd: 0.7 }, 1);
     let err: unknown;
     try {
-      tx(db, () => budgets.check({ parentId: null, provider: 'claude', model: null, template: null, labels: ['tests'], budgetUsd: 0.5 }, 'lead'));
+      await transact(q, (trx) => budgets.check(trx, { parentId: null, provider: 'claude', model: null, template: null, labels: ['tests'], budgetUsd: 0.5 }, 'lead'));
     } catch (e) { err = e; }
     assert.ok(err instanceof BudgetExceededError);
     assert.equal(err.code, 'budget_exceeded');
@@ -173,38 +182,86 @@ describe('overseer status', () => {
   });
 });
 
-describe('check-and-reserve across connections', () => {
-  test('8 worker threads, each with its own connection, race for a house budget that allows 3: exactly 3 pass', { timeout: 60_000 }, async () => {
-    const { db, file } = fresh();
-    // Nearly exhausted: a running job has spent 0.3 of its 1.0 reservation; 1.0 + 3 × 0.5 = 2.5.
-    const { store, budgets } = budgetsOn(db, { budgetUsd: 2.6 });
-    store.insertJob(newJob('j-first', { status: 'running' }), 1);
-    budgets.store.hold('j-first', 1, 0, 'test', 1);
-    store.update('j-first', { cost_usd: 0.3 }, 1);
-    const start = new SharedArrayBuffer(4);
-    const racer = pathToFileURL(join(import.meta.dirname, '..', 'helpers', 'budgetRacer.ts')).href;
-    const code = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(racer)}); });`;
-    const N = 8;
-    const workers = Array.from({ length: N }, (_, i) => new Worker(code, { eval: true, workerData: { file, id: `j-race-${i}`, houseUsd: 2.6, askUsd: 0.5, start } }));
-    const results: { id: string; passed: boolean; error: string }[] = [];
-    await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
-      let ready = false;
-      w.on('message', (m: { ready?: boolean; id?: string; passed?: boolean; error?: string }) => {
-        if (m.ready) { ready = true; resolve(); } else results.push(m as { id: string; passed: boolean; error: string });
-      });
-      w.on('error', reject);
-      w.on('exit', (c) => { if (!ready) reject(new Error(`worker exited ${c} before it was ready`)); });
-    })));
-    Atomics.store(new Int32Array(start), 0, 1);
-    Atomics.notify(new Int32Array(start), 0);
-    await Promise.all(workers.map((w) => new Promise((r) => w.on('exit', r))));
-    assert.equal(results.length, N);
-    const passed = results.filter((r) => r.passed);
-    assert.equal(passed.length, 3, JSON.stringify(results));
-    for (const r of results.filter((x) => !x.passed)) assert.match(r.error, /house budget .*limit \$2\.6000; spent \$0\.3000, reserved \$2\.2000 by 4 queued or running job\(s\), asked \$0\.5000/);
-    const rows = db.prepare("SELECT COUNT(*) AS c FROM jobs WHERE id LIKE 'j-race-%'").get() as { c: number };
-    assert.equal(rows.c, 3, 'a refused spawn left no row');
-    assert.equal((db.prepare('SELECT COUNT(*) AS c FROM budget_reservations').get() as { c: number }).c, 4);
-    db.close();
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`the budget decisions on ${dialect}, through the layer`, () => {
+    const open = async (t: { after: (fn: () => Promise<void>) => void }): Promise<{ s: SqlDb; home: string; url?: string }> => {
+      const home = mkdtempSync(join(dir, 'home-'));
+      let url: string | undefined;
+      if (dialect === 'postgres') {
+        const d = await freshDatabase();
+        t.after(() => d.drop());
+        url = d.url;
+      }
+      const s = await openSql({ home, databaseUrl: url });
+      t.after(() => s.close());
+      return { s, home, url };
+    };
+
+    test('house, label and subtree: what each scope spent and holds; release books once; strays', async (t) => {
+      const { s } = await open(t);
+      const q = s.db;
+      const { budgets } = budgetsOver(s, { budgetUsd: 100, labelBudgets: { tests: 10 } });
+      await insertJob(q, newJob('j-root', { budget_usd: 5, status: 'running' }), 1);
+      await insertJob(q, newJob('j-child', { parent_id: 'j-root', depth: 2, labels_json: '["tests"]', status: 'running' }), 2);
+      await insertJob(q, newJob('j-grand', { parent_id: 'j-child', depth: 3, status: 'queued' }), 3);
+      await insertJob(q, newJob('j-other', { labels_json: '["tests"]', status: 'succeeded' }), 4);
+      await updateJob(q, 'j-root', { cost_usd: 0.5 }, 5);
+      await updateJob(q, 'j-child', { cost_usd: 0.25 }, 5);
+      await updateJob(q, 'j-other', { cost_usd: 2 }, 5);
+      for (const [id, usd] of [['j-root', 1], ['j-child', 1], ['j-grand', 0.75], ['j-other', 3]] as const) await holdReservation(q, id, usd, 0, 'test', 5);
+      await addUsage(q, { jobId: 'j-child', kind: 'diagnosis', usage: { costUsd: 0.125, tokens: { input: 1, output: 1 } }, now: 6 });
+      await addUsage(q, { jobId: null, kind: 'triage', usage: { costUsd: 0.0625, tokens: { input: 1, output: 1 } }, now: 6 });
+      const house = await useOf(q, { kind: 'house', key: 'house' });
+      assert.ok(near(house.jobsUsd, 2.75) && near(house.hubUsd, 0.1875) && near(house.reservedUsd, 2) && house.reservedJobs === 3, JSON.stringify(house));
+      const label = await useOf(q, { kind: 'label', key: 'tests' });
+      assert.ok(near(label.jobsUsd, 2.25) && near(label.hubUsd, 0.125) && near(label.reservedUsd, 0.75) && label.reservedJobs === 1, JSON.stringify(label));
+      const sub = await useOf(q, { kind: 'subtree', key: 'j-root' });
+      assert.ok(near(sub.jobsUsd, 0.75) && near(sub.hubUsd, 0.125) && near(sub.reservedUsd, 1.5) && sub.reservedJobs === 2, JSON.stringify(sub));
+      assert.deepEqual((await budgets.applicable(q, 'j-grand', ['tests'])).map((b) => [b.kind, b.key]), [['subtree', 'j-root'], ['label', 'tests'], ['house', 'house']]);
+      assert.deepEqual(await strayReservations(q), ['j-other']);
+      await updateJob(q, 'j-other', { cost_usd: 2.5 }, 7);
+      assert.equal(await releaseReservation(q, 'j-other', 8), true);
+      assert.equal(await releaseReservation(q, 'j-other', 9), false, 'released once');
+      assert.ok(near((await reservationOf(q, 'j-other'))!.booked_usd!, 2.5));
+      // The estimate reads finished jobs of the same model on both databases (model NULL matches NULL).
+      await insertJob(q, newJob('j-done', { status: 'succeeded' }), 10);
+      await updateJob(q, 'j-done', { cost_usd: 0.3, turns: 2, ended_at: 11 }, 11);
+      assert.deepEqual(await finishedCostsOf(q, 10, 'claude', null), [0.3]);
+      assert.deepEqual(await finishedCostsOf(q, 10, 'claude', null, null), [0.3]);
+    });
+
+    test('8 workers, each with its own connection, race for a house budget that allows 3: exactly 3 pass', { timeout: 90_000 }, async (t) => {
+      const { s, home, url } = await open(t);
+      const q = s.db;
+      // Nearly exhausted: a running job has spent 0.3 of its 1.0 reservation; 1.0 + 3 × 0.5 = 2.5.
+      await insertJob(q, newJob('j-first', { status: 'running' }), 1);
+      await holdReservation(q, 'j-first', 1, 0, 'test', 1);
+      await updateJob(q, 'j-first', { cost_usd: 0.3 }, 1);
+      const start = new SharedArrayBuffer(4);
+      const racer = pathToFileURL(join(import.meta.dirname, '..', 'helpers', 'budgetRacer.ts')).href;
+      const code = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(racer)}); });`;
+      const N = 8;
+      const workers = Array.from({ length: N }, (_, i) => new Worker(code, { eval: true, workerData: { home, url, id: `j-race-${i}`, houseUsd: 2.6, askUsd: 0.5, start } }));
+      const results: { id: string; passed: boolean; error: string }[] = [];
+      const exited = workers.map((w) => new Promise((r) => w.on('exit', r)));
+      await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
+        let ready = false;
+        w.on('message', (m: { ready?: boolean; id?: string; passed?: boolean; error?: string }) => {
+          if (m.ready) { ready = true; resolve(); } else results.push(m as { id: string; passed: boolean; error: string });
+        });
+        w.on('error', reject);
+        w.on('exit', (c) => { if (!ready) reject(new Error(`worker exited ${c} before it was ready`)); });
+      })));
+      Atomics.store(new Int32Array(start), 0, 1);
+      Atomics.notify(new Int32Array(start), 0);
+      await Promise.all(exited);
+      assert.equal(results.length, N);
+      const passed = results.filter((r) => r.passed);
+      assert.equal(passed.length, 3, JSON.stringify(results));
+      for (const r of results.filter((x) => !x.passed)) assert.match(r.error, /house budget .*limit \$2\.6000; spent \$0\.3000, reserved \$2\.2000 by 4 queued or running job\(s\), asked \$0\.5000/);
+      const rows = await q.selectFrom('jobs').select('id').where('id', 'like', 'j-race-%').execute();
+      assert.equal(rows.length, 3, 'a refused spawn left no row');
+      assert.equal((await q.selectFrom('budget_reservations').select('job_id').execute()).length, 4);
+    });
   });
-});
+}

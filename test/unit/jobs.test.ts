@@ -6,6 +6,7 @@ import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEngine, type Engine } from '../helpers/engine.js';
 import { SpawnInput } from '../../src/contract/agents.js';
+import { countByStatus } from '../../src/store/sql/jobs.js';
 import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../../src/errors.js';
 
 let e: Engine | undefined;
@@ -53,7 +54,7 @@ test('the queue holds to max agents: the next job starts when one ends', async (
   await e.jobs.cancel({ job_id: ids[0]!, cascade: false }, { role: 'lead' });
   await e.until(ids[2]!, (j) => j.status === 'running');
   assert.equal(e.launcher.spawned.length, 3);
-  assert.equal(e.ctx.store.countByStatus('running'), 2);
+  assert.equal(await countByStatus(e.ctx.sql.db, 'running'), 2);
 });
 
 test("an attempt's exit settles its job: result, attempt row and times from the injected clock", async () => {

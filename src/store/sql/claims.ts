@@ -1,41 +1,10 @@
-// Who runs a job and who drives a run, workflow or debate, decided by the database
-// (docs/store-plan.md §2, §3.4). Each decision is one conditional UPDATE (compare-and-set): under
+// Who drives a run, workflow or debate, decided by the database (docs/store-plan.md §2, §3.4;
+// who runs a job: claimJob of ./jobs.ts). Each decision is one conditional UPDATE (compare-and-set): under
 // PostgreSQL's READ COMMITTED a second UPDATE of the same row waits for the first to commit and
 // re-checks its WHERE, and SQLite has one writer at a time; so of any number of hubs that try,
 // one gets the row back and the others get nothing.
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { JobsTable, Schema } from './schema.js';
-
-export interface Claim {
-  jobId: string;
-  hubId: string;
-  /** ms since the epoch */
-  now: number;
-  /** The new attempt's token, hashed (jobs.token_hash). */
-  tokenHash: string | null;
-}
-
-/**
- * Claim a queued job for this hub: running, owned by it, as Runner.startAttempt sets it. A job
- * another hub owns is not claimed (jobs run where they were spawned); an unowned one (released
- * by a dead hub) is. `within` runs in the same transaction only when the claim won (insert the
- * attempt there). Returns the claimed row, or undefined when another claimer won or the job is
- * not queued.
- */
-export async function claimJob<T>(db: Kysely<Schema>, c: Claim, within: (trx: Transaction<Schema>, job: Selectable<JobsTable>) => Promise<T>): Promise<{ job: Selectable<JobsTable>; then: T } | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const job = await trx.updateTable('jobs')
-      .set((eb) => ({
-        status: 'running', hub_id: c.hubId, started_at: eb.fn.coalesce('started_at', eb.val(c.now)), ended_at: null,
-        token_hash: c.tokenHash, result: null, outcome: null, updated_at: c.now,
-      }))
-      .where('id', '=', c.jobId).where('status', '=', 'queued')
-      .where((eb) => eb.or([eb('hub_id', '=', c.hubId), eb('hub_id', 'is', null)]))
-      .returningAll().executeTakeFirst();
-    if (!job) return undefined;
-    return { job, then: await within(trx, job) };
-  });
-}
+import type { Kysely, Transaction } from 'kysely';
+import type { Schema } from './schema.js';
 
 export type OwnedKind = 'runs' | 'workflows' | 'debates';
 

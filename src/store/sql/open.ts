@@ -9,6 +9,7 @@ import { ImmediateSqliteDialect } from './sqlite.js';
 import { InvalidInputError } from '../../errors.js';
 import { sqlTarget, scrub } from './url.js';
 import { migratePostgres } from './migrate.js';
+import { registerSqlite } from './tx.js';
 import type { Schema } from './schema.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -40,13 +41,16 @@ const pgTypes = {
  * the move): the two share it, so their transactions exclude each other; close leaves it open. */
 export function sqlOver(sqlite: Db): SqlDb {
   const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(sqlite, false) });
+  registerSqlite(db, sqlite);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
 export async function openSql(config: { home: string; databaseUrl?: string | undefined }): Promise<SqlDb> {
   const target = sqlTarget(config);
   if (target.dialect === 'sqlite') {
-    const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(openDb(target.file), true) });
+    const raw = openDb(target.file);
+    const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(raw, true) });
+    registerSqlite(db, raw);
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: target.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types: pgTypes });

@@ -5,6 +5,7 @@
 // in parallel merge cleanly. A table or column of one dialect only
 // says so.
 import type { Generated } from 'kysely';
+import type { AttemptRow, JobRow } from '../jobs.js';
 
 /** notes: key → value, with a version that grows by one on every write (compare-and-set). */
 export interface NotesTable {
@@ -113,38 +114,19 @@ export interface OwnedTable {
   hub_id: string | null;
 }
 
-// --- jobs (read by the leaf stores of step 3: projects' stats, template stats, messages' reach;
-// written through the synchronous JobStore until the engine moves, docs/store-plan.md step 6)
-export interface JobsTable {
-  id: string;
-  seq: number;
-  parent_id: string | null;
-  title: string;
-  provider: string;
-  model: string | null;
-  template: string | null;
-  branch: string | null;
-  status: string;
-  turns: number;
-  cost_usd: number;
-  cost_unknown: number;
-  project: string | null;
-  created_at: number;
-  started_at: number | null;
-  ended_at: number | null;
-  updated_at: number;
-  token_hash: string | null;
-  result: string | null;
-  outcome: string | null;
-  /** The hub that runs it (migration 27; the claim of src/store/sql/claims.ts). */
-  hub_id: string | null;
-}
+/** Counters with a default of 0: optional when a row is inserted. */
+type Counters = 'turns' | 'cost_usd' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens';
 
-// --- events (the job's log: appended by every module, read by the events view)
+/** jobs: one row per agent job (src/store/jobs.ts JobRow; the optional columns came with later migrations). */
+export type JobsTable = { [K in keyof Required<JobRow>]-?: K extends Counters ? Generated<number> : undefined extends JobRow[K] ? Exclude<JobRow[K], undefined> | null : JobRow[K] };
+
+/** attempts: one row per start of a job's child (PK job_id, n). */
+export type AttemptsTable = { [K in keyof Required<AttemptRow>]-?: K extends Counters ? Generated<number> : undefined extends AttemptRow[K] ? Exclude<AttemptRow[K], undefined> | null : AttemptRow[K] };
+
+/** events: a job's log, append-only. */
 export interface EventsTable {
   id: Generated<number>;
   job_id: string;
-  /** ms since the epoch */
   at: number;
   kind: string;
   data_json: string | null;
@@ -284,6 +266,39 @@ export interface KbEntriesTable extends KbEntryColumns {
   search_doc: string;
 }
 
+/** job_deps: `job_id` waits for `dep_id`. */
+export interface JobDepsTable {
+  job_id: string;
+  dep_id: string;
+}
+
+/** budget_reservations: what a live job holds of its budgets (src/money). */
+export interface BudgetReservationsTable {
+  job_id: string;
+  amount_usd: number;
+  base_cost_usd: number;
+  basis: string;
+  reserved_at: number;
+  released_at: number | null;
+  booked_usd: number | null;
+}
+
+/** usage: the hub's own model calls (retry diagnosis, KB triage, model choice), priced. */
+export interface UsageTable {
+  id: Generated<number>;
+  job_id: string | null;
+  attempt: number | null;
+  kind: string;
+  model: string | null;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  cache_read_tokens: Generated<number>;
+  cache_creation_tokens: Generated<number>;
+  cost_usd: Generated<number>;
+  cost_unknown: Generated<number>;
+  created_at: number;
+}
+
 export interface Schema {
   notes: NotesTable;
   requests: RequestsTable;
@@ -308,4 +323,8 @@ export interface Schema {
   transcript_index_state: TranscriptIndexStateTable;
   entries: EntriesTable;
   kb_entries: KbEntriesTable;
+  attempts: AttemptsTable;
+  job_deps: JobDepsTable;
+  budget_reservations: BudgetReservationsTable;
+  usage: UsageTable;
 }

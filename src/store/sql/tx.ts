@@ -3,8 +3,9 @@
 // the one it is given when that is already a transaction, else in a new one — IMMEDIATE on SQLite
 // (src/store/sql/sqlite.ts), READ COMMITTED on PostgreSQL, where a decision is made strict by a
 // conditional statement, a row lock or an advisory lock (docs/store-plan.md §2).
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type CompiledQuery, type Kysely } from 'kysely';
 import { StoreBusyError } from '../../errors.js';
+import { layerPrepare, markLayerTransaction, tx, type Db } from '../db.js';
 import type { Schema } from './schema.js';
 
 export type Q = Kysely<Schema>;
@@ -17,4 +18,55 @@ export async function transact<T>(q: Q, fn: (trx: Q) => Promise<T>): Promise<T> 
     if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new StoreBusyError(err);
     throw err;
   }
+}
+
+/** Is `q` on PostgreSQL (else SQLite)? For the few statements whose text differs between the two. */
+export function isPostgres(q: Q): boolean {
+  return q.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * mixed period (until step 7): run the synchronous writes of a module not yet moved (a workflow's
+ * or a script's own rows, a project's row) inside this layer transaction. On SQLite the two share
+ * one connection, so they join the transaction and its rollback undoes them too; the guard of
+ * src/store/db.ts is lifted for `fn` alone (it is synchronous: nothing else runs meanwhile). On
+ * PostgreSQL there is no synchronous store: a hub there has every such module moved first.
+ */
+export function joinSync<T>(trx: Q, sqlite: Db, fn: () => T): T {
+  if (!trx.isTransaction) throw new Error('internal: joinSync outside a transaction');
+  if (isPostgres(trx)) throw new Error('internal: a synchronous store write inside a PostgreSQL transaction (a module not yet moved onto the layer)');
+  markLayerTransaction(sqlite, false);
+  try {
+    return fn();
+  } finally {
+    markLayerTransaction(sqlite, true);
+  }
+}
+
+/** The SQLite connection under a layer instance (src/store/sql/open.ts registers it). */
+const sqliteOf = new WeakMap<object, Db>();
+export function registerSqlite(q: Q, raw: Db): void {
+  sqliteOf.set(q, raw);
+}
+
+/**
+ * Writes that must land together and need nothing read in between (a job's change and its event,
+ * an attempt's end): one transaction. On SQLite it runs without a single await between BEGIN and
+ * COMMIT (the statements are compiled first, then run synchronously on the connection while the
+ * layer holds it), so no other code of the hub can run inside it — in the mixed period a
+ * synchronous write of a module not yet moved, arriving while an awaited transaction is open, is
+ * refused (src/store/db.ts), and the engine's frequent writes would make that likely. On
+ * PostgreSQL (or inside a transaction already) the statements run in order in one transaction.
+ */
+export async function batch(q: Q, queries: readonly { compile(): CompiledQuery }[]): Promise<void> {
+  const compiled = queries.map((b) => b.compile());
+  const raw = q.isTransaction ? undefined : sqliteOf.get(q);
+  if (!raw) {
+    await transact(q, async (trx) => { for (const c of compiled) await trx.executeQuery(c); });
+    return;
+  }
+  const prepare = layerPrepare(raw);
+  await q.connection().execute(async () => {
+    tx(raw, () => { for (const c of compiled) prepare(c.sql).run(c.parameters as unknown[]); });
+  });
 }
