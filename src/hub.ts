@@ -237,7 +237,7 @@ export class Hub {
 
   /** Around every tool call: renew the caller's locks; an agent's time in our tools is not idleness; the lead's digest. */
   private onCall(c: Caller): CallScope {
-    void this.locks.renew(c).catch((err: unknown) => this.ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, 'locks: renewing failed'));
+    void this.locks.renew(c)?.catch((err: unknown) => this.ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, 'locks: renewing failed'));
     if (c.role === 'agent') {
       const end = this.health.callStarted(c.jobId);
       return { end: () => end() };

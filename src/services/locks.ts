@@ -7,8 +7,8 @@
 import type { Caller, HubContext } from './context.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import type { Q } from '../store/sql/tx.js';
-import { allLocks, dropAllWaits, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, release, renew, under, waiting } from '../store/sql/locks.js';
-import { acquireOrWait, endWait, grantWaiting, hookDecide } from '../store/sql/lockDecisions.js';
+import { allLocks, dropAllWaits, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, related, release, renew, under, waiting } from '../store/sql/locks.js';
+import { acquireOrWait, endWait, grantWaiting, hookDecide, hookVerdict } from '../store/sql/lockDecisions.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
@@ -49,6 +49,8 @@ const RESOLVE_BATCH = 16;
 /** Auto locks of the hook: their reason and TTL. */
 const AUTO_REASON = 'edited (auto lock)';
 const AUTO_TTL_S = 600;
+/** The hook's fast path counts the caller's own lock as held only when it outlives the check by this much. */
+const FAST_MARGIN_MS = 5000;
 
 export class LockService {
   private timer?: NodeJS.Timeout;
@@ -71,13 +73,11 @@ export class LockService {
   constructor(private readonly ctx: HubContext, private readonly gate: WriteGate) {
     // A job that is no longer running holds nothing and waits for nothing. The promise is
     // returned: the engine's `emitSettled('job', …)` waits for the release before it reports the end.
-    // Mixed period (until step 6): the release starts on a macrotask of its own, after the
-    // emitter's synchronous code and its pending continuations, which may still write through
-    // the synchronous store (the guard of src/store/db.ts refuses that inside an open transaction).
+    // It starts at once: on SQLite the whole release runs before any I/O callback, so the job's
+    // end is never seen (a wait_for_agents answer, the next tool call) with its locks still held.
     this.offJob = ctx.bus.on('job', (e) => {
       if (isActive(e.status as never)) return undefined;
-      return new Promise<void>((r) => setImmediate(r)).then(() => this.releaseEnded(e.jobId))
-        .catch((err: unknown) => this.failed(err, `releasing the locks of ${e.jobId}`));
+      return this.releaseEnded(e.jobId).catch((err: unknown) => this.failed(err, `releasing the locks of ${e.jobId}`));
     });
   }
 
@@ -257,10 +257,14 @@ export class LockService {
     return waiting(this.q);
   }
 
-  /** Any call of a holder renews its locks. */
-  async renew(caller: Caller): Promise<void> {
+  /** Any call of a holder renews its locks. Nothing at all (not even a promise) for a caller known
+   * to hold none: every tool call of the hub comes here. */
+  renew(caller: Caller): Promise<void> | undefined {
     const me = holderOf(caller);
-    if (await this.mayHold(this.q, me)) await this.renewIn(this.q, me, this.ctx.clock.now());
+    if (this.holderSet && !this.holderSet.has(me)) return undefined;
+    return (async () => {
+      if (await this.mayHold(this.q, me)) await this.renewIn(this.q, me, this.ctx.clock.now());
+    })();
   }
 
   private async renewIn(q: Q, holder: string, now: number): Promise<void> {
@@ -327,15 +331,20 @@ export class LockService {
    * (files only: a directory or the tree itself is checked, never locked). `unknown` names a write
    * whose target could not be told: strict mode denies it; auto mode denies it while another
    * agent holds files in the caller's tree, and otherwise lets it through and records it.
-   * Renews the caller's locks whatever the answer. With targets it is one transaction of at most
-   * four statements (renew, one read of every related lock, an expiry when one of them is past
-   * its TTL, one insert of the auto locks) whatever the number of paths (up to 500).
+   * Renews the caller's locks whatever the answer. With targets, whatever their number (up to
+   * 500 per statement): one read of every related lock decides a deny, or that every target is
+   * the caller's own already (then the renewal alone follows); only free targets to lock take the
+   * decision's transaction (renew, the same read again, an expiry when a related lock is past its
+   * TTL, one insert of the auto locks).
    */
   async hookCheck(caller: Caller, paths: readonly string[], unknown?: string): Promise<{ decision: 'none' | 'deny'; reason?: string; locked?: string[]; unchecked?: string }> {
     const mode = this.ctx.config.lockMode;
     const me = holderOf(caller);
     const now = this.ctx.clock.now();
-    if (mode === 'off') return this.renew(caller).then(() => ({ decision: 'none' as const }));
+    if (mode === 'off') {
+      await this.renew(caller);
+      return { decision: 'none' };
+    }
     if (unknown && mode === 'strict') {
       await this.renew(caller);
       return { decision: 'deny', reason: `strict lock mode: cannot tell which files ${unknown} writes (a variable, glob, eval, or a command that writes where it cannot be seen), so it is denied. Write to literal paths you hold with lock_files.` };
@@ -357,11 +366,18 @@ export class LockService {
     // File-system work before the transaction: nothing but statements runs inside it.
     const dirs = new Set(inTree.filter((p) => p === root || isDirectory(p)));
     const exact = [...new Set(inTree.flatMap((p) => [p, ...ancestorsWithin(p, root)]))];
-    const mayHold = await this.mayHold(this.q, me);
-    const d = await hookDecide(this.q, { holder: me, targets: inTree, exact, dirs, mode, now, renew: mayHold, reason: AUTO_REASON, ttlS: AUTO_TTL_S });
-    if (d.renewed === 0 || d.expired) this.forgetHolders();
-    if (d.kind === 'took' && d.took.length) this.addHolder(me);
-    if (d.expired) void this.grantWaiters().catch((err: unknown) => this.failed(err, 'serving waiters after an expiry'));
+    // Fast path, no transaction: one read decides a deny, or that every target is the caller's
+    // own already (the usual repeated edit); only a take needs the decision's transaction.
+    const fast = hookVerdict(await related(this.q, exact, [...dirs]), { holder: me, targets: inTree, dirs, mode, now }, FAST_MARGIN_MS);
+    const d = fast.kind !== 'took' || fast.took.length === 0 ? fast : await (async () => {
+      const mayHold = await this.mayHold(this.q, me);
+      const r = await hookDecide(this.q, { holder: me, targets: inTree, exact, dirs, mode, now, renew: mayHold, reason: AUTO_REASON, ttlS: AUTO_TTL_S });
+      if (r.renewed === 0 || r.expired) this.forgetHolders();
+      if (r.kind === 'took' && r.took.length) this.addHolder(me);
+      if (r.expired) void this.grantWaiters().catch((err: unknown) => this.failed(err, 'serving waiters after an expiry'));
+      return r;
+    })();
+    if (d === fast) await this.renew(caller);
     const res = d.kind === 'took' ? { took: d.took }
       : d.kind === 'held' ? { deny: `${this.conflictText(d.others)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` }
       : d.kind === 'strict-dirs' ? { deny: `strict lock mode: ${d.dirs.join(', ')} ${d.dirs.length > 1 ? 'are directories' : 'is a directory'} (a command that rewrites a whole directory or the tree): file locks cannot cover it. Name the files, holding their locks.` }

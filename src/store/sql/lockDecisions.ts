@@ -120,7 +120,7 @@ export type HookDecided =
   | { kind: 'took'; took: string[] };
 
 /**
- * The hook's check, few statements whatever the number of targets: renew (when asked), one read
+ * The hook's check with its auto locks, few statements whatever the number of targets: renew (when asked), one read
  * of every lock on a target, above one or inside one, an expiry only when one of those is past
  * its TTL, and one insert of the free targets (auto mode). `renewed`: how many locks the renewal
  * pushed on (undefined: not asked).
@@ -129,16 +129,29 @@ export async function hookDecide(q: Q, r: HookRequest): Promise<HookDecided & { 
   return lockTx(q, async (trx) => {
     const renewed = r.renew ? await renew(trx, r.holder, r.now) : undefined;
     const rows = await related(trx, r.exact, [...r.dirs]);
-    const live = rows.filter((l) => l.expires_at > r.now);
-    const expired = live.length < rows.length;
+    const expired = rows.some((l) => l.expires_at <= r.now);
     if (expired) await expire(trx, r.now); // a lock past its TTL on a target: gone, as if its timer had fired
-    const others = live.filter((l) => l.holder !== r.holder);
-    if (others.length) return { kind: 'held', others, expired, renewed };
-    if (r.mode === 'strict' && r.dirs.size) return { kind: 'strict-dirs', dirs: [...r.dirs], expired, renewed };
-    const held = new Set(live.map((l) => l.path));
-    const free = r.targets.filter((p) => !held.has(p) && !r.dirs.has(p));
-    if (r.mode === 'strict' && free.length) return { kind: 'strict-free', free, expired, renewed };
-    if (free.length) await take(trx, r.holder, free, r.reason, r.ttlS, r.now);
-    return { kind: 'took', took: free, expired, renewed };
+    const d = hookVerdict(rows, r);
+    if (d.kind === 'took' && d.took.length) await take(trx, r.holder, d.took, r.reason, r.ttlS, r.now);
+    return { ...d, expired, renewed };
   });
+}
+
+/**
+ * The hook's verdict on the locks related to its targets (`rows`, read by `related`): held by
+ * another → held; strict mode refuses directories and targets the caller does not hold; else the
+ * free targets are the ones to take (none: every target is the caller's already, or a directory).
+ * A verdict from rows read outside a transaction is final when it takes nothing (the hook's fast
+ * path, src/services/locks.ts); `marginMs` then counts the caller's own locks as held only when
+ * they outlive the read by that much, so one cannot expire and be taken before the renewal.
+ */
+export function hookVerdict(rows: readonly LockRow[], r: Pick<HookRequest, 'holder' | 'targets' | 'dirs' | 'mode' | 'now'>, marginMs = 0): HookDecided {
+  const live = rows.filter((l) => l.expires_at > r.now);
+  const others = live.filter((l) => l.holder !== r.holder);
+  if (others.length) return { kind: 'held', others };
+  if (r.mode === 'strict' && r.dirs.size) return { kind: 'strict-dirs', dirs: [...r.dirs] };
+  const held = new Set(live.filter((l) => l.expires_at > r.now + marginMs).map((l) => l.path));
+  const free = r.targets.filter((p) => !held.has(p) && !r.dirs.has(p));
+  if (r.mode === 'strict' && free.length) return { kind: 'strict-free', free };
+  return { kind: 'took', took: free };
 }
