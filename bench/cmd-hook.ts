@@ -94,7 +94,7 @@ export async function benchCmdHook(): Promise<CmdHookResult> {
     // B takes the file through its own hook (auto lock), so A's hook (and the lead's) is denied on it.
     const take = await run(SH, envB, hookInput(project, held), project);
     if (!allowed(take)) throw new Error(`B's hook did not auto-lock ${held}: exit ${take.code}, ${take.stdout}${take.stderr}`);
-    if (h.hub.locks.store.heldAmong([held])[0]?.holder !== b.jobId) throw new Error(`${held} is not held by B after its hook ran`);
+    if ((await h.hub.locks.heldAmong([held]))[0]?.holder !== b.jobId) throw new Error(`${held} is not held by B after its hook ran`);
 
     const kinds = ['base', 'curl', 'shFree', 'shDeny', 'curlFree', 'curlDeny', 'nodeFree', 'nodeDeny', 'leadDeny', 'leadNoHub'] as const;
     const samples = Object.fromEntries(kinds.map((k) => [k, [] as number[]])) as Record<(typeof kinds)[number], number[]>;
@@ -111,7 +111,7 @@ export async function benchCmdHook(): Promise<CmdHookResult> {
         } else if (kind === 'shFree' || kind === 'curlFree' || kind === 'nodeFree') {
           const file = path.join(src, `free-${n++}.ts`);
           r = await run(cmdOf[kind], envA, hookInput(project, file), project);
-          ok = allowed(r) && h.hub.locks.store.heldAmong([file])[0]?.holder === a.jobId;
+          ok = allowed(r) && (await h.hub.locks.heldAmong([file]))[0]?.holder === a.jobId;
         } else if (kind === 'shDeny' || kind === 'curlDeny' || kind === 'nodeDeny') {
           r = await run(cmdOf[kind], envA, hookInput(project, held), project);
           ok = denied(r) && r.stdout.includes(b.jobId);

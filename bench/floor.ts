@@ -23,7 +23,6 @@ import type { Worker } from 'node:worker_threads';
 import { openDb, type Db } from '../src/store/db.js';
 import { JobStore, type NewJob } from '../src/store/jobs.js';
 import { insertRequestRow } from '../test/helpers/requests.js';
-import { LockStore } from '../src/store/locks.js';
 import { WorkflowStore } from '../src/store/workflows.js';
 import { buildFloor } from '../src/floor/model.js';
 import { readFloor, readFloorInput } from '../src/floor/source.js';
@@ -94,10 +93,12 @@ function seed(db: Db, now: number): void {
   for (let i = 0; i < 4; i++) insertRequestRow(db, { id: `r-${i}`, job_id: running[i]!, kind: i % 2 ? 'question' : 'approval', summary: `may I do thing ${i}?`, plan_json: null, options_json: null, created_at: now - 1000 + i, tool_name: null, tool_input_json: null, expires_at: now + 60_000, who: 'any' });
   const warn = db.prepare('INSERT INTO job_warnings (job_id, kind, detail, raised_at) VALUES (?, ?, ?, ?)');
   for (let i = 0; i < 4; i++) warn.run(running[4 + i]!, i % 2 ? 'turns_high' : 'stalled', 'no output for 612 s', now - 500);
-  const locks = new LockStore(db);
-  for (let i = 0; i < 6; i++) locks.take(running[i]!, [`/repo/src/file${i}.ts`], 'editing', 600, now);
-  locks.addWait(running[10]!, ['/repo/src/file0.ts'], null, 600, now);
-  locks.addWait(running[11]!, ['/repo/src/file1.ts', '/repo/src/file2.ts'], null, 600, now);
+  // The rows the lock service writes (src/store/sql/locks.ts), as a synchronous fixture.
+  const lock = db.prepare('INSERT INTO locks (path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, 600, ?, ?)');
+  for (let i = 0; i < 6; i++) lock.run(`/repo/src/file${i}.ts`, running[i]!, 'editing', now, now + 600_000);
+  const wait = db.prepare('INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)');
+  wait.run(running[10]!, JSON.stringify(['/repo/src/file0.ts']), now);
+  wait.run(running[11]!, JSON.stringify(['/repo/src/file1.ts', '/repo/src/file2.ts']), now);
   const wf = new WorkflowStore(db);
   for (let i = 0; i < 2; i++) {
     wf.insert({

@@ -71,7 +71,7 @@ export async function benchHookCost(): Promise<HookCostResult> {
     // B takes the file through its own hook (auto lock), so A's hook is denied on it.
     const take = await runNodeHook([HOOK], envB, hookInput(h.project, held));
     if (take.code !== 0 || take.stdout.trim() !== '') throw new Error(`B's hook did not auto-lock ${held}: exit ${take.code}, ${take.stdout}${take.stderr}`);
-    if (h.hub.locks.store.heldAmong([held])[0]?.holder !== b.jobId) throw new Error(`${held} is not held by B after its hook ran`);
+    if ((await h.hub.locks.heldAmong([held]))[0]?.holder !== b.jobId) throw new Error(`${held} is not held by B after its hook ran`);
 
     const base: number[] = [];
     const free: number[] = [];
@@ -89,7 +89,7 @@ export async function benchHookCost(): Promise<HookCostResult> {
           const file = path.join(src, `free-${n++}.ts`);
           const r = await runNodeHook([HOOK], envA, hookInput(h.project, file));
           if (r.code !== 0 || r.stdout.trim() !== '') throw new Error(`hook on a free file: exit ${r.code}, stdout ${r.stdout}${r.stderr}`);
-          if (h.hub.locks.store.heldAmong([file])[0]?.holder !== a.jobId) throw new Error(`the hook did not auto-lock ${file} for A`);
+          if ((await h.hub.locks.heldAmong([file]))[0]?.holder !== a.jobId) throw new Error(`the hook did not auto-lock ${file} for A`);
           if (i >= 0) free.push(r.ms);
         } else {
           const r = await runNodeHook([HOOK], envA, hookInput(h.project, held));

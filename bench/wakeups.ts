@@ -40,9 +40,9 @@ function listeners(h: BenchHub, event: 'note' | 'lock'): number | undefined {
   return ee?.listenerCount(event);
 }
 
-async function until(what: string, fn: () => boolean, ms = 5000): Promise<void> {
+async function until(what: string, fn: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const end = performance.now() + ms;
-  while (!fn()) {
+  while (!(await fn())) {
     if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(1);
   }
@@ -80,11 +80,11 @@ async function lockWakeups(h: BenchHub, a: ToolClient, b: ToolClient): Promise<{
   const call: number[] = [];
   for (let i = -WARMUP; i < RUNS; i++) {
     await a.call('lock_files', { files: [file], timeout_s: 0 });
-    const waiting = h.hub.locks.store.waiting().length;
+    const waiting = (await h.hub.locks.waiting()).length;
     const req = b.call<{ acquired: string[] }>('lock_files', { files: [file], timeout_s: 30 });
     let granted = NaN;
     void req.then(() => { granted = performance.now(); }, () => undefined);
-    await until("B's lock request to wait", () => h.hub.locks.store.waiting().length > waiting);
+    await until("B's lock request to wait", async () => (await h.hub.locks.waiting()).length > waiting);
     const t0 = performance.now();
     const rel = await a.call<{ released: string[] }>('release_files', { files: [file] });
     const t1 = performance.now();

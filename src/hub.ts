@@ -174,7 +174,7 @@ export class Hub {
     this.lockGuard.locksChanged();
     this.detachGuard = this.ctx.bus.on('lock', () => this.lockGuard.locksChanged());
     this.detachConfinement = this.confinement?.attach(this.ctx.bus);
-    this.reconciled.locksReleasedFor = this.locks.reconcile();
+    this.reconciled.locksReleasedFor = await this.locks.reconcile();
     this.reconciled.requestsCancelled = await this.requests.reconcile();
     // After reconcile: what it settled happened before this hub and is not news.
     this.notifier = attachNotifier(this.ctx);
@@ -238,7 +238,7 @@ export class Hub {
 
   /** Around every tool call: renew the caller's locks; an agent's time in our tools is not idleness; the lead's digest. */
   private onCall(c: Caller): CallScope {
-    this.locks.renew(c);
+    void this.locks.renew(c)?.catch((err: unknown) => this.ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, 'locks: renewing failed'));
     if (c.role === 'agent') {
       const end = this.health.callStarted(c.jobId);
       return { end: () => end() };

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { HubContext } from '../services/context.js';
 import type { MessageService } from '../services/messages.js';
-import { LockStore } from '../store/locks.js';
+import { heldLocks } from '../store/locks.js';
 import { LockGuard } from './lockGuard.js';
 import type { LockMounts } from './lockMounts.js';
 import { reportViolation } from './violationReport.js';
@@ -12,7 +12,6 @@ import { RefusalNotices, type BoundLock } from './mountRefusal.js';
 import { isoTime } from '../clock.js';
 
 export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: LockMounts): LockGuard {
-  const locks = new LockStore(ctx.db);
   const holderText = (holder: string): string => {
     if (holder === 'lead') return 'the lead';
     const j = ctx.store.get(holder);
@@ -22,7 +21,7 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
     bound: (writer) => {
       const mine = new Set(mounts?.mountedFor(writer) ?? []);
       if (mine.size === 0) return [];
-      return locks.all().filter((l) => mine.has(l.path) && l.holder !== writer)
+      return heldLocks(ctx.db).filter((l) => mine.has(l.path) && l.holder !== writer)
         .map((l): BoundLock => ({ path: l.path, holder: l.holder, holderText: holderText(l.holder), reason: l.reason, until: isoTime(l.expires_at) }));
     },
     tell: (writer, text, bound) => {
@@ -35,7 +34,7 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
     sealed: mounts
       ? (path, holder) => ctx.store.byStatus('running').every((j) => j.id === holder || mounts.mountedFor(j.id).includes(path))
       : undefined,
-    held: () => locks.all().filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder })),
+    held: () => heldLocks(ctx.db).filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder })),
     keepDir: (writer) => join(ctx.config.home, 'agents', writer, 'undone'),
     now: () => ctx.clock.now(),
     report: (v) => reportViolation(ctx, {

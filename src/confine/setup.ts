@@ -6,7 +6,7 @@ import { stateRoot } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { JobStore } from '../store/jobs.js';
-import { LockStore } from '../store/locks.js';
+import { heldLocks } from '../store/locks.js';
 import type { ProcessLauncher } from '../launch/types.js';
 import { which } from '../launch/which.js';
 import type { Bus } from '../services/bus.js';
@@ -32,10 +32,9 @@ export function setupConfinement(o: {
     status.heldReadOnly = false;
     status.heldReason = 'lock mode off: held files are not enforced';
   } else if (python) {
-    const locks = new LockStore(o.db);
     const jobs = new JobStore(o.db);
     lockMounts = new LockMounts({
-      held: () => locks.all().map((l) => ({ path: l.path, holder: l.holder })),
+      held: () => heldLocks(o.db).map((l) => ({ path: l.path, holder: l.holder })),
       running: () => jobs.byStatus('running').filter((j) => j.pid !== null).map((j) => ({ jobId: j.id, pid: j.pid! })),
       helper: pythonHelper(python, join(o.packageRoot, 'hooks', 'overseer-lockmount.py')),
       log: o.log,

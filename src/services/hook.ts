@@ -86,8 +86,8 @@ export class HookService {
    * check_permission, so a settled call makes one trip to the hub (docs/performance.md). Reads
    * are Claude Code's own to allow (no prompt, no event per read).
    */
-  answer(caller: Caller, h: HookInput, format?: 'claude'): HookVerdict | Promise<HookVerdict> {
-    const { verdict: checked, paths } = this.lockCheck(caller, h);
+  async answer(caller: Caller, h: HookInput, format?: 'claude'): Promise<HookVerdict> {
+    const { verdict: checked, paths } = await this.lockCheck(caller, h);
     let verdict = checked;
     if (verdict.decision === 'none' && format === 'claude' && caller.role === 'agent' && h.tool_name && !READ_TOOLS.test(h.tool_name)) {
       const j = this.permissions.judge(caller, h.tool_name, h.tool_input ?? {}, { recordAsk: false, via: 'hook' });
@@ -106,12 +106,12 @@ export class HookService {
     return { decision: 'deny', reason: `Overseer: you hold ${stuck.map((s) => s.path).join(', ')}, but the hub could not make ${stuck.length > 1 ? 'them' : 'it'} writable in your sandbox (${stuck.map((s) => s.error).join('; ')}). The lead has been told; work on other files or finish.` };
   }
 
-  check(caller: Caller, h: HookInput): HookVerdict {
-    return this.lockCheck(caller, h).verdict;
+  async check(caller: Caller, h: HookInput): Promise<HookVerdict> {
+    return (await this.lockCheck(caller, h)).verdict;
   }
 
   /** The lock check, and the lockable paths (absolute, real) the call writes. */
-  private lockCheck(caller: Caller, h: HookInput): { verdict: HookVerdict; paths: string[] } {
+  private async lockCheck(caller: Caller, h: HookInput): Promise<{ verdict: HookVerdict; paths: string[] }> {
     if (caller.role === 'agent' && h.tool_use_id) {
       this.heard.hookLedger.note(caller.jobId, h.tool_use_id);
       this.heard.lockGuard.toolsStarted(caller.jobId, [h.tool_use_id]); // the tool runs right after this answer
@@ -138,9 +138,9 @@ export class HookService {
       const r = resolveLockPath(t, base, root, { allowRoot: true });
       if (r.ok) paths.push(r.path); // outside the work tree: not lockable here; the permission policy decides
     }
-    this.locks.renew(caller);
     const unique = [...new Set(paths)];
-    return { paths: unique, verdict: this.locks.hookCheck(caller, unique, targets.unknown ? describeUnknown(h) : undefined) };
+    // hookCheck renews the caller's locks too (inside its transaction when it has one).
+    return { paths: unique, verdict: await this.locks.hookCheck(caller, unique, targets.unknown ? describeUnknown(h) : undefined) };
   }
 }
 

@@ -1,16 +1,20 @@
 // File locks: all-or-nothing over the requested files, waiters served in arrival order when
 // locks free up, deadlocks refused at once (the wait-for graph is derived from the database),
 // TTLs renewed by any call or hook check of the holder, everything of a job released when it
-// ends. Paths are absolute real paths confined to the caller's work tree.
+// ends. Paths are absolute real paths confined to the caller's work tree. Every decision is one
+// transaction of the layer (src/store/sql/locks.ts `lockTx`: IMMEDIATE on SQLite, the lock tables'
+// advisory lock on PostgreSQL); the hook's check is a handful of statements whatever the paths.
 import type { Caller, HubContext } from './context.js';
-import { LockStore, type LockRow } from '../store/locks.js';
-import { tx } from '../store/db.js';
+import type { LockRow, WaitRow } from '../store/locks.js';
+import type { Q } from '../store/sql/tx.js';
+import { allLocks, dropAllWaits, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, related, release, renew, under, waiting } from '../store/sql/locks.js';
+import { acquireOrWait, endWait, grantWaiting, hookDecide, hookVerdict } from '../store/sql/lockDecisions.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { isInside } from '../domain/paths.js';
 import { resolveLockPaths } from './realPaths.js';
-import { findCycle, describeCycle } from '../domain/waitGraph.js';
+import { describeCycle } from '../domain/waitGraph.js';
 import { isActive } from '../domain/job.js';
 import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../contract/locks.js';
 import { realpathSync, statSync } from 'node:fs';
@@ -42,17 +46,47 @@ const HOOK_WAIT_MS = 5000;
 /** Paths resolved between two yields to the event loop. */
 const RESOLVE_BATCH = 16;
 
+/** Auto locks of the hook: their reason and TTL. */
+const AUTO_REASON = 'edited (auto lock)';
+const AUTO_TTL_S = 600;
+/** The hook's fast path counts the caller's own lock as held only when it outlives the check by this much. */
+const FAST_MARGIN_MS = 5000;
+
 export class LockService {
-  readonly store: LockStore;
   private timer?: NodeJS.Timeout;
+  /** When the armed expiry timer fires (ms since the epoch). */
+  private timerAt?: number;
+  private closed = false;
   private readonly offJob: () => void;
+  /**
+   * Holders that may hold a lock, read from the table once and kept while this service is the one
+   * that writes it: a take adds to it, a release or expiry forgets it. Every tool call and hook
+   * check renews its caller's locks, and most callers hold none: for them a renewal is a lookup
+   * here, not a statement. It may only err towards a holder with no lock left (a renewal that
+   * changes nothing, which forgets it). `generation` counts changes, so a read of the table that
+   * raced with a take is not kept. With many hubs (docs/store-plan.md step 9) a `lock` event from
+   * another hub must forget it too.
+   */
+  private holderSet?: Set<string>;
+  private generation = 0;
 
   constructor(private readonly ctx: HubContext, private readonly gate: WriteGate) {
-    this.store = new LockStore(ctx.db);
-    // A job that is no longer running holds nothing and waits for nothing.
+    // A job that is no longer running holds nothing and waits for nothing. The promise is
+    // returned: the engine's `emitSettled('job', …)` waits for the release before it reports the end.
+    // It starts at once: on SQLite the whole release runs before any I/O callback, so the job's
+    // end is never seen (a wait_for_agents answer, the next tool call) with its locks still held.
     this.offJob = ctx.bus.on('job', (e) => {
-      if (!isActive(e.status as never)) this.releaseAll(e.jobId);
+      if (isActive(e.status as never)) return undefined;
+      return this.releaseEnded(e.jobId).catch((err: unknown) => this.failed(err, `releasing the locks of ${e.jobId}`));
     });
+  }
+
+  private get q(): Q {
+    return this.ctx.sql.db;
+  }
+
+  private failed(err: unknown, what: string): void {
+    this.ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, `locks: ${what} failed`);
   }
 
   /** The caller's work tree (real path): its job's work dir, or the project for the lead. */
@@ -102,51 +136,38 @@ export class LockService {
     const paths = await this.resolve(caller, i.files);
     const reason = i.reason ?? null;
     const now = this.ctx.clock.now();
-    const first = tx(this.ctx.db, () => {
-      this.expire(now);
-      const others = this.store.heldAmong(paths).filter((r) => r.holder !== me);
-      if (others.length === 0) {
-        this.store.take(me, paths, reason, i.ttl_s, now);
-        this.store.renew(me, now);
-        return { granted: true as const };
-      }
-      if (i.timeout_s === 0) throw new ConflictError(`not acquired: ${this.conflictText(others)}. Nothing was locked. Pass timeout_s to wait for them.`);
-      const cycle = findCycle(this.facts(), me, paths);
-      if (cycle) throw new ConflictError(`deadlock: ${describeCycle(cycle)}. Nothing was locked; release what you hold (release_files) or lock all the files you need in one call.`);
-      return { granted: false as const, waitId: this.store.addWait(me, paths, reason, i.ttl_s, now) };
-    });
-    this.armExpiry(); // the held locks may expire before anyone releases them
-    if (first.granted) {
-      this.changed(me);
+    const first = await acquireOrWait(this.q, { holder: me, paths, reason, ttlS: i.ttl_s, now, wait: i.timeout_s !== 0 });
+    if (first.expired) this.forgetHolders();
+    if (first.kind === 'granted') {
+      this.addHolder(me);
+      await this.changed(me); // also serves what an expiry freed, and arms the TTL timer
       return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(now + i.ttl_s * 1000), ...await this.writableFor(caller, paths) };
     }
+    if (first.expired) await this.grantWaiters(); // what expired may free other waiters
+    if (first.kind === 'held') throw new ConflictError(`not acquired: ${this.conflictText(first.others)}. Nothing was locked. Pass timeout_s to wait for them.`);
+    if (first.kind === 'deadlock') throw new ConflictError(`deadlock: ${describeCycle(first.cycle)}. Nothing was locked; release what you hold (release_files) or lock all the files you need in one call.`);
+    this.arm(await nextExpiry(this.q)); // the held locks may expire before anyone releases them
     const waitId = first.waitId;
     const r = await waitUntil({
       bus: this.ctx.bus, events: ['lock'], signal,
       timeoutMs: Math.min(i.timeout_s, this.ctx.config.maxWaitS) * 1000,
       progressEveryMs: this.ctx.progressEveryMs, onProgress: progress,
       // Granted, or the wait row is gone (its job ended, or a hub restart dropped it).
-      check: () => {
-        const w = this.store.wait(waitId);
+      check: async () => {
+        const w = await getWait(this.q, waitId);
         return !w || w.status === 'granted' ? true : undefined;
       },
     });
-    const outcome = tx(this.ctx.db, () => {
-      const w = this.store.wait(waitId);
-      this.store.dropWait(waitId);
-      if (w?.status === 'granted') {
-        if (r.ok) return 'granted';
-        this.store.release(me, paths); // granted to a caller that is gone
-        return 'released';
-      }
-      return 'gone';
-    });
-    if (outcome !== 'granted') this.grantWaiters();
+    const outcome = await endWait(this.q, waitId, me, paths, r.ok);
+    if (outcome !== 'granted') {
+      if (outcome === 'released') this.forgetHolders();
+      await this.grantWaiters();
+    }
     if (outcome === 'granted') {
       const writable = await this.writableFor(caller, paths);
       return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000), ...writable };
     }
-    const still = this.store.heldAmong(paths).filter((x) => x.holder !== me);
+    const still = (await heldAmong(this.q, paths)).filter((x) => x.holder !== me);
     throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still) || 'the files just became free — try again'}. Nothing was locked.`);
   }
 
@@ -196,57 +217,113 @@ export class LockService {
     let released: string[];
     if (i.files) {
       const paths = await this.resolve(caller, i.files);
-      const held = this.store.heldAmong(paths);
-      const foreign = held.filter((r) => r.holder !== me);
-      if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign)}. Nothing was released.`);
-      const notHeld = paths.filter((p) => !held.some((r) => r.path === p));
-      if (notHeld.length === paths.length) return { released: [] };
-      released = tx(this.ctx.db, () => this.store.release(me, paths));
+      released = await lockTx(this.q, async (trx) => {
+        const held = await heldAmong(trx, paths);
+        const foreign = held.filter((r) => r.holder !== me);
+        if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign)}. Nothing was released.`);
+        return held.length ? release(trx, me, paths) : [];
+      });
     } else {
-      released = tx(this.ctx.db, () => this.store.release(me));
+      released = await lockTx(this.q, (trx) => release(trx, me));
     }
-    if (released.length) this.changed(me);
+    if (released.length) {
+      this.forgetHolders();
+      await this.changed(me);
+    }
     return { released };
   }
 
-  list(i: ListLocksInput, caller?: Caller): { locks: { path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number }[] } {
-    this.expire(this.ctx.clock.now());
+  async list(i: ListLocksInput, caller?: Caller): Promise<{ locks: { path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number }[] }> {
+    await this.expireNow();
     // A relative prefix is relative to the caller's work tree, like lock paths.
     const prefix = i.path_prefix && caller && !isAbsolute(i.path_prefix) ? join(this.workTree(caller), i.path_prefix) : i.path_prefix;
+    const [locks, waits] = [await allLocks(this.q, prefix), await waiting(this.q)];
+    const waiters = new Map<string, number>();
+    for (const w of waits) for (const p of new Set(JSON.parse(w.paths_json) as string[])) waiters.set(p, (waiters.get(p) ?? 0) + 1);
     return {
-      locks: this.store.all(prefix).map((l) => ({
-        path: l.path, holder: l.holder, reason: l.reason, acquired_at: isoTime(l.acquired_at), expires_at: isoTime(l.expires_at), waiters: this.store.waitersOf(l.path),
+      locks: locks.map((l) => ({
+        path: l.path, holder: l.holder, reason: l.reason, acquired_at: isoTime(l.acquired_at), expires_at: isoTime(l.expires_at), waiters: waiters.get(l.path) ?? 0,
       })),
     };
   }
 
-  /** Any call of a holder renews its locks. */
-  renew(caller: Caller): void {
-    this.store.renew(holderOf(caller), this.ctx.clock.now());
+  /** The locks among `paths` (no expiry first): for views and tests. */
+  heldAmong(paths: readonly string[]): Promise<LockRow[]> {
+    return heldAmong(this.q, paths);
+  }
+
+  /** Lock requests waiting, in arrival order. */
+  waiting(): Promise<WaitRow[]> {
+    return waiting(this.q);
+  }
+
+  /** Any call of a holder renews its locks. Nothing at all (not even a promise) for a caller known
+   * to hold none: every tool call of the hub comes here. */
+  renew(caller: Caller): Promise<void> | undefined {
+    const me = holderOf(caller);
+    if (this.holderSet && !this.holderSet.has(me)) return undefined;
+    return (async () => {
+      if (await this.mayHold(this.q, me)) await this.renewIn(this.q, me, this.ctx.clock.now());
+    })();
+  }
+
+  private async renewIn(q: Q, holder: string, now: number): Promise<void> {
+    if ((await renew(q, holder, now)) === 0) this.forgetHolders();
+  }
+
+  /** Whether holder may hold a lock (see holderSet); `q` is the transaction when in one. */
+  private async mayHold(q: Q, holder: string): Promise<boolean> {
+    if (this.holderSet) return this.holderSet.has(holder);
+    const g = this.generation;
+    const set = new Set(await holders(q));
+    if (g !== this.generation) return true; // a take or release meanwhile: renew to be sure
+    this.holderSet = set;
+    return set.has(holder);
+  }
+
+  private addHolder(holder: string): void {
+    this.generation++;
+    this.holderSet?.add(holder);
+  }
+
+  private forgetHolders(): void {
+    this.generation++;
+    this.holderSet = undefined;
+  }
+
+  /** A job's event said it is not running: release what it has, unless it runs again by now (the
+   * event of a job queued a moment ago may be heard after its start and its first lock). */
+  private async releaseEnded(jobId: string): Promise<void> {
+    if (isActive((this.ctx.store.get(jobId)?.status ?? 'failed') as never)) return;
+    await this.releaseAll(jobId);
   }
 
   /** Release everything a holder has and forget its waits (its job ended). */
-  releaseAll(holder: string): void {
-    const released = tx(this.ctx.db, () => {
-      this.store.dropWaitsOf(holder);
-      return this.store.release(holder);
+  async releaseAll(holder: string): Promise<void> {
+    if (!(await holdsOrWaits(this.q, holder))) return; // most job events: nothing to release, no transaction
+    const released = await lockTx(this.q, async (trx) => {
+      await dropWaitsOf(trx, holder);
+      return release(trx, holder);
     });
-    if (released.length) this.changed(holder);
+    if (released.length) {
+      this.forgetHolders();
+      await this.changed(holder);
+    }
   }
 
   /** At hub start: waits died with the old hub's connections; locks of jobs that are not running are released. */
-  reconcile(): string[] {
-    const dead = tx(this.ctx.db, () => {
-      this.store.dropAllWaits();
-      const gone = this.store.holders().filter((h) => h !== 'lead' && !isActive((this.ctx.store.get(h)?.status ?? 'failed') as never));
-      for (const h of gone) this.store.release(h);
+  async reconcile(): Promise<string[]> {
+    const dead = await lockTx(this.q, async (trx) => {
+      await dropAllWaits(trx);
+      const gone = (await holders(trx)).filter((h) => h !== 'lead' && !isActive((this.ctx.store.get(h)?.status ?? 'failed') as never));
+      for (const h of gone) await release(trx, h);
       return gone;
     });
-    this.grantWaiters(); // expires what is due and arms the TTL timer for the locks that survived
+    this.forgetHolders();
+    await this.grantWaiters(); // expires what is due and arms the TTL timer for the locks that survived
     return dead;
   }
 
-  /** Lock check for the PreToolUse hook: deny paths held by others; in auto mode take free ones. */
   /**
    * The hook's question: may `caller` write `paths` (absolute, real)? A write conflicts with a
    * lock another holder has on the path itself, on a directory above it, or on anything inside
@@ -254,46 +331,66 @@ export class LockService {
    * (files only: a directory or the tree itself is checked, never locked). `unknown` names a write
    * whose target could not be told: strict mode denies it; auto mode denies it while another
    * agent holds files in the caller's tree, and otherwise lets it through and records it.
+   * Renews the caller's locks whatever the answer. With targets, whatever their number (up to
+   * 500 per statement): one read of every related lock decides a deny, or that every target is
+   * the caller's own already (then the renewal alone follows); only free targets to lock take the
+   * decision's transaction (renew, the same read again, an expiry when a related lock is past its
+   * TTL, one insert of the auto locks).
    */
-  hookCheck(caller: Caller, paths: readonly string[], unknown?: string): { decision: 'none' | 'deny'; reason?: string; locked?: string[]; unchecked?: string } {
+  async hookCheck(caller: Caller, paths: readonly string[], unknown?: string): Promise<{ decision: 'none' | 'deny'; reason?: string; locked?: string[]; unchecked?: string }> {
     const mode = this.ctx.config.lockMode;
     const me = holderOf(caller);
     const now = this.ctx.clock.now();
-    if (mode === 'off') return { decision: 'none' };
+    if (mode === 'off') {
+      await this.renew(caller);
+      return { decision: 'none' };
+    }
     if (unknown && mode === 'strict') {
+      await this.renew(caller);
       return { decision: 'deny', reason: `strict lock mode: cannot tell which files ${unknown} writes (a variable, glob, eval, or a command that writes where it cannot be seen), so it is denied. Write to literal paths you hold with lock_files.` };
     }
     const root = this.workTree(caller);
     if (unknown) {
       // It may write anywhere: while other agents hold files in this tree, that is not allowed.
-      const foreign = this.store.under(root).filter((r) => r.holder !== me);
+      const foreign = (await under(this.q, root)).filter((r) => r.holder !== me && r.expires_at > now);
       if (foreign.length) {
+        await this.renew(caller);
         return { decision: 'deny', reason: `cannot tell which files ${unknown} writes, and other agents hold files in your work tree: ${this.conflictText(foreign.slice(0, 5))}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}. Write to literal paths the hook can check, or wait for those locks (lock_files with a timeout_s).` };
       }
     }
-    if (paths.length === 0) return unknown ? this.unchecked(caller, unknown) : { decision: 'none' };
     const inTree = paths.filter((p) => isInside(p, root));
-    const res = tx(this.ctx.db, () => {
-      this.expire(now);
-      this.store.renew(me, now);
-      const related = new Map<string, LockRow>();
-      const add = (rows: LockRow[]): void => rows.forEach((r) => related.set(r.path, r));
-      add(this.store.heldAmong([...new Set(inTree.flatMap((p) => [p, ...ancestorsWithin(p, root)]))]));
-      for (const p of inTree) add(this.store.under(p));
-      const others = [...related.values()].filter((r) => r.holder !== me);
-      if (others.length) return { deny: `${this.conflictText(others)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` };
-      const dirs = inTree.filter((p) => p === root || isDirectory(p));
-      if (mode === 'strict' && dirs.length) return { deny: `strict lock mode: ${dirs.join(', ')} ${dirs.length > 1 ? 'are directories' : 'is a directory'} (a command that rewrites a whole directory or the tree): file locks cannot cover it. Name the files, holding their locks.` };
-      const free = inTree.filter((p) => !related.has(p) && !dirs.includes(p));
-      if (mode === 'strict' && free.length) return { deny: `strict lock mode: lock ${free.join(', ')} with lock_files before editing.` };
-      if (free.length) this.store.take(me, free, 'edited (auto lock)', 600, now);
-      return { took: free };
-    });
+    if (inTree.length === 0) {
+      await this.renew(caller);
+      return unknown ? this.unchecked(caller, unknown) : { decision: 'none' };
+    }
+    // File-system work before the transaction: nothing but statements runs inside it.
+    const dirs = new Set(inTree.filter((p) => p === root || isDirectory(p)));
+    const exact = [...new Set(inTree.flatMap((p) => [p, ...ancestorsWithin(p, root)]))];
+    // Fast path, no transaction: one read decides a deny, or that every target is the caller's
+    // own already (the usual repeated edit); only a take needs the decision's transaction.
+    const fast = hookVerdict(await related(this.q, exact, [...dirs]), { holder: me, targets: inTree, dirs, mode, now }, FAST_MARGIN_MS);
+    const d = fast.kind !== 'took' || fast.took.length === 0 ? fast : await (async () => {
+      const mayHold = await this.mayHold(this.q, me);
+      const r = await hookDecide(this.q, { holder: me, targets: inTree, exact, dirs, mode, now, renew: mayHold, reason: AUTO_REASON, ttlS: AUTO_TTL_S });
+      if (r.renewed === 0 || r.expired) this.forgetHolders();
+      if (r.kind === 'took' && r.took.length) this.addHolder(me);
+      if (r.expired) void this.grantWaiters().catch((err: unknown) => this.failed(err, 'serving waiters after an expiry'));
+      return r;
+    })();
+    if (d === fast) await this.renew(caller);
+    const res = d.kind === 'took' ? { took: d.took }
+      : d.kind === 'held' ? { deny: `${this.conflictText(d.others)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` }
+      : d.kind === 'strict-dirs' ? { deny: `strict lock mode: ${d.dirs.join(', ')} ${d.dirs.length > 1 ? 'are directories' : 'is a directory'} (a command that rewrites a whole directory or the tree): file locks cannot cover it. Name the files, holding their locks.` }
+      : { deny: `strict lock mode: lock ${d.free.join(', ')} with lock_files before editing.` };
     if ('deny' in res) {
       if (caller.role === 'agent') this.ctx.store.addEvent(caller.jobId, now, 'lock_denied', { files: inTree, reason: String(res.deny).slice(0, 500) });
       return { decision: 'deny', reason: res.deny };
     }
-    if (res.took.length) this.changed(me);
+    if (res.took.length) {
+      // Taking frees nothing: no waiter to serve, only the mounts and views to tell.
+      this.ctx.bus.emit('lock', { holder: me });
+      this.arm(now + AUTO_TTL_S * 1000);
+    }
     return unknown ? { ...this.unchecked(caller, unknown), locked: res.took } : { decision: 'none', locked: res.took };
   }
 
@@ -305,54 +402,51 @@ export class LockService {
   }
 
   close(): void {
+    this.closed = true;
     this.offJob();
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
-  /** path → holder and waiter → paths, for the wait-for graph. */
-  private facts(): { holders: Map<string, string>; waiting: Map<string, string[]> } {
-    const holders = new Map(this.store.all().map((l) => [l.path, l.holder]));
-    const waiting = new Map<string, string[]>();
-    for (const w of this.store.waiting()) waiting.set(w.holder, [...(waiting.get(w.holder) ?? []), ...(JSON.parse(w.paths_json) as string[])]);
-    return { holders, waiting };
-  }
-
-  private expire(now: number): void {
-    const gone = this.store.expire(now);
-    if (gone.length) queueMicrotask(() => this.grantWaiters());
+  /** Drop what is past its TTL now, and serve the waiters it frees. */
+  private async expireNow(): Promise<void> {
+    const gone = await lockTx(this.q, (trx) => expire(trx, this.ctx.clock.now()));
+    if (gone.length) {
+      this.forgetHolders();
+      await this.grantWaiters();
+    }
   }
 
   /** Serve waiters in arrival order: each whose files are all free (or its own) gets them. */
-  grantWaiters(): void {
-    const now = this.ctx.clock.now();
-    const granted = tx(this.ctx.db, () => {
-      this.store.expire(now);
-      const out: string[] = [];
-      for (const w of this.store.waiting()) {
-        const paths = JSON.parse(w.paths_json) as string[];
-        if (this.store.heldAmong(paths).some((r) => r.holder !== w.holder)) continue;
-        this.store.take(w.holder, paths, w.reason, w.ttl_s, now);
-        this.store.grant(w.id);
-        out.push(w.holder);
-      }
-      return out;
-    });
-    for (const h of granted) this.ctx.bus.emit('lock', { holder: h });
-    this.armExpiry();
+  async grantWaiters(): Promise<void> {
+    const r = await grantWaiting(this.q, this.ctx.clock.now());
+    if (r.expired) this.forgetHolders();
+    for (const h of r.granted) this.addHolder(h);
+    for (const h of r.granted) this.ctx.bus.emit('lock', { holder: h });
+    this.arm(r.next);
   }
 
   /** Something changed for holder: wake waiters that may now proceed, re-arm the TTL timer. */
-  private changed(holder: string): void {
+  private async changed(holder: string): Promise<void> {
     this.ctx.bus.emit('lock', { holder });
-    this.grantWaiters();
+    await this.grantWaiters();
   }
 
-  private armExpiry(): void {
+  /**
+   * Have the TTL timer fire by `at` (ms since the epoch). A timer already due earlier is kept: it
+   * fires, finds nothing due, and arms the next expiry itself (renewals only push expiries later).
+   */
+  private arm(at: number | undefined): void {
+    if (at === undefined || this.closed) return;
+    if (this.timer && this.timerAt !== undefined && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
-    const next = this.store.nextExpiry();
-    if (next === undefined) return;
-    const ms = Math.max(0, next - this.ctx.clock.now()) + 5;
-    this.timer = setTimeout(() => this.grantWaiters(), Math.min(ms, 2 ** 31 - 1));
+    const ms = Math.max(0, at - this.ctx.clock.now()) + 5;
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = undefined;
+      void this.grantWaiters().catch((err: unknown) => this.failed(err, 'the TTL expiry'));
+    }, Math.min(ms, 2 ** 31 - 1));
     this.timer.unref();
   }
 }

@@ -115,7 +115,7 @@ for (const confine of ['require', 'off'] as const) {
       const root = realpathSync(h.project);
       assert.deepEqual(JSON.parse(got[winner]!.r.text).acquired, [`${root}/${winner === 'dla' ? 'y.txt' : 'x.txt'}`], 'the other got the file once the refused one ended');
       assert.ok(got[winner]!.at >= h.hub.ctx.store.get(ids[loser])!.ended_at!, 'granted when the refused job ended and released its lock');
-      assert.deepEqual(h.hub.locks.store.waiting(), [], 'no lock request left waiting');
+      assert.deepEqual(await h.hub.locks.waiting(), [], 'no lock request left waiting');
     });
 
     test('TTL: a lock whose holder goes quiet expires and wakes the waiter while the holder still runs', async () => {

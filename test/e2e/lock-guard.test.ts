@@ -33,7 +33,7 @@ describe('the lock guard', () => {
     const shared = join(root, 'shared.txt');
     writeFileSync(shared, 'original\n');
     const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A' })).job_id;
-    await eventually('A holds shared.txt', () => (h.hub.locks.list({}).locks.some((l) => l.path === shared && l.holder === a) ? true : undefined), 60_000);
+    await eventually('A holds shared.txt', async () => ((await h.hub.locks.list({})).locks.some((l) => l.path === shared && l.holder === a) ? true : undefined), 60_000);
     const b = (await h.call('spawn_agent', { prompt: '@script:writer', title: 'Writer B' })).job_id;
     bGo.open();
     await h.fake.waitForRequest((r) => r.script === 'writer' && r.step === 1, 60_000);
@@ -71,7 +71,7 @@ describe('the lock guard with a codex writer', () => {
     const shared = join(realpathSync(h.project), 'shared.txt');
     writeFileSync(shared, 'original\n');
     const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A' })).job_id;
-    await eventually('A holds shared.txt', () => (h.hub.locks.list({}).locks.some((l) => l.path === shared && l.holder === a) ? true : undefined), 60_000);
+    await eventually('A holds shared.txt', async () => ((await h.hub.locks.list({})).locks.some((l) => l.path === shared && l.holder === a) ? true : undefined), 60_000);
     const c = (await h.call('spawn_agent', { prompt: '@script:writer', provider: 'codex' })).job_id;
     await h.call('wait_for_agents', { job_ids: [c], timeout_s: 120 });
     assert.equal(readFileSync(shared, 'utf8'), 'original\n', 'A\'s content was put back');

@@ -150,17 +150,18 @@ describe('a lock handed over is writable at once', () => {
     assert.deepEqual(mounts.mountedFor(b), [file], 'A\'s file is read-only in B\'s sandbox');
 
     // The moment A's release is in the store (the lock event), B's hook asks to write the file.
-    const asked = new Promise<{ wasPending: boolean; verdict: unknown; boundWhenAnswered: string[] }>((resolve) => {
+    const asked = new Promise<{ boundWhenAsked: string[]; verdict: unknown; boundWhenAnswered: string[] }>((resolve) => {
       const off = h.hub.ctx.bus.on('lock', (e) => {
         if (e.holder !== a) return;
         off();
-        const v = h.hub.hook.answer({ role: 'agent', jobId: b }, { tool_name: 'Write', tool_input: { file_path: file, content: 'x' } }, 'claude');
-        void Promise.resolve(v).then((verdict) => resolve({ wasPending: v instanceof Promise, verdict, boundWhenAnswered: mounts.mountedFor(b) }));
+        const boundWhenAsked = mounts.mountedFor(b);
+        void h.hub.hook.answer({ role: 'agent', jobId: b }, { tool_name: 'Write', tool_input: { file_path: file, content: 'x' } }, 'claude')
+          .then((verdict) => resolve({ boundWhenAsked, verdict, boundWhenAnswered: mounts.mountedFor(b) }));
       });
     });
     release.open();
     const r = await asked;
-    assert.equal(r.wasPending, true, 'the file was still bound: the hook waited');
+    assert.deepEqual(r.boundWhenAsked, [file], 'the file was still bound when B asked: the hook waited');
     assert.notEqual((r.verdict as { decision: string }).decision, 'deny', JSON.stringify(r.verdict));
     assert.deepEqual(r.boundWhenAnswered, [], 'answered only once the file is writable in B\'s sandbox');
     writeNow.open(); // B's own Write through the real hook now lands

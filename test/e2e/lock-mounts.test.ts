@@ -67,7 +67,7 @@ describe('locks below the hook', () => {
     const b = (await h.call('spawn_agent', { prompt: '@script:writer', title: 'Writer B' })).job_id;
     await h.fake.waitForRequest((r) => r.script === 'writer' && r.step === 1, 60_000);
     const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A' })).job_id;
-    await eventually('A holds shared.txt', () => (h.hub.locks.list({}).locks.some((l) => l.path === shared && l.holder === a) ? true : undefined), 60_000);
+    await eventually('A holds shared.txt', async () => ((await h.hub.locks.list({})).locks.some((l) => l.path === shared && l.holder === a) ? true : undefined), 60_000);
     const t0 = Date.now();
     await synced(mounts, 'shared.txt read-only in B', () => mounts.mountedFor(b).includes(shared));
     const tookMs = Date.now() - t0;

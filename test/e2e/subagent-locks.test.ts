@@ -35,7 +35,7 @@ async function heldAgainstSubAgents(parent: Script, policy?: unknown): Promise<v
   const shared = join(root, 'shared.txt');
   writeFileSync(shared, 'original\n');
   const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A' })).job_id;
-  await eventually('A holds shared.txt', () => (h.hub.locks.list({}).locks.some((l) => l.path === shared && l.holder === a) ? true : undefined), 60_000);
+  await eventually('A holds shared.txt', async () => ((await h.hub.locks.list({})).locks.some((l) => l.path === shared && l.holder === a) ? true : undefined), 60_000);
   const b = (await h.call('spawn_agent', { prompt: '@script:parent', title: 'Parent B' })).job_id;
   const w = await h.call('wait_for_agents', { job_ids: [b], timeout_s: 180 });
   assert.equal(w.done[0].status, 'succeeded', JSON.stringify(w.done[0]));

@@ -12,9 +12,9 @@ export interface Racer {
   kill(): void;
 }
 
-/** Start a racer; resolves once it is ready for commands. */
-export async function startRacer(deadlineMs = 30_000): Promise<Racer> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', RACER], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Start a racer (sqlRacer.ts, or another child speaking the same protocol); resolves once it is ready for commands. */
+export async function startRacer(deadlineMs = 30_000, script = RACER): Promise<Racer> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   const answers: ((line: string) => void)[] = [];
   let exited = '';
   const waiting: ((err: Error) => void)[] = [];

@@ -29,11 +29,11 @@ export function waitForJob(hub: Hub, jobId: string, pred: (j: JobRow) => boolean
   });
 }
 
-/** Checks `pred` every `everyMs` until it holds or the deadline passes (for facts with no event, e.g. a pid exiting). */
-export async function eventually<T>(what: string, pred: () => T | undefined | false, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+/** Checks `pred` (which may read asynchronously) every `everyMs` until it holds or the deadline passes (for facts with no event, e.g. a pid exiting). */
+export async function eventually<T>(what: string, pred: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, everyMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const v = pred();
+    const v = await pred();
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));

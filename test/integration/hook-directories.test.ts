@@ -52,42 +52,42 @@ describe('auto mode', () => {
     'git reset --hard', 'git stash', 'git clean -fdx', 'git checkout main', 'rsync -a --delete x/ dir/', 'tar -xf a.tar -C dir',
   ];
   for (const c of denied) {
-    test(`B may not: ${c}`, () => {
-      const v = bash(t.h, t.b.id, c);
+    test(`B may not: ${c}`, async () => {
+      const v = await bash(t.h, t.b.id, c);
       assert.equal(v.decision, 'deny', JSON.stringify(v));
       assert.match(v.reason ?? '', /held\.txt is held by agent/);
     });
   }
   // This hub keeps its state inside the project (startTestHub): `*` expands to it too, and the
   // state guard refuses that before any lock is looked at (docs/security.md).
-  test('B may not: rm -rf * (it names the hub state here)', () => {
-    const v = bash(t.h, t.b.id, 'rm -rf *');
+  test('B may not: rm -rf * (it names the hub state here)', async () => {
+    const v = await bash(t.h, t.b.id, 'rm -rf *');
     assert.equal(v.decision, 'deny', JSON.stringify(v));
     assert.match(v.reason ?? '', /may not read the hub's own state, nor name it: `rm -rf \*` names .*\*, in the Overseer hub's own state/);
   });
 
   const allowed = ['rm -rf x', '(cd dir; ls) > out.log', 'cd x && rm held.txt', 'echo hi > dir/other.txt'];
   for (const c of allowed) {
-    test(`B may: ${c}`, () => assert.equal(bash(t.h, t.b.id, c).decision, 'none'));
+    test(`B may: ${c}`, async () => assert.equal((await bash(t.h, t.b.id, c)).decision, 'none'));
   }
 
   test('a held directory covers the files inside it', async () => {
     const r = await callAs(t.a.client, 'lock_files', { files: ['x'] });
     assert.equal(r.isError, false, r.text);
-    const v = t.h.hub.hook.check({ role: 'agent', jobId: t.b.id }, { tool_name: 'Write', tool_input: { file_path: join(t.root, 'x', 'new.txt') } });
+    const v = await t.h.hub.hook.check({ role: 'agent', jobId: t.b.id }, { tool_name: 'Write', tool_input: { file_path: join(t.root, 'x', 'new.txt') } });
     assert.equal(v.decision, 'deny');
     assert.match(v.reason ?? '', /x is held by agent/);
   });
 
-  test('directory targets are checked, never auto-locked', () => {
-    const v = bash(t.h, t.b.id, 'rm -rf dir/sub');
+  test('directory targets are checked, never auto-locked', async () => {
+    const v = await bash(t.h, t.b.id, 'rm -rf dir/sub');
     assert.equal(v.decision, 'none');
     assert.deepEqual(v.locked, []);
   });
 
-  test('a write the hook cannot name is denied while another agent holds files in the tree', () => {
+  test('a write the hook cannot name is denied while another agent holds files in the tree', async () => {
     for (const c of ['echo hi > "$OUT"', 'eval "rm dir/held.txt"', 'echo dir/held.txt | xargs rm', 'python3 -c "open(\'dir/held.txt\',\'w\')"', 'node -e "require(\'fs\').writeFileSync(\'dir/held.txt\',\'x\')"', 'F=dir/held.txt; rm "$F"']) {
-      const v = bash(t.h, t.b.id, c);
+      const v = await bash(t.h, t.b.id, c);
       assert.equal(v.decision, 'deny', `${c}: ${JSON.stringify(v)}`);
       assert.match(v.reason ?? '', /cannot tell which files .* other agents hold files in your work tree: .*held\.txt is held by agent/);
     }
@@ -97,7 +97,7 @@ describe('auto mode', () => {
     const solo = await hubWithAgents();
     const count = (): number => (solo.h.hub.db.prepare("SELECT COUNT(*) AS c FROM events WHERE kind = 'lock_unchecked' AND job_id = ?").get(solo.b.id) as { c: number }).c;
     const before = count();
-    const v = bash(solo.h, solo.b.id, 'echo hi > "$OUT"');
+    const v = await bash(solo.h, solo.b.id, 'echo hi > "$OUT"');
     assert.equal(v.decision, 'none');
     assert.match((v as { unchecked?: string }).unchecked ?? '', /could not tell which files/);
     assert.equal(count(), before + 1);
@@ -108,12 +108,12 @@ describe('strict mode', () => {
   test('writes the hook cannot name are denied with a reason', async () => {
     const t = await hubWithAgents({ lockMode: 'strict' });
     for (const c of ['echo hi > "$OUT"', 'eval "$CMD"', 'xargs rm < list', 'rm *.txt', 'node -e "x"']) {
-      const v = bash(t.h, t.b.id, c);
+      const v = await bash(t.h, t.b.id, c);
       assert.equal(v.decision, 'deny', `${c}: ${JSON.stringify(v)}`);
       assert.match(v.reason ?? '', /strict lock mode: cannot tell which files/);
     }
     for (const c of ['find . -delete', 'git checkout main', 'rm -rf dir']) {
-      const v = bash(t.h, t.b.id, c);
+      const v = await bash(t.h, t.b.id, c);
       assert.equal(v.decision, 'deny', `${c}: ${JSON.stringify(v)}`);
       assert.match(v.reason ?? '', /strict lock mode: .* (is a directory|are directories)/);
     }
@@ -139,13 +139,13 @@ describe('the rules an agent runs under are out of its reach', () => {
         ['Bash', { command: `cp evil.db ${join(t.h.home, 'state.db')}` }],
       ];
       for (const [tool, input] of writes) {
-        const v = t.h.hub.hook.check({ role: 'agent', jobId: t.b.id }, { tool_name: tool, tool_input: input, cwd: t.root });
+        const v = await t.h.hub.hook.check({ role: 'agent', jobId: t.b.id }, { tool_name: tool, tool_input: input, cwd: t.root });
         assert.equal(v.decision, 'deny', `${lockMode} ${tool} ${JSON.stringify(input)}: ${JSON.stringify(v)}`);
         assert.match(v.reason ?? '', /agents may not write there/);
       }
-      const ok = t.h.hub.hook.check({ role: 'agent', jobId: t.b.id }, { tool_name: 'Write', tool_input: { file_path: join(t.root, 'src', 'claude.ts') }, cwd: t.root });
+      const ok = await t.h.hub.hook.check({ role: 'agent', jobId: t.b.id }, { tool_name: 'Write', tool_input: { file_path: join(t.root, 'src', 'claude.ts') }, cwd: t.root });
       assert.equal(ok.decision, 'none');
-      const lead = t.h.hub.hook.check({ role: 'lead' }, { tool_name: 'Write', tool_input: { file_path: join(t.root, '.claude', 'settings.json') }, cwd: t.root });
+      const lead = await t.h.hub.hook.check({ role: 'lead' }, { tool_name: 'Write', tool_input: { file_path: join(t.root, '.claude', 'settings.json') }, cwd: t.root });
       assert.equal(lead.decision, 'none', 'the lead (the person\'s own session) may');
     }
   });

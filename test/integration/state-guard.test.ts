@@ -164,7 +164,7 @@ describe('the project\'s Overseer settings', () => {
       const r = await callAs(c, 'check_permission', { tool_name: 'Write', input: { file_path: join(settings, 'policy.json'), content: '{"rules":[],"default":"allow"}' }, tool_use_id: 't' });
       assert.match(r.text, /"behavior":"deny"/);
       assert.match(r.text, /agents may not write there: .*project's Overseer settings/);
-      const v = other.hub.hook.check({ role: 'agent', jobId: id }, { tool_name: 'Bash', tool_input: { command: `echo '{"rules":[],"default":"allow"}' > ${join(settings, 'policy.json')}` }, cwd: realpathSync(other.project) });
+      const v = await other.hub.hook.check({ role: 'agent', jobId: id }, { tool_name: 'Bash', tool_input: { command: `echo '{"rules":[],"default":"allow"}' > ${join(settings, 'policy.json')}` }, cwd: realpathSync(other.project) });
       assert.equal(v.decision, 'deny', JSON.stringify(v));
       assert.match(v.reason ?? '', /project's Overseer settings/);
     } finally {

@@ -18,7 +18,6 @@ import { openDb } from '../../src/store/db.js';
 import { JobStore } from '../../src/store/jobs.js';
 import { raiseWarning } from '../../src/store/sql/warnings.js';
 import { sqlOver } from '../../src/store/sql/open.js';
-import { LockStore } from '../../src/store/locks.js';
 import { insertRequestRow } from '../helpers/requests.js';
 
 const NOW = 1_800_000_000_000;
@@ -313,8 +312,9 @@ describe('readFloor on a real database', () => {
       for (let i = 0; i < 30; i++) add(`old${i}`, { status: 'succeeded', ended_at: NOW - 3 * H + i, result: `done ${i}`, cost_usd: 0.01 });
       insertRequestRow(db, { id: 'r-1', job_id: 'grand', kind: 'question', summary: 'which one?', plan_json: null, options_json: null, created_at: NOW - 5, tool_name: null, tool_input_json: null, expires_at: null, who: 'any' });
       await raiseWarning(sqlOver(db).db, 'lead-child', 'stalled', 'no output for 10 min', NOW - 1000);
-      new LockStore(db).take('lead-child', ['/p/x.ts'], null, 600, NOW);
-      new LockStore(db).addWait('grand', ['/p/x.ts'], null, 600, NOW);
+      // The rows the lock service writes (src/store/sql/locks.ts), as a synchronous fixture.
+      db.prepare('INSERT INTO locks (path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, NULL, 600, ?, ?)').run('/p/x.ts', 'lead-child', NOW, NOW + 600_000);
+      db.prepare('INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)').run('grand', '["/p/x.ts"]', NOW);
       db.close();
 
       const ro = new Database(file, { readonly: true, fileMustExist: true });

@@ -7,6 +7,7 @@
 // every budget: spawns are not hot), as docs/store-plan.md §2 says; on SQLite BEGIN IMMEDIATE is it.
 import { sql, type RawBuilder } from 'kysely';
 import { isPostgres, type Q } from './tx.js';
+import { ADVISORY, advisoryXactLock } from './advisory.js';
 import type { BudgetReservationsTable } from './schema.js';
 
 /** A budget's scope (src/money/budget.ts BudgetRef): the house, a label, a subtree's root job, a script run. */
@@ -26,13 +27,9 @@ export interface ScopeUse {
 /** The statuses of a job that may still spend. */
 const LIVE = sql.raw(`('queued', 'waiting', 'running', 'frozen', 'needs_input')`);
 
-/** Advisory lock classes (docs/store-plan.md §2): 2 = budgets (and so every spawn and resume). */
-export const ADVISORY_BUDGETS = 2;
-
 /** Serialise budget decisions on PostgreSQL (held until the transaction ends); nothing to do on SQLite. */
 export async function lockSpawns(trx: Q): Promise<void> {
-  if (!trx.isTransaction) throw new Error('internal: lockSpawns outside a transaction would be released at once');
-  if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${sql.lit(ADVISORY_BUDGETS)}, 0)`.execute(trx);
+  await advisoryXactLock(trx, ADVISORY.budgets, 0);
 }
 
 /** A label in a job row's labels_json: by substring first (its JSON text), then exactly. */

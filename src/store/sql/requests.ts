@@ -9,9 +9,9 @@
 //     IMMEDIATE transaction holds the whole file), so two closes of one job's two requests on two
 //     connections run one after the other and the second sees the first's close when it recounts
 //     (without the lock each sees the other still pending and neither clears needs_input).
-import { PostgresAdapter, type Kysely, type Selectable } from 'kysely';
-import { transact, type Q } from './tx.js';
-import type { RequestLateAnswersTable, RequestsTable, Schema } from './schema.js';
+import type { Selectable } from 'kysely';
+import { isPostgres, transact, type Q } from './tx.js';
+import type { RequestLateAnswersTable, RequestsTable } from './schema.js';
 import type { Who } from '../../contract/coord.js';
 
 export type { Who };
@@ -40,14 +40,9 @@ export interface Closed {
   job_status: string | undefined;
 }
 
-/** Whether `q` talks to PostgreSQL (row locks exist there; SQLite's transactions hold the whole file). */
-export function onPostgres(q: Kysely<Schema>): boolean {
-  return q.getExecutor().adapter instanceof PostgresAdapter;
-}
-
 /** Lock the job's row for the rest of the transaction (PostgreSQL); a job that does not exist locks nothing. */
 async function lockJob(trx: Q, jobId: string): Promise<void> {
-  if (onPostgres(trx)) await trx.selectFrom('jobs').select('id').where('id', '=', jobId).forUpdate().execute();
+  if (isPostgres(trx)) await trx.selectFrom('jobs').select('id').where('id', '=', jobId).forUpdate().execute();
 }
 
 async function jobStatus(q: Q, jobId: string): Promise<string | undefined> {

@@ -3,7 +3,7 @@
 // the person, each until it is marked told. A hub's bundled scripts (rules_json.bundled set: the
 // implement/review workflow) are not the lead's runs and are left out.
 import { sql } from 'kysely';
-import { onPostgres } from './requests.js';
+import { isPostgres } from './tx.js';
 import type { Q } from './tx.js';
 
 export interface EndedRunRow { id: string; title: string; status: string; note: string | null; ended_at: number | null }
@@ -11,7 +11,7 @@ export interface WaitingApproveRow { run_id: string; title: string; seq: number;
 
 /** `rules_json.bundled` is absent or JSON null (SQLite json_extract and PostgreSQL ->> both give SQL NULL for either). */
 const notBundled = (q: Q, col: 'rules_json' | 'r.rules_json') =>
-  onPostgres(q) ? sql<boolean>`(${sql.ref(col)}::jsonb ->> 'bundled') IS NULL` : sql<boolean>`json_extract(${sql.ref(col)}, '$.bundled') IS NULL`;
+  isPostgres(q) ? sql<boolean>`(${sql.ref(col)}::jsonb ->> 'bundled') IS NULL` : sql<boolean>`json_extract(${sql.ref(col)}, '$.bundled') IS NULL`;
 
 /** The lead's script runs that ended and were not told yet, in the order they ended. */
 export async function untoldEndedRuns(q: Q): Promise<EndedRunRow[]> {

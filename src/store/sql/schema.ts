@@ -4,7 +4,7 @@
 // assigns are `Generated` (optional on insert). One block per table, so the helpers moving modules
 // in parallel merge cleanly. A table or column of one dialect only
 // says so.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { AttemptRow, JobRow } from '../jobs.js';
 
 /** notes: key → value, with a version that grows by one on every write (compare-and-set). */
@@ -299,6 +299,31 @@ export interface UsageTable {
   created_at: number;
 }
 
+/** locks: one row per held path (absolute real path), its holder (a job id or 'lead') and its TTL. */
+export interface LocksTable {
+  path: string;
+  holder: string;
+  reason: string | null;
+  ttl_s: number;
+  /** ms since the epoch */
+  acquired_at: number;
+  /** ms since the epoch; renewed by any call of the holder */
+  expires_at: number;
+}
+
+/** lock_waits: a lock_files call waiting for all of its paths, served in id order. */
+export interface LockWaitsTable {
+  id: Generated<number>;
+  holder: string;
+  /** JSON array of absolute real paths */
+  paths_json: string;
+  reason: string | null;
+  ttl_s: number;
+  status: ColumnType<'waiting' | 'granted', 'waiting' | 'granted' | undefined, 'waiting' | 'granted'>;
+  /** ms since the epoch */
+  created_at: number;
+}
+
 export interface Schema {
   notes: NotesTable;
   requests: RequestsTable;
@@ -327,4 +352,6 @@ export interface Schema {
   job_deps: JobDepsTable;
   budget_reservations: BudgetReservationsTable;
   usage: UsageTable;
+  locks: LocksTable;
+  lock_waits: LockWaitsTable;
 }

@@ -4,11 +4,10 @@
 // under the database's write lock; on PostgreSQL, under READ COMMITTED, two raisers could both see
 // none open, so each first locks the job's row (SELECT … FOR UPDATE, docs/store-plan.md §2 tool 2)
 // in a transaction: the second waits, then sees the first's.
-import { PostgresAdapter, sql } from 'kysely';
-import { transact, type Q } from './tx.js';
+import { sql } from 'kysely';
+import { isPostgres, transact, type Q } from './tx.js';
 import type { WarningKind, WarningRow } from '../warnings.js';
 
-const isPostgres = (q: Q): boolean => q.getExecutor().adapter instanceof PostgresAdapter;
 
 /** Open warnings, of one job or of all jobs, oldest first. */
 export async function openWarnings(q: Q, jobId?: string): Promise<WarningRow[]> {

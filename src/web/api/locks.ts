@@ -15,8 +15,8 @@ export function lockRoutes(d: { ctx: HubContext; locks: LockService }) {
     if (url.pathname !== '/api/web/locks') return PASS;
     if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
     parseQuery(url, z.object({}), []);
-    const held = d.locks.list({}).locks; // expires what is past its TTL first
-    const waits = d.locks.store.waiting().map((w) => ({ ...w, paths: JSON.parse(w.paths_json) as string[] }));
+    const held = (await d.locks.list({})).locks; // expires what is past its TTL first
+    const waits = (await d.locks.waiting()).map((w) => ({ ...w, paths: JSON.parse(w.paths_json) as string[] }));
     const byPath = new Map(held.map((l) => [l.path, l.holder]));
     return {
       locks: held.map((l) => ({

@@ -1,0 +1,65 @@
+// A child process for the lock races of test/integration/sql-locks.test.ts: the lock decisions of
+// src/store/sql/lockDecisions.ts on a connection of its own, one JSON command per stdin line, one
+// JSON answer per stdout line (the protocol of sqlRacers.ts; started with its `script` argument).
+//   {op: 'open', home, url?}                     openSql → {ok}
+//   {op: 'acquire', holder, paths, wait}         acquireOrWait, then (when granted) the holders of its
+//                                                paths read back → {ok, kind, waitId?, heldBy?, cycle?}
+//   {op: 'hook', holder, targets}                hookDecide (auto mode), then the holders read back → {ok, kind, took?, heldBy?}
+//   {op: 'grant'}                                grantWaiting → {ok, granted}
+//   {op: 'release', holder}                      release everything of holder → {ok, released}
+//   {op: 'close'}                                → {ok}, then exits
+import { createInterface } from 'node:readline';
+import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import { acquireOrWait, grantWaiting, hookDecide } from '../../src/store/sql/lockDecisions.js';
+import { heldAmong, lockTx, release } from '../../src/store/sql/locks.js';
+
+let s: SqlDb | undefined;
+const say = (o: unknown): void => void process.stdout.write(JSON.stringify(o) + '\n');
+const NOW = (): number => Date.now();
+
+/** path → holder now, for the paths asked about (read after the decision committed). */
+async function heldBy(paths: readonly string[]): Promise<Record<string, string>> {
+  return Object.fromEntries((await heldAmong(s!.db, paths)).map((l) => [l.path, l.holder]));
+}
+
+async function run(cmd: Record<string, unknown>): Promise<unknown> {
+  switch (cmd.op) {
+    case 'open':
+      s = await openSql({ home: cmd.home as string, databaseUrl: cmd.url as string | undefined });
+      return { ok: true };
+    case 'acquire': {
+      const paths = cmd.paths as string[];
+      const r = await acquireOrWait(s!.db, { holder: cmd.holder as string, paths, reason: null, ttlS: 600, now: NOW(), wait: cmd.wait === true });
+      if (r.kind === 'granted') return { ok: true, kind: r.kind, heldBy: await heldBy(paths) };
+      if (r.kind === 'waiting') return { ok: true, kind: r.kind, waitId: r.waitId };
+      if (r.kind === 'deadlock') return { ok: true, kind: r.kind, cycle: r.cycle };
+      return { ok: true, kind: r.kind };
+    }
+    case 'hook': {
+      const targets = cmd.targets as string[];
+      const r = await hookDecide(s!.db, { holder: cmd.holder as string, targets, exact: targets, dirs: new Set(), mode: 'auto', now: NOW(), renew: true, reason: 'edited (auto lock)', ttlS: 600 });
+      return r.kind === 'took' ? { ok: true, kind: r.kind, took: r.took, heldBy: await heldBy(targets) } : { ok: true, kind: r.kind };
+    }
+    case 'grant':
+      return { ok: true, granted: (await grantWaiting(s!.db, NOW())).granted };
+    case 'release':
+      return { ok: true, released: await lockTx(s!.db, (trx) => release(trx, cmd.holder as string)) };
+    case 'close':
+      await s?.close();
+      return { ok: true };
+    default:
+      throw new Error(`unknown op ${String(cmd.op)}`);
+  }
+}
+
+const lines = createInterface({ input: process.stdin });
+say({ ready: true });
+for await (const line of lines) {
+  const cmd = JSON.parse(line) as Record<string, unknown>;
+  try {
+    say(await run(cmd));
+  } catch (err) {
+    say({ ok: false, error: (err as Error).stack ?? String(err) });
+  }
+  if (cmd.op === 'close') process.exit(0);
+}
