@@ -183,7 +183,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
       onUsage: (usage, jobId) => new UsageStore(db).add({ jobId: jobId && ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: ctx.clock.now() }),
     }) : undefined,
   });
-  const search = caps.search ? createSearch({ db, now: () => ctx.clock.now(), log }) : undefined;
+  const search = caps.search ? createSearch({ sql: ctx.sql, now: () => ctx.clock.now(), log }) : undefined;
 
   // The children and what only talks to them: built before the runner, which needs them.
   const children = new LiveChildren(ctx);
