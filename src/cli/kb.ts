@@ -55,11 +55,11 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
   const env = io.env ?? process.env;
   const { home } = loadConfig(env, io.cwd ?? process.cwd());
-  const kb = new KnowledgeBase({ ...kbPaths(home, env), projectDir: io.cwd ?? process.cwd() });
+  const kb = new KnowledgeBase({ source: { dialect: 'sqlite', ...kbPaths(home, env) }, projectDir: io.cwd ?? process.cwd() });
   try {
     switch (sub) {
       case 'list': {
-        const r = kb.list({ scope: scopeFilter(opts.scope), tag: opts.tag, limit: limitOf(opts.limit, 100, 10_000) });
+        const r = await kb.list({ scope: scopeFilter(opts.scope), tag: opts.tag, limit: limitOf(opts.limit, 100, 10_000) });
         if (opts.json) return out(`${JSON.stringify(r, null, 2)}\n`);
         if (r.entries.length === 0) return out('The knowledge base is empty.\n');
         const rows = r.entries.map((e) => [e.entry_id, e.scope, String(e.merged_count), e.updated_at.slice(0, 10), e.source_job ?? '-', oneLine(e.tags.join(','), 30), oneLine(e.title, 70)]);
@@ -69,7 +69,7 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
       }
       case 'search': {
         const query = args.join(' ');
-        const hits = kb.search(query, scopeFilter(opts.scope), limitOf(opts.limit, 10, 50));
+        const hits = await kb.search(query, scopeFilter(opts.scope), limitOf(opts.limit, 10, 50));
         if (opts.json) return out(`${JSON.stringify(hits, null, 2)}\n`);
         if (hits.length === 0) return out(`No entries match ${JSON.stringify(query)}.\n`);
         const rows = hits.map((h) => [h.entry_id, h.score.toFixed(2), oneLine(h.title, 50), oneLine(h.snippet, 90)]);
@@ -89,7 +89,7 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
       case 'rm': {
         const id = args[0];
         if (!id) throw new InvalidInputError('kb rm needs an entry id, e.g. overseer kb rm p-12');
-        const r = kb.delete(id);
+        const r = await kb.delete(id);
         if (opts.json) return out(`${JSON.stringify(r, null, 2)}\n`);
         return out(`deleted ${r.deleted}: ${r.title}\n`);
       }
@@ -97,6 +97,6 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
         throw new InvalidInputError(`unknown kb subcommand ${JSON.stringify(sub)}: use list, search, add or rm`);
     }
   } finally {
-    kb.close();
+    await kb.close();
   }
 }
