@@ -1,10 +1,14 @@
 // `overseer kb list|search|add|rm`: the knowledge base from the shell. Opens the KB files
 // directly (the project's <state>/kb.db and the global $XDG_DATA_HOME/overseer/kb.db), so it
 // works whether or not a hub runs; `add` goes through the same triage as report_learnings
-// (without the triage agent: the scope is --scope, else project).
-import { loadConfig } from '../config.js';
+// (without the triage agent: the scope is --scope, else project). With a PostgreSQL database
+// configured (databaseUrl / OVERSEER_DATABASE_URL) it reads and writes that database's
+// kb_entries under the project's root, as the hub does.
+import { loadConfig, projectRoot } from '../config.js';
 import { InvalidInputError } from '../errors.js';
 import { KnowledgeBase, kbPaths, type KbScope, type KbScopeFilter } from '../kb/service.js';
+import { openSql, type SqlDb } from '../store/sql/open.js';
+import { sqlTarget } from '../store/sql/url.js';
 import { table } from './status.js';
 
 export type KbSub = 'list' | 'search' | 'add' | 'rm';
@@ -54,8 +58,13 @@ const oneLine = (s: string, max: number): string => {
 export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOptions = {}, io: KbCliIo = {}): Promise<void> {
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
   const env = io.env ?? process.env;
-  const { home } = loadConfig(env, io.cwd ?? process.cwd());
-  const kb = new KnowledgeBase({ source: { dialect: 'sqlite', ...kbPaths(home, env) }, projectDir: io.cwd ?? process.cwd() });
+  const cwd = io.cwd ?? process.cwd();
+  const config = loadConfig(env, cwd);
+  const pg: SqlDb | undefined = sqlTarget(config).dialect === 'postgres' ? await openSql(config) : undefined;
+  const kb = new KnowledgeBase({
+    source: pg ? { dialect: 'postgres', db: pg.db, projectKey: projectRoot(cwd) } : { dialect: 'sqlite', ...kbPaths(config.home, env) },
+    projectDir: cwd,
+  });
   try {
     switch (sub) {
       case 'list': {
@@ -98,5 +107,6 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
     }
   } finally {
     await kb.close();
+    await pg?.close();
   }
 }
