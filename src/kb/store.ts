@@ -3,7 +3,7 @@
 // title, content and tags. The index is an external-content FTS5 table whose content is the
 // view `entries_fts_src` (tags_json exposed as `tags`), kept in step by triggers on insert,
 // update and delete, so a row and its index entry can never disagree. Search ranks by bm25
-// with the title weighted most; user text only ever reaches MATCH through ftsQuery (quoted).
+// with the title weighted most; user text only ever reaches MATCH as quoted words (text.ts ftsQueryOfTerms).
 import type { Db } from '../store/db.js';
 import type { Migration } from '../store/migrations.js';
 import { InvalidInputError } from '../errors.js';
