@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { KnowledgeBase } from '../src/kb/service.js';
 import { memorySection } from '../src/kb/memory.js';
-import { tx } from '../src/store/db.js';
+import { kbEntries, openKbFile } from '../src/kb/sqlEntries.js';
 import { f1, f2, out, prng, removeDir, stats, tempDir, type Stats } from './common.js';
 
 const ENTRIES = 10_000;
@@ -53,19 +53,24 @@ function entry(r: () => number, i: number): { title: string; content: string; ta
 
 export async function benchKbSearch(): Promise<KbSearchResult> {
   const dir = await tempDir('kb');
-  const kb = new KnowledgeBase({ projectDb: path.join(dir, 'state', 'kb.db'), globalDb: path.join(dir, 'xdg', 'overseer', 'kb.db'), projectDir: dir });
+  const kb = new KnowledgeBase({ source: { dialect: 'sqlite', projectDb: path.join(dir, 'state', 'kb.db'), globalDb: path.join(dir, 'xdg', 'overseer', 'kb.db') }, projectDir: dir });
   try {
     const r = prng(42);
     const t0 = performance.now();
+    const files = { project: path.join(dir, 'state', 'kb.db'), global: path.join(dir, 'xdg', 'overseer', 'kb.db') };
+    const counts: string[] = [];
     for (const scope of ['project', 'global'] as const) {
-      const store = kb.store(scope);
+      // The entries written as the service writes them (KbEntries on the layer), in one transaction per file.
+      const db = openKbFile(files[scope]);
+      const entries = kbEntries({ dialect: 'sqlite', scope });
       const n = scope === 'global' ? Math.round(ENTRIES * GLOBAL_SHARE) : ENTRIES - Math.round(ENTRIES * GLOBAL_SHARE);
-      tx(store.db, () => {
-        for (let i = 0; i < n; i++) store.insert({ ...entry(r, i), source_job: `j-${(i % 997).toString(16).padStart(6, '0')}` });
+      await db.transaction().execute(async (trx) => {
+        for (let i = 0; i < n; i++) await entries.insert(trx, { ...entry(r, i), source_job: `j-${(i % 997).toString(16).padStart(6, '0')}` });
       });
+      counts.push(`${await entries.count(db)} ${scope}`);
+      await db.destroy();
     }
     const insertSeconds = (performance.now() - t0) / 1000;
-    const counts = `${kb.store('project').count()} project + ${kb.store('global').count()} global`;
 
     const q = prng(7);
     const queries = Array.from({ length: QUERIES }, (_, i) => {
@@ -73,15 +78,24 @@ export async function benchKbSearch(): Promise<KbSearchResult> {
       return words.slice(0, 2 + (i % 2)).join(' ');
     });
     // Warm up statements and page cache.
-    for (const query of queries.slice(0, 20)) kb.search(query, 'all', 10);
+    for (const query of queries.slice(0, 20)) await kb.search(query, 'all', 10);
 
     const time = (fn: () => void): number => {
       const s = performance.now();
       fn();
       return performance.now() - s;
     };
-    const search = stats(queries.map((query) => time(() => kb.search(query, 'all', 10))));
-    const searchProject = stats(queries.map((query) => time(() => kb.search(query, 'project', 10))));
+    const timeAsync = async (fn: () => Promise<unknown>): Promise<number> => {
+      const s = performance.now();
+      await fn();
+      return performance.now() - s;
+    };
+    const searchTimes: number[] = [];
+    for (const query of queries) searchTimes.push(await timeAsync(() => kb.search(query, 'all', 10)));
+    const projectTimes: number[] = [];
+    for (const query of queries) projectTimes.push(await timeAsync(() => kb.search(query, 'project', 10)));
+    const search = stats(searchTimes);
+    const searchProject = stats(projectTimes);
 
     const prompts = Array.from({ length: 50 }, (_, i) =>
       `Fix the ${pick(q, TOPICS)} ${pick(q, NOUNS)} problem: the ${pick(q, TOPICS)} step ${pick(q, VERBS)} in CI since yesterday. ` +
@@ -99,7 +113,7 @@ export async function benchKbSearch(): Promise<KbSearchResult> {
     const report = stats(reportTimes);
 
     out(
-      `corpus: ${ENTRIES} entries (${counts}), built in ${f2(insertSeconds)} s\n` +
+      `corpus: ${ENTRIES} entries (${counts.join(' + ')}), built in ${f2(insertSeconds)} s\n` +
       `search_kb scope all (${QUERIES} queries): p50 ${f2(search.p50)} ms, p99 ${f2(search.p99)} ms, max ${f2(search.max)} ms   [goal p50 ≤ 5 ms]\n` +
       `search_kb scope project: p50 ${f2(searchProject.p50)} ms, p99 ${f2(searchProject.p99)} ms\n` +
       `memory section (${prompts.length} prompts, 12 terms): p50 ${f2(memory.p50)} ms, p99 ${f2(memory.p99)} ms, mean section ${f1(sectionChars / prompts.length)} chars\n` +
@@ -107,7 +121,7 @@ export async function benchKbSearch(): Promise<KbSearchResult> {
     );
     return { entries: ENTRIES, queries: QUERIES, search, searchProject, memory, report, insertSeconds };
   } finally {
-    kb.close();
+    await kb.close();
     await removeDir(dir);
   }
 }

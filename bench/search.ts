@@ -19,6 +19,8 @@ import { openDb, tx, type Db } from '../src/store/db.js';
 import { JobStore } from '../src/store/jobs.js';
 import { TranscriptIndexer } from '../src/search/indexer.js';
 import { TranscriptSearch, type SearchOptions } from '../src/search/service.js';
+import { transcriptIndex } from '../src/search/sqlIndex.js';
+import { sqlOver } from '../src/store/sql/open.js';
 import { ftsExpression } from '../src/search/query.js';
 import { extractLine } from '../src/search/extract.js';
 import { ClaudeLauncher } from '../src/launch/claude/launcher.js';
@@ -198,7 +200,9 @@ export async function benchSearch(): Promise<SearchBenchResult> {
     });
 
     let now = start;
-    const indexer = new TranscriptIndexer(db, { now: () => now, log: silentLogger });
+    const layer = sqlOver(db);
+    const index = transcriptIndex('sqlite');
+    const indexer = new TranscriptIndexer(layer.db, index, { now: () => now, log: silentLogger });
     const claudeParser = new ClaudeLauncher({}).newParser();
     let lineUs = 0;
     let parserUs = 0;
@@ -222,7 +226,7 @@ export async function benchSearch(): Promise<SearchBenchResult> {
         lines++;
       }
       const s = performance.now();
-      indexer.attemptEnded(tr.jobId, 1);
+      await indexer.attemptEnded(tr.jobId, 1);
       flushMs += performance.now() - s;
       if (i % 1000 === 999) out(`   built ${i + 1} transcripts (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
     }
@@ -242,7 +246,7 @@ export async function benchSearch(): Promise<SearchBenchResult> {
     out(`corpus: ${TRANSCRIPTS} transcripts, ${lines} lines → ${rows} rows; state.db ${mb(dbBytes)} (rows ${mb(contentBytes)}, FTS5 index ${mb(ftsBytes)}); built in ${f1(buildSeconds)} s\n` +
       `indexer per transcript line: ${f1(lineUsPerLine)} µs in the supervisor's call (parse, extract, buffer) + ${f1(writeUsPerLine)} µs of batched writes later (${f1(writeUsPerRow)} µs per row); the supervisor's own parser: ${f1(parserUsPerLine)} µs per line\n`);
 
-    const search = new TranscriptSearch(db, { now: () => end });
+    const search = new TranscriptSearch(layer.db, index, { now: () => end });
     const lead: Caller = { role: 'lead' };
     const q = prng(5);
     const jobAt = (i: number): string => `j-${i.toString(16).padStart(8, '0')}`;
@@ -269,11 +273,11 @@ export async function benchSearch(): Promise<SearchBenchResult> {
     for (const c of cases) {
       let last = { results: 0, total: 0 };
       const samples: number[] = [];
-      for (let i = 0; i < 3; i++) search.search(c.make(i), c.caller ?? lead);
+      for (let i = 0; i < 3; i++) await search.search(c.make(i), c.caller ?? lead);
       for (let i = 0; i < RUNS; i++) {
         const o = c.make(i);
         const s = performance.now();
-        const res = search.search(o, c.caller ?? lead);
+        const res = await search.search(o, c.caller ?? lead);
         samples.push(performance.now() - s);
         last = { results: res.results.length, total: res.total_hint };
       }

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { InvalidInputError } from './errors.js';
-import { packageRoot, settingsDirOf } from './config.js';
+import { packageRoot, projectRoot, settingsDirOf } from './config.js';
 import { setupConfinement, type Confinement } from './confine/setup.js';
 import { HookLedger } from './confine/hookLedger.js';
 import { guardLocks } from './confine/guard.js';
@@ -177,13 +177,17 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
     progressEveryMs: o.progressEveryMs ?? 10_000,
   };
   const kb = new KnowledgeBase({
-    projectDb: join(config.home, 'kb.db'), globalDb: kbGlobal, projectDir: o.projectDir, log,
+    // SQLite: the project's file in its state directory and the global one; PostgreSQL: kb_entries under the project's root.
+    source: ctx.sql.dialect === 'postgres'
+      ? { dialect: 'postgres', db: ctx.sql.db, projectKey: projectRoot(o.projectDir) }
+      : { dialect: 'sqlite', projectDb: join(config.home, 'kb.db'), globalDb: kbGlobal },
+    projectDir: o.projectDir, log,
     triageAgent: config.kbTriage ? createTriageAgent({
       bin: () => ctx.launchers.claude?.resolveBin(), prompts: ctx.prompts, env: ctx.childEnv, cwd: o.projectDir, log,
       onUsage: (usage, jobId) => new UsageStore(db).add({ jobId: jobId && ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: ctx.clock.now() }),
     }) : undefined,
   });
-  const search = caps.search ? createSearch({ db, now: () => ctx.clock.now(), log }) : undefined;
+  const search = caps.search ? createSearch({ sql: ctx.sql, now: () => ctx.clock.now(), log }) : undefined;
 
   // The children and what only talks to them: built before the runner, which needs them.
   const children = new LiveChildren(ctx);

@@ -291,7 +291,7 @@ export class Hub {
       this.mcpServer?.close();
       await this.http?.close();
       this.db.close();
-      this.kb.close();
+      await this.kb.close();
       this.ctx.log.info('hub stopped');
     })();
     return this.stopping;

@@ -1,10 +1,14 @@
 // `overseer kb list|search|add|rm`: the knowledge base from the shell. Opens the KB files
 // directly (the project's <state>/kb.db and the global $XDG_DATA_HOME/overseer/kb.db), so it
 // works whether or not a hub runs; `add` goes through the same triage as report_learnings
-// (without the triage agent: the scope is --scope, else project).
-import { loadConfig } from '../config.js';
+// (without the triage agent: the scope is --scope, else project). With a PostgreSQL database
+// configured (databaseUrl / OVERSEER_DATABASE_URL) it reads and writes that database's
+// kb_entries under the project's root, as the hub does.
+import { loadConfig, projectRoot } from '../config.js';
 import { InvalidInputError } from '../errors.js';
 import { KnowledgeBase, kbPaths, type KbScope, type KbScopeFilter } from '../kb/service.js';
+import { openSql, type SqlDb } from '../store/sql/open.js';
+import { sqlTarget } from '../store/sql/url.js';
 import { table } from './status.js';
 
 export type KbSub = 'list' | 'search' | 'add' | 'rm';
@@ -54,12 +58,17 @@ const oneLine = (s: string, max: number): string => {
 export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOptions = {}, io: KbCliIo = {}): Promise<void> {
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
   const env = io.env ?? process.env;
-  const { home } = loadConfig(env, io.cwd ?? process.cwd());
-  const kb = new KnowledgeBase({ ...kbPaths(home, env), projectDir: io.cwd ?? process.cwd() });
+  const cwd = io.cwd ?? process.cwd();
+  const config = loadConfig(env, cwd);
+  const pg: SqlDb | undefined = sqlTarget(config).dialect === 'postgres' ? await openSql(config) : undefined;
+  const kb = new KnowledgeBase({
+    source: pg ? { dialect: 'postgres', db: pg.db, projectKey: projectRoot(cwd) } : { dialect: 'sqlite', ...kbPaths(config.home, env) },
+    projectDir: cwd,
+  });
   try {
     switch (sub) {
       case 'list': {
-        const r = kb.list({ scope: scopeFilter(opts.scope), tag: opts.tag, limit: limitOf(opts.limit, 100, 10_000) });
+        const r = await kb.list({ scope: scopeFilter(opts.scope), tag: opts.tag, limit: limitOf(opts.limit, 100, 10_000) });
         if (opts.json) return out(`${JSON.stringify(r, null, 2)}\n`);
         if (r.entries.length === 0) return out('The knowledge base is empty.\n');
         const rows = r.entries.map((e) => [e.entry_id, e.scope, String(e.merged_count), e.updated_at.slice(0, 10), e.source_job ?? '-', oneLine(e.tags.join(','), 30), oneLine(e.title, 70)]);
@@ -69,7 +78,7 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
       }
       case 'search': {
         const query = args.join(' ');
-        const hits = kb.search(query, scopeFilter(opts.scope), limitOf(opts.limit, 10, 50));
+        const hits = await kb.search(query, scopeFilter(opts.scope), limitOf(opts.limit, 10, 50));
         if (opts.json) return out(`${JSON.stringify(hits, null, 2)}\n`);
         if (hits.length === 0) return out(`No entries match ${JSON.stringify(query)}.\n`);
         const rows = hits.map((h) => [h.entry_id, h.score.toFixed(2), oneLine(h.title, 50), oneLine(h.snippet, 90)]);
@@ -89,7 +98,7 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
       case 'rm': {
         const id = args[0];
         if (!id) throw new InvalidInputError('kb rm needs an entry id, e.g. overseer kb rm p-12');
-        const r = kb.delete(id);
+        const r = await kb.delete(id);
         if (opts.json) return out(`${JSON.stringify(r, null, 2)}\n`);
         return out(`deleted ${r.deleted}: ${r.title}\n`);
       }
@@ -97,6 +106,7 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
         throw new InvalidInputError(`unknown kb subcommand ${JSON.stringify(sub)}: use list, search, add or rm`);
     }
   } finally {
-    kb.close();
+    await kb.close();
+    await pg?.close();
   }
 }

@@ -3,14 +3,15 @@
 // with or without a running hub; a running hub's last ~100 ms of output may not be written yet).
 // The words are one query in search_output's syntax (docs/search.md); a phrase needs its quotes
 // past the shell: overseer search '"connection refused"'. Exit 2 for a bad query or option.
-import { hasIndex, MAX_LIMIT, TranscriptSearch, type SearchOptions, type SearchResult } from '../search/index.js';
+import { hasIndex, MAX_LIMIT, TranscriptSearch, transcriptIndex, type SearchOptions, type SearchResult } from '../search/index.js';
+import { sqlOver } from '../store/sql/open.js';
 import { intOption } from './args.js';
 import { CliError, UsageError } from './errors.js';
 import { openState, resolveJob } from './state.js';
 
 export interface SearchCliOptions { job?: string; label?: string; since?: string; limit?: string; json?: boolean }
 
-export function runSearch(words: string[], opts: SearchCliOptions): void {
+export async function runSearch(words: string[], opts: SearchCliOptions): Promise<void> {
   // Unknown options reach here as words (-word is the query's "without"): a --word is a typo.
   const typo = words.find((w) => /^--[A-Za-z]/.test(w));
   if (typo) throw new UsageError(`unknown option ${JSON.stringify(typo)}: the options are --job, --label, --since, --limit, --json (to search for the word, leave out the dashes).`);
@@ -27,8 +28,14 @@ export function runSearch(words: string[], opts: SearchCliOptions): void {
     if (opts.label !== undefined) o.label = opts.label;
     if (opts.since !== undefined) o.since = opts.since;
     if (limit !== undefined) o.limit = limit;
-    const r = new TranscriptSearch(s.db, { now: () => Date.now() }).search(o, { role: 'lead' });
-    process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : render(r));
+    // The layer over the CLI's own read-only handle (closed with it).
+    const layer = sqlOver(s.db);
+    try {
+      const r = await new TranscriptSearch(layer.db, transcriptIndex('sqlite'), { now: () => Date.now() }).search(o, { role: 'lead' });
+      process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : render(r));
+    } finally {
+      await layer.close();
+    }
   } finally {
     s.close();
   }

@@ -55,7 +55,10 @@ export function memoryTerms(prompt: string): string[] {
   return distinctiveTerms(prompt, MEMORY_TERMS);
 }
 
-/** `## Memory` with the entries most relevant to `prompt` within `budgetChars`; '' when none is. */
+/**
+ * `## Memory` with the entries most relevant to `prompt` within `budgetChars`; '' when none is.
+ * Synchronous, as the runner asks for it (mixed period: until it awaits memory, step 6; SQLite only).
+ */
 export function memorySection(kb: KnowledgeBase, prompt: string, budgetChars = 6000): string {
   const terms = memoryTerms(prompt);
   if (terms.length === 0) return '';
@@ -63,7 +66,7 @@ export function memorySection(kb: KnowledgeBase, prompt: string, budgetChars = 6
   for (const scope of ['project', 'global'] as const) {
     // One unreadable store (e.g. an unwritable global directory) must not hide the other.
     try {
-      for (const h of kb.searchTerms(terms, scope, MEMORY_CANDIDATES)) {
+      for (const h of kb.searchTermsNow(terms, scope, MEMORY_CANDIDATES)) {
         items.push({ entry_id: h.entry_id, title: h.title, content: h.entry.content, source_job: h.source_job, score: h.score });
       }
     } catch {

@@ -1,5 +1,5 @@
 // One knowledge base's entries over the asynchronous data layer (issue 29, step 8), with the
-// semantics of kb/store.ts `KbStore`: the same entries, ids, lists, duplicates by title and search
+// semantics the synchronous KbStore had (kb/store.ts keeps the file schema): the same entries, ids, lists, duplicates by title and search
 // (any of the query's words, best first, a snippet of the content with the matches in **bold**).
 //   SQLite: a knowledge-base file of its own, as today (`openKbFile`: its `entries` table and the
 //     FTS5 index its triggers keep; bm25 with title 10, content 1, tags 4).
@@ -12,7 +12,7 @@
 // Every method takes the queryable (a Kysely, or a transaction of the caller's).
 // docs/decisions.md, "Full-text search on both databases", says what ranks differently.
 import { Kysely, SqliteDialect, sql, type RawBuilder, type Selectable } from 'kysely';
-import { openDb } from '../store/db.js';
+import { openDb, type Db as RawDb } from '../store/db.js';
 import { StoreBusyError } from '../errors.js';
 import type { Schema, KbEntriesTable } from '../store/sql/schema.js';
 import type { SqlDialect } from '../store/sql/open.js';
@@ -58,7 +58,12 @@ export function kbEntries(o: KbEntriesOf, now: () => number = Date.now): KbEntri
 
 /** A knowledge-base file (created and migrated when new) as the layer's queryable: SQLite's KB lives in files of its own. */
 export function openKbFile(file: string): Db {
-  return new Kysely<Schema>({ dialect: new SqliteDialect({ database: openDb(file, KB_MIGRATIONS) }) });
+  return kbFileOver(openDb(file, KB_MIGRATIONS));
+}
+
+/** The layer over a KB file already open (destroying it closes the file). */
+export function kbFileOver(raw: RawDb): Db {
+  return new Kysely<Schema>({ dialect: new SqliteDialect({ database: raw }) });
 }
 
 const COLUMNS = ['id', 'title', 'content', 'tags_json', 'scope', 'source_job', 'project', 'norm_title', 'created_at', 'updated_at', 'merged_count', 'sources_json'] as const;

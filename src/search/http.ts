@@ -41,7 +41,7 @@ export function searchApi(search: TranscriptSearch): ApiHandler {
     if (since !== null) o.since = since;
     if (limit !== undefined) o.limit = limit;
     try {
-      return send(res, 200, search.search(o, caller));
+      return send(res, 200, await search.search(o, caller));
     } catch (err) {
       if (err instanceof OverseerError && STATUS[err.code]) return fail(res, STATUS[err.code]!, err.code, err.message);
       throw err;

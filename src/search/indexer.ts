@@ -1,9 +1,13 @@
 // Writes the transcript index as transcripts are written, and catches up on the ones that are
 // not (fully) indexed. The supervisor hands every line it writes to `line()` (synchronously, on
 // its hot path): the line is parsed into rows and buffered; a flush writes the buffer in one
-// transaction `flushMs` (100 ms) after the first buffered line, right after the line that fills
-// `maxRows` (200) rows (never inside the supervisor's call), when an attempt ends, and at close. Each flush also records per attempt how many lines are indexed, in the same
-// transaction, so a crash loses at most the buffer and `reindex()` resumes exactly there.
+// layer transaction (src/search/sqlIndex.ts, SQLite or PostgreSQL) `flushMs` (100 ms) after the
+// first buffered line, right after the line that fills `maxRows` (200) rows (never inside the
+// supervisor's call), when an attempt ends, and at close. Each flush also records per attempt how
+// many lines are indexed, in the same transaction, so a crash loses at most the buffer and
+// `reindex()` resumes exactly there. Flushes run one at a time, in order (`writing`): a flush
+// asked for while one is being written waits for it, so an attempt's state never goes ahead of
+// rows still in flight.
 //
 // `reindex()` runs in the background on start: every ended attempt not marked complete (all of
 // them on the first start after migration 12; after a crash, the attempts that were running) is
@@ -13,11 +17,11 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setImmediate as yieldNow } from 'node:timers/promises';
-import type { Db } from '../store/db.js';
-import { tx } from '../store/db.js';
+import { transact, type Q } from '../store/sql/tx.js';
 import type { Logger } from '../log.js';
 import { extractLine, ToolNames, type ExtractedRow } from './extract.js';
-import { IndexWriter, type NewRow, type PendingAttempt } from './store.js';
+import type { NewRow, PendingAttempt } from './store.js';
+import type { TranscriptIndex } from './sqlIndex.js';
 
 export interface IndexerOptions {
   now: () => number;
@@ -51,7 +55,6 @@ export interface ReindexReport {
 const key = (jobId: string, attempt: number): string => `${jobId}:${attempt}`;
 
 export class TranscriptIndexer {
-  private readonly writer: IndexWriter;
   private readonly live = new Map<string, Live>();
   private buffer: NewRow[] = [];
   private timer?: NodeJS.Timeout;
@@ -61,9 +64,10 @@ export class TranscriptIndexer {
   private readonly flushMs: number;
   private readonly maxRows: number;
   private readonly chunkRows: number;
+  /** The flush being written (flushes and catch-up chunks go one after another). */
+  private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Db, private readonly o: IndexerOptions) {
-    this.writer = new IndexWriter(db);
+  constructor(private readonly q: Q, private readonly index: TranscriptIndex, private readonly o: IndexerOptions) {
     this.flushMs = o.flushMs ?? 100;
     this.maxRows = o.maxRows ?? 200;
     this.chunkRows = o.chunkRows ?? 200;
@@ -100,18 +104,30 @@ export class TranscriptIndexer {
     }
   }
 
-  /** The attempt's process is gone: write what it said, and mark its transcript complete. */
-  attemptEnded(jobId: string, attempt: number): void {
+  /**
+   * The attempt's process is gone: write what it said, and mark its transcript complete. The
+   * caller does not wait (the returned promise is for tests and close); it never rejects.
+   */
+  attemptEnded(jobId: string, attempt: number): Promise<void> {
     const k = key(jobId, attempt);
     const st = this.live.get(k);
-    this.flush();
+    void this.flush();
     this.live.delete(k);
-    if (st?.broken) return;
-    try {
-      this.writer.setState(jobId, attempt, st?.lines ?? 0, true);
-    } catch (err) {
-      this.o.log.warn({ err, jobId, attempt }, 'transcript index: could not mark an attempt indexed; it is read again on the next start');
-    }
+    if (st?.broken) return this.writing;
+    return this.serially(async () => {
+      if (st?.broken) return;
+      try {
+        await this.index.setState(this.q, jobId, attempt, st?.lines ?? 0, true);
+      } catch (err) {
+        this.o.log.warn({ err, jobId, attempt }, 'transcript index: could not mark an attempt indexed; it is read again on the next start');
+      }
+    });
+  }
+
+  /** Run `fn` after every write asked for before it. */
+  private serially(fn: () => Promise<void>): Promise<void> {
+    this.writing = this.writing.then(fn, fn);
+    return this.writing;
   }
 
   private schedule(now: boolean): void {
@@ -133,8 +149,11 @@ export class TranscriptIndexer {
     this.timer.unref();
   }
 
-  /** Write the buffer, and each live attempt's line count, in one transaction. */
-  flush(): void {
+  /**
+   * Write the buffer, and each live attempt's line count, in one transaction. Resolves when it
+   * (and every flush before it) is written; never rejects (a failure is logged).
+   */
+  flush(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -145,14 +164,21 @@ export class TranscriptIndexer {
     }
     const rows = this.buffer;
     const dirty = [...this.live.values()].filter((s) => !s.broken && s.lines > s.saved);
-    if (rows.length === 0 && dirty.length === 0) return;
+    if (rows.length === 0 && dirty.length === 0) return this.writing;
     this.buffer = [];
+    // What this flush records, taken now: lines seen later belong to the next flush.
+    const states = dirty.map((s) => ({ s, lines: s.lines }));
+    return this.serially(() => this.write(rows, states));
+  }
+
+  private async write(rows: NewRow[], states: { s: Live; lines: number }[]): Promise<void> {
+    const dirty = states.map((x) => x.s);
     try {
-      tx(this.db, () => {
-        for (const r of rows) this.writer.insert(r);
-        for (const s of dirty) this.writer.setState(s.jobId, s.attempt, s.lines, false);
+      await transact(this.q, async (trx) => {
+        await this.index.insert(trx, rows);
+        for (const { s, lines } of states) await this.index.setState(trx, s.jobId, s.attempt, lines, false);
       });
-      for (const s of dirty) s.saved = s.lines;
+      for (const { s, lines } of states) s.saved = Math.max(s.saved, lines);
     } catch (err) {
       // Never retried here (the buffer would grow while the database refuses): the attempts are
       // left at their last recorded line and read again from their files on the next start.
@@ -175,7 +201,7 @@ export class TranscriptIndexer {
     const report: ReindexReport = { attempts: 0, rows: 0, lines: 0 };
     const failed: string[] = [];
     while (!this.closed) {
-      const batch = this.writer.pending(20, [...this.live.keys(), ...failed]);
+      const batch = await this.index.pending(this.q, 20, [...this.live.keys(), ...failed]);
       if (batch.length === 0) break;
       for (const a of batch) {
         if (this.closed) break;
@@ -203,12 +229,12 @@ export class TranscriptIndexer {
     let rows: NewRow[] = [];
     let total = 0;
     let lastAt = a.started_at;
-    const write = (lines: number, done: boolean): void => {
+    const write = async (lines: number, done: boolean): Promise<void> => {
       const batch = rows;
       rows = [];
-      tx(this.db, () => {
-        for (const r of batch) this.writer.insert(r);
-        this.writer.setState(a.job_id, a.n, lines, done);
+      await transact(this.q, async (trx) => {
+        await this.index.insert(trx, batch);
+        await this.index.setState(trx, a.job_id, a.n, lines, done);
       });
       total += batch.length;
     };
@@ -230,7 +256,7 @@ export class TranscriptIndexer {
         tools.resolve(x.rows);
         for (const r of x.rows) rows.push(toRow(a.job_id, a.n, n, x.at ?? lastAt, r));
         if (rows.length >= this.chunkRows) {
-          write(n, false);
+          await write(n, false);
           await yieldNow();
         }
       }
@@ -240,15 +266,17 @@ export class TranscriptIndexer {
     } finally {
       stream?.destroy();
     }
-    write(Math.max(n, from), true);
+    await write(Math.max(n, from), true);
     return { rows: total, lines: Math.max(0, n - from) };
   }
 
   /** Flush, stop the timer, and let a running reindex stop at its next chunk. */
   async close(): Promise<void> {
-    this.flush();
+    const flushed = this.flush();
     this.closed = true;
+    await flushed;
     await this.reindexing?.catch(() => undefined);
+    await this.writing;
   }
 }
 

@@ -4,15 +4,15 @@
 // before the index is asked, so nothing outside it can show up, be counted, or be told apart
 // from "no such job". Results stay under the 20,000-character tool result cap.
 import { performance } from 'node:perf_hooks';
-import type { Db } from '../store/db.js';
-import { JobStore } from '../store/jobs.js';
+import { sql } from 'kysely';
+import type { Q } from '../store/sql/tx.js';
 import type { Caller } from '../services/context.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { truncate } from '../launch/textCap.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, type SearchHit, type SearchResult } from '../contract/search.js';
-import type { RowKind } from './extract.js';
-import { ftsExpression, parseSince } from './query.js';
-import { jobToken, ROWS_PER_MS, searchPass, type HitQuery } from './store.js';
+import { parseQuery, parseSince } from './query.js';
+import { ROWS_PER_MS } from './store.js';
+import type { TranscriptIndex } from './sqlIndex.js';
 
 export type { SearchHit, SearchResult };
 
@@ -30,8 +30,7 @@ export { DEFAULT_LIMIT, MAX_LIMIT };
 export const TOTAL_CAP = 1000;
 /** Longest the count behind total_hint may take. */
 export const COUNT_BUDGET_MS = 3;
-/** Up to this many jobs are filtered inside FTS5 (job tokens); more by a join on the matches. */
-export const MAX_TOKEN_JOBS = 64;
+export { MAX_TOKEN_JOBS } from './sqlIndex.js';
 const SNIPPET_TOKENS = 16;
 const SNIPPET_CHARS = 400;
 const TITLE_CHARS = 120;
@@ -47,19 +46,16 @@ export interface SearchDeps {
 }
 
 export class TranscriptSearch {
-  private readonly store: JobStore;
+  /** `q`: the layer (the hub's database); `index`: its dialect's transcript index. */
+  constructor(private readonly q: Q, private readonly index: TranscriptIndex, private readonly deps: SearchDeps) {}
 
-  constructor(private readonly db: Db, private readonly deps: SearchDeps) {
-    this.store = new JobStore(db);
-  }
-
-  search(o: SearchOptions, caller: Caller): SearchResult {
+  async search(o: SearchOptions, caller: Caller): Promise<SearchResult> {
     const t0 = performance.now();
-    const expr = ftsExpression(o.query);
+    parseQuery(o.query);
     const limit = o.limit ?? DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new InvalidInputError(`limit ${limit} is not valid: give a whole number from 1 to ${MAX_LIMIT}.`);
     const sinceMs = o.since === undefined ? undefined : parseSince(o.since, this.deps.now());
-    const jobs = this.jobsFor(o, caller);
+    const jobs = await this.jobsFor(o, caller);
     const done = (results: SearchHit[], total: { n: number; complete: boolean }, omitted = 0): SearchResult => ({
       results,
       total_hint: total.n,
@@ -70,16 +66,15 @@ export class TranscriptSearch {
     });
     if (jobs && jobs.length === 0) return done([], { n: 0, complete: true });
 
-    const useTokens = jobs !== undefined && jobs.length <= MAX_TOKEN_JOBS;
-    const match = `body : (${expr})${useTokens ? ` AND job : (${jobs.map((j) => `"${jobToken(j)}"`).join(' OR ')})` : ''}`;
-    const q: HitQuery = {
-      match,
+    const { hits, total } = await this.index.search(this.q, {
+      query: o.query,
+      ...(jobs ? { jobIds: jobs } : {}),
       minId: sinceMs === undefined ? 0 : Math.max(0, sinceMs) * ROWS_PER_MS,
-      ...(jobs && !useTokens ? { jobIds: jobs } : {}),
       limit,
+      cap: TOTAL_CAP,
+      budgetMs: this.deps.countBudgetMs ?? COUNT_BUDGET_MS,
       snippetTokens: SNIPPET_TOKENS,
-    };
-    const { hits, total } = this.ask(() => searchPass(this.db, q, TOTAL_CAP, this.deps.countBudgetMs ?? COUNT_BUDGET_MS));
+    });
     const results: SearchHit[] = [];
     let size = 0;
     for (const h of hits) {
@@ -104,41 +99,44 @@ export class TranscriptSearch {
    * The jobs the search may look at (undefined: all): the caller's subtree for an agent,
    * intersected with `job_id` and `label`.
    */
-  private jobsFor(o: SearchOptions, caller: Caller): string[] | undefined {
+  private async jobsFor(o: SearchOptions, caller: Caller): Promise<string[] | undefined> {
     let jobs: string[] | undefined;
-    if (caller.role === 'agent') jobs = [caller.jobId, ...this.store.descendants(caller.jobId).map((d) => d.id)];
+    if (caller.role === 'agent') jobs = [caller.jobId, ...await this.descendants(caller.jobId)];
     if (o.job_id !== undefined) {
       if (jobs) {
         // Not "no such job": an agent learns nothing about jobs outside its subtree.
         if (!jobs.includes(o.job_id)) throw new ForbiddenError(`job_id ${JSON.stringify(o.job_id)} is not in your subtree: an agent searches only its own output and that of the agents it spawned (and theirs). Omit job_id to search all of them.`);
-      } else if (!this.store.get(o.job_id)) {
-        const near = this.store.nearbyIds(o.job_id);
+      } else if (!await this.q.selectFrom('jobs').select('id').where('id', '=', o.job_id).executeTakeFirst()) {
+        const near = await this.nearbyIds(o.job_id);
         throw new NotFoundError(`No job ${JSON.stringify(o.job_id)}.${near.length ? ` Known job ids: ${near.join(', ')}.` : ' No jobs exist yet.'} Use list_agents to see them, or omit job_id.`);
       }
       jobs = [o.job_id];
     }
     if (o.label !== undefined) {
-      const labelled = new Set(this.withLabel(o.label));
+      const labelled = new Set(await this.withLabel(o.label));
       jobs = jobs ? jobs.filter((j) => labelled.has(j)) : [...labelled];
     }
     return jobs;
   }
 
-  private withLabel(label: string): string[] {
-    // LIKE narrows to the rows that mention it at all; json_each decides exactly.
-    const like = `%${JSON.stringify(label).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return (this.db.prepare(`SELECT id FROM jobs WHERE labels_json LIKE ? ESCAPE '\\'
-        AND EXISTS (SELECT 1 FROM json_each(jobs.labels_json) WHERE value = ?)`).all(like, label) as { id: string }[]).map((r) => r.id);
+  /** Every job under `id` (not itself). */
+  private async descendants(id: string): Promise<string[]> {
+    return (await sql<{ id: string }>`WITH RECURSIVE d(id) AS (SELECT id FROM jobs WHERE parent_id = ${id}
+        UNION ALL SELECT j.id FROM jobs j JOIN d ON j.parent_id = d.id) SELECT id FROM d`.execute(this.q)).rows.map((r) => r.id);
   }
 
-  /** An FTS5 refusal the sanitiser did not foresee is still a bad query, never a SQL error. */
-  private ask<T>(fn: () => T): T {
-    try {
-      return fn();
-    } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      if (/fts5|MATCH|syntax error/i.test(msg)) throw new InvalidInputError(`the index could not read this query (${msg}): search with plain words, "phrases", word*, OR and -word.`);
-      throw err;
-    }
+  /** For "no such job": ids sharing its first characters, then the newest. */
+  private async nearbyIds(id: string, max = 5): Promise<string[]> {
+    const similar = await this.q.selectFrom('jobs').select('id').where('id', 'like', `${id.slice(0, 4)}%`).orderBy('seq', 'desc').limit(max).execute();
+    const recent = await this.q.selectFrom('jobs').select('id').orderBy('seq', 'desc').limit(max).execute();
+    return [...new Set([...similar, ...recent].map((r) => r.id))].slice(0, max);
+  }
+
+  private async withLabel(label: string): Promise<string[]> {
+    // LIKE narrows to the rows that mention it at all (the same text on both databases); the
+    // parsed labels decide exactly.
+    const like = `%${JSON.stringify(label).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = await this.q.selectFrom('jobs').select(['id', sql<string>`labels_json`.as('labels_json')]).where(sql<boolean>`labels_json LIKE ${like} ESCAPE '\\'`).execute();
+    return rows.filter((r) => (JSON.parse(r.labels_json) as string[]).includes(label)).map((r) => r.id);
   }
 }

@@ -38,7 +38,8 @@ export interface AttemptFacts {
 /** Hears every transcript line as it is written, and each attempt's end (the search index, src/search). */
 export interface TranscriptSink {
   line(jobId: string, attempt: number, line: string): void;
-  attemptEnded(jobId: string, attempt: number): void;
+  /** Resolves when the attempt's last lines are written (the end is reported after); never rejects. */
+  attemptEnded(jobId: string, attempt: number): void | Promise<void>;
 }
 
 /** Hears the children's activity and shell commands (the health monitor, src/floor/monitor.ts). */

@@ -355,7 +355,7 @@ export class Runner {
 
   private async onExit(jobId: string, n: number, o: AttemptOutcome): Promise<void> {
     this.children.remove(jobId);
-    this.d.transcripts.attemptEnded(jobId, n);
+    await this.d.transcripts.attemptEnded(jobId, n);
     this.d.hookLedger.forget(jobId);
     this.d.lockGuard.jobEnded(jobId);
     await this.endAttempt(jobId, n, o);

@@ -13,7 +13,7 @@ export function kbTools(kb: KnowledgeBase): ToolDef[] {
       name: 'search_kb', roles: BOTH, title: 'Search the knowledge base',
       description: 'Search what earlier agents learned (this project\'s entries and, with scope "all" or "global", the ones shared across projects). Returns entries ranked by relevance (FTS5 bm25, title matches count most): entry_id, title, snippet, tags, scope, source_job, score. Search before you start on something unfamiliar.',
       input: SearchKbInput, annotations: { readOnlyHint: true, idempotentHint: true },
-      handler: (i) => ({ entries: kb.search(i.query, i.scope, i.limit) }),
+      handler: async (i) => ({ entries: await kb.search(i.query, i.scope, i.limit) }),
     }),
     defineTool({
       name: 'report_learnings', roles: BOTH, title: 'Report learnings',

@@ -119,7 +119,7 @@ describe('dashboard navigation', () => {
       const noOrigin = await fetch(base + path, { method: 'POST', headers: { ...json, cookie: `${cookie.name}=${cookie.value}`, 'x-csrf-token': csrf }, body });
       assert.equal(noOrigin.status, 403, `${path} with neither Origin nor Sec-Fetch-Site`);
     }
-    assert.equal(h.hub.kb.list().entries.length, 0, 'nothing stored');
+    assert.equal((await h.hub.kb.list()).entries.length, 0, 'nothing stored');
     assert.equal(h.hub.workflows.get(wf).status, 'running', 'the workflow untouched');
     assert.equal(h.hub.workflows.get(wf).jobs.length, 1, 'no phase restarted');
 
@@ -152,7 +152,7 @@ describe('dashboard navigation', () => {
       const r = await fetch(base + path, { method, headers: { ...json, authorization: `Bearer ${token}` }, ...(method === 'POST' ? { body: kbBody } : {}) });
       assert.equal(r.status, 403, `${method} ${path} with an agent's token`);
     }
-    assert.equal(h.hub.kb.list().entries.length, 0);
+    assert.equal((await h.hub.kb.list()).entries.length, 0);
     hold.open();
     await waitForJob(h.hub, agent, (j) => j.status === 'succeeded', 60_000);
     await page.context().close();

@@ -120,8 +120,9 @@ describe('dashboard panels', () => {
     await add('Tests need TZ=UTC', 'The date tests assume UTC; run them with TZ=UTC or they fail near midnight.', 'tests, tz');
     const entry = page.locator('[data-testid=kb] li[data-entry="p-1"]');
     await entry.waitFor({ timeout: 10_000 });
-    assert.deepEqual({ ...h.hub.kb.get('p-1'), created_at: 0, updated_at: 0 }, {
-      ...h.hub.kb.get('p-1')!, created_at: 0, updated_at: 0, title: 'Tests need TZ=UTC', tags: ['tests', 'tz'], source_job: null,
+    const stored = (await h.hub.kb.get('p-1'))!;
+    assert.deepEqual({ ...stored, created_at: 0, updated_at: 0 }, {
+      ...stored, created_at: 0, updated_at: 0, title: 'Tests need TZ=UTC', tags: ['tests', 'tz'], source_job: null,
     });
 
     await entry.locator('summary').click();
@@ -131,19 +132,19 @@ describe('dashboard panels', () => {
     await form.getByLabel('Tags').fill('tests, tz, dates');
     await form.getByRole('button', { name: 'Save' }).click();
     await page.locator('[data-testid=kb] li[data-entry="p-1"] summary', { hasText: 'Date tests need TZ=UTC' }).waitFor({ timeout: 10_000 });
-    const edited = h.hub.kb.get('p-1')!;
+    const edited = (await h.hub.kb.get('p-1'))!;
     assert.equal(edited.title, 'Date tests need TZ=UTC');
     assert.deepEqual(edited.tags, ['tests', 'tz', 'dates']);
     assert.match(edited.content, /run them with TZ=UTC/, 'content kept');
 
     await add('Too short', 'tiny', '');
     await page.locator('.note.bad', { hasText: /content is too short/ }).waitFor({ timeout: 10_000 });
-    assert.equal(h.hub.kb.list().entries.length, 1, 'nothing stored');
+    assert.equal((await h.hub.kb.list()).entries.length, 1, 'nothing stored');
 
     page.once('dialog', (d) => void d.accept());
     await page.locator('[data-testid=kb] li[data-entry="p-1"]').getByRole('button', { name: 'Delete' }).click();
     await page.getByText('The knowledge base is empty').waitFor({ timeout: 10_000 });
-    assert.equal(h.hub.kb.get('p-1'), undefined, 'deleted in the database');
+    assert.equal(await h.hub.kb.get('p-1'), undefined, 'deleted in the database');
     await page.context().close();
   });
 

@@ -32,7 +32,7 @@ interface Rig {
 }
 
 async function rig(dir: string, triageAgent?: TriageAgent): Promise<Rig> {
-  const kb = new KnowledgeBase({ projectDb: join(dir, 'state', 'kb.db'), globalDb: join(dir, 'xdg', 'overseer', 'kb.db'), projectDir: dir, triageAgent });
+  const kb = new KnowledgeBase({ source: { dialect: 'sqlite', projectDb: join(dir, 'state', 'kb.db'), globalDb: join(dir, 'xdg', 'overseer', 'kb.db') }, projectDir: dir, triageAgent });
   const tools = kbTools(kb);
   const clients: Client[] = [];
   const connect = async (caller: Caller): Promise<Client> => {
@@ -46,7 +46,7 @@ async function rig(dir: string, triageAgent?: TriageAgent): Promise<Rig> {
   };
   const lead = await connect({ role: 'lead' });
   const agent = await connect({ role: 'agent', jobId: 'j-agent1' });
-  return { kb, lead, agent, async close() { for (const c of clients) await c.close(); kb.close(); } };
+  return { kb, lead, agent, async close() { for (const c of clients) await c.close(); await kb.close(); } };
 }
 
 const CLOCK = { title: 'Login tests need a frozen clock', content: 'The login session tests compare expiry times; freeze the clock with the fakeClock helper or they fail near midnight.', tags: ['tests', 'login'] };
@@ -87,7 +87,7 @@ describe('kb tools over MCP', () => {
     assert.match(res.reason, /secret: an AWS access key id/);
     assert.ok(!secret.text.includes(key), 'the secret is not echoed');
 
-    const entry = r.kb.get('p-1')!;
+    const entry = (await r.kb.get('p-1'))!;
     assert.equal(entry.source_job, 'j-agent1', 'the agent\'s job id is the source');
     assert.deepEqual(entry.tags, ['tests', 'login', 'flaky']);
     assert.equal(entry.merged_count, 1);
@@ -96,7 +96,7 @@ describe('kb tools over MCP', () => {
   test('the lead can report too (no source job)', async () => {
     const res = await callAs(r.lead, 'report_learnings', { learnings: [{ title: 'Release notes live in CHANGES.md', content: 'The release script reads CHANGES.md, not the GitHub releases page; update it before tagging.' }] });
     assert.equal(res.value.results[0].status, 'stored');
-    assert.equal(r.kb.get(res.value.results[0].entry_id)!.source_job, null);
+    assert.equal((await r.kb.get(res.value.results[0].entry_id))!.source_job, null);
   });
 
   test('search_kb: scope project / global / all', async () => {
@@ -138,7 +138,7 @@ describe('kb tools over MCP', () => {
   });
 
   test('invalid input: clear messages naming the field and the fix; nothing stored', async () => {
-    const before = r.kb.list().entries.length;
+    const before = (await r.kb.list()).entries.length;
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['report_learnings', { learnings: [] }, /learnings.*at least one/],
       ['report_learnings', { learnings: Array.from({ length: 6 }, (_, i) => ({ title: `Learning ${i}`, content: 'long enough content for a learning' })) }, /at most 5 learnings/],
@@ -154,7 +154,7 @@ describe('kb tools over MCP', () => {
       assert.equal(res.isError, true, `${tool} ${JSON.stringify(args).slice(0, 60)} should fail`);
       assert.match(res.text, re);
     }
-    assert.equal(r.kb.list().entries.length, before);
+    assert.equal((await r.kb.list()).entries.length, before);
   });
 
   test('one bad learning among good ones is rejected alone', async () => {
@@ -172,7 +172,7 @@ describe('kb tools over MCP', () => {
       assert.equal(res.isError, true);
       assert.match(res.text, /not found/i);
     }
-    assert.ok(r.kb.get('p-1'), 'the agent did not delete anything');
+    assert.ok(await r.kb.get('p-1'), 'the agent did not delete anything');
   });
 
   test('list_kb pages; delete_kb_entry deletes; an unknown id lists nearby ids', async () => {
@@ -230,7 +230,7 @@ describe('kb tools with a triage agent (stub)', () => {
       assert.equal(res.value.results[1].reason, 'triage: not worth keeping');
       assert.equal(res.value.results[2].entry_id, 'p-1');
       assert.deepEqual(asked, ['Node fetch ignores HTTP_PROXY', 'Done with the refactor'], 'hinted learnings skip the agent');
-      assert.equal(r.kb.get('g-1')!.project, dir, 'global entries record their project');
+      assert.equal((await r.kb.get('g-1'))!.project, dir, 'global entries record their project');
     } finally {
       await r.close();
       rmSync(dir, { recursive: true, force: true });
@@ -317,7 +317,7 @@ describe('the real triage agent (claude CLI against the fake API)', () => {
 });
 
 describe('parseTriageOutput', () => {
-  test('structured_output first, JSON in result second, errors and junk → undefined', () => {
+  test('structured_output first, JSON in result second, errors and junk → undefined', async () => {
     assert.deepEqual(parseTriageOutput(JSON.stringify({ is_error: false, structured_output: { scope: 'global', reason: 'r' }, result: '' })), { scope: 'global', reason: 'r' });
     assert.deepEqual(parseTriageOutput(JSON.stringify({ is_error: false, result: 'Here: ```json\n{"scope":"discard","reason":"meh"}\n```' })), { scope: 'discard', reason: 'meh' });
     assert.equal(parseTriageOutput(JSON.stringify({ is_error: true, structured_output: { scope: 'global', reason: 'r' } })), undefined);

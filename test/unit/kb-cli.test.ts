@@ -1,5 +1,6 @@
 // `overseer kb list|search|add|rm` against temp state and XDG directories: plain tables,
-// --json, the triage on add (rejections are errors), and clear errors for bad options.
+// --json, the triage on add (rejections are errors), and clear errors for bad options; with a
+// PostgreSQL database configured, the same commands on its kb_entries under the project's root.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -7,6 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKb, type KbCliOptions, type KbSub } from '../../src/cli/kb.js';
 import { InvalidInputError } from '../../src/errors.js';
+import { KnowledgeBase } from '../../src/kb/service.js';
+import { projectRoot } from '../../src/config.js';
+import { openSql } from '../../src/store/sql/open.js';
+import { freshDatabase } from '../helpers/postgres.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -75,5 +80,48 @@ describe('overseer kb', () => {
     await assert.rejects(kb('rm', ['p-7']), /no project knowledge base entry p-7\. Nearby: p-1/);
     await assert.rejects(kb('rm', []), /needs an entry id/);
     assert.doesNotMatch(await kb('list'), /g-1/);
+  });
+});
+
+describe('overseer kb with a PostgreSQL database configured', () => {
+  let pgDir: string;
+  let pgEnv: NodeJS.ProcessEnv;
+  let drop = async (): Promise<void> => undefined;
+  before(async () => {
+    const fresh = await freshDatabase();
+    drop = fresh.drop;
+    pgDir = mkdtempSync(join(tmpdir(), 'kb-cli-pg-'));
+    pgEnv = { OVERSEER_HOME: join(pgDir, 'state'), XDG_DATA_HOME: join(pgDir, 'xdg'), HOME: join(pgDir, 'home'), OVERSEER_DATABASE_URL: fresh.url };
+  });
+  after(async () => {
+    await drop();
+    rmSync(pgDir, { recursive: true, force: true });
+  });
+  const pgKb = async (sub: KbSub, args: string[] = [], opts: KbCliOptions = {}): Promise<string> => {
+    let out = '';
+    await runKb(sub, args, opts, { out: (t) => { out += t; }, env: pgEnv, cwd: pgDir });
+    return out;
+  };
+
+  test('entries go to the database\'s kb_entries under the project\'s root, not to files; the hub\'s service sees them', async () => {
+    assert.equal(await pgKb('add', [], { title: 'Tests need TZ=UTC', content: 'The date formatting test fails unless TZ=UTC is set in the environment.' }), 'stored p-1 (project): Tests need TZ=UTC\n');
+    assert.match(await pgKb('add', [], { title: 'tests need tz=utc', content: 'Also LANG=C for the sort test.' }), /^merged into p-1/);
+    assert.equal(existsSync(join(pgDir, 'state', 'kb.db')), false, 'no project file');
+    assert.equal(existsSync(join(pgDir, 'xdg', 'overseer', 'kb.db')), false, 'no global file');
+    assert.match(await pgKb('search', ['formatting']), /\np-1\s+\d+\.\d+\s+Tests need TZ=UTC/);
+    // The service a hub of this project builds (compose.ts: the project's root as its key) finds it.
+    const s = await openSql({ home: join(pgDir, 'state'), databaseUrl: pgEnv.OVERSEER_DATABASE_URL });
+    const hubKb = new KnowledgeBase({ source: { dialect: 'postgres', db: s.db, projectKey: projectRoot(pgDir) }, projectDir: pgDir });
+    const other = new KnowledgeBase({ source: { dialect: 'postgres', db: s.db, projectKey: '/another/project' } });
+    try {
+      assert.deepEqual((await hubKb.list()).entries.map((e) => [e.entry_id, e.merged_count]), [['p-1', 1]]);
+      assert.deepEqual((await other.list()).entries, [], 'another project does not see it');
+    } finally {
+      await hubKb.close();
+      await other.close();
+      await s.close();
+    }
+    assert.equal(await pgKb('rm', ['p-1']), 'deleted p-1: Tests need TZ=UTC\n');
+    assert.equal(await pgKb('list'), 'The knowledge base is empty.\n');
   });
 });

@@ -16,14 +16,14 @@ describe('renderMemory (pure)', () => {
   const b = item('g-2', 'Second', 'b'.repeat(3000), null);
   const c = item('p-3', 'Third', 'c'.repeat(100));
 
-  test('the format: header, then "### title (id, from job j)" and the content', () => {
+  test('the format: header, then "### title (id, from job j)" and the content', async () => {
     assert.equal(renderMemoryItem(a), `### First (p-1, from job j-1)\n${'a'.repeat(100)}`);
     assert.equal(renderMemoryItem(b).split('\n')[0], '### Second (g-2)');
     const out = renderMemory([a, c], 6000);
     assert.equal(out, `${MEMORY_HEADER}${renderMemoryItem(a)}\n\n${renderMemoryItem(c)}`);
   });
 
-  test('the budget is respected; an entry that does not fit is skipped whole, later smaller ones still come in', () => {
+  test('the budget is respected; an entry that does not fit is skipped whole, later smaller ones still come in', async () => {
     const budget = 500;
     const out = renderMemory([a, b, c], budget);
     assert.ok(out.length <= budget, `${out.length} > ${budget}`);
@@ -32,12 +32,12 @@ describe('renderMemory (pure)', () => {
     assert.ok(!out.includes('…'));
   });
 
-  test('rank order is kept', () => {
+  test('rank order is kept', async () => {
     const out = renderMemory([c, a], 6000);
     assert.ok(out.indexOf('### Third') < out.indexOf('### First'));
   });
 
-  test('when nothing fits whole, the best entry is truncated to the budget', () => {
+  test('when nothing fits whole, the best entry is truncated to the budget', async () => {
     const huge = item('p-9', 'Huge', 'h'.repeat(5000));
     const out = renderMemory([b, huge], 200);
     assert.ok(out.length <= 200, String(out.length));
@@ -46,13 +46,13 @@ describe('renderMemory (pure)', () => {
     assert.ok(out.endsWith('…'));
   });
 
-  test('budgets exactly at the size of the section fit; one less does not', () => {
+  test('budgets exactly at the size of the section fit; one less does not', async () => {
     const exact = `${MEMORY_HEADER}${renderMemoryItem(a)}`;
     assert.equal(renderMemory([a], exact.length), exact);
     assert.notEqual(renderMemory([a], exact.length - 1), exact);
   });
 
-  test('no items, or a budget too small for a heading → ""', () => {
+  test('no items, or a budget too small for a heading → ""', async () => {
     assert.equal(renderMemory([], 6000), '');
     assert.equal(renderMemory([a], 20), '');
   });
@@ -63,7 +63,7 @@ describe('memorySection over a knowledge base', () => {
   let kb: KnowledgeBase;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kb-mem-'));
-    kb = new KnowledgeBase({ projectDb: join(dir, 'state', 'kb.db'), globalDb: join(dir, 'xdg', 'overseer', 'kb.db') });
+    kb = new KnowledgeBase({ source: { dialect: 'sqlite', projectDb: join(dir, 'state', 'kb.db'), globalDb: join(dir, 'xdg', 'overseer', 'kb.db') } });
     const r = await kb.report([
       { title: 'Login tests need a fixed clock', content: 'The login session tests compare expiry times; freeze the clock with the fakeClock helper or they fail near midnight.', scope: 'project', tags: ['tests', 'login'] },
       { title: 'Webpack cache after upgrades', content: 'Delete node_modules/.cache after upgrading webpack, otherwise stale chunks are served in development.', scope: 'project' },
@@ -72,12 +72,12 @@ describe('memorySection over a knowledge base', () => {
     ], { jobId: 'j-mem' });
     assert.deepEqual(r.map((x) => x.status), ['stored', 'stored', 'stored', 'stored']);
   });
-  after(() => {
-    kb.close();
+  after(async () => {
+    await kb.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('terms: stop words stripped, at most 12', () => {
+  test('terms: stop words stripped, at most 12', async () => {
     const t = memoryTerms('Please fix the flaky login tests in the session module so that the login tests pass, thanks; with many more words here to exceed twelve distinct terms easily today and tomorrow evening');
     assert.ok(t.length <= 12);
     assert.deepEqual(t.slice(0, 2), ['login', 'tests'], 'the repeated words first');
@@ -85,7 +85,7 @@ describe('memorySection over a knowledge base', () => {
     assert.ok(!t.includes('the') && !t.includes('please'));
   });
 
-  test('the most relevant entries come first, from both scopes', () => {
+  test('the most relevant entries come first, from both scopes', async () => {
     const out = memorySection(kb, 'Fix the flaky login session tests: they fail around midnight.');
     assert.ok(out.startsWith(MEMORY_HEADER), out);
     const first = out.indexOf('### Login tests need a fixed clock (p-');
@@ -96,7 +96,7 @@ describe('memorySection over a knowledge base', () => {
     assert.ok(!out.includes('Webpack'), 'unrelated entries stay out');
   });
 
-  test('the budget is respected by the real section', () => {
+  test('the budget is respected by the real section', async () => {
     const prompt = 'login session tests cookies webpack cache postgres advisory locks';
     const full = memorySection(kb, prompt, 100_000);
     assert.equal((full.match(/^### /gm) ?? []).length, 4);
@@ -105,17 +105,17 @@ describe('memorySection over a knowledge base', () => {
     assert.ok((small.match(/^### /gm) ?? []).length < 4);
   });
 
-  test('nothing relevant → ""', () => {
+  test('nothing relevant → ""', async () => {
     assert.equal(memorySection(kb, 'Translate the README into Portuguese.'), '');
     assert.equal(memorySection(kb, ''), '');
     assert.equal(memorySection(kb, '?!?! ... ---'), '');
   });
 
-  test('an unopenable global store does not hide the project entries', () => {
+  test('an unopenable global store does not hide the project entries', async () => {
     // A regular file where the global directory should be: opening fails with ENOTDIR.
     writeFileSync(join(dir, 'not-a-dir'), '');
-    const broken = new KnowledgeBase({ projectDb: join(dir, 'state', 'kb.db'), globalDb: join(dir, 'not-a-dir', 'overseer', 'kb.db') });
-    assert.throws(() => broken.search('login', 'global'), /cannot open the global knowledge base/);
+    const broken = new KnowledgeBase({ source: { dialect: 'sqlite', projectDb: join(dir, 'state', 'kb.db'), globalDb: join(dir, 'not-a-dir', 'overseer', 'kb.db') } });
+    await assert.rejects(broken.search('login', 'global'), /cannot open the global knowledge base/);
     try {
       const out = memorySection(broken, 'login tests clock');
       assert.match(out, /### Login tests need a fixed clock/);

@@ -13,7 +13,9 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { JobStore, type NewJob } from '../../src/store/jobs.js';
 import { TranscriptIndexer } from '../../src/search/indexer.js';
 import { TranscriptSearch, MAX_TOKEN_JOBS } from '../../src/search/service.js';
-import { IndexWriter, ROWS_PER_MS } from '../../src/search/store.js';
+import { ROWS_PER_MS } from '../../src/search/store.js';
+import { transcriptIndex } from '../../src/search/sqlIndex.js';
+import { sqlOver, type SqlDb } from '../../src/store/sql/open.js';
 import { silentLogger } from '../../src/log.js';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../../src/errors.js';
 import { MAX_RESULT_CHARS, okResult } from '../../src/tools/result.js';
@@ -21,6 +23,7 @@ import { MAX_RESULT_CHARS, okResult } from '../../src/tools/result.js';
 let dir = '';
 let n = 0;
 let db: Db;
+let layer: SqlDb;
 let store: JobStore;
 let idx: TranscriptIndexer;
 let search: TranscriptSearch;
@@ -31,12 +34,14 @@ after(() => { rmSync(dir, { recursive: true, force: true }); });
 beforeEach(() => {
   db = openDb(join(dir, `state-${++n}.db`));
   store = new JobStore(db);
-  idx = new TranscriptIndexer(db, { now: () => now, log: silentLogger, maxRows: 50 });
+  layer = sqlOver(db);
+  idx = new TranscriptIndexer(layer.db, transcriptIndex('sqlite'), { now: () => now, log: silentLogger, maxRows: 50 });
   // A count that is never cut short by time, so total_hint is exact up to the cap here.
-  search = new TranscriptSearch(db, { now: () => now, countBudgetMs: 60_000 });
+  search = new TranscriptSearch(layer.db, transcriptIndex('sqlite'), { now: () => now, countBudgetMs: 60_000 });
 });
 afterEach(async () => {
   await idx.close();
+  await layer.close();
   db.close();
 });
 
@@ -63,15 +68,15 @@ const lead = { role: 'lead' } as const;
 const agent = (jobId: string) => ({ role: 'agent', jobId }) as const;
 
 describe('live indexing', () => {
-  test('lines are searchable after a flush, not before; rows carry job, attempt, kind, tool and a snippet', () => {
+  test('lines are searchable after a flush, not before; rows carry job, attempt, kind, tool and a snippet', async () => {
     job('j-a');
     idx.line('j-a', 1, '{"type":"system","subtype":"init","session_id":"s"}');
     idx.line('j-a', 1, text('The parser chokes on quokka tokens.'));
     idx.line('j-a', 1, call('t1', 'Bash', { command: 'npm test -- --grep wallaby' }));
     idx.line('j-a', 1, result('t1', '3 failing: expected numbat to equal wombat'));
-    assert.equal(search.search({ query: 'quokka' }, lead).results.length, 0, 'buffered, not written yet');
-    idx.flush();
-    const q = search.search({ query: 'quokka' }, lead).results;
+    assert.equal((await search.search({ query: 'quokka' }, lead)).results.length, 0, 'buffered, not written yet');
+    await idx.flush();
+    const q = (await search.search({ query: 'quokka' }, lead)).results;
     assert.equal(q.length, 1);
     assert.equal(q[0]!.job_id, 'j-a');
     assert.equal(q[0]!.title, 'Title j-a');
@@ -79,9 +84,9 @@ describe('live indexing', () => {
     assert.equal(q[0]!.kind, 'text');
     assert.equal(q[0]!.at, new Date(now).toISOString());
     assert.match(q[0]!.snippet, /«quokka»/);
-    const c = search.search({ query: 'wallaby' }, lead).results;
+    const c = (await search.search({ query: 'wallaby' }, lead)).results;
     assert.deepEqual([c[0]!.kind, c[0]!.tool], ['tool_call', 'Bash']);
-    const r = search.search({ query: 'numbat wombat' }, lead).results;
+    const r = (await search.search({ query: 'numbat wombat' }, lead)).results;
     assert.deepEqual([r[0]!.kind, r[0]!.tool], ['tool_result', 'Bash']);
     assert.deepEqual(db.prepare('SELECT lines, done FROM transcript_index_state WHERE job_id = ?').get('j-a'), { lines: 4, done: 0 });
   });
@@ -94,7 +99,7 @@ describe('live indexing', () => {
     assert.equal(idx.buffered, 50, 'the supervisor\'s call returns before the write');
     await setImmediate(); // the flush was queued before this: it has run
     assert.equal(idx.buffered, 0);
-    assert.equal(search.search({ query: 'capybara' }, lead).results.length, 1);
+    assert.equal((await search.search({ query: 'capybara' }, lead)).results.length, 1);
 
     mock.timers.enable({ apis: ['setTimeout'] });
     try {
@@ -104,40 +109,40 @@ describe('live indexing', () => {
       assert.equal(idx.buffered, 1);
       mock.timers.tick(1);
       assert.equal(idx.buffered, 0);
-      assert.equal(search.search({ query: 'axolotl' }, lead).results.length, 1);
+      assert.equal((await search.search({ query: 'axolotl' }, lead)).results.length, 1);
     } finally {
       mock.timers.reset();
     }
   });
 
-  test('attempt end writes the rest and marks the transcript complete', () => {
+  test('attempt end writes the rest and marks the transcript complete', async () => {
     job('j-a');
     idx.line('j-a', 2, text('last words about okapi'));
-    idx.attemptEnded('j-a', 2);
-    assert.equal(search.search({ query: 'okapi' }, lead).results[0]!.attempt, 2);
+    await idx.attemptEnded('j-a', 2);
+    assert.equal((await search.search({ query: 'okapi' }, lead)).results[0]!.attempt, 2);
     assert.deepEqual(db.prepare('SELECT lines, done FROM transcript_index_state WHERE job_id = ? AND attempt = 2').get('j-a'), { lines: 1, done: 1 });
   });
 
-  test('newest first; since; many rows in one millisecond get distinct, ordered ids', () => {
+  test('newest first; since; many rows in one millisecond get distinct, ordered ids', async () => {
     job('j-a');
     const t0 = now;
     for (let i = 0; i < 1500; i++) idx.line('j-a', 1, text(`lemur number ${i}`));
     now = t0 + 3_600_000;
     idx.line('j-a', 1, text('a later lemur'));
-    idx.flush();
-    const all = search.search({ query: 'lemur', limit: 3 }, lead);
+    await idx.flush();
+    const all = await search.search({ query: 'lemur', limit: 3 }, lead);
     assert.match(all.results[0]!.snippet, /a later «lemur»/);
     assert.match(all.results[1]!.snippet, /number 1499/);
     assert.equal(all.total_hint, 1000, 'counted up to the cap');
     assert.equal(all.total_capped, true);
-    const recent = search.search({ query: 'lemur', since: '30m' }, lead);
+    const recent = await search.search({ query: 'lemur', since: '30m' }, lead);
     assert.equal(recent.results.length, 1);
     assert.equal(recent.total_hint, 1);
     assert.equal(recent.total_capped, undefined);
-    const older = search.search({ query: 'lemur', since: '2h', limit: 3 }, lead);
+    const older = await search.search({ query: 'lemur', since: '2h', limit: 3 }, lead);
     assert.deepEqual([older.results.length, older.total_hint, older.total_capped], [3, 1000, true]);
-    assert.deepEqual(search.search({ query: 'lemur', since: new Date(now + 30_000).toISOString() }, lead).results, [], 'nothing that recent');
-    const hurried = new TranscriptSearch(db, { now: () => now, countBudgetMs: 0 }).search({ query: 'lemur', limit: 3 }, lead);
+    assert.deepEqual((await search.search({ query: 'lemur', since: new Date(now + 30_000).toISOString() }, lead)).results, [], 'nothing that recent');
+    const hurried = await new TranscriptSearch(layer.db, transcriptIndex('sqlite'), { now: () => now, countBudgetMs: 0 }).search({ query: 'lemur', limit: 3 }, lead);
     assert.ok(hurried.total_hint < 1000 && hurried.total_capped === true, `${hurried.total_hint}: counting stops at the time budget`);
     assert.equal(hurried.results.length, 3, 'the budget never cuts the results');
     assert.ok(hurried.total_hint >= 3);
@@ -149,73 +154,73 @@ describe('live indexing', () => {
   });
 });
 
-test('a writer that finds its millisecond taken (rows written by another, e.g. a catch-up) takes the next free id', () => {
+test('a writer that finds its millisecond taken (rows written by another, e.g. a catch-up) takes the next free id', async () => {
   job('j-a');
-  const first = new IndexWriter(db);
-  const second = new IndexWriter(db);
+  const first = transcriptIndex('sqlite');
+  const second = transcriptIndex('sqlite');
   const row = (text: string) => ({ jobId: 'j-a', attempt: 1, line: 1, at: now, kind: 'text' as const, text });
-  first.insert(row('one'));
-  first.insert(row('two'));
-  second.insert(row('three'));
-  first.insert(row('four'));
+  await first.insert(layer.db, [row('one')]);
+  await first.insert(layer.db, [row('two')]);
+  await second.insert(layer.db, [row('three')]);
+  await first.insert(layer.db, [row('four')]);
   const ids = (db.prepare('SELECT id, body FROM transcript_rows ORDER BY id').all() as { id: number; body: string }[]);
   assert.deepEqual(ids.map((r) => [r.id - now * ROWS_PER_MS, r.body]), [[0, 'one'], [1, 'two'], [2, 'three'], [3, 'four']]);
 });
 
 describe('filters and who sees what', () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     job('j-root', { labels_json: '["api"]' });
     job('j-kid', { parent_id: 'j-root', depth: 2, labels_json: '["api","ui"]' });
     job('j-grandkid', { parent_id: 'j-kid', depth: 3 });
     job('j-other', { labels_json: '["ui"]' });
     for (const id of ['j-root', 'j-kid', 'j-grandkid', 'j-other']) idx.line(id, 1, text(`platypus said by ${id}`));
     idx.line('j-other', 1, text('the secret of j-other: pangolin'));
-    idx.flush();
+    await idx.flush();
   });
   const jobsOf = (r: { results: { job_id: string }[] }): string[] => r.results.map((h) => h.job_id).sort();
 
-  test('job_id and label', () => {
-    assert.deepEqual(jobsOf(search.search({ query: 'platypus' }, lead)), ['j-grandkid', 'j-kid', 'j-other', 'j-root']);
-    assert.deepEqual(jobsOf(search.search({ query: 'platypus', job_id: 'j-kid' }, lead)), ['j-kid']);
-    assert.deepEqual(jobsOf(search.search({ query: 'platypus', label: 'ui' }, lead)), ['j-kid', 'j-other']);
-    assert.deepEqual(jobsOf(search.search({ query: 'platypus', label: 'api', job_id: 'j-other' }, lead)), []);
-    assert.deepEqual(jobsOf(search.search({ query: 'platypus', label: 'nope' }, lead)), []);
-    assert.throws(() => search.search({ query: 'platypus', job_id: 'j-nothere' }, lead), (e: unknown) => e instanceof NotFoundError && /No job "j-nothere"/.test(e.message));
+  test('job_id and label', async () => {
+    assert.deepEqual(jobsOf(await search.search({ query: 'platypus' }, lead)), ['j-grandkid', 'j-kid', 'j-other', 'j-root']);
+    assert.deepEqual(jobsOf(await search.search({ query: 'platypus', job_id: 'j-kid' }, lead)), ['j-kid']);
+    assert.deepEqual(jobsOf(await search.search({ query: 'platypus', label: 'ui' }, lead)), ['j-kid', 'j-other']);
+    assert.deepEqual(jobsOf(await search.search({ query: 'platypus', label: 'api', job_id: 'j-other' }, lead)), []);
+    assert.deepEqual(jobsOf(await search.search({ query: 'platypus', label: 'nope' }, lead)), []);
+    await assert.rejects(search.search({ query: 'platypus', job_id: 'j-nothere' }, lead), (e: unknown) => e instanceof NotFoundError && /No job "j-nothere"/.test(e.message));
   });
 
-  test('an agent sees itself and its descendants only; outside its subtree nothing, and nothing about it', () => {
-    assert.deepEqual(jobsOf(search.search({ query: 'platypus' }, agent('j-kid'))), ['j-grandkid', 'j-kid']);
-    assert.deepEqual(jobsOf(search.search({ query: 'platypus', label: 'ui' }, agent('j-kid'))), ['j-kid']);
-    const none = search.search({ query: 'pangolin' }, agent('j-root'));
+  test('an agent sees itself and its descendants only; outside its subtree nothing, and nothing about it', async () => {
+    assert.deepEqual(jobsOf(await search.search({ query: 'platypus' }, agent('j-kid'))), ['j-grandkid', 'j-kid']);
+    assert.deepEqual(jobsOf(await search.search({ query: 'platypus', label: 'ui' }, agent('j-kid'))), ['j-kid']);
+    const none = await search.search({ query: 'pangolin' }, agent('j-root'));
     assert.deepEqual(none, { results: [], total_hint: 0, took_ms: none.took_ms });
     for (const job_id of ['j-other', 'j-nothere']) {
-      assert.throws(() => search.search({ query: 'pangolin', job_id }, agent('j-kid')), (e: unknown) => {
+      await assert.rejects(search.search({ query: 'pangolin', job_id }, agent('j-kid')), (e: unknown) => {
         assert.ok(e instanceof ForbiddenError);
         assert.match(e.message, /not in your subtree/);
         assert.doesNotMatch(e.message, /pangolin|secret|exist/);
         return true;
       });
     }
-    assert.deepEqual(jobsOf(search.search({ query: 'platypus', job_id: 'j-grandkid' }, agent('j-root'))), ['j-grandkid']);
+    assert.deepEqual(jobsOf(await search.search({ query: 'platypus', job_id: 'j-grandkid' }, agent('j-root'))), ['j-grandkid']);
   });
 
-  test(`more than ${MAX_TOKEN_JOBS} jobs are filtered by a join, with the same answers`, () => {
+  test(`more than ${MAX_TOKEN_JOBS} jobs are filtered by a join, with the same answers`, async () => {
     const many = Array.from({ length: MAX_TOKEN_JOBS + 6 }, (_, i) => `j-m${i}`);
     for (const id of many) job(id, { labels_json: '["swarm"]' });
     for (const id of many) idx.line(id, 1, text(`platypus from the swarm ${id}`));
-    idx.flush();
-    const r = search.search({ query: 'platypus', label: 'swarm', limit: 100 }, lead);
+    await idx.flush();
+    const r = await search.search({ query: 'platypus', label: 'swarm', limit: 100 }, lead);
     assert.deepEqual(jobsOf(r), [...many].sort());
     assert.equal(r.total_hint, many.length);
     // As an agent whose subtree is that large: its own, never j-other's.
     for (const id of many) db.prepare('UPDATE jobs SET parent_id = ? WHERE id = ?').run('j-kid', id);
-    const mine = search.search({ query: 'platypus', limit: 100 }, agent('j-kid'));
+    const mine = await search.search({ query: 'platypus', limit: 100 }, agent('j-kid'));
     assert.equal(mine.results.length, many.length + 2);
     assert.ok(!jobsOf(mine).includes('j-other') && !jobsOf(mine).includes('j-root'));
-    assert.equal(search.search({ query: 'pangolin' }, agent('j-kid')).results.length, 0);
+    assert.equal((await search.search({ query: 'pangolin' }, agent('j-kid'))).results.length, 0);
   });
 
-  test('a bad query or since is an InvalidInputError naming the fix, never a SQL error', () => {
+  test('a bad query or since is an InvalidInputError naming the fix, never a SQL error', async () => {
     for (const [o, re] of [
       [{ query: '"unbalanced' }, /unmatched double quote/],
       [{ query: '' }, /no words/],
@@ -223,17 +228,17 @@ describe('filters and who sees what', () => {
       [{ query: 'x', limit: 0 }, /limit 0 is not valid/],
       [{ query: 'x', limit: 101 }, /from 1 to 100/],
     ] as const) {
-      assert.throws(() => search.search(o, lead), (e: unknown) => e instanceof InvalidInputError && re.test(e.message), JSON.stringify(o));
+      await assert.rejects(search.search(o, lead), (e: unknown) => e instanceof InvalidInputError && re.test(e.message), JSON.stringify(o));
     }
   });
 });
 
-test('results stay under the tool result cap; what does not fit is counted in omitted', () => {
+test('results stay under the tool result cap; what does not fit is counted in omitted', async () => {
   job('j-big');
   const long = Array.from({ length: 300 }, (_, i) => `aardvark${i % 3 === 0 ? ' aardvark' : ''} filler${i}`).join(' ');
   for (let i = 0; i < 120; i++) idx.line('j-big', 1, text(`${long} row${i}`));
-  idx.flush();
-  const r = search.search({ query: 'aardvark', limit: 100 }, lead);
+  await idx.flush();
+  const r = await search.search({ query: 'aardvark', limit: 100 }, lead);
   const text1 = (okResult(r).content[0] as { text: string }).text;
   assert.ok(text1.length < MAX_RESULT_CHARS, `${text1.length} characters`);
   assert.ok(r.results.length >= 20, `${r.results.length} results`);
@@ -260,7 +265,7 @@ describe('reindex', () => {
     attempt('j-old', 3, join(dir, 'never-written.jsonl'), 'failed');
     const r1 = await idx.reindex();
     assert.deepEqual(r1, { attempts: 3, rows: 3, lines: 3 });
-    const hits = search.search({ query: 'tapir' }, lead).results;
+    const hits = (await search.search({ query: 'tapir' }, lead)).results;
     assert.deepEqual(hits.map((h) => [h.job_id, h.attempt, h.kind, h.tool ?? null]), [
       ['j-old', 2, 'tool_result', 'Grep'],
       ['j-old', 2, 'tool_call', 'Grep'],
@@ -277,15 +282,15 @@ describe('reindex', () => {
     attempt('j-crash', 1, transcript('crash', lines), 'interrupted');
     idx.line('j-crash', 1, lines[0]!);
     idx.line('j-crash', 1, lines[1]!);
-    idx.flush(); // two lines indexed, then the hub "dies" before the rest
-    const fresh = new TranscriptIndexer(db, { now: () => now, log: silentLogger });
+    await idx.flush(); // two lines indexed, then the hub "dies" before the rest
+    const fresh = new TranscriptIndexer(layer.db, transcriptIndex('sqlite'), { now: () => now, log: silentLogger });
     try {
       assert.deepEqual(await fresh.reindex(), { attempts: 1, rows: 2, lines: 2 });
     } finally {
       await fresh.close();
     }
-    assert.equal(search.search({ query: 'gecko' }, lead).results.length, 2, 'no duplicates');
-    assert.equal(search.search({ query: 'iguana' }, lead).results.find((h) => h.kind === 'tool_result')!.tool, 'Read');
+    assert.equal((await search.search({ query: 'gecko' }, lead)).results.length, 2, 'no duplicates');
+    assert.equal((await search.search({ query: 'iguana' }, lead)).results.find((h) => h.kind === 'tool_result')!.tool, 'Read');
     assert.deepEqual(db.prepare('SELECT lines, done FROM transcript_index_state WHERE job_id = ?').get('j-crash'), { lines: 4, done: 1 });
   });
 });

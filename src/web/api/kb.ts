@@ -29,12 +29,12 @@ export function kbRoutes(d: { kb: KnowledgeBase }) {
     if (req.method === 'GET') {
       if (m[2]) throw methodNotAllowed(req, 'POST', url.pathname);
       if (id) {
-        const e = d.kb.get(id);
+        const e = await d.kb.get(id);
         if (!e) throw new HttpError(404, 'not_found', `no knowledge base entry ${JSON.stringify(id)}: it may have been deleted`);
         return { ...e, created_at: new Date(e.created_at).toISOString(), updated_at: new Date(e.updated_at).toISOString() };
       }
       const q = parseQuery(url, ListQuery, ['scope', 'tag', 'q', 'cursor']);
-      if (q.q?.trim()) return { hits: d.kb.search(q.q, q.scope, 50) };
+      if (q.q?.trim()) return { hits: await d.kb.search(q.q, q.scope, 50) };
       return d.kb.list({ scope: q.scope, tag: q.tag, cursor: q.cursor, limit: 100 });
     }
     if (req.method !== 'POST') throw methodNotAllowed(req, 'GET or POST', url.pathname);
@@ -49,7 +49,7 @@ export function kbRoutes(d: { kb: KnowledgeBase }) {
       return d.kb.delete(id);
     }
     const b = await parseBody(req, EditBody);
-    const e = d.kb.edit(id, b);
+    const e = await d.kb.edit(id, b);
     return { ...e, created_at: new Date(e.created_at).toISOString(), updated_at: new Date(e.updated_at).toISOString() };
   };
 }
