@@ -8,7 +8,7 @@
 // it is not ended); `success_rate` = succeeded / ended. Averages are over ended jobs (a running
 // job's cost and turns are still growing); the duration average is over ended jobs that
 // started (a job cancelled while queued has no duration). null when nothing qualifies.
-import { templateSums } from '../store/sql/templates.js';
+import { templateSums, type TemplateSums } from '../store/sql/templates.js';
 import type { Q } from '../store/sql/tx.js';
 
 export interface RunStats {
@@ -31,15 +31,7 @@ export interface TemplateStats extends RunStats {
   by_model: ModelStats[];
 }
 
-interface Sums {
-  runs: number;
-  ended: number;
-  succeeded: number;
-  cost: number;
-  turns: number;
-  dur_ms: number;
-  timed: number;
-}
+type Sums = Omit<TemplateSums, 'template' | 'model'>;
 
 const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
 

@@ -8,13 +8,12 @@
 //   {op: 'grant'}                                grantWaiting → {ok, granted}
 //   {op: 'release', holder}                      release everything of holder → {ok, released}
 //   {op: 'close'}                                → {ok}, then exits
-import { createInterface } from 'node:readline';
+import { serveRacer } from './racerLoop.js';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { acquireOrWait, grantWaiting, hookDecide } from '../../src/store/sql/lockDecisions.js';
 import { heldAmong, lockTx, release } from '../../src/store/sql/locks.js';
 
 let s: SqlDb | undefined;
-const say = (o: unknown): void => void process.stdout.write(JSON.stringify(o) + '\n');
 const NOW = (): number => Date.now();
 
 /** path → holder now, for the paths asked about (read after the decision committed). */
@@ -52,14 +51,4 @@ async function run(cmd: Record<string, unknown>): Promise<unknown> {
   }
 }
 
-const lines = createInterface({ input: process.stdin });
-say({ ready: true });
-for await (const line of lines) {
-  const cmd = JSON.parse(line) as Record<string, unknown>;
-  try {
-    say(await run(cmd));
-  } catch (err) {
-    say({ ok: false, error: (err as Error).stack ?? String(err) });
-  }
-  if (cmd.op === 'close') process.exit(0);
-}
+await serveRacer(run);

@@ -7,7 +7,7 @@
 //   {op: 'kbOpen', file?, url?, project?} a knowledge base: a KB file (SQLite) or the project's rows of kb_entries → {ok}
 //   {op: 'kbMerge', id, times}        `times` read-modify-writes of the entry (merged_count + 1, its pid in sources) → {ok}
 //   {op: 'close'}                     → {ok}, then exits
-import { createInterface } from 'node:readline';
+import { serveRacer } from './racerLoop.js';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
@@ -19,7 +19,6 @@ import type { Schema } from '../../src/store/sql/schema.js';
 
 let s: SqlDb | undefined;
 let kb: { db: Kysely<Schema>; e: KbEntries } | undefined;
-const say = (o: unknown): void => void process.stdout.write(JSON.stringify(o) + '\n');
 
 async function run(cmd: Record<string, unknown>): Promise<unknown> {
   switch (cmd.op) {
@@ -80,14 +79,4 @@ async function run(cmd: Record<string, unknown>): Promise<unknown> {
   }
 }
 
-const lines = createInterface({ input: process.stdin });
-say({ ready: true });
-for await (const line of lines) {
-  const cmd = JSON.parse(line) as Record<string, unknown>;
-  try {
-    say(await run(cmd));
-  } catch (err) {
-    say({ ok: false, error: (err as Error).stack ?? String(err) });
-  }
-  if (cmd.op === 'close') process.exit(0);
-}
+await serveRacer(run);

@@ -23,12 +23,13 @@ import type { Logger } from '../../log.js';
 import type { HubsTable, Schema } from './schema.js';
 import type { SqlDialect } from './open.js';
 import { scrub } from './url.js';
+import { ADVISORY } from './advisory.js';
 import { endClient } from './pgClient.js';
 
 export type HubRow = Selectable<HubsTable>;
 
-/** Advisory lock class of hub liveness (docs/store-plan.md §2's list of classes). */
-export const HUB_LOCK_CLASS = 5;
+/** Advisory lock class of hub liveness (./advisory.ts lists every class). */
+const HUB_LOCK_CLASS = ADVISORY.hubLiveness;
 
 /** ms since the epoch on the database's clock (PostgreSQL: the transaction's start). */
 export function dbNow(dialect: SqlDialect): RawBuilder<number> {
