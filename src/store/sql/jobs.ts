@@ -35,6 +35,11 @@ export async function endedBetween(q: Q, since: number, until: number): Promise<
     .orderBy('ended_at').execute()) as never;
 }
 
+/** The job whose agent token has this hash now (src/server/tokenAuth.ts). */
+export async function jobIdByTokenHash(q: Q, hash: string): Promise<string | undefined> {
+  return (await q.selectFrom('jobs').select('id').where('token_hash', '=', hash).executeTakeFirst())?.id;
+}
+
 export async function getJob(q: Q, id: string): Promise<JobRow | undefined> {
   return (await q.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst()) as JobRow | undefined;
 }
