@@ -8,7 +8,7 @@ import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { joinSync, transact } from '../store/sql/tx.js';
-import { addEvent, descendants, getJob, insertJob, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
+import { addEvent, attemptsOfJobs, descendants, getJob, insertJob, listJobs, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import type { BudgetSpec, Reservation } from '../money/budgets.js';
 import type { DepState } from '../domain/scheduler.js';
 import type { Runner } from './runner.js';
@@ -599,10 +599,11 @@ export class JobService {
     };
   }
 
-  list(input: ListAgentsInput, caller: Caller): { agents: AgentSummary[]; next_cursor: string | null } {
+  async list(input: ListAgentsInput, caller: Caller): Promise<{ agents: AgentSummary[]; next_cursor: string | null }> {
     const afterSeq = input.cursor ? this.decodeCursor(input.cursor) : undefined;
     const parentId = input.parent_id === undefined ? undefined : input.parent_id === 'lead' ? null : input.parent_id;
-    const rows = this.ctx.store.list({
+    const q = this.ctx.sql.db;
+    const rows = await listJobs(q, {
       status: input.status, label: input.label, parentId, afterSeq, limit: input.limit + 1,
       subtreeOf: caller.role === 'agent' ? caller.jobId : undefined,
       project: input.project, hideArchived: input.project === undefined,
@@ -613,8 +614,10 @@ export class JobService {
     const agents: AgentSummary[] = [];
     let size = 100;
     let lastSeq: number | undefined;
-    for (const j of rows.slice(0, input.limit)) {
-      const sum = this.withHealth(summarize(j, this.ctx.store.attempts(j.id), fieldCap), j);
+    const page = rows.slice(0, input.limit);
+    const attempts = await attemptsOfJobs(q, page.map((j) => j.id));
+    for (const j of page) {
+      const sum = this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j);
       const len = JSON.stringify(sum, null, 1).length;
       if (agents.length > 0 && size + len > LIST_BUDGET) break;
       agents.push(sum);

@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { bumpTokenEpoch, type AttemptRow, type JobRow, type NewJob } from '../jobs.js';
 import type { JobStatus } from '../../domain/job.js';
-import { batch, transact, type Q } from './tx.js';
+import { batch, isPostgres, transact, type Q } from './tx.js';
 
 /** Undefined becomes NULL (as the synchronous store did): a field passed as undefined is cleared, never skipped. */
 function nullify<T extends object>(o: T): T {
@@ -121,6 +121,47 @@ export async function jobsByStatus(q: Q, ...statuses: JobStatus[]): Promise<JobR
 export async function countByStatus(q: Q, ...statuses: JobStatus[]): Promise<number> {
   const r = await q.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('c')).where('status', 'in', statuses).executeTakeFirstOrThrow();
   return Number(r.c);
+}
+
+export interface JobFilter {
+  status?: JobStatus | undefined;
+  label?: string | undefined;
+  /** null: the lead's own (no parent) */
+  parentId?: string | null | undefined;
+  /** only descendants of this job (an agent's view) */
+  subtreeOf?: string | undefined;
+  afterSeq?: number | undefined;
+  limit: number;
+  project?: string | undefined;
+  /** leave out jobs of archived projects */
+  hideArchived?: boolean | undefined;
+}
+
+/** Jobs in creation order matching every filter given, at most `limit` (list_agents, its pages by `afterSeq`). */
+export async function listJobs(q: Q, f: JobFilter): Promise<JobRow[]> {
+  let s = q.selectFrom('jobs').selectAll();
+  if (f.project !== undefined) s = s.where('project', '=', f.project);
+  if (f.hideArchived) s = s.where((e) => e.or([e('project', 'is', null), e('project', 'not in', e.selectFrom('projects').select('name').where('archived_at', 'is not', null))]));
+  if (f.status) s = s.where('status', '=', f.status);
+  if (f.label) {
+    const label = f.label;
+    s = s.where(isPostgres(q) ? sql<boolean>`labels_json::jsonb ? ${label}` : sql<boolean>`EXISTS (SELECT 1 FROM json_each(labels_json) WHERE value = ${label})`);
+  }
+  if (f.parentId !== undefined) s = f.parentId === null ? s.where('parent_id', 'is', null) : s.where('parent_id', '=', f.parentId);
+  if (f.subtreeOf) {
+    const root = f.subtreeOf;
+    s = s.where('id', 'in', sql<string>`(WITH RECURSIVE d(id) AS (SELECT id FROM jobs WHERE parent_id = ${root} UNION ALL SELECT j.id FROM jobs j JOIN d ON j.parent_id = d.id) SELECT id FROM d)`);
+  }
+  if (f.afterSeq !== undefined) s = s.where('seq', '>', f.afterSeq);
+  return (await s.orderBy('seq').limit(f.limit).execute()) as JobRow[];
+}
+
+/** The attempts of these jobs by job, each in order (one statement for a page of jobs). */
+export async function attemptsOfJobs(q: Q, ids: readonly string[]): Promise<Map<string, AttemptRow[]>> {
+  const by = new Map<string, AttemptRow[]>(ids.map((id) => [id, []]));
+  if (!ids.length) return by;
+  for (const a of (await q.selectFrom('attempts').selectAll().where('job_id', 'in', ids).orderBy('job_id').orderBy('n').execute()) as AttemptRow[]) by.get(a.job_id)?.push(a);
+  return by;
 }
 
 /** All descendants of `id` (not including it), by depth then seq. */
