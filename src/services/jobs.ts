@@ -8,14 +8,16 @@ import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { joinSync, transact } from '../store/sql/tx.js';
-import { addEvent, attemptsOfJobs, descendants, getJob, insertJob, listJobs, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
+import { addEvent, attemptsOf, attemptsOfJobs, descendants, getJob, insertJob, listJobs, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import type { BudgetSpec, Reservation } from '../money/budgets.js';
 import type { DepState } from '../domain/scheduler.js';
 import type { Runner } from './runner.js';
 import type { LiveChildren } from './children.js';
 import { messageView, senderOf, type MessageService, type MessageView } from './messages.js';
 import { hubUsage, summarize, type AgentSummary } from './summary.js';
-import { UsageStore } from '../money/usageStore.js';
+import type { UsageRow } from '../money/usageStore.js';
+import { usageOfJob } from '../store/sql/usage.js';
+import { latestEvents } from '../store/sql/events.js';
 import type { Budgets } from '../money/budgets.js';
 import type { ModelChooser } from '../models/choice.js';
 import type { ConfineStatus } from '../confine/launcher.js';
@@ -224,9 +226,11 @@ export class JobService {
     return j;
   }
 
-  summary(id: string): AgentSummary {
-    const j = this.job(id);
-    return this.withHealth({ ...summarize(j, this.ctx.store.attempts(id)), ...hubUsage(j, new UsageStore(this.ctx.db).forJob(id)) }, j);
+  /** get_agent's summary of a job, read through the layer (an unknown id: NotFoundError naming known ones). */
+  async summary(id: string): Promise<AgentSummary> {
+    const q = this.ctx.sql.db;
+    const j = (await getJob(q, id)) ?? this.job(id);
+    return this.withHealth({ ...summarize(j, await attemptsOf(q, id)), ...hubUsage(j, await usageOfJob(q, id) as UsageRow[]) }, j);
   }
 
   // ---- spawn ---------------------------------------------------------------------------
@@ -590,12 +594,12 @@ export class JobService {
   /** The summary (with the job's requests when it has any); with `events` > 0 also that many of its most recent events. */
   async get(id: string, caller: Caller, o: { events?: number } = {}): Promise<AgentSummary & { events?: EventView[]; requests?: Record<string, unknown>[] }> {
     this.visibleJob(id, caller, { self: true });
-    const s = this.summary(id);
+    const s = await this.summary(id);
     const requests = await this.requests.ofJob(id);
     return {
       ...s,
       ...(requests.length ? { requests } : {}),
-      ...(o.events ? { events: this.ctx.store.events(id, o.events).map((r) => toEventView(r, id)) } : {}),
+      ...(o.events ? { events: (await latestEvents(this.ctx.sql.db, { jobId: id, limit: o.events })).reverse().map((r) => toEventView(r, id)) } : {}),
     };
   }
 
