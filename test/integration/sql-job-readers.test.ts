@@ -1,14 +1,16 @@
 // The readers of jobs over the layer (src/store/sql/jobs.ts listJobs, attemptsOfJobs), on SQLite
 // and PostgreSQL: every filter of list_agents (status, label, parent or the lead's own, an agent's
 // subtree, a project, archived projects hidden, the page after a seq, the limit) gives the same
-// jobs in creation order on both databases, and a page's attempts come back by job in order.
+// jobs in creation order on both databases, and a page's attempts come back by job in order; the
+// lead's resources list the newest jobs and note keys.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
-import { attemptsOfJobs, insertAttempt, insertJob, listJobs, type JobFilter } from '../../src/store/sql/jobs.js';
+import { attemptsOfJobs, insertAttempt, insertJob, listJobs, recentJobs, type JobFilter } from '../../src/store/sql/jobs.js';
+import { recentNoteKeys, setNote } from '../../src/store/sql/notes.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { newJob } from '../helpers/budgetDb.js';
 
@@ -56,6 +58,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const by = await attemptsOfJobs(q, ['a', 'b', 'd']);
       assert.deepEqual([...by].map(([id, as]) => [id, as.map((a) => a.n)]), [['a', [1]], ['b', [1, 2]], ['d', []]]);
       assert.equal((await attemptsOfJobs(q, [])).size, 0);
+    });
+
+    test('the lead\'s resources: recent jobs and recently written note keys, newest first, under a prefix', async (t) => {
+      const q = (await open(t)).db;
+      for (const id of ['a', 'b', 'c']) await insertJob(q, newJob(id), 1);
+      assert.deepEqual((await recentJobs(q, 2)).map((j) => [j.id, j.status]), [['c', 'queued'], ['b', 'queued']]);
+      for (const [key, at] of [['plan/x', 3], ['plan/y', 1], ['other', 2], ['plan', 5]] as const) await setNote(q, { key, value: 'v', author: 'lead', now: at });
+      assert.deepEqual(await recentNoteKeys(q, 10), ['plan', 'plan/x', 'other', 'plan/y']);
+      assert.deepEqual(await recentNoteKeys(q, 10, 'plan/'), ['plan/x', 'plan/y']);
+      assert.deepEqual(await recentNoteKeys(q, 1, 'plan'), ['plan']);
     });
   });
 }

@@ -164,6 +164,11 @@ export async function attemptsOfJobs(q: Q, ids: readonly string[]): Promise<Map<
   return by;
 }
 
+/** The most recent jobs first, at most `limit` (the lead's resources). */
+export async function recentJobs(q: Q, limit: number): Promise<{ id: string; title: string; status: string }[]> {
+  return q.selectFrom('jobs').select(['id', 'title', 'status']).orderBy('seq', 'desc').limit(limit).execute();
+}
+
 /** All descendants of `id` (not including it), by depth then seq. */
 export async function descendants(q: Q, id: string): Promise<JobRow[]> {
   const r = await sql<JobRow>`WITH RECURSIVE d(id) AS (SELECT id FROM jobs WHERE parent_id = ${id} UNION ALL SELECT j.id FROM jobs j JOIN d ON j.parent_id = d.id)
