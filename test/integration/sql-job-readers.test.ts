@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { attemptsOfJobs, insertAttempt, insertJob, listJobs, recentJobs, type JobFilter } from '../../src/store/sql/jobs.js';
 import { recentNoteKeys, setNote } from '../../src/store/sql/notes.js';
+import { depsTouching, historyJobsByIds, recentHistory } from '../../src/store/sql/history.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { newJob } from '../helpers/budgetDb.js';
 
@@ -68,6 +69,19 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await recentNoteKeys(q, 10), ['plan', 'plan/x', 'other', 'plan/y']);
       assert.deepEqual(await recentNoteKeys(q, 10, 'plan/'), ['plan/x', 'plan/y']);
       assert.deepEqual(await recentNoteKeys(q, 1, 'plan'), ['plan']);
+    });
+
+    test('the dashboard\'s Timeline and Graph: a window of jobs oldest first, edges touching it at either end, jobs by id', async (t) => {
+      const q = (await open(t)).db;
+      await insertJob(q, newJob('a'), 1);
+      await insertJob(q, newJob('b', { depends_on_json: '["a"]' }), 2);
+      await insertJob(q, newJob('c', { parent_id: 'a' }), 3);
+      await insertJob(q, newJob('d', { depends_on_json: '["b","c"]' }), 4);
+      assert.deepEqual((await recentHistory(q, 2)).map((j) => j.id), ['c', 'd']);
+      assert.deepEqual(await depsTouching(q, ['c']), [{ job_id: 'd', dep_id: 'c' }]);
+      assert.deepEqual(await depsTouching(q, ['b']), [{ job_id: 'b', dep_id: 'a' }, { job_id: 'd', dep_id: 'b' }]);
+      assert.deepEqual((await historyJobsByIds(q, ['d', 'a', 'nope'])).map((j) => j.id), ['a', 'd']);
+      assert.deepEqual(await historyJobsByIds(q, []), []);
     });
   });
 }
