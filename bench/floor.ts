@@ -50,6 +50,17 @@ export interface FloorBenchResult {
   elu: Record<string, number>;
 }
 
+async function timeAsync(n: number, fn: () => Promise<unknown>): Promise<Stats> {
+  for (let i = 0; i < WARM; i++) await fn();
+  const s: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    s.push(performance.now() - t0);
+  }
+  return stats(s);
+}
+
 function time(n: number, fn: () => unknown): Stats {
   for (let i = 0; i < WARM; i++) fn();
   const s: number[] = [];
@@ -111,7 +122,7 @@ function seed(db: Db, now: number): void {
   }
 }
 
-function partA(): Pick<FloorBenchResult, 'readFloor' | 'buildFloor' | 'stringify' | 'selectJobs' | 'frameBytes'> {
+async function partA(): Promise<Pick<FloorBenchResult, 'readFloor' | 'buildFloor' | 'stringify' | 'selectJobs' | 'frameBytes'>> {
   const dir = mkdtempSync(join(tmpdir(), 'overseer-bench-floor-'));
   try {
     const db = openDb(join(dir, 'state.db'));
@@ -120,8 +131,8 @@ function partA(): Pick<FloorBenchResult, 'readFloor' | 'buildFloor' | 'stringify
     const o = { now, hub: { url: 'http://127.0.0.1:1/mcp', pid: 1, started_at: now - 1000, version: '0' }, cap: 16, source: 'hub' as const };
     const store = new JobStore(db);
     const selectJobs = time(ITER, () => store.list({ limit: 10_000 }));
-    const read = time(ITER, () => readFloor(db, o));
-    const input = readFloorInput(db, o);
+    const read = await timeAsync(ITER, () => readFloor(db, o));
+    const input = await readFloorInput(db, o);
     const build = time(ITER, () => buildFloor(input, now));
     const floor = buildFloor(input, now);
     const stringify = time(ITER, () => JSON.stringify(floor));
@@ -223,7 +234,7 @@ async function partB(): Promise<Pick<FloorBenchResult, 'latency' | 'changeCall' 
 }
 
 export async function benchFloor(): Promise<FloorBenchResult> {
-  const a = partA();
+  const a = await partA();
   const b = await partB();
   return { ...a, ...b };
 }

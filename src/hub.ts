@@ -199,7 +199,7 @@ export class Hub {
       onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, ...(this.caps.search ? [this.caps.search.api] : [])),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
-      auth: tokenAuth(this.db, leadHash, sha),
+      auth: tokenAuth(this.ctx.sql.db, leadHash, sha),
     });
     this.url = this.http.url;
     port = this.http.port;

@@ -57,9 +57,9 @@ export function totalsLine(rows: readonly JobRow[]): string {
 export interface StatusOptions extends StatusFilter { json?: boolean; all?: boolean; watch?: boolean; floor?: boolean }
 
 /** `overseer status --json`: the summaries of the jobs the filter keeps, each held by a provider limit with `waiting_on_limit`. */
-export function statusJson(state: State, f: StatusFilter): Record<string, unknown>[] {
+export async function statusJson(state: State, f: StatusFilter): Promise<Record<string, unknown>[]> {
   const rows = filterRows(state.store.list({ limit: 10_000 }), f, archivedProjects(state.db));
-  const held = limitHolds(state.db);
+  const held = await limitHolds(state.db);
   const call = scriptCalls(state.db);
   return rows.map((j) => ({ ...summarize(j, state.store.attempts(j.id)), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
 }
@@ -88,10 +88,10 @@ export function runStatusLine(r: FloorRun): string {
 }
 
 /** `waiting_on_limit` for a job a provider limit holds (queued for its provider, or paused where it met it): the floor's line. */
-function limitHolds(db: Database.Database): (j: JobRow) => { waiting_on_limit?: string } {
+async function limitHolds(db: Database.Database): Promise<(j: JobRow) => { waiting_on_limit?: string }> {
   let limits: FloorLimit[] = [];
   try {
-    limits = readFloor(db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 }).limits ?? [];
+    limits = (await readFloor(db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).limits ?? [];
   } catch { /* an older database: no limits */ }
   return (j) => {
     const l = limits.find((x) => x.provider === j.provider);
@@ -129,7 +129,7 @@ function setupNotes(db: Database.Database): (j: JobRow) => string {
 
 /** The table, its totals and what needs the person, as `overseer status` prints it. `floor`:
  * the NEEDS YOU items to show (default: read from the same database). */
-export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you' | 'limits' | 'runs'>): string {
+export async function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you' | 'limits' | 'runs'>): Promise<string> {
   const all = state.store.list({ limit: 10_000 });
   const rows = filterRows(all, f, archivedProjects(state.db));
   const kept = new Set(rows.map((j) => j.id));
@@ -139,7 +139,7 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
     if (f.status || f.label || f.parent || f.project) return `No jobs match.\n${hiddenLine}`;
     // A script run may have no agent yet (its first call waits for the person, or it is paused).
     let runs: string[] = [];
-    try { runs = (floor?.runs ?? readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 }).runs ?? []).map(runStatusLine); } catch { /* an older database */ }
+    try { runs = (floor?.runs ?? (await readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).runs ?? []).map(runStatusLine); } catch { /* an older database */ }
     return `No jobs yet.\n${hiddenLine}${runs.length ? `\n${runs.join('\n')}\n` : ''}`;
   }
   // A PROJECT column when some job has one (src/projects).
@@ -155,7 +155,7 @@ export function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'n
   let needs: Pick<Floor, 'needs_you' | 'limits' | 'runs'>;
   let unreadable: string[] = [];
   try {
-    needs = floor ?? readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 });
+    needs = floor ?? await readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 });
   } catch (err) {
     // A database an older hub left (no warnings table yet) has its table; the rest comes with a newer hub.
     needs = { needs_you: [] };

@@ -19,13 +19,17 @@ export function runStatus(opts: StatusOptions): void | Promise<void> {
   }
   if (opts.watch) return import('./statusWatch.js').then((m) => m.watchStatus(opts));
   if (opts.floor) return import('./statusWatch.js').then((m) => m.printFloor());
+  return printStatus(opts);
+}
+
+async function printStatus(opts: StatusOptions): Promise<void> {
   const state = openState();
   try {
     if (opts.json) {
-      process.stdout.write(`${JSON.stringify(statusJson(state, opts), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(await statusJson(state, opts), null, 2)}\n`);
       return;
     }
-    process.stdout.write(statusText(state, opts));
+    process.stdout.write(await statusText(state, opts));
   } finally {
     state.close();
   }

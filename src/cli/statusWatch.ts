@@ -47,6 +47,7 @@ export async function watchStatus(opts: StatusOptions): Promise<void> {
   let note: string | null = null;
   let last = '';
   let renders = 0;
+  let rendering = Promise.resolve();
   try {
     await followFloor({ home, cap: maxAgents, signal: ac.signal }, {
       source: (_s, n) => { note = n; },
@@ -55,15 +56,19 @@ export async function watchStatus(opts: StatusOptions): Promise<void> {
           process.stdout.write(`${JSON.stringify(f)}\n`);
           return;
         }
-        state ??= openState();
-        const body = statusText(state, opts, f);
-        if (!tty && body === last) return;
-        last = body;
-        const head = watchHeader(f, note);
-        process.stdout.write(tty ? `${CLEAR}${head}\n\n${body}` : `${renders ? '\n' : ''}${head}\n\n${body}`);
-        renders++;
+        // The table's rows are read through the layer (a promise): frames render one at a time, in order.
+        rendering = rendering.then(async () => {
+          state ??= openState();
+          const body = await statusText(state, opts, f);
+          if (!tty && body === last) return;
+          last = body;
+          const head = watchHeader(f, note);
+          process.stdout.write(tty ? `${CLEAR}${head}\n\n${body}` : `${renders ? '\n' : ''}${head}\n\n${body}`);
+          renders++;
+        });
       },
     });
+    await rendering;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

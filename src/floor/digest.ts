@@ -6,6 +6,10 @@
 import type { HubContext } from '../services/context.js';
 import type { CallScope } from '../contract/call.js';
 import { isoTime } from '../clock.js';
+import { endedBetween } from '../store/sql/jobs.js';
+import { pendingOpenedBetween } from '../store/sql/requests.js';
+import { unseenRaisedBetween } from '../store/sql/warnings.js';
+import { snapshot } from '../store/sql/tx.js';
 
 /** At most this many lines per kind; the rest is counted. */
 const MAX_ITEMS = 8;
@@ -55,8 +59,7 @@ export class LeadDigest {
       decorate: (value) => {
         showed = idsShown(value);
         if (since === undefined || !value || typeof value !== 'object' || Array.isArray(value)) return value;
-        const d = this.digest(since, start, showed);
-        return d ? { ...(value as object), since_you_last_looked: d } : value;
+        return this.digest(since, start, showed).then((d) => d ? { ...(value as object), since_you_last_looked: d } : value);
       },
       end: (delivered) => {
         if (!delivered) return;
@@ -69,18 +72,14 @@ export class LeadDigest {
   }
 
   /** What happened in [since, until) that no delivered result showed after it happened. */
-  digest(since: number, until: number, showing: Set<string>): Digest | undefined {
+  async digest(since: number, until: number, showing: Set<string>): Promise<Digest | undefined> {
     const unseen = (id: string, at: number): boolean => !showing.has(id) && !((this.shown.get(id) ?? -1) >= at);
-    const db = this.ctx.db;
-    const ended = (db.prepare(`SELECT id, title, status, failure_class, result, error, ended_at FROM jobs
-      WHERE ended_at >= ? AND ended_at < ? AND status IN ('succeeded','failed','cancelled','interrupted') ORDER BY ended_at`).all(since, until) as
-      { id: string; title: string; status: string; failure_class: string | null; result: string | null; error: string | null; ended_at: number }[])
-      .filter((j) => unseen(j.id, j.ended_at));
-    const requests = (db.prepare(`SELECT id, job_id, kind, summary, created_at FROM requests WHERE status = 'pending' AND created_at >= ? AND created_at < ? ORDER BY created_at`).all(since, until) as
-      { id: string; job_id: string; kind: string; summary: string; created_at: number }[])
-      .filter((r) => unseen(r.id, r.created_at));
-    const warnings = (db.prepare(`SELECT job_id, kind, detail, raised_at FROM job_warnings WHERE cleared_at IS NULL AND lead_seen_at IS NULL AND raised_at >= ? AND raised_at < ? ORDER BY id`).all(since, until) as
-      { job_id: string; kind: string; detail: string; raised_at: number }[]);
+    const rows = await snapshot(this.ctx.sql.db, async (r) => ({
+      ended: await endedBetween(r, since, until), requests: await pendingOpenedBetween(r, since, until), warnings: await unseenRaisedBetween(r, since, until),
+    }));
+    const ended = rows.ended.filter((j) => unseen(j.id, j.ended_at!));
+    const requests = rows.requests.filter((r) => unseen(r.id, r.created_at));
+    const warnings = rows.warnings;
     if (!ended.length && !requests.length && !warnings.length) return undefined;
     const more = Math.max(0, ended.length - MAX_ITEMS) + Math.max(0, requests.length - MAX_ITEMS) + Math.max(0, warnings.length - MAX_ITEMS);
     return {

@@ -112,7 +112,7 @@ async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers,
       const v = db.pragma('data_version', { simple: true }) as number;
       if (v !== version) {
         version = v;
-        h.floor(readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project }));
+        h.floor(await readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project }));
       }
       if (Date.now() >= nextCheck) {
         nextCheck = Date.now() + (o.hubCheckMs ?? 1000);
@@ -168,7 +168,7 @@ export async function floorNow(o: Omit<FollowOptions, 'signal'>): Promise<Floor 
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
-    return readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project });
+    return await readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project });
   } finally {
     db.close();
   }

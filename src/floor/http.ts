@@ -44,7 +44,7 @@ export interface FloorApi {
   /** The /api/floor routes (false: not a floor route). */
   handle: ApiHandler;
   /** The floor now, as the API serves it. */
-  read(doneLimit?: number, project?: string): Floor;
+  read(doneLimit?: number, project?: string): Promise<Floor>;
   /** Open streams. */
   streams(): number;
   /** End every stream and stop listening (the hub is stopping). */
@@ -85,41 +85,50 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   let seq = 0;
   const currentId = (): string => `${feed}.${seq}`;
   let closed = false;
+  /** Changes seen (a stream's first read compares before and after). */
+  let changes = 0;
 
-  const read = (doneLimit?: number, project?: string): Floor => readFloor(o.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit, ...(project !== undefined ? { project } : {}) });
+  const read = (doneLimit?: number, project?: string): Promise<Floor> => readFloor(o.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit, ...(project !== undefined ? { project } : {}) });
 
   const write = (s: Stream, frame: string): void => {
     if (s.blocked) { s.pending = frame; return; }
     if (!s.res.write(frame)) s.blocked = true;
   };
 
-  /** One frame to every stream; streams asking for another DONE length get their own build. */
-  const flush = (): void => {
-    timer = undefined;
-    if (closed || !o.db.open || streams.size === 0) return;
+  /** One frame to every stream; streams asking for another DONE length get their own build.
+   * The timer stays set while the floor is read, so changes meanwhile wait for the next frame. */
+  const flush = async (): Promise<void> => {
+    if (closed || !o.db.open || streams.size === 0) {
+      timer = undefined;
+      return;
+    }
     lastSent = performance.now();
     seq++;
-    const frames = new Map<string, string>();
-    for (const s of streams) {
-      const key = `${s.doneLimit ?? ''}|${s.project ?? ''}`;
-      let frame = frames.get(key);
-      if (frame === undefined) {
-        try {
-          frame = frameOf(read(s.doneLimit, s.project), currentId());
-        } catch (err) {
-          o.log.error({ err }, 'could not build the floor for its streams');
-          return;
+    const id = currentId();
+    const frames = new Map<string, Promise<string>>();
+    try {
+      for (const s of [...streams]) {
+        const key = `${s.doneLimit ?? ''}|${s.project ?? ''}`;
+        let frame = frames.get(key);
+        if (frame === undefined) {
+          frame = read(s.doneLimit, s.project).then((f) => frameOf(f, id));
+          frames.set(key, frame);
         }
-        frames.set(key, frame);
+        const text = await frame;
+        if (!closed && streams.has(s)) write(s, text);
       }
-      write(s, frame);
+    } catch (err) {
+      o.log.error({ err }, 'could not build the floor for its streams');
+    } finally {
+      timer = undefined;
     }
   };
 
   /** A change: a frame now if the last one is older than the gap, else at the gap's end. */
   const changed = (): void => {
+    changes++;
     if (timer || closed) return;
-    timer = setTimeout(flush, Math.max(0, lastSent + minGap - performance.now()));
+    timer = setTimeout(() => void flush(), Math.max(0, lastSent + minGap - performance.now()));
   };
 
   const attach = (): void => {
@@ -137,22 +146,31 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     timer = undefined;
   };
 
-  const open = (req: IncomingMessage, res: ServerResponse, doneLimit: number | undefined, project: string | undefined): void => {
+  const open = async (req: IncomingMessage, res: ServerResponse, doneLimit: number | undefined, project: string | undefined): Promise<void> => {
+    // Listening before the first read (an await): a change during it is sent as the next frame.
+    if (detach.length === 0) attach();
+    const before = changes;
     let first: string;
     try {
-      first = frameOf(read(doneLimit, project), currentId());
+      const id = currentId();
+      first = frameOf(await read(doneLimit, project), id);
     } catch (err) {
+      if (streams.size === 0) release();
       o.log.error({ err }, 'could not build the floor');
       fail(res, 500, 'internal', `could not read the floor: ${(err as Error).message}`);
+      return;
+    }
+    if (closed || res.destroyed) {
+      if (streams.size === 0) release();
       return;
     }
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
     res.writeHead(200, SSE_HEADERS);
     const s: Stream = { res, doneLimit, project, blocked: false };
-    if (streams.size === 0) attach();
     streams.add(s);
     write(s, first);
+    if (changes !== before) changed();
     res.on('drain', () => {
       s.blocked = false;
       const p = s.pending;
@@ -180,8 +198,8 @@ export function floorApi(o: FloorApiOptions): FloorApi {
       return fail(res, 400, 'invalid_input', `project must be a project name (1..100 letters, digits, "-", "_", "." or "/"), got ${JSON.stringify(project.slice(0, 120))}`);
     }
     if (closed) return fail(res, 503, 'unavailable', 'the hub is stopping');
-    if (!m[1]) return send(res, 200, read(doneLimit, project));
-    open(req, res, doneLimit, project);
+    if (!m[1]) return send(res, 200, await read(doneLimit, project));
+    await open(req, res, doneLimit, project);
     return true;
   };
 

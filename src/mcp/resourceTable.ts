@@ -15,7 +15,7 @@ interface Template {
   name: string;
   template: UriTemplate;
   meta: ResourceMeta;
-  list?: () => { resources: ResourceEntry[] };
+  list?: () => { resources: ResourceEntry[] } | Promise<{ resources: ResourceEntry[] }>;
   complete?: Record<string, (value: string) => string[] | Promise<string[]>>;
   read: (uri: URL, vars: Variables) => ReadResult | Promise<ReadResult>;
 }
@@ -44,11 +44,11 @@ export class ResourceTable {
     }
   }
 
-  private list(): { resources: Record<string, unknown>[] } {
+  private async list(): Promise<{ resources: Record<string, unknown>[] }> {
     const resources: Record<string, unknown>[] = [];
     for (const t of this.templates) {
       if (!t.list) continue;
-      for (const r of t.list().resources) resources.push({ ...t.meta, ...r });
+      for (const r of (await t.list()).resources) resources.push({ ...t.meta, ...r });
     }
     return { resources };
   }

@@ -12,8 +12,9 @@
 // %2F), because URL parsing would otherwise resolve those segments away.
 // Unknown ids are a JSON-RPC error with code -32002 (the MCP spec's "resource not found") and
 // a message that says what exists. Lead only: resources ignore the agent's subtree limits.
-import type { Db } from '../store/db.js';
-import { prefixRange } from '../store/prefix.js';
+import type { Q } from '../store/sql/tx.js';
+import { recentJobs } from '../store/sql/jobs.js';
+import { recentNoteKeys } from '../store/sql/notes.js';
 import type { ResourceTable, ReadResult as ReadResourceResult, ResourceEntry as Resource, Variables } from './resourceTable.js';
 import { ErrorCode, RpcError as McpError } from './rpc.js';
 import { OverseerError } from '../errors.js';
@@ -34,13 +35,13 @@ export interface ResourceDeps {
     /** Readable text of the transcript's last `tail` events (unknown id: as summary). */
     transcriptTail(id: string, tail: number): Promise<string>;
     /** The most recent jobs first, at most `limit`. */
-    recent(limit: number): { id: string; title: string; status: string }[];
+    recent(limit: number): Promise<{ id: string; title: string; status: string }[]>;
   };
   notes: {
     /** NoteService.readWhole: the whole note (a resource has no 20,000-character cap), or `found: false`. */
     read(key: string): Promise<{ value: string; version: number; author: string; updated_at: string } | { found: false }>;
     /** Keys of the most recently written notes first, at most `limit`, optionally under `prefix`. */
-    keys(limit: number, prefix?: string): string[];
+    keys(limit: number, prefix?: string): Promise<string[]>;
   };
   workflows?: {
     /** The plan's Markdown, or undefined for an unknown workflow or one without a plan yet. */
@@ -99,15 +100,15 @@ export function capTail(text: string, max = OUTPUT_MAX_CHARS): string {
 
 /** Register the lead's resource templates (with list callbacks) on the lead's resource table (built once per hub). */
 export function registerResources(server: ResourceTable, deps: ResourceDeps): void {
-  const recentJobs = (): { id: string; title: string; status: string }[] => deps.jobs.recent(LIST_LIMIT);
-  const completeJob = (value: string): string[] => recentJobs().map((j) => j.id).filter((id) => id.startsWith(value));
+  const recent = (): Promise<{ id: string; title: string; status: string }[]> => deps.jobs.recent(LIST_LIMIT);
+  const completeJob = async (value: string): Promise<string[]> => (await recent()).map((j) => j.id).filter((id) => id.startsWith(value));
 
   server.template(
     'agent',
     'overseer://agents/{job_id}',
     {
-      list: () => ({
-        resources: recentJobs().map((j): Resource => ({ uri: agentUri(j.id), name: `agent ${j.id}`, title: `${j.title} (${j.status})`, mimeType: 'application/json' })),
+      list: async () => ({
+        resources: (await recent()).map((j): Resource => ({ uri: agentUri(j.id), name: `agent ${j.id}`, title: `${j.title} (${j.status})`, mimeType: 'application/json' })),
       }),
       complete: { job_id: completeJob },
     },
@@ -123,8 +124,8 @@ export function registerResources(server: ResourceTable, deps: ResourceDeps): vo
     'agent-output',
     'overseer://agents/{job_id}/output',
     {
-      list: () => ({
-        resources: recentJobs().map((j): Resource => ({ uri: agentOutputUri(j.id), name: `output ${j.id}`, title: `Output of ${j.title} (${j.status})`, mimeType: 'text/plain' })),
+      list: async () => ({
+        resources: (await recent()).map((j): Resource => ({ uri: agentOutputUri(j.id), name: `output ${j.id}`, title: `Output of ${j.title} (${j.status})`, mimeType: 'text/plain' })),
       }),
       complete: { job_id: completeJob },
     },
@@ -140,8 +141,8 @@ export function registerResources(server: ResourceTable, deps: ResourceDeps): vo
     'note',
     'overseer://notes/{+key}',
     {
-      list: () => ({
-        resources: deps.notes.keys(LIST_LIMIT).map((k): Resource => ({ uri: noteUri(k), name: `note ${k}`, title: k, mimeType: 'text/plain' })),
+      list: async () => ({
+        resources: (await deps.notes.keys(LIST_LIMIT)).map((k): Resource => ({ uri: noteUri(k), name: `note ${k}`, title: k, mimeType: 'text/plain' })),
       }),
       complete: { key: (value) => deps.notes.keys(LIST_LIMIT, value) },
     },
@@ -152,7 +153,7 @@ export function registerResources(server: ResourceTable, deps: ResourceDeps): vo
       if ('found' in n) {
         const slash = key.lastIndexOf('/');
         const prefix = slash > 0 ? key.slice(0, slash + 1) : undefined;
-        const near = deps.notes.keys(10, prefix);
+        const near = await deps.notes.keys(10, prefix);
         throw notFound(`No note ${JSON.stringify(key)}.${near.length ? ` Notes${prefix ? ` under ${JSON.stringify(prefix)}` : ''}: ${near.join(', ')}.` : ' There are no notes there yet.'} Use list_notes to see all keys.`);
       }
       return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: n.value, _meta: { version: n.version, author: n.author, updated_at: n.updated_at } }] };
@@ -183,7 +184,7 @@ export function registerResources(server: ResourceTable, deps: ResourceDeps): vo
 
 /** What hubResourceDeps needs of the hub (structural, so tests can pass a real Hub). */
 export interface HubForResources {
-  db: Db;
+  ctx: { sql: { db: Q } };
   jobs: {
     summary(id: string): unknown;
     output(i: { job_id: string; tail: number; format: 'text' }, caller: { role: 'lead' }): Promise<{ output: string | unknown[] }>;
@@ -200,15 +201,11 @@ export function hubResourceDeps(hub: HubForResources, workflows?: ResourceDeps['
         const r = await hub.jobs.output({ job_id: id, tail, format: 'text' }, { role: 'lead' });
         return typeof r.output === 'string' ? r.output : JSON.stringify(r.output);
       },
-      recent: (limit) => hub.db.prepare('SELECT id, title, status FROM jobs ORDER BY seq DESC LIMIT ?').all(limit) as { id: string; title: string; status: string }[],
+      recent: (limit) => recentJobs(hub.ctx.sql.db, limit),
     },
     notes: {
       read: (key) => hub.notes.readWhole(key),
-      keys: (limit, prefix) => {
-        const r = prefixRange('key', prefix ?? '');
-        const rows = hub.db.prepare(`SELECT key FROM notes WHERE ${r.sql} ORDER BY updated_at DESC, key LIMIT ?`).all(...r.params, limit);
-        return (rows as { key: string }[]).map((r) => r.key);
-      },
+      keys: (limit, prefix) => recentNoteKeys(hub.ctx.sql.db, limit, prefix),
     },
     workflows,
   };

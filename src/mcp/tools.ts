@@ -74,8 +74,17 @@ export class ToolTable {
     }
   }
 
-  private answer(def: ToolDef, value: unknown, scope: CallScope | void, ctx: HandlerContext): Answer {
-    if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
+  private answer(def: ToolDef, value: unknown, scope: CallScope | void, ctx: HandlerContext): Answer | Promise<Answer> {
+    if (scope?.decorate && !def.raw) {
+      const decorated = scope.decorate(value, def.name);
+      // A decoration that reads the store (the lead's digest) answers later; a failed read is the call's error.
+      if (decorated instanceof Promise) return decorated.then((v) => this.answered(def, v, scope, ctx), (err: unknown) => this.failed(err, scope));
+      value = decorated;
+    }
+    return this.answered(def, value, scope, ctx);
+  }
+
+  private answered(def: ToolDef, value: unknown, scope: CallScope | void, ctx: HandlerContext): Answer {
     const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
     scope?.end(!aborted(ctx));
     return result as Answer;

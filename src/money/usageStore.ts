@@ -38,8 +38,4 @@ export class UsageStore {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(r.jobId, r.attempt ?? null, r.kind, r.usage.model ?? null, t.input, t.output, t.cachedInput ?? 0, t.cacheCreation ?? 0,
       r.usage.costUsd ?? 0, r.usage.costUsd === null ? 1 : 0, r.now);
   }
-
-  forJob(jobId: string): UsageRow[] {
-    return this.db.prepare('SELECT * FROM usage WHERE job_id = ? ORDER BY id').all(jobId) as UsageRow[];
-  }
 }

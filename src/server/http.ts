@@ -21,8 +21,8 @@ import type { McpSession, Outbound } from '../mcp/session.js';
 export type BlockingTest = (tool: string, args: unknown) => boolean;
 
 export interface HttpAuth {
-  /** Resolve a bearer token to a caller, or undefined when unknown. */
-  identify(token: string): Caller | undefined;
+  /** Resolve a bearer token to a caller, or undefined when unknown: at once when known, else a promise. */
+  identify(token: string): Caller | undefined | Promise<Caller | undefined>;
 }
 
 /** POST /hook: the lock hook's question, answered as JSON; `claude`: asked by a Claude Code HTTP hook (?format=claude). */
@@ -126,7 +126,15 @@ export async function startHttp(o: HttpOptions): Promise<HttpEndpoint> {
     if (origin !== undefined && !allowedOrigins.has(origin)) return deny(res, 403, 'forbidden: bad Origin header');
     if (page) return runAsync(res, o.web!.page(req, res, url));
     const token = bearerToken(req.headers.authorization);
-    let caller = token ? o.auth.identify(token) : undefined;
+    const identified = token ? o.auth.identify(token) : undefined;
+    if (identified instanceof Promise) {
+      identified.then((c) => authed(req, res, url, pathname, api, origin, token, c), (err: unknown) => failed(res, err));
+      return;
+    }
+    authed(req, res, url, pathname, api, origin, token, identified);
+  };
+
+  const authed = (req: IncomingMessage, res: ServerResponse, url: URL, pathname: string, api: boolean, origin: string | undefined, token: string | undefined, caller: Caller | undefined): void => {
     // The dashboard's session cookie stands for the lead on /api/ only (never /mcp or /hook). A
     // state-changing request also needs the session's CSRF token, and must come from the page
     // itself: its Origin (checked above), or — Chromium sends no Origin on a same-origin fetch —

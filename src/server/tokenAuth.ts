@@ -5,49 +5,54 @@
 // is which job a hash belongs to — but only until any job's token_hash is written again
 // (`tokenEpoch`, bumped by every token write: src/store/sql/jobs.ts updateJob / claimJob): a token whose job ended stops working at its next
 // request, and a busy crew's calls skip the lookup (docs/performance-native-mcp.md).
-import type { Db } from '../store/db.js';
+// Synchronous when the cache answers (the lead, a known agent at the current epoch: every call of
+// a busy crew); a miss reads the layer and answers with a promise (docs/decisions.md, "Token
+// lookups: synchronous when cached").
 import { tokenEpoch } from '../store/jobs.js';
+import { jobIdByTokenHash } from '../store/sql/jobs.js';
+import type { Q } from '../store/sql/tx.js';
 import type { Caller } from '../services/context.js';
 import type { HttpAuth } from './http.js';
 
 /** Hashes kept at most (then forgotten at once; a crew's tokens are far fewer). */
 const MAX_REMEMBERED = 4096;
 
-export function tokenAuth(db: Db, leadHash: string, hash: (token: string) => string): HttpAuth {
+export function tokenAuth(q: Q, leadHash: string, hash: (token: string) => string): HttpAuth {
   const hashes = new Map<string, string>();
-  // mixed period: until step 6b — a synchronous read (HttpAuth.identify is synchronous); on
-  // PostgreSQL this becomes an awaited lookup behind the same epoch cache.
-  const byHash = db.prepare('SELECT id FROM jobs WHERE token_hash = ?');
   /** hash → its job's caller, valid while the token epoch is `epoch` (unknown tokens are never kept) */
   const agents = new Map<string, Caller>();
   let epoch = -1;
+  const remember = (token: string, h: string): void => {
+    if (hashes.has(token)) return;
+    if (hashes.size >= MAX_REMEMBERED) hashes.clear();
+    hashes.set(token, h);
+  };
+  /** The layer's answer for a hash the cache does not know; kept only if no token was written meanwhile. */
+  const lookup = async (token: string, h: string, at: number): Promise<Caller | undefined> => {
+    const id = await jobIdByTokenHash(q, h);
+    if (!id) return undefined;
+    const caller: Caller = { role: 'agent', jobId: id };
+    if (tokenEpoch() === at && epoch === at) {
+      if (agents.size >= MAX_REMEMBERED) agents.clear();
+      agents.set(h, caller);
+    }
+    remember(token, h);
+    return caller;
+  };
   return {
-    identify(token: string): Caller | undefined {
-      const known = hashes.get(token);
-      const h = known ?? hash(token);
-      let caller: Caller | undefined;
-      if (h === leadHash) caller = { role: 'lead' };
-      else {
-        const now = tokenEpoch();
-        if (now !== epoch) {
-          agents.clear();
-          epoch = now;
-        }
-        caller = agents.get(h);
-        if (!caller) {
-          const job = byHash.get(h) as { id: string } | undefined;
-          caller = job ? { role: 'agent', jobId: job.id } : undefined;
-          if (caller) {
-            if (agents.size >= MAX_REMEMBERED) agents.clear();
-            agents.set(h, caller);
-          }
-        }
+    identify(token: string): Caller | undefined | Promise<Caller | undefined> {
+      const h = hashes.get(token) ?? hash(token);
+      if (h === leadHash) {
+        remember(token, h);
+        return { role: 'lead' };
       }
-      if (caller && known === undefined) {
-        if (hashes.size >= MAX_REMEMBERED) hashes.clear();
-        hashes.set(token, h);
+      const now = tokenEpoch();
+      if (now !== epoch) {
+        agents.clear();
+        epoch = now;
       }
-      return caller;
+      const caller = agents.get(h);
+      return caller ?? lookup(token, h, now);
     },
   };
 }

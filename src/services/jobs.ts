@@ -8,14 +8,16 @@ import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { joinSync, transact } from '../store/sql/tx.js';
-import { addEvent, descendants, getJob, insertJob, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
+import { addEvent, attemptsOf, attemptsOfJobs, descendants, getJob, insertJob, listJobs, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import type { BudgetSpec, Reservation } from '../money/budgets.js';
 import type { DepState } from '../domain/scheduler.js';
 import type { Runner } from './runner.js';
 import type { LiveChildren } from './children.js';
 import { messageView, senderOf, type MessageService, type MessageView } from './messages.js';
 import { hubUsage, summarize, type AgentSummary } from './summary.js';
-import { UsageStore } from '../money/usageStore.js';
+import type { UsageRow } from '../money/usageStore.js';
+import { usageOfJob } from '../store/sql/usage.js';
+import { latestEvents } from '../store/sql/events.js';
 import type { Budgets } from '../money/budgets.js';
 import type { ModelChooser } from '../models/choice.js';
 import type { ConfineStatus } from '../confine/launcher.js';
@@ -224,9 +226,11 @@ export class JobService {
     return j;
   }
 
-  summary(id: string): AgentSummary {
-    const j = this.job(id);
-    return this.withHealth({ ...summarize(j, this.ctx.store.attempts(id)), ...hubUsage(j, new UsageStore(this.ctx.db).forJob(id)) }, j);
+  /** get_agent's summary of a job, read through the layer (an unknown id: NotFoundError naming known ones). */
+  async summary(id: string): Promise<AgentSummary> {
+    const q = this.ctx.sql.db;
+    const j = (await getJob(q, id)) ?? this.job(id);
+    return this.withHealth({ ...summarize(j, await attemptsOf(q, id)), ...hubUsage(j, await usageOfJob(q, id) as UsageRow[]) }, j);
   }
 
   // ---- spawn ---------------------------------------------------------------------------
@@ -590,19 +594,20 @@ export class JobService {
   /** The summary (with the job's requests when it has any); with `events` > 0 also that many of its most recent events. */
   async get(id: string, caller: Caller, o: { events?: number } = {}): Promise<AgentSummary & { events?: EventView[]; requests?: Record<string, unknown>[] }> {
     this.visibleJob(id, caller, { self: true });
-    const s = this.summary(id);
+    const s = await this.summary(id);
     const requests = await this.requests.ofJob(id);
     return {
       ...s,
       ...(requests.length ? { requests } : {}),
-      ...(o.events ? { events: this.ctx.store.events(id, o.events).map((r) => toEventView(r, id)) } : {}),
+      ...(o.events ? { events: (await latestEvents(this.ctx.sql.db, { jobId: id, limit: o.events })).reverse().map((r) => toEventView(r, id)) } : {}),
     };
   }
 
-  list(input: ListAgentsInput, caller: Caller): { agents: AgentSummary[]; next_cursor: string | null } {
+  async list(input: ListAgentsInput, caller: Caller): Promise<{ agents: AgentSummary[]; next_cursor: string | null }> {
     const afterSeq = input.cursor ? this.decodeCursor(input.cursor) : undefined;
     const parentId = input.parent_id === undefined ? undefined : input.parent_id === 'lead' ? null : input.parent_id;
-    const rows = this.ctx.store.list({
+    const q = this.ctx.sql.db;
+    const rows = await listJobs(q, {
       status: input.status, label: input.label, parentId, afterSeq, limit: input.limit + 1,
       subtreeOf: caller.role === 'agent' ? caller.jobId : undefined,
       project: input.project, hideArchived: input.project === undefined,
@@ -613,8 +618,10 @@ export class JobService {
     const agents: AgentSummary[] = [];
     let size = 100;
     let lastSeq: number | undefined;
-    for (const j of rows.slice(0, input.limit)) {
-      const sum = this.withHealth(summarize(j, this.ctx.store.attempts(j.id), fieldCap), j);
+    const page = rows.slice(0, input.limit);
+    const attempts = await attemptsOfJobs(q, page.map((j) => j.id));
+    for (const j of page) {
+      const sum = this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j);
       const len = JSON.stringify(sum, null, 1).length;
       if (agents.length > 0 && size + len > LIST_BUDGET) break;
       agents.push(sum);

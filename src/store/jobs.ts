@@ -192,6 +192,7 @@ export class JobStore {
   }
 
   /** `project`: only that project's jobs; `hideArchived`: leave out jobs of archived projects (src/projects). */
+  /** mixed period: until the rest of step 6b (cli/status, logsAll, messages, projects/broadcast); list_agents reads listJobs (src/store/sql/jobs.ts). */
   list(f: { status?: JobStatus; label?: string; parentId?: string | null; subtreeOf?: string; afterSeq?: number; limit: number; project?: string; hideArchived?: boolean }): JobRow[] {
     const where: string[] = [];
     const args: unknown[] = [];

@@ -63,7 +63,7 @@ describe('worktree bootstrap', () => {
     const ev = h.hub.db.prepare(`SELECT data_json FROM events WHERE job_id = ? AND kind = 'setup'`).get(a.job_id) as { data_json: string };
     assert.equal(JSON.parse(ev.data_json).status, 'ok');
     const state = { store: h.hub.ctx.store, db: h.hub.db, home: h.home, close: () => undefined };
-    assert.match(statusText(state, {}), new RegExp(`${a.job_id}.*setup \\d+\\.\\ds`), 'status shows the setup time');
+    assert.match(await statusText(state, {}), new RegExp(`${a.job_id}.*setup \\d+\\.\\ds`), 'status shows the setup time');
   });
 
   test('a failing setup command and a hanging one fail their jobs with setup_failed and the output; the child never starts', { timeout: 120_000 }, async () => {

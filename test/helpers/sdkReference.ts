@@ -41,7 +41,7 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], calle
           checkBounds(args);
           const input = published === def.input ? args : (def.input.parse(args) as unknown);
           let value = await def.handler(input as never, caller, toolExtra);
-          if (scope?.decorate && !def.raw) value = scope.decorate(value, def.name);
+          if (scope?.decorate && !def.raw) value = await scope.decorate(value, def.name);
           const result = def.raw ? { content: [{ type: 'text', text: JSON.stringify(value) }] } : okResult(value);
           scope?.end(!extra.signal.aborted);
           return result;

@@ -187,7 +187,7 @@ describe('HTTP endpoint', { timeout: 180_000 }, () => {
   });
 
   test('a running agent\'s token gives the agent tool set and its own job; cancel revokes it', async () => {
-    assert.equal(h.hub.jobs.summary(blocker).status, 'running');
+    assert.equal((await h.hub.jobs.summary(blocker)).status, 'running');
     const { client, transport } = sdkClient(url, agentToken);
     clients.push(client);
     await client.connect(transport);

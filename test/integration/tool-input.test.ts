@@ -278,7 +278,7 @@ describe('agent tools: input validation, roles, paging', { timeout: 240_000 }, (
 
     test('cancel_agent of a sibling is forbidden', async () => {
       await rejects(h, 'cancel_agent', { job_id: jobB }, [/forbidden/, /subtree/], { client: agentA });
-      assert.equal(h.hub.jobs.summary(jobB).status, 'succeeded');
+      assert.equal((await h.hub.jobs.summary(jobB)).status, 'succeeded');
     });
 
     test('message_agent to a sibling is forbidden', async () => {
@@ -358,10 +358,10 @@ describe('agent tools: state rules on queued and running jobs', { timeout: 120_0
     await h?.stop();
   });
 
-  test('the jobs are where the test needs them', () => {
-    assert.equal(h.hub.jobs.summary(running).status, 'running');
-    assert.equal(h.hub.jobs.summary(queued).status, 'queued');
-    assert.equal(h.hub.jobs.summary(waiting).status, 'waiting');
+  test('the jobs are where the test needs them', async () => {
+    assert.equal((await h.hub.jobs.summary(running)).status, 'running');
+    assert.equal((await h.hub.jobs.summary(queued)).status, 'queued');
+    assert.equal((await h.hub.jobs.summary(waiting)).status, 'waiting');
   });
 
   test('resume_agent of a running job', async () => {

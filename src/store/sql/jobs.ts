@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { bumpTokenEpoch, type AttemptRow, type JobRow, type NewJob } from '../jobs.js';
 import type { JobStatus } from '../../domain/job.js';
-import { batch, transact, type Q } from './tx.js';
+import { batch, isPostgres, transact, type Q } from './tx.js';
 
 /** Undefined becomes NULL (as the synchronous store did): a field passed as undefined is cleared, never skipped. */
 function nullify<T extends object>(o: T): T {
@@ -26,6 +26,18 @@ export async function insertJob(q: Q, j: NewJob, now: number): Promise<void> {
   await q.insertInto('jobs').values({ ...nullify(j), project: j.project ?? null, seq: Number(s), created_at: now, updated_at: now } as never).execute();
   const deps = JSON.parse(j.depends_on_json) as string[];
   if (deps.length) await q.insertInto('job_deps').values(deps.map((d) => ({ job_id: j.id, dep_id: d }))).execute();
+}
+
+/** Jobs that ended in [since, until), oldest end first (the lead's digest, src/floor/digest.ts). */
+export async function endedBetween(q: Q, since: number, until: number): Promise<Pick<JobRow, 'id' | 'title' | 'status' | 'failure_class' | 'result' | 'error' | 'ended_at'>[]> {
+  return (await q.selectFrom('jobs').select(['id', 'title', 'status', 'failure_class', 'result', 'error', 'ended_at'])
+    .where('ended_at', '>=', since).where('ended_at', '<', until).where('status', 'in', ['succeeded', 'failed', 'cancelled', 'interrupted'])
+    .orderBy('ended_at').execute()) as never;
+}
+
+/** The job whose agent token has this hash now (src/server/tokenAuth.ts). */
+export async function jobIdByTokenHash(q: Q, hash: string): Promise<string | undefined> {
+  return (await q.selectFrom('jobs').select('id').where('token_hash', '=', hash).executeTakeFirst())?.id;
 }
 
 export async function getJob(q: Q, id: string): Promise<JobRow | undefined> {
@@ -109,6 +121,52 @@ export async function jobsByStatus(q: Q, ...statuses: JobStatus[]): Promise<JobR
 export async function countByStatus(q: Q, ...statuses: JobStatus[]): Promise<number> {
   const r = await q.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('c')).where('status', 'in', statuses).executeTakeFirstOrThrow();
   return Number(r.c);
+}
+
+export interface JobFilter {
+  status?: JobStatus | undefined;
+  label?: string | undefined;
+  /** null: the lead's own (no parent) */
+  parentId?: string | null | undefined;
+  /** only descendants of this job (an agent's view) */
+  subtreeOf?: string | undefined;
+  afterSeq?: number | undefined;
+  limit: number;
+  project?: string | undefined;
+  /** leave out jobs of archived projects */
+  hideArchived?: boolean | undefined;
+}
+
+/** Jobs in creation order matching every filter given, at most `limit` (list_agents, its pages by `afterSeq`). */
+export async function listJobs(q: Q, f: JobFilter): Promise<JobRow[]> {
+  let s = q.selectFrom('jobs').selectAll();
+  if (f.project !== undefined) s = s.where('project', '=', f.project);
+  if (f.hideArchived) s = s.where((e) => e.or([e('project', 'is', null), e('project', 'not in', e.selectFrom('projects').select('name').where('archived_at', 'is not', null))]));
+  if (f.status) s = s.where('status', '=', f.status);
+  if (f.label) {
+    const label = f.label;
+    s = s.where(isPostgres(q) ? sql<boolean>`labels_json::jsonb ? ${label}` : sql<boolean>`EXISTS (SELECT 1 FROM json_each(labels_json) WHERE value = ${label})`);
+  }
+  if (f.parentId !== undefined) s = f.parentId === null ? s.where('parent_id', 'is', null) : s.where('parent_id', '=', f.parentId);
+  if (f.subtreeOf) {
+    const root = f.subtreeOf;
+    s = s.where('id', 'in', sql<string>`(WITH RECURSIVE d(id) AS (SELECT id FROM jobs WHERE parent_id = ${root} UNION ALL SELECT j.id FROM jobs j JOIN d ON j.parent_id = d.id) SELECT id FROM d)`);
+  }
+  if (f.afterSeq !== undefined) s = s.where('seq', '>', f.afterSeq);
+  return (await s.orderBy('seq').limit(f.limit).execute()) as JobRow[];
+}
+
+/** The attempts of these jobs by job, each in order (one statement for a page of jobs). */
+export async function attemptsOfJobs(q: Q, ids: readonly string[]): Promise<Map<string, AttemptRow[]>> {
+  const by = new Map<string, AttemptRow[]>(ids.map((id) => [id, []]));
+  if (!ids.length) return by;
+  for (const a of (await q.selectFrom('attempts').selectAll().where('job_id', 'in', ids).orderBy('job_id').orderBy('n').execute()) as AttemptRow[]) by.get(a.job_id)?.push(a);
+  return by;
+}
+
+/** The most recent jobs first, at most `limit` (the lead's resources). */
+export async function recentJobs(q: Q, limit: number): Promise<{ id: string; title: string; status: string }[]> {
+  return q.selectFrom('jobs').select(['id', 'title', 'status']).orderBy('seq', 'desc').limit(limit).execute();
 }
 
 /** All descendants of `id` (not including it), by depth then seq. */

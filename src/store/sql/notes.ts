@@ -72,6 +72,11 @@ export async function getNote(db: Kysely<Schema>, key: string): Promise<NoteRow 
   return db.selectFrom('notes').selectAll().where('key', '=', key).executeTakeFirst();
 }
 
+/** Keys under a prefix (all when empty), the most recently written first, at most `limit` (the lead's resources). */
+export async function recentNoteKeys(db: Kysely<Schema>, limit: number, prefix = ''): Promise<string[]> {
+  return (await db.selectFrom('notes').select('key').where(keyUnder(prefix)).orderBy('updated_at', 'desc').orderBy('key').limit(limit).execute()).map((r) => r.key);
+}
+
 /** Keys under a prefix (all when empty), without values, ordered by key, after `afterKey`. */
 export async function listNotes(db: Kysely<Schema>, prefix: string, limit: number, afterKey = ''): Promise<Omit<NoteRow, 'value'>[]> {
   return db.selectFrom('notes').select(['key', 'version', 'author', 'updated_at']).where(keyUnder(prefix))

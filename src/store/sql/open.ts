@@ -42,7 +42,26 @@ const pgTypes = {
 export function sqlOver(sqlite: Db): SqlDb {
   const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(sqlite, false) });
   registerSqlite(db, sqlite);
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  if (!layers.has(sqlite)) layers.set(sqlite, db);
+  return {
+    db, dialect: 'sqlite', close: () => {
+      if (layers.get(sqlite) === db) layers.delete(sqlite);
+      return db.destroy();
+    },
+  };
+}
+
+/** The first open layer over each SQLite connection (the hub's `ctx.sql.db` over its own). */
+const layers = new WeakMap<Db, Kysely<Schema>>();
+
+/**
+ * mixed period (until the readers take the layer from their caller): the layer over a SQLite
+ * connection a synchronous reader was given — the one already open over it (one Kysely per
+ * connection, so their transactions queue on one mutex instead of nesting), else a new one kept
+ * for the connection's life.
+ */
+export function layerOf(sqlite: Db): Kysely<Schema> {
+  return layers.get(sqlite) ?? sqlOver(sqlite).db;
 }
 
 export async function openSql(config: { home: string; databaseUrl?: string | undefined }): Promise<SqlDb> {

@@ -3,7 +3,7 @@
 // the one it is given when that is already a transaction, else in a new one — IMMEDIATE on SQLite
 // (src/store/sql/sqlite.ts), READ COMMITTED on PostgreSQL, where a decision is made strict by a
 // conditional statement, a row lock or an advisory lock (docs/store-plan.md §2).
-import { PostgresAdapter, type CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
 import { StoreBusyError } from '../../errors.js';
 import { layerPrepare, markLayerTransaction, tx, type Db } from '../db.js';
 import type { Schema } from './schema.js';
@@ -68,5 +68,31 @@ export async function batch(q: Q, queries: readonly { compile(): CompiledQuery }
   const prepare = layerPrepare(raw);
   await q.connection().execute(async () => {
     tx(raw, () => { for (const c of compiled) prepare(c.sql).run(c.parameters as unknown[]); });
+  });
+}
+
+/**
+ * Reads that must agree with each other (the floor, a view over several tables): one snapshot.
+ * On PostgreSQL a `REPEATABLE READ READ ONLY` transaction (every statement sees the database as
+ * at its first; no lock taken, never a serialization failure for a reader). On SQLite a deferred
+ * transaction on the connection, held by the layer for the whole of `fn` (other layer calls wait
+ * for it): it takes no write lock, so it works on a read-only connection too, and another
+ * connection's commit after the first read is not seen. It is not marked as a layer transaction
+ * and it always COMMITs, even when `fn` throws: it writes nothing itself, and a synchronous write
+ * of a module not yet moved that runs meanwhile (mixed period) joins it and must land, not be
+ * undone. Inside a transaction already, `fn` runs in it.
+ */
+export async function snapshot<T>(q: Q, fn: (r: Q) => Promise<T>): Promise<T> {
+  if (q.isTransaction) return fn(q);
+  if (isPostgres(q)) return q.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(fn);
+  const raw = sqliteOf.get(q);
+  return q.connection().execute(async (c) => {
+    if (raw?.inTransaction) return fn(c);
+    await c.executeQuery(CompiledQuery.raw('begin deferred'));
+    try {
+      return await fn(c);
+    } finally {
+      await c.executeQuery(CompiledQuery.raw('commit'));
+    }
   });
 }

@@ -20,3 +20,8 @@ export async function addUsage(q: Q, r: UsageIn): Promise<void> {
     cost_usd: r.usage.costUsd ?? 0, cost_unknown: r.usage.costUsd === null ? 1 : 0, created_at: r.now,
   }).execute();
 }
+
+/** The hub's own model calls for one job, in order (get_agent's hub usage). */
+export async function usageOfJob(q: Q, jobId: string) {
+  return q.selectFrom('usage').selectAll().where('job_id', '=', jobId).orderBy('id').execute();
+}

@@ -8,7 +8,9 @@ import { z } from 'zod';
 import type { HubContext } from '../../services/context.js';
 import { usageReport } from '../../money/usageReport.js';
 import { parseSince } from '../../search/query.js';
-import { attemptsOfJobs, depsTouching, jobsByIds, recentJobs, type HistoryJob } from '../../store/history.js';
+import { depsTouching, historyJobsByIds, recentHistory, type HistoryJob } from '../../store/sql/history.js';
+import { attemptsOfJobs } from '../../store/sql/jobs.js';
+import { snapshot, type Q } from '../../store/sql/tx.js';
 import { isoTime } from '../../clock.js';
 import { PASS, methodNotAllowed, parseQuery } from './http.js';
 
@@ -38,35 +40,41 @@ export function historyRoutes(d: { ctx: HubContext }) {
       return usageReport(db, { sinceMs: q.since === undefined ? undefined : parseSince(q.since, now), tzOffsetMin: q.tz });
     }
     const { limit } = parseQuery(url, z.object({ limit: Limit }), ['limit']);
-    const jobs = recentJobs(db, limit);
-    if (p === '/api/web/timeline') {
-      const byJob = new Map<string, ReturnType<typeof attemptsOfJobs>>();
-      for (const a of attemptsOfJobs(db, jobs.map((j) => j.id))) byJob.set(a.job_id, [...(byJob.get(a.job_id) ?? []), a]);
-      return {
-        now: isoTime(now),
-        jobs: jobs.map((j) => ({
-          ...node(j),
-          attempts: (byJob.get(j.id) ?? []).map((a) => ({
-            n: a.n, kind: a.kind, status: a.status, started_at: isoTime(a.started_at), ended_at: iso(a.ended_at), failure_class: a.failure_class, turns: a.turns, cost_usd: a.cost_usd,
-          })),
-        })),
-      };
-    }
-    // The graph: the window's jobs plus the far ends of their edges (a dependency or parent
-    // older than the window), so no edge points at nothing.
-    const ids = new Set(jobs.map((j) => j.id));
-    const deps = depsTouching(db, [...ids]);
-    const outside = new Set<string>();
-    for (const e of deps) for (const x of [e.job_id, e.dep_id]) if (!ids.has(x)) outside.add(x);
-    for (const j of jobs) if (j.parent_id && !ids.has(j.parent_id)) outside.add(j.parent_id);
-    const all = [...jobsByIds(db, [...outside]), ...jobs];
-    const known = new Set(all.map((j) => j.id));
-    return {
-      nodes: all.map(node),
-      edges: [
-        ...all.filter((j) => j.parent_id && known.has(j.parent_id)).map((j) => ({ from: j.parent_id!, to: j.id, kind: 'parent' as const })),
-        ...deps.filter((e) => known.has(e.job_id) && known.has(e.dep_id)).map((e) => ({ from: e.dep_id, to: e.job_id, kind: 'dep' as const })),
-      ],
-    };
+    return snapshot(d.ctx.sql.db, (r) => (p === '/api/web/timeline' ? timeline(r, limit, now) : graph(r, limit)));
+  };
+}
+
+/** The most recent jobs, oldest first, each with its attempts. */
+async function timeline(r: Q, limit: number, now: number): Promise<unknown> {
+  const jobs = await recentHistory(r, limit);
+  const byJob = await attemptsOfJobs(r, jobs.map((j) => j.id));
+  return {
+    now: isoTime(now),
+    jobs: jobs.map((j) => ({
+      ...node(j),
+      attempts: (byJob.get(j.id) ?? []).map((a) => ({
+        n: a.n, kind: a.kind, status: a.status, started_at: isoTime(a.started_at), ended_at: iso(a.ended_at), failure_class: a.failure_class, turns: a.turns, cost_usd: a.cost_usd,
+      })),
+    })),
+  };
+}
+
+/** The graph: the window's jobs plus the far ends of their edges (a dependency or parent older
+ * than the window), so no edge points at nothing. */
+async function graph(r: Q, limit: number): Promise<unknown> {
+  const jobs = await recentHistory(r, limit);
+  const ids = new Set(jobs.map((j) => j.id));
+  const deps = await depsTouching(r, [...ids]);
+  const outside = new Set<string>();
+  for (const e of deps) for (const x of [e.job_id, e.dep_id]) if (!ids.has(x)) outside.add(x);
+  for (const j of jobs) if (j.parent_id && !ids.has(j.parent_id)) outside.add(j.parent_id);
+  const all = [...await historyJobsByIds(r, [...outside]), ...jobs];
+  const known = new Set(all.map((j) => j.id));
+  return {
+    nodes: all.map(node),
+    edges: [
+      ...all.filter((j) => j.parent_id && known.has(j.parent_id)).map((j) => ({ from: j.parent_id!, to: j.id, kind: 'parent' as const })),
+      ...deps.filter((e) => known.has(e.job_id) && known.has(e.dep_id)).map((e) => ({ from: e.dep_id, to: e.job_id, kind: 'dep' as const })),
+    ],
   };
 }
