@@ -12,16 +12,16 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { openDb, type Db } from '../../src/store/db.js';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import type { SqlDb } from '../../src/store/sql/open.js';
 import { transact } from '../../src/store/sql/tx.js';
 import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
 import { addUsage } from '../../src/store/sql/usage.js';
 import { finishedCostsOf, holdReservation, releaseReservation, reservationOf, strayReservations, useOf } from '../../src/store/sql/budgets.js';
-import { freshDatabase } from '../helpers/postgres.js';
 import { UsageStore } from '../../src/money/usageStore.js';
 import { BudgetExceededError } from '../../src/errors.js';
 import { budgetsOn, budgetsOver, newJob } from '../helpers/budgetDb.js';
 import { budgetsLine } from '../../src/cli/status.js';
+import { openDialect } from '../helpers/sqlDialect.js';
 
 let dir = '';
 let n = 0;
@@ -184,18 +184,7 @@ describe('overseer status', () => {
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`the budget decisions on ${dialect}, through the layer`, () => {
-    const open = async (t: { after: (fn: () => Promise<void>) => void }): Promise<{ s: SqlDb; home: string; url?: string }> => {
-      const home = mkdtempSync(join(dir, 'home-'));
-      let url: string | undefined;
-      if (dialect === 'postgres') {
-        const d = await freshDatabase();
-        t.after(() => d.drop());
-        url = d.url;
-      }
-      const s = await openSql({ home, databaseUrl: url });
-      t.after(() => s.close());
-      return { s, home, url };
-    };
+    const open = (t: { after: (fn: () => Promise<void> | void) => void }) => openDialect(dialect, t);
 
     test('house, label and subtree: what each scope spent and holds; release books once; strays', async (t) => {
       const { s } = await open(t);

@@ -2,39 +2,22 @@
 // the floor brings (live, the N most recently ended, the failed or lock-violating ones of the
 // window, and those only another row names), the totals with and without archived projects or a
 // project named, and the dependency rows of waiting jobs with their dependencies' status — the same answer on both databases.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import type { SqlDb } from '../../src/store/sql/open.js';
 import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
 import { floorRows } from '../../src/store/sql/floor.js';
 import { snapshot } from '../../src/store/sql/tx.js';
-import { freshDatabase } from '../helpers/postgres.js';
 import { newJob } from '../helpers/budgetDb.js';
+import { openDialect } from '../helpers/sqlDialect.js';
 
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const NOW = 1_764_000_000_000;
 const HOUR = 3_600_000;
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`the floor's rows on ${dialect}`, () => {
-    const open = async (t: { after: (fn: () => Promise<void>) => void }): Promise<SqlDb> => {
-      const home = mkdtempSync(join(tmpdir(), 'overseer-sql-floor-'));
-      dirs.push(home);
-      let url: string | undefined;
-      if (dialect === 'postgres') {
-        const d = await freshDatabase();
-        t.after(() => d.drop());
-        url = d.url;
-      }
-      const s = await openSql({ home, databaseUrl: url });
-      t.after(() => s.close());
-      return s;
-    };
+    const open = async (t: { after: (fn: () => Promise<void> | void) => void }): Promise<SqlDb> => (await openDialect(dialect, t)).s;
 
     test('live, recent, window and named jobs; totals over projects; dependency rows', async (t) => {
       const q = (await open(t)).db;

@@ -3,36 +3,19 @@
 // subtree, a project, archived projects hidden, the page after a seq, the limit) gives the same
 // jobs in creation order on both databases, and a page's attempts come back by job in order; the
 // lead's resources list the newest jobs and note keys.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import type { SqlDb } from '../../src/store/sql/open.js';
 import { attemptsOfJobs, insertAttempt, insertJob, listJobs, recentJobs, type JobFilter } from '../../src/store/sql/jobs.js';
 import { recentNoteKeys, setNote } from '../../src/store/sql/notes.js';
 import { depsTouching, historyJobsByIds, recentHistory } from '../../src/store/sql/history.js';
-import { freshDatabase } from '../helpers/postgres.js';
 import { newJob } from '../helpers/budgetDb.js';
+import { openDialect } from '../helpers/sqlDialect.js';
 
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`job readers on ${dialect}`, () => {
-    const open = async (t: { after: (fn: () => Promise<void>) => void }): Promise<SqlDb> => {
-      const home = mkdtempSync(join(tmpdir(), 'overseer-sql-readers-'));
-      dirs.push(home);
-      let url: string | undefined;
-      if (dialect === 'postgres') {
-        const d = await freshDatabase();
-        t.after(() => d.drop());
-        url = d.url;
-      }
-      const s = await openSql({ home, databaseUrl: url });
-      t.after(() => s.close());
-      return s;
-    };
+    const open = async (t: { after: (fn: () => Promise<void> | void) => void }): Promise<SqlDb> => (await openDialect(dialect, t)).s;
 
     test('list_agents\' filters and pages; attempts of a page by job', async (t) => {
       const q = (await open(t)).db;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { openSql, sqlOver, type SqlDb } from '../../src/store/sql/open.js';
+import { sqlOver, type SqlDb } from '../../src/store/sql/open.js';
 import { openDb } from '../../src/store/db.js';
 import { transact } from '../../src/store/sql/tx.js';
 import {
@@ -18,27 +18,15 @@ import {
 } from '../../src/store/sql/jobs.js';
 import { tokenEpoch } from '../../src/store/jobs.js';
 import { recordAttemptSpend } from '../../src/money/record.js';
-import { freshDatabase } from '../helpers/postgres.js';
 import { newJob } from '../helpers/budgetDb.js';
+import { openDialect } from '../helpers/sqlDialect.js';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`job rows on ${dialect}`, () => {
-    const open = async (t: { after: (fn: () => Promise<void>) => void }): Promise<{ s: SqlDb; home: string; url?: string }> => {
-      const home = mkdtempSync(join(tmpdir(), 'overseer-sql-jobs-'));
-      dirs.push(home);
-      let url: string | undefined;
-      if (dialect === 'postgres') {
-        const d = await freshDatabase();
-        t.after(() => d.drop());
-        url = d.url;
-      }
-      const s = await openSql({ home, databaseUrl: url });
-      t.after(() => s.close());
-      return { s, home, url };
-    };
+    const open = (t: { after: (fn: () => Promise<void> | void) => void }) => openDialect(dialect, t);
 
     test('insert, update, conditional update, attempts, events and the job tree', async (t) => {
       const { s } = await open(t);
