@@ -8,6 +8,7 @@ import { startEngine, type Engine } from '../helpers/engine.js';
 import { SpawnInput } from '../../src/contract/agents.js';
 import { countByStatus } from '../../src/store/sql/jobs.js';
 import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../../src/errors.js';
+import { eventually } from '../helpers/wait.js';
 
 let e: Engine | undefined;
 afterEach(async () => { await e?.close(); e = undefined; });
@@ -53,6 +54,8 @@ test('the queue holds to max agents: the next job starts when one ends', async (
   assert.equal(e.launcher.spawned.length, 2, 'two children, not three');
   await e.jobs.cancel({ job_id: ids[0]!, cascade: false }, { role: 'lead' });
   await e.until(ids[2]!, (j) => j.status === 'running');
+  // The claim marks the job running in the database; its child starts right after (the launch's facts are read in between).
+  await eventually('the third child started', () => e!.launcher.spawned.length === 3 || undefined, 5000);
   assert.equal(e.launcher.spawned.length, 3);
   assert.equal(await countByStatus(e.ctx.sql.db, 'running'), 2);
 });
