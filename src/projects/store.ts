@@ -5,14 +5,9 @@
 // and `overseer status` (mixed period: until steps 6b/8 move those readers). A project's jobs carry
 // its name in jobs.project; a row is made when its first job (or workflow) is created.
 import type Database from 'better-sqlite3';
+import type { ProjectRow } from '../store/sql/projects.js';
 
-export interface ProjectRow {
-  name: string;
-  archived_at: number | null;
-  flagged: number;
-  note: string | null;
-  created_at: number;
-}
+export type { ProjectRow };
 
 export class ProjectStore {
   constructor(private readonly db: Database.Database) {}

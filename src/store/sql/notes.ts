@@ -15,6 +15,7 @@ import { transact } from './tx.js';
 import { prefixUpperBound } from '../prefix.js';
 import { noteWriteConflict } from '../../domain/noteVersion.js';
 import type { Schema } from './schema.js';
+import type { NoteRow } from '../notes.js';
 
 export interface NoteWrite {
   key: string;
@@ -54,13 +55,7 @@ export async function noteVersion(db: Kysely<Schema>, key: string): Promise<numb
   return (await db.selectFrom('notes').select('version').where('key', '=', key).executeTakeFirst())?.version;
 }
 
-export interface NoteRow {
-  key: string;
-  value: string;
-  version: number;
-  author: string;
-  updated_at: number;
-}
+export type { NoteRow };
 
 /** Keys starting with `prefix` (byte order on both databases: pgBaseline's COLLATE "C"). */
 const keyUnder = (prefix: string) => (eb: ExpressionBuilder<Schema, 'notes'>) => {
