@@ -5,6 +5,7 @@ import type { Caller, HubContext } from './context.js';
 import { NoteStore } from '../store/notes.js';
 import { deleteNote, getNote, listNotes, selectNotes, setNote, type NoteRow } from '../store/sql/notes.js';
 import { tx } from '../store/db.js';
+import type { Q } from '../store/sql/tx.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
@@ -63,6 +64,24 @@ export class NoteService {
     const version = tx(this.ctx.db, () => this.store.put(key, value, author, this.ctx.clock.now()));
     this.ctx.bus.emit('note', { key, version });
     return version;
+  }
+
+  /** Write as the hub itself (workflow and debate artifacts), without compare-and-set, on the layer.
+   * Replaces `writeAs` as its callers move (docs/store-plan.md step 7). */
+  async put(key: string, value: string, author: string): Promise<number> {
+    const version = await setNote(this.ctx.sql.db, { key, value, author, now: this.ctx.clock.now() });
+    this.ctx.bus.emit('note', { key, version });
+    return version;
+  }
+
+  /** One note's row as stored (the hub's own reads: workflow plans, contracts, debate finals). */
+  async get(key: string, q: Q = this.ctx.sql.db): Promise<NoteRow | undefined> {
+    return getNote(q, key);
+  }
+
+  /** Notes by exact keys and/or a key prefix, as stored (the hub's own reads). */
+  async select(keys: readonly string[], prefix: string | undefined, q: Q = this.ctx.sql.db): Promise<NoteRow[]> {
+    return selectNotes(q, keys, prefix);
   }
 
   /** The whole note (for MCP resources, which are not capped like tool results). */
