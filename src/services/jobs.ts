@@ -7,7 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
-import { joinSync, transact } from '../store/sql/tx.js';
+import { joinSync, transact, type Q } from '../store/sql/tx.js';
 import { addEvent, attemptsOf, attemptsOfJobs, descendants, getJob, insertJob, listJobs, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import type { BudgetSpec, Reservation } from '../money/budgets.js';
 import type { DepState } from '../domain/scheduler.js';
@@ -237,7 +237,7 @@ export class JobService {
 
   /** `extra`: what only the hub's own engines set — a JSON Schema the answer must match, and more
    * writes in the job's creating transaction (a script's journal: src/scripts/runs.ts). */
-  async spawn(raw: SpawnInput, caller: Caller, extra: { jsonSchema?: string; within?: (jobId: string, now: number) => void } = {}): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number; warning?: string }> {
+  async spawn(raw: SpawnInput, caller: Caller, extra: { jsonSchema?: string; within?: (jobId: string, now: number, trx: Q) => Promise<void> | void } = {}): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number; warning?: string }> {
     const { ctx } = this;
     const refusal = this.confinement.refusal();
     if (refusal) throw new InvalidStateError(refusal);
@@ -375,8 +375,8 @@ export class JobService {
   async create(
     spec: JobSpec, by: string,
     /** `notBefore`: the job stays waiting until then (src/runs/schedules.ts queues it); `within`: more writes in the same transaction
-     * (synchronous ones of modules not yet on the layer: they join it, src/store/sql/tx.ts joinSync). */
-    at: { notBefore?: number; within?: (jobId: string, now: number) => void } = {},
+     * through `trx` (layer) — or, mixed period until step 7, synchronous ones of modules not yet moved: they join it, src/store/sql/tx.ts joinSync). */
+    at: { notBefore?: number; within?: (jobId: string, now: number, trx: Q) => Promise<void> | void } = {},
   ): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number }> {
     const { ctx } = this;
     const id = spec.id ?? this.newJobId();
@@ -393,11 +393,13 @@ export class JobService {
       if (spec.project != null) joinSync(trx, ctx.db, () => new ProjectStore(ctx.db).ensure(spec.project!, now));
       await insertJob(trx, { ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
       if (at.notBefore !== undefined) await updateJob(trx, id, { not_before: at.notBefore }, now);
+      let more: Promise<void> | void = undefined;
       joinSync(trx, ctx.db, () => {
         if (skipBootstrap) this.setups.skip(id, now);
         if (base) this.setups.setBase(id, base, now);
-        at.within?.(id, now);
+        more = at.within?.(id, now, trx);
       });
+      await more;
       if (r) await this.budgets.hold(trx, id, r, now);
       await addEvent(trx, id, now, 'spawned', this.spawnedEvent(by, status, at.notBefore, r));
       return r;
