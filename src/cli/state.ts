@@ -6,8 +6,12 @@ import Database from 'better-sqlite3';
 import { loadConfig, type Config } from '../config.js';
 import { JobStore, type JobRow } from '../store/jobs.js';
 import { CliError, UsageError } from './errors.js';
+import { sqlOver, type SqlDb } from '../store/sql/open.js';
 
 export interface State {
+  /** The layer over the read-only handle (src/store/sql): what the CLI's readers move onto (docs/store-plan.md step 8). */
+  sql: SqlDb;
+  /** mixed period: until step 8 — the synchronous readers not yet moved. */
   store: JobStore;
   db: Database.Database;
   home: string;
@@ -23,7 +27,8 @@ export function openState(): State {
   if (!existsSync(file)) throw new CliError(`No Overseer state at ${home} (no state.db). Run overseer from your project, or set OVERSEER_HOME.`);
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  return { store: new JobStore(db), db, home, config, close: () => db.close() };
+  const sql = sqlOver(db);
+  return { sql, store: new JobStore(db), db, home, config, close: () => { void sql.close(); db.close(); } };
 }
 
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);

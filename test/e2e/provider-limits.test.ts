@@ -79,7 +79,7 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   // model's `limits` and queued jobs' why (what status --floor, watch and the dashboard show), and
   // the text of `overseer status`.
   const seen: { phase: string; kind: string | null; until: number | null; queued: number; frozen: number; line?: string; why: (string | null)[]; status: string }[] = [];
-  const state = { db: h.hub.db, store: h.hub.ctx.store, home: h.home, close: () => undefined };
+  const state = { sql: h.hub.ctx.sql, db: h.hub.db, store: h.hub.ctx.store, home: h.home, close: () => undefined };
   const off = h.hub.ctx.bus.on('limit', async () => {
     const r = limitRows(h.hub.db).find((x) => x.provider === 'claude');
     const queued = h.hub.ctx.store.byStatus('queued').length;
@@ -177,7 +177,7 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   for (let i = 0; i < 3; i++) more.push((await a.call('spawn_agent', { prompt: `@script:limit job ${i}` })).job_id);
   assert.deepEqual([first, ...more].map((id) => a.hub.ctx.store.get(id)!.status), ['queued', 'queued', 'queued', 'queued'], 'nothing starts while it is open');
   // overseer status --json marks each job the limit holds.
-  const json = await statusJson({ db: a.hub.db, store: a.hub.ctx.store, home: a.home, close: () => undefined }, {});
+  const json = await statusJson({ sql: a.hub.ctx.sql, db: a.hub.db, store: a.hub.ctx.store, home: a.home, close: () => undefined }, {});
   assert.deepEqual(json.map((j) => String(j.waiting_on_limit).replace(/\d\d:\d\d:\d\d/, 'T')), [0, 1, 2, 3].map(() => 'claude: usage limit reached until T — 4 agents waiting'));
   await a.stop({ keep: true });
 
