@@ -168,7 +168,7 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
   const lines = [...limitLines(needs.limits), ...runs.map(runStatusLine), ...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
   const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
   const schedules = await schedulesLine(state.sql.db);
-  const debates = filtered ? [] : debateStatusLines(state.db, state.store, Date.now());
+  const debates = filtered ? [] : await debateStatusLines(state.sql.db, Date.now());
   return `${table([['JOB', 'STATUS', 'PARENT', ...(withProject ? ['PROJECT'] : []), 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${hiddenLine}${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${debates.length ? `${debates.join('\n')}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
 }
 

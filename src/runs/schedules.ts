@@ -79,8 +79,8 @@ export class Schedules {
 
   // ---- lifecycle ---------------------------------------------------------------------------
 
-  /** After reconcile: listen, catch up with what settled while no hub ran, queue what is due, arm. */
-  start(): void {
+  /** After reconcile: listen, catch up with what settled while no hub ran, queue what is due, arm. Resolves when that is done (the hub dispatches after it). */
+  start(): Promise<void> {
     this.off.push(this.ctx.bus.on('job', (ev) => {
       if (SETTLED.has(ev.status)) void this.step(() => this.onSettled(ev.jobId));
       else if (ev.status === 'waiting') void this.step(() => this.arm());
@@ -90,7 +90,7 @@ export class Schedules {
         if (s.current_job && s.current_status && SETTLED.has(s.current_status)) await this.guarded(() => this.onSettled(s.current_job!));
       }
     });
-    void this.tick();
+    return this.tick();
   }
 
   /** Stop listening and the timer; resolves when the step under way is done (before the database closes). */
@@ -217,6 +217,7 @@ export class Schedules {
 
   /** A schedule, or NotFoundError naming recent ones. */
   async get(id: string): Promise<ScheduleWithCurrent> {
+    await this.chain; // what the engine was already told (an occurrence's end) shows in what is read
     const s = await getSchedule(this.ctx.sql.db, id);
     if (!s) {
       const known = await recentScheduleIds(this.ctx.sql.db);
@@ -226,6 +227,7 @@ export class Schedules {
   }
 
   async list(f: { status?: ScheduleStatus; schedule_id?: string; limit: number }): Promise<{ schedules: ScheduleView[] }> {
+    await this.chain;
     if (f.schedule_id !== undefined) {
       const s = await this.get(f.schedule_id);
       const occ = (await occurrences(this.ctx.sql.db, s.id, 20)).map((o) => ({

@@ -87,3 +87,11 @@ export async function settleTurn(q: Q, jobId: string, r: TurnResult, now: number
     .where('job_id', '=', jobId).where('status', '=', 'running').executeTakeFirst();
   return Number(u.numUpdatedRows) > 0;
 }
+
+/** The status and cost of the jobs of `turns`, by id (a debate's view). */
+export async function turnJobs(q: Q, turns: readonly Pick<TurnRow, 'job_id'>[]): Promise<Map<string, { status: string; cost_usd: number }>> {
+  const ids = [...new Set(turns.map((t) => t.job_id))];
+  if (!ids.length) return new Map();
+  const rows = await q.selectFrom('jobs').select(['id', 'status', 'cost_usd']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, { status: r.status, cost_usd: Number(r.cost_usd) }]));
+}
