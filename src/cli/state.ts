@@ -2,20 +2,20 @@
 // ids accepted by unique prefix ("7f3a" or "j-7f3a" for j-7f3a9c01).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { loadConfig, type Config } from '../config.js';
 import { JobStore, type JobRow } from '../store/jobs.js';
 import { getJob } from '../store/sql/jobs.js';
 import { idsWithPrefix, nearbyIds } from '../store/sql/cli.js';
 import { CliError, UsageError } from './errors.js';
-import { sqlOver, type SqlDb } from '../store/sql/open.js';
+import type { SqlDb } from '../store/sql/open.js';
+import { openReadOnly, type ReadOnlyState } from '../store/sql/readOnly.js';
 
 export interface State {
   /** The layer over the read-only handle (src/store/sql): what the CLI's readers move onto (docs/store-plan.md step 8). */
   sql: SqlDb;
   /** mixed period: until step 8 — cli/dispatch, schedules and debates still read it (the lead engineer removes it at merge). */
   store: JobStore;
-  db: Database.Database;
+  db: ReadOnlyState['db'];
   home: string;
   /** The configuration the state was found with (budgets for `overseer status`). */
   config?: Config;
@@ -27,10 +27,8 @@ export function openState(): State {
   const { home } = config;
   const file = join(home, 'state.db');
   if (!existsSync(file)) throw new CliError(`No Overseer state at ${home} (no state.db). Run overseer from your project, or set OVERSEER_HOME.`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
-  const sql = sqlOver(db);
-  return { sql, store: new JobStore(db), db, home, config, close: () => { void sql.close(); db.close(); } };
+  const { sql, db, close } = openReadOnly(file);
+  return { sql, store: new JobStore(db), db, home, config, close };
 }
 
 /**
