@@ -16,7 +16,7 @@ import { parseClaudeLine } from '../launch/claude/events.js';
 import { renderEvent } from '../launch/claude/transcript.js';
 import { LineSplitter } from '../launch/lineSplitter.js';
 import { CliError, table } from './status.js';
-import Database from 'better-sqlite3';
+import { openReadOnly } from '../store/sql/readOnly.js';
 import { stopHub } from '../hubproc/stop.js';
 
 const out = (s: string): void => { process.stdout.write(`${s}\n`); };
@@ -92,9 +92,12 @@ export async function runDemo(o: { live?: boolean; keep?: boolean }): Promise<De
   let jobs: DemoResult['jobs'] = [];
   const dbFile = join(dir, 'state', 'state.db');
   if (existsSync(dbFile)) {
-    const db = new Database(dbFile, { readonly: true });
-    jobs = db.prepare('SELECT id, status, title, turns, cost_usd FROM jobs ORDER BY seq').all() as DemoResult['jobs'];
-    db.close();
+    const s = openReadOnly(dbFile);
+    try {
+      jobs = await s.sql.db.selectFrom('jobs').select(['id', 'status', 'title', 'turns', 'cost_usd']).orderBy('seq').execute();
+    } finally {
+      s.close();
+    }
   }
   const seconds = (Date.now() - started) / 1000;
   out('\nJobs the hub ran:');

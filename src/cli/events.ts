@@ -3,16 +3,15 @@
 // reconciles, messages, retries and ends.
 import { eventDetails, recentEvents } from '../events/view.js';
 import { intOption } from './args.js';
-import { sqlOver } from '../store/sql/open.js';
 import { openState, resolveJob } from './state.js';
 import { table } from './status.js';
 
 export async function runEvents(opts: { job?: string; json?: boolean; limit?: string }): Promise<void> {
   const limit = intOption('limit', opts.limit, 1, 100_000) ?? 100;
   const s = openState();
-  const layer = sqlOver(s.db);
+  const layer = s.sql;
   try {
-    const jobId = opts.job !== undefined ? resolveJob(s, opts.job).id : undefined;
+    const jobId = opts.job !== undefined ? (await resolveJob(s, opts.job)).id : undefined;
     const events = await recentEvents(layer.db, { jobId, limit });
     if (opts.json) {
       process.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
@@ -25,7 +24,6 @@ export async function runEvents(opts: { job?: string; json?: boolean; limit?: st
     const rows = events.map((e) => [e.at.replace('T', ' ').slice(0, 19), e.job_id, e.kind, eventDetails(e.data)]);
     process.stdout.write(`${table([['TIME (UTC)', 'JOB', 'EVENT', 'DETAILS'], ...rows])}\n`);
   } finally {
-    await layer.close();
     s.close();
   }
 }

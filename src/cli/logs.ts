@@ -10,6 +10,7 @@ import { summarize } from '../services/summary.js';
 import { attemptFooter, attemptHeader, LineCursor, verdictLine } from '../floor/logLines.js';
 import { choiceLine, choiceView } from '../models/choice.js';
 import { openState, resolveJob, type State } from './state.js';
+import { attemptsOf, getJob, lastAttempt } from '../store/sql/jobs.js';
 import { intOption } from './args.js';
 import { UsageError } from './errors.js';
 
@@ -37,8 +38,9 @@ export async function runLogs(ref: string, opts: LogsOptions): Promise<void> {
   const wanted = intOption('attempt', opts.attempt, 1, 1_000_000);
   const s = openState();
   try {
-    const job = resolveJob(s, ref);
-    const attempts = s.store.attempts(job.id);
+    const q = s.sql.db;
+    const job = await resolveJob(s, ref);
+    const attempts = await attemptsOf(q, job.id);
     if (wanted !== undefined && !attempts.some((a) => a.n === wanted)) {
       throw new UsageError(`Job ${job.id} has no attempt ${wanted}: it has ${attempts.length ? `attempts 1..${attempts.length}` : 'not started yet'}.`);
     }
@@ -68,8 +70,8 @@ export async function runLogs(ref: string, opts: LogsOptions): Promise<void> {
     } else if (!opts.json) out(`(job ${job.id} has not started yet: ${job.status})`);
 
     if (following && !isSettled(job.status)) await follow(s, job.id, cur, cursor, { print, header, footer, pollMs: opts.pollMs ?? 200 });
-    const endJob = s.store.get(job.id)!;
-    const endAttempts = s.store.attempts(job.id);
+    const endJob = (await getJob(q, job.id))!;
+    const endAttempts = await attemptsOf(q, job.id);
     const last = cur ? endAttempts.find((a) => a.n === cur!.n) : undefined;
     if (last && !following) footer(last);
     out(opts.json ? verdictJson(endJob, endAttempts) : verdictLine(endJob, endAttempts));
@@ -94,12 +96,12 @@ async function follow(s: State, jobId: string, cur: AttemptRow | undefined, curs
     let settledPolls = 0;
     while (!interrupted) {
       if (cursor) p.print(cursor.next());
-      const job = s.store.get(jobId)!;
-      const latest = s.store.lastAttempt(jobId);
+      const job = (await getJob(s.sql.db, jobId))!;
+      const latest = await lastAttempt(s.sql.db, jobId);
       if (latest && latest.n !== cur?.n) {
         if (cur && cursor) {
           p.print(cursor.next());
-          p.footer(s.store.attempts(jobId).find((a) => a.n === cur!.n)!);
+          p.footer((await attemptsOf(s.sql.db, jobId)).find((a) => a.n === cur!.n)!);
         }
         cur = latest;
         cursor = new LineCursor(latest.transcript);
@@ -112,7 +114,7 @@ async function follow(s: State, jobId: string, cur: AttemptRow | undefined, curs
         const more = cursor ? cursor.next() : [];
         p.print(more);
         if (more.length === 0 && ++settledPolls >= 2) {
-          if (cur) p.footer(s.store.attempts(jobId).find((a) => a.n === cur!.n)!);
+          if (cur) p.footer((await attemptsOf(s.sql.db, jobId)).find((a) => a.n === cur!.n)!);
           return;
         }
       }

@@ -6,6 +6,7 @@ import { renderLine } from '../launch/claude/transcript.js';
 import { isSettled, type JobStatus } from '../domain/job.js';
 import type { JobRow } from '../store/jobs.js';
 import { openState } from './state.js';
+import { attemptsOf, lastAttempt, listJobs } from '../store/sql/jobs.js';
 import { attemptHeader, LineCursor, verdictLine } from '../floor/logLines.js';
 
 const LIVE: readonly JobStatus[] = ['queued', 'waiting', 'running', 'frozen', 'needs_input'];
@@ -21,14 +22,15 @@ export async function runLogsAll(opts: { follow?: boolean; json?: boolean; pollM
     else out(`[${j.title.slice(0, 30)} ${j.id}] ${line}`);
   };
   /** One look at every job; true while any job is live or still being flushed. */
-  const pass = (): boolean => {
+  const pass = async (): Promise<boolean> => {
+    const q = s.sql.db;
     let busy = false;
-    for (const j of s.store.list({ limit: 10_000 }).reverse()) {
+    for (const j of (await listJobs(q, { limit: 10_000 })).reverse()) {
       const live = LIVE.includes(j.status);
       let f = followed.get(j.id);
       if (!live && !f) continue; // ended before we looked: not ours to show
       if (live) busy = true;
-      const a = s.store.lastAttempt(j.id);
+      const a = await lastAttempt(q, j.id);
       if (a && (!f || f.attempt !== a.n)) {
         if (f) for (const l of f.cursor.next()) line(j, l); // the rest of the previous attempt
         f = { attempt: a.n, cursor: new LineCursor(a.transcript), settledPolls: 0, done: false };
@@ -42,7 +44,7 @@ export async function runLogsAll(opts: { follow?: boolean; json?: boolean; pollM
         // The row can be written a moment before the last transcript bytes: flush for two quiet polls.
         if (lines.length === 0 && ++f.settledPolls >= 2) {
           f.done = true;
-          emit(j, verdictLine(j, s.store.attempts(j.id)));
+          emit(j, verdictLine(j, await attemptsOf(q, j.id)));
         } else busy = true;
       }
     }
@@ -57,13 +59,13 @@ export async function runLogsAll(opts: { follow?: boolean; json?: boolean; pollM
   const onInt = (): void => { interrupted = true; };
   process.once('SIGINT', onInt);
   try {
-    if (!pass() && followed.size === 0) {
+    if (!(await pass()) && followed.size === 0) {
       out(opts.json ? JSON.stringify({ overseer: 'no live jobs' }) : 'overseer: no job is running, queued or waiting');
       return;
     }
     while (opts.follow && !interrupted) {
       await new Promise((r) => setTimeout(r, opts.pollMs ?? 200));
-      if (!pass()) break;
+      if (!(await pass())) break;
     }
   } finally {
     process.off('SIGINT', onInt);

@@ -3,11 +3,10 @@
 import { listOverlaps, overlapsText } from '../branches/overlapView.js';
 import { CliError } from './errors.js';
 import { openState } from './state.js';
-import { sqlOver } from '../store/sql/open.js';
 
 export async function runOverlaps(o: { all?: boolean; json?: boolean }): Promise<void> {
   const s = openState();
-  const layer = sqlOver(s.db);
+  const layer = s.sql;
   try {
     let v: Awaited<ReturnType<typeof listOverlaps>>;
     try {
@@ -17,7 +16,6 @@ export async function runOverlaps(o: { all?: boolean; json?: boolean }): Promise
     }
     process.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : overlapsText(v));
   } finally {
-    await layer.close();
     s.close();
   }
 }

@@ -33,11 +33,11 @@ async function viaHub<T>(f: (call: (tool: string, args: Record<string, unknown>)
   }
 }
 
-async function withDb<T>(f: (db: import('better-sqlite3').Database) => T | Promise<T>): Promise<T> {
+async function withState<T>(f: (s: import('./state.js').State) => T | Promise<T>): Promise<T> {
   const { openState } = await import('./state.js');
   const s = openState();
   try {
-    return await f(s.db);
+    return await f(s);
   } finally {
     s.close();
   }
@@ -63,9 +63,10 @@ export async function runUsage(o: UsageOpts): Promise<void> {
   } catch (err) {
     throw new UsageError(`--${(err as Error).message}`);
   }
-  const r: UsageReport = await withDb((db) => {
+  const r: UsageReport = await withState((s) => {
     try {
-      return usageReport(db, { sinceMs, project: o.project });
+      // mixed period: the usage report reads the synchronous handle until it moves (docs/store-plan.md §3a, step 6b).
+      return usageReport(s.db, { sinceMs, project: o.project });
     } catch (err) {
       throw new CliError(`The usage could not be read from this database (${(err as Error).message}); a running hub of this version upgrades it.`);
     }
@@ -91,15 +92,11 @@ export async function listProjects(filter: { archived?: boolean }): Promise<Proj
   const fromHub = await viaHub(async (call) => (await call('list_projects', filter)) as { projects: ProjectView[] });
   if (fromHub) return fromHub.projects;
   const { ProjectService } = await import('../projects/service.js');
-  const { sqlOver } = await import('../store/sql/open.js');
-  return withDb(async (db) => {
-    const s = sqlOver(db);
+  return withState(async (s) => {
     try {
-      return (await new ProjectService(s.db, Date.now).list(filter)).projects;
+      return (await new ProjectService(s.sql.db, Date.now).list(filter)).projects;
     } catch (err) {
       throw new CliError(`The projects could not be read from this database (${(err as Error).message}); a running hub of this version upgrades it.`);
-    } finally {
-      await s.close();
     }
   });
 }

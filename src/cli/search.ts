@@ -4,7 +4,6 @@
 // The words are one query in search_output's syntax (docs/search.md); a phrase needs its quotes
 // past the shell: overseer search '"connection refused"'. Exit 2 for a bad query or option.
 import { hasIndex, MAX_LIMIT, TranscriptSearch, transcriptIndex, type SearchOptions, type SearchResult } from '../search/index.js';
-import { sqlOver } from '../store/sql/open.js';
 import { intOption } from './args.js';
 import { CliError, UsageError } from './errors.js';
 import { openState, resolveJob } from './state.js';
@@ -24,18 +23,13 @@ export async function runSearch(words: string[], opts: SearchCliOptions): Promis
       throw new CliError(`The state at ${s.home} has no transcript index yet: a hub of this version builds it when it starts (overseer mcp or overseer serve). Start one, then search again.`);
     }
     const o: SearchOptions = { query };
-    if (opts.job !== undefined) o.job_id = resolveJob(s, opts.job).id;
+    if (opts.job !== undefined) o.job_id = (await resolveJob(s, opts.job)).id;
     if (opts.label !== undefined) o.label = opts.label;
     if (opts.since !== undefined) o.since = opts.since;
     if (limit !== undefined) o.limit = limit;
-    // The layer over the CLI's own read-only handle (closed with it).
-    const layer = sqlOver(s.db);
-    try {
-      const r = await new TranscriptSearch(layer.db, transcriptIndex('sqlite'), { now: () => Date.now() }).search(o, { role: 'lead' });
-      process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : render(r));
-    } finally {
-      await layer.close();
-    }
+    // The layer over the CLI's own read-only handle (closed with it: State.close).
+    const r = await new TranscriptSearch(s.sql.db, transcriptIndex(s.sql.dialect), { now: () => Date.now() }).search(o, { role: 'lead' });
+    process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : render(r));
   } finally {
     s.close();
   }

@@ -2,18 +2,20 @@
 // ids accepted by unique prefix ("7f3a" or "j-7f3a" for j-7f3a9c01).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { loadConfig, type Config } from '../config.js';
 import { JobStore, type JobRow } from '../store/jobs.js';
+import { getJob } from '../store/sql/jobs.js';
+import { idsWithPrefix, nearbyIds } from '../store/sql/cli.js';
 import { CliError, UsageError } from './errors.js';
-import { sqlOver, type SqlDb } from '../store/sql/open.js';
+import type { SqlDb } from '../store/sql/open.js';
+import { openReadOnly, type ReadOnlyState } from '../store/sql/readOnly.js';
 
 export interface State {
   /** The layer over the read-only handle (src/store/sql): what the CLI's readers move onto (docs/store-plan.md step 8). */
   sql: SqlDb;
-  /** mixed period: until step 8 — the synchronous readers not yet moved. */
+  /** mixed period: until step 8 — cli/dispatch, schedules and debates still read it (the lead engineer removes it at merge). */
   store: JobStore;
-  db: Database.Database;
+  db: ReadOnlyState['db'];
   home: string;
   /** The configuration the state was found with (budgets for `overseer status`). */
   config?: Config;
@@ -25,33 +27,22 @@ export function openState(): State {
   const { home } = config;
   const file = join(home, 'state.db');
   if (!existsSync(file)) throw new CliError(`No Overseer state at ${home} (no state.db). Run overseer from your project, or set OVERSEER_HOME.`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
-  const sql = sqlOver(db);
-  return { sql, store: new JobStore(db), db, home, config, close: () => { void sql.close(); db.close(); } };
-}
-
-const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** Ids starting with `prefix` (or with `j-<prefix>`), at most `max`. */
-export function idsWithPrefix(db: Database.Database, prefix: string, max = 20): string[] {
-  const pats = [`${likeEscape(prefix)}%`];
-  if (!prefix.startsWith('j-')) pats.push(`j-${likeEscape(prefix)}%`);
-  const sql = `SELECT id FROM jobs WHERE ${pats.map(() => "id LIKE ? ESCAPE '\\'").join(' OR ')} ORDER BY seq LIMIT ?`;
-  return (db.prepare(sql).all(...pats, max) as { id: string }[]).map((r) => r.id);
+  const { sql, db, close } = openReadOnly(file);
+  return { sql, store: new JobStore(db), db, home, config, close };
 }
 
 /**
  * The job `ref` names: its exact id, or the one job whose id starts with it. Ambiguous is a
  * usage error listing the matches; unknown is a usage error naming recent ids.
  */
-export function resolveJob(s: State, ref: string): JobRow {
-  const exact = s.store.get(ref);
+export async function resolveJob(s: Pick<State, 'sql'>, ref: string): Promise<JobRow> {
+  const q = s.sql.db;
+  const exact = await getJob(q, ref);
   if (exact) return exact;
   if (ref.trim() === '') throw new UsageError('The job id is empty: give a job id (or a unique prefix of one) from overseer status.');
-  const hits = idsWithPrefix(s.db, ref);
-  if (hits.length === 1) return s.store.get(hits[0]!)!;
+  const hits = await idsWithPrefix(q, ref);
+  if (hits.length === 1) return (await getJob(q, hits[0]!))!;
   if (hits.length > 1) throw new UsageError(`Job id prefix ${JSON.stringify(ref)} is ambiguous: it matches ${hits.join(', ')}${hits.length === 20 ? ', …' : ''}. Give more characters.`);
-  const known = s.store.nearbyIds(ref);
+  const known = await nearbyIds(q, ref);
   throw new UsageError(`No job ${JSON.stringify(ref)}. ${known.length ? `Recent jobs: ${known.join(', ')}.` : 'There are no jobs yet.'} See overseer status.`);
 }

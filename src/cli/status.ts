@@ -5,17 +5,17 @@
 // writes to held files that were undone. `--watch` renders it again whenever the floor changes
 // (the running hub's stream, else the database polled read-only); `--floor` prints the whole
 // floor as JSON (with `--watch`: one JSON floor per line).
-import type Database from 'better-sqlite3';
 import type { JobRow } from '../store/jobs.js';
 import type { Config } from '../config.js';
 import { applicableBudgets, spentOf } from '../money/budget.js';
-import { BudgetStore } from '../money/budgetStore.js';
-import { SetupStore } from '../store/setup.js';
+import { useOf } from '../store/sql/budgets.js';
+import { attemptsOfJobs, listJobs } from '../store/sql/jobs.js';
+import { archivedProjectNames, mergeTargetsByJob, scriptCallsByJob, setupReportsByJob } from '../store/sql/cli.js';
+import type { Q } from '../store/sql/tx.js';
 import { summarize } from '../services/summary.js';
 import type { State } from './state.js';
 import { readFloor } from '../floor/source.js';
 import { schedulesLine } from '../runs/scheduleText.js';
-import { archivedProjects } from '../projects/store.js';
 import type { Floor, FloorLimit, FloorRun, NeedsYouItem } from '../floor/types.js';
 import { debateStatusLines } from '../debate/status.js';
 
@@ -57,22 +57,13 @@ export function totalsLine(rows: readonly JobRow[]): string {
 export interface StatusOptions extends StatusFilter { json?: boolean; all?: boolean; watch?: boolean; floor?: boolean }
 
 /** `overseer status --json`: the summaries of the jobs the filter keeps, each held by a provider limit with `waiting_on_limit`. */
-export async function statusJson(state: State, f: StatusFilter): Promise<Record<string, unknown>[]> {
-  const rows = filterRows(state.store.list({ limit: 10_000 }), f, archivedProjects(state.db));
+export async function statusJson(state: Pick<State, 'sql' | 'db'>, f: StatusFilter): Promise<Record<string, unknown>[]> {
+  const q = state.sql.db;
+  const rows = filterRows(await listJobs(q, { limit: 10_000 }), f, await archivedProjectNames(q));
   const held = await limitHolds(state.db);
-  const call = scriptCalls(state.db);
-  return rows.map((j) => ({ ...summarize(j, state.store.attempts(j.id)), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
-}
-
-/** The script run call each job carries (src/scripts): job id → { run_id, call, title, status } (the run's); none for a database from before scripts. */
-function scriptCalls(db: Database.Database): Map<string, { run_id: string; call: number; title: string; status: string }> {
-  try {
-    const rows = db.prepare('SELECT c.job_id, c.run_id, c.seq, r.title, r.status FROM script_calls c JOIN runs r ON r.id = c.run_id WHERE c.job_id IS NOT NULL')
-      .all() as { job_id: string; run_id: string; seq: number; title: string; status: string }[];
-    return new Map(rows.map((r) => [r.job_id, { run_id: r.run_id, call: r.seq, title: r.title, status: r.status }]));
-  } catch {
-    return new Map();
-  }
+  const call = await scriptCallsByJob(q);
+  const attempts = await attemptsOfJobs(q, rows.map((j) => j.id));
+  return rows.map((j) => ({ ...summarize(j, attempts.get(j.id) ?? []), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
 }
 
 /** A script run as one status line: status, pause, phase, calls, cost of budget, the error, and the command that shows it. */
@@ -88,7 +79,7 @@ export function runStatusLine(r: FloorRun): string {
 }
 
 /** `waiting_on_limit` for a job a provider limit holds (queued for its provider, or paused where it met it): the floor's line. */
-async function limitHolds(db: Database.Database): Promise<(j: JobRow) => { waiting_on_limit?: string }> {
+async function limitHolds(db: State['db']): Promise<(j: JobRow) => { waiting_on_limit?: string }> {
   let limits: FloorLimit[] = [];
   try {
     limits = (await readFloor(db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).limits ?? [];
@@ -105,23 +96,16 @@ export function limitLines(limits: readonly FloorLimit[] | undefined): string[] 
 }
 
 /** "merged into main · " for a job whose branch was merged (docs/merge.md); empty otherwise, and for a database without the table. */
-function mergedNotes(db: Database.Database): (j: JobRow) => string {
-  let into: Map<string, string>;
-  try {
-    into = new Map((db.prepare('SELECT job_id, target FROM job_merges ORDER BY id').all() as { job_id: string; target: string }[]).map((r) => [r.job_id, r.target]));
-  } catch {
-    return () => ''; // an older database
-  }
+async function mergedNotes(q: Q): Promise<(j: JobRow) => string> {
+  const into = await mergeTargetsByJob(q);
   return (j) => (into.has(j.id) ? `merged into ${into.get(j.id)} · ` : '');
 }
 
 /** "setup 12.3s · " for a worktree job whose bootstrap ran commands (or failed); empty otherwise, and for a database without the table. */
-function setupNotes(db: Database.Database): (j: JobRow) => string {
-  let store: SetupStore | undefined;
-  try { db.prepare('SELECT 1 FROM job_setup LIMIT 1').get(); store = new SetupStore(db); } catch { /* an older database */ }
+async function setupNotes(q: Q): Promise<(j: JobRow) => string> {
+  const reports = await setupReportsByJob(q);
   return (j) => {
-    if (!store || j.worktree !== 1) return '';
-    const r = store.report(j.id);
+    const r = j.worktree === 1 ? reports.get(j.id) : undefined;
     if (!r || (r.commands.length === 0 && r.status === 'ok')) return '';
     return `setup ${r.status === 'failed' ? 'failed ' : r.status === 'skipped' ? 'skipped ' : ''}${(r.duration_ms / 1000).toFixed(1)}s · `;
   };
@@ -130,8 +114,9 @@ function setupNotes(db: Database.Database): (j: JobRow) => string {
 /** The table, its totals and what needs the person, as `overseer status` prints it. `floor`:
  * the NEEDS YOU items to show (default: read from the same database). */
 export async function statusText(state: State, f: StatusFilter, floor?: Pick<Floor, 'needs_you' | 'limits' | 'runs'>): Promise<string> {
-  const all = state.store.list({ limit: 10_000 });
-  const rows = filterRows(all, f, archivedProjects(state.db));
+  const q = state.sql.db;
+  const all = await listJobs(q, { limit: 10_000 });
+  const rows = filterRows(all, f, await archivedProjectNames(q));
   const kept = new Set(rows.map((j) => j.id));
   const hidden = f.project === undefined ? all.filter((j) => (!f.status || j.status === f.status) && j.project && !kept.has(j.id)).length : 0;
   const hiddenLine = hidden && !f.label && !f.parent ? `(${hidden} job(s) of archived projects hidden: overseer projects --archived, or --project <name>)\n` : '';
@@ -144,9 +129,9 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
   }
   // A PROJECT column when some job has one (src/projects).
   const withProject = f.project === undefined && rows.some((j) => j.project);
-  const setup = setupNotes(state.db);
-  const merged = mergedNotes(state.db);
-  const calls = scriptCalls(state.db);
+  const setup = await setupNotes(q);
+  const merged = await mergedNotes(q);
+  const calls = await scriptCallsByJob(q);
   const ofRun = (j: JobRow): string => { const c = calls.get(j.id); return c ? `run ${c.run_id} #${c.call} · ` : ''; };
   const body = rows.map((j: JobRow) => [
     j.id, j.status + (j.failure_class ? ` (${j.failure_class})` : ''), j.parent_id ?? '-', ...(withProject ? [j.project ?? '-'] : []), String(j.turns), `$${j.cost_usd.toFixed(4)}`,
@@ -166,9 +151,9 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
   // Script runs: all of them on the whole floor; with a filter, only the run a `--label run:<id>` names.
   const runs = (needs.runs ?? []).filter((r) => (filtered ? f.label === `run:${r.run_id}` : true));
   const lines = [...limitLines(needs.limits), ...runs.map(runStatusLine), ...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
-  const budgets = state.config ? budgetsLine(state.db, state.config) : undefined;
-  const schedules = await schedulesLine(state.sql.db);
-  const debates = filtered ? [] : await debateStatusLines(state.sql.db, Date.now());
+  const budgets = state.config ? await budgetsLine(q, state.config) : undefined;
+  const schedules = await schedulesLine(q);
+  const debates = filtered ? [] : await debateStatusLines(q, Date.now());
   return `${table([['JOB', 'STATUS', 'PARENT', ...(withProject ? ['PROJECT'] : []), 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${hiddenLine}${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${debates.length ? `${debates.join('\n')}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
 }
 
@@ -178,17 +163,17 @@ function runsAt(j: JobRow): string | undefined {
 }
 
 /** Under the totals: the house and label budgets (docs/budgets.md), what is spent, reserved and left of each; undefined without budgets. */
-export function budgetsLine(db: Database.Database, config: Pick<Config, 'budgetUsd' | 'labelBudgets'>): string | undefined {
+export async function budgetsLine(q: Q, config: Pick<Config, 'budgetUsd' | 'labelBudgets'>): Promise<string | undefined> {
   const refs = applicableBudgets({ houseUsd: config.budgetUsd, labelBudgets: config.labelBudgets, labels: Object.keys(config.labelBudgets), ancestors: [] });
   if (refs.length === 0) return undefined;
   const d = (v: number): string => `$${v.toFixed(2)}`;
   try {
-    const store = new BudgetStore(db);
-    const parts = [...refs.filter((r) => r.kind === 'house'), ...refs.filter((r) => r.kind === 'label')].map((r) => {
-      const u = store.use(r);
+    const parts: string[] = [];
+    for (const r of [...refs.filter((x) => x.kind === 'house'), ...refs.filter((x) => x.kind === 'label')]) {
+      const u = await useOf(q, r);
       const spent = spentOf(u);
-      return `${r.kind === 'house' ? 'house' : `label ${r.key}`} ${d(r.limitUsd)}: ${d(spent)} spent, ${d(u.reservedUsd)} reserved, ${d(Math.max(0, r.limitUsd - spent - u.reservedUsd))} left`;
-    });
+      parts.push( `${r.kind === 'house' ? 'house' : `label ${r.key}`} ${d(r.limitUsd)}: ${d(spent)} spent, ${d(u.reservedUsd)} reserved, ${d(Math.max(0, r.limitUsd - spent - u.reservedUsd))} left`);
+    }
     return `budgets: ${parts.join(' · ')}`;
   } catch (err) {
     // A database from before budgets (no reservations table): a hub of this version upgrades it.

@@ -4,10 +4,9 @@
 // and make the command exit with 1 so a broken template cannot go unnoticed (e.g. in CI).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { loadConfig, settingsDirOf } from '../config.js';
 import { describeDefaults, scanTemplates, type Template, type TemplateProblem } from '../templates/templates.js';
-import { sqlOver } from '../store/sql/open.js';
+import { openReadOnly } from '../store/sql/readOnly.js';
 import { templateStats, type RunStats, type TemplateStats } from '../templates/stats.js';
 import { table } from './status.js';
 
@@ -27,14 +26,11 @@ export async function templatesReport(home: string, settingsDir = home): Promise
   let stats: TemplateStats[] = [];
   const dbFile = join(home, 'state.db');
   if (existsSync(dbFile)) {
-    const db = new Database(dbFile, { readonly: true, fileMustExist: true });
-    const s = sqlOver(db);
+    const s = openReadOnly(dbFile);
     try {
-      db.pragma('busy_timeout = 5000');
-      stats = await templateStats(s.db);
+      stats = await templateStats(s.sql.db);
     } finally {
-      await s.close();
-      db.close();
+      s.close();
     }
   }
   const byName = new Map(stats.map((s) => [s.template, s]));

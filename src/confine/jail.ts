@@ -2,8 +2,9 @@
 // must not see and which files decide the rules it runs under. See plan.ts for what each
 // list does and docs/security.md for why these paths.
 import { gitSync } from '../git/exec.js';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { databaseCredentialFiles } from '../launch/childEnv.js';
 import { outermost, type ConfinePlan } from './plan.js';
 
 export interface JailInputs {
@@ -17,6 +18,10 @@ export interface JailInputs {
   packageRoot: string;
   /** Files no child may read or write (the shared knowledge base). */
   secretFiles?: readonly string[];
+  /** The hub's database URL (`databaseUrl`): the TLS key and certificate it names are hidden. */
+  databaseUrl?: string;
+  /** The hub's own environment (default: this process's): where its password file and TLS files are. */
+  hubEnv?: NodeJS.ProcessEnv;
 }
 
 export class ConfineError extends Error {}
@@ -26,6 +31,13 @@ const real = (p: string): string | undefined => {
     return realpathSync(p);
   } catch {
     return undefined;
+  }
+};
+const isFile = (p: string): boolean => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
   }
 };
 const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(`${dir}/`);
@@ -142,6 +154,10 @@ export function planFor(cwd: string, env: NodeJS.ProcessEnv, o: JailInputs): Con
   add(path.join(o.projectDir, '.overseer'));
   for (const p of PACKAGE_PARTS) add(path.join(o.packageRoot, p));
 
-  const hideFiles = (o.secretFiles ?? []).map((f) => real(f)).filter((f): f is string => !!f && !hidden(f));
+  // The database's credentials (docs/security.md): the hub's password file and TLS key/cert, and
+  // a ~/.pgpass in the child's own home, when they exist as files.
+  const dbFiles = [...databaseCredentialFiles(o.hubEnv ?? process.env, [o.databaseUrl]), ...(home ? [path.join(home, '.pgpass')] : [])]
+    .map((f) => real(f)).filter((f): f is string => !!f && isFile(f));
+  const hideFiles = [...new Set([...(o.secretFiles ?? []).map((f) => real(f)), ...dbFiles])].filter((f): f is string => !!f && !hidden(f));
   return { hide, hideFiles, reveal, readOnly: outermost(ro), private: sessionDirs(env, claudeDirs) };
 }

@@ -48,7 +48,7 @@ export function setupConfinement(o: {
   }
   const processes = new ConfinedLauncher(o.base, status.bwrap!, {
     stateDir: o.config.home, stateRoot: stateRoot(process.env), projectDir: o.projectDir, packageRoot: o.packageRoot,
-    secretFiles: ['', '-wal', '-shm'].map((s) => `${o.kbGlobal}${s}`),
+    secretFiles: ['', '-wal', '-shm'].map((s) => `${o.kbGlobal}${s}`), databaseUrl: o.config.databaseUrl,
   }, lockMounts);
   return {
     processes, status, lockMounts,

@@ -3,10 +3,11 @@
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { loadConfig, resolveSettingsDir, resolveStateDir, settingsDirOf, type Config } from '../config.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { readHubInfo } from '../hubfiles/hubLock.js';
+import { openReadOnly, type ReadOnlyState } from '../store/sql/readOnly.js';
 import { firstLine } from './io.js';
 import type { Check, DoctorDeps } from './types.js';
 
@@ -86,17 +87,18 @@ export function checkStateDir(home: string): Check {
 /** The newest schema version this overseer knows. */
 export const KNOWN_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
-export function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION): Check {
+/** The SQLite state file read-only through the layer (a PostgreSQL database is src/doctor/database.ts's). */
+export async function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION): Promise<Check> {
   const name = 'state db';
   const file = join(home, 'state.db');
   if (!existsSync(file)) return { name, status: 'ok', detail: `no ${file} yet (created when the hub first starts; schema ${known})` };
-  let db: Database.Database | undefined;
+  let s: ReadOnlyState | undefined;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 2000');
-    const hasTable = (t: string): boolean => db!.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t) !== undefined;
-    const version = hasTable('schema_migrations') ? (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v : 0;
-    const jobs = hasTable('jobs') ? (db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n : 0;
+    s = openReadOnly(file, 2000);
+    const q = s.sql.db;
+    const tables = new Set((await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('schema_migrations', 'jobs')`.execute(q)).rows.map((r) => r.name));
+    const version = tables.has('schema_migrations') ? Number((await sql<{ v: number }>`SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations`.execute(q)).rows[0]!.v) : 0;
+    const jobs = tables.has('jobs') ? Number((await q.selectFrom('jobs').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) : 0;
     const count = `${jobs} job${jobs === 1 ? '' : 's'}`;
     if (version > known) {
       return {
@@ -119,7 +121,7 @@ export function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION): Check 
         : `check that ${file} and its directory are readable by this user`,
     };
   } finally {
-    db?.close();
+    s?.close();
   }
 }
 

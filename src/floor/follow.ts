@@ -3,9 +3,12 @@
 // read-only, polled every 250 ms with `PRAGMA data_version` so an unchanged database costs one
 // pragma and no read. While reading the database it looks for a hub every second and switches
 // to its stream; when the stream ends (the hub stopped) it goes back to the database.
+// On PostgreSQL (docs/store-plan.md §3.2, not switched on yet) the database half does not poll:
+// it LISTENs on the crew's channel and reads a floor after each notification (and once at start
+// and after a reconnect, when notifications may have been lost).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openReadOnly } from '../store/sql/readOnly.js';
 import { hubAnswers, readHubInfo, type HubInfo } from '../hubfiles/hubLock.js';
 import { readFloor } from './source.js';
 import type { Floor } from './types.js';
@@ -102,8 +105,9 @@ async function followHub(info: HubInfo, o: FollowOptions, h: FollowHandlers): Pr
 
 /** The database until a hub answers (not the one that refused us) or the follow stops. */
 async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers, note: string | null, refused: string | undefined): Promise<void> {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
+  const s = openReadOnly(file);
+  // mixed period: readFloor takes the synchronous handle (its workflows and script runs: step 7) and reads the rest through the layer over it.
+  const { db } = s;
   h.source?.('database', note);
   try {
     let version = -1;
@@ -121,7 +125,7 @@ async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers,
       await sleep(o.pollMs ?? 250, o.signal);
     }
   } finally {
-    db.close();
+    s.close();
   }
 }
 
@@ -165,11 +169,10 @@ export async function floorNow(o: Omit<FollowOptions, 'signal'>): Promise<Floor 
   }
   const file = join(o.home, 'state.db');
   if (!existsSync(file)) return undefined;
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const s = openReadOnly(file);
   try {
-    db.pragma('busy_timeout = 5000');
-    return await readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project });
+    return await readFloor(s.db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project });
   } finally {
-    db.close();
+    s.close();
   }
 }

@@ -259,14 +259,25 @@ function LogScreen({ job, open, height, onBack }: { job: JobRef; open: (id: stri
     let src: LogSource | undefined;
     let t: NodeJS.Timeout | undefined;
     let live = true;
+    let polling = false;
+    // One poll at a time (a slow read skips a tick); a poll that fails after the view closed is dropped.
     const pull = (): void => {
-      if (!src) return;
-      const more = src.poll();
-      if (more.length) setLines((l) => (l.length + more.length > LOG_KEEP ? [...l, ...more].slice(-LOG_KEEP) : [...l, ...more]));
-      if (src.ended) {
+      if (!src || polling) return;
+      const from = src;
+      polling = true;
+      from.poll().then((more) => {
+        if (!live) return;
+        if (more.length) setLines((l) => (l.length + more.length > LOG_KEEP ? [...l, ...more].slice(-LOG_KEEP) : [...l, ...more]));
+        if (from.ended) {
+          setEnded(true);
+          clearInterval(t);
+        }
+      }, (err: unknown) => {
+        if (!live) return;
+        setLines((l) => [...l, `(the log could not be read: ${(err as Error).message})`]);
         setEnded(true);
         clearInterval(t);
-      }
+      }).finally(() => { polling = false; });
     };
     open(job.job_id).then((s) => {
       if (!live) return s.close();

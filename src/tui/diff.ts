@@ -3,8 +3,8 @@
 // untracked files. Reads the job row from the database read-only.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { JobStore } from '../store/jobs.js';
+import { openReadOnly } from '../store/sql/readOnly.js';
+import { getJob } from '../store/sql/jobs.js';
 import { diffOfJob } from '../branches/jobDiff.js';
 
 export interface JobDiff {
@@ -17,12 +17,12 @@ export interface JobDiff {
 export async function jobDiff(home: string, jobId: string): Promise<JobDiff> {
   const file = join(home, 'state.db');
   if (!existsSync(file)) throw new Error(`no state database at ${file}`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const s = openReadOnly(file);
   let j;
   try {
-    j = new JobStore(db).get(jobId);
+    j = await getJob(s.sql.db, jobId);
   } finally {
-    db.close();
+    s.close();
   }
   if (!j) throw new Error(`job ${jobId} is not in ${file}`);
   const d = await diffOfJob(j);

@@ -3,15 +3,16 @@
 // read from the state database read-only and the transcript files as they grow.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { JobStore, type AttemptRow } from '../store/jobs.js';
+import type { AttemptRow } from '../store/jobs.js';
+import { openReadOnly } from '../store/sql/readOnly.js';
+import { attemptsOf, getJob, lastAttempt } from '../store/sql/jobs.js';
 import { renderLine } from '../launch/claude/transcript.js';
 import { isSettled } from '../domain/job.js';
 import { attemptFooter, attemptHeader, LineCursor, verdictLine } from '../floor/logLines.js';
 
 export interface LogSource {
-  /** Lines written since the last call (the first call: the tail of the current attempt). */
-  poll(): string[];
+  /** Lines written since the last call (the first call: the tail of the current attempt). One call at a time. */
+  poll(): Promise<string[]>;
   /** True once the job has ended and its last lines and verdict were returned. */
   readonly ended: boolean;
   close(): void;
@@ -21,14 +22,13 @@ export interface LogSource {
 const FIRST_TAIL = 500;
 
 /** Follows job `jobId` of the state in `home`. Throws when there is no database or no such job. */
-export function followJobLog(home: string, jobId: string): LogSource {
+export async function followJobLog(home: string, jobId: string): Promise<LogSource> {
   const file = join(home, 'state.db');
   if (!existsSync(file)) throw new Error(`no state database at ${file}: nothing to show`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
-  const store = new JobStore(db);
-  if (!store.get(jobId)) {
-    db.close();
+  const s = openReadOnly(file);
+  const q = s.sql.db;
+  if (!(await getJob(q, jobId).catch((err: unknown) => { s.close(); throw err; }))) {
+    s.close();
     throw new Error(`job ${jobId} is not in ${file}`);
   }
   let cur: AttemptRow | undefined;
@@ -40,19 +40,19 @@ export function followJobLog(home: string, jobId: string): LogSource {
     const t = renderLine(l, { timestamps: true, maxFieldChars: 4000 });
     return t ? t.split('\n') : [];
   });
-  const footerOf = (n: number): string[] => {
-    const a = store.attempts(jobId).find((x) => x.n === n);
+  const footerOf = async (n: number): Promise<string[]> => {
+    const a = (await attemptsOf(q, jobId)).find((x) => x.n === n);
     return a ? [attemptFooter(a)] : [];
   };
 
   return {
     get ended() { return ended; },
-    poll() {
+    async poll() {
       if (ended) return [];
       const out: string[] = [];
-      const latest = store.lastAttempt(jobId);
+      const latest = await lastAttempt(q, jobId);
       if (latest && latest.n !== cur?.n) {
-        if (cur && cursor) out.push(...render(cursor.next()), ...footerOf(cur.n));
+        if (cur && cursor) out.push(...render(cursor.next()), ...(await footerOf(cur.n)));
         cur = latest;
         cursor = new LineCursor(latest.transcript);
         out.push(attemptHeader(latest));
@@ -61,20 +61,20 @@ export function followJobLog(home: string, jobId: string): LogSource {
         const lines = cursor.next();
         out.push(...render(first ? lines.slice(-FIRST_TAIL) : lines));
       } else if (first) {
-        out.push(`(job ${jobId} has not started yet: ${store.get(jobId)!.status})`);
+        out.push(`(job ${jobId} has not started yet: ${(await getJob(q, jobId))!.status})`);
       }
       first = false;
-      const job = store.get(jobId)!;
+      const job = (await getJob(q, jobId))!;
       if (isSettled(job.status)) {
         // The row can land a moment before the last transcript bytes: end after a quiet poll.
         if (out.length === 0 && ++settledPolls >= 2) {
           ended = true;
-          if (cur) out.push(...footerOf(cur.n));
-          out.push(verdictLine(job, store.attempts(jobId)));
+          if (cur) out.push(...(await footerOf(cur.n)));
+          out.push(verdictLine(job, await attemptsOf(q, jobId)));
         }
       }
       return out;
     },
-    close() { db.close(); },
+    close() { s.close(); },
   };
 }

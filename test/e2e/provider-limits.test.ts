@@ -177,7 +177,7 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   for (let i = 0; i < 3; i++) more.push((await a.call('spawn_agent', { prompt: `@script:limit job ${i}` })).job_id);
   assert.deepEqual([first, ...more].map((id) => a.hub.ctx.store.get(id)!.status), ['queued', 'queued', 'queued', 'queued'], 'nothing starts while it is open');
   // overseer status --json marks each job the limit holds.
-  const json = await statusJson({ sql: a.hub.ctx.sql, db: a.hub.db, store: a.hub.ctx.store, home: a.home, close: () => undefined }, {});
+  const json = await statusJson({ sql: a.hub.ctx.sql, db: a.hub.db }, {});
   assert.deepEqual(json.map((j) => String(j.waiting_on_limit).replace(/\d\d:\d\d:\d\d/, 'T')), [0, 1, 2, 3].map(() => 'claude: usage limit reached until T — 4 agents waiting'));
   await a.stop({ keep: true });
 

@@ -1,18 +1,12 @@
-// Unit: the CLI's option checks, exit-code mapping and job-id prefix lookup (on a real SQLite
-// file with the real migrations): `--tail abc` / `--limit -1` / `1.5` are usage errors naming
-// the option; commander's errors are usage errors except help/version; LIKE wildcards in a
-// prefix match literally.
+// Unit: the CLI's option checks and exit-code mapping: `--tail abc` / `--limit -1` / `1.5` are
+// usage errors naming the option; commander's errors are usage errors except help/version. (The
+// job-id prefix lookup is tested on both databases: test/integration/sql-cli.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { rm } from 'node:fs/promises';
 import { CommanderError } from 'commander';
 import { intOption, choiceOption } from '../../src/cli/args.js';
 import { CliError, UsageError, describeFailure } from '../../src/cli/errors.js';
-import { idsWithPrefix } from '../../src/cli/state.js';
 import { InvalidInputError, NotFoundError } from '../../src/errors.js';
-import { openDb } from '../../src/store/db.js';
-import { makeTempDir } from '../helpers/claude.js';
 
 test('intOption accepts whole numbers in range and refuses everything else with the option named', () => {
   assert.equal(intOption('tail', undefined, 1, 10), undefined);
@@ -37,20 +31,3 @@ test('describeFailure: usage errors 2, runtime failures 1, help/version 0; a sta
   assert.match(odd.stack ?? '', /TypeError: boom/);
 });
 
-test('idsWithPrefix: with or without "j-", in creation order; % and _ match literally', async () => {
-  const dir = await makeTempDir('ovs-prefix');
-  try {
-    const db = openDb(join(dir, 'state.db'));
-    const ins = db.prepare(`INSERT INTO jobs (id, seq, depth, title, prompt, provider, cwd, worktree, priority, checks_json, retry, labels_json, depends_on_json, status, turns, cost_usd, created_at, updated_at)
-      VALUES (?, ?, 0, 't', 'p', 'claude', '/x', 0, 0, '[]', 'none', '[]', '[]', 'queued', 0, 0, 0, 0)`);
-    for (const [i, id] of ['j-ab12', 'j-ab34', 'j-c_d1', 'j-cxd2'].entries()) ins.run(id, i + 1);
-    assert.deepEqual(idsWithPrefix(db, 'ab'), ['j-ab12', 'j-ab34']);
-    assert.deepEqual(idsWithPrefix(db, 'j-ab3'), ['j-ab34']);
-    assert.deepEqual(idsWithPrefix(db, 'c_'), ['j-c_d1'], '_ is not a wildcard');
-    assert.deepEqual(idsWithPrefix(db, '%'), []);
-    assert.deepEqual(idsWithPrefix(db, 'j-', 3), ['j-ab12', 'j-ab34', 'j-c_d1']);
-    db.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});

@@ -113,6 +113,34 @@ describe('planFor', () => {
   });
 });
 
+describe('planFor: the database\'s credential files', () => {
+  test('the hub\'s ~/.pgpass, PGPASSFILE, PGSSLKEY/PGSSLCERT, the URL\'s sslkey=/sslcert= and the child\'s ~/.pgpass are hidden when they are files', () => {
+    const w = world('dbfiles');
+    const hubHome = join(w.base, 'hub-home');
+    const tls = join(w.base, 'tls');
+    mkdirSync(hubHome);
+    mkdirSync(tls);
+    const files = {
+      hubPgpass: join(hubHome, '.pgpass'), childPgpass: join(w.home, '.pgpass'), passfile: join(tls, 'crew.pgpass'),
+      envKey: join(tls, 'env.key'), envCert: join(tls, 'env.crt'), urlKey: join(tls, 'url.key'), urlCert: join(tls, 'url.crt'),
+    };
+    for (const f of Object.values(files)) writeFileSync(f, 'secret\n');
+    const hubEnv = { HOME: hubHome, PGPASSFILE: files.passfile, PGSSLKEY: files.envKey, PGSSLCERT: files.envCert, PGSSLROOTCERT: join(tls, 'missing-ca.pem') };
+    const databaseUrl = `postgres://crew@db.example:5432/crew?sslmode=verify-full&sslkey=${encodeURIComponent(files.urlKey)}&sslcert=${files.urlCert}`;
+    const plan = planFor(w.project, { HOME: w.home }, { ...w.inputs, hubEnv, databaseUrl });
+    assert.deepEqual([...plan.hideFiles].sort(), Object.values(files).sort());
+    assert.ok(bwrapArgs(plan).join(' ').includes(`--ro-bind /dev/null ${files.urlKey}`));
+  });
+
+  test('missing files and directories are not hidden (nothing to bind over); a state file inside the hidden state is not listed twice', () => {
+    const w = world('dbnone');
+    const inState = join(w.state, 'pgpass');
+    writeFileSync(inState, 'secret\n');
+    const plan = planFor(w.project, { HOME: w.home }, { ...w.inputs, hubEnv: { HOME: join(w.base, 'nobody'), PGPASSFILE: inState, PGSSLKEY: w.home }, databaseUrl: 'postgres://u@h/d?sslkey=/nonexistent/key' });
+    assert.deepEqual(plan.hideFiles, []);
+  });
+});
+
 describe('unwrapExit', () => {
   test('128+N from bubblewrap is the agent killed by signal N; other exits pass through', () => {
     assert.deepEqual(unwrapExit({ code: 137, signal: null }), { code: null, signal: 'SIGKILL' });

@@ -322,42 +322,42 @@ describe('doctor: state directory, database, hub', () => {
     assert.match(itself.detail, /exists but is not a directory/);
   });
 
-  test('state db: none yet, current, older (will migrate), newer (fail), not a database (fail)', () => {
+  test('state db: none yet, current, older (will migrate), newer (fail), not a database (fail)', async () => {
     const none = fresh();
-    assert.match(checkStateDb(none).detail, /no .*state\.db yet/);
+    assert.match((await checkStateDb(none)).detail, /no .*state\.db yet/);
 
     const cur = fresh();
     openDb(join(cur, 'state.db')).close();
-    const c = checkStateDb(cur);
+    const c = await checkStateDb(cur);
     assert.equal(c.status, 'ok');
     assert.equal(c.detail, `${join(cur, 'state.db')}: schema version ${KNOWN_SCHEMA_VERSION} (current), 0 jobs`);
 
     const old = fresh();
     openDb(join(old, 'state.db'), MIGRATIONS.slice(0, 1)).close();
-    assert.match(checkStateDb(old).detail, new RegExp(`schema version 1, 0 jobs; migrated to ${KNOWN_SCHEMA_VERSION} when the hub next starts`));
-    assert.match(checkStateDb(old, 1).detail, /schema version 1 \(current\)/);
+    assert.match((await checkStateDb(old)).detail, new RegExp(`schema version 1, 0 jobs; migrated to ${KNOWN_SCHEMA_VERSION} when the hub next starts`));
+    assert.match((await checkStateDb(old, 1)).detail, /schema version 1 \(current\)/);
 
     const newer = fresh();
     const db = openDb(join(newer, 'state.db'));
     db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(KNOWN_SCHEMA_VERSION + 5, 'future', Date.now());
     db.close();
-    const nw = checkStateDb(newer);
+    const nw = await checkStateDb(newer);
     assert.equal(nw.status, 'fail');
     assert.match(nw.detail, new RegExp(`schema version ${KNOWN_SCHEMA_VERSION + 5} is newer than this overseer knows \\(${KNOWN_SCHEMA_VERSION}\\)`));
     assert.match(nw.fix!, /upgrade overseer-mcp/);
 
     const junk = fresh();
     writeFileSync(join(junk, 'state.db'), 'this is not sqlite, just text that is long enough to have a header'.repeat(20));
-    const j = checkStateDb(junk);
+    const j = await checkStateDb(junk);
     assert.equal(j.status, 'fail');
     assert.match(j.fix!, /move the damaged file aside/);
   });
 
-  test('the check opens the database read-only: an older schema stays as it was', () => {
+  test('the check opens the database read-only: an older schema stays as it was', async () => {
     const d = fresh();
     openDb(join(d, 'state.db'), MIGRATIONS.slice(0, 1)).close();
-    checkStateDb(d);
-    assert.match(checkStateDb(d).detail, /schema version 1,/);
+    await checkStateDb(d);
+    assert.match((await checkStateDb(d)).detail, /schema version 1,/);
   });
 
   test('sessions: the configured limits, and the running hub\'s counts', async () => {
