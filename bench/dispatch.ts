@@ -10,6 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { f1, f2, fixture, out, runAlone, startBenchHub, type BenchHub } from './common.js';
 import { ScriptedLauncher } from '../test/helpers/fakeLauncher.js';
+import { runTasks } from '../src/store/sql/runs.js';
 
 const TASKS = 200;
 
@@ -58,7 +59,7 @@ export async function benchDispatch(): Promise<DispatchBenchResult> {
     const r = await a.call('dispatch', { content, format: 'toml' });
     dispatchMs = performance.now() - t0;
     dispatchRssAfterMb = rssMb();
-    const withJob = a.hub.runs.store.tasks(r.run_id).filter((t) => t.job_id).length;
+    const withJob = (await runTasks(a.hub.ctx.sql.db, r.run_id)).filter((t) => t.job_id).length;
     if (withJob !== TASKS) throw new Error(`only ${withJob} of ${TASKS} tasks had a job when dispatch returned`);
     out(`  dispatch of ${TASKS} tasks: ${f1(dispatchMs)} ms to every job created (${f2(dispatchMs / TASKS)} ms a task; validation alone ${f1(validateMs)} ms); RSS ${f1(dispatchRssBeforeMb)} → ${f1(dispatchRssAfterMb)} MB\n`);
   } finally {

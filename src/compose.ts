@@ -93,7 +93,7 @@ export interface ComposeOptions {
 
 /** What the hub starts after reconcile and stops before the database closes; NOTHING for a capability switched off. */
 export interface Lifecycle {
-  start(): void;
+  start(): void | Promise<void>;
   stop(): void | Promise<void>;
 }
 

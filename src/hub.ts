@@ -211,7 +211,7 @@ export class Hub {
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
     // Occurrences that settled or came due while no hub ran: once each, then the timer.
-    this.lifecycle.schedules.start();
+    await this.lifecycle.schedules.start();
     await this.runner.resumeSettling();
     await this.runner.limits.ready(); // the limits in force before this hub, before anything starts
     await this.runner.dispatch();

@@ -1,26 +1,29 @@
 // `overseer debates [--status s] [--json]` and `overseer debate <id> [--json]`: debates from
 // the state database, read-only (works with or without a running hub). A debate id may be given
 // by a unique prefix ("3f2a" or "d-3f2a"). Exit 2 for an unknown or ambiguous id.
-import { DEBATE_STATUSES, DebateStore, debateView, type DebateStatus, type DebateView } from '../debate/index.js';
+import { DEBATE_STATUSES, type DebateRow, type DebateStatus, type DebateView } from '../debate/index.js';
+import { readDebateView } from '../debate/view.js';
+import { debateIdsWithPrefix, getDebate, listDebates, recentDebateIds } from '../store/sql/debates.js';
+import type { Q } from '../store/sql/tx.js';
 import { intOption } from './args.js';
 import { CliError, UsageError } from './errors.js';
-import { openState, type State } from './state.js';
+import { openState } from './state.js';
 
-function withDebates<T>(f: (s: State, store: DebateStore) => T): T {
+async function withDebates<T>(f: (q: Q) => Promise<T>): Promise<T> {
   const s = openState();
   try {
-    const has = s.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'debates'").get();
+    const has = await s.sql.db.selectFrom('debates').select('id').limit(1).execute().then(() => true, () => false);
     if (!has) throw new CliError(`The state at ${s.home} has no debates yet: a hub of this version adds them when it starts (overseer mcp or overseer serve).`);
-    return f(s, new DebateStore(s.db));
+    return await f(s.sql.db);
   } finally {
     s.close();
   }
 }
 
-export function runDebates(o: { status?: string; limit?: string; json?: boolean }): void {
+export async function runDebates(o: { status?: string; limit?: string; json?: boolean }): Promise<void> {
   if (o.status !== undefined && !DEBATE_STATUSES.includes(o.status as DebateStatus)) throw new UsageError(`--status ${JSON.stringify(o.status)} is not a debate status: use one of ${DEBATE_STATUSES.join(', ')}.`);
   const limit = intOption('limit', o.limit, 1, 1000) ?? 20;
-  const views = withDebates((s, store) => store.list(o.status as DebateStatus | undefined, limit).map((d) => debateView(d, store.turns(d.id), s.store)));
+  const views = await withDebates(async (q) => Promise.all((await listDebates(q, o.status as DebateStatus | undefined, limit)).map((d) => readDebateView(q, d))));
   if (o.json) {
     process.stdout.write(`${JSON.stringify({ debates: views }, null, 2)}\n`);
     return;
@@ -33,20 +36,20 @@ export function runDebates(o: { status?: string; limit?: string; json?: boolean 
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export function runDebate(ref: string, o: { json?: boolean }): void {
-  const v = withDebates((s, store) => {
-    const d = store.get(ref) ?? store.get(`d-${ref}`) ?? byPrefix(store, ref);
-    return debateView(d, store.turns(d.id), s.store);
+export async function runDebate(ref: string, o: { json?: boolean }): Promise<void> {
+  const v = await withDebates(async (q) => {
+    const d = (await getDebate(q, ref)) ?? (await getDebate(q, `d-${ref}`)) ?? (await byPrefix(q, ref));
+    return readDebateView(q, d);
   });
   process.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : render(v));
 }
 
-function byPrefix(store: DebateStore, ref: string): NonNullable<ReturnType<DebateStore['get']>> {
+async function byPrefix(q: Q, ref: string): Promise<DebateRow> {
   const p = ref.startsWith('d-') ? ref : `d-${ref}`;
-  const hits = (store.db.prepare("SELECT id FROM debates WHERE substr(id, 1, ?) = ? ORDER BY created_at DESC LIMIT 20").all(p.length, p) as { id: string }[]).map((r) => r.id);
-  if (hits.length === 1) return store.get(hits[0]!)!;
+  const hits = await debateIdsWithPrefix(q, p);
+  if (hits.length === 1) return (await getDebate(q, hits[0]!))!;
   if (hits.length > 1) throw new UsageError(`Debate id prefix ${JSON.stringify(ref)} is ambiguous: it matches ${hits.join(', ')}. Give more characters.`);
-  const recent = store.recentIds();
+  const recent = await recentDebateIds(q);
   throw new UsageError(`No debate ${JSON.stringify(ref)}. ${recent.length ? `Recent debates: ${recent.join(', ')}.` : 'There are no debates yet.'} See overseer debates.`);
 }
 

@@ -8,8 +8,9 @@ import { loadConfig, settingsDirOf } from '../config.js';
 import { CliError, UsageError } from './errors.js';
 import type { HubTools } from './hubTools.js';
 import { checkDispatch, formatOf, formatProblems, type DispatchSpec } from '../runs/file.js';
-import { RunStore } from '../runs/store.js';
-import { runView } from '../runs/runService.js';
+import { readRunView } from '../runs/runService.js';
+import { getRun, listRuns, runIds } from '../store/sql/runs.js';
+import type { Q } from '../store/sql/tx.js';
 import type { Db } from '../store/db.js';
 
 interface Common { json?: boolean }
@@ -96,12 +97,12 @@ export async function runResumeRun(id: string, o: Common): Promise<void> {
   }
 }
 
-/** Runs from the state database, read-only (works whether or not a hub runs). */
-async function withRuns<T>(f: (store: RunStore, job: (id: string) => any, db: Db) => T): Promise<T> {
+/** Runs from the state database, read-only (works whether or not a hub runs): the layer over the CLI's handle, and the handle for script runs' views. */
+async function withRuns<T>(f: (q: Q, job: (id: string) => any, db: Db) => Promise<T>): Promise<T> {
   const { openState } = await import('./state.js');
   const s = openState();
   try {
-    return f(new RunStore(s.db), (id) => s.store.get(id), s.db);
+    return await f(s.sql.db, (id) => s.store.get(id), s.db);
   } catch (err) {
     if (/no such table: run/.test((err as Error).message)) throw new CliError('No runs yet (this state has never had a dispatch).');
     throw err;
@@ -113,9 +114,11 @@ async function withRuns<T>(f: (store: RunStore, job: (id: string) => any, db: Db
 /** Script runs and dispatch runs together, newest first; a script run as its view (src/scripts/view.ts). */
 export async function runRuns(o: Common & { limit?: string }): Promise<void> {
   const { scriptRunView } = await import('../scripts/view.js');
-  const views = await withRuns((store, job, db) => store.list(Number(o.limit ?? 50) || 50).map((r) => ((r as { kind?: string }).kind === 'script'
-    ? scriptRunView(db, job, r.id)!
-    : { kind: 'dispatch', ...runView(r, store.tasks(r.id), job) })));
+  const views = await withRuns(async (q, job, db) => {
+    const out: any[] = [];
+    for (const r of await listRuns(q, Number(o.limit ?? 50) || 50)) out.push(r.kind === 'script' ? scriptRunView(db, job, r.id)! : { kind: 'dispatch', ...(await readRunView(q, r)) });
+    return out;
+  });
   if (o.json) return out(JSON.stringify({ runs: views.map(({ tasks: _t, calls: _c, log: _l, ...v }: any) => v) }, null, 2));
   if (!views.length) return out('No runs yet.');
   const { scriptRunLine } = await import('./scriptRuns.js');
@@ -124,12 +127,16 @@ export async function runRuns(o: Common & { limit?: string }): Promise<void> {
 
 export async function runRun(id: string, o: Common): Promise<void> {
   const [{ scriptRunView }, { scriptRunText }] = await Promise.all([import('../scripts/view.js'), import('./scriptRuns.js')]);
-  const script = await withRuns((_store, job, db) => scriptRunView(db, job, id));
+  const script = await withRuns(async (_q, job, db) => scriptRunView(db, job, id));
   if (script) return out(o.json ? JSON.stringify(script, null, 2) : scriptRunText(script));
-  const v = await withRuns((store, job) => {
-    const r = store.get(id) ?? (() => { const m = store.ids(id); if (m.length > 1) throw new UsageError(`${JSON.stringify(id)} names ${m.length} runs: ${m.join(', ')}`); return m[0] ? store.get(m[0]) : undefined; })();
-    if (!r) throw new UsageError(`No run ${JSON.stringify(id)}. ${store.ids().length ? `Recent runs: ${store.ids().slice(0, 10).join(', ')}` : 'No runs exist yet.'}`);
-    return runView(r, store.tasks(r.id), job);
+  const v = await withRuns(async (q) => {
+    const m = await runIds(q, id);
+    const r = (await getRun(q, id)) ?? (() => { if (m.length > 1) throw new UsageError(`${JSON.stringify(id)} names ${m.length} runs: ${m.join(', ')}`); return undefined; })() ?? (m[0] ? await getRun(q, m[0]) : undefined);
+    if (!r) {
+      const recent = await runIds(q);
+      throw new UsageError(`No run ${JSON.stringify(id)}. ${recent.length ? `Recent runs: ${recent.slice(0, 10).join(', ')}` : 'No runs exist yet.'}`);
+    }
+    return readRunView(q, r);
   });
   out(o.json ? JSON.stringify(v, null, 2) : summary(v));
 }

@@ -9,7 +9,7 @@ import type { ScheduleView } from '../runs/schedules.js';
 
 const STATUSES = ['active', 'done', 'stopped', 'cancelled'] as const;
 
-export function runSchedules(o: { status?: string; json?: boolean }): void {
+export async function runSchedules(o: { status?: string; json?: boolean }): Promise<void> {
   if (o.status !== undefined && !(STATUSES as readonly string[]).includes(o.status)) {
     throw new UsageError(`--status ${JSON.stringify(o.status)} is not a schedule status; use one of ${STATUSES.join(', ')}`);
   }
@@ -17,7 +17,7 @@ export function runSchedules(o: { status?: string; json?: boolean }): void {
   try {
     let views: ScheduleView[];
     try {
-      views = readSchedules(state.db, { status: o.status as ScheduleView['status'] | undefined });
+      views = await readSchedules(state.sql.db, { status: o.status as ScheduleView['status'] | undefined });
     } catch (err) {
       if (!/no such table/.test((err as Error).message)) throw err;
       views = []; // a database from before schedules

@@ -152,8 +152,8 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
   const runs = (needs.runs ?? []).filter((r) => (filtered ? f.label === `run:${r.run_id}` : true));
   const lines = [...limitLines(needs.limits), ...runs.map(runStatusLine), ...needsYouLines(needs.needs_you.filter((n) => (filtered ? n.job_id !== null && shown.has(n.job_id) : true))), ...attentionList(rows), ...unreadable];
   const budgets = state.config ? await budgetsLine(q, state.config) : undefined;
-  const schedules = schedulesLine(state.db);
-  const debates = filtered ? [] : debateStatusLines(state.db, state.store, Date.now());
+  const schedules = await schedulesLine(q);
+  const debates = filtered ? [] : await debateStatusLines(q, Date.now());
   return `${table([['JOB', 'STATUS', 'PARENT', ...(withProject ? ['PROJECT'] : []), 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${hiddenLine}${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${debates.length ? `${debates.join('\n')}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
 }
 

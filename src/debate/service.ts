@@ -11,9 +11,12 @@ import { randomBytes } from 'node:crypto';
 import type { Caller, HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { NoteService } from '../services/notes.js';
-import { tx } from '../store/db.js';
 import { isSettled } from '../domain/job.js';
-import { errorMessage, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { errorMessage, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
+import { getJob } from '../store/sql/jobs.js';
+import {
+  deleteDebate, endDebate, getDebate, insertDebate, listDebates, recentDebateIds, recordTurn, settleTurn, turnByJob, turnsOf, type TurnResult,
+} from '../store/sql/debates.js';
 import { placeRun, removeWorktree } from '../git/worktree.js';
 import { gitOut } from '../git/exec.js';
 import type { CancelInput } from '../contract/agents.js';
@@ -22,28 +25,38 @@ import {
   ANSWER_SCHEMA, OPENING_SCHEMA, REVIEW_SCHEMA, decide, loopOutcome, needsVerdict, parseAnswer, parseReview, sideName,
   type DebateShape, type Outcome, type Side, type TurnKey,
 } from './logic.js';
-import { DebateStore, turnFacts, type DebateRow, type TurnRow } from './store.js';
+import { turnFacts, type DebateRow, type TurnRow } from './store.js';
 import { finalNote, noteKeys, postActionPrompt, postNote, responsePrompt, reviewPrompt, roundNote, roundPrompt, sidesOf, workDirOf } from './texts.js';
-import { debateView, type DebateView } from './view.js';
+import { readDebateView, type DebateView } from './view.js';
+
+/** A turn's job could not be recorded: another advance gave the turn its job first (this one was rolled back). */
+class TurnTaken extends InvalidStateError {}
 
 const shapeOf = (d: DebateRow): DebateShape => ({
   maxRounds: d.max_rounds, loops: d.loops, postAction: d.post_action !== null, postActionSide: d.post_action_side as Side, verify: d.verify === 1,
 });
 
 export class DebateService {
-  readonly store: DebateStore;
+  /** reconcile's read of the running debates, until their steps are queued (drain waits for it too). */
+  private reconciling: Promise<unknown> = Promise.resolve();
   private readonly chains = new SerialChains(async (id, err) => {
     this.ctx.log.error({ err, debate: id }, 'debate step failed');
     await this.fail(id, `internal error while advancing the debate: ${errorMessage(err)}`).catch((e: unknown) => this.ctx.log.error({ err: e, debate: id }, 'could not fail the debate'));
   });
 
   constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly notes: NoteService) {
-    this.store = new DebateStore(ctx.db, (d) => ctx.bus.emit('debate', { debateId: d.id, status: d.status }));
     ctx.bus.on('job', (e) => {
       if (!isSettled(e.status as never)) return;
-      const t = this.store.turnByJob(e.jobId);
-      if (t) void this.serial(t.debate_id, () => this.onJobSettled(e.jobId));
+      void turnByJob(this.q, e.jobId).then((t) => { if (t) void this.serial(t.debate_id, () => this.onJobSettled(e.jobId)); }, (err: unknown) => ctx.log.error({ err, jobId: e.jobId }, 'debate: could not read the turn of a job'));
     });
+  }
+
+  private get q() {
+    return this.ctx.sql.db;
+  }
+
+  private changed(id: string, status: string): void {
+    this.ctx.bus.emit('debate', { debateId: id, status });
   }
 
   /** Run fn after everything already queued for this debate; an internal error fails the debate. */
@@ -57,14 +70,15 @@ export class DebateService {
   }
 
   /** Wait until no debate has queued work (hub shutdown, before the database closes). */
-  drain(): Promise<void> {
-    return this.chains.drain();
+  async drain(): Promise<void> {
+    await this.reconciling;
+    await this.chains.drain();
   }
 
-  debate(id: string): DebateRow {
-    const d = this.store.get(id);
+  async debate(id: string): Promise<DebateRow> {
+    const d = await getDebate(this.q, id);
     if (!d) {
-      const near = this.store.recentIds();
+      const near = await recentDebateIds(this.q);
       throw new NotFoundError(`No debate ${JSON.stringify(id)}.${near.length ? ` Recent debates: ${near.join(', ')}.` : ' No debates exist yet.'} Use list_debates.`);
     }
     return d;
@@ -85,20 +99,31 @@ export class DebateService {
     const { repoRoot, worktreePath, branch, baseCommit } = await placeRun({ cwd, worktree: i.worktree, id, prefix: 'debate', title, worktreesDir: this.ctx.config.worktreesDir });
     try {
       const now = this.ctx.clock.now();
-      tx(this.ctx.db, () => this.store.insert({
+      await insertDebate(this.q, {
         id, title, task: i.task, status: 'running', cwd, repo_root: repoRoot, worktree_path: worktreePath, branch, base_commit: baseCommit,
         sides_json: JSON.stringify(i.sides), max_rounds: i.max_rounds, loops: i.loops, post_action: i.post_action ?? null,
         post_action_side: i.post_action_side ?? 0, verify: i.verify ? 1 : 0, error: null, project: i.project ?? null, created_at: now, ended_at: null,
-      }));
+      });
+      this.changed(id, 'running');
       // The first round's two jobs, through the same step as every later one.
-      const step = decide(shapeOf(this.debate(id)), []);
-      const jobIds = step.kind === 'spawn' ? step.turns.map((k) => this.spawnTurn(this.debate(id), k)) : [];
+      const d = await this.debate(id);
+      const step = decide(shapeOf(d), []);
+      const jobIds: string[] = [];
+      // In the debate's chain, as every later step: a turn that settles at once is taken up after both are recorded.
+      let failure: unknown;
+      await this.serial(id, async () => {
+        try {
+          if (step.kind === 'spawn') for (const k of step.turns) jobIds.push((await this.spawnTurn(d, k))!);
+        } catch (err) {
+          failure = err;
+        }
+      });
+      if (failure) throw failure;
       return { debate_id: id, status: 'running', job_ids: jobIds, branch };
     } catch (err) {
       // Nothing half-created: no orphan job, row, worktree or branch.
-      for (const t of this.store.turns(id)) await this.jobs.cancel({ job_id: t.job_id, cascade: true, reason: 'debate could not start' } as CancelInput, { role: 'lead' }).catch(() => undefined);
-      this.ctx.db.prepare('DELETE FROM debate_turns WHERE debate_id = ?').run(id);
-      this.ctx.db.prepare('DELETE FROM debates WHERE id = ?').run(id);
+      for (const t of await turnsOf(this.q, id)) await this.jobs.cancel({ job_id: t.job_id, cascade: true, reason: 'debate could not start' } as CancelInput, { role: 'lead' }).catch(() => undefined);
+      await deleteDebate(this.q, id);
       if (worktreePath && repoRoot) {
         await removeWorktree(repoRoot, worktreePath).catch(() => undefined);
         await gitOut(['branch', '-D', branch!], { cwd: repoRoot }).catch(() => undefined);
@@ -107,43 +132,48 @@ export class DebateService {
     }
   }
 
-  get(id: string): DebateView {
-    const d = this.debate(id);
-    return debateView(d, this.store.turns(id), this.ctx.store);
+  async get(id: string): Promise<DebateView> {
+    return readDebateView(this.q, await this.debate(id));
   }
 
-  list(i: ListDebatesInput): { debates: Omit<DebateView, 'rounds' | 'post' | 'task'>[] } {
-    return {
-      debates: this.store.list(i.status, i.limit).map((d) => {
-        const { rounds: _r, post: _p, task: _t, ...rest } = debateView(d, this.store.turns(d.id), this.ctx.store);
-        return rest;
-      }),
-    };
+  async list(i: ListDebatesInput): Promise<{ debates: Omit<DebateView, 'rounds' | 'post' | 'task'>[] }> {
+    const debates: Omit<DebateView, 'rounds' | 'post' | 'task'>[] = [];
+    for (const d of await listDebates(this.q, i.status, i.limit)) {
+      const { rounds: _r, post: _p, task: _t, ...rest } = await readDebateView(this.q, d);
+      debates.push(rest);
+    }
+    return { debates };
   }
 
   async cancel(id: string, caller: Caller): Promise<DebateView> {
     if (caller.role !== 'lead') throw new ForbiddenError('cancel_debate is the lead\'s.');
-    const d = this.debate(id);
+    const d = await this.debate(id);
     if (d.status !== 'running') return this.get(id);
-    this.store.update(id, { status: 'cancelled', error: 'cancelled by the lead', ended_at: this.ctx.clock.now() }, this.ctx.clock.now());
+    if (await endDebate(this.q, id, { status: 'cancelled', error: 'cancelled by the lead' }, this.ctx.clock.now())) this.changed(id, 'cancelled');
     await this.stopTurns(id, 'debate cancelled');
     await this.idle(id);
-    await this.closeWorktree(this.debate(id));
+    await this.closeWorktree(await this.debate(id));
     return this.get(id);
   }
 
-  /** At hub start: every running debate takes up what happened while no hub ran. */
-  reconcile(): string[] {
+  /** At hub start: every running debate takes up what happened while no hub ran. Resolves once their steps are queued. */
+  reconcile(): Promise<void> {
+    const p = this.reconcileAll().then(() => undefined, (err: unknown) => this.ctx.log.error({ err }, 'debates: could not take up the running debates'));
+    this.reconciling = p;
+    return p;
+  }
+
+  private async reconcileAll(): Promise<string[]> {
     const touched: string[] = [];
-    for (const d of this.store.list('running', 1000)) {
+    for (const d of await listDebates(this.q, 'running', 1000)) {
       touched.push(d.id);
       void this.serial(d.id, async () => {
-        for (const t of this.store.turns(d.id).filter((x) => x.status === 'running')) {
-          const j = this.ctx.store.get(t.job_id);
+        for (const t of (await turnsOf(this.q, d.id)).filter((x) => x.status === 'running')) {
+          const j = await getJob(this.q, t.job_id);
           if (j && !isSettled(j.status)) continue; // queued: the scheduler runs it
           if (!j || j.status === 'interrupted') {
-            // Its process died with the hub: the turn runs again as a new job.
-            this.spawnTurn(this.debate(d.id), { loop: t.loop, kind: t.kind, round: t.round, side: t.side });
+            // Its process died with the hub: the turn runs again as a new job (only while it still has the old one).
+            await this.spawnTurn(await this.debate(d.id), { loop: t.loop, kind: t.kind, round: t.round, side: t.side }, undefined, t.job_id);
             continue;
           }
           await this.onJobSettled(j.id, false); // it ended while the hub was down: take its result
@@ -158,51 +188,54 @@ export class DebateService {
 
   /** A turn's job settled: store what it answered (or why it failed), write notes, go on. */
   private async onJobSettled(jobId: string, go = true): Promise<void> {
-    const t = this.store.turnByJob(jobId);
+    const t = await turnByJob(this.q, jobId);
     if (!t || t.status !== 'running') return;
-    const d = this.store.get(t.debate_id);
+    const d = await getDebate(this.q, t.debate_id);
     if (!d || d.status !== 'running') return;
-    const job = this.ctx.store.get(jobId)!;
+    const job = (await getJob(this.q, jobId))!;
     if (job.status === 'interrupted') return; // hub stopping or a pause: the restart (or a resume of the job) goes on
     const now = this.ctx.clock.now();
     const who = `side ${sideName(t.side)}'s ${t.kind === 'answer' ? `round ${t.round} answer` : t.kind.replace('_', '-')}${d.loops > 1 ? ` (loop ${t.loop})` : ''} (job ${jobId})`;
+    let r: TurnResult;
     if (job.status !== 'succeeded') {
-      this.store.settleTurn(jobId, { status: 'failed', error: `${who} ${job.status}${job.failure_class ? ` (${job.failure_class})` : ''}: ${job.error ?? 'no error recorded'}` }, now);
+      r = { status: 'failed', error: `${who} ${job.status}${job.failure_class ? ` (${job.failure_class})` : ''}: ${job.error ?? 'no error recorded'}` };
     } else {
       const structured: unknown = job.structured_json ? JSON.parse(job.structured_json) : undefined;
       if (t.kind === 'answer') {
         const a = parseAnswer(structured, needsVerdict(t.loop, t.round));
-        if ('problem' in a) this.store.settleTurn(jobId, { status: 'failed', error: `${who} succeeded but ${a.problem}` }, now);
-        else this.store.settleTurn(jobId, { status: 'done', position: a.position, reasoning: a.reasoning, verdict: a.verdict ?? null, open_points: a.open_points ? JSON.stringify(a.open_points) : null }, now);
+        r = 'problem' in a
+          ? { status: 'failed', error: `${who} succeeded but ${a.problem}` }
+          : { status: 'done', position: a.position, reasoning: a.reasoning, verdict: a.verdict ?? null, open_points: a.open_points ? JSON.stringify(a.open_points) : null };
       } else if (t.kind === 'review') {
-        const r = parseReview(structured);
-        if ('problem' in r) this.store.settleTurn(jobId, { status: 'failed', error: `${who} succeeded but ${r.problem}` }, now);
-        else this.store.settleTurn(jobId, { status: 'done', verdict: r.assessment, text: r.notes }, now);
+        const rv = parseReview(structured);
+        r = 'problem' in rv ? { status: 'failed', error: `${who} succeeded but ${rv.problem}` } : { status: 'done', verdict: rv.assessment, text: rv.notes };
       } else {
-        this.store.settleTurn(jobId, { status: 'done', text: (job.result ?? '').trim() }, now);
+        r = { status: 'done', text: (job.result ?? '').trim() };
       }
     }
-    this.writeTurnNotes(d, this.store.turnByJob(jobId)!);
+    // Recorded once: another hub (or call) that took this answer up first has gone on from it.
+    if (!(await settleTurn(this.q, jobId, r, now))) return;
+    await this.writeTurnNotes(d, (await turnByJob(this.q, jobId))!);
     if (go) await this.advance(d.id);
   }
 
-  private writeTurnNotes(d: DebateRow, t: TurnRow): void {
+  private async writeTurnNotes(d: DebateRow, t: TurnRow): Promise<void> {
     if (t.status !== 'done') return;
     const keys = noteKeys(d.id, t.loop);
     if (t.kind !== 'answer') {
-      this.notes.writeAs(keys.post(t.kind), postNote(d, t), `debate:${d.id}`);
+      await this.notes.put(keys.post(t.kind), postNote(d, t), `debate:${d.id}`);
       return;
     }
-    const facts = this.store.turns(d.id).map(turnFacts);
+    const facts = (await turnsOf(this.q, d.id)).map(turnFacts);
     const round = facts.filter((x) => x.kind === 'answer' && x.loop === t.loop && x.round === t.round);
-    if (round.length === 2 && round.every((x) => x.status === 'done')) this.notes.writeAs(keys.round(t.round), roundNote(d, facts, t.loop, t.round), `debate:${d.id}`);
+    if (round.length === 2 && round.every((x) => x.status === 'done')) await this.notes.put(keys.round(t.round), roundNote(d, facts, t.loop, t.round), `debate:${d.id}`);
   }
 
   /** Take the next step logic.ts decides from the stored turns. */
   private async advance(id: string): Promise<void> {
-    const d = this.store.get(id);
+    const d = await getDebate(this.q, id);
     if (!d || d.status !== 'running') return;
-    const turns = this.store.turns(id);
+    const turns = await turnsOf(this.q, id);
     const step = decide(shapeOf(d), turns.map(turnFacts));
     switch (step.kind) {
       case 'wait':
@@ -216,7 +249,7 @@ export class DebateService {
         try {
           for (const k of step.turns) {
             const diff = k.kind === 'review' ? await this.diff(d) : undefined;
-            this.spawnTurn(this.debate(id), k, diff);
+            await this.spawnTurn(await this.debate(id), k, diff);
           }
         } catch (err) {
           await this.fail(id, `could not start the next turn: ${errorMessage(err)}`);
@@ -225,16 +258,19 @@ export class DebateService {
       case 'done': {
         await this.closeWorktree(d);
         const now = this.ctx.clock.now();
-        this.notes.writeAs(noteKeys(id, 1).final, finalNote(d, turns, turns.map(turnFacts), step.outcome, step.loops), `debate:${id}`);
-        this.store.update(id, { status: step.outcome, ended_at: now }, now);
+        await this.notes.put(noteKeys(id, 1).final, finalNote(d, turns, turns.map(turnFacts), step.outcome, step.loops), `debate:${id}`);
+        if (await endDebate(this.q, id, { status: step.outcome }, now)) this.changed(id, step.outcome);
       }
     }
   }
 
-  /** Create one turn's job and record it (a new job for a turn replaces an interrupted one). */
-  private spawnTurn(d: DebateRow, k: TurnKey, diff?: string): string {
+  /**
+   * Create one turn's job and record it in the job's transaction (`replacing`: the interrupted job
+   * a turn had). Undefined when another advance recorded the turn first: no second job is made.
+   */
+  private async spawnTurn(d: DebateRow, k: TurnKey, diff?: string, replacing?: string): Promise<string | undefined> {
     const p = this.ctx.prompts;
-    const rows = this.store.turns(d.id);
+    const rows = await turnsOf(this.q, d.id);
     const facts = rows.map(turnFacts);
     const spec = sidesOf(d)[k.side];
     let prompt: string;
@@ -256,15 +292,23 @@ export class DebateService {
       label = 'response';
     }
     const workDir = workDirOf(d);
-    const r = this.jobs.createSync({ // mixed period: until step 7
-      parent_id: null, depth: 1, title: `${d.id} ${d.loops > 1 ? `loop ${k.loop} ` : ''}${label} side ${sideName(k.side)}`, prompt,
-      provider: spec.provider, model: spec.model ?? null, cwd: workDir, work_dir: workDir, repo_root: d.repo_root, worktree: 0, branch: d.branch,
-      base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null, checks_json: '[]',
-      retry: 'none', labels_json: JSON.stringify(['debate', `debate:${d.id}`]), depends_on_json: '[]', workflow_id: null, phase: null, cycle: null,
-      json_schema: schema ? JSON.stringify(schema) : null, project: d.project ?? null,
-    }, `debate ${d.id}`);
-    this.store.putTurn({ debate_id: d.id, ...k, job_id: r.job_id }, this.ctx.clock.now());
-    return r.job_id;
+    try {
+      const r = await this.jobs.create({
+        parent_id: null, depth: 1, title: `${d.id} ${d.loops > 1 ? `loop ${k.loop} ` : ''}${label} side ${sideName(k.side)}`, prompt,
+        provider: spec.provider, model: spec.model ?? null, cwd: workDir, work_dir: workDir, repo_root: d.repo_root, worktree: 0, branch: d.branch,
+        base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null, checks_json: '[]',
+        retry: 'none', labels_json: JSON.stringify(['debate', `debate:${d.id}`]), depends_on_json: '[]', workflow_id: null, phase: null, cycle: null,
+        json_schema: schema ? JSON.stringify(schema) : null, project: d.project ?? null,
+      }, `debate ${d.id}`, {
+        within: async (jobId, now, trx) => {
+          if (!(await recordTurn(trx, { debate_id: d.id, ...k }, jobId, now, replacing))) throw new TurnTaken(`turn ${JSON.stringify(k)} of debate ${d.id} has its job already`);
+        },
+      });
+      return r.job_id;
+    } catch (err) {
+      if (err instanceof TurnTaken) return undefined;
+      throw err;
+    }
   }
 
   /** With a worktree: the hub commits what the post-action left, then the branch's diff against its base. */
@@ -283,20 +327,21 @@ export class DebateService {
 
   /** Fail a running debate with its reason: its other running jobs are stopped, the final note says why. */
   private async fail(id: string, reason: string): Promise<void> {
-    const d = this.store.get(id);
+    const d = await getDebate(this.q, id);
     if (!d || d.status !== 'running') return;
     const now = this.ctx.clock.now();
-    this.store.update(id, { status: 'failed', error: reason, ended_at: now }, now);
+    if (!(await endDebate(this.q, id, { status: 'failed', error: reason }, now))) return; // ended meanwhile (cancelled, another hub)
+    this.changed(id, 'failed');
     this.ctx.log.warn({ debate: id, reason }, 'debate failed');
     await this.stopTurns(id, 'debate failed');
-    const turns = this.store.turns(id);
-    this.notes.writeAs(noteKeys(id, 1).final, finalNote(d, turns, turns.map(turnFacts), 'failed', [], reason), `debate:${id}`);
+    const turns = await turnsOf(this.q, id);
+    await this.notes.put(noteKeys(id, 1).final, finalNote(d, turns, turns.map(turnFacts), 'failed', [], reason), `debate:${id}`);
     await this.closeWorktree(d);
   }
 
   private async stopTurns(id: string, reason: string): Promise<void> {
-    for (const t of this.store.turns(id)) {
-      const j = this.ctx.store.get(t.job_id);
+    for (const t of await turnsOf(this.q, id)) {
+      const j = await getJob(this.q, t.job_id);
       if (j && !isSettled(j.status)) await this.jobs.cancel({ job_id: j.id, cascade: true, reason } as CancelInput, { role: 'lead' }).catch(() => undefined);
     }
   }

@@ -5,6 +5,8 @@ import { lastRound, sideName, type Side } from './logic.js';
 import { sidesOf } from './texts.js';
 import { turnFacts, type DebateRow, type DebateStatus, type SideSpec, type TurnRow } from './store.js';
 import type { TurnView, DebateView } from '../contract/debates.js';
+import { turnJobs, turnsOf } from '../store/sql/debates.js';
+import type { Q } from '../store/sql/tx.js';
 
 export type { TurnView, DebateView };
 
@@ -43,4 +45,10 @@ export function debateView(d: DebateRow, turns: readonly TurnRow[], jobs: JobLoo
     notes: { final: `debate/${d.id}/final`, rounds: `debate/${d.id}/` },
     created_at: isoTime(d.created_at), ended_at: d.ended_at ? isoTime(d.ended_at) : null,
   };
+}
+
+/** A debate's view read through the layer: its turns and their jobs (the CLI reads it over its read-only handle). */
+export async function readDebateView(q: Q, d: DebateRow): Promise<DebateView> {
+  const turns = await turnsOf(q, d.id);
+  return debateView(d, turns, await turnJobs(q, turns));
 }

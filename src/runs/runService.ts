@@ -9,14 +9,16 @@ import type { HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { Budgets } from '../money/budgets.js';
 import type { JobRow } from '../store/jobs.js';
-import { tx } from '../store/db.js';
+import { attemptsOf } from '../store/sql/jobs.js';
+import type { Q } from '../store/sql/tx.js';
+import { claimTask, getRun, reopenRun, insertRun, jobsById, listRuns, runIds, runOfJob, runTasks, runningRuns, setTask, updateRun } from '../store/sql/runs.js';
 import { settingsDirOf } from '../config.js';
 import { isoTime } from '../clock.js';
 import { isTerminal, type JobStatus } from '../domain/job.js';
 import { renderPrompt } from '../prompts/load.js';
 import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { checkDispatch, formatOf, formatProblems, type DispatchFormat, type TaskSpec } from './file.js';
-import { RunStore, rulesOf, type RunRow, type RunStatus, type RunTaskRow } from './store.js';
+import { rulesOf, type RunRow, type RunStatus, type RunTaskRow } from './store.js';
 
 export interface DispatchRequest {
   file?: string;
@@ -28,16 +30,25 @@ export interface DispatchRequest {
 const LEAD = { role: 'lead' } as const;
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;
 
+/** A task's job could not be recorded: another pass claimed the task first (its job was rolled back). */
+class TaskTaken extends InvalidStateError {}
+
+/** Every job a run's tasks have had, by id. */
+const jobIdsOf = (tasks: readonly RunTaskRow[]): string[] => tasks.flatMap((t) => JSON.parse(t.job_ids_json) as string[]);
+
 export class RunService {
-  readonly store: RunStore;
+  /** The runs this hub drives that are running (hasWork must answer at once: the hub's idle check is synchronous). */
+  private readonly live = new Set<string>();
   private readonly chains = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private detach?: () => void;
 
   /** `budgets`: what a task is estimated to cost (a run's total before it starts). */
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly budgets: Budgets) {
-    this.store = new RunStore(ctx.db);
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly budgets: Budgets) {}
+
+  private get q() {
+    return this.ctx.sql.db;
   }
 
   // ---- life cycle ------------------------------------------------------------------------
@@ -45,12 +56,15 @@ export class RunService {
   /** Follow job events; pick up the runs a previous hub left running (interrupted jobs continue). */
   async start(): Promise<void> {
     this.detach = this.ctx.bus.on('job', ({ jobId }) => {
-      const runId = this.store.runOfJob(jobId);
-      if (runId) void this.pump(runId);
+      if (!this.live.size) return;
+      void runOfJob(this.q, jobId).then((runId) => { if (runId) void this.pump(runId); }, (err: unknown) => this.ctx.log.error({ err, jobId }, 'run: could not read the run of a job'));
     });
-    for (const run of this.store.running()) {
-      for (const t of this.store.tasks(run.id)) {
-        const j = t.state === 'started' && t.job_id ? this.ctx.store.get(t.job_id) : undefined;
+    for (const run of await runningRuns(this.q)) {
+      this.live.add(run.id);
+      const tasks = await runTasks(this.q, run.id);
+      const jobs = await jobsById(this.q, jobIdsOf(tasks));
+      for (const t of tasks) {
+        const j = t.state === 'started' && t.job_id ? jobs.get(t.job_id) : undefined;
         if (j?.status === 'interrupted') {
           try {
             await this.jobs.resume({ job_id: j.id, message: this.ctx.prompts.get('run-hub-restart').body.trim() }, LEAD);
@@ -72,7 +86,7 @@ export class RunService {
 
   /** A run still has work: a background hub must not exit idle. */
   hasWork(): boolean {
-    return this.store.running().length > 0;
+    return this.live.size > 0;
   }
 
   // ---- dispatch ----------------------------------------------------------------------------
@@ -94,21 +108,22 @@ export class RunService {
     if (!spec) {
       throw new InvalidInputError(`The dispatch file has ${problems.length} problem(s); nothing was started. Fix them and dispatch again (overseer validate <file> lists them too):\n${formatProblems(file ?? '<content>', problems)}`);
     }
-    const id = this.newRunId();
+    const id = await this.newRunId();
     const now = ctx.clock.now();
     const title = req.title ?? spec.rules.title ?? (file ? file.split('/').pop()! : `run of ${spec.tasks.length} task(s)`);
     const run = { id, title, file, content, format, rules_json: JSON.stringify(spec.rules), status: 'running' as const, deadline_at: spec.rules.timeout_s ? now + spec.rules.timeout_s * 1000 : null, created_at: now };
-    tx(ctx.db, () => this.store.insert(run, spec.tasks));
+    await insertRun(this.q, run, spec.tasks);
+    this.live.add(id);
     ctx.log.info({ run: id, tasks: spec.tasks.length, file }, 'run dispatched');
-    this.arm(this.store.get(id)!);
+    this.arm((await getRun(this.q, id))!);
     await this.pump(id);
     return this.view(id);
   }
 
-  private newRunId(): string {
+  private async newRunId(): Promise<string> {
     for (let i = 0; i < 10; i++) {
       const id = `r-${this.ctx.ids.jobId().replace(/^j-/, '')}`;
-      if (!this.store.get(id)) return id;
+      if (!(await getRun(this.q, id))) return id;
     }
     throw new Error('could not generate a unique run id');
   }
@@ -137,13 +152,15 @@ export class RunService {
 
   private async pass(runId: string): Promise<void> {
     const { ctx } = this;
-    const run = this.store.get(runId);
+    const run = await getRun(this.q, runId);
     if (!run || run.status !== 'running') return;
     if (run.deadline_at !== null && ctx.clock.now() >= run.deadline_at) return this.timeOut(run);
     const rules = rulesOf(run);
-    const tasks = this.store.tasks(runId);
+    const tasks = await runTasks(this.q, runId);
+    // The jobs as this pass found them; one it starts is open (not in the map) until the next pass reads it.
+    const jobs = await jobsById(this.q, jobIdsOf(tasks));
     const byId = new Map(tasks.map((t) => [t.task_id, t]));
-    const jobOf = (t: RunTaskRow): JobRow | undefined => (t.state === 'started' && t.job_id ? ctx.store.get(t.job_id) : undefined);
+    const jobOf = (t: RunTaskRow): JobRow | undefined => (t.state === 'started' && t.job_id ? jobs.get(t.job_id) : undefined);
     const outcome = (t: RunTaskRow): 'ok' | 'bad' | 'open' => {
       if (t.state === 'skipped' || t.state === 'error') return 'bad';
       const j = jobOf(t);
@@ -151,7 +168,7 @@ export class RunService {
       return j.status === 'succeeded' ? 'ok' : isTerminal(j.status as JobStatus) ? 'bad' : 'open';
     };
     let live = tasks.filter((t) => { const j = jobOf(t); return j && !isTerminal(j.status as JobStatus); }).length;
-    let spent = this.spent(tasks);
+    let spent = this.spent(tasks, jobs);
     let stopNote = run.note;
     // Skip what can never run; start what is ready while a slot and money are left.
     let changed = true;
@@ -163,10 +180,10 @@ export class RunService {
         const deps = spec.depends_on.map((d) => byId.get(d)!);
         const bad = deps.find((d) => outcome(d) === 'bad');
         if (bad) {
-          const why = bad.state === 'started' ? `its job ${bad.job_id} ${ctx.store.get(bad.job_id!)?.status}` : bad.state;
+          const why = bad.state === 'started' ? `its job ${bad.job_id} ${jobs.get(bad.job_id!)?.status}` : bad.state;
           t.state = 'skipped';
           t.error = `dependency ${bad.task_id} did not succeed (${why})`;
-          this.store.setTask(runId, t.task_id, { state: 'skipped', error: t.error });
+          await setTask(this.q, runId, t.task_id, { state: 'skipped', error: t.error });
           changed = true;
           continue;
         }
@@ -176,28 +193,36 @@ export class RunService {
         if (rules.budget_usd !== undefined) {
           const ask = this.estimate(spec);
           if (spent + ask > rules.budget_usd) {
-            stopNote = this.budgetNote(run, rules.budget_usd, spent, ask, t.task_id, tasks);
-            this.store.update(runId, { note: stopNote }, ctx.clock.now());
+            stopNote = this.budgetNote(run, rules.budget_usd, spent, ask, t.task_id, tasks, jobs);
+            await updateRun(this.q, runId, { note: stopNote }, ctx.clock.now());
             ctx.log.warn({ run: runId, note: stopNote }, 'run: budget reached, no new task starts');
             continue;
           }
         }
         const { id: _id, depends_on: _deps, ...input } = spec;
         try {
+          // The task is claimed in the job's own transaction: a pass that finds it claimed already makes no job.
           const r = await this.jobs.spawn({
             ...input,
             depends_on: deps.map((d) => d.job_id!),
             labels: [...new Set([...(spec.labels ?? []), `run:${runId}`])],
-          } as Parameters<JobService['spawn']>[0], LEAD);
+          } as Parameters<JobService['spawn']>[0], LEAD, {
+            within: async (jobId, _now, trx) => {
+              if (!(await claimTask(trx, runId, t.task_id, jobId))) throw new TaskTaken(`task ${t.task_id} of run ${runId} has its job already`);
+            },
+          });
           const ids = [...(JSON.parse(t.job_ids_json) as string[]), r.job_id];
           Object.assign(t, { state: 'started', job_id: r.job_id, job_ids_json: JSON.stringify(ids), error: null });
-          this.store.setTask(runId, t.task_id, { state: 'started', job_id: r.job_id, job_ids_json: t.job_ids_json, error: null });
           live++;
           spent += this.estimate(spec);
         } catch (err) {
+          if (err instanceof TaskTaken) {
+            this.again.add(runId); // what this pass read is stale: the next pass reads again
+            return;
+          }
           t.state = 'error';
           t.error = `its job could not be created: ${(err as Error).message}`;
-          this.store.setTask(runId, t.task_id, { state: 'error', error: t.error });
+          await setTask(this.q, runId, t.task_id, { state: 'error', error: t.error });
         }
         changed = true;
       }
@@ -209,15 +234,15 @@ export class RunService {
     if (startable && !stopNote) return;
     const allOk = tasks.every((t) => outcome(t) === 'ok');
     const status: RunStatus = allOk ? 'succeeded' : stopNote ? 'stopped' : 'failed';
-    this.end(run, status, stopNote ? `${stopNote.replace(/; left running:.*$/, '')}; tasks never started: ${open.map((t) => t.task_id).join(', ') || 'none'}` : null);
+    await this.end(run, status, stopNote ? `${stopNote.replace(/; left running:.*$/, '')}; tasks never started: ${open.map((t) => t.task_id).join(', ') || 'none'}` : null);
   }
 
   /** What the run has spent, plus what its live jobs may still spend (their budget_usd or estimate, less what they spent). */
-  private spent(tasks: RunTaskRow[]): number {
+  private spent(tasks: RunTaskRow[], jobs: Map<string, JobRow>): number {
     let s = 0;
     for (const t of tasks) {
       for (const id of JSON.parse(t.job_ids_json) as string[]) {
-        const j = this.ctx.store.get(id);
+        const j = jobs.get(id);
         if (!j) continue;
         const live = t.job_id === id && !isTerminal(j.status as JobStatus);
         s += live ? Math.max(j.cost_usd, this.estimate(JSON.parse(t.spec_json) as TaskSpec)) : j.cost_usd;
@@ -235,14 +260,16 @@ export class RunService {
     }
   }
 
-  private budgetNote(run: RunRow, limit: number, spent: number, ask: number, next: string, tasks: RunTaskRow[]): string {
-    const left = tasks.filter((t) => t.state === 'started' && t.job_id && !isTerminal(this.ctx.store.get(t.job_id)!.status as JobStatus)).map((t) => `${t.task_id} (${t.job_id})`);
+  private budgetNote(run: RunRow, limit: number, spent: number, ask: number, next: string, tasks: RunTaskRow[], jobs: Map<string, JobRow>): string {
+    // A job this pass started is not in `jobs` yet: it is live.
+    const left = tasks.filter((t) => t.state === 'started' && t.job_id && !isTerminal((jobs.get(t.job_id)?.status ?? 'queued') as JobStatus)).map((t) => `${t.task_id} (${t.job_id})`);
     return `run budget reached (the run's budget_usd $${round(limit)}): spent or held by live jobs $${round(spent)}, task ${next} would need about $${round(ask)}; no new task starts; left running: ${left.join(', ') || 'nothing'}`;
   }
 
-  private end(run: RunRow, status: RunStatus, note: string | null): void {
+  private async end(run: RunRow, status: RunStatus, note: string | null): Promise<void> {
     const now = this.ctx.clock.now();
-    this.store.update(run.id, { status, note, ended_at: now }, now);
+    await updateRun(this.q, run.id, { status, note, ended_at: now }, now);
+    this.live.delete(run.id);
     clearTimeout(this.timers.get(run.id));
     this.timers.delete(run.id);
     this.ctx.log.info({ run: run.id, status, note }, 'run ended');
@@ -258,12 +285,13 @@ export class RunService {
   }
 
   private async timeOut(run: RunRow): Promise<void> {
-    const tasks = this.store.tasks(run.id);
-    const live = tasks.filter((t) => t.state === 'started' && t.job_id && !isTerminal(this.ctx.store.get(t.job_id)!.status as JobStatus));
+    const tasks = await runTasks(this.q, run.id);
+    const jobs = await jobsById(this.q, jobIdsOf(tasks));
+    const live = tasks.filter((t) => t.state === 'started' && t.job_id && !isTerminal(jobs.get(t.job_id)!.status as JobStatus));
     const never = tasks.filter((t) => t.state === 'pending').map((t) => t.task_id);
     const note = `run timeout reached (timeout_s ${rulesOf(run).timeout_s}): cancelled ${live.map((t) => `${t.task_id} (${t.job_id})`).join(', ') || 'nothing'}; tasks never started: ${never.join(', ') || 'none'}`;
     // Ended first, so the cancellations' job events do not start anything.
-    this.end(run, 'timed_out', note);
+    await this.end(run, 'timed_out', note);
     for (const t of live) {
       try { await this.jobs.cancel({ job_id: t.job_id!, reason: `run ${run.id} timed out`, cascade: true }, LEAD); } catch (err) { this.ctx.log.warn({ run: run.id, err: (err as Error).message }, 'run: cancel at timeout failed'); }
     }
@@ -271,11 +299,13 @@ export class RunService {
 
   /** cancel_run: no task starts any more and the live jobs are cancelled; what finished stays. */
   async cancel(runId: string, reason: string): Promise<Record<string, unknown>> {
-    const run = this.run(runId);
+    const run = await this.run(runId);
     if (run.status !== 'running') throw new InvalidStateError(`Run ${run.id} has already ended (${run.status}); nothing to cancel.`);
-    this.end(run, 'cancelled', reason);
-    for (const t of this.store.tasks(run.id)) {
-      const j = t.state === 'started' && t.job_id ? this.ctx.store.get(t.job_id) : undefined;
+    await this.end(run, 'cancelled', reason);
+    const tasks = await runTasks(this.q, run.id);
+    const jobs = await jobsById(this.q, jobIdsOf(tasks));
+    for (const t of tasks) {
+      const j = t.state === 'started' && t.job_id ? jobs.get(t.job_id) : undefined;
       if (j && !isTerminal(j.status as JobStatus)) await this.jobs.cancel({ job_id: j.id, reason: `run ${run.id} cancelled: ${reason}`, cascade: true }, LEAD).catch(() => undefined);
     }
     return this.view(run.id);
@@ -286,29 +316,27 @@ export class RunService {
   /** Re-run what did not succeed: failed jobs with a session continue it; tasks that never started get new jobs. */
   async resume(runId: string): Promise<Record<string, unknown>> {
     const { ctx } = this;
-    const run = this.run(runId);
+    const run = await this.run(runId);
     if (run.status === 'running') throw new InvalidStateError(`Run ${run.id} is still running; resume it once it has ended (get_run shows its tasks).`);
-    const tasks = this.store.tasks(run.id);
+    const tasks = await runTasks(this.q, run.id);
+    const jobs = await jobsById(this.q, jobIdsOf(tasks));
     const continueJobs: { task: RunTaskRow; job: JobRow }[] = [];
     for (const t of tasks) {
-      const j = t.state === 'started' && t.job_id ? ctx.store.get(t.job_id) : undefined;
+      const j = t.state === 'started' && t.job_id ? jobs.get(t.job_id) : undefined;
       if (j?.status === 'succeeded') continue;
-      if (j && isTerminal(j.status as JobStatus) && ctx.store.attempts(j.id).length > 0) continueJobs.push({ task: t, job: j });
+      if (j && isTerminal(j.status as JobStatus) && (await attemptsOf(this.q, j.id)).length > 0) continueJobs.push({ task: t, job: j });
     }
-    if (tasks.every((t) => t.state === 'started' && ctx.store.get(t.job_id!)?.status === 'succeeded')) {
+    if (tasks.every((t) => t.state === 'started' && jobs.get(t.job_id!)?.status === 'succeeded')) {
       throw new InvalidStateError(`Every task of run ${run.id} succeeded: nothing to resume.`);
     }
     const now = ctx.clock.now();
     const rules = rulesOf(run);
-    tx(ctx.db, () => {
-      for (const t of tasks) {
-        const j = t.state === 'started' && t.job_id ? ctx.store.get(t.job_id) : undefined;
-        if (j?.status === 'succeeded' || continueJobs.some((c) => c.task.task_id === t.task_id)) continue;
-        if (j && !isTerminal(j.status as JobStatus)) continue;
-        this.store.setTask(run.id, t.task_id, { state: 'pending', job_id: null, error: null });
-      }
-      this.store.update(run.id, { status: 'running', note: null, ended_at: null, deadline_at: rules.timeout_s ? now + rules.timeout_s * 1000 : null }, now);
+    const reset = tasks.filter((t) => {
+      const j = t.state === 'started' && t.job_id ? jobs.get(t.job_id) : undefined;
+      return !(j?.status === 'succeeded' || continueJobs.some((c) => c.task.task_id === t.task_id) || (j && !isTerminal(j.status as JobStatus)));
     });
+    await reopenRun(this.q, run.id, reset.map((t) => t.task_id), rules.timeout_s ? now + rules.timeout_s * 1000 : null, now);
+    this.live.add(run.id);
     const tpl = ctx.prompts.get('run-resume');
     for (const { job } of continueJobs) {
       const message = renderPrompt(tpl, { status: job.status, error: failureOf(job) }).trim();
@@ -316,32 +344,46 @@ export class RunService {
         await this.jobs.resume({ job_id: job.id, message }, LEAD);
       } catch (err) {
         // Could not continue it (e.g. a budget): the task gets a new job instead.
-        this.store.setTask(run.id, continueJobs.find((c) => c.job.id === job.id)!.task.task_id, { state: 'pending', job_id: null, error: `could not continue ${job.id}: ${(err as Error).message}` });
+        await setTask(this.q, run.id, continueJobs.find((c) => c.job.id === job.id)!.task.task_id, { state: 'pending', job_id: null, error: `could not continue ${job.id}: ${(err as Error).message}` });
       }
     }
-    this.arm(this.store.get(run.id)!);
+    this.arm((await getRun(this.q, run.id))!);
     await this.pump(run.id);
     return this.view(run.id);
   }
 
   // ---- views -------------------------------------------------------------------------------
 
-  run(id: string): RunRow {
-    const r = this.store.get(id) ?? (() => { const m = this.store.ids(id); return m.length === 1 ? this.store.get(m[0]!) : undefined; })();
+  async run(id: string): Promise<RunRow> {
+    const m = await runIds(this.q, id);
+    const r = (await getRun(this.q, id)) ?? (m.length === 1 ? await getRun(this.q, m[0]!) : undefined);
     if (!r) {
-      const known = this.store.ids();
+      const known = await runIds(this.q);
       throw new NotFoundError(`No run ${JSON.stringify(id)}.${known.length ? ` Recent runs: ${known.slice(0, 10).join(', ')}.` : ' No runs exist yet.'} Use list_runs to see them.`);
     }
     return r;
   }
 
-  view(id: string): Record<string, unknown> {
-    return runView(this.run(id), this.store.tasks(this.run(id).id), (jid) => this.ctx.store.get(jid));
+  async view(id: string): Promise<Record<string, unknown>> {
+    return readRunView(this.q, await this.run(id));
   }
 
-  list(limit = 50): { runs: Record<string, unknown>[] } {
-    return { runs: this.store.list(limit).map((r) => { const v = runView(r, this.store.tasks(r.id), (jid) => this.ctx.store.get(jid)); delete v.tasks; return v; }) };
+  async list(limit = 50): Promise<{ runs: Record<string, unknown>[] }> {
+    const runs: Record<string, unknown>[] = [];
+    for (const r of await listRuns(this.q, limit)) {
+      const v = await readRunView(this.q, r);
+      delete v.tasks;
+      runs.push(v);
+    }
+    return { runs };
   }
+}
+
+/** A run's view read through the layer: its tasks and their jobs (the CLI reads it over its read-only handle). */
+export async function readRunView(q: Q, r: RunRow): Promise<Record<string, unknown>> {
+  const tasks = await runTasks(q, r.id);
+  const jobs = await jobsById(q, jobIdsOf(tasks));
+  return runView(r, tasks, (id) => jobs.get(id));
 }
 
 /** A run as the tools and the CLI show it: status, counts, cost, and each task with its job. */

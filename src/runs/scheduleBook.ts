@@ -8,7 +8,9 @@ import type { JobSpec, PlannedSchedule, SpawnSchedules } from '../services/jobs.
 import type { JobRow } from '../store/jobs.js';
 import { isoTime } from '../clock.js';
 import { ForbiddenError, InvalidInputError } from '../errors.js';
-import { ScheduleStore } from './scheduleStore.js';
+import { getSchedule, insertSchedule, startSeries, type ScheduleWithCurrent } from '../store/sql/schedules.js';
+import { addEvent } from '../store/sql/jobs.js';
+import type { Q } from '../store/sql/tx.js';
 import { describeRepeat, hasSchedule, planSchedule } from './scheduleTiming.js';
 import { scheduleView } from './schedules.js';
 
@@ -16,11 +18,13 @@ import { scheduleView } from './schedules.js';
 type SpawnInput = Parameters<SpawnSchedules['plan']>[0];
 
 export class ScheduleBook implements SpawnSchedules {
-  private readonly store: ScheduleStore;
+  /** mixed period: until step 8 — get_agent's summary (JobService.withHealth) is synchronous, so its series is read synchronously. */
+  private readonly readSeries;
 
   /** `tz`: the time zone cron expressions are read in (default: the hub's local one). */
   constructor(private readonly ctx: HubContext, private readonly tz?: string) {
-    this.store = new ScheduleStore(ctx.db);
+    const s = ctx.db.prepare(`SELECT s.*, j.status AS current_status, j.not_before AS current_not_before FROM schedules s LEFT JOIN jobs j ON j.id = s.current_job WHERE s.id = ?`);
+    this.readSeries = (id: string): ScheduleWithCurrent | undefined => s.get(id) as ScheduleWithCurrent | undefined;
   }
 
   plan(input: SpawnInput, caller: Caller): PlannedSchedule | undefined {
@@ -34,18 +38,17 @@ export class ScheduleBook implements SpawnSchedules {
     }
     return {
       firstAt: plan.firstAt,
-      record: (jobId: string, spec: JobSpec, by: string, now: number) => {
+      record: async (trx: Q, jobId: string, spec: JobSpec, by: string, now: number) => {
         const { ctx } = this;
-        const id = this.newId();
+        const id = await this.newId(trx);
         const stored: JobSpec = { ...spec, id: undefined, branch: spec.worktree ? null : spec.branch };
-        this.store.insert({
+        await insertSchedule(trx, {
           id, title: spec.title, created_by: by, kind: plan.repeat.kind,
           every_s: plan.repeat.kind === 'every' ? plan.repeat.everyS : null, cron: plan.repeat.kind === 'cron' ? plan.repeat.cron : null,
           first_at: plan.firstAt, until_at: plan.untilAt, max_runs: plan.maxRuns, spec_json: JSON.stringify(stored),
         }, now);
-        this.store.tagJob(jobId, id, 1);
-        this.store.setCurrent(id, jobId, 1, now);
-        ctx.store.addEvent(jobId, now, 'scheduled', { schedule_id: id, occurrence: 1, run_at: isoTime(plan.firstAt), repeat: describeRepeat(plan.repeat) });
+        await startSeries(trx, id, jobId, now);
+        await addEvent(trx, jobId, now, 'scheduled', { schedule_id: id, occurrence: 1, run_at: isoTime(plan.firstAt), repeat: describeRepeat(plan.repeat) });
         ctx.log.info({ scheduleId: id, jobId, runAt: isoTime(plan.firstAt) }, 'schedule created');
         return { schedule_id: id };
       },
@@ -56,7 +59,7 @@ export class ScheduleBook implements SpawnSchedules {
     if ((j.not_before === null || j.not_before === undefined) && !j.schedule_id) return undefined;
     const out: { run_at?: string; schedule?: Record<string, unknown> } = {};
     if (j.not_before !== null && j.not_before !== undefined) out.run_at = isoTime(j.not_before);
-    const s = j.schedule_id ? this.store.get(j.schedule_id) : undefined;
+    const s = j.schedule_id ? this.readSeries(j.schedule_id) : undefined;
     if (s) {
       const v = scheduleView(s);
       out.schedule = {
@@ -67,10 +70,10 @@ export class ScheduleBook implements SpawnSchedules {
     return out;
   }
 
-  private newId(): string {
+  private async newId(q: Q): Promise<string> {
     for (let i = 0; i < 10; i++) {
       const id = `s-${this.ctx.ids.jobId().replace(/^j-/, '')}`;
-      if (!this.store.get(id)) return id;
+      if (!(await getSchedule(q, id))) return id;
     }
     throw new Error('could not generate a unique schedule id');
   }

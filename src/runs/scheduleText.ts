@@ -1,12 +1,12 @@
 // Schedules as text, for `overseer schedules` and the line under `overseer status`'s totals.
-// Reads the state database (the CLI's read-only connection works: SELECTs only).
-import type Database from 'better-sqlite3';
-import { ScheduleStore } from './scheduleStore.js';
+// Reads through the layer (the CLI's read-only connection works: SELECTs only).
+import { listSchedules } from '../store/sql/schedules.js';
+import type { Q } from '../store/sql/tx.js';
 import { scheduleView, type ScheduleView } from './schedules.js';
 
 /** Schedules as list_schedules shows them, read from the database (no hub needed). */
-export function readSchedules(db: Database.Database, f: { status?: ScheduleView['status']; limit?: number } = {}): ScheduleView[] {
-  return new ScheduleStore(db).list({ status: f.status, limit: f.limit ?? 100 }).map(scheduleView);
+export async function readSchedules(q: Q, f: { status?: ScheduleView['status']; limit?: number } = {}): Promise<ScheduleView[]> {
+  return (await listSchedules(q, { status: f.status, limit: f.limit ?? 100 })).map(scheduleView);
 }
 
 const runsOf = (v: ScheduleView): string => `${v.runs}${v.max_runs !== null ? `/${v.max_runs}` : ''}`;
@@ -26,10 +26,10 @@ export function schedulesTable(views: readonly ScheduleView[], table: (rows: str
 }
 
 /** Under `overseer status`'s totals: the active schedules and their next runs; undefined when there are none. */
-export function schedulesLine(db: Database.Database): string | undefined {
+export async function schedulesLine(q: Q): Promise<string | undefined> {
   let active: ScheduleView[];
   try {
-    active = readSchedules(db, { status: 'active', limit: 20 });
+    active = await readSchedules(q, { status: 'active', limit: 20 });
   } catch (err) {
     // A database from before schedules (no table): a hub of this version upgrades it.
     return /no such (table|column)/.test((err as Error).message) ? undefined : `schedules: (not readable here: ${(err as Error).message})`;

@@ -77,7 +77,7 @@ export interface PlannedSchedule {
   /** When the first run starts (epoch ms). */
   firstAt: number;
   /** Record the schedule and tag its first run, inside the transaction that creates the job. */
-  record(jobId: string, spec: JobSpec, by: string, now: number): { schedule_id: string };
+  record(trx: Q, jobId: string, spec: JobSpec, by: string, now: number): Promise<{ schedule_id: string }>;
 }
 
 /** The schedule side of spawn_agent (src/runs/scheduleBook.ts, or its "switched off" null object). */
@@ -285,7 +285,7 @@ export class JobService {
       ...(stackOn ? { base: stackOn } : {}),
     };
     const by = caller.role === 'agent' ? caller.jobId : 'lead';
-    const created = plan ? await this.createScheduled(plan, spec, by) : await this.create(spec, by, { within: extra.within });
+    const created = plan ? await this.createScheduled(plan, spec, by, extra.within) : await this.create(spec, by, { within: extra.within });
     const warning = this.confinement.warning();
     return warning ? { ...created, warning } : created;
   }
@@ -344,9 +344,15 @@ export class JobService {
   }
 
   /** A spawn with a schedule: its first run, waiting for its time, and the schedule in one transaction. */
-  private async createScheduled(plan: PlannedSchedule, spec: JobSpec, by: string): Promise<Awaited<ReturnType<JobService['create']>> & { schedule_id: string; run_at: string }> {
+  private async createScheduled(plan: PlannedSchedule, spec: JobSpec, by: string, more?: (jobId: string, now: number, trx: Q) => Promise<void> | void): Promise<Awaited<ReturnType<JobService['create']>> & { schedule_id: string; run_at: string }> {
     let scheduleId = '';
-    const created = await this.create(spec, by, { notBefore: plan.firstAt, within: (jobId, now) => { scheduleId = plan.record(jobId, spec, by, now).schedule_id; } });
+    const created = await this.create(spec, by, {
+      notBefore: plan.firstAt,
+      within: async (jobId, now, trx) => {
+        scheduleId = (await plan.record(trx, jobId, spec, by, now)).schedule_id;
+        await more?.(jobId, now, trx);
+      },
+    });
     return { ...created, schedule_id: scheduleId, run_at: isoTime(plan.firstAt) };
   }
 

@@ -53,11 +53,11 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
       // Only a call with wait_s waits (and is answered as a stream over HTTP).
       blocks: (a) => typeof a.wait_s === 'number' && a.wait_s > 0,
       handler: async (i, _c, x) => {
-        const view = (): Record<string, unknown> => scripts.view(i.run_id) ?? r.view(i.run_id);
-        const first = view();
+        const view = async (): Promise<Record<string, unknown>> => scripts.view(i.run_id) ?? await r.view(i.run_id);
+        const first = await view();
         if (!i.wait_s || first.status !== 'running') return first;
         await waitUntil({
-          bus, events: ['run'], check: () => (view().status !== 'running' ? true : undefined), timeoutMs: i.wait_s * 1000, signal: x.signal,
+          bus, events: ['run'], check: async () => ((await view()).status !== 'running' ? true : undefined), timeoutMs: i.wait_s * 1000, signal: x.signal,
           onProgress: (ms) => x.progress(ms / 1000, i.wait_s, `run ${String(first.run_id)} still running after ${Math.round(ms / 1000)}s`), progressEveryMs,
         });
         return view();

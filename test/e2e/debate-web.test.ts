@@ -40,7 +40,7 @@ describe('dashboard debates panel', () => {
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Cancel debate' }).click();
     await page.locator(`[data-testid=debate][data-debate=${running.debate_id}][data-status=cancelled]`).waitFor({ timeout: 30_000 });
-    assert.equal(h.hub.debates.get(running.debate_id).status, 'cancelled');
+    assert.equal((await h.hub.debates.get(running.debate_id)).status, 'cancelled');
     await eventually('its jobs cancelled', () => running.job_ids.every((id: string) => h.hub.ctx.store.get(id)!.status === 'cancelled'), 30_000);
     await page.context().close();
   });

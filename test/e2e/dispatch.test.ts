@@ -19,6 +19,7 @@ import { buildCli, overseer } from '../helpers/cli.js';
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { startFakeAnthropic, type Script, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import type { TestHub } from '../helpers/hub.js';
+import { getRun } from '../../src/store/sql/runs.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 buildCli();
@@ -43,7 +44,7 @@ const threeTasks = (a: string): string => [
 ].join('\n');
 
 async function runEnded(h: TestHub, runId: string, timeoutMs = 120_000): Promise<any> {
-  await eventually(`run ${runId} ended`, () => h.hub.runs.store.get(runId)?.status !== 'running', timeoutMs, 100);
+  await eventually(`run ${runId} ended`, async () => (await getRun(h.hub.ctx.sql.db, runId))?.status !== 'running', timeoutMs, 100);
   return h.call('get_run', { run_id: runId });
 }
 
@@ -71,7 +72,7 @@ describe('batch dispatch from a file', () => {
     }
     assert.deepEqual(JSON.parse(h.hub.ctx.store.get(b.job_id)!.labels_json), ['mine', `run:${r.run_id}`]);
     // The run keeps a snapshot of the file and shows up in list_runs.
-    const row = h.hub.runs.store.get(r.run_id)!;
+    const row = (await getRun(h.hub.ctx.sql.db, r.run_id))!;
     assert.equal(row.content, readFileSync(file, 'utf8'));
     assert.equal(row.file, file);
     const listed = await h.call('list_runs', {});

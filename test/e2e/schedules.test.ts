@@ -56,7 +56,7 @@ describe('schedules', () => {
 
     await waitForJob(h.hub, dep.job_id, (j) => j.status === 'succeeded', 60_000);
     // The dependency is done: the job still waits for its time, whatever the timer does.
-    h.hub.schedules.tick();
+    await h.hub.schedules.tick();
     const got = await h.call('get_agent', { job_id: job.job_id });
     assert.equal(got.status, 'waiting');
     assert.equal(got.run_at, iso(runAt));
@@ -73,10 +73,10 @@ describe('schedules', () => {
 
     // One minute short of its time: still waiting. Past it: it runs.
     clock.advance(29 * MIN);
-    h.hub.schedules.tick();
+    await h.hub.schedules.tick();
     assert.equal(h.hub.ctx.store.get(job.job_id)!.status, 'waiting');
     clock.advance(1 * MIN + 1000);
-    h.hub.schedules.tick();
+    await h.hub.schedules.tick();
     const done = await waitForJob(h.hub, job.job_id, (j) => j.status === 'succeeded', 60_000);
     assert.ok(done.started_at! >= runAt, `started ${iso(done.started_at!)}, due ${iso(runAt)}`);
     assert.equal(done.result, 'ran on time');
@@ -91,9 +91,11 @@ describe('schedules', () => {
     const h = await hub(clock);
     const runAt = clock.now() + 1500;
     const job = await h.call('spawn_agent', { prompt: '@script:quick by the timer', at: iso(runAt) });
+    await h.hub.schedules.idle();
     assert.equal(h.hub.schedules.wakeAt, runAt);
     const done = await waitForJob(h.hub, job.job_id, (j) => j.status === 'succeeded', 30_000);
     assert.ok(done.started_at! >= runAt, `started ${iso(done.started_at!)}, due ${iso(runAt)}`);
+    await h.hub.schedules.idle();
     assert.equal(h.hub.schedules.wakeAt, undefined, 'nothing else to wake for');
   });
 
@@ -164,10 +166,10 @@ describe('schedules', () => {
     const firstNow = await h.call('get_agent', { job_id: first.job_id });
     assert.equal(firstNow.schedule.next_job_id, secondId);
     assert.equal(firstNow.schedule.next_run_at, iso(firstAt + MIN));
-    assert.match(schedulesLine(h.hub.db)!, new RegExp(`^schedules: ${first.schedule_id} "repeat" every 60 s, runs 2/2, next run ${iso(firstAt + MIN).replace(/[.]/g, '\\.')} \\(${secondId}\\)`));
+    assert.match((await schedulesLine(h.hub.ctx.sql.db))!, new RegExp(`^schedules: ${first.schedule_id} "repeat" every 60 s, runs 2/2, next run ${iso(firstAt + MIN).replace(/[.]/g, '\\.')} \\(${secondId}\\)`));
 
     clock.advance(MIN);
-    h.hub.schedules.tick();
+    await h.hub.schedules.tick();
     await waitForJob(h.hub, secondId, (j) => j.status === 'succeeded', 60_000);
     const end = (await h.call('list_schedules', { schedule_id: first.schedule_id })).schedules[0];
     assert.equal(end.status, 'done');
@@ -175,7 +177,7 @@ describe('schedules', () => {
     assert.equal(end.next_run_at, null);
     assert.deepEqual(end.occurrences.map((o: any) => [o.n, o.status]), [[1, 'succeeded'], [2, 'succeeded']]);
     assert.equal(count(h, 'SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ?', first.schedule_id), 2, 'no third run');
-    assert.equal(schedulesLine(h.hub.db), undefined, 'no active schedule left to show');
+    assert.equal((await schedulesLine(h.hub.ctx.sql.db)), undefined, 'no active schedule left to show');
   });
 
   test('a failed run stops its series and says so; cancel_schedule cancels a run waiting for its time', { timeout: 120_000 }, async () => {
@@ -195,6 +197,7 @@ describe('schedules', () => {
     assert.equal(c.stop_reason, 'cancelled: not needed');
     assert.match(c.note, /was cancelled/);
     assert.equal(h.hub.ctx.store.get(later.job_id)!.status, 'cancelled');
+    await h.hub.schedules.idle();
     assert.equal(h.hub.schedules.wakeAt, undefined, 'nothing left to wake for');
     const again = await h.call('cancel_schedule', { schedule_id: later.schedule_id });
     assert.match(again.note, /had already ended \(cancelled\)/);

@@ -9,6 +9,7 @@ import { loggedIn } from '../helpers/dashboard.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
+import { getRun, runTasks } from '../../src/store/sql/runs.js';
 
 let browser: Browser;
 const hubs: TestHub[] = [];
@@ -25,7 +26,7 @@ describe('the Runs panel', () => {
     const h = await startTestHub({ processes: fake });
     hubs.push(h);
     const r = await h.call('dispatch', { format: 'yaml', content: 'title: panel run\ntasks:\n  - id: first\n    prompt: the first task\n  - id: second\n    prompt: the second task\n    depends_on: [first]\n' });
-    await eventually('the run failed', () => h.hub.runs.store.get(r.run_id)?.status === 'failed', 15_000);
+    await eventually('the run failed', async () => (await getRun(h.hub.ctx.sql.db, r.run_id))?.status === 'failed', 15_000);
     const page = await loggedIn(browser, h, { hash: '#/runs' });
     await page.locator(`button[data-run="${r.run_id}"]`, { hasText: 'panel run' }).waitFor({ timeout: 15_000 });
     const first = page.locator('[data-testid=run-tasks] tr[data-task=first]');
@@ -33,8 +34,8 @@ describe('the Runs panel', () => {
     assert.match(await first.innerText(), /failed[\s\S]*the build broke/);
     assert.match(await page.locator('[data-testid=run-tasks] tr[data-task=second]').innerText(), /skipped[\s\S]*first[\s\S]*dependency first did not succeed/);
     await page.getByRole('button', { name: 'Resume what did not succeed' }).click();
-    await eventually('the run succeeded', () => h.hub.runs.store.get(r.run_id)?.status === 'succeeded', 15_000);
-    const firstJob = h.hub.runs.store.tasks(r.run_id)[0]!.job_id!;
+    await eventually('the run succeeded', async () => (await getRun(h.hub.ctx.sql.db, r.run_id))?.status === 'succeeded', 15_000);
+    const firstJob = (await runTasks(h.hub.ctx.sql.db, r.run_id))[0]!.job_id!;
     assert.equal(h.hub.ctx.store.attempts(firstJob).length, 2, 'the failed job was continued, not replaced');
     await page.locator('[data-testid=run-tasks] tr[data-task=second]', { hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
   });

@@ -32,9 +32,9 @@ describe('the Schedules panel', () => {
     hubs.push(h);
     const first = await h.call('spawn_agent', { prompt: 'check the deploy', title: 'hourly check', every_s: 3600, max_runs: 3 });
     const id: string = first.schedule_id;
-    await eventually('the second occurrence waits for its time', () => h.hub.schedules.store.get(id)?.runs === 2, 15_000);
-    h.hub.schedules.tick(); // not due yet: it stays waiting
-    const s = h.hub.schedules.store.get(id)!;
+    await eventually('the second occurrence waits for its time', async () => (await h.hub.schedules.get(id)).runs === 2, 15_000);
+    await h.hub.schedules.tick(); // not due yet: it stays waiting
+    const s = await h.hub.schedules.get(id);
     const second = s.current_job!;
     assert.equal(h.hub.ctx.store.get(second)!.status, 'waiting');
     const nextAt = new Date(Date.parse(first.run_at) + HOUR).toISOString();
@@ -61,13 +61,13 @@ describe('the Schedules panel', () => {
     // Without the session's CSRF token the cancel is refused and changes nothing.
     const noCsrf = await page.evaluate(async (p) => (await fetch(p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, `/api/web/schedules/${id}/cancel`);
     assert.equal(noCsrf, 403);
-    assert.equal(h.hub.schedules.store.get(id)!.status, 'active');
+    assert.equal((await h.hub.schedules.get(id)).status, 'active');
 
     page.once('dialog', (d) => void d.accept());
     await detail.getByLabel('Reason').fill('not needed');
     await detail.getByRole('button', { name: 'Cancel schedule' }).click();
-    await eventually('the schedule is cancelled', () => h.hub.schedules.store.get(id)?.status === 'cancelled', 10_000);
-    assert.equal(h.hub.schedules.store.get(id)!.stop_reason, 'cancelled: not needed');
+    await eventually('the schedule is cancelled', async () => (await h.hub.schedules.get(id)).status === 'cancelled', 10_000);
+    assert.equal((await h.hub.schedules.get(id)).stop_reason, 'cancelled: not needed');
     assert.equal(h.hub.ctx.store.get(second)!.status, 'cancelled', 'the occurrence waiting for its time is cancelled');
     assert.equal(h.hub.ctx.store.get(first.job_id)!.status, 'succeeded');
     await page.locator('[role=alert]', { hasText: `its next run ${second} was cancelled` }).waitFor({ timeout: 5_000 });

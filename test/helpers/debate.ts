@@ -8,11 +8,11 @@ export function debateSettled(hub: Hub, id: string, timeoutMs = 120_000): Promis
     let done = false;
     const check = async (): Promise<void> => {
       await hub.debates.idle(id);
-      const d = hub.debates.get(id);
+      const d = await hub.debates.get(id);
       if (!done && d.status !== 'running') { done = true; offs.forEach((f) => f()); clearTimeout(t); resolve(d); }
     };
     const offs = [hub.ctx.bus.on('job', () => void check()), hub.ctx.bus.on('debate', () => void check())];
-    const t = setTimeout(() => { offs.forEach((f) => f()); reject(new Error(`debate ${id} still ${hub.debates.get(id).status} after ${timeoutMs} ms: ${JSON.stringify(hub.debates.get(id).rounds)}`)); }, timeoutMs);
+    const t = setTimeout(() => { offs.forEach((f) => f()); void hub.debates.get(id).then((d) => reject(new Error(`debate ${id} still ${d.status} after ${timeoutMs} ms: ${JSON.stringify(d.rounds)}`)), reject); }, timeoutMs);
     void check();
   });
 }

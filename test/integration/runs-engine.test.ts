@@ -8,6 +8,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher, type TurnScript } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
 import { gate, type Gate } from '../helpers/gate.js';
+import { getRun, runTasks } from '../../src/store/sql/runs.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop().catch(() => undefined); });
@@ -29,8 +30,9 @@ async function setup(script: TurnScript, dir?: string): Promise<{ h: TestHub; fa
 }
 
 const toml = (rules: string[], tasks: string[][]): string => [...rules, ...tasks.flatMap((t) => ['[[task]]', ...t])].join('\n');
-const liveJobs = (h: TestHub, runId: string): number => h.hub.runs.store.tasks(runId).filter((t) => t.job_id && ['queued', 'running', 'waiting'].includes(h.hub.ctx.store.get(t.job_id)!.status)).length;
-const ended = (h: TestHub, runId: string, ms = 20_000) => eventually(`run ${runId} ended`, () => (h.hub.runs.store.get(runId)?.status !== 'running' ? h.hub.runs.store.get(runId) : undefined), ms);
+// Read synchronously inside a bus listener (the hub's connection; reads pass in the mixed period).
+const liveJobs = (h: TestHub, runId: string): number => (h.hub.db.prepare('SELECT job_id FROM run_tasks WHERE run_id = ?').all(runId) as { job_id: string | null }[]).filter((t) => t.job_id && ['queued', 'running', 'waiting'].includes(h.hub.ctx.store.get(t.job_id)!.status)).length;
+const ended = (h: TestHub, runId: string, ms = 20_000) => eventually(`run ${runId} ended`, async () => { const r = await getRun(h.hub.ctx.sql.db, runId); return r && r.status !== 'running' ? r : undefined; }, ms);
 
 describe('run engine', () => {
   test('concurrency 2: at most two tasks have a live job; the others start as slots free up', async () => {
@@ -45,7 +47,7 @@ describe('run engine', () => {
     off();
     assert.equal(run.status, 'succeeded');
     assert.ok(most <= 2, `at most 2 live at once, saw ${most}`);
-    assert.equal(h.hub.runs.store.tasks(r.run_id).filter((t) => t.job_id).length, 4);
+    assert.equal((await runTasks(h.hub.ctx.sql.db, r.run_id)).filter((t) => t.job_id).length, 4);
     // The dashboard's Runs panel reads the same views (lead token here; the page uses its session).
     const base = h.hub.http!.url.replace(/\/mcp$/, '');
     const get = async (path: string): Promise<any> => {
@@ -80,7 +82,7 @@ describe('run engine', () => {
     const run = await ended(h, r.run_id, 15_000);
     assert.equal(run.status, 'timed_out');
     assert.match(run.note!, /^run timeout reached \(timeout_s 1\): cancelled slow \(j-\w+\); tasks never started: after$/);
-    const slow = h.hub.runs.store.tasks(r.run_id)[0]!;
+    const slow = (await runTasks(h.hub.ctx.sql.db, r.run_id))[0]!;
     await eventually('the slow job is cancelled', () => h.hub.ctx.store.get(slow.job_id!)!.status === 'cancelled');
     gates.get('never')!.open();
   });
@@ -97,7 +99,7 @@ describe('run engine', () => {
     const second = await setup(async () => ({ resultText: 'done' }), first.h.dir);
     const run = await ended(second.h, r.run_id);
     assert.equal(run.status, 'succeeded');
-    const tasks = second.h.hub.runs.store.tasks(r.run_id);
+    const tasks = await runTasks(second.h.hub.ctx.sql.db, r.run_id);
     assert.equal(tasks[0]!.job_id, aJob, 'a continued its own job');
     assert.ok(second.fake.children.some((c) => c.messages.join('\n').includes('The hub that ran you stopped') || (c.prompt ?? '').includes('The hub that ran you stopped')), 'it was told why');
     assert.deepEqual(JSON.parse(second.h.hub.ctx.store.get(tasks[1]!.job_id!)!.depends_on_json), [aJob]);

@@ -93,7 +93,7 @@ return out`);
 
   test('runs lists script and dispatch runs together, newest first, with their kind', async () => {
     const d = await h.call('dispatch', { format: 'toml', title: 'toml run', content: ['[[task]]', 'id = "a"', 'prompt = "TASK:t"'].join('\n') });
-    await eventually('the dispatch run ended', () => (h.hub.runs.view(d.run_id).status === 'succeeded' ? true : undefined), 20_000);
+    await eventually('the dispatch run ended', async () => ((await h.hub.runs.view(d.run_id)).status === 'succeeded' ? true : undefined), 20_000);
     const r = await runOverseer(h.home, ['runs']);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');

@@ -55,18 +55,102 @@ export interface RequestLateAnswersTable {
   lead_seen_at: number | null;
 }
 
-/** runs: the columns the lead's run attention reads (src/services/runAttention.ts); step 7 types the rest. */
+/** runs: a dispatch run (src/runs/store.ts) or a script run (src/scripts); kind says which. */
 export interface RunsTable {
   id: string;
-  kind: string;
+  kind: ColumnType<string, string | undefined, string>;
   title: string;
+  file: string | null;
+  content: string;
+  format: string;
   status: string;
   note: string | null;
   rules_json: string;
+  deadline_at: number | null;
+  created_at: number;
+  updated_at: number;
   ended_at: number | null;
-  lead_seen_at: number | null;
+  lead_seen_at: ColumnType<number | null, number | null | undefined, number | null>;
   /** The hub that drives it (migration 27). */
-  hub_id: string | null;
+  hub_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** run_tasks: a dispatch run's task, its state in the run and its job(s) (src/runs/store.ts RunTaskRow). */
+export interface RunTasksTable {
+  run_id: string;
+  task_id: string;
+  n: number;
+  spec_json: string;
+  state: 'pending' | 'started' | 'skipped' | 'error';
+  job_id: string | null;
+  job_ids_json: string;
+  error: string | null;
+}
+
+/** schedules (migration 18): a series of jobs (src/store/sql/schedules.ts ScheduleRow). */
+export interface SchedulesTable {
+  id: string;
+  seq: number;
+  title: string;
+  created_by: string;
+  kind: 'once' | 'every' | 'cron';
+  every_s: number | null;
+  cron: string | null;
+  first_at: number;
+  until_at: number | null;
+  max_runs: number | null;
+  spec_json: string;
+  status: 'active' | 'done' | 'stopped' | 'cancelled';
+  stop_reason: string | null;
+  runs: number;
+  current_job: string | null;
+  created_at: number;
+  updated_at: number;
+  ended_at: number | null;
+}
+
+/** debates (migration 21): one per debate (src/store/sql/debates.ts DebateRow). */
+export interface DebatesTable {
+  id: string;
+  title: string;
+  task: string;
+  status: 'running' | 'consensus' | 'disagreement' | 'failed' | 'cancelled';
+  cwd: string;
+  repo_root: string | null;
+  worktree_path: string | null;
+  branch: string | null;
+  base_commit: string | null;
+  sides_json: string;
+  max_rounds: number;
+  loops: number;
+  post_action: string | null;
+  post_action_side: number;
+  verify: number;
+  error: string | null;
+  project: string | null;
+  created_at: number;
+  updated_at: number;
+  ended_at: number | null;
+  hub_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** debate_turns: one per side's job of a debate (PK debate_id, loop, kind, round, side). */
+export interface DebateTurnsTable {
+  debate_id: string;
+  loop: number;
+  kind: 'answer' | 'post_action' | 'review' | 'response';
+  round: number;
+  side: 0 | 1;
+  job_id: string;
+  status: 'running' | 'done' | 'failed';
+  verdict: string | null;
+  position: string | null;
+  reasoning: string | null;
+  open_points: string | null;
+  text: string | null;
+  error: string | null;
+  created_at: number;
+  ended_at: number | null;
 }
 
 /** script_calls: the columns the lead's run attention reads; step 7 types the rest. */
@@ -330,11 +414,14 @@ export interface Schema {
   request_late_answers: RequestLateAnswersTable;
   jobs: JobsTable;
   runs: RunsTable;
+  run_tasks: RunTasksTable;
+  schedules: SchedulesTable;
+  debate_turns: DebateTurnsTable;
   script_calls: ScriptCallsTable;
   hubs: HubsTable;
   job_commands: JobCommandsTable;
   workflows: OwnedTable;
-  debates: OwnedTable;
+  debates: DebatesTable;
   // step 3 (leaf stores)
   events: EventsTable;
   messages: MessagesTable;

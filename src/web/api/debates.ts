@@ -16,9 +16,9 @@ const ListQuery = ListDebatesInput.extend({ limit: z.coerce.number().int().min(1
 const CancelBody = z.object({}).strict();
 
 export function debateRoutes(d: { debates: DebateService; notes: NoteService }) {
-  const detail = (id: string) => {
-    const debate = d.debates.get(id);
-    return { debate, final: d.notes.store.get(debate.notes.final)?.value ?? null };
+  const detail = async (id: string) => {
+    const debate = await d.debates.get(id);
+    return { debate, final: (await d.notes.get(debate.notes.final))?.value ?? null };
   };
   return async (req: IncomingMessage, _res: ServerResponse, url: URL): Promise<unknown> => {
     const m = /^\/api\/web\/debates(?:\/([^/]+)(?:\/(cancel))?)?\/?$/.exec(url.pathname);

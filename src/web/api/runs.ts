@@ -50,10 +50,10 @@ export function runRoutes(d: { ctx: HubContext; services: { runs?: RunService; t
       return tool('resume_run', { run_id: id });
     }
     if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
-    if (id) return script(id) ?? runs.view(id);
+    if (id) return script(id) ?? await runs.view(id);
     const q = parseQuery(url, z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }), ['limit']);
     return {
-      runs: runs.list(q.limit).runs.map((r) => {
+      runs: (await runs.list(q.limit)).runs.map((r) => {
         const s = script(r.run_id as string);
         if (!s) return { kind: 'dispatch', ...r };
         const { calls, log: _log, result: _result, ...rest } = s;

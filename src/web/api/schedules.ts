@@ -20,7 +20,7 @@ export function scheduleRoutes(d: { schedules?: Schedules }) {
     const id = m[1] === undefined ? undefined : decodeURIComponent(m[1]);
     if (!m[2]) {
       if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
-      if (id) return { schedule: d.schedules.list({ schedule_id: id, limit: 1 }).schedules[0] };
+      if (id) return { schedule: (await d.schedules.list({ schedule_id: id, limit: 1 })).schedules[0] };
       return d.schedules.list(parseQuery(url, ListQuery, ['status', 'limit']));
     }
     if (req.method !== 'POST') throw methodNotAllowed(req, 'POST', url.pathname);
