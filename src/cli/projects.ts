@@ -63,11 +63,15 @@ export async function runUsage(o: UsageOpts): Promise<void> {
   } catch (err) {
     throw new UsageError(`--${(err as Error).message}`);
   }
-  const r: UsageReport = await withDb((db) => {
+  const { sqlOver } = await import('../store/sql/open.js');
+  const r: UsageReport = await withDb(async (db) => {
+    const s = sqlOver(db);
     try {
-      return usageReport(db, { sinceMs, project: o.project });
+      return await usageReport(s.db, { sinceMs, project: o.project });
     } catch (err) {
       throw new CliError(`The usage could not be read from this database (${(err as Error).message}); a running hub of this version upgrades it.`);
+    } finally {
+      await s.close();
     }
   });
   if (o.json) return out(JSON.stringify(usageAnswer(r, by), null, 2));
