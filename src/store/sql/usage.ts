@@ -1,6 +1,6 @@
 // The hub's own model calls (retry diagnosis, KB triage, model choice) over the Kysely layer: one
-// priced row each, linked to the job it served (src/money/usageStore.ts has the row's meaning and
-// the readers that are not moved yet).
+// priced row each, linked to the job it served (src/money/usageStore.ts has the row's types), and
+// the model runs the usage report groups (src/money/usageReport.ts), on SQLite and PostgreSQL.
 import { sql } from 'kysely';
 import type { Q } from './tx.js';
 
