@@ -9,6 +9,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { sqlOver } from '../src/store/sql/open.js';
 import { f1, f2, out, runAlone, tempDir } from './common.js';
 import { openDb } from '../src/store/db.js';
 import { JobStore } from '../src/store/jobs.js';
@@ -56,7 +57,7 @@ export async function benchMergeQueue(): Promise<MergeQueueBenchResult> {
         labels_json: '[]', depends_on_json: '[]', status: 'succeeded', session_id: `s-${i}`, token_hash: null, workflow_id: null, phase: null, cycle: null, json_schema: null,
       }, now);
     });
-    const svc = new MergeService({ db, now: () => Date.now(), worktree: { copy: [], setup: [], setupTimeoutS: 60, detect: false }, env: process.env });
+    const svc = new MergeService({ sql: sqlOver(db).db, now: () => Date.now(), worktree: { copy: [], setup: [], setupTimeoutS: 60, detect: false }, env: process.env });
 
     const ship: number[] = [];
     const base: number[] = [];

@@ -41,7 +41,7 @@ import { MergeService } from './branches/mergeJobs.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { memorySection } from './kb/memory.js';
-import { UsageStore } from './money/usageStore.js';
+import { addUsage } from './store/sql/usage.js';
 import { Budgets } from './money/budgets.js';
 import { ModelChooser, autoModels } from './models/choice.js';
 import { createTriageAgent } from './kb/triageAgent.js';
@@ -131,7 +131,8 @@ export interface Services {
   /** Started and stopped by the hub, in its order; NOTHING for those switched off. */
   lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle };
   /** Whether a person works on an agent's session (keeps the hub up); never, without takeover. */
-  takenOver: { active(): boolean };
+  /** `load` reads the jobs a person took over under an earlier hub (at the hub's start, before it listens). */
+  takenOver: { active(): boolean; load(): Promise<void> };
   /** The tools offered, in the order of tools/list. */
   tools: ToolDef[];
 }
@@ -184,7 +185,8 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
     projectDir: o.projectDir, log,
     triageAgent: config.kbTriage ? createTriageAgent({
       bin: () => ctx.launchers.claude?.resolveBin(), prompts: ctx.prompts, env: ctx.childEnv, cwd: o.projectDir, log,
-      onUsage: (usage, jobId) => new UsageStore(db).add({ jobId: jobId && ctx.store.get(jobId) ? jobId : null, kind: 'triage', usage, now: ctx.clock.now() }),
+      onUsage: (usage, jobId) => void addUsage(ctx.sql.db, { jobId, kind: 'triage', usage, now: ctx.clock.now() })
+        .catch((err: unknown) => log.warn({ err, jobId }, 'the triage\'s usage was not recorded')),
     }) : undefined,
   });
   const search = caps.search ? createSearch({ sql: ctx.sql, now: () => ctx.clock.now(), log }) : undefined;
@@ -221,7 +223,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const notes = new NoteService(ctx);
   const requests = new RequestService(ctx, elicitor);
   const permissions = new PermissionService(ctx, requests);
-  const attachments = caps.takeover ? Attachments.load(db, () => ctx.clock.now()) : undefined;
+  const attachments = caps.takeover ? new Attachments() : undefined;
   const jobs = new JobService(ctx, {
     runner, children, messages, budgets, models, requests,
     schedules: caps.schedules ? new ScheduleBook(ctx) : SCHEDULES_OFF,
@@ -245,9 +247,9 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
     ...(search ? searchTools(search.service) : []), ...overlapTools(ctx.sql.db), ...(schedules ? scheduleTools(schedules) : []),
-    ...projectTools({ projects: new ProjectService(ctx.sql.db, now), db, now }), ...runTools(runs, scripts, ctx.bus, ctx.progressEveryMs), ...(debates ? debateTools(debates) : []),
+    ...projectTools({ projects: new ProjectService(ctx.sql.db, now), sql: ctx.sql.db, now }), ...runTools(runs, scripts, ctx.bus, ctx.progressEveryMs), ...(debates ? debateTools(debates) : []),
     ...(takeover ? takeoverTools(takeover) : []),
-    ...mergeTools(new MergeService({ db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
+    ...mergeTools(new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
   ];
   return {
     ctx, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
@@ -257,7 +259,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
       search: search ? { start: () => search.start(), stop: () => search.close() } : NOTHING,
     },
-    takenOver: takeover ?? { active: () => false },
+    takenOver: takeover ?? { active: () => false, load: async () => undefined },
   };
 }
 

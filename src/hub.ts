@@ -90,7 +90,7 @@ export class Hub {
   private readonly caps: { debates?: DebateService; search?: Search; schedules?: Schedules };
   private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle };
   /** Agents a person took over with overseer attach (src/takeover); never any without the capability. */
-  private readonly takenOver: { active(): boolean };
+  private readonly takenOver: { active(): boolean; load(): Promise<void> };
   private readonly promptDeps: PromptDeps;
   private readonly resourceDeps: ResourceDeps;
   private readonly elicitor = new LeadElicitor();
@@ -169,6 +169,7 @@ export class Hub {
   async start(): Promise<void> {
     writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider, modelCatalog: this.o.config.codexModelCatalog });
     this.reconciled = await reconcile(this.ctx);
+    await this.takenOver.load();
     // After reconcile: what it settled releases its reservation.
     await this.budgets.attach();
     this.lockGuard.locksChanged();
@@ -222,7 +223,7 @@ export class Hub {
     this.workflows.reconcile();
     this.lifecycle.debates.start();
     this.health.start();
-    this.overlaps.start();
+    await this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.lifecycle.search.start();
   }

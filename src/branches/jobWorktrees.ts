@@ -5,9 +5,10 @@
 import { existsSync } from 'node:fs';
 import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
-import { tx } from '../store/db.js';
-import { SetupStore } from '../store/setup.js';
-import { setSetupStack, setupBase, setupReport, setupSkipped } from '../store/sql/setup.js';
+import { batch } from '../store/sql/tx.js';
+import { addEvent, eventInsert, getJob, jobUpdate, updateJob } from '../store/sql/jobs.js';
+import { unclosedWorktrees } from '../store/sql/branches.js';
+import { setSetupStack, setupBase, setupRecordStatement, setupReport, setupSkipped } from '../store/sql/setup.js';
 import { createWorktree, finishWorktree, headCommit, type WorktreeInfo } from '../git/worktree.js';
 import { integrate, planStack } from './stack.js';
 import { attachWorktree } from '../git/attach.js';
@@ -23,24 +24,17 @@ export class JobWorktrees {
   /** Jobs whose end is written but whose worktree is still being committed and closed. */
   private readonly closing = new Set<string>();
 
-  /** The bootstrap's report is written in the transaction that clears the job's status message
-   * and logs the setup event, both of the synchronous JobStore (mixed period: until step 6 of
-   * docs/store-plan.md); the rest of job_setup is read and written on the layer. */
-  private readonly setups: SetupStore;
-
-  constructor(private readonly ctx: HubContext) {
-    this.setups = new SetupStore(ctx.db);
-  }
+  constructor(private readonly ctx: HubContext) {}
 
   /** The job's worktree before an attempt: attached when it has one, else made; bootstrapped when new (or its last bootstrap failed). */
   async prepare(job: JobRow): Promise<void> {
-    const { store, clock } = this.ctx;
+    const { clock } = this.ctx;
     // A worktree made now is bootstrapped; so is one whose last bootstrap failed (a resume after setup_failed).
     const fresh = !job.work_dir || !existsSync(job.work_dir);
     const wt = job.work_dir && job.branch && job.repo_root
       ? await attachWorktree({ repoRoot: job.repo_root, path: job.work_dir, branch: job.branch, baseCommit: job.base_commit! })
       : await this.stacked(job);
-    store.update(job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
+    await updateJob(this.ctx.sql.db, job.id, { work_dir: wt.path, branch: wt.branch, base_commit: job.base_commit ?? wt.baseCommit }, clock.now());
     if (fresh || (await setupReport(this.ctx.sql.db, job.id))?.status === 'failed') await this.bootstrap(job, wt.path);
   }
 
@@ -51,10 +45,12 @@ export class JobWorktrees {
    */
   private async stacked(job: JobRow): Promise<WorktreeInfo> {
     const { ctx } = this;
-    const deps = (JSON.parse(job.depends_on_json) as string[]).map((id) => ctx.store.get(id)).filter((d): d is JobRow => d !== undefined);
-    const base = await setupBase(ctx.sql.db, job.id);
+    const q = ctx.sql.db;
+    const deps: JobRow[] = [];
+    for (const id of JSON.parse(job.depends_on_json) as string[]) { const d = await getJob(q, id); if (d) deps.push(d); }
+    const base = await setupBase(q, job.id);
     const asDep = (d: JobRow) => ({ id: d.id, title: d.title, worktree: d.worktree === 1, branch: d.branch, repoRoot: d.repo_root });
-    const baseJob = base?.startsWith('job:') ? ctx.store.get(base.slice('job:'.length)) : undefined;
+    const baseJob = base?.startsWith('job:') ? await getJob(q, base.slice('job:'.length)) : undefined;
     const plan = planStack({ base, repoRoot: job.repo_root!, deps: deps.map(asDep), ...(baseJob ? { baseJob: asDep(baseJob) } : {}) });
     let wt: WorktreeInfo;
     try {
@@ -66,8 +62,8 @@ export class JobWorktrees {
     if (!plan.base) return wt;
     const r = await integrate(wt.path, plan.merge);
     const now = ctx.clock.now();
-    await setSetupStack(ctx.sql.db, job.id, { branch: plan.base.ref, ...(plan.base.jobId ? { jobId: plan.base.jobId } : {}), merged: r.merged }, now);
-    ctx.store.addEvent(job.id, now, 'stacked', { base: plan.base.ref, base_job: plan.base.jobId ?? null, merged: r.merged, ...(r.ok ? {} : { conflict: { branch: r.branch, job_id: r.jobId, files: r.files } }) });
+    await setSetupStack(q, job.id, { branch: plan.base.ref, ...(plan.base.jobId ? { jobId: plan.base.jobId } : {}), merged: r.merged }, now);
+    await addEvent(q, job.id, now, 'stacked', { base: plan.base.ref, base_job: plan.base.jobId ?? null, merged: r.merged, ...(r.ok ? {} : { conflict: { branch: r.branch, job_id: r.jobId, files: r.files } }) });
     if (!r.ok) {
       throw new DependencyConflict(`its dependencies' branches conflict: merging ${r.branch} (${r.jobId}) into ${plan.base.ref} (${plan.base.jobId}${r.merged.length ? ` + ${r.merged.join(', ')}` : ''}) ${r.files.length ? `conflicts in ${r.files.join(', ')}` : `failed: ${r.error}`}. The agent was not started. Merge those branches yourself (or have an agent do it) and spawn again with base: "<the merged branch>", or depend on one of them only.`);
     }
@@ -78,14 +74,16 @@ export class JobWorktrees {
   /** Copy the configured files into a fresh worktree and run its setup commands (src/git/bootstrap.ts); SetupFailed when one fails. */
   private async bootstrap(job: JobRow, path: string): Promise<void> {
     const { ctx } = this;
-    ctx.store.update(job.id, { status_message: 'setting up its worktree' }, ctx.clock.now());
-    const report = await bootstrapWorktree({ repoRoot: job.repo_root!, worktree: path, config: ctx.config.worktree, env: ctx.childEnv, skip: await setupSkipped(ctx.sql.db, job.id) });
+    const q = ctx.sql.db;
+    await updateJob(q, job.id, { status_message: 'setting up its worktree' }, ctx.clock.now());
+    const report = await bootstrapWorktree({ repoRoot: job.repo_root!, worktree: path, config: ctx.config.worktree, env: ctx.childEnv, skip: await setupSkipped(q, job.id) });
     const now = ctx.clock.now();
-    tx(ctx.db, () => {
-      this.setups.record(job.id, report, now);
-      ctx.store.update(job.id, { status_message: null }, now);
-      ctx.store.addEvent(job.id, now, 'setup', { status: report.status, source: report.source, copied: report.copied.length, commands: report.commands.map((c) => c.command), duration_ms: report.duration_ms, ...(report.note ? { note: report.note } : {}) });
-    });
+    // The report, the status line cleared and the setup event land together.
+    await batch(q, [
+      setupRecordStatement(q, job.id, report, now),
+      jobUpdate(q, job.id, { status_message: null }, now),
+      eventInsert(q, job.id, now, 'setup', { status: report.status, source: report.source, copied: report.copied.length, commands: report.commands.map((c) => c.command), duration_ms: report.duration_ms, ...(report.note ? { note: report.note } : {}) }),
+    ]);
     if (report.status === 'failed') throw new SetupFailed(setupFailure(report));
   }
 
@@ -97,26 +95,26 @@ export class JobWorktrees {
   /** Commit what the agent left, measure the diff, push, remove the folder (keeping the branch): src/git/finish.ts. */
   async close(jobId: string): Promise<void> {
     const { ctx } = this;
-    const job = ctx.store.get(jobId)!;
+    const q = ctx.sql.db;
     this.closing.add(jobId);
+    const job = (await getJob(q, jobId))!;
     try {
       const r = await finishWorktree(
         { repoRoot: job.repo_root!, path: job.work_dir!, branch: job.branch!, baseCommit: job.base_commit! },
         { message: `overseer: ${job.title} (${job.id})` },
       );
-      ctx.store.update(jobId, { diff_stat: r.diffStat || '(no changes)', pr_url: r.prUrl ?? null, git_note: r.note ?? null }, ctx.clock.now());
+      await updateJob(q, jobId, { diff_stat: r.diffStat || '(no changes)', pr_url: r.prUrl ?? null, git_note: r.note ?? null }, ctx.clock.now());
     } catch (err) {
       ctx.log.error({ err, jobId }, 'closing the worktree failed');
-      ctx.store.update(jobId, { git_note: `closing the worktree failed: ${errorMessage(err)}` }, ctx.clock.now());
+      await updateJob(q, jobId, { git_note: `closing the worktree failed: ${errorMessage(err)}` }, ctx.clock.now());
     } finally {
       this.closing.delete(jobId);
     }
   }
 
   /** Settled worktree jobs whose worktree a stopped hub left open (the end was written, the close was not): marked closing, for the caller to close. */
-  unclosed(): string[] {
-    const ids = this.ctx.db.prepare(`SELECT id FROM jobs WHERE worktree = 1 AND status IN ('succeeded', 'failed', 'cancelled')
-      AND diff_stat IS NULL AND git_note IS NULL AND work_dir IS NOT NULL AND repo_root IS NOT NULL AND branch IS NOT NULL AND base_commit IS NOT NULL`).pluck().all() as string[];
+  async unclosed(): Promise<string[]> {
+    const ids = await unclosedWorktrees(this.ctx.sql.db);
     for (const id of ids) this.closing.add(id);
     return ids;
   }

@@ -3,10 +3,10 @@
 // job_merges, event `merged`), the worktree clean-up, and the merge queue (its order and
 // `ship`). The git half is merge.ts; the order is queue.ts.
 import { existsSync } from 'node:fs';
-import type { Db } from '../store/db.js';
-import { tx } from '../store/db.js';
-import { JobStore, type JobRow } from '../store/jobs.js';
-import { prefixRange } from '../store/prefix.js';
+import type { JobRow } from '../store/jobs.js';
+import type { Q } from '../store/sql/tx.js';
+import { addEvent, getJob } from '../store/sql/jobs.js';
+import { jobIdsWithPrefix, mergesOf, overlapsOfJobs, recordMerge, unmergedBranches, type MergeRow } from '../store/sql/branches.js';
 import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { runChecks } from '../services/checks.js';
@@ -18,10 +18,11 @@ import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefus
 import { orderQueue } from './queue.js';
 import type { QueueEntry, QueueView } from '../contract/merge.js';
 
-export type { QueueEntry, QueueView };
+export type { QueueEntry, QueueView, MergeRow };
 
 export interface MergeDeps {
-  db: Db;
+  /** The layer (the hub's, or the CLI's read-only one for the queue). */
+  sql: Q;
   now(): number;
   /** worktree.copy / setup / detect: the scratch worktree is bootstrapped like a job's before its checks run. */
   worktree: BootstrapConfig;
@@ -35,11 +36,6 @@ export interface MergeOptions {
   strategy?: 'ours' | 'theirs';
   leaveConflicts?: boolean;
   into?: string;
-}
-
-export interface MergeRow {
-  id: number; job_id: string; repo_root: string; branch: string; target: string; mode: string; strategy: string | null;
-  commit_sha: string; previous: string; checks_json: string; merged_at: number;
 }
 
 export type JobMergeResult =
@@ -59,43 +55,41 @@ export interface ShipReport {
 const LIVE = new Set(['queued', 'waiting', 'running', 'frozen', 'needs_input']);
 
 export class MergeService {
-  private readonly store: JobStore;
-  constructor(private readonly deps: MergeDeps) {
-    this.store = new JobStore(deps.db);
-  }
+  constructor(private readonly deps: MergeDeps) {}
 
-  merges(jobId: string): MergeRow[] {
-    return this.deps.db.prepare('SELECT * FROM job_merges WHERE job_id = ? ORDER BY id').all(jobId) as MergeRow[];
+  merges(jobId: string): Promise<MergeRow[]> {
+    return mergesOf(this.deps.sql, jobId);
   }
 
   /** A job by id or unique prefix, or a NotFoundError saying what to do. */
-  resolveJob(idOrPrefix: string): JobRow {
-    const exact = this.store.get(idOrPrefix);
+  async resolveJob(idOrPrefix: string): Promise<JobRow> {
+    const q = this.deps.sql;
+    const exact = await getJob(q, idOrPrefix);
     if (exact) return exact;
-    const find = (p: string) => { const r = prefixRange('id', p); return this.deps.db.prepare(`SELECT id FROM jobs WHERE ${r.sql} ORDER BY seq LIMIT 5`).all(...r.params) as { id: string }[]; };
-    let rows = find(idOrPrefix);
-    if (rows.length === 0 && !idOrPrefix.startsWith('j-')) rows = find(`j-${idOrPrefix}`); // "7f3a" for j-7f3a9c01, as the CLI accepts
-    if (rows.length === 1) return this.store.get(rows[0]!.id)!;
-    if (rows.length > 1) throw new InvalidInputError(`job ${JSON.stringify(idOrPrefix)} is ambiguous: it starts ${rows.map((x) => x.id).join(', ')}${rows.length === 5 ? ', ...' : ''}; give more of the id`);
+    let ids = await jobIdsWithPrefix(q, idOrPrefix, 5);
+    if (ids.length === 0 && !idOrPrefix.startsWith('j-')) ids = await jobIdsWithPrefix(q, `j-${idOrPrefix}`, 5); // "7f3a" for j-7f3a9c01, as the CLI accepts
+    if (ids.length === 1) return (await getJob(q, ids[0]!))!;
+    if (ids.length > 1) throw new InvalidInputError(`job ${JSON.stringify(idOrPrefix)} is ambiguous: it starts ${ids.join(', ')}${ids.length === 5 ? ', ...' : ''}; give more of the id`);
     throw new NotFoundError(`no job ${JSON.stringify(idOrPrefix)}: list jobs with overseer status (or list_agents) and use one of their ids`);
   }
 
   /** Everything about a job that refuses a merge before anything is touched. */
-  private mergeable(job: JobRow): { branch: string; repoRoot: string } {
+  private async mergeable(job: JobRow): Promise<{ branch: string; repoRoot: string }> {
     const name = `${job.id} (${job.title})`;
     if (LIVE.has(job.status)) throw new InvalidStateError(`job ${name} is still ${job.status}: wait for it to finish (overseer wait ${job.id}) or cancel it (overseer cancel ${job.id}), then merge`);
     if (!job.worktree || !job.branch || !job.repo_root) throw new InvalidInputError(`job ${name} has no branch to merge: it did not work in a worktree of its own (spawn_agent worktree: true); its changes, if any, are already in ${job.cwd}`);
-    const done = this.merges(job.id).at(-1);
-    if (done) throw new InvalidStateError(`job ${name} was already merged: ${done.branch} into ${done.target} at ${done.commit_sha.slice(0, 12)} (${isoTime(done.merged_at)})`);
+    const done = (await this.merges(job.id)).at(0);
+    if (done) throw alreadyMerged(job, done);
     return { branch: job.branch, repoRoot: job.repo_root };
   }
 
   /** merge_branch / `overseer merge`. Bad input throws (nothing changed); a conflict or a failed check returns `merged: false`. */
   async mergeJob(idOrPrefix: string, o: MergeOptions = {}): Promise<JobMergeResult> {
-    const job = this.resolveJob(idOrPrefix);
-    const { branch, repoRoot } = this.mergeable(job);
+    const job = await this.resolveJob(idOrPrefix);
+    const { branch, repoRoot } = await this.mergeable(job);
     const root = (await realPathOrUndefined(repoRoot)) ?? repoRoot;
-    return withLock(`merge:${root}`, () => this.mergeLocked(job, branch, root, o));
+    // Asked again under the repository's lock: a merge of the same job that held it first is recorded by now.
+    return withLock(`merge:${root}`, async () => { await this.mergeable(job); return this.mergeLocked(job, branch, root, o); });
   }
 
   private async mergeLocked(job: JobRow, branch: string, root: string, o: MergeOptions): Promise<JobMergeResult> {
@@ -114,11 +108,11 @@ export class MergeService {
     const target = outcome.target;
     if (outcome.ok) {
       const now = this.deps.now();
-      tx(this.deps.db, () => {
-        this.deps.db.prepare('INSERT INTO job_merges (job_id, repo_root, branch, target, mode, strategy, commit_sha, previous, checks_json, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(job.id, root, branch, target, mode, o.strategy ?? null, outcome.commit, outcome.previous, JSON.stringify(checks), now);
-        this.store.addEvent(job.id, now, 'merged', { branch, target, commit: outcome.commit, previous: outcome.previous, mode, ...(o.strategy ? { strategy: o.strategy } : {}), checks });
-      });
+      const rec = await recordMerge(this.deps.sql,
+        { job_id: job.id, repo_root: root, branch, target, mode, strategy: o.strategy ?? null, commit_sha: outcome.commit, previous: outcome.previous, checks_json: JSON.stringify(checks), merged_at: now },
+        { branch, target, commit: outcome.commit, previous: outcome.previous, mode, ...(o.strategy ? { strategy: o.strategy } : {}), checks });
+      // Another hub recorded this job's merge first (its lock is not ours): that merge is the job's.
+      if (!rec.recorded) throw alreadyMerged(job, rec.first);
       const folder = await this.removeFolder(job, root);
       const checked = checks.length ? `; its checks passed on the merged result (${checks.map((c) => c.slice(8).trim()).join(', ')})` : '; it has no command checks';
       return { merged: true, ...base, target, commit: outcome.commit, previous: outcome.previous, mode, checks, worktree_removed: folder.removed, ...(folder.note ? { worktree_note: folder.note } : {}), branch_kept: true,
@@ -134,7 +128,7 @@ export class MergeService {
           if (err instanceof MergeRefused) throw refusal(err, job);
           throw err;
         }
-        this.store.addEvent(job.id, this.deps.now(), 'merge_conflicts_left', { branch, target, files: left.files, root: left.root });
+        await addEvent(this.deps.sql, job.id, this.deps.now(), 'merge_conflicts_left', { branch, target, files: left.files, root: left.root });
         return { merged: false, ...base, target, reason: 'conflicts_left', files: left.files, finish: left.finish, abort: left.abort,
           message: `${branch} conflicts with ${target} in ${left.files.join(', ')}; the conflicted merge is left in ${left.root} for you (checks not run). Finish: ${left.finish}. Abort: ${left.abort}. Then merge_branch will say it is already merged or merge what is left.` };
       }
@@ -166,7 +160,7 @@ export class MergeService {
     const left = await gitOut(['status', '--porcelain=v1'], { cwd: real }).catch(() => '');
     if (left.trim() !== '') {
       const note = `worktree ${real} kept: it has changes that are not committed on the branch (${outLines(left).slice(0, 5).map((l) => l.slice(3)).join(', ')}); look at them, then remove it with git worktree remove`;
-      this.store.addEvent(job.id, this.deps.now(), 'merge_note', { note });
+      await addEvent(this.deps.sql, job.id, this.deps.now(), 'merge_note', { note });
       return { removed: false, note };
     }
     try {
@@ -174,15 +168,14 @@ export class MergeService {
       return { removed: !existsSync(real) };
     } catch (err) {
       const note = `worktree removal failed: ${firstLine(errText(err))}`;
-      this.store.addEvent(job.id, this.deps.now(), 'merge_note', { note });
+      await addEvent(this.deps.sql, job.id, this.deps.now(), 'merge_note', { note });
       return { removed: false, note };
     }
   }
 
   /** The merge queue: succeeded, unmerged worktree branches, in the proposed order. */
   async queue(o: { into?: string } = {}): Promise<QueueView> {
-    const rows = this.deps.db.prepare(`SELECT * FROM jobs WHERE status = 'succeeded' AND worktree = 1 AND branch IS NOT NULL AND repo_root IS NOT NULL
-      AND id NOT IN (SELECT job_id FROM job_merges) ORDER BY seq`).all() as JobRow[];
+    const rows = await unmergedBranches(this.deps.sql);
     const skipped: QueueView['skipped'] = [];
     const byRepo = new Map<string, { target: string; cands: { jobId: string; files: string[]; lines: number; endedAt: number; job: JobRow }[] }>();
     const repos = new Map<string, { target?: string; branches: Set<string> }>();
@@ -209,9 +202,7 @@ export class MergeService {
       group.cands.push({ jobId: job.id, files: ch.files, lines: ch.lines, endedAt: job.ended_at ?? 0, job });
     });
     const ids = rows.map((r) => r.id);
-    const guard = ids.length
-      ? (this.deps.db.prepare(`SELECT job_a AS a, job_b AS b, file FROM overlaps WHERE job_a IN (${ids.map(() => '?').join(',')})`).all(...ids) as { a: string; b: string; file: string }[])
-      : [];
+    const guard = await overlapsOfJobs(this.deps.sql, ids);
     const queue: QueueEntry[] = [];
     for (const [root, g] of byRepo) {
       for (const item of orderQueue(g.cands, guard)) {
@@ -247,6 +238,10 @@ export class MergeService {
       merged.push({ job_id: r.job_id, title: r.title, branch: r.branch, target: r.target, commit: r.commit });
     }
   }
+}
+
+function alreadyMerged(job: JobRow, done: MergeRow): InvalidStateError {
+  return new InvalidStateError(`job ${job.id} (${job.title}) was already merged: ${done.branch} into ${done.target} at ${done.commit_sha.slice(0, 12)} (${isoTime(done.merged_at)})`);
 }
 
 function refusal(err: MergeRefused, job: JobRow): Error {

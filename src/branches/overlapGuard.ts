@@ -7,11 +7,13 @@
 // returned once as attention to the lead.
 import { realpathSync } from 'node:fs';
 import { relative, isAbsolute } from 'node:path';
-import type { Statement } from 'better-sqlite3';
 import type { HubContext } from '../services/context.js';
 import type { JobRow } from '../store/jobs.js';
 import type { OverlapRow } from '../store/overlaps.js';
 import { addOverlaps, clearJobOverlaps } from '../store/sql/overlaps.js';
+import { eventInsert, getJob, jobsByStatus } from '../store/sql/jobs.js';
+import { batch } from '../store/sql/tx.js';
+import { lockedPathsOf } from '../store/sql/branches.js';
 import { gitOut, outLines } from '../git/exec.js';
 import { isTerminal, type JobStatus } from '../domain/job.js';
 
@@ -31,18 +33,14 @@ export function overlapsOf(jobId: string, sets: ReadonlyMap<string, { repoRoot: 
 }
 
 export class OverlapGuard {
-  // The locks table is the lock service's: read synchronously until it moves (docs/store-plan.md step 5).
-  private readonly heldLocks: Statement;
   private readonly touched = new Map<string, { repoRoot: string; files: Set<string> }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
   private readonly detach: (() => void)[] = [];
 
-  constructor(private readonly ctx: HubContext, private readonly tell: (to: string, text: string) => void, private readonly debounceMs = 100) {
-    this.heldLocks = ctx.db.prepare('SELECT path FROM locks WHERE holder = ?');
-  }
+  constructor(private readonly ctx: HubContext, private readonly tell: (to: string, text: string) => void, private readonly debounceMs = 100) {}
 
-  start(): void {
+  async start(): Promise<void> {
     this.detach.push(this.ctx.bus.on('lock', (e) => this.schedule(e.holder)));
     this.detach.push(this.ctx.bus.on('job', (e) => {
       if (isTerminal(e.status as JobStatus) || e.status === 'interrupted' || e.status === 'queued') {
@@ -51,7 +49,7 @@ export class OverlapGuard {
       if (e.status === 'running') this.schedule(e.jobId);
       return undefined;
     }));
-    for (const j of this.ctx.store.byStatus(...LIVE)) this.schedule(j.id);
+    for (const j of await jobsByStatus(this.ctx.sql.db, ...LIVE)) this.schedule(j.id);
   }
 
   close(): void {
@@ -91,37 +89,38 @@ export class OverlapGuard {
     const files = new Set([...outLines(diff), ...outLines(untracked)]);
     let root = dir;
     try { root = realpathSync(dir); } catch { /* gone */ }
-    for (const l of this.heldLocks.all(j.id) as { path: string }[]) {
-      const rel = relative(root, l.path);
+    for (const path of await lockedPathsOf(this.ctx.sql.db, j.id)) {
+      const rel = relative(root, path);
       if (rel && !rel.startsWith('..') && !isAbsolute(rel)) files.add(rel.split('\\').join('/'));
     }
     return files;
   }
 
   async scan(jobId: string): Promise<void> {
-    const j = this.ctx.store.get(jobId);
+    const j = await getJob(this.ctx.sql.db, jobId);
     if (!j || j.worktree !== 1 || !j.work_dir || !j.base_commit || !j.repo_root || !LIVE.includes(j.status)) return;
     const files = await this.changed(j);
     this.touched.set(jobId, { repoRoot: j.repo_root, files });
     const now = this.ctx.clock.now();
     for (const { other, files: both } of overlapsOf(jobId, this.touched)) {
-      const o = this.ctx.store.get(other);
+      const o = await getJob(this.ctx.sql.db, other);
       if (!o || !LIVE.includes(o.status)) { this.touched.delete(other); continue; }
       const fresh = await addOverlaps(this.ctx.sql.db, { repoRoot: j.repo_root, a: jobId, b: other, files: both, locksConflict: false, now });
-      if (fresh.length) this.announce(j, o, fresh);
+      if (fresh.length) await this.announce(j, o, fresh);
     }
   }
 
   /** Tell both agents, and wake the lead's waits. */
-  private announce(a: JobRow, b: JobRow, rows: readonly OverlapRow[]): void {
+  private async announce(a: JobRow, b: JobRow, rows: readonly OverlapRow[]): Promise<void> {
     const files = rows.map((r) => r.file);
     const list = files.length === 1 ? files[0]! : `${files.slice(0, -1).join(', ')} and ${files.at(-1)}`;
     const locks = 'Your locks do not conflict (each of you works in its own worktree), so nothing stops either of you.';
     for (const [me, other] of [[a, b], [b, a]] as const) {
       this.tell(me.id, this.ctx.prompts.render('overlap-message', { other: other.id, other_title: other.title, other_branch: other.branch ?? '?', files: list, locks }));
     }
-    this.ctx.store.addEvent(a.id, this.ctx.clock.now(), 'overlap', { with: b.id, files });
-    this.ctx.store.addEvent(b.id, this.ctx.clock.now(), 'overlap', { with: a.id, files });
+    const q = this.ctx.sql.db;
+    const now = this.ctx.clock.now();
+    await batch(q, [eventInsert(q, a.id, now, 'overlap', { with: b.id, files }), eventInsert(q, b.id, now, 'overlap', { with: a.id, files })]);
     this.ctx.bus.emit('overlap', { jobs: [a.id, b.id], files });
   }
 }

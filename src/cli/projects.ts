@@ -63,10 +63,9 @@ export async function runUsage(o: UsageOpts): Promise<void> {
   } catch (err) {
     throw new UsageError(`--${(err as Error).message}`);
   }
-  const r: UsageReport = await withState((s) => {
+  const r: UsageReport = await withState(async (s) => {
     try {
-      // mixed period: the usage report reads the synchronous handle until it moves (docs/store-plan.md §3a, step 6b).
-      return usageReport(s.db, { sinceMs, project: o.project });
+      return await usageReport(s.sql.db, { sinceMs, project: o.project });
     } catch (err) {
       throw new CliError(`The usage could not be read from this database (${(err as Error).message}); a running hub of this version upgrades it.`);
     }

@@ -41,7 +41,7 @@ async function showQueue(args: Record<string, unknown>): Promise<QueueView> {
   const [{ openState }, { MergeService }] = await Promise.all([import('./state.js'), import('../branches/mergeJobs.js')]);
   const s = openState();
   try {
-    const svc = new MergeService({ db: s.db, now: () => Date.now(), worktree: s.config!.worktree, env: process.env });
+    const svc = new MergeService({ sql: s.sql.db, now: () => Date.now(), worktree: s.config!.worktree, env: process.env });
     try {
       return await svc.queue(typeof args.into === 'string' ? { into: args.into } : {});
     } catch (err) {

@@ -1,13 +1,11 @@
-// The numbers behind the house budget, read from the state database: what the jobs in a
-// budget's scope spent (jobs.cost_usd, live for running jobs) and what the hub's own runs for
-// them cost (usage), what live jobs hold reserved, the costs of finished jobs like a new one, and
-// the reservation rows themselves. A reservation counts only while its job is live (queued,
-// waiting, running, frozen, needs_input) and unreleased, so one the hub could not release (a
-// crash between the job's end and the release) never holds money. Synchronous; callers put a
-// check and the writes it allows in one transaction (src/money/budgets.ts).
-// mixed period: until step 7 — the job engine reads and writes these through the layer
-// (src/store/sql/budgets.ts); what is left serves `overseer status`, a script run's budget
-// (src/scripts/execution.ts), the dispatch runs' estimate and JobService.createSync.
+// mixed period: until step 7 — this whole file goes then (docs/store-plan.md). The synchronous
+// numbers behind the house budget, for the callers not yet on the layer: Budgets.checkSync /
+// holdSync (JobService.createSync: workflow phases, debate turns, schedule occurrences), the
+// dispatch runs' estimate, the reservation in JobService.withHealth, a script run's budget
+// (src/scripts/execution.ts) and `overseer status`'s budgets line. The same queries on the layer
+// are src/store/sql/budgets.ts (the job engine's check, hold, release and the mid-run check).
+// A reservation counts only while its job is live (queued, waiting, running, frozen,
+// needs_input) and unreleased.
 import type { Db } from '../store/db.js';
 import type { Ancestor, BudgetRef, BudgetUse } from './budget.js';
 import { ESTIMATE_SAMPLE } from './budget.js';

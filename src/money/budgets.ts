@@ -60,6 +60,7 @@ const SETTLED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 const RUNNING = new Set(['running', 'needs_input']);
 
 export class Budgets {
+  /** mixed period: until step 7 — the synchronous store of the block at the end (its tests and bench/budget.ts read it too). */
   readonly store: BudgetStore;
   /** Jobs already told to stop for a budget (their attempt has not ended yet). */
   private readonly stopping = new Set<string>();
@@ -86,13 +87,6 @@ export class Budgets {
   /** The models a job's reservation must cover: "auto" stands for every model it may be given. */
   private modelsOf(s: Pick<BudgetSpec, 'provider' | 'model'>): (string | null)[] {
     return (s.model === 'auto' ? this.d.autoModels(s.provider) : undefined) ?? [s.model];
-  }
-
-  /** The estimate of a job like this one; for model "auto" the dearest of the models it may be given.
-   * mixed period: until step 7 — synchronous for the dispatch runs' planning (src/runs/runService.ts). */
-  estimate(s: Pick<BudgetSpec, 'provider' | 'model' | 'template' | 'budgetUsd' | 'baseCostUsd'>): Estimate {
-    const costs = (m: string | null, t?: string | null): number[] => this.store.finishedCosts(s.provider, m, t);
-    return this.estimateFrom(s, (m) => ({ sameModelAndTemplate: s.template === null ? [] : costs(m, s.template), sameModel: costs(m) }));
   }
 
   /** The estimate, read through the layer (inside the spawn's transaction). */
@@ -137,19 +131,6 @@ export class Budgets {
     return this.decide(s, ask, states, caller, verb);
   }
 
-  /**
-   * `check` through the synchronous store, inside the caller's synchronous transaction.
-   * mixed period: until step 7 — for the engines that create jobs inside their own synchronous
-   * transaction (workflow phases, debate turns, schedule occurrences: JobService.createSync).
-   */
-  checkSync(s: BudgetSpec, caller: 'lead' | 'agent', verb?: string): Reservation | undefined {
-    const c = this.ctx.config;
-    const refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: s.labels, ancestors: this.store.ancestors(s.parentId, true), runs: this.runs([...runIdsOf(s.labels), ...this.store.runsOf(s.parentId)]) });
-    if (refs.length === 0) return undefined;
-    this.checkPriced(s, refs);
-    return this.decide(s, this.estimate(s), refs.map((r) => ({ ...r, ...this.store.use(r) })), caller, verb);
-  }
-
   private checkPriced(s: BudgetSpec, refs: BudgetRef[]): void {
     const launcher = this.ctx.launchers[s.provider as 'claude' | 'codex'];
     for (const model of this.modelsOf(s)) {
@@ -172,11 +153,6 @@ export class Budgets {
   /** Hold a decided reservation for the job (its row exists now; same transaction as `check`). */
   async hold(trx: Q, jobId: string, r: Reservation, now: number): Promise<void> {
     await holdReservation(trx, jobId, r.usd, r.baseCostUsd, r.basis, now);
-  }
-
-  /** `hold` through the synchronous store. mixed period: until step 7 (see checkSync). */
-  holdSync(jobId: string, r: Reservation, now: number): void {
-    this.store.hold(jobId, r.usd, r.baseCostUsd, r.basis, now);
   }
 
   /** Listen: settled jobs release their reservation, progress is checked against the budgets. */
@@ -245,8 +221,39 @@ export class Budgets {
     }
   }
 
-  /** A job's reservation for get_agent / list_agents: what it reserved, and while held what is left of it.
-   * mixed period: until step 6b (the summaries read synchronously). */
+
+  // ---- mixed period: until step 7 (docs/store-plan.md) ------------------------------------------
+  // The synchronous half, for callers not yet on the layer: workflow phases, debate turns and
+  // schedule occurrences create jobs inside their own synchronous transactions
+  // (JobService.createSync → checkSync/holdSync), the dispatch runs plan with `estimate`
+  // (src/runs/runService.ts), and JobService.withHealth shows a reservation with `view`. Their SQL
+  // is src/money/budgetStore.ts. Delete this block and that file when those callers have moved.
+
+  /** The estimate of a job like this one, synchronously (checkSync; the dispatch runs' planning). */
+  estimate(s: Pick<BudgetSpec, 'provider' | 'model' | 'template' | 'budgetUsd' | 'baseCostUsd'>): Estimate {
+    const costs = (m: string | null, t?: string | null): number[] => this.store.finishedCosts(s.provider, m, t);
+    return this.estimateFrom(s, (m) => ({ sameModelAndTemplate: s.template === null ? [] : costs(m, s.template), sameModel: costs(m) }));
+  }
+
+  /**
+   * `check` through the synchronous store, inside the caller's synchronous transaction.
+   * mixed period: until step 7 — for the engines that create jobs inside their own synchronous
+   * transaction (workflow phases, debate turns, schedule occurrences: JobService.createSync).
+   */
+  checkSync(s: BudgetSpec, caller: 'lead' | 'agent', verb?: string): Reservation | undefined {
+    const c = this.ctx.config;
+    const refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: s.labels, ancestors: this.store.ancestors(s.parentId, true), runs: this.runs([...runIdsOf(s.labels), ...this.store.runsOf(s.parentId)]) });
+    if (refs.length === 0) return undefined;
+    this.checkPriced(s, refs);
+    return this.decide(s, this.estimate(s), refs.map((r) => ({ ...r, ...this.store.use(r) })), caller, verb);
+  }
+
+  /** `hold` through the synchronous store. mixed period: until step 7 (see checkSync). */
+  holdSync(jobId: string, r: Reservation, now: number): void {
+    this.store.hold(jobId, r.usd, r.baseCostUsd, r.basis, now);
+  }
+
+  /** A job's reservation for get_agent / list_agents: what it reserved, and while held what is left of it. (JobService.withHealth, synchronous). */
   view(j: { id: string; status: string; cost_usd: number }): Record<string, unknown> | undefined {
     const r = this.store.get(j.id);
     if (!r) return undefined;
@@ -256,6 +263,7 @@ export class Budgets {
       ? { reserved_usd: round(r.amount_usd), left_usd: round(Math.max(0, r.amount_usd - (cost - r.base_cost_usd))), basis: r.basis }
       : { reserved_usd: round(r.amount_usd), released: true, booked_usd: round(r.booked_usd ?? Math.max(0, cost - r.base_cost_usd)), basis: r.basis };
   }
+  // ---- end of the mixed period block ------------------------------------------------------------
 }
 
 const round = (v: number): number => Math.round(v * 1e6) / 1e6;

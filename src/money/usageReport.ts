@@ -1,10 +1,11 @@
 // What the crew cost, summed every way the dashboard's Usage panel and `overseer usage` show it:
 // by model, provider, label, workflow, template, project, day and kind of run — every agent attempt (the `attempts` rows, whose sums
 // are each job's cost) and every run the hub made itself (`usage`: the retry diagnosis and the
-// KB triage). Read-only; one pass over the rows, grouped here. A run whose model has no known
+// KB triage). Read-only; one pass over the rows (src/store/sql/usage.ts usageRuns, on either database), grouped here. A run whose model has no known
 // price counts its tokens but no dollars: a bucket of only such runs has cost_usd null
 // ("unpriced", never $0), and any bucket with one is marked cost_unknown (its cost a lower bound).
-import type { Db } from '../store/db.js';
+import type { Q } from '../store/sql/tx.js';
+import { usageRuns, type UsageRun } from '../store/sql/usage.js';
 import { USAGE_DIMENSIONS, type UsageDimension } from '../contract/usageDimensions.js';
 import type { UsageInput } from '../contract/usage.js';
 import { parseSince } from '../search/query.js';
@@ -52,43 +53,15 @@ export interface UsageReport {
   by_kind: UsageBucket[];
 }
 
-interface Run {
-  kind: RunKind;
-  job_id: string | null;
-  model: string | null;
-  provider: string | null;
-  labels_json: string | null;
-  workflow_id: string | null;
-  workflow_title: string | null;
-  template: string | null;
-  project: string | null;
-  at: number;
-  cost_usd: number;
-  cost_unknown: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_creation_tokens: number;
-}
-
-const RUNS_SQL = `
-  SELECT 'agent' AS kind, a.job_id, j.model, j.provider, j.labels_json, j.workflow_id, w.title AS workflow_title, j.template, j.project, a.started_at AS at,
-         a.cost_usd, a.cost_unknown, a.input_tokens, a.output_tokens, a.cache_read_tokens, a.cache_creation_tokens
-    FROM attempts a JOIN jobs j ON j.id = a.job_id LEFT JOIN workflows w ON w.id = j.workflow_id
-   WHERE a.started_at >= @since AND (@project IS NULL OR j.project = @project)
-  UNION ALL
-  SELECT u.kind, u.job_id, COALESCE(u.model, j.model), 'claude', j.labels_json, j.workflow_id, w.title, j.template, j.project, u.created_at,
-         u.cost_usd, u.cost_unknown, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens
-    FROM usage u LEFT JOIN jobs j ON j.id = u.job_id LEFT JOIN workflows w ON w.id = j.workflow_id
-   WHERE u.created_at >= @since AND (@project IS NULL OR j.project = @project)`;
+type Run = UsageRun;
 
 const empty = (key: string, label?: string): UsageBucket => ({
   key, ...(label ? { label } : {}), cost_usd: 0, cost_unknown: false, unpriced_runs: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, runs: 0, jobs: 0,
 });
 
 /** Cost and tokens since `sinceMs` (all time when undefined), of one project or all, grouped. */
-export function usageReport(db: Db, o: { sinceMs?: number; tzOffsetMin?: number; project?: string } = {}): UsageReport {
-  const runs = db.prepare(RUNS_SQL).all({ since: o.sinceMs ?? 0, project: o.project ?? null }) as Run[];
+export async function usageReport(q: Q, o: { sinceMs?: number; tzOffsetMin?: number; project?: string } = {}): Promise<UsageReport> {
+  const runs = await usageRuns(q, o.sinceMs ?? 0, o.project ?? null);
   const groups = new Map<string, Map<string, { b: UsageBucket; jobs: Set<string> }>>();
   const add = (dim: string, key: string, r: Run, label?: string, provider?: string): void => {
     let g = groups.get(dim);
@@ -148,8 +121,8 @@ export function usageAnswer(r: UsageReport, by: UsageDimension | undefined): Usa
 }
 
 /** The usage tool: the report since `i.since` ("24h" or an ISO time, from `now`), of `i.project`, by `i.by`. */
-export function usageOf(db: Db, i: UsageInput, now: number): ReturnType<typeof usageAnswer> {
-  return usageAnswer(usageReport(db, { sinceMs: i.since === undefined ? undefined : parseSince(i.since, now), project: i.project }), i.by);
+export async function usageOf(q: Q, i: UsageInput, now: number): Promise<ReturnType<typeof usageAnswer>> {
+  return usageAnswer(await usageReport(q, { sinceMs: i.since === undefined ? undefined : parseSince(i.since, now), project: i.project }), i.by);
 }
 
 /** The buckets of one dimension. */

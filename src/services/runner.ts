@@ -511,7 +511,7 @@ export class Runner {
   async resumeSettling(): Promise<void> {
     const { ctx } = this;
     const q = ctx.sql.db;
-    for (const id of this.worktrees.unclosed()) {
+    for (const id of await this.worktrees.unclosed()) {
       void this.worktrees.close(id).then(async () => {
         const j = await getJob(q, id);
         if (!j || this.stopped) return;

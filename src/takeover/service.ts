@@ -38,6 +38,11 @@ export class TakeoverService {
     private readonly attached: Attachments,
   ) {}
 
+  /** The jobs a person took over under an earlier hub (their mark outlives it): read once, at the hub's start. */
+  load(): Promise<void> {
+    return this.attached.load(this.ctx.sql.db, () => this.ctx.clock.now());
+  }
+
   /** A person works on at least one agent's session. */
   active(): boolean {
     return this.attached.size > 0;

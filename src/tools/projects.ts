@@ -1,13 +1,13 @@
 // The lead's project and usage tools: list_projects, update_project (src/projects) and usage
 // (src/money/usageReport.ts). Thin adapters; schemas in src/contract/projects.ts and usage.ts.
-import type { Db } from '../store/db.js';
+import type { Q } from '../store/sql/tx.js';
 import type { ProjectService } from '../projects/service.js';
 import { usageOf } from '../money/usageReport.js';
 import { defineTool, type ToolDef } from './registry.js';
 import { ListProjectsInput, UpdateProjectInput } from '../contract/projects.js';
 import { UsageInput } from '../contract/usage.js';
 
-export function projectTools(d: { projects: ProjectService; db: Db; now: () => number }): ToolDef[] {
+export function projectTools(d: { projects: ProjectService; sql: Q; now: () => number }): ToolDef[] {
   return [
     defineTool({
       name: 'list_projects', roles: ['lead'], title: 'List projects',
@@ -25,7 +25,7 @@ export function projectTools(d: { projects: ProjectService; db: Db; now: () => n
       name: 'usage', roles: ['lead'], title: 'Usage report',
       description: 'What the crew cost: input, output, cache-read and cache-creation tokens, cost, runs and jobs, by model, provider, label, workflow, template, project, day or kind of run, optionally since a time and for one project. Codex and Claude side by side; an unpriced model has cost_usd null and marks the totals cost_unknown (a lower bound).',
       input: UsageInput, annotations: { readOnlyHint: true },
-      handler: (i) => usageOf(d.db, i, d.now()),
+      handler: (i) => usageOf(d.sql, i, d.now()),
     }),
   ];
 }

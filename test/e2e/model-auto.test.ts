@@ -14,6 +14,7 @@ import { scriptedHubs } from '../helpers/scripted.js';
 import { waitForJob } from '../helpers/wait.js';
 import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { usageReport } from '../../src/money/usageReport.js';
+import { spentIn } from '../../src/store/sql/budgets.js';
 import { ToolError } from '../helpers/hub.js';
 
 const { hubWith } = scriptedHubs();
@@ -67,10 +68,10 @@ describe('model auto-choice', () => {
     assert.equal(c.length, 1, JSON.stringify(a.hub_usage));
     assert.deepEqual([c[0].model, c[0].attempt, c[0].input_tokens, c[0].output_tokens], ['claude-haiku-4-5', 1, 700, 40]);
     assert.ok(near(a.total_cost_usd, a.cost_usd + CLASSIFIER_COST), `total ${a.total_cost_usd}`);
-    const report = usageReport(h.hub.db);
+    const report = await usageReport(h.hub.ctx.sql.db);
     const byKind = report.by_kind.find((b) => b.key === 'classification');
     assert.ok(byKind && byKind.cost_usd !== null && near(byKind.cost_usd, CLASSIFIER_COST), JSON.stringify(report.by_kind));
-    const house = h.hub.budgets.store.spent({ kind: 'house', key: 'house' });
+    const house = await spentIn(h.hub.ctx.sql.db, { kind: 'house', key: 'house' });
     assert.ok(near(house.hubUsd, CLASSIFIER_COST), `house budget counts the classification: ${house.hubUsd}`);
 
     // The event, with the reservation lowered to sonnet's typical job (250k in, 25k out at $3/$15).

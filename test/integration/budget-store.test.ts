@@ -17,7 +17,7 @@ import { transact } from '../../src/store/sql/tx.js';
 import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
 import { addUsage } from '../../src/store/sql/usage.js';
 import { finishedCostsOf, holdReservation, releaseReservation, reservationOf, strayReservations, useOf } from '../../src/store/sql/budgets.js';
-import { UsageStore } from '../../src/money/usageStore.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { BudgetExceededError } from '../../src/errors.js';
 import { budgetsOn, budgetsOver, newJob } from '../helpers/budgetDb.js';
 import { budgetsLine } from '../../src/cli/status.js';
@@ -53,7 +53,7 @@ describe('what a budget\'s scope holds', () => {
       (e: unknown) => e instanceof BudgetExceededError && /the budget of script run r-1 "review" \(run_script's budget_usd/.test(e.message) && /finish and report that the run's budget is spent/.test(e.message));
   });
 
-  test('house, label and subtree: spent is jobs + the hub\'s runs, reserved is what live jobs have not spent of their reservation', () => {
+  test('house, label and subtree: spent is jobs + the hub\'s runs, reserved is what live jobs have not spent of their reservation', async () => {
     const { db } = fresh();
     const { budgets, store } = budgetsOn(db, { budgetUsd: 100, labelBudgets: { tests: 10 } });
     // root (budget 5) → child (label tests) → grandchild; and an unrelated finished job.
@@ -68,9 +68,9 @@ describe('what a budget\'s scope holds', () => {
     budgets.store.hold('j-child', 1, 0, 'test', 5);
     budgets.store.hold('j-grand', 0.75, 0, 'test', 5);
     budgets.store.hold('j-other', 3, 0, 'test', 5); // settled: its reservation counts for nothing
-    const usage = new UsageStore(db);
-    usage.add({ jobId: 'j-child', kind: 'diagnosis', usage: { costUsd: 0.125, tokens: { input: 1, output: 1 } }, now: 6 });
-    usage.add({ jobId: null, kind: 'triage', usage: { costUsd: 0.0625, tokens: { input: 1, output: 1 } }, now: 6 });
+    const q = sqlOver(db).db;
+    await addUsage(q, { jobId: 'j-child', kind: 'diagnosis', usage: { costUsd: 0.125, tokens: { input: 1, output: 1 } }, now: 6 });
+    await addUsage(q, { jobId: null, kind: 'triage', usage: { costUsd: 0.0625, tokens: { input: 1, output: 1 } }, now: 6 });
 
     const house = budgets.store.use({ kind: 'house', key: 'house' });
     assert.ok(near(house.jobsUsd, 2.75), `house jobs ${house.jobsUsd}`);

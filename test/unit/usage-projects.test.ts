@@ -5,8 +5,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDb, type Db } from '../../src/store/db.js';
 import { JobStore } from '../../src/store/jobs.js';
-import { UsageStore } from '../../src/money/usageStore.js';
-import { bucketsBy, usageReport } from '../../src/money/usageReport.js';
+import { addUsage } from '../../src/store/sql/usage.js';
+import { bucketsBy, usageReport as reportOn, type UsageReport } from '../../src/money/usageReport.js';
 import { costText, usageText } from '../../src/money/usageText.js';
 import { parseSince } from '../../src/search/query.js';
 import { projectNameProblem } from '../../src/contract/projectNames.js';
@@ -26,7 +26,7 @@ function attempt(db: Db, jobId: string, n: number, at: number, cost: number, unk
   db.prepare('UPDATE attempts SET cost_unknown = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_creation_tokens = ? WHERE job_id = ? AND n = ?').run(unknown, tokens.i, tokens.o, tokens.cr, tokens.cc, jobId, n);
 }
 
-function seeded(): Db {
+async function seeded(): Promise<Db> {
   const db = openDb(':memory:');
   const store = new JobStore(db);
   const add = (id: string, o: Partial<NewJob>): void => store.insertJob(newJob(id, o), T0 - 10 * DAY);
@@ -40,15 +40,18 @@ function seeded(): Db {
   attempt(db, 'j-c', 1, T0 - 3 * DAY, 0.125);
   attempt(db, 'j-d', 1, T0 - 1 * DAY, 0, 1, { i: 7000, o: 700, cr: 0, cc: 0 });
   // A retry diagnosis the hub ran for j-b: counted under j-b's project and template.
-  new UsageStore(db).add({ jobId: 'j-b', kind: 'diagnosis', usage: { model: 'claude-haiku-4-5', costUsd: 0.01, tokens: { input: 300, output: 30 } }, now: T0 - 2 * DAY });
+  await addUsage(sqlOver(db).db, { jobId: 'j-b', kind: 'diagnosis', usage: { model: 'claude-haiku-4-5', costUsd: 0.01, tokens: { input: 300, output: 30 } }, now: T0 - 2 * DAY });
   return db;
 }
+
+/** The report through the layer over this connection. */
+const usageReport = (db: Db, o?: Parameters<typeof reportOn>[1]): Promise<UsageReport> => reportOn(sqlOver(db).db, o);
 
 const key = <T extends { key: string }>(bs: T[], k: string): T | undefined => bs.find((b) => b.key === k);
 
 describe('usage report', () => {
-  test('buckets by template and by project, with runs and distinct jobs; the hub\'s own runs count under their job\'s', () => {
-    const r = usageReport(seeded());
+  test('buckets by template and by project, with runs and distinct jobs; the hub\'s own runs count under their job\'s', async () => {
+    const r = await usageReport(await seeded());
     assert.equal(key(r.by_project, 'web')!.cost_usd, 1.76);
     assert.equal(key(r.by_project, 'web')!.runs, 4, 'two attempts of j-a, one of j-b, j-b\'s diagnosis');
     assert.equal(key(r.by_project, 'web')!.jobs, 2);
@@ -68,8 +71,8 @@ describe('usage report', () => {
     assert.deepEqual(bucketsBy(r, 'template'), r.by_template);
   });
 
-  test('an unpriced model is unpriced (cost null), never $0; every bucket it is in and the totals are marked as lower bounds', () => {
-    const r = usageReport(seeded());
+  test('an unpriced model is unpriced (cost null), never $0; every bucket it is in and the totals are marked as lower bounds', async () => {
+    const r = await usageReport(await seeded());
     const m = key(r.by_model, 'gpt-unpriced-x')!;
     assert.equal(m.cost_usd, null);
     assert.equal(m.cost_unknown, true);
@@ -91,21 +94,21 @@ describe('usage report', () => {
     assert.doesNotMatch(text.split('\n').find((l) => l.startsWith('gpt-unpriced-x'))!, /\$0/);
   });
 
-  test('--project keeps one project\'s runs (its diagnosis too); since drops older runs', () => {
-    const db = seeded();
-    const web = usageReport(db, { project: 'web' });
+  test('--project keeps one project\'s runs (its diagnosis too); since drops older runs', async () => {
+    const db = await seeded();
+    const web = await usageReport(db, { project: 'web' });
     assert.equal(web.project, 'web');
     assert.equal(web.totals.runs, 4);
     assert.equal(web.totals.cost_usd, 1.76);
     assert.deepEqual(web.by_project.map((b) => b.key), ['web']);
-    assert.equal(usageReport(db, { project: 'nope' }).totals.runs, 0);
-    const recent = usageReport(db, { sinceMs: parseSince('7d', T0) });
+    assert.equal((await usageReport(db, { project: 'nope' })).totals.runs, 0);
+    const recent = await usageReport(db, { sinceMs: parseSince('7d', T0) });
     assert.equal(recent.totals.runs, 5, 'j-a\'s first attempt (8 days ago) is out');
     assert.equal(key(recent.by_project, 'web')!.cost_usd, 1.26);
     assert.equal(recent.since, new Date(T0 - 7 * DAY).toISOString());
-    assert.equal(usageReport(db, { sinceMs: parseSince('36h', T0) }).totals.runs, 2);
-    assert.equal(usageReport(db, { sinceMs: parseSince('2026-05-08T00:00Z', T0) }).totals.runs, 4, 'j-a #2, j-b, its diagnosis, j-d');
-    assert.match(usageText(usageReport(db, { project: 'nope' }), []), /no model runs/);
+    assert.equal((await usageReport(db, { sinceMs: parseSince('36h', T0) })).totals.runs, 2);
+    assert.equal((await usageReport(db, { sinceMs: parseSince('2026-05-08T00:00Z', T0) })).totals.runs, 4, 'j-a #2, j-b, its diagnosis, j-d');
+    assert.match(usageText(await usageReport(db, { project: 'nope' }), []), /no model runs/);
   });
 
   test('since: how long ago or an ISO time; anything else, and the future, are refused with what to give', () => {
@@ -136,7 +139,7 @@ describe('projects', () => {
   });
 
   test('archive, flag, note; an archived project refuses new jobs and is hidden from status rows and the floor unless named', async () => {
-    const db = seeded();
+    const db = await seeded();
     const ps = new ProjectService(sqlOver(db).db, () => T0);
     new ProjectStore(db).ensure('web', T0 - DAY);
     await assert.rejects(ps.update({ name: 'nope', archived: true }), /No project "nope": no job was ever started in it\. Known projects: api, web/);

@@ -383,6 +383,21 @@ export interface UsageTable {
   created_at: number;
 }
 
+/** job_merges: a worktree job's branch merged (src/branches/mergeJobs.ts): at most one row per job. */
+export interface JobMergesTable {
+  id: Generated<number>;
+  job_id: string;
+  repo_root: string;
+  branch: string;
+  target: string;
+  mode: string;
+  strategy: string | null;
+  commit_sha: string;
+  previous: string;
+  checks_json: Generated<string>;
+  merged_at: number;
+}
+
 /** locks: one row per held path (absolute real path), its holder (a job id or 'lead') and its TTL. */
 export interface LocksTable {
   path: string;
@@ -439,6 +454,7 @@ export interface Schema {
   job_deps: JobDepsTable;
   budget_reservations: BudgetReservationsTable;
   usage: UsageTable;
+  job_merges: JobMergesTable;
   locks: LocksTable;
   lock_waits: LockWaitsTable;
 }

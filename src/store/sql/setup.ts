@@ -6,9 +6,13 @@ import type { BootstrapReport, StackRecord } from '../setup.js';
 
 type Column = 'skip' | 'report_json' | 'base' | 'stack_json';
 
+function putStatement(q: Q, jobId: string, column: Column, value: string | number, now: number) {
+  return q.insertInto('job_setup').values({ job_id: jobId, [column]: value, updated_at: now })
+    .onConflict((oc) => oc.column('job_id').doUpdateSet({ [column]: value, updated_at: now }));
+}
+
 async function put(q: Q, jobId: string, column: Column, value: string | number, now: number): Promise<void> {
-  await q.insertInto('job_setup').values({ job_id: jobId, [column]: value, updated_at: now })
-    .onConflict((oc) => oc.column('job_id').doUpdateSet({ [column]: value, updated_at: now })).execute();
+  await putStatement(q, jobId, column, value, now).execute();
 }
 
 async function read(q: Q, jobId: string, column: Column): Promise<string | number | null> {
@@ -22,6 +26,8 @@ export const setupSkipped = async (q: Q, jobId: string): Promise<boolean> => Num
 
 /** The report of the worktree's last bootstrap. */
 export const recordSetup = (q: Q, jobId: string, report: BootstrapReport, now: number): Promise<void> => put(q, jobId, 'report_json', JSON.stringify(report), now);
+/** recordSetup as a statement not yet run (for `batch`: the report lands with the job's setup event). */
+export const setupRecordStatement = (q: Q, jobId: string, report: BootstrapReport, now: number) => putStatement(q, jobId, 'report_json', JSON.stringify(report), now);
 export async function setupReport(q: Q, jobId: string): Promise<BootstrapReport | undefined> {
   const r = await read(q, jobId, 'report_json');
   return typeof r === 'string' ? JSON.parse(r) as BootstrapReport : undefined;

@@ -29,7 +29,6 @@ const node = (j: HistoryJob) => ({
 });
 
 export function historyRoutes(d: { ctx: HubContext }) {
-  const db = d.ctx.db;
   return async (req: IncomingMessage, _res: ServerResponse, url: URL): Promise<unknown> => {
     const p = url.pathname;
     if (p !== '/api/web/usage' && p !== '/api/web/timeline' && p !== '/api/web/graph') return PASS;
@@ -37,7 +36,7 @@ export function historyRoutes(d: { ctx: HubContext }) {
     const now = d.ctx.clock.now();
     if (p === '/api/web/usage') {
       const q = parseQuery(url, UsageQuery, ['since', 'tz']);
-      return usageReport(db, { sinceMs: q.since === undefined ? undefined : parseSince(q.since, now), tzOffsetMin: q.tz });
+      return usageReport(d.ctx.sql.db, { sinceMs: q.since === undefined ? undefined : parseSince(q.since, now), tzOffsetMin: q.tz });
     }
     const { limit } = parseQuery(url, z.object({ limit: Limit }), ['limit']);
     return snapshot(d.ctx.sql.db, (r) => (p === '/api/web/timeline' ? timeline(r, limit, now) : graph(r, limit)));
