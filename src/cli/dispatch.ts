@@ -101,7 +101,7 @@ async function withRuns<T>(f: (store: RunStore, job: (id: string) => any, db: Db
   const { openState } = await import('./state.js');
   const s = openState();
   try {
-    return f(new RunStore(s.db), (id) => s.store.get(id), s.db);
+    return await f(new RunStore(s.db), (id) => s.store.get(id), s.db);
   } catch (err) {
     if (/no such table: run/.test((err as Error).message)) throw new CliError('No runs yet (this state has never had a dispatch).');
     throw err;
@@ -112,10 +112,10 @@ async function withRuns<T>(f: (store: RunStore, job: (id: string) => any, db: Db
 
 /** Script runs and dispatch runs together, newest first; a script run as its view (src/scripts/view.ts). */
 export async function runRuns(o: Common & { limit?: string }): Promise<void> {
-  const { scriptRunView } = await import('../scripts/view.js');
-  const views = await withRuns((store, job, db) => store.list(Number(o.limit ?? 50) || 50).map((r) => ((r as { kind?: string }).kind === 'script'
-    ? scriptRunView(db, job, r.id)!
-    : { kind: 'dispatch', ...runView(r, store.tasks(r.id), job) })));
+  const [{ scriptRunView }, { layerOf }] = await Promise.all([import('../scripts/view.js'), import('../store/sql/open.js')]);
+  const views = await withRuns((store, job, db) => Promise.all(store.list(Number(o.limit ?? 50) || 50).map(async (r) => ((r as { kind?: string }).kind === 'script'
+    ? (await scriptRunView(layerOf(db), r.id))!
+    : { kind: 'dispatch', ...runView(r, store.tasks(r.id), job) }))));
   if (o.json) return out(JSON.stringify({ runs: views.map(({ tasks: _t, calls: _c, log: _l, ...v }: any) => v) }, null, 2));
   if (!views.length) return out('No runs yet.');
   const { scriptRunLine } = await import('./scriptRuns.js');
@@ -123,8 +123,8 @@ export async function runRuns(o: Common & { limit?: string }): Promise<void> {
 }
 
 export async function runRun(id: string, o: Common): Promise<void> {
-  const [{ scriptRunView }, { scriptRunText }] = await Promise.all([import('../scripts/view.js'), import('./scriptRuns.js')]);
-  const script = await withRuns((_store, job, db) => scriptRunView(db, job, id));
+  const [{ scriptRunView }, { scriptRunText }, { layerOf }] = await Promise.all([import('../scripts/view.js'), import('./scriptRuns.js'), import('../store/sql/open.js')]);
+  const script = await withRuns((_store, _job, db) => scriptRunView(layerOf(db), id));
   if (script) return out(o.json ? JSON.stringify(script, null, 2) : scriptRunText(script));
   const v = await withRuns((store, job) => {
     const r = store.get(id) ?? (() => { const m = store.ids(id); if (m.length > 1) throw new UsageError(`${JSON.stringify(id)} names ${m.length} runs: ${m.join(', ')}`); return m[0] ? store.get(m[0]) : undefined; })();

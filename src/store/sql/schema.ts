@@ -55,28 +55,55 @@ export interface RequestLateAnswersTable {
   lead_seen_at: number | null;
 }
 
-/** runs: the columns the lead's run attention reads (src/services/runAttention.ts); step 7 types the rest. */
+/** runs: dispatch runs and script runs (kind 'script': src/scripts, src/store/sql/scripts.ts). */
 export interface RunsTable {
   id: string;
-  kind: string;
+  kind: Generated<string>;
   title: string;
+  file: string | null;
+  content: string;
+  format: string;
+  rules_json: string;
   status: string;
   note: string | null;
-  rules_json: string;
+  deadline_at: number | null;
+  created_at: number;
+  updated_at: number;
   ended_at: number | null;
-  lead_seen_at: number | null;
+  lead_seen_at: Generated<number | null>;
+  /** 1: a script run paused (pause_run). */
+  paused: Generated<number>;
   /** The hub that drives it (migration 27). */
-  hub_id: string | null;
+  hub_id: Generated<string | null>;
 }
 
-/** script_calls: the columns the lead's run attention reads; step 7 types the rest. */
+/** script_calls: a script run's journal, one row per call (src/scripts/journal.ts). */
 export interface ScriptCallsTable {
   run_id: string;
   seq: number;
   kind: string;
+  args_json: string;
+  scope: Generated<string>;
   label: string | null;
+  phase: string | null;
   status: string;
+  limited: Generated<number>;
+  job_id: string | null;
   request_id: string | null;
+  outcome_json: string | null;
+  started_at: number;
+  ended_at: number | null;
+  replaced: Generated<number>;
+  source: string | null;
+}
+
+/** script_log: a script run's log, phases and replay/pause notes, numbered per run. */
+export interface ScriptLogTable {
+  run_id: string;
+  n: number;
+  at: number;
+  kind: string;
+  text: string;
 }
 
 /** hubs (migration 27): the processes that serve the crew; times are the database's clock, ms. */
@@ -331,6 +358,7 @@ export interface Schema {
   jobs: JobsTable;
   runs: RunsTable;
   script_calls: ScriptCallsTable;
+  script_log: ScriptLogTable;
   hubs: HubsTable;
   job_commands: JobCommandsTable;
   workflows: OwnedTable;
