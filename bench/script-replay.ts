@@ -50,15 +50,16 @@ export interface ScriptReplayResult {
 
 type Sandbox = typeof import('../src/scripts/sandbox.js');
 type Replay = typeof import('../src/domain/scriptReplay.js');
+type Journal = typeof import('../src/scripts/journal.js');
 
 /** What a replay does with the journal, without the sandbox: what ScriptRuns.resumeAll and execute
  * read, and for each of the script's calls the lookup its host.call makes (canonicalJson, next, the
  * outcome parsed). The calls are the journal's own arguments, in order. */
-function journalWork(h: TestHub, rp: Replay, runId: string): number {
+async function journalWork(h: TestHub, rp: Replay, jn: Journal, runId: string): Promise<number> {
   const t0 = performance.now();
   const j = h.hub.scripts.journal;
   const interrupted = j.calls(runId).filter((c) => c.status === 'running').length;
-  const rows = j.replayable(runId);
+  const rows = await jn.replayable(h.hub.ctx.sql.db, runId);
   const replay = new rp.ScriptReplay(rows, 'recover');
   let answered = 0;
   for (const r of rows) {
@@ -78,8 +79,8 @@ function rerun(h: TestHub, runId: string): void {
   h.hub.ctx.db.prepare("UPDATE runs SET status = 'running', note = NULL, ended_at = NULL WHERE id = ?").run(runId);
 }
 
-function resultOf(h: TestHub, runId: string): unknown {
-  const v = h.hub.scripts.view(runId)!;
+async function resultOf(h: TestHub, runId: string): Promise<unknown> {
+  const v = (await h.hub.scripts.view(runId))!;
   if (v.status !== 'succeeded') throw new Error(`run ${runId} ended ${String(v.status)}: ${String(v.error)}`);
   return v.result;
 }
@@ -106,6 +107,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
   const dist = (p: string): string => pathToFileURL(path.join(BENCH_DIR, '..', 'dist', p)).href;
   const sb = (await import(dist('scripts/sandbox.js'))) as Sandbox;
   const rp = (await import(dist('domain/scriptReplay.js'))) as Replay;
+  const jn = (await import(dist('scripts/journal.js'))) as Journal;
   let h: TestHub | undefined = await startTestHub({ hubClass, processes: launcher, config: { maxAgents: 16 } });
   const dir = h.dir;
   try {
@@ -125,7 +127,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
     const replayCpu: number[] = [];
     const sandboxCpu: number[] = [];
     for (let i = -1; i < RUNS; i++) {
-      const w = journalWork(h, rp, runId);
+      const w = await journalWork(h, rp, jn, runId);
       if (i >= 0) work.push(w);
       const order = i % 2 === 0 ? ['replay', 'sandbox'] : ['sandbox', 'replay'];
       for (const k of order) {
@@ -143,7 +145,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
         const ms = performance.now() - r0;
         const cpu = cpuSince(c0);
         if (status !== 'succeeded') throw new Error(`the replay ended ${status}`);
-        if (JSON.stringify(resultOf(h, runId)) !== JSON.stringify(expected)) throw new Error(`the replay returned ${JSON.stringify(resultOf(h, runId))}, not ${JSON.stringify(expected)}`);
+        if (JSON.stringify(await resultOf(h, runId)) !== JSON.stringify(expected)) throw new Error(`the replay returned ${JSON.stringify(await resultOf(h, runId))}, not ${JSON.stringify(expected)}`);
         if (launcher.children.length !== CALLS) throw new Error(`the replay started ${launcher.children.length - CALLS} jobs`);
         if (i >= 0) { replay.push(ms); replayCpu.push(cpu); }
       }
@@ -172,7 +174,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
         const off = hub.hub.ctx.bus.on('run', (e) => { if (e.runId === runId && check()) off(); });
       });
       toEnd.push(endedAt - n0);
-      if (JSON.stringify(resultOf(hub, runId)) !== JSON.stringify(expected)) throw new Error('the new hub\'s replay returned another result');
+      if (JSON.stringify(await resultOf(hub, runId)) !== JSON.stringify(expected)) throw new Error('the new hub\'s replay returned another result');
       if (launcher.children.length !== CALLS) throw new Error(`the new hub started ${launcher.children.length - CALLS} jobs`);
     }
 

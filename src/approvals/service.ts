@@ -12,7 +12,7 @@ import {
   openRequest, pendingFor, pendingWithJobs, recentRequestIds, requestsOfJob, requestsWithLate, unseenLate,
   type Closing, type FullRequestRow, type NewRequest, type Who,
 } from '../store/sql/requests.js';
-import { tx } from '../store/db.js';
+import { transact, type Q } from '../store/sql/tx.js';
 import { waitUntil } from '../services/wait.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isActive } from '../domain/job.js';
@@ -146,21 +146,19 @@ export class RequestService {
    * A script run's approve(summary, plan): a person-only approval the hub opens for the run (its
    * job_id is the run's id). Only the person answers it (form, watch, dashboard, `overseer
    * respond`); the lead's respond is refused. It has no deadline: the run waits, as long as it lives.
-   * `within` runs in the same transaction (the journal's call row). Synchronous, on the
-   * synchronous store, because the journal's writes are (mixed period: until step 7 moves the
-   * scripts' journal; then this is openRequest's insert in one layer transaction with them).
+   * `within` runs in the same layer transaction (the journal's call row, given the transaction):
+   * the request and the call that waits for it land together or not at all.
    */
-  openForRun(runId: string, o: { summary: string; plan?: unknown }, within: (requestId: string) => void): string {
+  async openForRun(runId: string, o: { summary: string; plan?: unknown }, within: (requestId: string, trx: Q) => Promise<void>): Promise<string> {
     const now = this.ctx.clock.now();
     const id = this.newId(now);
     const r: NewRequest = {
       id, job_id: runId, kind: 'approval', summary: o.summary, plan_json: o.plan === undefined ? null : JSON.stringify(o.plan),
       options_json: null, created_at: now, tool_name: SCRIPT_APPROVAL, tool_input_json: null, expires_at: null, who: 'person',
     };
-    tx(this.ctx.db, () => {
-      this.ctx.db.prepare(`INSERT INTO requests (id, job_id, kind, summary, plan_json, options_json, status, created_at, tool_name, tool_input_json, expires_at, who)
-        VALUES (@id, @job_id, @kind, @summary, @plan_json, @options_json, 'pending', @created_at, @tool_name, @tool_input_json, @expires_at, @who)`).run(r);
-      within(id);
+    await transact(this.q, async (trx) => {
+      await insertRequest(trx, r);
+      await within(id, trx);
     });
     this.ctx.bus.emit('request', { jobId: runId, requestId: id });
     void this.elicit(r);

@@ -114,9 +114,9 @@ async function withRuns<T>(f: (q: Q, job: (id: string) => any, db: Db) => Promis
 /** Script runs and dispatch runs together, newest first; a script run as its view (src/scripts/view.ts). */
 export async function runRuns(o: Common & { limit?: string }): Promise<void> {
   const { scriptRunView } = await import('../scripts/view.js');
-  const views = await withRuns(async (q, job, db) => {
+  const views = await withRuns(async (q) => {
     const out: any[] = [];
-    for (const r of await listRuns(q, Number(o.limit ?? 50) || 50)) out.push(r.kind === 'script' ? scriptRunView(db, job, r.id)! : { kind: 'dispatch', ...(await readRunView(q, r)) });
+    for (const r of await listRuns(q, Number(o.limit ?? 50) || 50)) out.push(r.kind === 'script' ? (await scriptRunView(q, r.id))! : { kind: 'dispatch', ...(await readRunView(q, r)) });
     return out;
   });
   if (o.json) return out(JSON.stringify({ runs: views.map(({ tasks: _t, calls: _c, log: _l, ...v }: any) => v) }, null, 2));
@@ -127,7 +127,7 @@ export async function runRuns(o: Common & { limit?: string }): Promise<void> {
 
 export async function runRun(id: string, o: Common): Promise<void> {
   const [{ scriptRunView }, { scriptRunText }] = await Promise.all([import('../scripts/view.js'), import('./scriptRuns.js')]);
-  const script = await withRuns(async (_q, job, db) => scriptRunView(db, job, id));
+  const script = await withRuns(async (q) => scriptRunView(q, id));
   if (script) return out(o.json ? JSON.stringify(script, null, 2) : scriptRunText(script));
   const v = await withRuns(async (q) => {
     const m = await runIds(q, id);

@@ -1,7 +1,7 @@
 // Reads the rows of the floor from the state database: the hub's own connection, or the CLI's
 // read-only one (src/cli/state.ts) when no hub runs. SELECTs only, in one snapshot
 // (src/store/sql/tx.ts): jobs, requests, warnings, locks and overlaps through the layer
-// (src/store/sql/floor.ts); workflows and script runs through the synchronous store until step 7.
+// (src/store/sql/floor.ts) and script runs (src/floor/runs.ts); workflows through the synchronous store until step 7.
 // A fixed set of statements whatever the number of jobs.
 import type Database from 'better-sqlite3';
 import type { WorkflowRow } from '../store/workflows.js';
@@ -48,8 +48,8 @@ export async function readFloorInput(db: Database.Database, o: FloorReadOptions)
   const doneLimit = Math.max(0, o.doneLimit ?? DEFAULT_DONE_LIMIT);
   const windowMs = o.failedWindowMs ?? DEFAULT_FAILED_WINDOW_MS;
   const since = o.now - windowMs;
-  // The layer over this connection (mixed period: until step 7, workflows and script runs are
-  // read synchronously on the same connection, inside the same snapshot).
+  // The layer over this connection (mixed period: until step 7, workflows are read
+  // synchronously on the same connection, inside the same snapshot).
   return snapshot(layerOf(db), async (r) => {
     const rows = await floorRows(r, { now: o.now, since, doneLimit, project: o.project });
     const st = statements(db);
@@ -73,7 +73,7 @@ export async function readFloorInput(db: Database.Database, o: FloorReadOptions)
       ...(o.project !== undefined ? { project: o.project } : {}),
       ...(rows.archived.length ? { archived: rows.archived } : {}),
       limits: rows.limits as LimitRow[],
-      runs: readFloorRuns(db, since),
+      runs: await readFloorRuns(r, since),
     };
   });
 }

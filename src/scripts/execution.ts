@@ -12,11 +12,15 @@ import type { JobService } from '../services/jobs.js';
 import type { RequestService } from '../approvals/service.js';
 import type { JobRow } from '../store/jobs.js';
 import type { BudgetStore } from '../money/budgetStore.js';
+import type { Q } from '../store/sql/tx.js';
+import { getJob } from '../store/sql/jobs.js';
+import { addLog, beginCall, callsOf, endCall, isPaused, logOf, reopenCall, replaceCalls, rulesOf, setRules } from '../store/sql/scripts.js';
+import { waitUntil } from '../services/wait.js';
 import { isTerminal } from '../domain/job.js';
 import { canonicalJson, ScriptReplay, type Divergence, type JournaledCall, type ScriptCallKind } from '../domain/scriptReplay.js';
 import { SCRIPT_NAME, ScriptAgentOptions } from '../contract/scripts.js';
 import { runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, type SandboxOutcome } from './sandbox.js';
-import type { ScriptJournal } from './journal.js';
+import { replayable, type ScriptJournal } from './journal.js';
 import { checkScript } from './check.js';
 import type { BundledScripts } from './bundled.js';
 import type { ScriptRules } from './view.js';
@@ -33,6 +37,7 @@ export interface ExecutionDeps {
   jobs: Pick<JobService, 'spawn' | 'cancel' | 'resume'>;
   requests: Pick<RequestService, 'openForRun' | 'approved' | 'cancel'>;
   limits: SandboxLimits;
+  /** The bundled scripts' privileged calls journal through it (mixed period: see ./journal.ts). */
   journal: ScriptJournal;
   budgets: BudgetStore;
   /** .overseer/scripts/<name>.js */
@@ -45,9 +50,9 @@ export interface ExecutionDeps {
 interface Frame { scope: string; phase: string | null; depth: number }
 
 export class ScriptExecution {
-  private readonly replay: ScriptReplay;
+  private replay!: ScriptReplay;
   /** The journal the replay was built from. */
-  private readonly replayed: JournaledCall[];
+  private replayed: JournaledCall[] = [];
   /** Seqs of journaled calls this execution answered from or attached to. */
   private readonly used = new Set<number>();
   /** Calls the script asked so far, and how many of them the journal answered. */
@@ -61,10 +66,11 @@ export class ScriptExecution {
   /** How many times each workflow() call (scope and arguments) was asked: the n in its nested calls' scope. */
   private readonly workflows = new Map<string, number>();
   /** The script's log lines an earlier execution wrote, and how many of them this one repeated so far (they are not written twice). */
-  private readonly earlierLog: { kind: string; text: string }[];
+  private earlierLog: { kind: string; text: string }[] = [];
   private echoed = 0;
-  /** agent() calls between their spawn and their job in the journal: a run that ends waits for them before it cancels its agents. */
-  readonly inFlight = new Set<Promise<unknown>>();
+  /** The script's log lines, written one after the other (log() and phase() do not wait for them). */
+  private logged: Promise<void> = Promise.resolve();
+  private readonly q: Q;
 
   constructor(
     private readonly d: ExecutionDeps,
@@ -72,18 +78,22 @@ export class ScriptExecution {
     private readonly rules: ScriptRules,
     readonly mode: 'recover' | 'resume',
     private readonly signal: AbortSignal,
+    /** agent() calls between their spawn and their job in the journal: a run that ends waits for them before it cancels its agents. */
+    readonly inFlight = new Set<Promise<unknown>>(),
   ) {
-    this.replayed = d.journal.replayable(runId);
-    this.replay = new ScriptReplay(this.replayed, mode);
+    this.q = d.ctx.sql.db;
     this.noted = mode !== 'resume';
     this.slots = new Slots(rules.max_concurrent);
-    this.earlierLog = d.journal.logOf(runId, Number.MAX_SAFE_INTEGER).filter((l) => l.kind === 'log' || l.kind === 'phase');
   }
 
-  /** Runs the script to its end (then a resume's replay row is written if it was not yet). */
+  /** Runs the script to its end (then a resume's replay row is written if it was not yet). The journal is read first. */
   async run(source: string): Promise<SandboxOutcome> {
+    this.replayed = await replayable(this.q, this.runId);
+    this.replay = new ScriptReplay(this.replayed, this.mode);
+    this.earlierLog = (await logOf(this.q, this.runId, Number.MAX_SAFE_INTEGER)).filter((l) => l.kind === 'log' || l.kind === 'phase');
     const o = await runInSandbox({ source, args: this.rules.args, host: this.host({ scope: '', phase: null, depth: 0 }), limits: this.d.limits, signal: this.signal, privileged: this.rules.bundled !== undefined });
-    if (!this.signal.aborted) this.noteReplay();
+    if (!this.signal.aborted) await this.noteReplay();
+    await this.logged;
     return o;
   }
 
@@ -102,7 +112,15 @@ export class ScriptExecution {
     const e = this.earlierLog[this.echoed];
     if (e?.kind === kind && e.text === text) { this.echoed++; return; }
     this.echoed = this.earlierLog.length;
-    this.d.journal.log(this.runId, kind, text, this.d.ctx.clock.now());
+    this.log(kind, text);
+  }
+
+  /** A line of the run's log, after the lines before it (their order is their number). */
+  private log(kind: 'log' | 'phase' | 'replay' | 'pause', text: string): Promise<void> {
+    const at = this.d.ctx.clock.now();
+    this.logged = this.logged.then(() => addLog(this.q, this.runId, kind, text, at))
+      .catch((err: unknown) => this.d.ctx.log.error({ err, run: this.runId }, 'script run: a log line could not be written'));
+    return this.logged;
   }
 
   /** One call of the script: answered from the journal, attached to what still carries it, or run live. */
@@ -133,7 +151,7 @@ export class ScriptExecution {
       if (a.entry.jobId) return this.settle(this.runId, a.entry.seq, a.entry.jobId, this.signal, args);
       return this.workflow(frame, args, key, nth, a.entry.seq);
     }
-    if (a.diverged) this.noteReplay(a.diverged, this.asked, args);
+    if (a.diverged) await this.noteReplay(a.diverged, this.asked, args);
     if (kind === 'agent') return this.agent(frame, args, key);
     if (kind === 'approve') return this.approve(frame, args, key);
     return this.workflow(frame, args, key, nth);
@@ -152,20 +170,20 @@ export class ScriptExecution {
     if (typeof name !== 'string' || !SCRIPT_NAME.test(name)) throw new ScriptCallError('TypeError', 'workflow(name, args): name is a saved script\'s file name without .js, e.g. workflow("review", {…}) runs .overseer/scripts/review.js');
     const depth = frame.depth + 1;
     if (depth > MAX_WORKFLOW_DEPTH) throw new ScriptCallError('WorkflowDepth', `workflow("${name}"): workflows nest at most ${MAX_WORKFLOW_DEPTH} deep; this one would be ${depth} deep (does a workflow call itself without an end?)`, 'workflow_depth');
-    const stored = again !== undefined && this.mode === 'recover' ? this.d.journal.calls(this.runId).find((c) => c.seq === again)?.source : undefined;
+    const stored = again !== undefined && this.mode === 'recover' ? (await callsOf(this.q, this.runId)).find((c) => c.seq === again)?.source ?? undefined : undefined;
     const source = stored ?? await this.nestedSource(name);
     if (again === undefined) await this.whilePaused('workflow', args);
-    const seq = again ?? this.d.journal.begin({ run_id: this.runId, kind: 'workflow', args_json: key, scope: frame.scope, label: `workflow ${name}`, phase: frame.phase, started_at: this.d.ctx.clock.now(), source });
-    if (again !== undefined && !stored) this.d.journal.reopen(this.runId, seq, source);
+    const seq = again ?? await beginCall(this.q, { run_id: this.runId, kind: 'workflow', args_json: key, scope: frame.scope, label: `workflow ${name}`, phase: frame.phase, started_at: this.d.ctx.clock.now(), source });
+    if (again !== undefined && !stored) await reopenCall(this.q, this.runId, seq, source);
     const inner: Frame = { scope: `${frame.scope}/${name}:${createHash('sha256').update(key).digest('hex').slice(0, 12)}#${nth}`, phase: frame.phase, depth };
     const o = await runInSandbox({ source, args: wargs, host: this.host(inner), limits: this.d.limits, signal: this.signal });
     if (o.status === 'returned') {
-      this.d.journal.end(this.runId, seq, { status: 'done', outcome: o.value ?? null, at: this.d.ctx.clock.now() });
+      await endCall(this.q, this.runId, seq, { status: 'done', outcome: o.value ?? null, at: this.d.ctx.clock.now() });
       return o.value ?? null;
     }
     if (this.signal.aborted) throw new ScriptCallError('Cancelled', 'the run was cancelled');
     const error = { name: o.error.name, message: `workflow("${name}")${o.error.line ? ` line ${o.error.line}` : ''}: ${o.error.message}`, ...(o.error.code ? { code: o.error.code } : {}) };
-    this.d.journal.end(this.runId, seq, { status: 'failed', outcome: error, at: this.d.ctx.clock.now() });
+    await endCall(this.q, this.runId, seq, { status: 'failed', outcome: error, at: this.d.ctx.clock.now() });
     throw new ScriptCallError(error.name, error.message, error.code);
   }
 
@@ -184,15 +202,15 @@ export class ScriptExecution {
    * (or that nothing did). From here on the journal's calls this execution did not use are
    * history (replaced), never answers, also for a new hub that continues the run.
    */
-  private noteReplay(d?: Divergence, at?: number, args?: Json[]): void {
+  private async noteReplay(d?: Divergence, at?: number, args?: Json[]): Promise<void> {
     if (this.noted) return;
     this.noted = true;
     const now = this.d.ctx.clock.now();
     const unused = this.replayed.filter((e) => !this.used.has(e.seq));
-    this.d.journal.replace(this.runId, unused.map((e) => e.seq), now);
+    await replaceCalls(this.q, this.runId, unused.map((e) => e.seq), now);
     // An agent the run had left running that the resumed script will not wait for any more.
     for (const e of unused) {
-      const j = e.status === 'running' && e.jobId ? this.d.ctx.store.get(e.jobId) : undefined;
+      const j = e.status === 'running' && e.jobId ? await getJob(this.q, e.jobId) : undefined;
       if (j && !isTerminal(j.status)) void this.d.jobs.cancel({ job_id: j.id, reason: `run ${this.runId} was resumed and no longer waits for call ${e.seq}`, cascade: true }, LEAD).catch(() => undefined);
       if (e.status === 'running' && e.requestId) void this.d.requests.cancel(e.requestId, `run ${this.runId} was resumed and no longer waits for call ${e.seq}`).catch(() => undefined);
     }
@@ -200,10 +218,11 @@ export class ScriptExecution {
       ? `resume: ${this.answered} call(s) answered from the journal; diverged at call ${at} of the script, ${d.kind}(${callStart(args ?? [])})`
         + (d.reason === 'failed' ? `, which failed last time (journal call ${d.seq})` : ', new or edited since the last run') + ': it and every call after it run live'
       : `resume: ${this.answered} call(s) answered from the journal; nothing diverged`;
-    this.d.journal.log(this.runId, 'replay', text, now);
-    const row = this.d.ctx.db.prepare('SELECT rules_json FROM runs WHERE id = ?').get(this.runId) as { rules_json: string };
+    await this.log('replay', text);
+    const row = await rulesOf(this.q, this.runId);
+    if (!row) return;
     const { replaying: _, ...rules } = JSON.parse(row.rules_json) as ScriptRules;
-    this.d.ctx.db.prepare('UPDATE runs SET rules_json = ? WHERE id = ?').run(JSON.stringify(rules), this.runId);
+    await setRules(this.q, this.runId, JSON.stringify(rules));
   }
 
   private async agent(frame: Frame, args: Json[], key: string): Promise<Json> {
@@ -232,9 +251,9 @@ export class ScriptExecution {
         timeout_s: o.timeout_s, max_turns: o.max_turns, budget_usd: o.budget_usd, depends_on: [], priority: 0, labels: [`run:${runId}`],
       }, LEAD, {
         ...(o.schema ? { jsonSchema: JSON.stringify(o.schema) } : {}),
-        within: (jobId, now) => {
-          seq = this.d.journal.begin({ run_id: runId, kind: 'agent', args_json: key, scope: frame.scope, label: o.label ?? null, phase: o.phase ?? frame.phase, started_at: now });
-          this.d.journal.carriedBy(runId, seq, { job_id: jobId });
+        // The call's row in the job's own transaction: a job of the run is never without its call, nor a call without its job.
+        within: async (jobId, now, trx) => {
+          seq = await beginCall(trx, { run_id: runId, kind: 'agent', args_json: key, scope: frame.scope, label: o.label ?? null, phase: o.phase ?? frame.phase, started_at: now, job_id: jobId });
         },
       }).catch((e: unknown) => { throw new ScriptCallError(codeOf(e) === 'budget_exceeded' ? 'BudgetExceeded' : 'SpawnRefused', (e as Error).message, codeOf(e)); })
         .finally(spawned);
@@ -254,9 +273,8 @@ export class ScriptExecution {
     if (typeof summary !== 'string' || !summary.trim()) throw new ScriptCallError('TypeError', 'approve(summary, plan): summary must be a non-empty string');
     await this.whilePaused('approve', args);
     let seq = 0;
-    const id = this.d.requests.openForRun(runId, { summary, ...(plan && typeof plan === 'object' ? { plan } : {}) }, (requestId) => {
-      seq = this.d.journal.begin({ run_id: runId, kind: 'approve', args_json: key, scope: frame.scope, label: summary.slice(0, 80), phase: frame.phase, started_at: this.d.ctx.clock.now() });
-      this.d.journal.carriedBy(runId, seq, { request_id: requestId });
+    const id = await this.d.requests.openForRun(runId, { summary, ...(plan && typeof plan === 'object' ? { plan } : {}) }, async (requestId, trx) => {
+      seq = await beginCall(trx, { run_id: runId, kind: 'approve', args_json: key, scope: frame.scope, label: summary.slice(0, 80), phase: frame.phase, started_at: this.d.ctx.clock.now(), request_id: requestId });
     });
     return this.decided(seq, id);
   }
@@ -265,29 +283,56 @@ export class ScriptExecution {
   private async decided(seq: number, requestId: string): Promise<Json> {
     const approved = await this.d.requests.approved(requestId, this.signal);
     if (approved === undefined) throw new ScriptCallError('Cancelled', 'the run has ended');
-    this.d.journal.end(this.runId, seq, { status: 'done', outcome: approved, at: this.d.ctx.clock.now() });
+    await endCall(this.q, this.runId, seq, { status: 'done', outcome: approved, at: this.d.ctx.clock.now() });
     return approved;
   }
 
   /** Waits until the call's job has ended for good, journals its outcome and gives it to the script. */
-  private settle(runId: string, seq: number, jobId: string, signal: AbortSignal, args: Json[]): Promise<Json> {
-    return new Promise<Json>((resolve, reject) => {
-      // One listener per waiting call, removed when it settles (a run of 1,000 calls keeps none).
-      const stop = (): void => off();
-      const check = (): boolean => {
-        const j = this.d.ctx.store.get(jobId);
-        if (!j || !isTerminal(j.status)) return false;
+  private async settle(runId: string, seq: number, jobId: string, signal: AbortSignal, args: Json[]): Promise<Json> {
+    const j = await this.jobEnd(jobId, signal);
+    // The run stopped (cancelled, the hub closing): the sandbox no longer waits for this answer.
+    if (!j) return new Promise<never>(() => undefined);
+    const o = jobOutcome(j, args);
+    await endCall(this.q, runId, seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.d.ctx.clock.now() });
+    if (o.ok) return o.value;
+    throw new ScriptCallError(o.error.name, o.error.message, o.error.code);
+  }
+
+  /** The job once it has ended (undefined: `signal` aborted first). One listener per waiting call, for
+   * its own job's events only, removed when it settles (a run of 1,000 calls keeps none); one read at
+   * a time, and one more after it when an event came meanwhile. */
+  private jobEnd(jobId: string, signal: AbortSignal): Promise<JobRow | undefined> {
+    return new Promise((resolve) => {
+      let reading = false;
+      let again = false;
+      let settled = false;
+      const finish = (j: JobRow | undefined): void => {
+        if (settled) return;
+        settled = true;
         off();
-        signal.removeEventListener('abort', stop);
-        const o = jobOutcome(j, args);
-        this.d.journal.end(runId, seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.d.ctx.clock.now() });
-        if (o.ok) resolve(o.value);
-        else reject(new ScriptCallError(o.error.name, o.error.message, o.error.code));
-        return true;
+        signal.removeEventListener('abort', onAbort);
+        resolve(j);
       };
-      const off = this.d.ctx.bus.on('job', (ev) => { if (ev.jobId === jobId) check(); });
-      signal.addEventListener('abort', stop, { once: true });
-      check();
+      const onAbort = (): void => finish(undefined);
+      const check = async (): Promise<void> => {
+        if (reading) { again = true; return; }
+        reading = true;
+        try {
+          do {
+            again = false;
+            const j = await getJob(this.q, jobId);
+            if (j && isTerminal(j.status)) finish(j);
+          } while (again && !settled);
+        } catch (err) {
+          this.d.ctx.log.error({ err, job: jobId, run: this.runId }, 'script run: could not read an agent of the run');
+        } finally {
+          reading = false;
+        }
+      };
+      const off = this.d.ctx.bus.on('job', (ev) => { if (ev.jobId === jobId) void check(); });
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      void check();
     });
   }
 
@@ -299,16 +344,13 @@ export class ScriptExecution {
 
   /** Before a call starts live: wait while the run is paused (cancelling the run ends the wait). */
   private async whilePaused(kind: ScriptCallKind, args: Json[]): Promise<void> {
-    const paused = (): boolean => (this.d.ctx.db.prepare('SELECT paused FROM runs WHERE id = ?').get(this.runId) as { paused: number } | undefined)?.paused === 1;
-    if (!paused()) return;
-    this.d.journal.log(this.runId, 'pause', `${kind}(${callStart(args)}) waits: the run is paused`, this.d.ctx.clock.now());
-    await new Promise<void>((resolve, reject) => {
-      const done = (f: () => void): void => { off(); this.signal.removeEventListener('abort', onAbort); f(); };
-      const onAbort = (): void => done(() => reject(new ScriptCallError('Cancelled', 'the run was cancelled')));
-      const off = this.d.ctx.bus.on('run', (ev) => { if (ev.runId === this.runId && !paused()) done(resolve); });
-      if (this.signal.aborted) onAbort();
-      else this.signal.addEventListener('abort', onAbort, { once: true });
+    if (!(await isPaused(this.q, this.runId))) return;
+    await this.log('pause', `${kind}(${callStart(args)}) waits: the run is paused`);
+    const r = await waitUntil({
+      bus: this.d.ctx.bus, events: ['run'], signal: this.signal, timeoutMs: 2 ** 31 - 1,
+      check: async () => ((await isPaused(this.q, this.runId)) ? undefined : true),
     });
+    if (!r.ok) throw new ScriptCallError('Cancelled', 'the run was cancelled');
   }
 }
 

@@ -17,10 +17,13 @@ import { type Json, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
 import { ScriptJournal } from './journal.js';
 import { checkScript } from './check.js';
 import { BudgetStore } from '../money/budgetStore.js';
-import { findScriptRun, scriptRunView, type ScriptRules } from './view.js';
+import { scriptRunView, type ScriptRules } from './view.js';
 import { jobOutcome, LIMIT_CLASSES, ScriptExecution, whereOf } from './execution.js';
 import type { BundledScripts } from './bundled.js';
 import { tx } from '../store/db.js';
+import type { Q } from '../store/sql/tx.js';
+import { getJob } from '../store/sql/jobs.js';
+import { addLog, callsOf, endCall, endScriptRun, findScriptRun, insertScriptRun, reopenScriptRun, runningScriptRuns, scriptRun, setPaused } from '../store/sql/scripts.js';
 
 const LEAD = { role: 'lead' } as const;
 const DEFAULT_CONCURRENCY = 16;
@@ -53,18 +56,26 @@ export class ScriptRuns {
     if (problem) throw new InvalidInputError(`The script is refused${whereOf(problem)}: ${problem.name}: ${problem.message}. Nothing was started; fix it and run it again.`);
     const title = i.title ?? metaName(source) ?? i.name ?? 'script';
     const rules: ScriptRules = { name: i.name ?? null, args: i.args as Json | undefined, budget_usd: i.budget_usd ?? null, max_concurrent: i.max_concurrent ?? DEFAULT_CONCURRENCY };
-    const id = this.insertRun({ title, file: i.name ? this.savedPath(i.name) : null, source, rules });
+    const id = this.newRunId();
+    await insertScriptRun(this.q, { id, title, file: i.name ? this.savedPath(i.name) : null, content: source, rules_json: JSON.stringify(rules), now: this.ctx.clock.now() });
     this.execute(id, 'recover');
     return { run_id: id, status: 'running', title };
   }
 
   /** Starts a run of a bundled script for a hub service (not run_script's input); `first` writes
-   * in the same transaction as the run row (a call the script makes first, already carried by a job). */
+   * in the same transaction as the run row (a call the script makes first, already carried by a job).
+   * mixed period: until the workflow engine moves onto the layer (step 7, h/p29wf) — it calls this
+   * inside its own synchronous transaction and creates the phase job in `first` with
+   * `JobService.createSync`, so the run's row is written synchronously here; then this becomes
+   * `await transact(q, trx => insertScriptRun(trx, …); await first(runId, trx))`. */
   startBundled(name: string, o: { title: string; args: Json }, first: (runId: string) => void): string {
     const source = this.bundled.source(name);
     const rules: ScriptRules = { name, args: o.args, budget_usd: null, max_concurrent: DEFAULT_CONCURRENCY, bundled: name };
     const id = tx(this.ctx.db, () => {
-      const runId = this.insertRun({ title: o.title, file: null, source, rules });
+      const runId = this.newRunId();
+      const now = this.ctx.clock.now();
+      this.ctx.db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
+        VALUES (?, ?, NULL, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(runId, o.title, source, JSON.stringify(rules), now, now);
       first(runId);
       return runId;
     });
@@ -72,22 +83,21 @@ export class ScriptRuns {
     return id;
   }
 
-  /** A new script run's row, `running`, with the script it runs; its id. */
-  private insertRun(r: { title: string; file: string | null; source: string; rules: ScriptRules }): string {
-    const id = `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
-    const now = this.ctx.clock.now();
-    this.ctx.db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
-      VALUES (?, ?, ?, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(id, r.title, r.file, r.source, JSON.stringify(r.rules), now, now);
-    return id;
+  /** A new script run's id. */
+  private newRunId(): string {
+    return `r-${this.ctx.ids.token().replace(/[^a-z0-9]/gi, '').slice(0, 8).toLowerCase()}`;
+  }
+
+  private get q(): Q {
+    return this.ctx.sql.db;
   }
 
   /** Continues every script run a previous hub left running. */
   async resumeAll(): Promise<void> {
-    const rows = this.ctx.db.prepare("SELECT id, rules_json FROM runs WHERE kind = 'script' AND status = 'running'").all() as { id: string; rules_json: string }[];
-    for (const r of rows) {
+    for (const r of await runningScriptRuns(this.q)) {
       // The agents the stopped hub left interrupted go on in their sessions; the script waits for them again.
-      for (const c of this.journal.calls(r.id)) {
-        const j = c.status === 'running' && c.job_id ? this.ctx.store.get(c.job_id) : undefined;
+      for (const c of await callsOf(this.q, r.id)) {
+        const j = c.status === 'running' && c.job_id ? await getJob(this.q, c.job_id) : undefined;
         if (j?.status !== 'interrupted') continue;
         try {
           await this.jobs.resume({ job_id: j.id, message: this.ctx.prompts.get('run-hub-restart').body.trim() }, LEAD);
@@ -95,7 +105,7 @@ export class ScriptRuns {
           // It cannot go on (e.g. its session is gone, a budget): the call fails, as the script can see and catch, instead of waiting for ever.
           const message = `agent ${j.id} was interrupted when the hub stopped and could not be continued: ${(err as Error).message}`;
           this.ctx.log.warn({ run: r.id, job: j.id, err: (err as Error).message }, 'script run: could not continue an interrupted agent');
-          this.journal.end(r.id, c.seq, { status: 'failed', outcome: { name: 'AgentFailed', message, code: 'interrupted' }, at: this.ctx.clock.now() });
+          await endCall(this.q, r.id, c.seq, { status: 'failed', outcome: { name: 'AgentFailed', message, code: 'interrupted' }, at: this.ctx.clock.now() });
         }
       }
       // A resume the stopped hub had not yet seen diverge goes on as a resume.
@@ -110,38 +120,39 @@ export class ScriptRuns {
    * the log says where it diverged. A bad script changes nothing.
    */
   async resume(idOrPrefix: string): Promise<Record<string, unknown>> {
-    const run = findScriptRun(this.ctx.db, idOrPrefix);
+    const run = await findScriptRun(this.q, idOrPrefix);
     if (!run) throw new NotFoundError(`No script run ${JSON.stringify(idOrPrefix)}: list_runs shows the runs.`);
     if (run.status === 'running' || this.live.has(run.id)) throw new InvalidStateError(`Script run ${run.id} is still running: resume_run continues a run that failed or was cancelled. Wait for it (get_run with wait_s), or cancel_run it first.`);
     if (run.status === 'succeeded') throw new InvalidStateError(`Script run ${run.id} succeeded: there is nothing to resume. Start it again with run_script to run it anew.`);
     const rules = JSON.parse(run.rules_json) as ScriptRules;
     if (rules.bundled) throw new InvalidStateError(`Script run ${run.id} is the hub's ${rules.bundled} script driving a workflow: resume the workflow with resume_workflow (list_workflows shows it), which starts a new run of it.`);
-    const row = this.ctx.db.prepare('SELECT content FROM runs WHERE id = ?').get(run.id) as { content: string };
-    const source = rules.name ? this.saved(rules.name) : row.content;
+    const source = rules.name ? this.saved(rules.name) : run.content;
     const problem = await checkScript(source);
     if (problem) throw new InvalidInputError(`${rules.name ? this.savedPath(rules.name) : 'The stored script'} is refused${whereOf(problem)}: ${problem.name}: ${problem.message}. The run was not resumed; fix it and call resume_run again.`);
     // Agents that ended after the run did: their outcome goes into the journal first, so that the resume can reuse it.
-    for (const c of this.journal.calls(run.id)) {
-      const j = c.status === 'running' && c.job_id ? this.ctx.store.get(c.job_id) : undefined;
+    for (const c of await callsOf(this.q, run.id)) {
+      const j = c.status === 'running' && c.job_id ? await getJob(this.q, c.job_id) : undefined;
       if (!j || !isTerminal(j.status)) continue;
       const o = jobOutcome(j, JSON.parse(c.args_json) as Json[]);
-      this.journal.end(run.id, c.seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.ctx.clock.now() });
+      await endCall(this.q, run.id, c.seq, { status: o.ok ? 'done' : 'failed', outcome: o.ok ? o.value : o.error, limited: !o.ok && LIMIT_CLASSES.has(j.failure_class ?? ''), at: this.ctx.clock.now() });
     }
     const now = this.ctx.clock.now();
-    this.ctx.db.prepare("UPDATE runs SET content = ?, rules_json = ?, status = 'running', paused = 0, note = NULL, updated_at = ?, ended_at = NULL WHERE id = ?")
-      .run(source, JSON.stringify({ ...rules, replaying: true } satisfies ScriptRules), now, run.id);
-    const edited = source !== row.content ? `; ${this.savedPath(rules.name!)} changed since the last run and was read again` : '';
-    this.journal.log(run.id, 'replay', `resumed after it ${run.status}${edited}`, now);
+    // Only from failed or cancelled: of two resumes at once (two hubs, the dashboard and the lead) one runs it.
+    if (!(await reopenScriptRun(this.q, run.id, source, JSON.stringify({ ...rules, replaying: true } satisfies ScriptRules), now))) {
+      throw new InvalidStateError(`Script run ${run.id} was resumed meanwhile (it is running again): get_run shows it.`);
+    }
+    const edited = source !== run.content ? `; ${this.savedPath(rules.name!)} changed since the last run and was read again` : '';
+    await addLog(this.q, run.id, 'replay', `resumed after it ${run.status}${edited}`, now);
     this.ctx.log.info({ run: run.id, edited: Boolean(edited) }, 'script run resumed');
     this.ctx.bus.emit('run', { runId: run.id, status: 'running' });
     this.execute(run.id, 'resume');
-    return this.view(run.id)!;
+    return (await this.view(run.id))!;
   }
 
   /** Cancels the run: no call starts, its running agents are cancelled. */
   async cancel(runId: string, reason: string): Promise<void> {
     const l = this.live.get(runId);
-    this.finish(runId, 'cancelled', reason);
+    await this.finish(runId, 'cancelled', reason);
     await this.endAgents(runId, l, `run ${runId} cancelled: ${reason}`);
     await l?.done;
   }
@@ -151,11 +162,11 @@ export class ScriptRuns {
   private async endAgents(runId: string, l: Live | undefined, reason: string): Promise<void> {
     l?.abort.abort();
     if (l) await Promise.all(l.spawning);
-    for (const c of this.journal.calls(runId)) {
+    for (const c of await callsOf(this.q, runId)) {
       if (c.status !== 'running') continue;
       if (c.request_id) await this.withdraw(c.request_id, reason);
       if (c.job_id) {
-        const j = this.ctx.store.get(c.job_id);
+        const j = await getJob(this.q, c.job_id);
         if (j && !isTerminal(j.status)) await this.jobs.cancel({ job_id: j.id, reason, cascade: true }, LEAD).catch(() => undefined);
       }
     }
@@ -171,35 +182,37 @@ export class ScriptRuns {
    * waits, with a `pause` row in the log); calls already running go on. Kept in the store, so a
    * new hub keeps the run paused. Bus event `run` with status `paused`, or `running` again.
    */
-  pause(idOrPrefix: string, paused: boolean): Record<string, unknown> {
-    const run = this.running(idOrPrefix, paused ? 'paused' : 'unpaused');
+  async pause(idOrPrefix: string, paused: boolean): Promise<Record<string, unknown>> {
+    const run = await this.running(idOrPrefix, paused ? 'paused' : 'unpaused');
     const now = this.ctx.clock.now();
-    const changed = this.ctx.db.prepare('UPDATE runs SET paused = ?, updated_at = ? WHERE id = ? AND paused <> ?').run(paused ? 1 : 0, now, run.id, paused ? 1 : 0).changes;
-    if (changed) {
-      this.journal.log(run.id, 'pause', paused ? 'paused: no new call starts until the run is unpaused (pause_run paused:false); running calls go on' : 'unpaused: calls start again', now);
+    // Only a running run, only a change: of two pauses at once one writes the log row and the event.
+    if (await setPaused(this.q, run.id, paused, now)) {
+      await addLog(this.q, run.id, 'pause', paused ? 'paused: no new call starts until the run is unpaused (pause_run paused:false); running calls go on' : 'unpaused: calls start again', now);
       this.ctx.log.info({ run: run.id, paused }, 'script run paused or unpaused');
       this.ctx.bus.emit('run', { runId: run.id, status: paused ? 'paused' : 'running' });
+    } else if ((await scriptRun(this.q, run.id))?.status !== 'running') {
+      throw new InvalidStateError(`Script run ${run.id} has ended meanwhile: only a running run can be ${paused ? 'paused' : 'unpaused'}.`);
     }
-    return this.view(run.id)!;
+    return (await this.view(run.id))!;
   }
 
   /** cancel_run with `call`: cancels that agent() call's agent; the script sees the call throw AgentCancelled (code `cancelled`) and goes on. */
   async cancelCall(idOrPrefix: string, seq: number, reason: string): Promise<Record<string, unknown>> {
-    const run = this.running(idOrPrefix, 'have a call cancelled');
-    const calls = this.journal.calls(run.id);
+    const run = await this.running(idOrPrefix, 'have a call cancelled');
+    const calls = await callsOf(this.q, run.id);
     const c = calls.find((x) => x.seq === seq);
     if (!c) throw new NotFoundError(`Script run ${run.id} has no call ${seq}${calls.length ? ` (its calls are 1 to ${calls.length}; get_run lists them)` : ' (it has made no call yet)'}.`);
     if (c.kind !== 'agent') throw new InvalidStateError(`Call ${seq} of run ${run.id} is a ${c.kind}() call: only an agent() call can be cancelled alone (an approval is the person's to answer; for a workflow, cancel the agent calls inside it). cancel_run without call cancels the whole run.`);
-    const j = c.job_id ? this.ctx.store.get(c.job_id) : undefined;
+    const j = c.job_id ? await getJob(this.q, c.job_id) : undefined;
     if (c.status !== 'running' || !j || isTerminal(j.status)) throw new InvalidStateError(`Call ${seq} of run ${run.id} has already ended (${c.status}${j ? `, agent ${j.id} ${j.status}` : ''}): there is nothing to cancel.`);
     await this.jobs.cancel({ job_id: j.id, reason: `call ${seq} of run ${run.id} cancelled: ${reason}`, cascade: true }, LEAD);
     this.ctx.log.info({ run: run.id, seq, job: j.id }, 'script run: one call cancelled');
-    return this.view(run.id)!;
+    return (await this.view(run.id))!;
   }
 
   /** A running script run, for an action on it; else a clear error. */
-  private running(idOrPrefix: string, what: string): { id: string } {
-    const run = findScriptRun(this.ctx.db, idOrPrefix);
+  private async running(idOrPrefix: string, what: string): Promise<{ id: string }> {
+    const run = await findScriptRun(this.q, idOrPrefix);
     if (!run) throw new NotFoundError(`No script run ${JSON.stringify(idOrPrefix)} (only script runs, from run_script, can be ${what}); list_runs shows the runs.`);
     if (run.status !== 'running') throw new InvalidStateError(`Script run ${run.id} is ${run.status}: only a running run can be ${what}.`);
     return run;
@@ -212,41 +225,46 @@ export class ScriptRuns {
   }
 
   /** A script run as get_run shows it (undefined: no script run has that id or unique prefix). */
-  view(idOrPrefix: string): Record<string, unknown> | undefined {
-    return scriptRunView(this.ctx.db, (id) => this.ctx.store.get(id), idOrPrefix);
+  view(idOrPrefix: string): Promise<Record<string, unknown> | undefined> {
+    return scriptRunView(this.q, idOrPrefix);
   }
 
   hasWork(): boolean {
     return this.live.size > 0;
   }
 
+  /** Runs the run's script in this hub (live at once: a cancel or a close meanwhile finds it); its row is read first. */
   private execute(runId: string, mode: 'recover' | 'resume'): void {
-    const row = this.ctx.db.prepare('SELECT content, rules_json FROM runs WHERE id = ?').get(runId) as { content: string; rules_json: string };
     const abort = new AbortController();
     const deps = { ctx: this.ctx, jobs: this.jobs, requests: this.requests, limits: this.limits, journal: this.journal, budgets: this.budgets, savedPath: (n: string) => this.savedPath(n), bundled: this.bundled };
-    const ex = new ScriptExecution(deps, runId, JSON.parse(row.rules_json) as ScriptRules, mode, abort.signal);
-    const live: Live = { abort, stopping: false, done: Promise.resolve(), spawning: ex.inFlight };
-    live.done = ex.run(row.content).then((o) => {
+    const spawning = new Set<Promise<unknown>>();
+    const live: Live = { abort, stopping: false, done: Promise.resolve(), spawning };
+    live.done = (async () => {
+      const row = await scriptRun(this.q, runId);
+      if (!row) throw new Error(`internal: script run ${runId} has no row`);
+      const ex = new ScriptExecution(deps, runId, JSON.parse(row.rules_json) as ScriptRules, mode, abort.signal, spawning);
+      return ex.run(row.content);
+    })().then(async (o) => {
       if (live.stopping) return;
-      if (o.status === 'returned') this.finish(runId, 'succeeded', null, o.value);
+      if (o.status === 'returned') await this.finish(runId, 'succeeded', null, o.value);
       else if (o.error.name !== 'Cancelled') {
-        this.finish(runId, 'failed', `${o.error.name}${o.error.line ? ` (line ${o.error.line})` : ''}: ${o.error.message}`);
+        await this.finish(runId, 'failed', `${o.error.name}${o.error.line ? ` (line ${o.error.line})` : ''}: ${o.error.message}`);
         return this.endAgents(runId, live, `run ${runId} failed: ${o.error.name}`);
       }
-    }, (err: unknown) => {
+    }, async (err: unknown) => {
       this.ctx.log.error({ err, run: runId }, 'script run crashed in the hub');
       if (live.stopping) return;
-      this.finish(runId, 'failed', `the hub could not run the script: ${(err as Error).message}`);
+      await this.finish(runId, 'failed', `the hub could not run the script: ${(err as Error).message}`);
       return this.endAgents(runId, live, `run ${runId} failed in the hub`);
-    }).finally(() => { this.live.delete(runId); });
+    }).catch((err: unknown) => { this.ctx.log.error({ err, run: runId }, 'script run: its end could not be recorded'); })
+      .finally(() => { this.live.delete(runId); });
     this.live.set(runId, live);
   }
 
-  private finish(runId: string, status: 'succeeded' | 'failed' | 'cancelled', note: string | null, result?: Json): void {
+  /** The run ends, once: only a running run (a cancel and the script's own end at once: the first wins). */
+  private async finish(runId: string, status: 'succeeded' | 'failed' | 'cancelled', note: string | null, result?: Json): Promise<void> {
     const now = this.ctx.clock.now();
-    const changed = this.ctx.db.prepare("UPDATE runs SET status = ?, note = ?, updated_at = ?, ended_at = ? WHERE id = ? AND status = 'running'")
-      .run(status, result === undefined ? note : JSON.stringify({ result }), now, now, runId).changes;
-    if (!changed) return;
+    if (!(await endScriptRun(this.q, runId, status, result === undefined ? note : JSON.stringify({ result }), now))) return;
     this.ctx.log.info({ run: runId, status }, 'script run ended');
     this.ctx.bus.emit('run', { runId, status });
   }

@@ -1,10 +1,13 @@
 // A script run as get_run, `overseer run` and the floor show it: read from the state database
-// alone (the run row, its journal and the jobs that carried its calls), so the CLI can show it
-// whether or not a hub runs.
+// alone (the run row, its journal and the jobs that carried its calls), through the layer
+// (src/store/sql/scripts.ts), so the CLI can show it whether or not a hub runs.
 import type { Db } from '../store/db.js';
-import type { JobRow } from '../store/jobs.js';
 import type { Json } from './sandbox.js';
-import { ScriptJournal } from './journal.js';
+import { callsWithJobs, findScriptRun, logOf, scriptRunSpent, type ScriptRunRow } from '../store/sql/scripts.js';
+import type { Q } from '../store/sql/tx.js';
+
+export { listScriptRuns, findScriptRun, scriptRunSpent } from '../store/sql/scripts.js';
+export type { ScriptRunRow } from '../store/sql/scripts.js';
 
 export interface ScriptRules {
   name: string | null;
@@ -17,57 +20,45 @@ export interface ScriptRules {
   bundled?: string;
 }
 
-export interface ScriptRunRow { id: string; title: string; status: string; note: string | null; rules_json: string; created_at: number; ended_at: number | null; paused: number }
-
-/** The script run with this id, or the one run whose id starts with it. */
-export function findScriptRun(db: Db, idOrPrefix: string): ScriptRunRow | undefined {
-  const rows = db.prepare("SELECT * FROM runs WHERE kind = 'script' AND id LIKE ? ESCAPE '\\' LIMIT 2").all(`${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as ScriptRunRow[];
-  return rows.find((x) => x.id === idOrPrefix) ?? (rows.length === 1 ? rows[0] : undefined);
-}
-
-/** The run's own budget (run_script's budget_usd), for the budgets its agents reserve under (src/money/budgets.ts). */
+/**
+ * The run's own budget (run_script's budget_usd), for the budgets its agents reserve under (src/money/budgets.ts).
+ * mixed period: until Budgets asks it asynchronously (src/money, h/p29money) — `runBudget` is a
+ * synchronous callback inside the budget check, so this one read stays on the synchronous handle.
+ */
 export function scriptRunBudget(db: Db, runId: string): { limitUsd: number; title: string } | undefined {
   const r = db.prepare("SELECT title, rules_json FROM runs WHERE id = ? AND kind = 'script'").get(runId) as { title: string; rules_json: string } | undefined;
   const limit = r ? (JSON.parse(r.rules_json) as ScriptRules).budget_usd : null;
   return r && limit !== null ? { limitUsd: limit, title: r.title } : undefined;
 }
 
-/** Dollars the run's agents have spent so far. */
-export function scriptRunSpent(db: Db, runId: string): number {
-  const r = db.prepare('SELECT COALESCE(SUM(j.cost_usd), 0) AS c FROM script_calls s JOIN jobs j ON j.id = s.job_id WHERE s.run_id = ?').get(runId) as { c: number };
-  return r.c;
+/** A script run as get_run shows it (undefined: no script run has that id or unique prefix). */
+export async function scriptRunView(q: Q, idOrPrefix: string): Promise<Record<string, unknown> | undefined> {
+  const r = await findScriptRun(q, idOrPrefix);
+  return r ? (await runView(q, r)).view : undefined;
 }
 
-/** A script run as get_run shows it (undefined: no script run has that id or unique prefix). */
-export function scriptRunView(db: Db, job: (id: string) => JobRow | undefined, idOrPrefix: string): Record<string, unknown> | undefined {
-  const r = findScriptRun(db, idOrPrefix);
-  if (!r) return undefined;
-  const journal = new ScriptJournal(db);
+/** The view of run `r`, and its calls' job titles (the floor shows them; get_run does not). */
+export async function runView(q: Q, r: ScriptRunRow, logLines = 50): Promise<{ view: Record<string, unknown> & { calls: ViewCall[]; log: { kind: string; text: string; at: string }[] }; titles: Map<string, string | null> }> {
   const rules = JSON.parse(r.rules_json) as ScriptRules;
   const ok = r.status === 'succeeded';
   const result = ok && r.note ? ((JSON.parse(r.note) as { result?: Json }).result ?? null) : null;
-  const calls = journal.calls(r.id).map((c) => {
-    const j = c.job_id ? job(c.job_id) : undefined;
-    return {
-      seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, provider: j?.provider ?? null, job_status: j?.status ?? null, cost_usd: j?.cost_usd ?? 0,
-      ...(c.scope ? { scope: c.scope } : {}), ...(c.replaced ? { replaced: true } : {}),
-    };
-  });
-  return {
+  const [rows, spent, log] = [await callsWithJobs(q, r.id), await scriptRunSpent(q, r.id), await logOf(q, r.id, logLines)];
+  const calls = rows.map((c) => ({
+    seq: c.seq, kind: c.kind, label: c.label, phase: c.phase, status: c.status, job_id: c.job_id, request_id: c.request_id, provider: c.job_provider ?? null, job_status: c.job_status ?? null, cost_usd: c.job_cost_usd ?? 0,
+    ...(c.scope ? { scope: c.scope } : {}), ...(c.replaced ? { replaced: true } : {}),
+  }));
+  const titles = new Map(rows.flatMap((c) => (c.job_id ? [[c.job_id, c.job_title] as const] : [])));
+  const view = {
     run_id: r.id, kind: 'script', title: r.title, status: r.status, paused: r.paused === 1, name: rules.name,
     ...(ok ? { result } : { error: r.note }),
-    budget_usd: rules.budget_usd, cost_usd: Math.round(scriptRunSpent(db, r.id) * 1e6) / 1e6,
+    budget_usd: rules.budget_usd, cost_usd: Math.round(spent * 1e6) / 1e6,
     created_at: new Date(r.created_at).toISOString(), ended_at: r.ended_at ? new Date(r.ended_at).toISOString() : null,
-    calls, log: journal.logOf(r.id, 50).map((l) => ({ kind: l.kind, text: l.text, at: new Date(l.at).toISOString() })),
+    calls, log: log.map((l) => ({ kind: l.kind, text: l.text, at: new Date(l.at).toISOString() })),
   };
+  return { view, titles };
 }
 
-/** The script runs to show: every one still running, then those that ended since `since` (epoch ms), newest first, at most `limit`.
- * Not the hub's bundled scripts (rules.bundled: the implement/review workflow), which show as what they run. */
-export function listScriptRuns(db: Db, o: { limit: number; since?: number }): ScriptRunRow[] {
-  return db.prepare(`SELECT * FROM runs WHERE kind = 'script' AND json_extract(rules_json, '$.bundled') IS NULL AND (status = 'running' OR COALESCE(ended_at, updated_at) >= ?)
-    ORDER BY status = 'running' DESC, created_at DESC, rowid DESC LIMIT ?`).all(o.since ?? 0, o.limit) as ScriptRunRow[];
-}
+export interface ViewCall { seq: number; kind: string; label: string | null; phase: string | null; status: string; job_id: string | null; request_id: string | null; provider: string | null; job_status: string | null; cost_usd: number; scope?: string; replaced?: boolean }
 
 /** Calls of a script run by state: done, running (agents live or approvals waiting), failed; calls a resume replaced are history, not counted. */
 export function scriptCallCounts(calls: readonly { status: string; replaced?: boolean }[]): { done: number; running: number; failed: number } {

@@ -12,24 +12,25 @@ import { isoTime } from '../clock.js';
 import { scriptRunSpent } from '../scripts/view.js';
 
 export class RunAttention {
-  /** `q`: the asynchronous layer; `db`: the synchronous store, for a run's cost only (mixed
-   * period: until step 7 moves the scripts' queries, scriptRunSpent among them). */
-  constructor(private readonly q: Q, private readonly db: Db) {}
+  /** `q`: the layer. `_db` is no longer read (a run's cost is the layer's since step 7): the
+   * second argument goes when the callers' lines are next touched. */
+  constructor(private readonly q: Q, _db?: Db) {}
 
   /** The items not yet told; `ack` records them told (call it once they are returned). */
   async untold(): Promise<{ items: Record<string, unknown>[]; ack: (now: number) => Promise<void> }> {
     const ended = await untoldEndedRuns(this.q);
     const waiting = await untoldWaitingApproves(this.q);
     if (!ended.length && !waiting.length) return { items: [], ack: async () => undefined };
+    const spent = await Promise.all(ended.map((r) => scriptRunSpent(this.q, r.id)));
     const items = [
       ...waiting.map((w) => ({
         kind: 'run_needs_person', run_id: w.run_id, title: w.title, call: w.seq, request_id: w.request_id, summary: w.summary.slice(0, 500), since: isoTime(w.created_at),
         what_to_do: `the script waits in approve() for the person's answer; you cannot give it. Tell the person: overseer respond ${w.request_id} --approve|--reject (or overseer watch, the dashboard). The rest of the run goes on meanwhile.`,
       })),
-      ...ended.map((r) => ({
+      ...ended.map((r, i) => ({
         kind: 'run_ended', run_id: r.id, title: r.title, status: r.status,
         ...(r.status === 'succeeded' ? {} : { error: r.note ?? 'no reason recorded' }),
-        cost_usd: Math.round(scriptRunSpent(this.db, r.id) * 1e6) / 1e6,
+        cost_usd: Math.round(spent[i]! * 1e6) / 1e6,
         ...(r.ended_at ? { ended_at: isoTime(r.ended_at) } : {}),
         what_to_do: r.status === 'succeeded'
           ? `get_run { run_id: "${r.id}" } gives its result and every call`

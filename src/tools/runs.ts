@@ -22,14 +22,14 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
       input: CancelRunInput, annotations: { destructiveHint: true },
       handler: async (i) => {
         const reason = i.reason ?? 'cancelled by the lead';
-        const script = scripts.view(i.run_id);
+        const script = await scripts.view(i.run_id);
         if (i.call !== undefined) {
           if (!script) throw new InvalidInputError(`call is for script runs only, and ${JSON.stringify(i.run_id)} is not one: leave call out to cancel a dispatch run.`);
           return scripts.cancelCall(script.run_id as string, i.call, reason);
         }
         if (script) {
           await scripts.cancel(script.run_id as string, reason);
-          return scripts.view(script.run_id as string)!;
+          return (await scripts.view(script.run_id as string))!;
         }
         return r.cancel(i.run_id, reason);
       },
@@ -53,7 +53,7 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
       // Only a call with wait_s waits (and is answered as a stream over HTTP).
       blocks: (a) => typeof a.wait_s === 'number' && a.wait_s > 0,
       handler: async (i, _c, x) => {
-        const view = async (): Promise<Record<string, unknown>> => scripts.view(i.run_id) ?? await r.view(i.run_id);
+        const view = async (): Promise<Record<string, unknown>> => (await scripts.view(i.run_id)) ?? await r.view(i.run_id);
         const first = await view();
         if (!i.wait_s || first.status !== 'running') return first;
         await waitUntil({
@@ -73,7 +73,7 @@ export function runTools(r: RunService, scripts: ScriptRuns, bus: Bus, progressE
       name: 'resume_run', roles: ['lead'], title: 'Resume a run',
       description: 'Re-run what did not succeed in an ended run. A script run (failed or cancelled) runs its script again from the top — a saved script re-read from .overseer/scripts/<name>.js as it is now, so an edit after a failure counts — and the journal answers the longest unchanged prefix of its calls; the first call that is new, edited or failed last time, and every call after it, run live; the log\'s replay line says where it diverged. A dispatch run: a failed job continues its session with a message saying why it failed; tasks that never started get new jobs; succeeded tasks are kept.',
       input: ResumeRunInput,
-      handler: (i) => (scripts.view(i.run_id) ? scripts.resume(i.run_id) : r.resume(i.run_id)),
+      handler: async (i) => ((await scripts.view(i.run_id)) ? scripts.resume(i.run_id) : r.resume(i.run_id)),
     }),
   ];
 }

@@ -27,8 +27,8 @@ return out`;
 async function halfDone(title: string): Promise<{ run_id: string; slowJob: string }> {
   held.push(gate(120_000));
   const r = await f.h.call('run_script', { title, script: SCRIPT });
-  const v = await eventually(`${title}: one call done, one running`, () => {
-    const x = f.h.hub.scripts.view(r.run_id)!;
+  const v = await eventually(`${title}: one call done, one running`, async () => {
+    const x = (await f.h.hub.scripts.view(r.run_id))!;
     const calls = x.calls as any[];
     return calls.length === 2 && calls.some((c) => c.status === 'done') && calls.some((c) => c.job_status === 'running') ? x : undefined;
   }, 20_000);
@@ -43,8 +43,8 @@ describe('a script run on the floor', () => {
     assert.match(r.stdout, new RegExp(`▸ run ${run_id} "status run" running · phase Review · calls: 1 done, 1 running, 0 failed · \\$0\\.0000 — overseer run ${run_id}`));
     assert.match(r.stdout, new RegExp(`${slowJob} +running .*review slow +run ${run_id} #\\d`), 'the agent\'s row names its run and call');
     const json = JSON.parse((await runOverseer(f.h.home, ['status', '--json'])).stdout) as any[];
-    assert.deepEqual(json.filter((j) => j.script_run?.run_id === run_id).map((j) => j.job_id).sort(), (f.h.hub.scripts.view(run_id)!.calls as any[]).map((c) => c.job_id).sort());
-    assert.deepEqual(json.find((j) => j.job_id === slowJob).script_run, { run_id, call: (f.h.hub.scripts.view(run_id)!.calls as any[]).find((c) => c.job_id === slowJob).seq, title: 'status run', status: 'running' });
+    assert.deepEqual(json.filter((j) => j.script_run?.run_id === run_id).map((j) => j.job_id).sort(), ((await f.h.hub.scripts.view(run_id))!.calls as any[]).map((c) => c.job_id).sort());
+    assert.deepEqual(json.find((j) => j.job_id === slowJob).script_run, { run_id, call: ((await f.h.hub.scripts.view(run_id))!.calls as any[]).find((c) => c.job_id === slowJob).seq, title: 'status run', status: 'running' });
     const floor = JSON.parse((await runOverseer(f.h.home, ['status', '--floor'])).stdout);
     const fr = floor.runs.find((x: any) => x.run_id === run_id);
     assert.deepEqual({ status: fr.status, paused: fr.paused, phase: fr.phase, counts: fr.counts }, { status: 'running', paused: false, phase: 'Review', counts: { done: 1, running: 1, failed: 0 } });
@@ -88,10 +88,10 @@ describe('a script run on the floor', () => {
     await t.waitFor('the run row selected', (s) => /watched run/.test(selected(s)));
     t.keys(['c']);
     await t.waitFor('the y/n question', (s) => new RegExp(`cancel run "watched run" \\(${run_id}\\) and its running agents\\? y/n`).test(s));
-    assert.equal(f.h.hub.scripts.view(run_id)!.status, 'running', 'nothing happens before the answer');
+    assert.equal((await f.h.hub.scripts.view(run_id))!.status, 'running', 'nothing happens before the answer');
     t.keys(['y']);
     await t.waitFor('the cancel confirmed', (s) => new RegExp(`run "watched run" \\(${run_id}\\) cancelled`).test(s));
-    assert.equal(f.h.hub.scripts.view(run_id)!.status, 'cancelled');
+    assert.equal((await f.h.hub.scripts.view(run_id))!.status, 'cancelled');
     await eventually('its running agent cancelled', () => (f.h.hub.ctx.store.get(slowJob)!.status === 'cancelled' ? true : undefined), 15_000);
     await t.waitFor('the run shown cancelled', (s) => /▾ watched run +cancelled/.test(s));
     t.keys(['q']);
@@ -111,7 +111,7 @@ describe('a script run on the floor', () => {
     assert.match(await page.locator(`[data-script-run="${run_id}"] [data-testid=run-log]`).innerText(), /phase Review/);
     page.once('dialog', (d) => void d.accept());
     await page.locator(`[data-script-run="${run_id}"] button[data-action=cancel-run]`).click();
-    await eventually('the run cancelled', () => (f.h.hub.scripts.view(run_id)!.status === 'cancelled' ? true : undefined), 15_000);
+    await eventually('the run cancelled', async () => ((await f.h.hub.scripts.view(run_id))!.status === 'cancelled' ? true : undefined), 15_000);
     await page.locator(`[data-script-run="${run_id}"] [data-testid=run-meta]`, { hasText: 'cancelled' }).waitFor({ timeout: 15_000 });
     assert.equal(await page.locator(`[data-script-run="${run_id}"] button[data-action=cancel-run]`).count(), 0, 'no cancel on an ended run');
     // The Crew page: the run under Script runs, with its agents.

@@ -25,8 +25,8 @@ return [slow, after]`;
 async function started(title: string): Promise<{ run_id: string; slowJob: string }> {
   held.push(gate(120_000));
   const r = await f.h.call('run_script', { title, script: SCRIPT });
-  const v = await eventually(`${title}: the slow call running`, () => {
-    const c = (f.h.hub.scripts.view(r.run_id)!.calls as any[])[0];
+  const v = await eventually(`${title}: the slow call running`, async () => {
+    const c = ((await f.h.hub.scripts.view(r.run_id))!.calls as any[])[0];
     return c?.job_status === 'running' ? c : undefined;
   }, 20_000);
   return { run_id: r.run_id, slowJob: v.job_id };
@@ -57,7 +57,7 @@ describe('steering a script run', () => {
     await selectRow(t, /▸ steered run/);
     t.keys(['p']);
     await t.waitFor('paused', (s) => new RegExp(`run "steered run" \\(${run_id}\\) paused: no new call starts`).test(s) && /steered run +running · paused/.test(s));
-    assert.equal(f.h.hub.scripts.view(run_id)!.paused, true);
+    assert.equal((await f.h.hub.scripts.view(run_id))!.paused, true);
     t.keys(['u']);
     await t.waitFor('unpaused', (s) => new RegExp(`run "steered run" \\(${run_id}\\) unpaused`).test(s) && !/steered run +running · paused/.test(s));
     t.keys(['Enter']);
@@ -67,7 +67,7 @@ describe('steering a script run', () => {
     await t.waitFor('the y/n', (s) => new RegExp(`cancel call #1 \\(review slow\\) of run ${run_id}\\? .*y/n`).test(s));
     t.keys(['y']);
     await t.waitFor('the call cancelled', (s) => new RegExp(`call #1 of run ${run_id} cancelled`).test(s));
-    const v = await eventually('the run went on and succeeded', () => { const x = f.h.hub.scripts.view(run_id)!; return x.status === 'succeeded' ? x : undefined; }, 20_000);
+    const v = await eventually('the run went on and succeeded', async () => { const x = (await f.h.hub.scripts.view(run_id))!; return x.status === 'succeeded' ? x : undefined; }, 20_000);
     assert.deepEqual(v.result, ['cancelled', 'did after']);
     assert.equal(f.h.hub.ctx.store.get(slowJob)!.status, 'cancelled');
     t.keys(['q']);
@@ -80,13 +80,13 @@ describe('steering a script run', () => {
     await page.locator(`button[data-run="${run_id}"]`).click({ timeout: 15_000 });
     const box = page.locator(`[data-script-run="${run_id}"]`);
     await box.locator('button[data-action=pause]', { hasText: 'Pause' }).click({ timeout: 15_000 });
-    await eventually('paused', () => (f.h.hub.scripts.view(run_id)!.paused === true ? true : undefined), 10_000);
+    await eventually('paused', async () => ((await f.h.hub.scripts.view(run_id))!.paused === true ? true : undefined), 10_000);
     await box.locator('[data-testid=run-meta]', { hasText: 'paused' }).waitFor({ timeout: 10_000 });
     await box.locator('button[data-action=pause]', { hasText: 'Unpause' }).click();
-    await eventually('unpaused', () => (f.h.hub.scripts.view(run_id)!.paused === false ? true : undefined), 10_000);
+    await eventually('unpaused', async () => ((await f.h.hub.scripts.view(run_id))!.paused === false ? true : undefined), 10_000);
     page.once('dialog', (d) => void d.accept());
     await box.locator('tr[data-call="1"] button[data-action=cancel-call]').click({ timeout: 10_000 });
-    const v = await eventually('the run went on and succeeded', () => { const x = f.h.hub.scripts.view(run_id)!; return x.status === 'succeeded' ? x : undefined; }, 20_000);
+    const v = await eventually('the run went on and succeeded', async () => { const x = (await f.h.hub.scripts.view(run_id))!; return x.status === 'succeeded' ? x : undefined; }, 20_000);
     assert.deepEqual(v.result, ['cancelled', 'did after']);
     assert.equal(f.h.hub.ctx.store.get(slowJob)!.status, 'cancelled');
   });

@@ -36,7 +36,7 @@ describe('script runs in wait_for_agents attention', () => {
     });
     const other = await h.call('spawn_agent', { prompt: 'TASK:hang', title: 'unrelated' });
     const run = await h.call('run_script', { title: 'two steps', script: `await agent('TASK:step')\n\nawait agent('TASK:bad')\nreturn 1` });
-    await eventually('the step agent running', () => ((h.hub.scripts.view(run.run_id)!.calls as any[]).some((c) => c.job_status === 'running') ? true : undefined), 20_000);
+    await eventually('the step agent running', async () => (((await h.hub.scripts.view(run.run_id))!.calls as any[]).some((c) => c.job_status === 'running') ? true : undefined), 20_000);
     // A wait on an unrelated agent, started while the run is still running.
     const t0 = Date.now();
     const waiting = h.call('wait_for_agents', { job_ids: [other.job_id], timeout_s: 60 });
@@ -63,10 +63,10 @@ describe('script runs in wait_for_agents attention', () => {
     gates.push(slow);
     const h = await setup(async (prompt) => { if (task(prompt) === 'slow') await slow.wait; return { resultText: `did ${task(prompt)}` }; });
     const ok = await h.call('run_script', { title: 'fine', script: `return await agent('TASK:quick')` });
-    await eventually('the fine run ended', () => (h.hub.scripts.view(ok.run_id)!.status === 'succeeded' ? true : undefined), 20_000);
+    await eventually('the fine run ended', async () => ((await h.hub.scripts.view(ok.run_id))!.status === 'succeeded' ? true : undefined), 20_000);
     const long = await h.call('run_script', { title: 'long', script: `return await agent('TASK:slow')` });
     await h.call('cancel_run', { run_id: long.run_id, reason: 'not needed now' });
-    const r = await h.call('wait_for_agents', { job_ids: [(h.hub.scripts.view(ok.run_id)!.calls as any[])[0].job_id], timeout_s: 5 });
+    const r = await h.call('wait_for_agents', { job_ids: [((await h.hub.scripts.view(ok.run_id))!.calls as any[])[0].job_id], timeout_s: 5 });
     const items = (r.attention as any[]).filter((a) => a.kind === 'run_ended');
     assert.deepEqual(items.map((a) => [a.run_id, a.status, a.error ?? null]).sort(), [[ok.run_id, 'succeeded', null], [long.run_id, 'cancelled', 'not needed now']].sort());
     const dir = h.dir;

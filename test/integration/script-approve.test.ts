@@ -18,12 +18,12 @@ async function hub(dir?: string): Promise<TestHub> {
 }
 
 const pendingRequest = (h: TestHub, runId: string): Promise<string> =>
-  eventually('the approval is pending', () => {
-    const c = (h.hub.scripts.view(runId)!.calls as any[]).find((x) => x.kind === 'approve' && x.status === 'running');
+  eventually('the approval is pending', async () => {
+    const c = ((await h.hub.scripts.view(runId))!.calls as any[]).find((x) => x.kind === 'approve' && x.status === 'running');
     return c?.request_id && requestRow(h.hub.ctx.db, c.request_id)?.status === 'pending' ? (c.request_id as string) : undefined;
   }, 20_000);
 const ended = (h: TestHub, runId: string): Promise<any> =>
-  eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, 20_000);
+  eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, 20_000);
 
 const SCRIPT = "const ok = await approve('Ship the release?', { rationale: 'all checks passed', risks: 'none known' })\nlog(`approved: ${ok}`)\nreturn ok";
 
@@ -88,7 +88,7 @@ describe('a new hub that cannot continue an interrupted agent', () => {
     const first = await startTestHub({ processes: new ScriptedLauncher(() => ({ hang: true })) });
     hubs.push(first);
     const r = await first.call('run_script', { script: "try { return await agent('TASK:long') } catch (e) { return [e.name, e.code] }" });
-    await eventually('the agent runs', () => ((first.hub.scripts.view(r.run_id)!.calls as any[])[0]?.job_status === 'running' ? true : undefined), 20_000);
+    await eventually('the agent runs', async () => (((await first.hub.scripts.view(r.run_id))!.calls as any[])[0]?.job_status === 'running' ? true : undefined), 20_000);
     const dir = first.dir;
     await first.stop({ keep: true });
     hubs.splice(hubs.indexOf(first), 1);

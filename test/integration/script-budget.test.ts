@@ -15,7 +15,7 @@ const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop().catch(() => undefined); });
 
 const ended = (h: TestHub, runId: string, ms = 30_000): Promise<any> =>
-  eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, ms);
+  eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, ms);
 const task = (prompt: string): string => /TASK:(\S+)/.exec(prompt)?.[1] ?? '?';
 
 describe('a script run\'s budget', () => {
@@ -45,7 +45,7 @@ const b3 = [budget.spent(), budget.reserved(), budget.remaining()]
 await agent('TASK:d', { budget_usd: 0.3 })
 return { b0, b1, b2, b3, refused, end: [budget.spent(), budget.remaining()] }`,
     });
-    await eventually('c refused', () => ((h.hub.scripts.view(r.run_id)!.log as any[]).some((l) => l.text === 'c refused') ? true : undefined), 20_000);
+    await eventually('c refused', async () => (((await h.hub.scripts.view(r.run_id))!.log as any[]).some((l) => l.text === 'c refused') ? true : undefined), 20_000);
     assert.deepEqual(prompts, ['a', 'b'], 'c never spawned');
     g.open();
     const v = await ended(h, r.run_id);

@@ -49,7 +49,7 @@ describe('script run caps', () => {
         script: `const slow = agent('TASK:slow', { label: 'slow' })\nawait agent('TASK:quick', { label: 'quick' })\nagent('TASK:late', { label: 'late' })\n${cap.body}`,
       });
       const t0 = Date.now();
-      const v = await eventually(`run ${r.run_id} ended`, () => { const x = h.hub.scripts.view(r.run_id); return x && x.status !== 'running' ? x : undefined; }, 90_000, 50) as any;
+      const v = await eventually(`run ${r.run_id} ended`, async () => { const x = (await h.hub.scripts.view(r.run_id)); return x && x.status !== 'running' ? x : undefined; }, 90_000, 50) as any;
       const took = Date.now() - t0;
       assert.equal(v.status, 'failed', JSON.stringify(v));
       assert.match(v.error, cap.error);

@@ -25,7 +25,7 @@ async function setup(script: TurnScript): Promise<{ h: TestHub; prompts: string[
 }
 
 const ended = (h: TestHub, runId: string, ms = 30_000): Promise<any> =>
-  eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, ms);
+  eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, ms);
 const task = (prompt: string): string => /TASK:(\S+)/.exec(prompt)?.[1] ?? '?';
 const replayLines = (v: any): string[] => (v.log as any[]).filter((l) => l.kind === 'replay').map((l) => l.text);
 
@@ -103,7 +103,7 @@ describe('resume_run of a script run', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'orphan.js'), "const p = agent('TASK:long')\nawait agent('TASK:bad')\nreturn await p");
     const r = await h.call('run_script', { name: 'orphan' });
-    await eventually('both running', () => ((h.hub.scripts.view(r.run_id)!.calls as any[]).filter((c) => c.job_status === 'running').length === 2 ? true : undefined), 20_000);
+    await eventually('both running', async () => (((await h.hub.scripts.view(r.run_id))!.calls as any[]).filter((c) => c.job_status === 'running').length === 2 ? true : undefined), 20_000);
     assert.equal((await h.call('pause_run', { run_id: r.run_id })).paused, true);
     g.open();
     const failed = await ended(h, r.run_id);

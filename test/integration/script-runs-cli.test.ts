@@ -75,7 +75,7 @@ return out`);
     assert.equal(r.code, 0, r.stderr);
     const started = JSON.parse(r.stdout);
     assert.equal(started.status, 'running');
-    await eventually('the quick run ended', () => (h.hub.scripts.view(started.run_id)?.status === 'succeeded' ? true : undefined), 20_000);
+    await eventually('the quick run ended', async () => ((await h.hub.scripts.view(started.run_id))?.status === 'succeeded' ? true : undefined), 20_000);
   });
 
   test('a script that does not parse names its line and starts nothing; --args that is not JSON is refused', async () => {
@@ -108,7 +108,7 @@ return out`);
     const other = await startTestHub({ processes: new ScriptedLauncher(() => ({ resultText: 'x' })) });
     try {
       const r = await other.call('run_script', { title: 'just logs', script: `phase('Plan')\nlog('nothing to spawn')\nreturn 1` });
-      await eventually('the run ended', () => (other.hub.scripts.view(r.run_id)?.status === 'succeeded' ? true : undefined), 20_000);
+      await eventually('the run ended', async () => ((await other.hub.scripts.view(r.run_id))?.status === 'succeeded' ? true : undefined), 20_000);
       const st = await runOverseer(other.home, ['status']);
       assert.equal(st.code, 0, st.stderr);
       assert.match(st.stdout, new RegExp(`^No jobs yet\\.\\n\\n▸ run ${r.run_id} "just logs" succeeded · phase Plan · calls: 0 done, 0 running, 0 failed · \\$0\\.0000 — overseer run ${r.run_id}\\n$`));

@@ -25,7 +25,7 @@ async function setup(script: TurnScript, dir?: string): Promise<{ h: TestHub; pr
 }
 
 const ended = (h: TestHub, runId: string, ms = 30_000): Promise<any> =>
-  eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, ms);
+  eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, ms);
 
 /** The task line of a child's prompt (the hub adds its own sections around it). */
 const task = (prompt: string): string => /TASK:(\S+)/.exec(prompt)?.[1] ?? '?';
@@ -111,7 +111,7 @@ return { reviews, verdict }`,
     const g = gate(20_000);
     const { h } = await setup(async () => { await g.wait; return { resultText: 'late' }; });
     const r = await h.call('run_script', { script: `await parallel([() => agent('TASK:one'), () => agent('TASK:two')])\nreturn 'finished'` });
-    await eventually('two agents running', () => (h.hub.scripts.view(r.run_id)!.calls as any[]).filter((c) => c.job_status === 'running').length === 2 || undefined, 20_000);
+    await eventually('two agents running', async () => ((await h.hub.scripts.view(r.run_id))!.calls as any[]).filter((c) => c.job_status === 'running').length === 2 || undefined, 20_000);
     const v = await h.call('cancel_run', { run_id: r.run_id, reason: 'changed my mind' });
     assert.equal(v.status, 'cancelled');
     const jobs = (v.calls as any[]).map((c) => h.hub.ctx.store.get(c.job_id)!.status);
@@ -129,7 +129,7 @@ return { reviews, verdict }`,
     };
     const first = await setup(script);
     const r = await first.h.call('run_script', { script: `const a = await agent('TASK:fast')\nconst b = await agent('TASK:slow')\nconst c = await agent('TASK:last ' + a)\nreturn [a, b, c]` });
-    await eventually('the slow agent running', () => (first.h.hub.scripts.view(r.run_id)!.calls as any[]).some((c) => c.label === null && c.job_status === 'running' && c.seq === 2) || undefined, 20_000);
+    await eventually('the slow agent running', async () => ((await first.h.hub.scripts.view(r.run_id))!.calls as any[]).some((c) => c.label === null && c.job_status === 'running' && c.seq === 2) || undefined, 20_000);
     const dir = first.h.dir;
     await first.h.stop({ keep: true });
     hubs.splice(hubs.indexOf(first.h), 1);

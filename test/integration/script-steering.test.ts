@@ -23,9 +23,9 @@ async function setup(script: TurnScript, dir?: string): Promise<{ h: TestHub; pr
 }
 
 const ended = (h: TestHub, runId: string, ms = 30_000): Promise<any> =>
-  eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, ms);
+  eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, ms);
 const task = (prompt: string): string => /TASK:(\S+)/.exec(prompt)?.[1] ?? '?';
-const waits = (h: TestHub, runId: string): string[] => (h.hub.scripts.view(runId)!.log as any[]).filter((l) => l.kind === 'pause' && / waits: /.test(l.text)).map((l) => l.text);
+const waits = async (h: TestHub, runId: string): Promise<string[]> => ((await h.hub.scripts.view(runId))!.log as any[]).filter((l) => l.kind === 'pause' && / waits: /.test(l.text)).map((l) => l.text);
 
 describe('steering a script run', () => {
   test('pause_run: no new call starts while paused, also under a new hub; paused:false lets it start', async () => {
@@ -36,23 +36,23 @@ describe('steering a script run', () => {
     };
     const first = await setup(script);
     const r = await first.h.call('run_script', { script: "const a = await agent('TASK:one')\nconst b = await agent('TASK:two')\nreturn [a, b]" });
-    await eventually('one running', () => ((first.h.hub.scripts.view(r.run_id)!.calls as any[])[0]?.job_status === 'running' ? true : undefined), 20_000);
+    await eventually('one running', async () => (((await first.h.hub.scripts.view(r.run_id))!.calls as any[])[0]?.job_status === 'running' ? true : undefined), 20_000);
     const p = await first.h.call('pause_run', { run_id: r.run_id });
     assert.equal(p.paused, true);
     assert.equal(p.status, 'running');
     assert.deepEqual(first.events.filter((e) => e.runId === r.run_id), [{ runId: r.run_id, status: 'paused' }]);
     g.open();
-    await eventually('two waits', () => (waits(first.h, r.run_id).length === 1 ? true : undefined), 20_000);
-    assert.match(waits(first.h, r.run_id)[0]!, /^agent\("TASK:two"\) waits: the run is paused$/);
+    await eventually('two waits', async () => ((await waits(first.h, r.run_id)).length === 1 ? true : undefined), 20_000);
+    assert.match((await waits(first.h, r.run_id))[0]!, /^agent\("TASK:two"\) waits: the run is paused$/);
     assert.deepEqual(first.prompts.map(task), ['one'], 'the running agent finished; the next call did not start');
-    assert.equal((first.h.hub.scripts.view(r.run_id)!.calls as any[]).length, 1);
+    assert.equal(((await first.h.hub.scripts.view(r.run_id))!.calls as any[]).length, 1);
 
     const dir = first.h.dir;
     await first.h.stop({ keep: true });
     hubs.splice(hubs.indexOf(first.h), 1);
     const second = await setup(script, dir);
-    assert.equal(second.h.hub.scripts.view(r.run_id)!.paused, true, 'a new hub keeps the run paused');
-    await eventually('two waits under the new hub', () => (waits(second.h, r.run_id).length === 2 ? true : undefined), 20_000);
+    assert.equal((await second.h.hub.scripts.view(r.run_id))!.paused, true, 'a new hub keeps the run paused');
+    await eventually('two waits under the new hub', async () => ((await waits(second.h, r.run_id)).length === 2 ? true : undefined), 20_000);
     assert.deepEqual(second.prompts, []);
     const u = await second.h.call('pause_run', { run_id: r.run_id, paused: false });
     assert.equal(u.paused, false);
@@ -79,7 +79,7 @@ describe('steering a script run', () => {
 ])
 return { v, k }`,
     });
-    const calls = await eventually('both running', () => { const c = h.hub.scripts.view(r.run_id)!.calls as any[]; return c.length === 2 && c.every((x) => x.job_status === 'running') ? c : undefined; }, 20_000);
+    const calls = await eventually('both running', async () => { const c = (await h.hub.scripts.view(r.run_id))!.calls as any[]; return c.length === 2 && c.every((x) => x.job_status === 'running') ? c : undefined; }, 20_000);
     const victim = calls.find((c) => c.label === 'victim');
     const none = await h.call('cancel_run', { run_id: r.run_id, call: 99 }).then(() => null, (e: Error) => e.message);
     assert.match(String(none), /has no call 99 \(its calls are 1 to 2; get_run lists them\)/);

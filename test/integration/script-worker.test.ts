@@ -21,9 +21,9 @@ describe('a script that loops does not hold the hub', () => {
     const h = await startTestHub({ processes: new ScriptedLauncher(async (prompt) => ({ resultText: `done ${task(prompt)}` })) });
     hubs.push(h);
     const loop = await h.call('run_script', { script: `log('looping')\nlet n = 0\nwhile (true) n++` });
-    const view = (id: string): any => h.hub.scripts.view(id);
+    const view = async (id: string): Promise<any> => h.hub.scripts.view(id);
     // The script is inside its loop once its log line is in (the hub writes it as the worker posts it).
-    await eventually('the looping script logged', () => view(loop.run_id)?.log.some((l: { text: string }) => l.text === 'looping') || undefined, 30_000, 20);
+    await eventually('the looping script logged', async () => (await view(loop.run_id))?.log.some((l: { text: string }) => l.text === 'looping') || undefined, 30_000, 20);
     const loopStarted = performance.now();
 
     // MCP calls are answered at once, not after the loop.
@@ -41,7 +41,7 @@ describe('a script that loops does not hold the hub', () => {
     const done = await h.call('get_run', { run_id: other.run_id, wait_s: 30 });
     assert.equal(done.status, 'succeeded', JSON.stringify(done));
     assert.equal(done.result, 'done one, done two');
-    assert.equal(view(loop.run_id).status, 'running', 'the other run ended while the loop still ran');
+    assert.equal((await view(loop.run_id)).status, 'running', 'the other run ended while the loop still ran');
     assert.ok(performance.now() - loopStarted < DEFAULT_LIMITS.cpuMs, 'the other run ended before the loop reached its cap');
 
     // The loop ends at its CPU cap, as before.

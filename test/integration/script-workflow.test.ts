@@ -28,7 +28,7 @@ async function setup(script: TurnScript, saved: Record<string, string>, state?: 
 }
 
 const ended = (h: TestHub, runId: string, ms = 30_000): Promise<any> =>
-  eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, ms);
+  eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, ms);
 const task = (prompt: string): string => /TASK:(\S+)/.exec(prompt)?.[1] ?? '?';
 
 describe('workflow() in a script run', () => {
@@ -97,7 +97,7 @@ return { a, same, missing, bad, deep }`,
     };
     const first = await setup(script, { inner: "phase('Inner')\nlog('inner started')\nconst a = await agent('TASK:fast')\nconst b = await agent('TASK:slow')\nreturn [a, b, await agent('TASK:after')]" });
     const r = await first.h.call('run_script', { script: "return await workflow('inner')" });
-    await eventually('the slow agent running', () => (first.h.hub.scripts.view(r.run_id)!.calls as any[]).some((c) => c.seq === 3 && c.job_status === 'running') || undefined, 20_000);
+    await eventually('the slow agent running', async () => ((await first.h.hub.scripts.view(r.run_id))!.calls as any[]).some((c) => c.seq === 3 && c.job_status === 'running') || undefined, 20_000);
     await first.h.stop({ keep: true });
     hubs.splice(hubs.indexOf(first.h), 1);
     // An edit now does not change the run a new hub continues: it runs the workflow as stored.

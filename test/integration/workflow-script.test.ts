@@ -31,7 +31,7 @@ function crew(implement: () => ScriptedTurn = () => alpha): TurnScript {
 }
 
 const ended = (h: TestHub, runId: string): Promise<any> =>
-  eventually(`run ${runId} ended`, () => { const v = h.hub.scripts.view(runId); return v && v.status !== 'running' ? v : undefined; }, 30_000);
+  eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, 30_000);
 
 describe('the workflow on the script engine', () => {
   test('a workflow is a run of the bundled script: its phases are the run\'s calls, each carried by its phase job', async () => {

@@ -28,7 +28,7 @@ describe('RunAttention', () => {
     assert.equal((await a.untold()).items.length, 1, 'not told until acknowledged');
     await first.ack(5000);
     assert.deepEqual((await a.untold()).items, []);
-    assert.deepEqual(listScriptRuns(db, { limit: 10 }).map((r) => r.id).sort(), ['r-bad', 'r-live']);
+    assert.deepEqual((await listScriptRuns(sqlOver(db).db, { limit: 10 })).map((r) => r.id).sort(), ['r-bad', 'r-live']);
   });
 
   test('an approve() waiting for the person: one run_needs_person item with its request, once; not after it is answered', async () => {

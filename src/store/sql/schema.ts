@@ -71,6 +71,8 @@ export interface RunsTable {
   updated_at: number;
   ended_at: number | null;
   lead_seen_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1: a script run paused (pause_run). */
+  paused: Generated<number>;
   /** The hub that drives it (migration 27). */
   hub_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
@@ -153,14 +155,33 @@ export interface DebateTurnsTable {
   ended_at: number | null;
 }
 
-/** script_calls: the columns the lead's run attention reads; step 7 types the rest. */
+/** script_calls: a script run's journal, one row per call (src/scripts/journal.ts). */
 export interface ScriptCallsTable {
   run_id: string;
   seq: number;
   kind: string;
+  args_json: string;
+  scope: Generated<string>;
   label: string | null;
+  phase: string | null;
   status: string;
+  limited: Generated<number>;
+  job_id: string | null;
   request_id: string | null;
+  outcome_json: string | null;
+  started_at: number;
+  ended_at: number | null;
+  replaced: Generated<number>;
+  source: string | null;
+}
+
+/** script_log: a script run's log, phases and replay/pause notes, numbered per run. */
+export interface ScriptLogTable {
+  run_id: string;
+  n: number;
+  at: number;
+  kind: string;
+  text: string;
 }
 
 /** hubs (migration 27): the processes that serve the crew; times are the database's clock, ms. */
@@ -433,6 +454,7 @@ export interface Schema {
   schedules: SchedulesTable;
   debate_turns: DebateTurnsTable;
   script_calls: ScriptCallsTable;
+  script_log: ScriptLogTable;
   hubs: HubsTable;
   job_commands: JobCommandsTable;
   workflows: OwnedTable;

@@ -32,7 +32,7 @@ function leadTool(tools: readonly ToolDef[]): (name: string, args: Record<string
 
 export function runRoutes(d: { ctx: HubContext; services: { runs?: RunService; tools?: readonly ToolDef[] } }) {
   const tool = leadTool(d.services.tools ?? []);
-  const script = (id: string): Record<string, any> | undefined => scriptRunView(d.ctx.db, (j) => d.ctx.store.get(j), id);
+  const script = async (id: string): Promise<Record<string, any> | undefined> => scriptRunView(d.ctx.sql.db, id);
   return async (req: IncomingMessage, _res: ServerResponse, url: URL): Promise<unknown> => {
     const m = /^\/api\/web\/runs(?:\/([^/]+)(?:\/(resume|cancel|pause)|\/calls\/(\d+)\/cancel)?)?$/.exec(url.pathname);
     const runs = d.services.runs;
@@ -50,15 +50,15 @@ export function runRoutes(d: { ctx: HubContext; services: { runs?: RunService; t
       return tool('resume_run', { run_id: id });
     }
     if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
-    if (id) return script(id) ?? await runs.view(id);
+    if (id) return (await script(id)) ?? await runs.view(id);
     const q = parseQuery(url, z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }), ['limit']);
     return {
-      runs: (await runs.list(q.limit)).runs.map((r) => {
-        const s = script(r.run_id as string);
+      runs: await Promise.all((await runs.list(q.limit)).runs.map(async (r) => {
+        const s = await script(r.run_id as string);
         if (!s) return { kind: 'dispatch', ...r };
         const { calls, log: _log, result: _result, ...rest } = s;
         return { ...rest, paused: s.paused === true, counts: scriptCallCounts(calls as { status: string }[]) };
-      }),
+      })),
     };
   };
 }
