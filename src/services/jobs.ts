@@ -22,7 +22,7 @@ import type { Budgets } from '../money/budgets.js';
 import type { ModelChooser } from '../models/choice.js';
 import type { ConfineStatus } from '../confine/launcher.js';
 import type { WarningRow } from '../store/warnings.js';
-import { markWarningsSeen, openWarnings, unseenWarnings } from '../store/sql/warnings.js';
+import { markWarningsSeen, openWarnings, openWarningsOfJobs, unseenWarnings } from '../store/sql/warnings.js';
 import { SetupStore } from '../store/setup.js';
 import { RunAttention } from './runAttention.js';
 import { byPair } from '../store/overlaps.js';
@@ -176,9 +176,10 @@ export class JobService {
   }
 
   /** A summary with its job's open health warnings and last activity (live jobs). */
-  private async withHealth(sum: AgentSummary, j: JobRow): Promise<AgentSummary> {
+  /** `warnings`: the job's open warnings when they were read already (a page of list_agents reads them in one statement). */
+  private async withHealth(sum: AgentSummary, j: JobRow, warnings?: readonly WarningRow[]): Promise<AgentSummary> {
     const q = this.ctx.sql.db;
-    const open = await openWarnings(q, j.id);
+    const open = warnings ?? await openWarnings(q, j.id);
     const live = !isTerminal(j.status as JobStatus);
     const reservation = this.budgets.view(j);
     const setup = j.worktree === 1 ? setupView(await setupReport(q, j.id)) : undefined;
@@ -628,8 +629,9 @@ export class JobService {
     let lastSeq: number | undefined;
     const page = rows.slice(0, input.limit);
     const attempts = await attemptsOfJobs(q, page.map((j) => j.id));
+    const warnings = await openWarningsOfJobs(q, page.map((j) => j.id));
     for (const j of page) {
-      const sum = await this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j);
+      const sum = await this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j, warnings.get(j.id) ?? []);
       const len = JSON.stringify(sum, null, 1).length;
       if (agents.length > 0 && size + len > LIST_BUDGET) break;
       agents.push(sum);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Q } from '../../src/store/sql/tx.js';
 import { getJob, inSubtree, insertJob, jobsOf, lastMergeOf, nearbyIds, titlesOf } from '../../src/store/sql/jobs.js';
 import { addMessage, markDelivered, markMessagesRead, undelivered, unreadFrom } from '../../src/store/sql/messages.js';
-import { clearWarning, markWarningsSeen, raiseWarning, unseenWarnings } from '../../src/store/sql/warnings.js';
+import { clearWarning, markWarningsSeen, openWarningsOfJobs, raiseWarning, unseenWarnings } from '../../src/store/sql/warnings.js';
 import { addOverlaps, clearJobOverlaps, markOverlapsSeen, unseenOverlaps } from '../../src/store/sql/overlaps.js';
 import { newJob } from '../helpers/budgetDb.js';
 import { openDialect } from '../helpers/sqlDialect.js';
@@ -67,6 +67,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await markWarningsSeen(q, [w1.id], 99);
       assert.deepEqual((await unseenWarnings(q, ['a', 'b'])).map((w) => w.id), [w3.id]);
       assert.deepEqual(await unseenWarnings(q, []), []);
+      const byJob = await openWarningsOfJobs(q, ['a', 'b', 'c', 'nope']);
+      assert.deepEqual([...byJob].map(([id, ws]) => [id, ws.map((w) => w.kind)]), [['a', ['stalled']], ['b', ['turns_high']], ['c', ['stalled']], ['nope', []]], 'open ones by job, seen or not; a cleared one is not open');
 
       await addOverlaps(q, { repoRoot: '/r', a: 'b', b: 'a', files: ['x.ts', 'y.ts'], locksConflict: false, now: 20 });
       await addOverlaps(q, { repoRoot: '/r', a: 'c', b: 'b', files: ['z.ts'], locksConflict: true, now: 21 });
