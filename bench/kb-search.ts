@@ -101,7 +101,9 @@ export async function benchKbSearch(): Promise<KbSearchResult> {
       `Fix the ${pick(q, TOPICS)} ${pick(q, NOUNS)} problem: the ${pick(q, TOPICS)} step ${pick(q, VERBS)} in CI since yesterday. ` +
       `Look at the ${pick(q, NOUNS)} and the ${pick(q, TOPICS)} setup, keep the ${pick(q, NOUNS)} as it is, and add a regression test (#${i}).`);
     let sectionChars = 0;
-    const memory = stats(prompts.map((p) => time(() => { sectionChars += memorySection(kb, p).length; })));
+    const memoryTimes: number[] = [];
+    for (const p of prompts) memoryTimes.push(await timeAsync(async () => { sectionChars += (await memorySection(kb, p)).length; }));
+    const memory = stats(memoryTimes);
 
     const reportTimes: number[] = [];
     for (let i = 0; i < 100; i++) {

@@ -59,6 +59,7 @@ export interface HubOptions extends ComposeOptions {
 }
 
 import { packageVersion } from './version.js';
+import { countByStatus } from './store/sql/jobs.js';
 
 export { packageVersion };
 
@@ -230,11 +231,11 @@ export class Hub {
 
   /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count).
    * A scheduled run is a `waiting` job (src/runs/schedules.ts), so a hub with scheduled work is never idle. */
-  idle(): boolean {
+  async idle(): Promise<boolean> {
     if ((this.http?.sessionCount('lead', true) ?? 0) > 0) return false;
     if (this.runs.hasWork() || this.scripts.hasWork()) return false;
     if (this.takenOver.active()) return false; // a person works on an agent's session
-    return this.ctx.store.byStatus('queued', 'waiting', 'running', 'frozen', 'needs_input').length === 0;
+    return (await countByStatus(this.ctx.sql.db, 'queued', 'waiting', 'running', 'frozen', 'needs_input')) === 0;
   }
 
   /** Around every tool call: renew the caller's locks; an agent's time in our tools is not idleness; the lead's digest. */

@@ -10,10 +10,13 @@ import type { LockMounts } from './lockMounts.js';
 import { reportViolation } from './violationReport.js';
 import { RefusalNotices, type BoundLock } from './mountRefusal.js';
 import { isoTime } from '../clock.js';
+import { addEvent } from '../store/sql/jobs.js';
+import { addMessage } from '../store/sql/messages.js';
 
 export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: LockMounts): LockGuard {
   const holderText = (holder: string): string => {
     if (holder === 'lead') return 'the lead';
+    // mixed period: until step 9 — RefusalNotices asks for the bound locks synchronously, read with heldLocks beside it.
     const j = ctx.store.get(holder);
     return j ? `agent ${holder} ("${j.title}")` : `agent ${holder}`;
   };
@@ -25,24 +28,26 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
         .map((l): BoundLock => ({ path: l.path, holder: l.holder, holderText: holderText(l.holder), reason: l.reason, until: isoTime(l.expires_at) }));
     },
     tell: (writer, text, bound) => {
-      ctx.store.addEvent(writer, ctx.clock.now(), 'lock_refused', { files: bound.map((b) => b.path), holders: bound.map((b) => b.holder), by: 'mount' });
+      addEvent(ctx.sql.db, writer, ctx.clock.now(), 'lock_refused', { files: bound.map((b) => b.path), holders: bound.map((b) => b.holder), by: 'mount' })
+        .catch((err: unknown) => ctx.log.warn({ err, writer }, 'lock_refused event not stored'));
       messages.notify('overseer', writer, text);
     },
   });
   return new LockGuard({
     refused: (writer, texts) => notices.toolResults(writer, texts),
+    // mixed period: until step 9 — LockGuard asks synchronously, as it reads held locks (heldLocks).
     sealed: mounts
       ? (path, holder) => ctx.store.byStatus('running').every((j) => j.id === holder || mounts.mountedFor(j.id).includes(path))
       : undefined,
     held: () => heldLocks(ctx.db).filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder })),
     keepDir: (writer) => join(ctx.config.home, 'agents', writer, 'undone'),
     now: () => ctx.clock.now(),
-    report: (v) => reportViolation(ctx, {
+    report: (v) => void reportViolation(ctx, {
       deliver: (from, to, text) => messages.notify(from, to, text),
       toLead: (about, text) => {
-        ctx.store.addMessage(about, 'lead', text, ctx.clock.now(), false);
-        ctx.bus.emit('message', { to: 'lead' });
+        addMessage(ctx.sql.db, { from: about, to: 'lead', text, now: ctx.clock.now(), delivered: false })
+          .then(() => ctx.bus.emit('message', { to: 'lead' }), (err: unknown) => ctx.log.warn({ err, about }, 'message to the lead not stored'));
       },
-    }, v),
+    }, v).catch((err: unknown) => ctx.log.error({ err, writer: v.writer, path: v.path }, 'lock guard: reporting an undone write failed')),
   });
 }

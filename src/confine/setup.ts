@@ -32,6 +32,7 @@ export function setupConfinement(o: {
     status.heldReadOnly = false;
     status.heldReason = 'lock mode off: held files are not enforced';
   } else if (python) {
+    // mixed period: until step 9 — LockMounts asks for held locks and running jobs synchronously.
     const jobs = new JobStore(o.db);
     lockMounts = new LockMounts({
       held: () => heldLocks(o.db).map((l) => ({ path: l.path, holder: l.holder })),

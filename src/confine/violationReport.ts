@@ -3,6 +3,7 @@
 // exactly what was undone and why, and a message to the lead (attention in wait_for_agents).
 import type { HubContext } from '../services/context.js';
 import type { Violation } from './lockGuard.js';
+import { addEvent, getJob, updateJob } from '../store/sql/jobs.js';
 
 export interface Deliver {
   deliver(from: string, to: string, text: string): unknown;
@@ -20,15 +21,18 @@ export function violationText(v: Violation, holderTitle: string): string {
   return `Overseer undid a write to ${v.path}: ${holderTitle} holds that file (lock), and it changed while your tool call${v.tool ? ` (${v.tool})` : ''} ran; ${what}.${kept}${who} Wait for the lock with lock_files (with a timeout_s) or work on other files.`;
 }
 
-export function reportViolation(ctx: HubContext, msgs: Deliver, v: Violation): void {
+export async function reportViolation(ctx: HubContext, msgs: Deliver, v: Violation): Promise<void> {
   const now = ctx.clock.now();
-  const holder = ctx.store.get(v.holder);
+  const q = ctx.sql.db;
+  const holder = await getJob(q, v.holder);
   const holderTitle = holder ? `${v.holder} ("${holder.title}")` : v.holder;
-  ctx.store.addEvent(v.writer, now, 'lock_violation', { files: [v.path], holder: v.holder, tool: v.tool ?? null, tool_use_id: v.toolUseId ?? null, action: v.action, kept_at: v.keptAt ?? null, also_active: v.alsoActive, ...(v.error ? { error: v.error } : {}) });
-  const row = ctx.store.get(v.writer);
+  await addEvent(q, v.writer, now, 'lock_violation', { files: [v.path], holder: v.holder, tool: v.tool ?? null, tool_use_id: v.toolUseId ?? null, action: v.action, kept_at: v.keptAt ?? null, also_active: v.alsoActive, ...(v.error ? { error: v.error } : {}) });
+  // Read, then written with no other await between them on this side: the runner's check at the
+  // attempt's end (recordLockViolations) is the one other writer of the list, and both only add.
+  const row = await getJob(q, v.writer);
   if (row) {
     const prev = row.lock_violations_json ? (JSON.parse(row.lock_violations_json) as string[]) : [];
-    if (!prev.includes(v.path)) ctx.store.update(v.writer, { lock_violations_json: JSON.stringify([...prev, v.path]) }, now);
+    if (!prev.includes(v.path)) await updateJob(q, v.writer, { lock_violations_json: JSON.stringify([...prev, v.path]) }, now);
   }
   ctx.log.warn({ ...v }, 'lock guard: undid a write to a held file');
   msgs.deliver('overseer', v.writer, violationText(v, holderTitle));

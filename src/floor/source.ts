@@ -1,7 +1,7 @@
 // Reads the rows of the floor from the state database: the hub's own connection, or the CLI's
 // read-only one (src/cli/state.ts) when no hub runs. SELECTs only, in one snapshot
-// (src/store/sql/tx.ts): jobs, requests, warnings, locks and overlaps through the layer
-// (src/store/sql/floor.ts) and script runs (src/floor/runs.ts); workflows through the synchronous store until step 7.
+// (src/store/sql/tx.ts): jobs, requests, warnings, locks, overlaps and workflows through the layer
+// (src/store/sql/floor.ts, the workflows' two statements here) and script runs (src/floor/runs.ts).
 // A fixed set of statements whatever the number of jobs.
 import type Database from 'better-sqlite3';
 import type { WorkflowRow } from '../store/workflows.js';
@@ -10,7 +10,8 @@ import type { Floor } from './types.js';
 import { readFloorRuns } from './runs.js';
 import type { LimitRow } from '../limits/store.js';
 import { floorRows } from '../store/sql/floor.js';
-import { snapshot } from '../store/sql/tx.js';
+import { snapshot, type Q } from '../store/sql/tx.js';
+import { sql } from 'kysely';
 import { layerOf } from '../store/sql/open.js';
 
 export interface FloorReadOptions {
@@ -24,23 +25,16 @@ export interface FloorReadOptions {
   project?: string;
 }
 
-const SQL = {
-  workflows: `SELECT * FROM workflows WHERE status IN ('running', 'waiting_approval', 'blocked') OR COALESCE(ended_at, updated_at) >= ? ORDER BY seq`,
-  milestones: `SELECT workflow_id, COUNT(done_at) AS done, COUNT(*) AS total FROM workflow_milestones WHERE workflow_id IN (SELECT value FROM json_each(?)) GROUP BY workflow_id`,
-} as const;
+/** Live workflows and those that ended since `since`, in creation order (the same statement on both databases). */
+async function floorWorkflows(r: Q, since: number): Promise<WorkflowRow[]> {
+  return (await sql<WorkflowRow>`SELECT * FROM workflows WHERE status IN ('running', 'waiting_approval', 'blocked') OR COALESCE(ended_at, updated_at) >= ${since} ORDER BY seq`.execute(r)).rows;
+}
 
-type Statements = { [K in keyof typeof SQL]: Database.Statement };
-
-/** Statements per connection: prepared on first use, dropped with the connection. */
-const prepared = new WeakMap<Database.Database, Statements>();
-
-function statements(db: Database.Database): Statements {
-  let st = prepared.get(db);
-  if (!st) {
-    st = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, db.prepare(sql)])) as Statements;
-    prepared.set(db, st);
-  }
-  return st;
+/** Milestones done and in all, per workflow of `ids`. */
+async function floorMilestones(r: Q, ids: readonly string[]): Promise<{ workflow_id: string; done: number; total: number }[]> {
+  if (!ids.length) return [];
+  const rows = (await sql<{ workflow_id: string; done: number | string; total: number | string }>`SELECT workflow_id, COUNT(done_at) AS done, COUNT(*) AS total FROM workflow_milestones WHERE workflow_id IN (${sql.join(ids)}) GROUP BY workflow_id`.execute(r)).rows;
+  return rows.map((m) => ({ workflow_id: m.workflow_id, done: Number(m.done), total: Number(m.total) }));
 }
 
 /** The floor's rows as they are now, read in one snapshot so they agree with each other. */
@@ -48,18 +42,16 @@ export async function readFloorInput(db: Database.Database, o: FloorReadOptions)
   const doneLimit = Math.max(0, o.doneLimit ?? DEFAULT_DONE_LIMIT);
   const windowMs = o.failedWindowMs ?? DEFAULT_FAILED_WINDOW_MS;
   const since = o.now - windowMs;
-  // The layer over this connection (mixed period: until step 7, workflows are read
-  // synchronously on the same connection, inside the same snapshot).
+  // The layer over this connection (mixed period: until the floor takes the layer from its caller).
   return snapshot(layerOf(db), async (r) => {
     const rows = await floorRows(r, { now: o.now, since, doneLimit, project: o.project });
-    const st = statements(db);
-    const workflows = st.workflows.all(since) as WorkflowRow[];
+    const workflows = await floorWorkflows(r, since);
     return {
       jobs: rows.jobs,
       requests: rows.requests,
       warnings: rows.warnings,
       workflows,
-      milestones: workflows.length ? st.milestones.all(JSON.stringify(workflows.map((w) => w.id))) as { workflow_id: string; done: number; total: number }[] : [],
+      milestones: await floorMilestones(r, workflows.map((w) => w.id)),
       locks: rows.locks,
       lockWaits: rows.lockWaits,
       overlaps: rows.overlaps,

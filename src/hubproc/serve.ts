@@ -69,7 +69,7 @@ export async function runHubProcess(o: ServeOptions): Promise<void> {
   setInterval(() => {
     // hub.claim is never removed by a hub: gone means the state directory was deleted under us.
     if (!existsSync(claimFile)) void stop('the state directory was removed');
-    else if (timer.check(hub.idle())) void stop(`idle for ${o.config.idleExitS} s: no live job, no connected lead`);
+    else void hub.idle().then((idle) => { if (timer.check(idle)) void stop(`idle for ${o.config.idleExitS} s: no live job, no connected lead`); }, () => undefined);
   }, idleMs > 0 ? Math.min(1000, Math.max(50, idleMs / 5)) : 1000).unref();
   // The endpoint keeps the process alive; the timer only decides when to stop.
 }

@@ -57,16 +57,17 @@ export function memoryTerms(prompt: string): string[] {
 
 /**
  * `## Memory` with the entries most relevant to `prompt` within `budgetChars`; '' when none is.
- * Synchronous, as the runner asks for it (mixed period: until it awaits memory, step 6; SQLite only).
+ * Read through the knowledge base's source (SQLite files or PostgreSQL); the runner awaits it
+ * while it reads the rest of a launch's facts.
  */
-export function memorySection(kb: KnowledgeBase, prompt: string, budgetChars = 6000): string {
+export async function memorySection(kb: KnowledgeBase, prompt: string, budgetChars = 6000): Promise<string> {
   const terms = memoryTerms(prompt);
   if (terms.length === 0) return '';
   const items: (MemoryItem & { score: number })[] = [];
   for (const scope of ['project', 'global'] as const) {
     // One unreadable store (e.g. an unwritable global directory) must not hide the other.
     try {
-      for (const h of kb.searchTermsNow(terms, scope, MEMORY_CANDIDATES)) {
+      for (const h of await kb.searchTerms(terms, scope, MEMORY_CANDIDATES)) {
         items.push({ entry_id: h.entry_id, title: h.title, content: h.entry.content, source_job: h.source_job, score: h.score });
       }
     } catch {

@@ -14,12 +14,11 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from 'better-sqlite3';
 import { InvalidInputError, InvalidStateError, NotFoundError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Schema } from '../store/sql/schema.js';
 import { openDb } from '../store/db.js';
-import { KB_MIGRATIONS, searchTermsNow, type KbEntry, type KbSearchHit } from './store.js';
+import { KB_MIGRATIONS, type KbEntry, type KbSearchHit } from './store.js';
 import { kbEntries, kbFileOver, type KbEntries } from './sqlEntries.js';
 import { distinctiveTerms, jaccard, wordSet } from './text.js';
 import { cleanLearning, mergeContent, secretReason, unionTags, type CleanLearning, type KbScope, type LearningInput } from './triage.js';
@@ -101,8 +100,6 @@ export type KbSource =
 interface Scoped {
   db: Kysely<Schema>;
   entries: KbEntries;
-  /** SQLite: the file's handle, for memory's synchronous read (mixed period: until the runner awaits memory, step 6). */
-  raw?: Database;
 }
 
 /** Advisory lock key of knowledge-base reports on PostgreSQL (class 8; store-plan §2). */
@@ -135,7 +132,7 @@ export class KnowledgeBase {
         const file = scope === 'project' ? src.projectDb : src.globalDb;
         try {
           const raw = openDb(file, KB_MIGRATIONS);
-          s = { db: kbFileOver(raw), entries: kbEntries({ dialect: 'sqlite', scope }, this.o.now), raw };
+          s = { db: kbFileOver(raw), entries: kbEntries({ dialect: 'sqlite', scope }, this.o.now) };
         } catch (err) {
           const hint = scope === 'global' ? ' Set XDG_DATA_HOME to a writable directory, or use scope "project".' : '';
           throw new InvalidStateError(`cannot open the ${scope} knowledge base ${file}: ${errorMessage(err)}.${hint}`);
@@ -154,15 +151,6 @@ export class KnowledgeBase {
   /** Entries matching any of `terms` (already extracted), best first, whole entries included. */
   searchTerms(terms: readonly string[], scope: KbScopeFilter = 'all', limit = 10): Promise<KbFullHit[]> {
     return this.collect(scope, limit, (s, n) => s.entries.searchTerms(s.db, terms, n));
-  }
-
-  /**
-   * searchTerms read synchronously, for the runner's first message (src/kb/memory.ts). SQLite
-   * only: on PostgreSQL it finds nothing. Mixed period: until the runner awaits memory (step 6).
-   */
-  searchTermsNow(terms: readonly string[], scope: KbScope, limit: number): KbFullHit[] {
-    const raw = this.store(scope).raw;
-    return raw ? searchTermsNow(raw, terms, limit).map((h) => toHit(scope, h)) : [];
   }
 
   private async collect(scope: KbScopeFilter, limit: number, run: (s: Scoped, n: number) => Promise<KbSearchHit[]>): Promise<KbFullHit[]> {

@@ -4,10 +4,8 @@
 // view `entries_fts_src` (tags_json exposed as `tags`), kept in step by triggers on insert,
 // update and delete, so a row and its index entry can never disagree. Search ranks by bm25
 // with the title weighted most; user text only ever reaches MATCH as quoted words (text.ts ftsQueryOfTerms).
-import type { Db } from '../store/db.js';
 import type { Migration } from '../store/migrations.js';
 import { InvalidInputError } from '../errors.js';
-import { ftsQueryOfTerms } from './text.js';
 import type { KbScope } from './triage.js';
 
 /**
@@ -86,14 +84,6 @@ export interface KbSearchHit {
   snippet: string;
 }
 
-/** An entries row: a KbEntry with its tags and sources still JSON text. */
-type Row = Omit<KbEntry, 'tags' | 'sources'> & { tags_json: string; sources_json: string };
-
-function toEntry(r: Row): KbEntry {
-  const { tags_json, sources_json, ...rest } = r;
-  return { ...rest, tags: JSON.parse(tags_json) as string[], sources: JSON.parse(sources_json) as string[] };
-}
-
 export interface NewEntry {
   title: string;
   content: string;
@@ -115,21 +105,6 @@ export interface ListFilter {
   limit?: number;
   /** Return entries with an id below this (ids descend: newest first). */
   beforeId?: number;
-}
-
-/**
- * The best matches for already extracted terms in a KB file, read synchronously: the memory
- * section of a new agent's first message, which the runner builds without awaiting. The same
- * statement as sqlEntries.ts's SQLite search. Mixed period: until the runner awaits memory (step 6).
- */
-export function searchTermsNow(db: Db, terms: readonly string[], limit: number): KbSearchHit[] {
-  const q = ftsQueryOfTerms(terms);
-  if (q === undefined) return [];
-  const rows = db.prepare(`SELECT e.*, entries_fts.rank AS rank, snippet(entries_fts, 1, '**', '**', '…', ${SNIPPET_TOKENS}) AS snip
-      FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid
-      WHERE entries_fts MATCH ? AND entries_fts.rank MATCH '${`bm25(${BM25_WEIGHTS.join(', ')})`}'
-      ORDER BY entries_fts.rank LIMIT ?`).all(q, limit) as (Row & { rank: number; snip: string })[];
-  return rows.map(({ rank, snip, ...r }) => ({ entry: toEntry(r), score: -rank, snippet: snip }));
 }
 
 /** The error for a query with no word in it. */

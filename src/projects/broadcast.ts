@@ -7,6 +7,7 @@ import type { JobStatus } from '../domain/job.js';
 import { senderOf } from '../services/messages.js';
 import type { BroadcastStatus } from '../contract/projectNames.js';
 import type { BroadcastResult } from '../contract/agents.js';
+import { listJobs } from '../store/sql/jobs.js';
 
 export type { BroadcastResult };
 
@@ -14,7 +15,7 @@ export interface BroadcastInput { project?: string; status?: BroadcastStatus; te
 
 export async function broadcast(ctx: HubContext, deliver: (from: string, to: string, text: string) => Promise<{ message_id: number; delivered: boolean }>, i: BroadcastInput, caller: Caller): Promise<BroadcastResult> {
   const status = i.status ?? 'running';
-  const rows = ctx.store.list({
+  const rows = await listJobs(ctx.sql.db, {
     status: status as JobStatus, limit: 100_000,
     ...(i.project !== undefined ? { project: i.project } : {}),
     ...(caller.role === 'agent' ? { subtreeOf: caller.jobId } : {}),

@@ -9,7 +9,7 @@ import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } f
 import { isoTime } from '../clock.js';
 import { projectNameMessage, projectNameProblem } from '../contract/projectNames.js';
 import { ProjectStore } from './store.js';
-import { changeProject, projectExists, projectStats, type ProjectStats } from '../store/sql/projects.js';
+import { changeProject, getProject, projectExists, projectStats, type ProjectStats } from '../store/sql/projects.js';
 import type { Q } from '../store/sql/tx.js';
 import type { ProjectView } from '../contract/projects.js';
 
@@ -20,13 +20,25 @@ const unarchiveHint = (name: string): string =>
 
 /**
  * May new jobs go into `name`? Throws InvalidInputError for a bad name and InvalidStateError
- * for an archived project. Writes nothing. Synchronous: it runs inside JobService.create's
- * transaction (mixed period: until step 6 of docs/store-plan.md).
+ * for an archived project. Writes nothing. spawn_agent asks it before anything is written.
+ */
+export async function assertProjectOpen(q: Q, name: string): Promise<void> {
+  const problem = projectNameProblem(name);
+  if (problem) throw new InvalidInputError(projectNameMessage(name, problem));
+  refuseArchived(name, await getProject(q, name));
+}
+
+/**
+ * assertProjectOpen read synchronously. mixed period: until step 7 — JobService.create's and
+ * createSync's bodies, the workflow and debate services check it inside synchronous sections.
  */
 export function checkProject(db: Database.Database, name: string): void {
   const problem = projectNameProblem(name);
   if (problem) throw new InvalidInputError(projectNameMessage(name, problem));
-  const row = new ProjectStore(db).get(name);
+  refuseArchived(name, new ProjectStore(db).get(name));
+}
+
+function refuseArchived(name: string, row: { archived_at: number | null } | undefined): void {
   if (row?.archived_at != null) {
     throw new InvalidStateError(`project ${JSON.stringify(name)} is archived (since ${isoTime(row.archived_at)}): no new agents start in it. Nothing was started; ${unarchiveHint(name)}.`);
   }

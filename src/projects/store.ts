@@ -1,9 +1,10 @@
 // The projects table (migration 19) through the synchronous store, for the callers that are not on
-// the asynchronous layer yet (src/store/sql/projects.ts has the rest): checkProject and the row a
-// new job's project gets are inside JobService.create's synchronous transaction (mixed period:
-// until step 6 of docs/store-plan.md moves the job engine); archivedProjects is read by the floor
-// and `overseer status` (mixed period: until steps 6b/8 move those readers). A project's jobs carry
-// its name in jobs.project; a row is made when its first job (or workflow) is created.
+// the asynchronous layer yet (src/store/sql/projects.ts has the rest; spawn_agent's check is there,
+// assertProjectOpen): checkProject and the row a new job's project gets, inside JobService.create's
+// and createSync's bodies and the workflow and debate services (mixed period: until step 7 of
+// docs/store-plan.md); archivedProjects is read by `overseer status` (until step 8 moves the CLI's
+// readers). A project's jobs carry its name in jobs.project; a row is made when its first job (or
+// workflow) is created.
 import type Database from 'better-sqlite3';
 import type { ProjectRow } from '../store/sql/projects.js';
 

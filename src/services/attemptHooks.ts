@@ -10,6 +10,7 @@ import type { JobRow } from '../store/jobs.js';
 import { addEvent, attemptUpdate, jobUpdate, updateWithEvent } from '../store/sql/jobs.js';
 import { batch } from '../store/sql/tx.js';
 import { frameMessage } from './messages.js';
+import { markDelivered, undelivered } from '../store/sql/messages.js';
 import { recordAttemptSpend } from '../money/record.js';
 import type { Progress, SupervisorHooks } from './supervisor.js';
 import type { ToolOutcome } from '../confine/hookLedger.js';
@@ -89,12 +90,16 @@ export class AttemptHooks implements SupervisorHooks {
     const now = ctx.clock.now();
     const q = ctx.sql.db;
     this.write('start', () => batch(q, [jobUpdate(q, a.job.id, { pid: pid ?? null, resume_message: null, session_id: a.sessionId }, now), attemptUpdate(q, a.job.id, a.attempt, { pid: pid ?? null })]));
-    // mixed period: until the messages move (step 3) — through the synchronous store.
-    if (a.pending.length) ctx.store.markDelivered(a.pending.map((m) => m.id), now);
-    // Messages that came while the start waited for its slot: into the conversation now.
-    const known = new Set(a.pending.map((m) => m.id));
-    const late = ctx.store.undeliveredMessages(a.job.id).filter((m) => !known.has(m.id) && this.child!.deliver(frameMessage(m.from_id, m.text)));
-    if (late.length) ctx.store.markDelivered(late.map((m) => m.id), now);
+    // The first message carried `pending`; messages stored since the launch read them (while the
+    // start waited for its slot, or in the moment between that read and the child's start) go into
+    // the conversation now. After the start's write, in the same chain: a message stored later
+    // finds the child running and is pushed by MessageService.deliver itself.
+    this.write('messages', async () => {
+      await markDelivered(q, a.pending.map((m) => m.id), now);
+      const known = new Set(a.pending.map((m) => m.id));
+      const late = (await undelivered(q, a.job.id)).filter((m) => !known.has(m.id) && this.child!.deliver(frameMessage(m.from_id, m.text)));
+      await markDelivered(q, late.map((m) => m.id), now);
+    });
   }
 
   onSession(sid: string): void {

@@ -7,6 +7,7 @@ import type { Supervisor } from './supervisor.js';
 import type { Provider } from '../limits/account.js';
 import { updateWithEvent } from '../store/sql/jobs.js';
 import { frameMessage } from './messages.js';
+import { markDelivered, undelivered } from '../store/sql/messages.js';
 
 type ChildrenContext = Pick<HubContext, 'sql' | 'store' | 'bus' | 'clock' | 'log'>;
 
@@ -47,11 +48,16 @@ export class LiveChildren {
   }
 
   /** Messages stored for a job while it could not take them: into its conversation now. */
-  flushQueued(jobId: string): void {
+  async flushQueued(jobId: string): Promise<void> {
+    if (!this.sups.has(jobId)) return;
+    const q = this.ctx.sql.db;
+    const queued = await undelivered(q, jobId);
+    // The child is looked up after the read: one that ended meanwhile takes nothing, and its
+    // messages stay undelivered for its next launch.
     const sup = this.sups.get(jobId);
     if (!sup) return;
-    const sent = this.ctx.store.undeliveredMessages(jobId).filter((m) => sup.acceptsInput() && sup.deliver(frameMessage(m.from_id, m.text)));
-    if (sent.length) this.ctx.store.markDelivered(sent.map((m) => m.id), this.ctx.clock.now());
+    const sent = queued.filter((m) => sup.acceptsInput() && sup.deliver(frameMessage(m.from_id, m.text)));
+    await markDelivered(q, sent.map((m) => m.id), this.ctx.clock.now());
   }
 
   /** The job's child opened its MCP session to the hub: its start slot goes to the next start. */
@@ -94,6 +100,7 @@ export class LiveChildren {
   pauseAtLimit(jobId: string, provider: Provider): boolean {
     const { ctx } = this;
     const sup = this.sups.get(jobId);
+    // mixed period: until the limiter's actions may be asynchronous (src/limits/service.ts asks for a boolean now).
     if (!sup || ctx.store.get(jobId)?.status !== 'running' || !sup.freeze()) return false;
     const now = ctx.clock.now();
     this.write(jobId, async () => {
@@ -107,12 +114,13 @@ export class LiveChildren {
   unpauseAtLimit(jobId: string): boolean {
     const { ctx } = this;
     const sup = this.sups.get(jobId);
+    // mixed period: until the limiter's actions may be asynchronous (src/limits/service.ts asks for a boolean now).
     if (!sup || ctx.store.get(jobId)?.status !== 'frozen' || !sup.thaw()) return false;
     const now = ctx.clock.now();
     this.write(jobId, async () => {
       await updateWithEvent(ctx.sql.db, jobId, { status: 'running', status_message: null }, now, 'limit_resumed');
       // Messages that came while it was frozen go into the conversation now.
-      this.flushQueued(jobId);
+      await this.flushQueued(jobId);
       ctx.bus.emit('job', { jobId, status: 'running' });
     });
     return true;

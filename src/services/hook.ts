@@ -90,7 +90,7 @@ export class HookService {
     const { verdict: checked, paths } = await this.lockCheck(caller, h);
     let verdict = checked;
     if (verdict.decision === 'none' && format === 'claude' && caller.role === 'agent' && h.tool_name && !READ_TOOLS.test(h.tool_name)) {
-      const j = this.permissions.judge(caller, h.tool_name, h.tool_input ?? {}, { recordAsk: false, via: 'hook' });
+      const j = await this.permissions.judge(caller, h.tool_name, h.tool_input ?? {}, { recordAsk: false, via: 'hook' });
       if (j.action === 'deny') return { ...verdict, decision: 'deny', reason: j.message };
       if (j.action === 'allow') verdict = { ...verdict, decision: 'allow', reason: j.reason };
     }

@@ -8,7 +8,7 @@ import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
 import { tx } from '../store/db.js';
 import { joinSync, transact, type Q } from '../store/sql/tx.js';
-import { addEvent, attemptsOf, attemptsOfJobs, descendants, getJob, insertJob, listJobs, statusOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
+import { addEvent, attemptsOf, attemptsOfJobs, descendants, getJob, inSubtree, insertJob, jobsByStatus, jobsOf, lastMergeOf, listJobs, nearbyIds, statusOf, titlesOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import type { BudgetSpec, Reservation } from '../money/budgets.js';
 import type { DepState } from '../domain/scheduler.js';
 import type { Runner } from './runner.js';
@@ -21,11 +21,14 @@ import { latestEvents } from '../store/sql/events.js';
 import type { Budgets } from '../money/budgets.js';
 import type { ModelChooser } from '../models/choice.js';
 import type { ConfineStatus } from '../confine/launcher.js';
-import { WarningStore, type WarningRow } from '../store/warnings.js';
+import type { WarningRow } from '../store/warnings.js';
+import { markWarningsSeen, openWarnings, openWarningsOfJobs, unseenWarnings } from '../store/sql/warnings.js';
 import { SetupStore } from '../store/setup.js';
 import { RunAttention } from './runAttention.js';
-import type { Statement } from 'better-sqlite3';
-import { OverlapStore, byPair } from '../store/overlaps.js';
+import { byPair } from '../store/overlaps.js';
+import { markOverlapsSeen, openOverlaps, unseenOverlaps } from '../store/sql/overlaps.js';
+import { setupReport } from '../store/sql/setup.js';
+import { markMessagesRead, unreadFrom } from '../store/sql/messages.js';
 import { setupView } from '../git/bootstrap.js';
 import { isoTime } from '../clock.js';
 import { limitLine } from '../limits/view.js';
@@ -41,7 +44,7 @@ import { applyTemplate, getTemplate, withGuidelines } from '../templates/templat
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
 import { toEventView, type EventView } from '../events/view.js';
-import { checkProject, projectForSpawn } from '../projects/service.js';
+import { assertProjectOpen, checkProject, projectForSpawn } from '../projects/service.js';
 import { ProjectStore } from '../projects/store.js';
 import { broadcast, type BroadcastInput, type BroadcastResult } from '../projects/broadcast.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../contract/agents.js';
@@ -101,7 +104,7 @@ export const NO_TAKEOVER: TakenOver = { isAttached: () => false };
  * agent's `command:` checks run as shell commands in its tree when its child ends, so they are
  * decided like its own Bash calls, never run on the hub's authority alone.
  */
-export type BashPolicy = (jobId: string, command: string) => { action: 'allow' | 'ask' | 'deny'; reason: string };
+export type BashPolicy = (jobId: string, command: string) => Promise<{ action: 'allow' | 'ask' | 'deny'; reason: string }>;
 
 /** What spawn needs to know of the children's OS confinement (src/confine/setup.ts). */
 export interface SpawnConfinement {
@@ -153,12 +156,9 @@ export class JobService {
   private readonly bashPolicy: BashPolicy;
   private readonly takeover: TakenOver;
   private readonly confinement: SpawnConfinement;
-  private readonly warnings: WarningStore;
-  private readonly overlaps: OverlapStore;
+  /** mixed period: until step 7 — spawn's skip and base inside create's and createSync's transactions. */
   private readonly setups: SetupStore;
   private readonly runNews: RunAttention;
-  /** The job's latest merge (docs/merge.md), for get_agent. */
-  private readonly lastMerge: Statement;
 
   constructor(private readonly ctx: HubContext, d: JobDeps) {
     this.runner = d.runner;
@@ -171,25 +171,24 @@ export class JobService {
     this.bashPolicy = d.bashPolicy;
     this.takeover = d.takeover;
     this.confinement = d.confinement;
-    this.warnings = new WarningStore(ctx.db);
-    this.overlaps = new OverlapStore(ctx.db);
     this.setups = new SetupStore(ctx.db);
     this.runNews = new RunAttention(ctx.sql.db, ctx.db);
-    this.lastMerge = ctx.db.prepare('SELECT target, mode, commit_sha, merged_at FROM job_merges WHERE job_id = ? ORDER BY id DESC LIMIT 1');
   }
 
   /** A summary with its job's open health warnings and last activity (live jobs). */
-  private withHealth(sum: AgentSummary, j: JobRow): AgentSummary {
-    const open = this.warnings.open(j.id);
+  /** `warnings`: the job's open warnings when they were read already (a page of list_agents reads them in one statement). */
+  private async withHealth(sum: AgentSummary, j: JobRow, warnings?: readonly WarningRow[]): Promise<AgentSummary> {
+    const q = this.ctx.sql.db;
+    const open = warnings ?? await openWarnings(q, j.id);
     const live = !isTerminal(j.status as JobStatus);
     const reservation = this.budgets.view(j);
-    const setup = j.worktree === 1 ? setupView(this.setups.report(j.id)) : undefined;
-    const overlaps = j.worktree === 1 ? byPair(this.overlaps.open(j.id)).map((o) => {
-      const other = o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0];
-      return { with: other, title: this.ctx.store.get(other)?.title ?? other, files: o.files, locks_conflict: o.locks_conflict };
-    }) : [];
+    const setup = j.worktree === 1 ? setupView(await setupReport(q, j.id)) : undefined;
+    const pairs = j.worktree === 1 ? byPair(await openOverlaps(q, j.id)) : [];
+    const others = pairs.map((o) => (o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0]));
+    const titles = await titlesOf(q, others);
+    const overlaps = pairs.map((o, i) => ({ with: others[i]!, title: titles.get(others[i]!) ?? others[i]!, files: o.files, locks_conflict: o.locks_conflict }));
     const schedule = this.schedules.view(j);
-    const merged = j.worktree === 1 ? this.lastMerge.get(j.id) as { target: string; mode: string; commit_sha: string; merged_at: number } | undefined : undefined;
+    const merged = j.worktree === 1 ? await lastMergeOf(q, j.id) : undefined;
     return {
       ...sum,
       ...schedule,
@@ -205,21 +204,21 @@ export class JobService {
   // ---- lookups and rights ------------------------------------------------------------
 
   /** The job, or a NotFoundError naming ids that do exist. */
-  job(id: string): JobRow {
-    const j = this.ctx.store.get(id);
+  async job(id: string): Promise<JobRow> {
+    const j = await getJob(this.ctx.sql.db, id);
     if (!j) {
-      const near = this.ctx.store.nearbyIds(id);
+      const near = await nearbyIds(this.ctx.sql.db, id);
       throw new NotFoundError(`No agent job ${JSON.stringify(id)}.${near.length ? ` Known job ids: ${near.join(', ')}.` : ' No jobs exist yet.'} Use list_agents to see them.`);
     }
     return j;
   }
 
   /** The job, if the caller may act on it: the lead on anything, an agent on its own subtree. */
-  visibleJob(id: string, caller: Caller, opts: { self?: boolean } = {}): JobRow {
-    const j = this.job(id);
+  async visibleJob(id: string, caller: Caller, opts: { self?: boolean } = {}): Promise<JobRow> {
+    const j = await this.job(id);
     if (caller.role === 'agent') {
       const own = j.id === caller.jobId;
-      if ((own && !opts.self) || (!own && !this.ctx.store.inSubtree(caller.jobId, j.id))) {
+      if ((own && !opts.self) || (!own && !(await inSubtree(this.ctx.sql.db, caller.jobId, j.id)))) {
         throw new ForbiddenError(`Job ${id} is outside your subtree: an agent can only act on the agents it spawned (and their descendants).`);
       }
     }
@@ -229,7 +228,7 @@ export class JobService {
   /** get_agent's summary of a job, read through the layer (an unknown id: NotFoundError naming known ones). */
   async summary(id: string): Promise<AgentSummary> {
     const q = this.ctx.sql.db;
-    const j = (await getJob(q, id)) ?? this.job(id);
+    const j = (await getJob(q, id)) ?? await this.job(id);
     return this.withHealth({ ...summarize(j, await attemptsOf(q, id)), ...hubUsage(j, await usageOfJob(q, id) as UsageRow[]) }, j);
   }
 
@@ -252,13 +251,13 @@ export class JobService {
       merged = t as SpawnInput;
     }
     const input = { ...merged, provider: merged.provider ?? 'claude', worktree: merged.worktree ?? false, checks: merged.checks ?? [], retry: merged.retry ?? 'none' };
-    const parent = caller.role === 'agent' ? this.job(caller.jobId) : undefined;
+    const parent = caller.role === 'agent' ? await this.job(caller.jobId) : undefined;
     const depth = parent ? parent.depth + 1 : 1;
     if (depth > ctx.config.maxDepth) {
       throw new ForbiddenError(`Agents may nest ${ctx.config.maxDepth} level(s) deep (OVERSEER_MAX_DEPTH); ${caller.role === 'agent' ? caller.jobId : 'this job'} is at depth ${depth - 1}. Do the work yourself or report back to your parent.`);
     }
     const project = projectForSpawn(parent, input.project);
-    if (project !== null) checkProject(ctx.db, project);
+    if (project !== null) await assertProjectOpen(ctx.sql.db, project);
     const launcher = ctx.launchers[input.provider];
     if (!launcher) {
       throw new InvalidInputError(`provider ${JSON.stringify(input.provider)} is not available in this hub. Use provider "claude".`);
@@ -267,13 +266,13 @@ export class JobService {
     const model = this.models.requested(input.provider, input.model);
     this.checkPricing(input, launcher, model);
     const { base, cwd } = this.spawnCwd(parent, input.cwd);
-    if (parent) this.confineSubAgent(parent, base, cwd, input.cwd, input.checks);
-    const id = this.newJobId();
+    if (parent) await this.confineSubAgent(parent, base, cwd, input.cwd, input.checks);
+    const id = await this.freshJobId();
     const title = input.title ?? titleFromPrompt(raw.prompt);
     const { repoRoot, branch } = await this.spawnBranch(input, cwd, id, title);
     const deps = [...new Set(input.depends_on)];
     const stackOn = input.base === undefined ? undefined : await this.stackOn(input.base, caller, repoRoot, deps);
-    for (const d of deps) this.job(d);
+    for (const d of deps) await this.job(d);
     const spec: JobSpec = {
       id, parent_id: parent?.id ?? null, depth, title, prompt: withGuidelines(input.prompt, guidelines), provider: input.provider, model: model ?? null,
       cwd, work_dir: input.worktree ? null : cwd, repo_root: repoRoot, worktree: input.worktree ? 1 : 0, branch, base_commit: null,
@@ -330,9 +329,9 @@ export class JobService {
 
   /** base: a worktree job of this repository (it becomes one of `deps`) or an existing branch. */
   private async stackOn(given: string, caller: Caller, repoRoot: string | null, deps: string[]): Promise<string> {
-    const onJob = this.ctx.store.get(given);
+    const onJob = await getJob(this.ctx.sql.db, given);
     if (onJob) {
-      this.visibleJob(onJob.id, caller, { self: true });
+      await this.visibleJob(onJob.id, caller, { self: true });
       if (onJob.worktree !== 1 || !onJob.branch) throw new InvalidInputError(`base ${onJob.id} is not a worktree job: it has no branch to start from. Pass a worktree job's id or a branch name, or omit base.`);
       if (onJob.repo_root !== repoRoot) throw new InvalidInputError(`base ${onJob.id} works in another repository (${onJob.repo_root}), not ${repoRoot}. Pass a job or branch of this repository.`);
       // Its branch has its work once it ended; an agent stacking on itself does not wait for itself.
@@ -357,7 +356,7 @@ export class JobService {
   }
 
   /** An agent's sub-agent stays inside the agent's own work tree (real paths), and its command checks pass the agent's policy. */
-  private confineSubAgent(parent: JobRow, base: string, cwd: string, asked: string | undefined, checks: readonly string[]): void {
+  private async confineSubAgent(parent: JobRow, base: string, cwd: string, asked: string | undefined, checks: readonly string[]): Promise<void> {
     const tree = realTarget(base, '/') ?? base;
     const real = realTarget(cwd, '/') ?? cwd;
     if (!isInside(real, tree)) {
@@ -365,7 +364,7 @@ export class JobService {
     }
     for (const c of checks) {
       if (!c.startsWith('command:')) continue;
-      const d = this.bashPolicy(parent.id, c.slice('command:'.length));
+      const d = await this.bashPolicy(parent.id, c.slice('command:'.length));
       if (d.action !== 'allow') {
         throw new ForbiddenError(`check ${JSON.stringify(c.slice(0, 200))} would run a shell command that your permission policy does not allow (${d.action}: ${d.reason}). Nothing was started. Use checks your policy allows as Bash commands, or ask the lead to add it.`);
       }
@@ -473,6 +472,17 @@ export class JobService {
     return { job_id: id, status: (await getJob(this.ctx.sql.db, id))!.status, title: spec.title, ...(reserved ? { reserved_usd: Math.round(reserved.usd * 1e6) / 1e6 } : {}) };
   }
 
+  /** A job id no job has (spawn_agent's). */
+  private async freshJobId(): Promise<string> {
+    for (let i = 0; i < 10; i++) {
+      const id = this.ctx.ids.jobId();
+      if (!(await getJob(this.ctx.sql.db, id))) return id;
+    }
+    throw new Error('could not generate a unique job id');
+  }
+
+  /** freshJobId read synchronously, for create's and createSync's callers that give no id.
+   * mixed period: until step 7 (createSync's synchronous callers) — then create awaits freshJobId. */
   private newJobId(): string {
     for (let i = 0; i < 10; i++) {
       const id = this.ctx.ids.jobId();
@@ -485,32 +495,48 @@ export class JobService {
 
   async wait(input: WaitInput, caller: Caller, p: WaitProgress = {}): Promise<WaitResultShape> {
     const ids = [...new Set(input.job_ids)];
-    for (const id of ids) this.visibleJob(id, caller);
+    for (const id of ids) await this.visibleJob(id, caller);
+    const q = this.ctx.sql.db;
     const maxMs = Math.min(input.timeout_s, this.ctx.config.maxWaitS) * 1000;
     // Messages to the caller from the awaited agents (or their sub-agents) also need attention.
-    const senders = [...new Set(ids.flatMap((id) => [id, ...this.ctx.store.descendants(id).map((d) => d.id)]))];
+    const tree: string[] = [];
+    for (const id of ids) tree.push(id, ...(await descendants(q, id)).map((d) => d.id));
+    const senders = [...new Set(tree)];
     const me = senderOf(caller);
+    // Each read below is awaited, so a change may land between two of them (a job ends after its
+    // row was read, a message after the messages were): waitUntil runs one more check after any
+    // event that came during a check, so what one check missed the next one sees, before the
+    // wait's deadline; and what a check returns was true when it was read.
     const snapshot = async (): Promise<{ settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; wake: boolean; ack: () => Promise<void>; messageIds: number[] }> => {
-      const rows = ids.map((id) => this.ctx.store.get(id)!);
+      const rows = await jobsOf(q, ids);
       // A worktree job is settled once its worktree is committed and closed (its branch and diff are final).
       const done = (r: JobRow): boolean => isSettled(r.status) && !this.runner.isClosing(r.id);
       const settled = rows.filter(done);
       const pending = rows.filter((r) => !done(r)).map((r) => r.id);
       const requests = await this.requests.attention(pending, ids);
-      const msgs = this.messages.unreadFrom(me, senders);
+      const msgs = await unreadFrom(q, me, senders);
       // Health warnings of the awaited agents and their sub-agents, each returned once (the lead's
       // wait only: an agent's warnings go to its lead and the person).
-      const warns = caller.role === 'lead' ? this.warnings.unseenByLead(senders) : [];
-      const overlaps = caller.role === 'lead' ? this.overlaps.unseenByLead(senders) : [];
+      const warns = caller.role === 'lead' ? await unseenWarnings(q, senders) : [];
+      const overlaps = caller.role === 'lead' ? await unseenOverlaps(q, senders) : [];
       // A provider limit holding awaited agents: one item for the lead per limit, not one per agent.
-      const limits = caller.role === 'lead' ? this.limitItems(senders) : { items: [], providers: [] };
+      const limits = caller.role === 'lead' ? await this.limitItems(senders) : { items: [], providers: [] };
+      const pairs = byPair(overlaps);
+      const titles = await titlesOf(q, [...warns.map((w) => w.job_id), ...pairs.flatMap((o) => o.jobs)]);
       // Script runs are the lead's own: their end, or an approve() waiting for the person, once each.
       const runs = caller.role === 'lead' ? await this.runNews.untold() : { items: [], ack: async () => undefined };
       return {
         settled, pending,
-        attention: [...requests.items, ...runs.items, ...limits.items, ...warns.map((w) => this.warningItem(w)), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...byPair(overlaps).map((o) => this.overlapItem(o)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        attention: [...requests.items, ...runs.items, ...limits.items, ...warns.map((w) => warningItem(w, titles.get(w.job_id))), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...pairs.map((o) => overlapItem(o, titles)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
         wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0 || limits.items.length > 0 || runs.items.length > 0,
-        ack: async () => { await requests.ack(); await runs.ack(this.ctx.clock.now()); this.warnings.markSeen(warns.map((w) => w.id), this.ctx.clock.now()); this.overlaps.markSeen(overlaps.map((o) => o.id), this.ctx.clock.now()); this.runner.limits.toldToLead(limits.providers); },
+        ack: async () => {
+          const now = this.ctx.clock.now();
+          await requests.ack();
+          await runs.ack(now);
+          await markWarningsSeen(q, warns.map((w) => w.id), now);
+          await markOverlapsSeen(q, overlaps.map((o) => o.id), now);
+          this.runner.limits.toldToLead(limits.providers);
+        },
         messageIds: msgs.map((m) => m.id),
       };
     };
@@ -530,20 +556,23 @@ export class JobService {
       },
     });
     const s = r.ok ? r.value : await snapshot();
-    this.messages.markRead(s.messageIds);
+    await markMessagesRead(q, s.messageIds, this.ctx.clock.now());
     await s.ack();
     const fieldCap = Math.max(300, Math.floor(12_000 / Math.max(1, s.settled.length)));
+    const attempts = await attemptsOfJobs(q, s.settled.map((j) => j.id));
+    const done: AgentSummary[] = [];
+    // A warning still open on an ended job judges its work (commands_failed): the done entry says it.
+    for (const j of s.settled) done.push(await this.withOpenWarnings(summarize(j, attempts.get(j.id) ?? [], fieldCap), j.id));
     return {
-      // A warning still open on an ended job judges its work (commands_failed): the done entry says it.
-      done: s.settled.map((j) => this.withOpenWarnings(summarize(j, this.ctx.store.attempts(j.id), fieldCap), j.id)),
+      done,
       pending: s.pending,
       attention: s.attention,
       timed_out: !r.ok && r.reason === 'timeout',
     };
   }
 
-  private withOpenWarnings(sum: AgentSummary, jobId: string): AgentSummary {
-    const open = this.warnings.open(jobId);
+  private async withOpenWarnings(sum: AgentSummary, jobId: string): Promise<AgentSummary> {
+    const open = await openWarnings(this.ctx.sql.db, jobId);
     return open.length ? { ...sum, warnings: open.map((w) => ({ kind: w.kind, detail: w.detail, raised_at: isoTime(w.raised_at) })) } : sum;
   }
 
@@ -551,14 +580,16 @@ export class JobService {
    * The provider limits that hold some of `jobIds` (not yet ended) and that the lead has not been
    * told of: one attention item each, whatever the number of agents it holds (src/limits).
    */
-  private limitItems(jobIds: readonly string[]): { items: Record<string, unknown>[]; providers: Provider[] } {
+  private async limitItems(jobIds: readonly string[]): Promise<{ items: Record<string, unknown>[]; providers: Provider[] }> {
     const limits = this.runner.limits;
     if (!limits.anyHolding()) return { items: [], providers: [] };
-    const live = jobIds.map((id) => this.ctx.store.get(id)).filter((j): j is JobRow => !!j && !isSettled(j.status));
+    const q = this.ctx.sql.db;
+    const live = (await jobsOf(q, jobIds)).filter((j) => !isSettled(j.status));
     const providers = limits.untoldToLead(live.map((j) => j.provider));
     if (!providers.length) return { items: [], providers: [] };
+    const queued = await jobsByStatus(q, 'queued');
+    // The limiter's state is read after the awaits, as it is now (it is in memory and synchronous).
     const now = this.ctx.clock.now();
-    const queued = this.ctx.store.byStatus('queued');
     const items = providers.map((p) => {
       const b = limits.view(p);
       const paused = limits.pausedJobs(p);
@@ -573,35 +604,11 @@ export class JobService {
     return { items, providers };
   }
 
-  /** A health warning as an item of wait_for_agents' `attention`, with what the lead can do. */
-  /** Two live branches change the same files: the lead hears it once. */
-  private overlapItem(o: ReturnType<typeof byPair>[number]): Record<string, unknown> {
-    const t = (id: string): string => this.ctx.store.get(id)?.title ?? id;
-    return {
-      kind: 'overlap', job_ids: o.jobs, titles: o.jobs.map(t), files: o.files, locks_conflict: o.locks_conflict,
-      detail: `${o.jobs[0]} ("${t(o.jobs[0])}") and ${o.jobs[1]} ("${t(o.jobs[1])}") both change ${o.files.join(', ')} on their branches`,
-      todo: 'both agents were told; if they should not both change these files, message_agent one of them (or cancel_agent); otherwise expect to resolve a conflict when merging',
-    };
-  }
-
-  private warningItem(w: WarningRow): Record<string, unknown> {
-    const title = this.ctx.store.get(w.job_id)?.title;
-    const todo: Record<string, string> = {
-      stalled: 'look at it with read_agent_output; message_agent to nudge it, or cancel_agent',
-      turns_high: 'it may run out of turns: message_agent to wrap up, or let it finish',
-      budget_high: 'it may run out of budget: message_agent to wrap up, or cancel_agent',
-      time_high: 'it may hit its timeout: message_agent to wrap up, or let it finish',
-      long_running: 'check it is still on track with get_agent / read_agent_output',
-      commands_failed: 'its shell commands never ran, so what it says about them is not real: run overseer doctor (check "codex shell"), fix what it names, then resume_agent',
-    };
-    return { kind: 'warning', warning: w.kind, job_id: w.job_id, ...(title ? { title } : {}), detail: w.detail, raised_at: isoTime(w.raised_at), ...(w.reaction && w.reaction !== 'notify' ? { reaction: w.reaction } : {}), what_to_do: todo[w.kind] ?? '' };
-  }
-
   // ---- inspect -------------------------------------------------------------------------
 
   /** The summary (with the job's requests when it has any); with `events` > 0 also that many of its most recent events. */
   async get(id: string, caller: Caller, o: { events?: number } = {}): Promise<AgentSummary & { events?: EventView[]; requests?: Record<string, unknown>[] }> {
-    this.visibleJob(id, caller, { self: true });
+    await this.visibleJob(id, caller, { self: true });
     const s = await this.summary(id);
     const requests = await this.requests.ofJob(id);
     return {
@@ -628,8 +635,9 @@ export class JobService {
     let lastSeq: number | undefined;
     const page = rows.slice(0, input.limit);
     const attempts = await attemptsOfJobs(q, page.map((j) => j.id));
+    const warnings = await openWarningsOfJobs(q, page.map((j) => j.id));
     for (const j of page) {
-      const sum = this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j);
+      const sum = await this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j, warnings.get(j.id) ?? []);
       const len = JSON.stringify(sum, null, 1).length;
       if (agents.length > 0 && size + len > LIST_BUDGET) break;
       agents.push(sum);
@@ -647,8 +655,8 @@ export class JobService {
   }
 
   async output(input: ReadOutputInput, caller: Caller): Promise<{ job_id: string; attempt: number | null; format: string; output: string | unknown[] }> {
-    const j = this.visibleJob(input.job_id, caller, { self: true });
-    const attempts = this.ctx.store.attempts(j.id);
+    const j = await this.visibleJob(input.job_id, caller, { self: true });
+    const attempts = await attemptsOf(this.ctx.sql.db, j.id);
     const a = input.attempt === undefined ? attempts.at(-1) : attempts.find((x) => x.n === input.attempt);
     if (input.attempt !== undefined && !a) {
       throw new NotFoundError(`Job ${j.id} has no attempt ${input.attempt}; it has ${attempts.length} (1..${attempts.length}).`);
@@ -662,7 +670,7 @@ export class JobService {
   // ---- control -------------------------------------------------------------------------
 
   async cancel(input: CancelInput, caller: Caller): Promise<AgentSummary> {
-    const j = this.visibleJob(input.job_id, caller);
+    const j = await this.visibleJob(input.job_id, caller);
     const q = this.ctx.sql.db;
     const targets = input.cascade ? [...(await descendants(q, j.id)).reverse(), j] : [j];
     const reason = input.reason ?? 'cancelled';
@@ -709,7 +717,7 @@ export class JobService {
   }
 
   async pause(input: PauseInput, caller: Caller): Promise<AgentSummary> {
-    const j = this.visibleJob(input.job_id, caller);
+    const j = await this.visibleJob(input.job_id, caller);
     const sup = this.children.get(j.id);
     if (!sup || !['running', 'needs_input', 'frozen'].includes(j.status)) {
       throw new InvalidStateError(`Job ${j.id} is ${j.status}, not running: only a running agent can be paused.${isTerminal(j.status) ? ' Use resume_agent to continue its session.' : ''}`);
@@ -727,13 +735,13 @@ export class JobService {
   }
 
   async resume(input: ResumeInput, caller: Caller): Promise<AgentSummary> {
-    const j = this.visibleJob(input.job_id, caller);
+    const j = await this.visibleJob(input.job_id, caller);
     if (j.status === 'frozen') {
       const sup = this.children.get(j.id);
       if (!sup?.thaw()) throw new InvalidStateError(`Job ${j.id} is frozen but its process is gone.`);
       await this.setStatus(j.id, 'running', 'thawed');
       if (input.message) await this.message(j.id, input.message, caller);
-      this.flushQueued(j.id);
+      await this.children.flushQueued(j.id);
       return this.summary(j.id);
     }
     if (j.status === 'running' || j.status === 'needs_input') {
@@ -765,7 +773,7 @@ export class JobService {
 
   /** Deliver into a running conversation, or queue for the agent's next turn. */
   async message(id: string, text: string, caller: Caller): Promise<{ job_id: string; delivered: boolean; queued: boolean; message_id: number }> {
-    const j = this.visibleJob(id, caller);
+    const j = await this.visibleJob(id, caller);
     const r = await this.messages.deliver(senderOf(caller), j.id, text);
     return { job_id: j.id, delivered: r.delivered, queued: !r.delivered, message_id: r.message_id };
   }
@@ -773,10 +781,6 @@ export class JobService {
   /** message_agent { to: "*" }: every matching live agent (src/projects/broadcast.ts). */
   broadcast(i: BroadcastInput, caller: Caller): Promise<BroadcastResult> {
     return broadcast(this.ctx, (from, to, text) => this.messages.deliver(from, to, text), i, caller);
-  }
-
-  private flushQueued(jobId: string): void {
-    this.children.flushQueued(jobId);
   }
 
   async reportStatus(caller: Caller, message: string, progress?: number): Promise<{ ok: true }> {
@@ -812,4 +816,27 @@ function conflictItem(j: JobRow): Record<string, unknown> {
     kind: 'dependency_conflict', job_id: j.id, title: j.title, detail: j.error,
     todo: 'merge the dependencies\' branches yourself (or have an agent do it), then spawn the task again with base: "<the merged branch>"',
   };
+}
+
+/** Two live branches change the same files: the lead hears it once. `titles`: the jobs' titles, read with the overlaps. */
+function overlapItem(o: ReturnType<typeof byPair>[number], titles: ReadonlyMap<string, string>): Record<string, unknown> {
+  const t = (id: string): string => titles.get(id) ?? id;
+  return {
+    kind: 'overlap', job_ids: o.jobs, titles: o.jobs.map(t), files: o.files, locks_conflict: o.locks_conflict,
+    detail: `${o.jobs[0]} ("${t(o.jobs[0])}") and ${o.jobs[1]} ("${t(o.jobs[1])}") both change ${o.files.join(', ')} on their branches`,
+    todo: 'both agents were told; if they should not both change these files, message_agent one of them (or cancel_agent); otherwise expect to resolve a conflict when merging',
+  };
+}
+
+/** A health warning as an item of wait_for_agents' `attention`, with what the lead can do. */
+function warningItem(w: WarningRow, title: string | undefined): Record<string, unknown> {
+  const todo: Record<string, string> = {
+    stalled: 'look at it with read_agent_output; message_agent to nudge it, or cancel_agent',
+    turns_high: 'it may run out of turns: message_agent to wrap up, or let it finish',
+    budget_high: 'it may run out of budget: message_agent to wrap up, or cancel_agent',
+    time_high: 'it may hit its timeout: message_agent to wrap up, or let it finish',
+    long_running: 'check it is still on track with get_agent / read_agent_output',
+    commands_failed: 'its shell commands never ran, so what it says about them is not real: run overseer doctor (check "codex shell"), fix what it names, then resume_agent',
+  };
+  return { kind: 'warning', warning: w.kind, job_id: w.job_id, ...(title ? { title } : {}), detail: w.detail, raised_at: isoTime(w.raised_at), ...(w.reaction && w.reaction !== 'notify' ? { reaction: w.reaction } : {}), what_to_do: todo[w.kind] ?? '' };
 }

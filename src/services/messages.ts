@@ -9,6 +9,7 @@ import { isTerminal } from '../domain/job.js';
 import type { MessageView } from '../contract/coord.js';
 import { addMessage, inbox, markMessagesRead } from '../store/sql/messages.js';
 import { appendEvent } from '../store/sql/events.js';
+import { getJob, inSubtree, listJobs } from '../store/sql/jobs.js';
 
 export type { MessageView };
 
@@ -32,7 +33,9 @@ export class MessageService {
 
   /** Store a message for a job and push it into its conversation when it is running. */
   async deliver(from: string, to: string, text: string): Promise<{ message_id: number; delivered: boolean }> {
-    const job = this.ctx.store.get(to);
+    // The status is read, then the push decided at once (no await between): a job that ends after
+    // the read has no conversation left to push into (push says false), and the message waits.
+    const job = await getJob(this.ctx.sql.db, to);
     // needs_input: the child is blocked in request_approval/ask_lead, its stdin is still open.
     const delivered = (job?.status === 'running' || job?.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
     const now = this.ctx.clock.now();
@@ -58,13 +61,13 @@ export class MessageService {
     let recipients: string[];
     if (to === '*') {
       if (caller.role === 'lead') throw new InvalidInputError('to: "*" means the sender\'s siblings, and the lead has none. Send to a job id.');
-      const me = this.ctx.store.get(caller.jobId)!;
-      recipients = this.ctx.store.list({ parentId: me.parent_id, limit: 10_000 }).filter((j) => j.id !== me.id && !isTerminal(j.status)).map((j) => j.id);
+      const me = (await getJob(this.ctx.sql.db, caller.jobId))!;
+      recipients = (await listJobs(this.ctx.sql.db, { parentId: me.parent_id, limit: 10_000 })).filter((j) => j.id !== me.id && !isTerminal(j.status)).map((j) => j.id);
       if (recipients.length === 0) throw new InvalidInputError('you have no running or pending siblings to message. Send to "lead" instead.');
     } else {
-      const target = this.ctx.store.get(to);
+      const target = await getJob(this.ctx.sql.db, to);
       if (!target) throw new NotFoundError(`No job ${JSON.stringify(to)} to message. Use "lead", "*" (your siblings) or a job id from list_agents.`);
-      if (caller.role === 'agent' && !this.mayMessage(caller.jobId, target.id, target.parent_id)) {
+      if (caller.role === 'agent' && !(await this.mayMessage(caller.jobId, target.id, target.parent_id))) {
         throw new ForbiddenError(`Job ${to} is outside your reach: an agent can message the lead, its parent, its siblings and its own sub-agents.`);
       }
       recipients = [target.id];
@@ -74,9 +77,9 @@ export class MessageService {
     return { message_id: results[0]!.message_id, message_ids: results.map((x) => x.message_id), recipients, delivered: results.filter((x) => x.delivered).map((x) => x.r) };
   }
 
-  private mayMessage(me: string, target: string, targetParent: string | null): boolean {
-    const mine = this.ctx.store.get(me)!;
-    return target === mine.parent_id || targetParent === mine.parent_id || this.ctx.store.inSubtree(me, target);
+  private async mayMessage(me: string, target: string, targetParent: string | null): Promise<boolean> {
+    const mine = (await getJob(this.ctx.sql.db, me))!;
+    return target === mine.parent_id || targetParent === mine.parent_id || inSubtree(this.ctx.sql.db, me, target);
   }
 
   /** The caller's inbox, newest last; marks what it returns as read. */
@@ -84,21 +87,5 @@ export class MessageService {
     const rows = await inbox(this.ctx.sql.db, senderOf(caller), { unreadOnly, limit });
     await markMessagesRead(this.ctx.sql.db, rows.map((r) => r.id), this.ctx.clock.now());
     return { messages: rows.reverse().map(messageView) };
-  }
-
-  /** Unread messages to `to` from any of `senders` (wait_for_agents' attention). Synchronous with
-   * markRead: both run in that wait's synchronous check and ack (mixed period: until step 6 of
-   * docs/store-plan.md moves JobService's waits onto the layer). */
-  unreadFrom(to: string, senders: readonly string[]): MessageRow[] {
-    if (senders.length === 0) return [];
-    return this.ctx.db
-      .prepare(`SELECT * FROM messages WHERE to_id = ? AND read_at IS NULL AND from_id IN (${senders.map(() => '?').join(',')}) ORDER BY id`)
-      .all(to, ...senders) as MessageRow[];
-  }
-
-  markRead(ids: readonly number[]): void {
-    const st = this.ctx.db.prepare('UPDATE messages SET read_at = ? WHERE id = ? AND read_at IS NULL');
-    const now = this.ctx.clock.now();
-    for (const id of ids) st.run(now, id);
   }
 }

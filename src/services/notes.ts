@@ -12,6 +12,7 @@ import { isoTime } from '../clock.js';
 import type { ListNotesInput, NoteView, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../contract/notes.js';
 import { chunkEnd, jsonLength } from '../domain/jsonChunk.js';
 import { noteWriteConflict } from '../domain/noteVersion.js';
+import { getJob } from '../store/sql/jobs.js';
 
 export type { NoteView };
 
@@ -36,7 +37,7 @@ export class NoteService {
   }
 
   async write(i: WriteNoteInput, caller: Caller): Promise<{ key: string; version: number }> {
-    this.guardWorkflowKey(i.key, caller, 'write');
+    await this.guardWorkflowKey(i.key, caller, 'write');
     const bytes = Buffer.byteLength(i.value, 'utf8');
     if (bytes > this.ctx.config.noteMaxBytes) {
       throw new InvalidInputError(`value is ${bytes} bytes, over the ${this.ctx.config.noteMaxBytes}-byte limit (OVERSEER_NOTE_MAX_BYTES): store large material in a file in the work tree and put its path in the note`);
@@ -51,10 +52,10 @@ export class NoteService {
    * phase prompt and keeps its own record of check-offs: only the lead and that workflow's own
    * phases may write there; any other agent is refused.
    */
-  private guardWorkflowKey(key: string, caller: Caller, what: 'write' | 'delete'): void {
+  private async guardWorkflowKey(key: string, caller: Caller, what: 'write' | 'delete'): Promise<void> {
     const m = /^workflow\/([^/]+)\//.exec(key);
     if (!m || caller.role !== 'agent') return;
-    if (this.ctx.store.get(caller.jobId)?.workflow_id === m[1]) return;
+    if ((await getJob(this.ctx.sql.db, caller.jobId))?.workflow_id === m[1]) return;
     throw new ForbiddenError(`cannot ${what} ${JSON.stringify(key)}: notes under workflow/${m[1]}/ belong to that workflow (the hub and its own phases). Read them with read_note; to share your own findings, use another key (e.g. "notes/${caller.jobId}/…").`);
   }
 
@@ -118,7 +119,7 @@ export class NoteService {
   }
 
   async delete(i: DeleteNoteInput, caller?: Caller): Promise<{ key: string; deleted: boolean }> {
-    if (caller) this.guardWorkflowKey(i.key, caller, 'delete');
+    if (caller) await this.guardWorkflowKey(i.key, caller, 'delete');
     const deleted = await deleteNote(this.ctx.sql.db, i.key, i.expected_version);
     if (deleted) this.ctx.bus.emit('note', { key: i.key, version: 0 });
     return { key: i.key, deleted };

@@ -12,6 +12,7 @@ import { ForbiddenError } from '../errors.js';
 import { realTarget } from './realPaths.js';
 import { protectedReason } from '../domain/protectedPaths.js';
 import { protectedContextOf, secretRefusal } from './stateGuard.js';
+import { addEvent, getJob } from '../store/sql/jobs.js';
 
 /** The policy's answer now: allow, deny (with the message the agent sees) or ask the lead. */
 export type Judgement = { action: 'allow' | 'ask'; reason: string } | { action: 'deny'; message: string };
@@ -50,10 +51,10 @@ export class PermissionService {
   }
 
   /** How the policy answers a Bash `command` of agent `jobId` (no request is opened and nothing recorded; ask is not allow). */
-  decideBash(jobId: string, command: string): { action: 'allow' | 'ask' | 'deny'; reason: string } {
+  async decideBash(jobId: string, command: string): Promise<{ action: 'allow' | 'ask' | 'deny'; reason: string }> {
     const policy = this.policy();
     if ('error' in policy) return { action: 'deny', reason: `the policy file ${this.file} is invalid (${policy.error})` };
-    const job = this.ctx.store.get(jobId);
+    const job = await getJob(this.ctx.sql.db, jobId);
     const workDir = job?.work_dir ?? job?.cwd ?? this.ctx.projectDir;
     const secret = secretRefusal(this.ctx, 'Bash', { command }, [workDir]);
     if (secret) return { action: 'deny', reason: secret };
@@ -66,14 +67,15 @@ export class PermissionService {
    * really land. Used by check_permission and by the children's PreToolUse hook, which answers
    * allow/deny itself so a call the policy settles never makes the permission round trip.
    */
-  judge(caller: Caller, toolName: string, input: Record<string, unknown>, o: { recordAsk?: boolean; via?: 'hook' | 'check_permission' } = {}): Judgement {
+  async judge(caller: Caller, toolName: string, input: Record<string, unknown>, o: { recordAsk?: boolean; via?: 'hook' | 'check_permission' } = {}): Promise<Judgement> {
     if (caller.role !== 'agent') throw new ForbiddenError('check_permission is called by Claude Code inside agents, not by the lead.');
-    const job = this.ctx.store.get(caller.jobId);
+    const q = this.ctx.sql.db;
+    const job = await getJob(q, caller.jobId);
     const workDir = realTarget(job?.work_dir ?? job?.cwd ?? this.ctx.projectDir, '/') ?? (job?.work_dir ?? job?.cwd ?? this.ctx.projectDir);
     // Before any rule: no policy can open the hub's state to an agent (stateGuard.ts).
     const secret = secretRefusal(this.ctx, toolName, input, [workDir, ...(job?.cwd ? [job.cwd] : [])]);
     if (secret) {
-      this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', {
+      await addEvent(q, caller.jobId, this.ctx.clock.now(), 'permission', {
         tool: toolName, action: 'deny', rule: null, rule_tool: null, guard: 'state', reason: secret, target: summarizeInput(input).slice(0, 200), via: o.via ?? 'check_permission',
       });
       return { action: 'deny', message: `Denied by ${secret}` };
@@ -98,7 +100,7 @@ export class PermissionService {
     // The rule that decided (its index and tool pattern; null = the policy's default) and why.
     const rule = d.ruleIndex === null ? null : policy.rules[d.ruleIndex]!;
     // The hook leaves an `ask` to check_permission, which records it then: one event per call.
-    if (d.action !== 'ask' || o.recordAsk !== false) this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission', {
+    if (d.action !== 'ask' || o.recordAsk !== false) await addEvent(q, caller.jobId, this.ctx.clock.now(), 'permission', {
       tool: toolName, action: d.action, rule: d.ruleIndex, rule_tool: rule?.tool ?? null, reason: d.reason, target: summarizeInput(input).slice(0, 200), via: o.via ?? 'check_permission',
     });
     if (d.action === 'deny') return { action: 'deny', message: `Denied by Overseer policy: ${d.reason}` };
@@ -107,7 +109,7 @@ export class PermissionService {
 
   async check(caller: Caller, toolName: string, input: Record<string, unknown>, signal?: AbortSignal, progress?: (ms: number) => void): Promise<PermissionAnswer> {
     if (caller.role !== 'agent') throw new ForbiddenError('check_permission is called by Claude Code inside agents, not by the lead.');
-    const d = this.judge(caller, toolName, input);
+    const d = await this.judge(caller, toolName, input);
     if (d.action === 'allow') return { behavior: 'allow', updatedInput: input };
     if (d.action === 'deny') return { behavior: 'deny', message: d.message };
     const r = await this.requests.open(caller, {
@@ -115,7 +117,7 @@ export class PermissionService {
       toolName, toolInput: input, timeoutS: this.ctx.config.maxWaitS,
     }, signal, progress);
     const approved = r.status === 'answered' && r.decision === 'approved';
-    this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'permission_answer', { tool: toolName, request_status: r.status, decision: approved ? 'allow' : 'deny' });
+    await addEvent(this.ctx.sql.db, caller.jobId, this.ctx.clock.now(), 'permission_answer', { tool: toolName, request_status: r.status, decision: approved ? 'allow' : 'deny' });
     if (approved) return { behavior: 'allow', updatedInput: input };
     return { behavior: 'deny', message: r.status === 'answered' ? `The lead rejected this${r.comment ? `: ${r.comment}` : '.'}` : `No decision (${r.status})${r.comment ? `: ${r.comment}` : ''}.` };
   }

@@ -26,7 +26,11 @@ import { runChecks } from './checks.js';
 import { headCommit } from '../git/worktree.js';
 import { DependencyConflict, JobWorktrees, SetupFailed } from '../branches/jobWorktrees.js';
 import { dependencySection } from '../prompts/dependencies.js';
-import { SetupStore } from '../store/setup.js';
+import { setupReport, setupStack } from '../store/sql/setup.js';
+import { undelivered } from '../store/sql/messages.js';
+import { allLocks } from '../store/sql/locks.js';
+import type { StackRecord } from '../store/setup.js';
+import type { MessageRow } from '../store/jobs.js';
 import { errorMessage } from '../errors.js';
 import { frameMessage } from './messages.js';
 import { changedFiles } from '../git/changes.js';
@@ -55,6 +59,17 @@ export interface ModelPicker {
   choose(job: JobRow, attempt: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** What a launch reads before its child starts (Runner.launchFacts). */
+interface LaunchFacts {
+  attempts: AttemptRow[];
+  deps: (JobRow | undefined)[];
+  /** The attempt continues the job's session. */
+  resume: boolean;
+  stack: StackRecord | undefined;
+  pending: MessageRow[];
+  memory: string | undefined;
+}
+
 /** What the Runner is built with besides the context (src/compose.ts builds it). */
 export interface RunnerDeps {
   /** The registry of running children; the Runner adds and removes them. */
@@ -63,7 +78,7 @@ export interface RunnerDeps {
   limits: Limits;
   models: ModelPicker;
   /** What the knowledge base remembers for a task, as a prompt section (src/kb/memory.ts); undefined for nothing. */
-  memory: (prompt: string) => string | undefined;
+  memory: (prompt: string) => Promise<string | undefined> | string | undefined;
   transcripts: TranscriptSink;
   activity: ActivitySink;
   /** Undoes writes to held files made by anyone but their holder (src/confine/lockGuard.ts). */
@@ -87,7 +102,6 @@ export class Runner {
   private again = false;
   private stopped = false;
 
-  private readonly setups: SetupStore;
   /** Each worktree job's worktree: made or attached before an attempt, closed after its end. */
   private readonly worktrees: JobWorktrees;
   /** Paces the starts of children launched close together (config startConcurrency; none for 0). */
@@ -96,7 +110,6 @@ export class Runner {
   private readonly children: LiveChildren;
 
   constructor(private readonly ctx: HubContext, private readonly d: RunnerDeps) {
-    this.setups = new SetupStore(ctx.db);
     this.worktrees = new JobWorktrees(ctx);
     this.startGate = makeStartGate(ctx.config.startConcurrency);
     this.limits = d.limits;
@@ -181,12 +194,12 @@ export class Runner {
     });
     if (!claimed) return;
     const { job, n, kind } = claimed;
-    const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir) || this.setups.report(job.id)?.status === 'failed'))
+    const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir) || (await setupReport(this.ctx.sql.db, job.id))?.status === 'failed'))
       || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
     const choose = job.model === 'auto';
     if (!needsPrep && !choose) {
       // What the launch reads first, so that 'running' is told with its child started right after (as one step).
-      const facts = await this.launchFacts(job);
+      const facts = await this.launchFacts(job, kind);
       this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
       this.launchWith(job, n, kind, token, facts);
       return;
@@ -231,26 +244,42 @@ export class Runner {
   }
 
   private async launch(job: JobRow, n: number, kind: string, token: string): Promise<void> {
-    this.launchWith(job, n, kind, token, await this.launchFacts(job));
+    this.launchWith(job, n, kind, token, await this.launchFacts(job, kind));
   }
 
-  /** What a launch reads of the database: the job's attempts and its dependencies' rows. */
-  private async launchFacts(job: JobRow): Promise<{ attempts: AttemptRow[]; deps: (JobRow | undefined)[] }> {
+  /**
+   * What a launch reads (awaited) before the child starts in one synchronous step (launchWith):
+   * the job's attempts, its dependencies' rows, the stack its branch was made from, the messages
+   * waiting for it and what the knowledge base remembers for its task (a new session only). A
+   * message stored after this read is not lost: the attempt's start pushes what is still
+   * undelivered then (AttemptHooks.onStarted), and later ones find the child running.
+   */
+  private async launchFacts(job: JobRow, kind: string): Promise<LaunchFacts> {
     const q = this.ctx.sql.db;
     const depIds = JSON.parse(job.depends_on_json) as string[];
     const deps: (JobRow | undefined)[] = [];
     for (const id of depIds) deps.push(await getJob(q, id));
-    return { attempts: await attemptsOf(q, job.id), deps };
+    const attempts = await attemptsOf(q, job.id);
+    const resume = kind === 'resume' && job.session_id !== null && attempts.some((a) => a.session_id !== null);
+    const stack = !resume && depIds.length ? await setupStack(q, job.id) : undefined;
+    const pending = await undelivered(q, job.id);
+    let memory: string | undefined;
+    if (!resume) {
+      try {
+        memory = (await this.d.memory(job.prompt)) || undefined;
+      } catch (err) {
+        this.ctx.log.warn({ err, jobId: job.id }, 'memory section failed');
+      }
+    }
+    return { attempts, deps, resume, stack, pending, memory };
   }
 
-  private launchWith(job: JobRow, n: number, kind: string, token: string, facts: { attempts: AttemptRow[]; deps: (JobRow | undefined)[] }): void {
+  private launchWith(job: JobRow, n: number, kind: string, token: string, facts: LaunchFacts): void {
     const { ctx } = this;
     const launcher = ctx.launchers[job.provider as 'claude' | 'codex'];
     const workDir = job.work_dir ?? job.cwd;
-    const resume = kind === 'resume' && job.session_id !== null && facts.attempts.some((a) => a.session_id !== null);
-    // mixed period: until the messages move (step 3) — read through the synchronous store.
-    const pending = ctx.store.undeliveredMessages(job.id);
-    const message = this.firstMessage(job, n, kind, resume, pending.map((m) => frameMessage(m.from_id, m.text)), facts.attempts, facts.deps);
+    const { resume, pending } = facts;
+    const message = this.firstMessage(job, n, kind, pending.map((m) => frameMessage(m.from_id, m.text)), facts);
     const sessionId = resume ? job.session_id! : ctx.ids.uuid();
     const hooks = new AttemptHooks(ctx, { job, attempt: n, sessionId, pending, codex: launcher!.provider === 'codex' }, { ...this.d, limits: this.limits });
     const sup = new Supervisor(
@@ -264,8 +293,7 @@ export class Runner {
         timeoutMs: (job.timeout_s ?? ctx.config.defaultTimeoutS) * 1000,
         budgetUsd: job.budget_usd === null ? undefined : Math.max(0, job.budget_usd - job.cost_usd),
         killGraceMs: ctx.config.killGraceMs,
-        // mixed period: until step 6b — the supervisor asks synchronously (a read).
-        reportedOutcome: () => (ctx.store.get(job.id)?.outcome as 'success' | 'failure' | null) ?? undefined,
+        reportedOutcome: async () => ((await getJob(ctx.sql.db, job.id))?.outcome as 'success' | 'failure' | null) ?? undefined,
         startGate: this.startGate,
       },
       hooks,
@@ -312,9 +340,10 @@ export class Runner {
     });
   }
 
-  private firstMessage(job: JobRow, n: number, kind: string, resume: boolean, queued: string[], attempts: AttemptRow[], deps: (JobRow | undefined)[]): string {
+  private firstMessage(job: JobRow, n: number, kind: string, queued: string[], facts: LaunchFacts): string {
+    const { attempts, deps } = facts;
     const parts: string[] = [];
-    if (resume) {
+    if (facts.resume) {
       parts.push(job.resume_message || 'Continue where you left off.');
     } else {
       parts.push(job.prompt);
@@ -323,15 +352,10 @@ export class Runner {
         const keys = Object.keys(ctxMap);
         if (keys.length) parts.push(['## Context', ...keys.map((k) => `### ${k}\n${ctxMap[k]}`)].join('\n\n'));
       }
-      try {
-        const mem = this.d.memory(job.prompt);
-        if (mem) parts.push(mem);
-      } catch (err) {
-        this.ctx.log.warn({ err, jobId: job.id }, 'memory section failed');
-      }
+      if (facts.memory) parts.push(facts.memory);
       const depIds = JSON.parse(job.depends_on_json) as string[];
       if (depIds.length) {
-        const stack = this.setups.stack(job.id);
+        const { stack } = facts;
         const byId = new Map(deps.filter((d): d is JobRow => d !== undefined).map((d) => [d.id, d]));
         const section = dependencySection(this.ctx.prompts, depIds.map((id) => byId.get(id)).filter((d): d is JobRow => d !== undefined), stack);
         if (section) parts.push(section);
@@ -461,7 +485,7 @@ export class Runner {
   private async pendingForResume(job: JobRow): Promise<boolean> {
     const launcher = this.ctx.launchers[job.provider as 'claude' | 'codex'];
     if (!launcher || launcher.streamsInput || this.stopped) return false;
-    if (this.ctx.store.undeliveredMessages(job.id).length === 0) return false; // mixed period: messages until step 3
+    if ((await undelivered(this.ctx.sql.db, job.id)).length === 0) return false;
     await updateJob(this.ctx.sql.db, job.id, { resume_message: 'New messages arrived while you worked; read them and act on them.' }, this.ctx.clock.now());
     return true;
   }
@@ -476,8 +500,7 @@ export class Runner {
       const q = this.ctx.sql.db;
       const job = await getJob(q, jobId);
       const own = job?.worktree === 1;
-      // mixed period: until step 5 — the locks table read through the synchronous store.
-      const locks = this.ctx.db.prepare('SELECT path, holder FROM locks').all() as { path: string; holder: string }[];
+      const locks = await allLocks(q);
       const mine = new Set(locks.filter((l) => l.holder === jobId).map((l) => l.path));
       const others = new Set(locks.filter((l) => l.holder !== jobId).map((l) => l.path));
       const violations = changed.filter((p) => !mine.has(p) && (own || !others.has(p)));

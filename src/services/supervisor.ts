@@ -83,7 +83,7 @@ export interface SupervisorOptions {
   timeoutMs: number;
   budgetUsd?: number;
   killGraceMs: number;
-  reportedOutcome: () => 'success' | 'failure' | undefined;
+  reportedOutcome: () => 'success' | 'failure' | undefined | Promise<'success' | 'failure' | undefined>;
   /** Paces CPU-heavy starts (src/launch/startGate.ts): the process launches once it has a slot. */
   startGate?: StartGate;
 }
@@ -486,20 +486,24 @@ export class Supervisor {
     // ended (`overseer logs`, the search index) sees its last line.
     const transcript = this.transcript;
     const flushed = transcript ? new Promise<void>((r) => transcript.end(() => r())) : Promise.resolve();
-    const cls = classifyAttempt({
+    const facts = {
       stopReason: this.stopReason,
       spawnError: exit.spawnError,
       exitCode: exit.code,
       signal: exit.signal,
       lastResult: this.lastResult,
       stderrTail: this.stderr ? this.stderr.text(STDERR_TAIL) : this.stderrTail,
-      reportedOutcome: this.o.reportedOutcome(),
+    };
+    // What the agent reported with finish() is read from the job's row (awaited): that write was
+    // done before the finish call answered, so it is there once the process has exited.
+    const reported = Promise.resolve().then(() => this.o.reportedOutcome()).catch((err: unknown) => {
+      this.o.log.warn({ err }, 'could not read the outcome the agent reported; classifying without it');
+      return undefined;
     });
     const p = this.progress();
     this.throttle.cancel();
     if (this.meter) this.hooks.onProgress(p);
-    const outcome: AttemptOutcome = {
-      ...cls,
+    const outcome: Omit<AttemptOutcome, keyof ReturnType<typeof classifyAttempt>> = {
       exit,
       costUsd: p.costUsd,
       costUnknown: p.costUnknown,
@@ -514,6 +518,6 @@ export class Supervisor {
       structured: this.structured,
       durationMs: this.o.clock.now() - this.startedAt,
     };
-    void flushed.then(() => this.resolveDone(outcome));
+    void Promise.all([flushed, reported]).then(([, reportedOutcome]) => this.resolveDone({ ...classifyAttempt({ ...facts, reportedOutcome }), ...outcome } as AttemptOutcome));
   }
 }

@@ -2,10 +2,11 @@
 // spawn_agent skipped the bootstrap, the report of its last run, the base it asked for and what
 // its branch was made from. A table of its own, beside the job row. Statements are prepared
 // once per store (get_agent and status read a row per worktree job). The asynchronous layer has
-// it too (src/store/sql/setup.ts: the worktree's preparation reads and writes there); what is
-// left here is used in the job engine's synchronous transactions and views — spawn's skip and
-// base, the bootstrap report beside the job's update, the runner's start and prompt, get_agent,
-// `overseer status` (mixed period: until step 6 of docs/store-plan.md).
+// it too (src/store/sql/setup.ts: the worktree's preparation, the runner's start and prompt and
+// get_agent read there); what is left here (mixed period: until steps 7 and 8 of
+// docs/store-plan.md) is spawn's skip and base inside JobService.create's and createSync's
+// transactions, the bootstrap report beside the job's update (src/branches/jobWorktrees.ts) and
+// `overseer status`.
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 

@@ -54,7 +54,7 @@ export class TakeoverService {
 
   async attach(jobId: string): Promise<AttachResult> {
     const { ctx } = this;
-    let j = this.jobs.visibleJob(jobId, LEAD);
+    let j = await this.jobs.visibleJob(jobId, LEAD);
     const sessionId = await this.sessionOf(j);
     if (this.attached.has(j.id)) {
       throw new InvalidStateError(`Job ${j.id} is already taken over by a person (since ${new Date(this.attached.get(j.id)!).toISOString()}). Finish that session first (overseer attach asks what becomes of the job when it exits); if it was abandoned, the lead's detach_agent { job_id: "${j.id}", then: "resume" | "leave" } gives it back.`);
@@ -105,7 +105,7 @@ export class TakeoverService {
   /** The person is done. `message` (resume) is what the agent reads first; `result`/`outcome` (finish) settle the job. */
   async detach(i: { job_id: string; then: Then; message?: string; result?: string; outcome?: 'success' | 'failure' }): Promise<AgentSummary> {
     const { ctx } = this;
-    const j = this.jobs.visibleJob(i.job_id, LEAD);
+    const j = await this.jobs.visibleJob(i.job_id, LEAD);
     if (isActive(j.status as JobStatus) || isPending(j.status as JobStatus)) {
       throw new InvalidStateError(`Job ${j.id} is ${j.status}: it is not taken over (someone resumed it). Nothing was changed.`);
     }

@@ -52,7 +52,7 @@ describe('schedules', () => {
     assert.equal(job.status, 'waiting');
     assert.equal(job.run_at, iso(runAt));
     assert.match(job.schedule_id, /^s-/);
-    assert.equal(h.hub.idle(), false, 'a hub with scheduled work is not idle');
+    assert.equal(await h.hub.idle(), false, 'a hub with scheduled work is not idle');
 
     await waitForJob(h.hub, dep.job_id, (j) => j.status === 'succeeded', 60_000);
     // The dependency is done: the job still waits for its time, whatever the timer does.

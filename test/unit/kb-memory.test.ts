@@ -86,7 +86,7 @@ describe('memorySection over a knowledge base', () => {
   });
 
   test('the most relevant entries come first, from both scopes', async () => {
-    const out = memorySection(kb, 'Fix the flaky login session tests: they fail around midnight.');
+    const out = await memorySection(kb, 'Fix the flaky login session tests: they fail around midnight.');
     assert.ok(out.startsWith(MEMORY_HEADER), out);
     const first = out.indexOf('### Login tests need a fixed clock (p-');
     const cookies = out.indexOf('### Session cookies and SameSite (g-');
@@ -98,17 +98,17 @@ describe('memorySection over a knowledge base', () => {
 
   test('the budget is respected by the real section', async () => {
     const prompt = 'login session tests cookies webpack cache postgres advisory locks';
-    const full = memorySection(kb, prompt, 100_000);
+    const full = await memorySection(kb, prompt, 100_000);
     assert.equal((full.match(/^### /gm) ?? []).length, 4);
-    const small = memorySection(kb, prompt, 400);
+    const small = await memorySection(kb, prompt, 400);
     assert.ok(small.length <= 400 && small.length > 0, String(small.length));
     assert.ok((small.match(/^### /gm) ?? []).length < 4);
   });
 
   test('nothing relevant → ""', async () => {
-    assert.equal(memorySection(kb, 'Translate the README into Portuguese.'), '');
-    assert.equal(memorySection(kb, ''), '');
-    assert.equal(memorySection(kb, '?!?! ... ---'), '');
+    assert.equal(await memorySection(kb, 'Translate the README into Portuguese.'), '');
+    assert.equal(await memorySection(kb, ''), '');
+    assert.equal(await memorySection(kb, '?!?! ... ---'), '');
   });
 
   test('an unopenable global store does not hide the project entries', async () => {
@@ -117,7 +117,7 @@ describe('memorySection over a knowledge base', () => {
     const broken = new KnowledgeBase({ source: { dialect: 'sqlite', projectDb: join(dir, 'state', 'kb.db'), globalDb: join(dir, 'not-a-dir', 'overseer', 'kb.db') } });
     await assert.rejects(broken.search('login', 'global'), /cannot open the global knowledge base/);
     try {
-      const out = memorySection(broken, 'login tests clock');
+      const out = await memorySection(broken, 'login tests clock');
       assert.match(out, /### Login tests need a fixed clock/);
     } finally {
       broken.close();

@@ -11,6 +11,7 @@ import { isoTime } from '../../clock.js';
 import type { HubContext } from '../../services/context.js';
 import { getRequest } from '../../store/sql/requests.js';
 import { openWarnings } from '../../store/sql/warnings.js';
+import { getJob, jobsByStatus } from '../../store/sql/jobs.js';
 import { WorkflowStore } from '../../store/workflows.js';
 import { jobEnded, limitOpened, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
 import { activeLimits } from '../../store/sql/limits.js';
@@ -80,11 +81,13 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
       if (!r || r.phase === 'closed' || limited.has(`${r.account}@${r.opened_at}`)) return undefined;
       limited.set(`${r.account}@${r.opened_at}`, true);
       const now = ctx.clock.now();
-      return limitOpened(floorLimit(r, ctx.store.byStatus('queued').filter((j) => j.provider === r.provider).length, now), base());
+      const queued = (await jobsByStatus(ctx.sql.db, 'queued')).filter((j) => j.provider === r.provider).length;
+      return limitOpened(floorLimit(r, queued, now), base());
     })),
-    ctx.bus.on('job', guard('job', (e) => {
+    ctx.bus.on('job', guard('job', async (e) => {
       if (e.status !== 'succeeded' && e.status !== 'failed') return undefined;
-      const job = ctx.store.get(e.jobId);
+      const job = await getJob(ctx.sql.db, e.jobId);
+      // Checked and remembered after the read with no await between: of two events for one end, one notifies.
       if (!job || job.status !== e.status || (ends.has(job.id) && ends.get(job.id) === job.ended_at)) return undefined;
       ends.set(job.id, job.ended_at);
       return jobEnded(job, base());
@@ -98,13 +101,13 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
       // A request only the lead may answer never involves the person.
       if (opened.has(r.id) || r.who === 'lead') return undefined;
       opened.set(r.id, true);
-      const job = ctx.store.get(r.job_id);
+      const job = await getJob(ctx.sql.db, r.job_id);
       return job ? requestOpened(r, job, base()) : undefined;
     })),
     ctx.bus.on('warning', guard('warning', async (e) => {
       if (!e.raised) return undefined;
       const w = (await openWarnings(ctx.sql.db, e.jobId)).find((x) => x.kind === e.kind);
-      const job = ctx.store.get(e.jobId);
+      const job = await getJob(ctx.sql.db, e.jobId);
       if (!w || !job || raised.has(String(w.id))) return undefined;
       raised.set(String(w.id), true);
       return warningRaised(w, job, base());

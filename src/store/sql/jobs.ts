@@ -176,6 +176,42 @@ export async function descendants(q: Q, id: string): Promise<JobRow[]> {
   return r.rows;
 }
 
+/** Whether `id` is `root` or below it (an agent's rights over a job: its own subtree). */
+export async function inSubtree(q: Q, root: string, id: string): Promise<boolean> {
+  const r = await sql<{ hit: number }>`WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM jobs WHERE id = ${id} UNION ALL SELECT j.id, j.parent_id FROM jobs j JOIN up ON j.id = up.parent_id)
+    SELECT 1 AS hit FROM up WHERE id = ${root}`.execute(q);
+  return r.rows.length > 0;
+}
+
+/** Ids to name when `id` is unknown: those sharing its first four characters, then the most recent, at most `max`. */
+export async function nearbyIds(q: Q, id: string, max = 5): Promise<string[]> {
+  const similar = await q.selectFrom('jobs').select('id').where('id', 'like', `${id.slice(0, 4)}%`).orderBy('seq', 'desc').limit(max).execute();
+  const recent = await q.selectFrom('jobs').select('id').orderBy('seq', 'desc').limit(max).execute();
+  return [...new Set([...similar, ...recent].map((r) => r.id))].slice(0, max);
+}
+
+/** The titles of these jobs (those that exist), by id. */
+export async function titlesOf(q: Q, ids: readonly string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await q.selectFrom('jobs').select(['id', 'title']).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r.title]));
+}
+
+/** The job's latest merge (docs/merge.md; table job_merges, written by src/branches), for get_agent. */
+export async function lastMergeOf(q: Q, jobId: string): Promise<{ target: string; mode: string; commit_sha: string; merged_at: number } | undefined> {
+  const r = await sql<{ target: string; mode: string; commit_sha: string; merged_at: number }>`SELECT target, mode, commit_sha, merged_at FROM job_merges WHERE job_id = ${jobId} ORDER BY id DESC LIMIT 1`.execute(q);
+  const m = r.rows[0];
+  return m && { ...m, merged_at: Number(m.merged_at) };
+}
+
+/** These jobs' rows in the order of `ids` (those that exist; an id given twice, once). */
+export async function jobsOf(q: Q, ids: readonly string[]): Promise<JobRow[]> {
+  if (!ids.length) return [];
+  const rows = (await q.selectFrom('jobs').selectAll().where('id', 'in', [...new Set(ids)]).execute()) as JobRow[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return [...new Set(ids)].map((id) => byId.get(id)).filter((r): r is JobRow => r !== undefined);
+}
+
 /** The jobs that wait for `depId`. */
 export async function dependents(q: Q, depId: string): Promise<JobRow[]> {
   return (await q.selectFrom('jobs').innerJoin('job_deps', 'job_deps.job_id', 'jobs.id').selectAll('jobs').where('job_deps.dep_id', '=', depId).orderBy('jobs.seq').execute()) as JobRow[];

@@ -22,3 +22,20 @@ export async function markMessagesRead(q: Q, ids: readonly number[], now: number
   if (!ids.length) return;
   await q.updateTable('messages').set({ read_at: now }).where('id', 'in', [...ids]).where('read_at', 'is', null).execute();
 }
+
+/** Unread messages to `to` from any of `senders`, oldest first (wait_for_agents' attention). */
+export async function unreadFrom(q: Q, to: string, senders: readonly string[]): Promise<MessageRow[]> {
+  if (!senders.length) return [];
+  return q.selectFrom('messages').selectAll().where('to_id', '=', to).where('read_at', 'is', null).where('from_id', 'in', [...senders]).orderBy('id').execute();
+}
+
+/** Messages to `to` not yet pushed into its conversation, oldest first (they go in when it can take them). */
+export async function undelivered(q: Q, to: string): Promise<MessageRow[]> {
+  return q.selectFrom('messages').selectAll().where('to_id', '=', to).where('delivered_at', 'is', null).orderBy('id').execute();
+}
+
+/** Mark messages pushed into their recipient's conversation. */
+export async function markDelivered(q: Q, ids: readonly number[], now: number): Promise<void> {
+  if (!ids.length) return;
+  await q.updateTable('messages').set({ delivered_at: now }).where('id', 'in', [...ids]).execute();
+}

@@ -41,3 +41,17 @@ export async function overlapJobs(q: Q, ids: readonly string[]): Promise<Map<str
   const rows = await q.selectFrom('jobs').select(['id', 'title', 'branch', 'status']).where('id', 'in', [...ids]).execute();
   return new Map(rows.map((j) => [j.id, j]));
 }
+
+/** Open overlaps touching these jobs that the lead has not been shown, oldest first (wait_for_agents' attention). */
+export async function unseenOverlaps(q: Q, jobIds: readonly string[]): Promise<OverlapRow[]> {
+  if (!jobIds.length) return [];
+  const ids = [...jobIds];
+  return (await q.selectFrom('overlaps').selectAll().where('cleared_at', 'is', null).where('lead_seen_at', 'is', null)
+    .where((eb) => eb.or([eb('job_a', 'in', ids), eb('job_b', 'in', ids)])).orderBy('id').execute()) as OverlapRow[];
+}
+
+/** The lead has been shown these overlaps. */
+export async function markOverlapsSeen(q: Q, ids: readonly number[], now: number): Promise<void> {
+  if (!ids.length) return;
+  await q.updateTable('overlaps').set({ lead_seen_at: now }).where('id', 'in', [...ids]).where('lead_seen_at', 'is', null).execute();
+}

@@ -52,3 +52,25 @@ export async function clearJobWarnings(q: Q, jobId: string, now: number): Promis
 export async function setWarningReaction(q: Q, id: number, reaction: string): Promise<void> {
   await q.updateTable('job_warnings').set({ reaction }).where('id', '=', id).execute();
 }
+
+/** Open warnings of these jobs the lead has not been shown yet, oldest first (wait_for_agents' attention). */
+export async function unseenWarnings(q: Q, jobIds: readonly string[]): Promise<WarningRow[]> {
+  if (!jobIds.length) return [];
+  return (await q.selectFrom('job_warnings').selectAll().where('cleared_at', 'is', null).where('lead_seen_at', 'is', null)
+    .where('job_id', 'in', [...jobIds]).orderBy('id').execute()) as WarningRow[];
+}
+
+/** The lead has been shown these warnings (a warning seen once keeps its first time). */
+export async function markWarningsSeen(q: Q, ids: readonly number[], now: number): Promise<void> {
+  if (!ids.length) return;
+  await q.updateTable('job_warnings').set({ lead_seen_at: now }).where('id', 'in', [...ids]).where('lead_seen_at', 'is', null).execute();
+}
+
+/** Open warnings of these jobs by job, each oldest first (a page of list_agents in one statement). */
+export async function openWarningsOfJobs(q: Q, jobIds: readonly string[]): Promise<Map<string, WarningRow[]>> {
+  const by = new Map<string, WarningRow[]>(jobIds.map((id) => [id, []]));
+  if (!jobIds.length) return by;
+  const rows = (await q.selectFrom('job_warnings').selectAll().where('cleared_at', 'is', null).where('job_id', 'in', [...new Set(jobIds)]).orderBy('id').execute()) as WarningRow[];
+  for (const w of rows) by.get(w.job_id)?.push(w);
+  return by;
+}

@@ -17,6 +17,7 @@ import { CancelInput, MessageText, PauseInput, ResumeInput } from '../../contrac
 import { header } from '../pages.js';
 import { HttpError, PASS, methodNotAllowed, parseBody, parseQuery } from './http.js';
 import { SSE_HEADERS, keepAlive, sseFrame } from '../../http/sse.js';
+import { attemptsOf, lastAttempt } from '../../store/sql/jobs.js';
 
 /** At most this much transcript per read. */
 const OUTPUT_CHUNK = 256 * 1024;
@@ -56,9 +57,9 @@ export function jobRoutes(d: { ctx: HubContext; jobs: JobService }): JobRoutes {
   const lead: Caller = { role: 'lead' };
 
   /** Whole lines of a job's transcript after byte `after`, rendered readable. */
-  const output = (jobId: string, attemptN: number | undefined, after: number): OutputChunk => {
-    const j = d.jobs.job(jobId);
-    const attempts = d.ctx.store.attempts(j.id);
+  const output = async (jobId: string, attemptN: number | undefined, after: number): Promise<OutputChunk> => {
+    const j = await d.jobs.job(jobId);
+    const attempts = await attemptsOf(d.ctx.sql.db, j.id);
     const a = attemptN === undefined ? attempts.at(-1) : attempts.find((x) => x.n === attemptN);
     const live = !ENDED.has(j.status);
     const base = { attempts: attempts.length };
@@ -86,28 +87,35 @@ export function jobRoutes(d: { ctx: HubContext; jobs: JobService }): JobRoutes {
     res.write(sseFrame({ retry: 1000 }));
     open.add(res);
     let first = true;
-    const tick = (): void => {
+    /** A tick reads through the layer: one at a time (a tick due while one runs is skipped), so frames stay in order. */
+    let busy = false;
+    const tick = async (): Promise<void> => {
+      if (busy || res.writableEnded) return;
+      busy = true;
       let c: OutputChunk;
       try {
-        const latest = d.ctx.store.attempts(jobId).at(-1)?.n;
-        c = output(jobId, attempt ?? latest, offset);
+        const latest = (await lastAttempt(d.ctx.sql.db, jobId))?.n;
+        c = await output(jobId, attempt ?? latest, offset);
         // An earlier attempt read to its end: go on with the latest one from its start (unless the page pinned one).
         if (pinned === undefined && !c.lines.length && latest !== undefined && c.attempt !== null && c.attempt < latest) {
           attempt = latest;
           offset = 0;
-          c = output(jobId, latest, 0);
+          c = await output(jobId, latest, 0);
         }
       } catch {
         res.end();
         return;
+      } finally {
+        busy = false;
       }
+      if (res.writableEnded) return;
       attempt = c.attempt ?? attempt;
       offset = c.offset;
       if (c.lines.length || first) res.write(sseFrame({ event: 'lines', data: JSON.stringify(c), id: `${c.attempt ?? 0}:${c.offset}` }));
       first = false;
     };
-    tick();
-    const t = setInterval(tick, 250);
+    void tick();
+    const t = setInterval(() => void tick(), 250);
     keepAlive(res, 15_000);
     res.once('close', () => { clearInterval(t); open.delete(res); });
     return true;
@@ -120,7 +128,7 @@ export function jobRoutes(d: { ctx: HubContext; jobs: JobService }): JobRoutes {
     const what = m[2];
     if (!what || what === 'output' || what === 'output/stream' || what === 'diff') {
       if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
-      const j = d.jobs.job(id);
+      const j = await d.jobs.job(id);
       if (!what) return d.jobs.get(j.id, lead, { events: 50 });
       if (what === 'diff') return diffOfJob(j);
       const q = parseQuery(url, OutputQuery, what === 'output' ? ['attempt', 'after'] : ['attempt']);
@@ -131,19 +139,19 @@ export function jobRoutes(d: { ctx: HubContext; jobs: JobService }): JobRoutes {
     switch (what) {
       case 'message': {
         const b = await parseBody(req, Bodies.message);
-        return d.jobs.message(d.jobs.job(id).id, b.text, lead);
+        return d.jobs.message((await d.jobs.job(id)).id, b.text, lead);
       }
       case 'pause': {
         const b = await parseBody(req, Bodies.pause);
-        return d.jobs.pause({ job_id: d.jobs.job(id).id, mode: b.mode }, lead);
+        return d.jobs.pause({ job_id: (await d.jobs.job(id)).id, mode: b.mode }, lead);
       }
       case 'resume': {
         const b = await parseBody(req, Bodies.resume);
-        return d.jobs.resume({ job_id: d.jobs.job(id).id, ...(b.message ? { message: b.message } : {}) }, lead);
+        return d.jobs.resume({ job_id: (await d.jobs.job(id)).id, ...(b.message ? { message: b.message } : {}) }, lead);
       }
       default: {
         const b = await parseBody(req, Bodies.cancel);
-        const j = d.jobs.job(id);
+        const j = await d.jobs.job(id);
         if (ENDED.has(j.status)) throw new HttpError(409, 'invalid_state', `job ${j.id} had already ended (${j.status}): nothing to cancel`);
         return d.jobs.cancel({ job_id: j.id, reason: b.reason ?? 'cancelled from the dashboard', cascade: b.cascade }, lead);
       }

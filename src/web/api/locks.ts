@@ -8,9 +8,9 @@ import type { HubContext } from '../../services/context.js';
 import type { LockService } from '../../services/locks.js';
 import { isoTime } from '../../clock.js';
 import { PASS, methodNotAllowed, parseQuery } from './http.js';
+import { titlesOf } from '../../store/sql/jobs.js';
 
 export function lockRoutes(d: { ctx: HubContext; locks: LockService }) {
-  const titleOf = (holder: string): string | null => (holder === 'lead' ? 'the lead' : d.ctx.store.get(holder)?.title ?? null);
   return async (req: IncomingMessage, _res: ServerResponse, url: URL): Promise<unknown> => {
     if (url.pathname !== '/api/web/locks') return PASS;
     if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
@@ -18,6 +18,8 @@ export function lockRoutes(d: { ctx: HubContext; locks: LockService }) {
     const held = (await d.locks.list({})).locks; // expires what is past its TTL first
     const waits = (await d.locks.waiting()).map((w) => ({ ...w, paths: JSON.parse(w.paths_json) as string[] }));
     const byPath = new Map(held.map((l) => [l.path, l.holder]));
+    const titles = await titlesOf(d.ctx.sql.db, [...held.map((l) => l.holder), ...waits.map((w) => w.holder)].filter((h) => h !== 'lead'));
+    const titleOf = (holder: string): string | null => (holder === 'lead' ? 'the lead' : titles.get(holder) ?? null);
     return {
       locks: held.map((l) => ({
         path: l.path, holder: l.holder, holder_title: titleOf(l.holder), reason: l.reason, acquired_at: l.acquired_at, expires_at: l.expires_at,

@@ -9,6 +9,7 @@ import type { HubContext } from '../../services/context.js';
 import type { NoteService } from '../../services/notes.js';
 import { isoTime } from '../../clock.js';
 import { getNote, selectNotes } from '../../store/sql/notes.js';
+import { titlesOf } from '../../store/sql/jobs.js';
 import { ListNotesInput, NoteKey } from '../../contract/notes.js';
 import { HttpError, PASS, methodNotAllowed, parseQuery } from './http.js';
 
@@ -19,7 +20,11 @@ const ListQuery = ListNotesInput.pick({ prefix: true, cursor: true });
 const OneQuery = z.object({ key: z.string({ required_error: 'key is required: the note\'s key, e.g. ?key=plan/api' }).pipe(NoteKey) });
 
 export function noteRoutes(d: { ctx: HubContext; notes: NoteService }) {
-  const titleOf = (author: string): string | null => (/^j-/.test(author) ? d.ctx.store.get(author)?.title ?? null : null);
+  /** The titles of the jobs among `authors` (an agent's note names its job; the lead's and the hub's do not). */
+  const titlesOfAuthors = async (authors: readonly string[]): Promise<(author: string) => string | null> => {
+    const titles = await titlesOf(d.ctx.sql.db, authors.filter((a) => /^j-/.test(a)));
+    return (author) => titles.get(author) ?? null;
+  };
   return async (req: IncomingMessage, _res: ServerResponse, url: URL): Promise<unknown> => {
     if (url.pathname !== '/api/web/notes' && url.pathname !== '/api/web/note') return PASS;
     if (req.method !== 'GET') throw methodNotAllowed(req, 'GET', url.pathname);
@@ -27,11 +32,13 @@ export function noteRoutes(d: { ctx: HubContext; notes: NoteService }) {
       const { key } = parseQuery(url, OneQuery, ['key']);
       const n = await getNote(d.ctx.sql.db, key);
       if (!n) throw new HttpError(404, 'not_found', `no note ${JSON.stringify(key)} (it may have been deleted)`);
+      const titleOf = await titlesOfAuthors([n.author]);
       return { key: n.key, value: n.value, version: n.version, author: n.author, author_title: titleOf(n.author), updated_at: isoTime(n.updated_at) };
     }
     const q = parseQuery(url, ListQuery, ['prefix', 'cursor']);
     const page = await d.notes.list({ prefix: q.prefix, cursor: q.cursor, limit: PAGE });
     const rows = new Map((await selectNotes(d.ctx.sql.db, page.notes.map((n) => n.key), undefined)).map((r) => [r.key, r.value]));
+    const titleOf = await titlesOfAuthors(page.notes.map((n) => n.author));
     return {
       notes: page.notes.map((n) => {
         const v = rows.get(n.key) ?? '';
