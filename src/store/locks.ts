@@ -4,6 +4,11 @@
 import type { Db } from './db.js';
 
 export interface LockRow {
+  /** `<repository key>@<branch>` of the holder's tree, or '' (src/domain/lockKeys.ts). */
+  repo: string;
+  /** The path inside that tree ('/'-rooted), or the absolute path when repo is ''. */
+  rel_path: string;
+  /** The holder's absolute real path. */
   path: string;
   holder: string;
   reason: string | null;
@@ -15,6 +20,9 @@ export interface LockRow {
 export interface WaitRow {
   id: number;
   holder: string;
+  /** The waiter's lock scope: its repo and its tree's top ('' and '' when unshared). */
+  repo: string;
+  top: string;
   paths_json: string;
   reason: string | null;
   ttl_s: number;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { acquireOrWait, endWait } from '../../src/store/sql/lockDecisions.js';
 import { allLocks, lockTx, release, waiting } from '../../src/store/sql/locks.js';
+import { UNSHARED } from '../../src/domain/lockKeys.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { all, startRacer, type Racer } from '../helpers/sqlRacers.js';
 
@@ -88,7 +89,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     test('waiters are served in arrival order, each grant by exactly one of the servers racing to make it', async () => {
       const x = P('fifo.txt');
-      assert.equal((await acquireOrWait(s.db, { holder: 'first', paths: [x], reason: null, ttlS: 600, now: Date.now(), wait: false })).kind, 'granted');
+      assert.equal((await acquireOrWait(s.db, { holder: 'first', scope: UNSHARED, paths: [x], reason: null, ttlS: 600, now: Date.now(), wait: false })).kind, 'granted');
       const asks = await Promise.all(racers.map((r, i) => r.send({ op: 'acquire', holder: `w${i}`, paths: [x], wait: true })));
       assert.deepEqual(asks.map((a) => a.kind), Array(RACERS).fill('waiting'));
       const order = asks.map((a, i) => ({ id: a.waitId as number, holder: `w${i}` })).sort((a, b) => a.id - b.id);
@@ -99,7 +100,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const served = await all(racers, { op: 'grant' });
         assert.deepEqual(served.flatMap((r) => r.granted as string[]), [next.holder], `after ${current} released, only the oldest waiter is granted, once: ${JSON.stringify(served)}`);
         assert.deepEqual(await holders(), { [x]: next.holder });
-        assert.equal(await endWait(s.db, next.id, next.holder, [x], true), 'granted');
+        assert.equal(await endWait(s.db, next.id, next.holder, true), 'granted');
         current = next.holder;
       }
       assert.deepEqual(await waiting(s.db), []);

@@ -299,8 +299,14 @@ export interface UsageTable {
   created_at: number;
 }
 
-/** locks: one row per held path (absolute real path), its holder (a job id or 'lead') and its TTL. */
+/**
+ * locks: one row per held key — (repo, rel_path): the repository and branch of the holder's work
+ * tree and the path inside it, or '' and the absolute real path (src/domain/lockKeys.ts; migration
+ * 29) — with the holder's own absolute path, its holder (a job id or 'lead') and its TTL.
+ */
 export interface LocksTable {
+  repo: string;
+  rel_path: string;
   path: string;
   holder: string;
   reason: string | null;
@@ -315,7 +321,10 @@ export interface LocksTable {
 export interface LockWaitsTable {
   id: Generated<number>;
   holder: string;
-  /** JSON array of absolute real paths */
+  /** The waiter's lock scope (repo, top): '' and '' outside a shared repository (migration 29). */
+  repo: string;
+  top: string;
+  /** JSON array of absolute real paths, in the waiter's tree */
   paths_json: string;
   reason: string | null;
   ttl_s: number;

@@ -1,0 +1,79 @@
+// Which repository and branch a work tree's locks are keyed by (src/domain/lockKeys.ts). The hook
+// asks on every edit, so what git says of a tree — its top, its git directory, the repository's
+// key (origin URL or root commit) — is looked up once per work tree and kept; only the branch is
+// read on each call, from the tree's HEAD file (one small read, no git process), so a checkout of
+// another branch takes effect at once. A tree with no repository key (not a repository, no commit
+// and no origin) is looked up again after RECHECK_MS: `git init` or a first commit may follow.
+import { readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { git } from '../git/exec.js';
+import { repoKey, scopeOf, UNSHARED, type LockScope } from '../domain/lockKeys.js';
+
+/** How long "this tree has no repository key" is believed. */
+const RECHECK_MS = 10_000;
+/** git's answers are local and fast; a hung one must not hold a hook check for long. */
+const GIT_TIMEOUT_MS = 10_000;
+
+interface TreeFacts {
+  top: string;
+  /** The tree's own git directory (a linked worktree's is under the main one's .git/worktrees). */
+  gitDir: string;
+  key: string | undefined;
+}
+
+interface Entry {
+  facts: Promise<TreeFacts | undefined>;
+  at: number;
+  /** Looked up, and no repository key came of it. */
+  keyless: boolean;
+}
+
+export class RepoScopes {
+  private readonly trees = new Map<string, Entry>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The lock scope of work tree `tree` (a real path). Never throws: a failing lookup is unshared. */
+  async scope(tree: string): Promise<LockScope> {
+    const f = await this.facts(tree);
+    if (!f?.key) return UNSHARED;
+    let head: string | undefined;
+    try {
+      head = readFileSync(path.join(f.gitDir, 'HEAD'), 'utf8');
+    } catch {
+      head = undefined; // the repository went away: nothing to share
+    }
+    return scopeOf(f.key, f.top, head);
+  }
+
+  private facts(tree: string): Promise<TreeFacts | undefined> {
+    const e = this.trees.get(tree);
+    if (e && !(e.keyless && this.now() - e.at > RECHECK_MS)) return e.facts;
+    const entry: Entry = { facts: Promise.resolve(undefined), at: this.now(), keyless: false };
+    entry.facts = lookUp(tree).catch(() => undefined).then((f) => {
+      entry.keyless = !f?.key;
+      return f;
+    });
+    this.trees.set(tree, entry);
+    return entry.facts;
+  }
+}
+
+async function lookUp(tree: string): Promise<TreeFacts | undefined> {
+  const run = async (args: string[]): Promise<string | undefined> => {
+    const r = await git(args, { cwd: tree, allowFail: true, timeout: GIT_TIMEOUT_MS });
+    return r.code === 0 ? r.stdout.trim() : undefined;
+  };
+  const where = await run(['rev-parse', '--show-toplevel', '--absolute-git-dir']);
+  const [topRaw, gitDir] = where?.split('\n') ?? [];
+  if (!topRaw || !gitDir) return undefined; // not in a work tree (or a bare repository)
+  let top = topRaw;
+  try {
+    top = realpathSync(topRaw);
+  } catch {
+    // keep git's answer
+  }
+  const [origin, roots] = await Promise.all([run(['config', '--get', 'remote.origin.url']), run(['rev-list', '--max-parents=0', 'HEAD'])]);
+  const rootCommit = roots?.split('\n').map((s) => s.trim()).filter(Boolean).sort()[0];
+  return { top, gitDir, key: repoKey({ top, origin, rootCommit }) };
+}
