@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -160,5 +161,42 @@ describe('locks keyed by repository: two clones, two branches, a plain directory
     const again = await callAs(B.client, 'lock_files', { files: ['shared.txt'], timeout_s: 0 });
     assert.equal(again.isError, true, 'back on main: A\'s lock conflicts again');
     await ok(A.client, 'release_files', {});
+  });
+});
+
+describe('a lock taken before migration 29 (keyed by its absolute path) is re-keyed when the hub starts', () => {
+  test("the lead's lock in its clone: after a restart it excludes an agent of another clone", async () => {
+    const dir = realpathSync(await makeTempDir('overseer-repo-rekey'));
+    const o = await initRepo(join(dir, 'origin'), { 'keep.txt': 'k\n' });
+    await gitOut(dir, ['clone', '-q', o, 'a']);
+    await gitOut(dir, ['clone', '-q', o, 'b']);
+    const [a, b] = [realpathSync(join(dir, 'a')), realpathSync(join(dir, 'b'))];
+    const h1 = await startTestHub({ scripts: HANG, project: a });
+    let h2: TestHub | undefined;
+    try {
+      await h1.call('lock_files', { files: ['keep.txt'], reason: 'lead keeps' });
+      await h1.hub.stop();
+      const db = new Database(join(h1.home, 'state.db'));
+      // As migration 29 leaves a lock held before it: '' and the absolute path.
+      assert.equal(db.prepare(`UPDATE locks SET repo = '', rel_path = path`).run().changes, 1);
+      db.close();
+
+      const rec2 = new TokenRecorder();
+      h2 = await startTestHub({ dir: h1.dir, fake: h1.fake, project: a, processes: rec2 });
+      const rows = h2.hub.db.prepare('SELECT repo, rel_path, path, holder FROM locks').all() as { repo: string; rel_path: string; path: string; holder: string }[];
+      assert.equal(rows.length, 1);
+      assert.match(rows[0]!.repo, /^file:.*\/origin@main$/);
+      assert.deepEqual([rows[0]!.rel_path, rows[0]!.path, rows[0]!.holder], ['/keep.txt', join(a, 'keep.txt'), 'lead']);
+      const id = (await h2.call('spawn_agent', { prompt: '@script:hang', title: 'In B', cwd: b })).job_id as string;
+      await waitForJob(h2.hub, id, (j) => j.status === 'running');
+      const agent = await h2.connect({ role: 'agent', jobId: id });
+      const r = await callAs(agent, 'lock_files', { files: ['keep.txt'], timeout_s: 0 });
+      assert.equal(r.isError, true, r.text);
+      assert.match(r.text, /the lead/);
+    } finally {
+      await h2?.stop({ keep: true });
+      await h1.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
