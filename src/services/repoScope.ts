@@ -3,7 +3,8 @@
 // key (origin URL or root commit) — is looked up once per work tree and kept; only the branch is
 // read on each call, from the tree's HEAD file (one small read, no git process), so a checkout of
 // another branch takes effect at once. A tree with no repository key (not a repository, no commit
-// and no origin) is looked up again after RECHECK_MS: `git init` or a first commit may follow.
+// and no origin) is looked up again in the background once its answer is RECHECK_MS old: `git
+// init` or a first commit may follow; the check that notices it still answers from the old one.
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { git } from '../git/exec.js';
@@ -26,6 +27,8 @@ interface Entry {
   at: number;
   /** Looked up, and no repository key came of it. */
   keyless: boolean;
+  /** A lookup again (keyless and stale) is under way. */
+  refreshing: boolean;
 }
 
 export class RepoScopes {
@@ -48,14 +51,25 @@ export class RepoScopes {
 
   private facts(tree: string): Promise<TreeFacts | undefined> {
     const e = this.trees.get(tree);
-    if (e && !(e.keyless && this.now() - e.at > RECHECK_MS)) return e.facts;
-    const entry: Entry = { facts: Promise.resolve(undefined), at: this.now(), keyless: false };
+    if (!e) return this.lookUp(tree).facts;
+    // A keyless answer gone stale is looked up again in the background: the call that notices
+    // still gets the old answer, so no hook check waits for git after a tree's first.
+    if (e.keyless && !e.refreshing && this.now() - e.at > RECHECK_MS) {
+      e.refreshing = true;
+      const next = this.lookUp(tree, false);
+      void next.facts.then(() => this.trees.set(tree, next));
+    }
+    return e.facts;
+  }
+
+  private lookUp(tree: string, keep = true): Entry {
+    const entry: Entry = { facts: Promise.resolve(undefined), at: this.now(), keyless: false, refreshing: false };
     entry.facts = lookUp(tree).catch(() => undefined).then((f) => {
       entry.keyless = !f?.key;
       return f;
     });
-    this.trees.set(tree, entry);
-    return entry.facts;
+    if (keep) this.trees.set(tree, entry);
+    return entry;
   }
 }
 
