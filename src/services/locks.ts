@@ -10,8 +10,9 @@ import type { Caller, HubContext } from './context.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import type { Q } from '../store/sql/tx.js';
 import { allLocks, dropAllWaits, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, rekey, related, release, renew, under, waiting } from '../store/sql/locks.js';
-import { acquireOrWait, endWait, grantWaiting, hookDecide, hookVerdict, waitItems } from '../store/sql/lockDecisions.js';
-import { absPath, keyString, lockItems, relPath, type LockScope } from '../domain/lockKeys.js';
+import { acquireOrWait, endWait, grantWaiting, hookDecide, hookVerdict } from '../store/sql/lockDecisions.js';
+import { waitItems } from '../store/sql/locks.js';
+import { absPath, keyString, relPath, type LockItem, type LockScope } from '../domain/lockKeys.js';
 import { RepoScopes } from './repoScope.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
@@ -111,6 +112,11 @@ export class LockService {
     return this.scopes.scope(tree);
   }
 
+  /** The keys of absolute real paths, each in the repository that contains it (src/services/repoScope.ts). */
+  items(paths: readonly string[]): Promise<LockItem[]> {
+    return this.scopes.items(paths);
+  }
+
   /**
    * Resolve and confine lock paths. Resolution is synchronous file-system work (lstat per
    * component), so a call with many long paths yields to the event loop between batches: one
@@ -136,10 +142,11 @@ export class LockService {
     return j ? `agent ${holder} ("${j.title}")` : `agent ${holder}`;
   }
 
-  /** Who holds what; a lock taken in another clone of the caller's repository (`scope`) says so, with the path as the caller knows it. */
-  private conflictText(rows: LockRow[], scope?: LockScope): string {
+  /** Who holds what; a lock taken in another clone (the key of one of the caller's `items`) says so, with the path as the caller knows it. */
+  private conflictText(rows: LockRow[], items: readonly LockItem[] = []): string {
+    const known = new Map(items.map((i) => [keyString(i), i.path]));
     return rows.map((r) => {
-      const mine = scope?.repo && r.repo === scope.repo ? absPath(scope, r.rel_path) : r.path;
+      const mine = known.get(keyString({ repo: r.repo, rel: r.rel_path })) ?? r.path;
       const where = mine === r.path ? r.path : `${mine} (as ${r.path} in another clone of ${r.repo})`;
       return `${where} is held by ${this.describeHolder(r.holder)}${r.reason ? ` for "${r.reason}"` : ''} until ${isoTime(r.expires_at)}`;
     }).join('; ');
@@ -148,10 +155,10 @@ export class LockService {
   async acquire(i: LockFilesInput, caller: Caller, signal?: AbortSignal, progress?: (ms: number) => void): Promise<{ acquired: string[]; acquired_count: number; expires_at: string; not_writable?: NotWritable }> {
     const me = holderOf(caller);
     const paths = await this.resolve(caller, i.files);
-    const scope = await this.scopeOf(this.workTree(caller));
+    const items = await this.items(paths);
     const reason = i.reason ?? null;
     const now = this.ctx.clock.now();
-    const first = await acquireOrWait(this.q, { holder: me, scope, paths, reason, ttlS: i.ttl_s, now, wait: i.timeout_s !== 0 });
+    const first = await acquireOrWait(this.q, { holder: me, items, reason, ttlS: i.ttl_s, now, wait: i.timeout_s !== 0 });
     if (first.expired) this.forgetHolders();
     if (first.kind === 'granted') {
       this.addHolder(me);
@@ -159,7 +166,7 @@ export class LockService {
       return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(now + i.ttl_s * 1000), ...await this.writableFor(caller, paths) };
     }
     if (first.expired) await this.grantWaiters(); // what expired may free other waiters
-    if (first.kind === 'held') throw new ConflictError(`not acquired: ${this.conflictText(first.others, scope)}. Nothing was locked. Pass timeout_s to wait for them.`);
+    if (first.kind === 'held') throw new ConflictError(`not acquired: ${this.conflictText(first.others, items)}. Nothing was locked. Pass timeout_s to wait for them.`);
     if (first.kind === 'deadlock') throw new ConflictError(`deadlock: ${describeCycle(first.cycle)}. Nothing was locked; release what you hold (release_files) or lock all the files you need in one call.`);
     this.arm(await nextExpiry(this.q)); // the held locks may expire before anyone releases them
     const waitId = first.waitId;
@@ -182,8 +189,8 @@ export class LockService {
       const writable = await this.writableFor(caller, paths);
       return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000), ...writable };
     }
-    const still = (await heldAmong(this.q, lockItems(scope, paths))).filter((x) => x.holder !== me);
-    throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still, scope) || 'the files just became free — try again'}. Nothing was locked.`);
+    const still = (await heldAmong(this.q, items)).filter((x) => x.holder !== me);
+    throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still, items) || 'the files just became free — try again'}. Nothing was locked.`);
   }
 
   /**
@@ -232,12 +239,11 @@ export class LockService {
     let released: string[];
     if (i.files) {
       const paths = await this.resolve(caller, i.files);
-      const scope = await this.scopeOf(this.workTree(caller));
-      const keys = lockItems(scope, paths);
+      const keys = await this.items(paths);
       released = await lockTx(this.q, async (trx) => {
         const held = await heldAmong(trx, keys);
         const foreign = held.filter((r) => r.holder !== me);
-        if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign, scope)}. Nothing was released.`);
+        if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign, keys)}. Nothing was released.`);
         return held.length ? release(trx, me, keys) : [];
       });
     } else {
@@ -279,9 +285,7 @@ export class LockService {
 
   /** The locks on `paths` (absolute, each keyed in the scope of its directory; no expiry first): for views and tests. */
   async heldAmong(paths: readonly string[]): Promise<LockRow[]> {
-    const keys = [];
-    for (const p of paths) keys.push(...lockItems(await this.scopeOf(realDir(p)), [p]));
-    return heldAmong(this.q, keys);
+    return heldAmong(this.q, await this.items(paths));
   }
 
   /** Lock requests waiting, in arrival order. */
@@ -388,14 +392,16 @@ export class LockService {
       return { decision: 'deny', reason: `strict lock mode: cannot tell which files ${unknown} writes (a variable, glob, eval, or a command that writes where it cannot be seen), so it is denied. Write to literal paths you hold with lock_files.` };
     }
     const root = this.workTree(caller);
-    const scope = await this.scopeOf(root);
-    const key = (p: string): string => relPath(scope, p);
     if (unknown) {
-      // It may write anywhere: while other agents hold files in this tree (or its other clones), that is not allowed.
-      const foreign = (await under(this.q, scope.repo, key(root))).filter((r) => r.holder !== me && r.expires_at > now);
+      // It may write anywhere: while other agents hold files in this tree (or in another clone of
+      // it), that is not allowed. The tree's key covers its clones; the holders' paths under it
+      // cover repositories nested in it.
+      const [rk] = await this.items([root]);
+      const near = [...await under(this.q, rk!.repo, rk!.rel), ...await allLocks(this.q, `${root}/`)];
+      const foreign = [...new Map(near.map((r) => [keyString({ repo: r.repo, rel: r.rel_path }), r])).values()].filter((r) => r.holder !== me && r.expires_at > now);
       if (foreign.length) {
         await this.renew(caller);
-        return { decision: 'deny', reason: `cannot tell which files ${unknown} writes, and other agents hold files in your work tree: ${this.conflictText(foreign.slice(0, 5), scope)}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}. Write to literal paths the hook can check, or wait for those locks (lock_files with a timeout_s).` };
+        return { decision: 'deny', reason: `cannot tell which files ${unknown} writes, and other agents hold files in your work tree: ${this.conflictText(foreign.slice(0, 5))}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}. Write to literal paths the hook can check, or wait for those locks (lock_files with a timeout_s).` };
       }
     }
     const inTree = paths.filter((p) => isInside(p, root));
@@ -403,26 +409,29 @@ export class LockService {
       await this.renew(caller);
       return unknown ? this.unchecked(caller, unknown) : { decision: 'none' };
     }
-    // File-system work before the transaction: nothing but statements runs inside it. From here on
-    // paths are key paths in the caller's scope.
-    const dirs = new Set(inTree.filter((p) => p === root || isDirectory(p)).map(key));
-    const exact = [...new Set(inTree.flatMap((p) => [p, ...ancestorsWithin(p, root)]).map(key))];
-    const targets = inTree.map(key);
+    // File-system work before the transaction: nothing but statements runs inside it. Each path is
+    // keyed in the repository that contains it.
+    const dirSet = new Set(inTree.filter((p) => p === root || isDirectory(p)));
+    const exactPaths = [...new Set(inTree.flatMap((p) => [p, ...ancestorsWithin(p, root)]))];
+    const exact = await this.items(exactPaths);
+    const byPath = new Map(exact.map((i) => [i.path, i]));
+    const targets = inTree.map((p) => byPath.get(p)!);
+    const dirs = [...dirSet].map((p) => byPath.get(p)!);
     // Fast path, no transaction: one read decides a deny, or that every target is the caller's
     // own already (the usual repeated edit); only a take needs the decision's transaction.
-    const fast = hookVerdict(await related(this.q, scope.repo, exact, [...dirs]), { holder: me, targets, dirs, mode, now }, FAST_MARGIN_MS);
+    const fast = hookVerdict(await related(this.q, exact, dirs), { holder: me, targets, dirs, mode, now }, FAST_MARGIN_MS);
     const d = fast.kind !== 'took' || fast.took.length === 0 ? fast : await (async () => {
       const mayHold = await this.mayHold(this.q, me);
-      const r = await hookDecide(this.q, { holder: me, scope, targets, exact, dirs, mode, now, renew: mayHold, reason: AUTO_REASON, ttlS: AUTO_TTL_S });
+      const r = await hookDecide(this.q, { holder: me, targets, exact, dirs, mode, now, renew: mayHold, reason: AUTO_REASON, ttlS: AUTO_TTL_S });
       if (r.renewed === 0 || r.expired) this.forgetHolders();
       if (r.kind === 'took' && r.took.length) this.addHolder(me);
       if (r.expired) void this.grantWaiters().catch((err: unknown) => this.failed(err, 'serving waiters after an expiry'));
       return r;
     })();
     if (d === fast) await this.renew(caller);
-    const abs = (rels: readonly string[]): string[] => rels.map((r) => absPath(scope, r));
+    const abs = (keys: readonly LockItem[] | readonly { repo: string; rel: string }[]): string[] => keys.map((k) => ('path' in k ? k.path : byPath.get(k.rel)?.path ?? k.rel));
     const res = d.kind === 'took' ? { took: abs(d.took) }
-      : d.kind === 'held' ? { deny: `${this.conflictText(d.others, scope)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` }
+      : d.kind === 'held' ? { deny: `${this.conflictText(d.others, exact)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` }
       : d.kind === 'strict-dirs' ? { deny: `strict lock mode: ${abs(d.dirs).join(', ')} ${d.dirs.length > 1 ? 'are directories' : 'is a directory'} (a command that rewrites a whole directory or the tree): file locks cannot cover it. Name the files, holding their locks.` }
       : { deny: `strict lock mode: lock ${abs(d.free).join(', ')} with lock_files before editing.` };
     if ('deny' in res) {
@@ -452,14 +461,8 @@ export class LockService {
   private async rekeyUnshared(): Promise<void> {
     const rows = (await allLocks(this.q, undefined, '')).sort((a, b) => a.acquired_at - b.acquired_at);
     if (rows.length === 0) return;
-    const scopes = new Map<string, LockScope>();
-    for (const h of new Set(rows.map((r) => r.holder))) {
-      scopes.set(h, await this.scopeOf(this.workTree(h === 'lead' ? { role: 'lead' } : { role: 'agent', jobId: h })));
-    }
-    const moves = rows.flatMap((r) => {
-      const s = scopes.get(r.holder)!;
-      return s.repo && isInside(r.path, s.top) ? [{ row: r, to: { repo: s.repo, rel: relPath(s, r.path) } }] : [];
-    });
+    const keys = await this.items(rows.map((r) => r.path));
+    const moves = rows.flatMap((row, k) => (keys[k]!.repo ? [{ row, to: keys[k]! }] : []));
     if (moves.length === 0) return;
     const dropped = await lockTx(this.q, async (trx) => {
       const out: string[] = [];
@@ -516,15 +519,6 @@ export class LockService {
       void this.grantWaiters().catch((err: unknown) => this.failed(err, 'the TTL expiry'));
     }, Math.min(ms, 2 ** 31 - 1));
     this.timer.unref();
-  }
-}
-
-/** The real path of `p`'s directory (or the directory as given when it cannot be resolved). */
-function realDir(p: string): string {
-  try {
-    return realpathSync(dirname(p));
-  } catch {
-    return dirname(p);
   }
 }
 

@@ -5,10 +5,11 @@
 // another branch takes effect at once. A tree with no repository key (not a repository, no commit
 // and no origin) is looked up again in the background once its answer is RECHECK_MS old: `git
 // init` or a first commit may follow; the check that notices it still answers from the old one.
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { git } from '../git/exec.js';
-import { repoKey, scopeOf, UNSHARED, type LockScope } from '../domain/lockKeys.js';
+import { isInside } from '../domain/paths.js';
+import { relPath, repoKey, scopeOf, UNSHARED, type LockItem, type LockScope } from '../domain/lockKeys.js';
 
 /** How long "this tree has no repository key" is believed. */
 const RECHECK_MS = 10_000;
@@ -49,6 +50,27 @@ export class RepoScopes {
     return scopeOf(f.key, f.top, head);
   }
 
+  /**
+   * The keys of `paths` (absolute, real): each in the innermost repository that contains it, found
+   * by the `.git` entry of its directory or one above (a stat per level, remembered for this call
+   * only, so a `git init` counts at once); outside any, its absolute path.
+   */
+  async items(paths: readonly string[]): Promise<LockItem[]> {
+    const tops = new Map<string, string | null>();
+    const scopes = new Map<string, LockScope>();
+    const out: LockItem[] = [];
+    for (const p of paths) {
+      const top = topOf(p, tops);
+      let scope = UNSHARED;
+      if (top) {
+        scope = scopes.get(top) ?? await this.scope(top);
+        scopes.set(top, scope);
+      }
+      out.push(scope.repo && isInside(p, scope.top) ? { repo: scope.repo, rel: relPath(scope, p), path: p } : { repo: '', rel: p, path: p });
+    }
+    return out;
+  }
+
   private facts(tree: string): Promise<TreeFacts | undefined> {
     const e = this.trees.get(tree);
     if (!e) return this.lookUp(tree).facts;
@@ -71,6 +93,27 @@ export class RepoScopes {
     if (keep) this.trees.set(tree, entry);
     return entry;
   }
+}
+
+/** The nearest directory at or above `p` with a `.git` entry (a work tree's top), or null. */
+function topOf(p: string, memo: Map<string, string | null>): string | null {
+  const seen: string[] = [];
+  let top: string | null = null;
+  for (let d = p; ; d = path.dirname(d)) {
+    const known = memo.get(d);
+    if (known !== undefined) {
+      top = known;
+      break;
+    }
+    seen.push(d);
+    if (existsSync(path.join(d, '.git'))) {
+      top = d;
+      break;
+    }
+    if (path.dirname(d) === d) break;
+  }
+  for (const d of seen) memo.set(d, top);
+  return top;
 }
 
 async function lookUp(tree: string): Promise<TreeFacts | undefined> {

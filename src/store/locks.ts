@@ -20,10 +20,9 @@ export interface LockRow {
 export interface WaitRow {
   id: number;
   holder: string;
-  /** The waiter's lock scope: its repo and its tree's top ('' and '' when unshared). */
-  repo: string;
-  top: string;
   paths_json: string;
+  /** The paths' keys, [repo, rel_path] each, as JSON; null: keyed by the paths (migration 29). */
+  keys_json: string | null;
   reason: string | null;
   ttl_s: number;
   status: 'waiting' | 'granted';

@@ -689,8 +689,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX locks_holder ON locks(holder);
       CREATE INDEX locks_expiry ON locks(expires_at);
       CREATE INDEX locks_path ON locks(path);
-      ALTER TABLE lock_waits ADD COLUMN repo TEXT NOT NULL DEFAULT '';  -- the waiter's scope; paths_json stays its absolute paths
-      ALTER TABLE lock_waits ADD COLUMN top TEXT NOT NULL DEFAULT '';
+      ALTER TABLE lock_waits ADD COLUMN keys_json TEXT;  -- [repo, rel_path] of each of paths_json (which stays the waiter's paths); NULL: keyed by the paths
     `,
   },
 ];

@@ -13,7 +13,7 @@ import { serveRacer } from './racerLoop.js';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { acquireOrWait, grantWaiting, hookDecide } from '../../src/store/sql/lockDecisions.js';
 import { heldAmong, lockTx, release } from '../../src/store/sql/locks.js';
-import { keyString, lockItems, relPath, UNSHARED, type LockScope } from '../../src/domain/lockKeys.js';
+import { keyString, lockItems, UNSHARED, type LockScope } from '../../src/domain/lockKeys.js';
 
 let s: SqlDb | undefined;
 const NOW = (): number => Date.now();
@@ -31,7 +31,7 @@ async function run(cmd: Record<string, unknown>): Promise<unknown> {
     case 'acquire': {
       const paths = cmd.paths as string[];
       const scope = (cmd.scope as LockScope | undefined) ?? UNSHARED;
-      const r = await acquireOrWait(s!.db, { holder: cmd.holder as string, scope, paths, reason: null, ttlS: 600, now: NOW(), wait: cmd.wait === true });
+      const r = await acquireOrWait(s!.db, { holder: cmd.holder as string, items: lockItems(scope, paths), reason: null, ttlS: 600, now: NOW(), wait: cmd.wait === true });
       if (r.kind === 'granted') return { ok: true, kind: r.kind, heldBy: await heldBy(scope, paths) };
       if (r.kind === 'waiting') return { ok: true, kind: r.kind, waitId: r.waitId };
       if (r.kind === 'deadlock') return { ok: true, kind: r.kind, cycle: r.cycle };
@@ -40,9 +40,9 @@ async function run(cmd: Record<string, unknown>): Promise<unknown> {
     case 'hook': {
       const targets = cmd.targets as string[];
       const scope = (cmd.scope as LockScope | undefined) ?? UNSHARED;
-      const keys = targets.map((t) => relPath(scope, t));
-      const r = await hookDecide(s!.db, { holder: cmd.holder as string, scope, targets: keys, exact: keys, dirs: new Set(), mode: 'auto', now: NOW(), renew: true, reason: 'edited (auto lock)', ttlS: 600 });
-      return r.kind === 'took' ? { ok: true, kind: r.kind, took: r.took, heldBy: await heldBy(scope, targets) } : { ok: true, kind: r.kind };
+      const items = lockItems(scope, targets);
+      const r = await hookDecide(s!.db, { holder: cmd.holder as string, targets: items, exact: items, dirs: [], mode: 'auto', now: NOW(), renew: true, reason: 'edited (auto lock)', ttlS: 600 });
+      return r.kind === 'took' ? { ok: true, kind: r.kind, took: r.took.map((i) => i.path), heldBy: await heldBy(scope, targets) } : { ok: true, kind: r.kind };
     }
     case 'grant':
       return { ok: true, granted: (await grantWaiting(s!.db, NOW())).granted };

@@ -149,6 +149,18 @@ describe('locks keyed by repository: two clones, two branches, a plain directory
     for (const a of [A, B, C]) await ok(a.client, 'release_files', {});
   });
 
+  test('an agent working in the directory above the clones keys each file by the clone that contains it', async () => {
+    const up = await agentIn(tmp, 'Above the clones');
+    await ok(B.client, 'lock_files', { files: ['shared.txt'] });
+    const r = await callAs(up.client, 'lock_files', { files: ['a/shared.txt'], timeout_s: 0 });
+    assert.equal(r.isError, true, 'clone a\'s shared.txt is the file B holds in clone b');
+    assert.ok(r.text.includes(B.id), r.text);
+    const hook = await hookWrite(up, tmp, join(cloneA, 'shared.txt'));
+    assert.match(hook.stdout, /"permissionDecision":"deny"/, 'the hook keys it the same way');
+    assert.deepEqual((await ok(up.client, 'lock_files', { files: ['plain/f.txt'], timeout_s: 0 })).acquired, [join(plain, 'f.txt')], 'outside any repository: its absolute path');
+    for (const a of [B, up]) await ok(a.client, 'release_files', {});
+  });
+
   test('a checkout of another branch changes the key at once (HEAD is read on each call)', async () => {
     await ok(A.client, 'lock_files', { files: ['shared.txt'] });
     await gitOut(cloneB, ['checkout', '-q', '-b', 'b-own']);

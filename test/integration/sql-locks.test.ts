@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { acquireOrWait, endWait } from '../../src/store/sql/lockDecisions.js';
 import { allLocks, lockTx, release, waiting } from '../../src/store/sql/locks.js';
-import { UNSHARED, type LockScope } from '../../src/domain/lockKeys.js';
+import { lockItems, UNSHARED, type LockScope } from '../../src/domain/lockKeys.js';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import Database from 'better-sqlite3';
@@ -95,7 +95,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     test('waiters are served in arrival order, each grant by exactly one of the servers racing to make it', async () => {
       const x = P('fifo.txt');
-      assert.equal((await acquireOrWait(s.db, { holder: 'first', scope: UNSHARED, paths: [x], reason: null, ttlS: 600, now: Date.now(), wait: false })).kind, 'granted');
+      assert.equal((await acquireOrWait(s.db, { holder: 'first', items: lockItems(UNSHARED, [x]), reason: null, ttlS: 600, now: Date.now(), wait: false })).kind, 'granted');
       const asks = await Promise.all(racers.map((r, i) => r.send({ op: 'acquire', holder: `w${i}`, paths: [x], wait: true })));
       assert.deepEqual(asks.map((a) => a.kind), Array(RACERS).fill('waiting'));
       const order = asks.map((a, i) => ({ id: a.waitId as number, holder: `w${i}` })).sort((a, b) => a.id - b.id);
@@ -183,8 +183,8 @@ describe('migration 29 keeps held locks', () => {
   const check = async (q: Kysely<any>): Promise<void> => {
     const rows = await q.selectFrom('locks').select(['repo', 'rel_path', 'path', 'holder']).execute();
     assert.deepEqual(rows, [{ repo: '', rel_path: '/w/held.ts', path: '/w/held.ts', holder: 'j-1' }], 'the lock is there, keyed by its absolute path');
-    const waits = await q.selectFrom('lock_waits').select(['repo', 'top', 'paths_json']).execute();
-    assert.deepEqual(waits, [{ repo: '', top: '', paths_json: '["/w/held.ts"]' }]);
+    const waits = await q.selectFrom('lock_waits').select(['paths_json', 'keys_json']).execute();
+    assert.deepEqual(waits, [{ paths_json: '["/w/held.ts"]', keys_json: null }], 'a wait from before keeps its paths, keyed by them');
     // The key is (repo, rel_path): one path under two repos is two locks, twice under one is refused.
     await q.insertInto('locks').values({ repo: 'r@main', rel_path: '/w/held.ts', path: '/c/w/held.ts', holder: 'j-2', reason: null, ttl_s: 60, acquired_at: 1, expires_at: 2 }).execute();
     await assert.rejects(q.insertInto('locks').values({ repo: 'r@main', rel_path: '/w/held.ts', path: '/d/w/held.ts', holder: 'j-3', reason: null, ttl_s: 60, acquired_at: 1, expires_at: 2 }).execute());

@@ -252,7 +252,7 @@ describe('buildFloor', () => {
         { repo: '', rel_path: '/p/old.ts', path: '/p/old.ts', holder: 'h1', reason: null, ttl_s: 1, acquired_at: NOW - 5000, expires_at: NOW - 4000 },
         { repo: '', rel_path: '/p/l.ts', path: '/p/l.ts', holder: 'lead', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 59_000 },
       ],
-      lockWaits: [{ id: 3, holder: 'w1', repo: '', top: '', paths_json: '["/p/a.ts","/p/b.ts"]', reason: null, ttl_s: 60, status: 'waiting', created_at: NOW - 500 }],
+      lockWaits: [{ id: 3, holder: 'w1', keys_json: null, paths_json: '["/p/a.ts","/p/b.ts"]', reason: null, ttl_s: 60, status: 'waiting', created_at: NOW - 500 }],
     }), NOW);
     assert.deepEqual(f.locks.map((l) => [l.path, l.holder, l.holder_title, l.waiters]), [
       ['/p/a.ts', 'h1', 'T h1', ['w1']], ['/p/b.ts', 'h2', 'T h2', ['w1']], ['/p/l.ts', 'lead', 'the lead', []],

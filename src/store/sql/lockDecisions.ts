@@ -4,20 +4,17 @@
 // emits the events and arms the TTL timer. Tested with real concurrent connections on both
 // databases (test/integration/sql-locks.test.ts).
 import { findCycle, type CycleEdge, type LockFacts } from '../../domain/waitGraph.js';
-import { absPath, keyString, lockItems, type LockScope } from '../../domain/lockKeys.js';
+import { keyString, type LockItem, type LockKey } from '../../domain/lockKeys.js';
 import type { Q } from './tx.js';
 import {
   addWait, allLocks, dropWait, expire, getWait, grantWait, heldAmong, lockTx, nextExpiry, related, release, renew, take, waiting,
-  type LockRow, type WaitRow,
+  waitItems, type LockRow,
 } from './locks.js';
-import type { LockItem } from '../../domain/lockKeys.js';
 
 export interface LockRequest {
   holder: string;
-  /** The holder's tree's lock scope: the paths are keyed in it. */
-  scope: LockScope;
-  /** Absolute real paths in that tree, each once. */
-  paths: readonly string[];
+  /** The files, each once: its key and its absolute real path in the holder's tree. */
+  items: readonly LockItem[];
   reason: string | null;
   ttlS: number;
   now: number;
@@ -39,7 +36,7 @@ export type Acquired =
 export async function acquireOrWait(q: Q, r: LockRequest): Promise<Acquired & { expired: boolean }> {
   return lockTx(q, async (trx) => {
     const expired = (await expire(trx, r.now)).length > 0;
-    const items = lockItems(r.scope, r.paths);
+    const items = r.items;
     const others = (await heldAmong(trx, items)).filter((l) => l.holder !== r.holder);
     if (others.length === 0) {
       await take(trx, r.holder, items, r.reason, r.ttlS, r.now);
@@ -49,13 +46,8 @@ export async function acquireOrWait(q: Q, r: LockRequest): Promise<Acquired & { 
     if (!r.wait) return { kind: 'held', others, expired };
     const cycle = findCycle(await facts(trx), r.holder, items.map(keyString));
     if (cycle) return { kind: 'deadlock', cycle, expired };
-    return { kind: 'waiting', waitId: await addWait(trx, r.holder, r.scope, r.paths, r.reason, r.ttlS, r.now), expired };
+    return { kind: 'waiting', waitId: await addWait(trx, r.holder, items, r.reason, r.ttlS, r.now), expired };
   });
-}
-
-/** A wait's keys: its paths in its own scope. */
-export function waitItems(w: WaitRow): LockItem[] {
-  return lockItems({ repo: w.repo, top: w.top }, JSON.parse(w.paths_json) as string[]);
 }
 
 /** key → holder and waiter → keys, for the wait-for graph (keys as keyString names them). */
@@ -110,14 +102,12 @@ export async function grantWaiting(q: Q, now: number): Promise<{ granted: string
 
 export interface HookRequest {
   holder: string;
-  /** The caller's tree's lock scope; every path below is a key path in it (src/domain/lockKeys.ts relPath). */
-  scope: LockScope;
   /** The call's write targets inside the caller's work tree. */
-  targets: readonly string[];
+  targets: readonly LockItem[];
   /** The targets and every directory above them up to the work tree. */
-  exact: readonly string[];
+  exact: readonly LockKey[];
   /** Targets that are directories (the tree itself included): checked, never locked. */
-  dirs: ReadonlySet<string>;
+  dirs: readonly LockKey[];
   mode: 'auto' | 'strict';
   now: number;
   /** Renew holder's locks in the same transaction (it may hold some). */
@@ -128,9 +118,9 @@ export interface HookRequest {
 
 export type HookDecided =
   | { kind: 'held'; others: LockRow[] }
-  | { kind: 'strict-dirs'; dirs: string[] }
-  | { kind: 'strict-free'; free: string[] }
-  | { kind: 'took'; took: string[] };
+  | { kind: 'strict-dirs'; dirs: LockKey[] }
+  | { kind: 'strict-free'; free: LockItem[] }
+  | { kind: 'took'; took: LockItem[] };
 
 /**
  * The hook's check with its auto locks, few statements whatever the number of targets: renew (when asked), one read
@@ -141,11 +131,11 @@ export type HookDecided =
 export async function hookDecide(q: Q, r: HookRequest): Promise<HookDecided & { expired: boolean; renewed?: number }> {
   return lockTx(q, async (trx) => {
     const renewed = r.renew ? await renew(trx, r.holder, r.now) : undefined;
-    const rows = await related(trx, r.scope.repo, r.exact, [...r.dirs]);
+    const rows = await related(trx, r.exact, r.dirs);
     const expired = rows.some((l) => l.expires_at <= r.now);
     if (expired) await expire(trx, r.now); // a lock past its TTL on a target: gone, as if its timer had fired
     const d = hookVerdict(rows, r);
-    if (d.kind === 'took' && d.took.length) await take(trx, r.holder, d.took.map((rel) => ({ repo: r.scope.repo, rel, path: absPath(r.scope, rel) })), r.reason, r.ttlS, r.now);
+    if (d.kind === 'took' && d.took.length) await take(trx, r.holder, d.took, r.reason, r.ttlS, r.now);
     return { ...d, expired, renewed };
   });
 }
@@ -162,9 +152,10 @@ export function hookVerdict(rows: readonly LockRow[], r: Pick<HookRequest, 'hold
   const live = rows.filter((l) => l.expires_at > r.now);
   const others = live.filter((l) => l.holder !== r.holder);
   if (others.length) return { kind: 'held', others };
-  if (r.mode === 'strict' && r.dirs.size) return { kind: 'strict-dirs', dirs: [...r.dirs] };
-  const held = new Set(live.filter((l) => l.expires_at > r.now + marginMs).map((l) => l.rel_path));
-  const free = r.targets.filter((p) => !held.has(p) && !r.dirs.has(p));
+  if (r.mode === 'strict' && r.dirs.length) return { kind: 'strict-dirs', dirs: [...r.dirs] };
+  const held = new Set(live.filter((l) => l.expires_at > r.now + marginMs).map((l) => keyString({ repo: l.repo, rel: l.rel_path })));
+  const dirs = new Set(r.dirs.map(keyString));
+  const free = r.targets.filter((t) => !held.has(keyString(t)) && !dirs.has(keyString(t)));
   if (r.mode === 'strict' && free.length) return { kind: 'strict-free', free };
   return { kind: 'took', took: free };
 }

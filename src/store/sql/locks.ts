@@ -14,7 +14,7 @@ import { ADVISORY, advisoryXactLock } from './advisory.js';
 import { prefixUpperBound } from '../prefix.js';
 import type { Schema } from './schema.js';
 import type { LockRow, WaitRow } from '../locks.js';
-import type { LockItem, LockKey, LockScope } from '../../domain/lockKeys.js';
+import type { LockItem, LockKey } from '../../domain/lockKeys.js';
 
 export type { LockRow, WaitRow };
 
@@ -60,20 +60,27 @@ function byRepo(keys: readonly LockKey[]): Map<string, string[]> {
 }
 
 /**
- * The hook's one read, in one repo: locks on any of `exact` (the targets and the directories above
- * them, key paths) or strictly inside any of `dirs` (a target may be a directory: `rm -rf dir`).
- * Expired rows are included; the caller tells them apart.
+ * The hook's one read: locks on any of `exact` (the targets and the directories above them) or
+ * strictly inside any of `dirs` (a target may be a directory: `rm -rf dir`), each key in its own
+ * repo. Expired rows are included; the caller tells them apart.
  */
-export async function related(q: Q, repo: string, exact: readonly string[], dirs: readonly string[]): Promise<LockRow[]> {
+export async function related(q: Q, exact: readonly LockKey[], dirs: readonly LockKey[]): Promise<LockRow[]> {
   if (exact.length + dirs.length > CHUNK) {
     // Many targets (a long Bash command): one statement per chunk, the same answer.
     const seen = new Map<string, LockRow>();
-    for (const c of chunks(exact)) for (const r of await related(q, repo, c, [])) seen.set(r.rel_path, r);
-    for (const c of chunks(dirs)) for (const r of await related(q, repo, [], c)) seen.set(r.rel_path, r);
+    for (const c of chunks(exact)) for (const r of await related(q, c, [])) seen.set(`${r.repo}\0${r.rel_path}`, r);
+    for (const c of chunks(dirs)) for (const r of await related(q, [], c)) seen.set(`${r.repo}\0${r.rel_path}`, r);
     return [...seen.values()];
   }
-  return q.selectFrom('locks').selectAll().where('repo', '=', repo)
-    .where((eb) => eb.or([...(exact.length ? [eb('rel_path', 'in', [...exact])] : []), ...dirs.map((d) => inside(eb, d))]))
+  const repos = new Set([...exact, ...dirs].map((k) => k.repo));
+  if (repos.size === 0) return [];
+  const ex = byRepo(exact);
+  const ds = byRepo(dirs);
+  return q.selectFrom('locks').selectAll()
+    .where((eb) => eb.or([...repos].map((repo) => eb.and([
+      eb('repo', '=', repo),
+      eb.or([...(ex.get(repo)?.length ? [eb('rel_path', 'in', ex.get(repo)!)] : []), ...(ds.get(repo) ?? []).map((d) => inside(eb, d))]),
+    ]))))
     .execute();
 }
 
@@ -164,14 +171,23 @@ export async function holdsOrWaits(q: Q, holder: string): Promise<boolean> {
   return r.rows.length > 0;
 }
 
-/** A wait for `paths` (absolute, in scope's tree), keyed in scope. */
-export async function addWait(q: Q, holder: string, scope: LockScope, paths: readonly string[], reason: string | null, ttlS: number, now: number): Promise<number> {
-  const r = await q.insertInto('lock_waits').values({ holder, repo: scope.repo, top: scope.top, paths_json: JSON.stringify(paths), reason, ttl_s: ttlS, created_at: now }).returning('id').executeTakeFirstOrThrow();
+/** A wait for `items`: their paths as the waiter knows them, and their keys. */
+export async function addWait(q: Q, holder: string, items: readonly LockItem[], reason: string | null, ttlS: number, now: number): Promise<number> {
+  const r = await q.insertInto('lock_waits').values({
+    holder, paths_json: JSON.stringify(items.map((i) => i.path)), keys_json: JSON.stringify(items.map((i) => [i.repo, i.rel])), reason, ttl_s: ttlS, created_at: now,
+  }).returning('id').executeTakeFirstOrThrow();
   return r.id;
 }
 
 export async function getWait(q: Q, id: number): Promise<WaitRow | undefined> {
   return q.selectFrom('lock_waits').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A wait's keys with its paths (a wait without keys, from before migration 29, is keyed by its paths). */
+export function waitItems(w: Pick<WaitRow, 'paths_json' | 'keys_json'>): LockItem[] {
+  const paths = JSON.parse(w.paths_json) as string[];
+  const keys = w.keys_json ? (JSON.parse(w.keys_json) as [string, string][]) : undefined;
+  return paths.map((path, k) => ({ repo: keys?.[k]?.[0] ?? '', rel: keys?.[k]?.[1] ?? path, path }));
 }
 
 /** Waits not yet granted, in arrival order. */

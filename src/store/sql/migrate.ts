@@ -64,8 +64,7 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
       ALTER TABLE locks DROP CONSTRAINT locks_pkey;
       ALTER TABLE locks ADD PRIMARY KEY (repo, rel_path);
       CREATE INDEX locks_path ON locks(path);
-      ALTER TABLE lock_waits ADD COLUMN repo TEXT COLLATE "C" NOT NULL DEFAULT '';
-      ALTER TABLE lock_waits ADD COLUMN top TEXT COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE lock_waits ADD COLUMN keys_json TEXT COLLATE "C";
   `),
 };
 

@@ -321,11 +321,10 @@ export interface LocksTable {
 export interface LockWaitsTable {
   id: Generated<number>;
   holder: string;
-  /** The waiter's lock scope (repo, top): '' and '' outside a shared repository (migration 29). */
-  repo: string;
-  top: string;
   /** JSON array of absolute real paths, in the waiter's tree */
   paths_json: string;
+  /** JSON array of the paths' keys, [repo, rel_path] each (migration 29; NULL: keyed by the paths) */
+  keys_json: string | null;
   reason: string | null;
   ttl_s: number;
   status: ColumnType<'waiting' | 'granted', 'waiting' | 'granted' | undefined, 'waiting' | 'granted'>;
