@@ -1,9 +1,9 @@
 // File locks: all-or-nothing over the requested files, waiters served in arrival order when
 // locks free up, deadlocks refused at once (the wait-for graph is derived from the database),
 // TTLs renewed by any call or hook check of the holder, everything of a job released when it
-// ends. Paths are absolute real paths confined to the caller's work tree, keyed by the repository
-// and branch of that tree and the path inside it (src/domain/lockKeys.ts, src/services/repoScope.ts),
-// so two clones of one repository on one branch exclude each other. Every decision is one
+// ends. Paths are absolute real paths confined to the caller's work tree, each keyed by the
+// repository that contains it, its branch and the path inside it (src/domain/lockKeys.ts,
+// src/services/repoScope.ts), so two clones of one repository on one branch exclude each other. Every decision is one
 // transaction of the layer (src/store/sql/locks.ts `lockTx`: IMMEDIATE on SQLite, the lock tables'
 // advisory lock on PostgreSQL); the hook's check is a handful of statements whatever the paths.
 import type { Caller, HubContext } from './context.js';

@@ -1,6 +1,7 @@
-// Which repository and branch a work tree's locks are keyed by (src/domain/lockKeys.ts). The hook
-// asks on every edit, so what git says of a tree — its top, its git directory, the repository's
-// key (origin URL or root commit) — is looked up once per work tree and kept; only the branch is
+// Which repository and branch a file's lock is keyed by (src/domain/lockKeys.ts): the innermost
+// work tree that contains it, found by its `.git` entry. The hook asks on every edit, so what git
+// says of a top — its git directory and the repository's key (origin URL or root commit) — is
+// looked up once per top and kept; only the branch is
 // read on each call, from the tree's HEAD file (one small read, no git process), so a checkout of
 // another branch takes effect at once. A tree with no repository key (not a repository, no commit
 // and no origin) is looked up again in the background once its answer is RECHECK_MS old: `git

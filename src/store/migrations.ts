@@ -669,7 +669,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 29,
-    name: 'locks keyed by repository: a lock\'s key is (repo, rel_path) — the repository and branch of the holder\'s work tree and the path inside it, or \'\' and the absolute path — so agents in two clones of one repository exclude each other (docs/decisions.md "Locks keyed by repository"); held locks keep their absolute key until the hub re-keys them at start',
+    name: 'locks keyed by repository: a lock\'s key is (repo, rel_path) — the repository (and branch) that contains the file and the path inside it, or \'\' and the absolute path — so agents in two clones of one repository exclude each other (docs/decisions.md "Locks keyed by repository"); held locks keep their absolute key until the hub re-keys them at start',
     up: `
       CREATE TABLE locks_29 (
         repo        TEXT NOT NULL DEFAULT '',  -- <repository key>@<branch>, '' outside a shared repository

@@ -4,8 +4,8 @@
 // READ COMMITTED transaction that first takes the one advisory lock of the lock tables
 // (docs/store-plan.md §2): exactly SQLite's strictness, one lock decision at a time.
 // Paths compare byte-wise on both databases (pgBaseline's COLLATE "C"), so prefix ranges agree.
-// A lock's key is (repo, rel_path) (src/domain/lockKeys.ts): the repository and branch of the
-// holder's work tree and the path inside it, or '' and the absolute path; `path` is the holder's
+// A lock's key is (repo, rel_path) (src/domain/lockKeys.ts): the repository and branch that
+// contain the file and the path inside it, or '' and the absolute path; `path` is the holder's
 // own absolute path, for views, the lock mounts and messages. Every tree-relative question (the
 // hook's, `under`) is asked inside one repo, with rel_path standing for the path.
 import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';

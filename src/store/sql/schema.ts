@@ -300,8 +300,8 @@ export interface UsageTable {
 }
 
 /**
- * locks: one row per held key — (repo, rel_path): the repository and branch of the holder's work
- * tree and the path inside it, or '' and the absolute real path (src/domain/lockKeys.ts; migration
+ * locks: one row per held key — (repo, rel_path): the repository (and branch) that contains the
+ * file and the path inside it, or '' and the absolute real path (src/domain/lockKeys.ts; migration
  * 29) — with the holder's own absolute path, its holder (a job id or 'lead') and its TTL.
  */
 export interface LocksTable {
