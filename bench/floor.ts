@@ -105,8 +105,8 @@ function seed(db: Db, now: number): void {
   const warn = db.prepare('INSERT INTO job_warnings (job_id, kind, detail, raised_at) VALUES (?, ?, ?, ?)');
   for (let i = 0; i < 4; i++) warn.run(running[4 + i]!, i % 2 ? 'turns_high' : 'stalled', 'no output for 612 s', now - 500);
   // The rows the lock service writes (src/store/sql/locks.ts), as a synchronous fixture.
-  const lock = db.prepare('INSERT INTO locks (path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, 600, ?, ?)');
-  for (let i = 0; i < 6; i++) lock.run(`/repo/src/file${i}.ts`, running[i]!, 'editing', now, now + 600_000);
+  const lock = db.prepare('INSERT INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, ?, 600, ?, ?)');
+  for (let i = 0; i < 6; i++) lock.run(`/repo/src/file${i}.ts`, `/repo/src/file${i}.ts`, running[i]!, 'editing', now, now + 600_000);
   const wait = db.prepare('INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)');
   wait.run(running[10]!, JSON.stringify(['/repo/src/file0.ts']), now);
   wait.run(running[11]!, JSON.stringify(['/repo/src/file1.ts', '/repo/src/file2.ts']), now);

@@ -1,14 +1,19 @@
 // File locks: all-or-nothing over the requested files, waiters served in arrival order when
 // locks free up, deadlocks refused at once (the wait-for graph is derived from the database),
 // TTLs renewed by any call or hook check of the holder, everything of a job released when it
-// ends. Paths are absolute real paths confined to the caller's work tree. Every decision is one
+// ends. Paths are absolute real paths confined to the caller's work tree, each keyed by the
+// repository that contains it, its branch and the path inside it (src/domain/lockKeys.ts,
+// src/services/repoScope.ts), so two clones of one repository on one branch exclude each other. Every decision is one
 // transaction of the layer (src/store/sql/locks.ts `lockTx`: IMMEDIATE on SQLite, the lock tables'
 // advisory lock on PostgreSQL); the hook's check is a handful of statements whatever the paths.
 import type { Caller, HubContext } from './context.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import type { Q } from '../store/sql/tx.js';
-import { allLocks, dropAllWaits, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, related, release, renew, under, waiting } from '../store/sql/locks.js';
+import { allLocks, dropAllWaits, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, rekey, related, release, renew, under, waiting } from '../store/sql/locks.js';
 import { acquireOrWait, endWait, grantWaiting, hookDecide, hookVerdict } from '../store/sql/lockDecisions.js';
+import { waitItems } from '../store/sql/locks.js';
+import { absPath, keyString, relPath, type LockItem, type LockScope } from '../domain/lockKeys.js';
+import { RepoScopes } from './repoScope.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
@@ -70,7 +75,7 @@ export class LockService {
   private holderSet?: Set<string>;
   private generation = 0;
 
-  constructor(private readonly ctx: HubContext, private readonly gate: WriteGate) {
+  constructor(private readonly ctx: HubContext, private readonly gate: WriteGate, private readonly scopes: RepoScopes = new RepoScopes()) {
     // A job that is no longer running holds nothing and waits for nothing. The promise is
     // returned: the engine's `emitSettled('job', …)` waits for the release before it reports the end.
     // It starts at once: on SQLite the whole release runs before any I/O callback, so the job's
@@ -102,6 +107,16 @@ export class LockService {
     }
   }
 
+  /** The lock scope of a work tree (its repository and branch), looked up once per tree. */
+  scopeOf(tree: string): Promise<LockScope> {
+    return this.scopes.scope(tree);
+  }
+
+  /** The keys of absolute real paths, each in the repository that contains it (src/services/repoScope.ts). */
+  items(paths: readonly string[]): Promise<LockItem[]> {
+    return this.scopes.items(paths);
+  }
+
   /**
    * Resolve and confine lock paths. Resolution is synchronous file-system work (lstat per
    * component), so a call with many long paths yields to the event loop between batches: one
@@ -127,16 +142,23 @@ export class LockService {
     return j ? `agent ${holder} ("${j.title}")` : `agent ${holder}`;
   }
 
-  private conflictText(rows: LockRow[]): string {
-    return rows.map((r) => `${r.path} is held by ${this.describeHolder(r.holder)}${r.reason ? ` for "${r.reason}"` : ''} until ${isoTime(r.expires_at)}`).join('; ');
+  /** Who holds what; a lock taken in another clone (the key of one of the caller's `items`) says so, with the path as the caller knows it. */
+  private conflictText(rows: LockRow[], items: readonly LockItem[] = []): string {
+    const known = new Map(items.map((i) => [keyString(i), i.path]));
+    return rows.map((r) => {
+      const mine = known.get(keyString({ repo: r.repo, rel: r.rel_path })) ?? r.path;
+      const where = mine === r.path ? r.path : `${mine} (as ${r.path} in another clone of ${r.repo})`;
+      return `${where} is held by ${this.describeHolder(r.holder)}${r.reason ? ` for "${r.reason}"` : ''} until ${isoTime(r.expires_at)}`;
+    }).join('; ');
   }
 
   async acquire(i: LockFilesInput, caller: Caller, signal?: AbortSignal, progress?: (ms: number) => void): Promise<{ acquired: string[]; acquired_count: number; expires_at: string; not_writable?: NotWritable }> {
     const me = holderOf(caller);
     const paths = await this.resolve(caller, i.files);
+    const items = await this.items(paths);
     const reason = i.reason ?? null;
     const now = this.ctx.clock.now();
-    const first = await acquireOrWait(this.q, { holder: me, paths, reason, ttlS: i.ttl_s, now, wait: i.timeout_s !== 0 });
+    const first = await acquireOrWait(this.q, { holder: me, items, reason, ttlS: i.ttl_s, now, wait: i.timeout_s !== 0 });
     if (first.expired) this.forgetHolders();
     if (first.kind === 'granted') {
       this.addHolder(me);
@@ -144,7 +166,7 @@ export class LockService {
       return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(now + i.ttl_s * 1000), ...await this.writableFor(caller, paths) };
     }
     if (first.expired) await this.grantWaiters(); // what expired may free other waiters
-    if (first.kind === 'held') throw new ConflictError(`not acquired: ${this.conflictText(first.others)}. Nothing was locked. Pass timeout_s to wait for them.`);
+    if (first.kind === 'held') throw new ConflictError(`not acquired: ${this.conflictText(first.others, items)}. Nothing was locked. Pass timeout_s to wait for them.`);
     if (first.kind === 'deadlock') throw new ConflictError(`deadlock: ${describeCycle(first.cycle)}. Nothing was locked; release what you hold (release_files) or lock all the files you need in one call.`);
     this.arm(await nextExpiry(this.q)); // the held locks may expire before anyone releases them
     const waitId = first.waitId;
@@ -158,7 +180,7 @@ export class LockService {
         return !w || w.status === 'granted' ? true : undefined;
       },
     });
-    const outcome = await endWait(this.q, waitId, me, paths, r.ok);
+    const outcome = await endWait(this.q, waitId, me, r.ok);
     if (outcome !== 'granted') {
       if (outcome === 'released') this.forgetHolders();
       await this.grantWaiters();
@@ -167,8 +189,8 @@ export class LockService {
       const writable = await this.writableFor(caller, paths);
       return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000), ...writable };
     }
-    const still = (await heldAmong(this.q, paths)).filter((x) => x.holder !== me);
-    throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still) || 'the files just became free — try again'}. Nothing was locked.`);
+    const still = (await heldAmong(this.q, items)).filter((x) => x.holder !== me);
+    throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still, items) || 'the files just became free — try again'}. Nothing was locked.`);
   }
 
   /**
@@ -217,11 +239,12 @@ export class LockService {
     let released: string[];
     if (i.files) {
       const paths = await this.resolve(caller, i.files);
+      const keys = await this.items(paths);
       released = await lockTx(this.q, async (trx) => {
-        const held = await heldAmong(trx, paths);
+        const held = await heldAmong(trx, keys);
         const foreign = held.filter((r) => r.holder !== me);
-        if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign)}. Nothing was released.`);
-        return held.length ? release(trx, me, paths) : [];
+        if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign, keys)}. Nothing was released.`);
+        return held.length ? release(trx, me, keys) : [];
       });
     } else {
       released = await lockTx(this.q, (trx) => release(trx, me));
@@ -233,23 +256,36 @@ export class LockService {
     return { released };
   }
 
-  async list(i: ListLocksInput, caller?: Caller): Promise<{ locks: { path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number }[] }> {
+  /**
+   * Every lock (or those under a path prefix). A lock of the caller's repository and branch shows
+   * the path as the caller knows it, in its own tree (`holder_path`: where its holder has it, when
+   * that differs); `repo` names the repository and branch (null: keyed by its absolute path).
+   */
+  async list(i: ListLocksInput, caller?: Caller): Promise<{ locks: { path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number; repo: string | null; holder_path?: string }[] }> {
     await this.expireNow();
+    const tree = caller ? this.workTree(caller) : undefined;
+    const scope = tree ? await this.scopeOf(tree) : undefined;
     // A relative prefix is relative to the caller's work tree, like lock paths.
-    const prefix = i.path_prefix && caller && !isAbsolute(i.path_prefix) ? join(this.workTree(caller), i.path_prefix) : i.path_prefix;
-    const [locks, waits] = [await allLocks(this.q, prefix), await waiting(this.q)];
+    const prefix = i.path_prefix && tree && !isAbsolute(i.path_prefix) ? join(tree, i.path_prefix) : i.path_prefix;
+    // A prefix inside the caller's shared tree lists that repository's locks from every clone.
+    const keyed = prefix && scope?.repo && isInside(prefix, scope.top) ? relPath(scope, prefix) : undefined;
+    const [locks, waits] = [await allLocks(this.q, keyed ?? prefix, keyed === undefined ? undefined : scope!.repo), await waiting(this.q)];
     const waiters = new Map<string, number>();
-    for (const w of waits) for (const p of new Set(JSON.parse(w.paths_json) as string[])) waiters.set(p, (waiters.get(p) ?? 0) + 1);
+    for (const w of waits) for (const k of new Set(waitItems(w).map(keyString))) waiters.set(k, (waiters.get(k) ?? 0) + 1);
     return {
-      locks: locks.map((l) => ({
-        path: l.path, holder: l.holder, reason: l.reason, acquired_at: isoTime(l.acquired_at), expires_at: isoTime(l.expires_at), waiters: waiters.get(l.path) ?? 0,
-      })),
+      locks: locks.map((l) => {
+        const path = scope?.repo && l.repo === scope.repo ? absPath(scope, l.rel_path) : l.path;
+        return {
+          path, holder: l.holder, reason: l.reason, acquired_at: isoTime(l.acquired_at), expires_at: isoTime(l.expires_at),
+          waiters: waiters.get(keyString({ repo: l.repo, rel: l.rel_path })) ?? 0, repo: l.repo || null, ...(path === l.path ? {} : { holder_path: l.path }),
+        };
+      }),
     };
   }
 
-  /** The locks among `paths` (no expiry first): for views and tests. */
-  heldAmong(paths: readonly string[]): Promise<LockRow[]> {
-    return heldAmong(this.q, paths);
+  /** The locks on `paths` (absolute, each keyed in the scope of its directory; no expiry first): for views and tests. */
+  async heldAmong(paths: readonly string[]): Promise<LockRow[]> {
+    return heldAmong(this.q, await this.items(paths));
   }
 
   /** Lock requests waiting, in arrival order. */
@@ -311,7 +347,12 @@ export class LockService {
     }
   }
 
-  /** At hub start: waits died with the old hub's connections; locks of jobs that are not running are released. */
+  /**
+   * At hub start: waits died with the old hub's connections; locks of jobs that are not running are
+   * released; locks still keyed by their absolute path (taken before migration 29, or while their
+   * tree had no repository key) in a tree that now has one are re-keyed (docs/decisions.md "Locks
+   * keyed by repository").
+   */
   async reconcile(): Promise<string[]> {
     const dead = await lockTx(this.q, async (trx) => {
       await dropAllWaits(trx);
@@ -319,6 +360,7 @@ export class LockService {
       for (const h of gone) await release(trx, h);
       return gone;
     });
+    await this.rekeyUnshared();
     this.forgetHolders();
     await this.grantWaiters(); // expires what is due and arms the TTL timer for the locks that survived
     return dead;
@@ -351,8 +393,12 @@ export class LockService {
     }
     const root = this.workTree(caller);
     if (unknown) {
-      // It may write anywhere: while other agents hold files in this tree, that is not allowed.
-      const foreign = (await under(this.q, root)).filter((r) => r.holder !== me && r.expires_at > now);
+      // It may write anywhere: while other agents hold files in this tree (or in another clone of
+      // it), that is not allowed. The tree's key covers its clones; the holders' paths under it
+      // cover repositories nested in it.
+      const [rk] = await this.items([root]);
+      const near = [...await under(this.q, rk!.repo, rk!.rel), ...await allLocks(this.q, `${root}/`)];
+      const foreign = [...new Map(near.map((r) => [keyString({ repo: r.repo, rel: r.rel_path }), r])).values()].filter((r) => r.holder !== me && r.expires_at > now);
       if (foreign.length) {
         await this.renew(caller);
         return { decision: 'deny', reason: `cannot tell which files ${unknown} writes, and other agents hold files in your work tree: ${this.conflictText(foreign.slice(0, 5))}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}. Write to literal paths the hook can check, or wait for those locks (lock_files with a timeout_s).` };
@@ -363,25 +409,31 @@ export class LockService {
       await this.renew(caller);
       return unknown ? this.unchecked(caller, unknown) : { decision: 'none' };
     }
-    // File-system work before the transaction: nothing but statements runs inside it.
-    const dirs = new Set(inTree.filter((p) => p === root || isDirectory(p)));
-    const exact = [...new Set(inTree.flatMap((p) => [p, ...ancestorsWithin(p, root)]))];
+    // File-system work before the transaction: nothing but statements runs inside it. Each path is
+    // keyed in the repository that contains it.
+    const dirSet = new Set(inTree.filter((p) => p === root || isDirectory(p)));
+    const exactPaths = [...new Set(inTree.flatMap((p) => [p, ...ancestorsWithin(p, root)]))];
+    const exact = await this.items(exactPaths);
+    const byPath = new Map(exact.map((i) => [i.path, i]));
+    const targets = inTree.map((p) => byPath.get(p)!);
+    const dirs = [...dirSet].map((p) => byPath.get(p)!);
     // Fast path, no transaction: one read decides a deny, or that every target is the caller's
     // own already (the usual repeated edit); only a take needs the decision's transaction.
-    const fast = hookVerdict(await related(this.q, exact, [...dirs]), { holder: me, targets: inTree, dirs, mode, now }, FAST_MARGIN_MS);
+    const fast = hookVerdict(await related(this.q, exact, dirs), { holder: me, targets, dirs, mode, now }, FAST_MARGIN_MS);
     const d = fast.kind !== 'took' || fast.took.length === 0 ? fast : await (async () => {
       const mayHold = await this.mayHold(this.q, me);
-      const r = await hookDecide(this.q, { holder: me, targets: inTree, exact, dirs, mode, now, renew: mayHold, reason: AUTO_REASON, ttlS: AUTO_TTL_S });
+      const r = await hookDecide(this.q, { holder: me, targets, exact, dirs, mode, now, renew: mayHold, reason: AUTO_REASON, ttlS: AUTO_TTL_S });
       if (r.renewed === 0 || r.expired) this.forgetHolders();
       if (r.kind === 'took' && r.took.length) this.addHolder(me);
       if (r.expired) void this.grantWaiters().catch((err: unknown) => this.failed(err, 'serving waiters after an expiry'));
       return r;
     })();
     if (d === fast) await this.renew(caller);
-    const res = d.kind === 'took' ? { took: d.took }
-      : d.kind === 'held' ? { deny: `${this.conflictText(d.others)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` }
-      : d.kind === 'strict-dirs' ? { deny: `strict lock mode: ${d.dirs.join(', ')} ${d.dirs.length > 1 ? 'are directories' : 'is a directory'} (a command that rewrites a whole directory or the tree): file locks cannot cover it. Name the files, holding their locks.` }
-      : { deny: `strict lock mode: lock ${d.free.join(', ')} with lock_files before editing.` };
+    const abs = (keys: readonly LockItem[] | readonly { repo: string; rel: string }[]): string[] => keys.map((k) => ('path' in k ? k.path : byPath.get(k.rel)?.path ?? k.rel));
+    const res = d.kind === 'took' ? { took: abs(d.took) }
+      : d.kind === 'held' ? { deny: `${this.conflictText(d.others, exact)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` }
+      : d.kind === 'strict-dirs' ? { deny: `strict lock mode: ${abs(d.dirs).join(', ')} ${d.dirs.length > 1 ? 'are directories' : 'is a directory'} (a command that rewrites a whole directory or the tree): file locks cannot cover it. Name the files, holding their locks.` }
+      : { deny: `strict lock mode: lock ${abs(d.free).join(', ')} with lock_files before editing.` };
     if ('deny' in res) {
       if (caller.role === 'agent') this.ctx.store.addEvent(caller.jobId, now, 'lock_denied', { files: inTree, reason: String(res.deny).slice(0, 500) });
       return { decision: 'deny', reason: res.deny };
@@ -399,6 +451,25 @@ export class LockService {
     const note = `the lock hook could not tell which files ${what} writes; it was not checked against other agents' locks`;
     if (caller.role === 'agent') this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'lock_unchecked', { what });
     return { decision: 'none', unchecked: note };
+  }
+
+  /**
+   * Locks keyed by their absolute path whose holder's tree now has a repository key get that key,
+   * oldest first; one whose key another lock has already (two clones held one file before the
+   * upgrade) is released, and the log says so.
+   */
+  private async rekeyUnshared(): Promise<void> {
+    const rows = (await allLocks(this.q, undefined, '')).sort((a, b) => a.acquired_at - b.acquired_at);
+    if (rows.length === 0) return;
+    const keys = await this.items(rows.map((r) => r.path));
+    const moves = rows.flatMap((row, k) => (keys[k]!.repo ? [{ row, to: keys[k]! }] : []));
+    if (moves.length === 0) return;
+    const dropped = await lockTx(this.q, async (trx) => {
+      const out: string[] = [];
+      for (const m of moves) if (!(await rekey(trx, m.row, m.to))) out.push(`${m.row.path} (${m.row.holder})`);
+      return out;
+    });
+    if (dropped.length) this.ctx.log.warn({ dropped }, `locks: released ${dropped.length} lock(s) whose file another clone's lock already held under the repository's key`);
   }
 
   close(): void {

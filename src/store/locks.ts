@@ -4,6 +4,11 @@
 import type { Db } from './db.js';
 
 export interface LockRow {
+  /** `<repository key>@<branch>` of the holder's tree, or '' (src/domain/lockKeys.ts). */
+  repo: string;
+  /** The path inside that tree ('/'-rooted), or the absolute path when repo is ''. */
+  rel_path: string;
+  /** The holder's absolute real path. */
   path: string;
   holder: string;
   reason: string | null;
@@ -16,6 +21,8 @@ export interface WaitRow {
   id: number;
   holder: string;
   paths_json: string;
+  /** The paths' keys, [repo, rel_path] each, as JSON; null: keyed by the paths (migration 29). */
+  keys_json: string | null;
   reason: string | null;
   ttl_s: number;
   status: 'waiting' | 'granted';

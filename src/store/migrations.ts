@@ -667,4 +667,29 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'nothing on SQLite: PostgreSQL\'s full-text columns and its kb_entries table (src/store/sql/pg28.ts); here the transcript index is FTS5 (12) and each knowledge base a file of its own (src/kb/store.ts)',
     up: '-- no change: version 28 is PostgreSQL\'s (one version sequence for both dialects)',
   },
+  {
+    version: 29,
+    name: 'locks keyed by repository: a lock\'s key is (repo, rel_path) — the repository (and branch) that contains the file and the path inside it, or \'\' and the absolute path — so agents in two clones of one repository exclude each other (docs/decisions.md "Locks keyed by repository"); held locks keep their absolute key until the hub re-keys them at start',
+    up: `
+      CREATE TABLE locks_29 (
+        repo        TEXT NOT NULL DEFAULT '',  -- <repository key>@<branch>, '' outside a shared repository
+        rel_path    TEXT NOT NULL,             -- '/'-rooted path inside the work tree; the absolute path when repo is ''
+        path        TEXT NOT NULL,             -- the holder's absolute real path (views, lock mounts, messages)
+        holder      TEXT NOT NULL,
+        reason      TEXT,
+        ttl_s       INTEGER NOT NULL,
+        acquired_at INTEGER NOT NULL,
+        expires_at  INTEGER NOT NULL,
+        PRIMARY KEY (repo, rel_path)
+      );
+      INSERT INTO locks_29 (repo, rel_path, path, holder, reason, ttl_s, acquired_at, expires_at)
+        SELECT '', path, path, holder, reason, ttl_s, acquired_at, expires_at FROM locks;
+      DROP TABLE locks;
+      ALTER TABLE locks_29 RENAME TO locks;
+      CREATE INDEX locks_holder ON locks(holder);
+      CREATE INDEX locks_expiry ON locks(expires_at);
+      CREATE INDEX locks_path ON locks(path);
+      ALTER TABLE lock_waits ADD COLUMN keys_json TEXT;  -- [repo, rel_path] of each of paths_json (which stays the waiter's paths); NULL: keyed by the paths
+    `,
+  },
 ];

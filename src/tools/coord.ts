@@ -39,7 +39,7 @@ export function coordTools(s: CoordServices): ToolDef[] {
     }),
     defineTool({
       name: 'list_locks', roles: BOTH, title: 'List locks',
-      description: 'Current locks (path, holder, reason, acquired_at, expires_at, waiters), optionally under a path prefix.',
+      description: 'Current locks (path, holder, reason, acquired_at, expires_at, waiters, repo), optionally under a path prefix. Locks are keyed by repository, branch and path inside it: a lock taken in another clone of your repository on your branch shows your own path, with holder_path where its holder has it.',
       input: ListLocksInput, annotations: { readOnlyHint: true },
       handler: (i, c) => s.locks.list(i, c),
     }),

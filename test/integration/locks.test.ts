@@ -395,10 +395,11 @@ describe('hub restart', () => {
       await h1.call('lock_files', { files: ['keep.txt'], reason: 'lead keeps' });
       await ok(D.client, 'lock_files', { files: ['gone.txt'] });
       await h1.hub.stop();
-      // A crash (kill -9) would leave the job's lock and a wait row behind: plant them.
+      // A crash (kill -9) would leave the job's lock and a wait row behind: plant them (the lock as
+      // one taken before migration 29, keyed by its absolute path).
       const db = new Database(join(h1.home, 'state.db'));
       const now = Date.now();
-      db.prepare(`INSERT OR IGNORE INTO locks (path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, 'crash', 600, ?, ?)`).run(join(r1, 'gone.txt'), D.id, now, now + 600_000);
+      db.prepare(`INSERT OR IGNORE INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, 'crash', 600, ?, ?)`).run(join(r1, 'gone.txt'), join(r1, 'gone.txt'), D.id, now, now + 600_000);
       db.prepare(`INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)`).run(D.id, JSON.stringify([join(r1, 'keep.txt')]), now);
       db.close();
 

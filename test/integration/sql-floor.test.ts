@@ -38,8 +38,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await insertJob(q, newJob('violator'), NOW - 2 * HOUR);
       await updateJob(q, 'violator', { status: 'succeeded', ended_at: NOW - 50 * 60_000, lock_violations_json: '["/x"]' }, NOW - 50 * 60_000);
       await q.insertInto('locks').values([
-        { path: '/repo/a.ts', holder: 'holder', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 60_000 },
-        { path: '/repo/b.ts', holder: 'forgotten', reason: null, ttl_s: 60, acquired_at: NOW - 9000, expires_at: NOW - 1 },
+        { repo: '', rel_path: '/repo/a.ts', path: '/repo/a.ts', holder: 'holder', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 60_000 },
+        { repo: '', rel_path: '/repo/b.ts', path: '/repo/b.ts', holder: 'forgotten', reason: null, ttl_s: 60, acquired_at: NOW - 9000, expires_at: NOW - 1 },
       ]).execute();
 
       const read = (o: { doneLimit: number; project?: string }) => snapshot(q, (r) => floorRows(r, { now: NOW, since: NOW - 24 * HOUR, ...o }));

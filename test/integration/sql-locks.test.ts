@@ -12,6 +12,13 @@ import { join } from 'node:path';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { acquireOrWait, endWait } from '../../src/store/sql/lockDecisions.js';
 import { allLocks, lockTx, release, waiting } from '../../src/store/sql/locks.js';
+import { lockItems, UNSHARED, type LockScope } from '../../src/domain/lockKeys.js';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { migrate } from '../../src/store/db.js';
+import { migratePostgres, PG_MIGRATIONS } from '../../src/store/sql/migrate.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { all, startRacer, type Racer } from '../helpers/sqlRacers.js';
 
@@ -88,7 +95,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     test('waiters are served in arrival order, each grant by exactly one of the servers racing to make it', async () => {
       const x = P('fifo.txt');
-      assert.equal((await acquireOrWait(s.db, { holder: 'first', paths: [x], reason: null, ttlS: 600, now: Date.now(), wait: false })).kind, 'granted');
+      assert.equal((await acquireOrWait(s.db, { holder: 'first', items: lockItems(UNSHARED, [x]), reason: null, ttlS: 600, now: Date.now(), wait: false })).kind, 'granted');
       const asks = await Promise.all(racers.map((r, i) => r.send({ op: 'acquire', holder: `w${i}`, paths: [x], wait: true })));
       assert.deepEqual(asks.map((a) => a.kind), Array(RACERS).fill('waiting'));
       const order = asks.map((a, i) => ({ id: a.waitId as number, holder: `w${i}` })).sort((a, b) => a.id - b.id);
@@ -99,7 +106,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const served = await all(racers, { op: 'grant' });
         assert.deepEqual(served.flatMap((r) => r.granted as string[]), [next.holder], `after ${current} released, only the oldest waiter is granted, once: ${JSON.stringify(served)}`);
         assert.deepEqual(await holders(), { [x]: next.holder });
-        assert.equal(await endWait(s.db, next.id, next.holder, [x], true), 'granted');
+        assert.equal(await endWait(s.db, next.id, next.holder, true), 'granted');
         current = next.holder;
       }
       assert.deepEqual(await waiting(s.db), []);
@@ -117,6 +124,44 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual((await waiting(s.db)).map((w) => w.holder), ['A'], 'the refused request left no wait');
     });
 
+    test('two clones of one repository on one branch, at the same moment: one key, one holder (lock_files and the hook); another branch is another key', async () => {
+      const scope = (clone: string, branch = 'main'): LockScope => ({ repo: `github.com/o/r@${branch}`, top: `/clones/${clone}` });
+      const clones = racers.map((_, i) => `c${i}`);
+      for (let round = 0; round < ROUNDS; round++) {
+        const rel = `/src/f-${round}.ts`;
+        const answers = await Promise.all(racers.map((r, i) => r.send({ op: 'acquire', holder: `r${i}`, scope: scope(clones[i]!), paths: [`/clones/${clones[i]}${rel}`], wait: false })));
+        const won = answers.flatMap((a, i) => (a.kind === 'granted' ? [i] : []));
+        assert.equal(won.length, 1, `round ${round}: ${JSON.stringify(answers)}`);
+        assert.deepEqual(answers[won[0]!]!.heldBy, { [`github.com/o/r@main:${rel}`]: `r${won[0]}` });
+        assert.deepEqual(answers.filter((a) => a.kind !== 'granted').map((a) => a.kind), Array(RACERS - 1).fill('held'));
+        const rows = await allLocks(s.db);
+        assert.deepEqual(rows.map((l) => [l.repo, l.rel_path, l.path, l.holder]), [['github.com/o/r@main', rel, `/clones/${clones[won[0]!]}${rel}`, `r${won[0]}`]]);
+        // The hook from every clone on the next file: one takes it.
+        const hrel = `/src/h-${round}.ts`;
+        const hooks = await Promise.all(racers.map((r, i) => r.send({ op: 'hook', holder: `r${i}`, scope: scope(clones[i]!), targets: [`/clones/${clones[i]}${hrel}`] })));
+        assert.equal(hooks.filter((a) => a.kind === 'took').length, 1, `round ${round}: ${JSON.stringify(hooks)}`);
+        // Another branch: its own key, granted beside the first.
+        const other = await racers[0]!.send({ op: 'acquire', holder: 'branch', scope: scope('z', 'other'), paths: [`/clones/z${rel}`], wait: false });
+        assert.equal(other.kind, 'granted', JSON.stringify(other));
+        await s.db.deleteFrom('locks').execute();
+      }
+    });
+
+    test('a wait across clones is served by key: B in clone b waits for A of clone a, and is granted its own path', async () => {
+      const [a, b] = racers;
+      const sa: LockScope = { repo: 'file:/srv/r@main', top: '/x/a' };
+      const sb: LockScope = { repo: 'file:/srv/r@main', top: '/x/b' };
+      assert.equal((await a!.send({ op: 'acquire', holder: 'A', scope: sa, paths: ['/x/a/f'], wait: false })).kind, 'granted');
+      const w = await b!.send({ op: 'acquire', holder: 'B', scope: sb, paths: ['/x/b/f'], wait: true });
+      assert.equal(w.kind, 'waiting');
+      assert.deepEqual((await all(racers, { op: 'grant' })).flatMap((r) => r.granted as string[]), [], 'nothing to grant while A holds it');
+      await lockTx(s.db, (trx) => release(trx, 'A'));
+      assert.deepEqual((await all(racers, { op: 'grant' })).flatMap((r) => r.granted as string[]), ['B']);
+      assert.deepEqual((await allLocks(s.db)).map((l) => [l.repo, l.rel_path, l.path, l.holder]), [['file:/srv/r@main', '/f', '/x/b/f', 'B']]);
+      assert.equal(await endWait(s.db, w.waitId as number, 'B', false), 'released', 'a grant nobody takes is released again, by its key');
+      assert.deepEqual(await allLocks(s.db), []);
+    });
+
     test('crossing requests made at the same moment: exactly one of the two is refused, the other waits', async () => {
       const [a, b] = racers;
       for (let round = 0; round < ROUNDS; round++) {
@@ -132,3 +177,50 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('migration 29 keeps held locks', () => {
+  const before29 = <T extends { version: number }>(ms: readonly T[]): T[] => ms.filter((m) => m.version < 29);
+  const check = async (q: Kysely<any>): Promise<void> => {
+    const rows = await q.selectFrom('locks').select(['repo', 'rel_path', 'path', 'holder']).execute();
+    assert.deepEqual(rows, [{ repo: '', rel_path: '/w/held.ts', path: '/w/held.ts', holder: 'j-1' }], 'the lock is there, keyed by its absolute path');
+    const waits = await q.selectFrom('lock_waits').select(['paths_json', 'keys_json']).execute();
+    assert.deepEqual(waits, [{ paths_json: '["/w/held.ts"]', keys_json: null }], 'a wait from before keeps its paths, keyed by them');
+    // The key is (repo, rel_path): one path under two repos is two locks, twice under one is refused.
+    await q.insertInto('locks').values({ repo: 'r@main', rel_path: '/w/held.ts', path: '/c/w/held.ts', holder: 'j-2', reason: null, ttl_s: 60, acquired_at: 1, expires_at: 2 }).execute();
+    await assert.rejects(q.insertInto('locks').values({ repo: 'r@main', rel_path: '/w/held.ts', path: '/d/w/held.ts', holder: 'j-3', reason: null, ttl_s: 60, acquired_at: 1, expires_at: 2 }).execute());
+  };
+  const plant = `INSERT INTO locks (path, holder, reason, ttl_s, acquired_at, expires_at) VALUES ('/w/held.ts', 'j-1', 'r', 600, 1, 2);
+    INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES ('j-2', '["/w/held.ts"]', NULL, 600, 1);`;
+
+  test('on SQLite', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'overseer-sql-locks-mig-'));
+    dirs.push(home);
+    const file = join(home, 'state.db');
+    const db = new Database(file);
+    migrate(db, before29(MIGRATIONS));
+    db.exec(plant);
+    migrate(db, MIGRATIONS);
+    db.close();
+    const s = await openSql({ home });
+    try {
+      await check(s.db as Kysely<any>);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('on PostgreSQL', async () => {
+    const fresh = await freshDatabase();
+    const q = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url, max: 1 }) }) });
+    try {
+      const older = Object.fromEntries(Object.entries(PG_MIGRATIONS).filter(([name]) => Number(name.slice(0, 4)) < 29));
+      await migratePostgres(q, older);
+      await sql.raw(plant).execute(q);
+      assert.deepEqual(await migratePostgres(q), ['0029-repo-locks']);
+      await check(q);
+    } finally {
+      await q.destroy();
+      await fresh.drop();
+    }
+  });
+});

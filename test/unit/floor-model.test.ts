@@ -247,12 +247,12 @@ describe('buildFloor', () => {
     const f = buildFloor(input({
       jobs: [job('h1'), job('h2'), job('w1', { status: 'running' })],
       locks: [
-        { path: '/p/b.ts', holder: 'h2', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 59_000 },
-        { path: '/p/a.ts', holder: 'h1', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 59_000 },
-        { path: '/p/old.ts', holder: 'h1', reason: null, ttl_s: 1, acquired_at: NOW - 5000, expires_at: NOW - 4000 },
-        { path: '/p/l.ts', holder: 'lead', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 59_000 },
+        { repo: '', rel_path: '/p/b.ts', path: '/p/b.ts', holder: 'h2', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 59_000 },
+        { repo: '', rel_path: '/p/a.ts', path: '/p/a.ts', holder: 'h1', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 59_000 },
+        { repo: '', rel_path: '/p/old.ts', path: '/p/old.ts', holder: 'h1', reason: null, ttl_s: 1, acquired_at: NOW - 5000, expires_at: NOW - 4000 },
+        { repo: '', rel_path: '/p/l.ts', path: '/p/l.ts', holder: 'lead', reason: null, ttl_s: 60, acquired_at: NOW - 1000, expires_at: NOW + 59_000 },
       ],
-      lockWaits: [{ id: 3, holder: 'w1', paths_json: '["/p/a.ts","/p/b.ts"]', reason: null, ttl_s: 60, status: 'waiting', created_at: NOW - 500 }],
+      lockWaits: [{ id: 3, holder: 'w1', keys_json: null, paths_json: '["/p/a.ts","/p/b.ts"]', reason: null, ttl_s: 60, status: 'waiting', created_at: NOW - 500 }],
     }), NOW);
     assert.deepEqual(f.locks.map((l) => [l.path, l.holder, l.holder_title, l.waiters]), [
       ['/p/a.ts', 'h1', 'T h1', ['w1']], ['/p/b.ts', 'h2', 'T h2', ['w1']], ['/p/l.ts', 'lead', 'the lead', []],
@@ -313,7 +313,7 @@ describe('readFloor on a real database', () => {
       insertRequestRow(db, { id: 'r-1', job_id: 'grand', kind: 'question', summary: 'which one?', plan_json: null, options_json: null, created_at: NOW - 5, tool_name: null, tool_input_json: null, expires_at: null, who: 'any' });
       await raiseWarning(sqlOver(db).db, 'lead-child', 'stalled', 'no output for 10 min', NOW - 1000);
       // The rows the lock service writes (src/store/sql/locks.ts), as a synchronous fixture.
-      db.prepare('INSERT INTO locks (path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, NULL, 600, ?, ?)').run('/p/x.ts', 'lead-child', NOW, NOW + 600_000);
+      db.prepare('INSERT INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, NULL, 600, ?, ?)').run('/p/x.ts', '/p/x.ts', 'lead-child', NOW, NOW + 600_000);
       db.prepare('INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)').run('grand', '["/p/x.ts"]', NOW);
       db.close();
 

@@ -4,16 +4,17 @@
 // emits the events and arms the TTL timer. Tested with real concurrent connections on both
 // databases (test/integration/sql-locks.test.ts).
 import { findCycle, type CycleEdge, type LockFacts } from '../../domain/waitGraph.js';
+import { keyString, type LockItem, type LockKey } from '../../domain/lockKeys.js';
 import type { Q } from './tx.js';
 import {
   addWait, allLocks, dropWait, expire, getWait, grantWait, heldAmong, lockTx, nextExpiry, related, release, renew, take, waiting,
-  type LockRow,
+  waitItems, type LockRow,
 } from './locks.js';
 
 export interface LockRequest {
   holder: string;
-  /** Absolute real paths, each once. */
-  paths: readonly string[];
+  /** The files, each once: its key and its absolute real path in the holder's tree. */
+  items: readonly LockItem[];
   reason: string | null;
   ttlS: number;
   now: number;
@@ -35,24 +36,25 @@ export type Acquired =
 export async function acquireOrWait(q: Q, r: LockRequest): Promise<Acquired & { expired: boolean }> {
   return lockTx(q, async (trx) => {
     const expired = (await expire(trx, r.now)).length > 0;
-    const others = (await heldAmong(trx, r.paths)).filter((l) => l.holder !== r.holder);
+    const items = r.items;
+    const others = (await heldAmong(trx, items)).filter((l) => l.holder !== r.holder);
     if (others.length === 0) {
-      await take(trx, r.holder, r.paths, r.reason, r.ttlS, r.now);
+      await take(trx, r.holder, items, r.reason, r.ttlS, r.now);
       await renew(trx, r.holder, r.now);
       return { kind: 'granted', expired };
     }
     if (!r.wait) return { kind: 'held', others, expired };
-    const cycle = findCycle(await facts(trx), r.holder, r.paths);
+    const cycle = findCycle(await facts(trx), r.holder, items.map(keyString));
     if (cycle) return { kind: 'deadlock', cycle, expired };
-    return { kind: 'waiting', waitId: await addWait(trx, r.holder, r.paths, r.reason, r.ttlS, r.now), expired };
+    return { kind: 'waiting', waitId: await addWait(trx, r.holder, items, r.reason, r.ttlS, r.now), expired };
   });
 }
 
-/** path → holder and waiter → paths, for the wait-for graph. */
+/** key → holder and waiter → keys, for the wait-for graph (keys as keyString names them). */
 async function facts(trx: Q): Promise<LockFacts> {
-  const holders = new Map((await allLocks(trx)).map((l) => [l.path, l.holder]));
+  const holders = new Map((await allLocks(trx)).map((l) => [keyString({ repo: l.repo, rel: l.rel_path }), l.holder]));
   const waits = new Map<string, string[]>();
-  for (const w of await waiting(trx)) waits.set(w.holder, [...(waits.get(w.holder) ?? []), ...(JSON.parse(w.paths_json) as string[])]);
+  for (const w of await waiting(trx)) waits.set(w.holder, [...(waits.get(w.holder) ?? []), ...waitItems(w).map(keyString)]);
   return { holders, waiting: waits };
 }
 
@@ -60,13 +62,13 @@ async function facts(trx: Q): Promise<LockFacts> {
  * A wait ended (granted and heard, or timed out/cancelled): its row goes. A grant nobody is there
  * to receive any more (`keep` false) is released again. Returns what the wait had come to.
  */
-export async function endWait(q: Q, waitId: number, holder: string, paths: readonly string[], keep: boolean): Promise<'granted' | 'released' | 'gone'> {
+export async function endWait(q: Q, waitId: number, holder: string, keep: boolean): Promise<'granted' | 'released' | 'gone'> {
   return lockTx(q, async (trx) => {
     const w = await getWait(trx, waitId);
     await dropWait(trx, waitId);
     if (w?.status !== 'granted') return 'gone';
     if (keep) return 'granted';
-    await release(trx, holder, paths);
+    await release(trx, holder, waitItems(w));
     return 'released';
   });
 }
@@ -82,14 +84,15 @@ export async function grantWaiting(q: Q, now: number): Promise<{ granted: string
     const granted: string[] = [];
     const ws = await waiting(trx);
     if (ws.length) {
-      const want = ws.map((w) => JSON.parse(w.paths_json) as string[]);
-      const holder = new Map((await heldAmong(trx, [...new Set(want.flat())])).map((l) => [l.path, l.holder]));
+      const want = ws.map(waitItems);
+      const unique = new Map(want.flat().map((i) => [keyString(i), i]));
+      const holder = new Map((await heldAmong(trx, [...unique.values()])).map((l) => [keyString({ repo: l.repo, rel: l.rel_path }), l.holder]));
       for (const [k, w] of ws.entries()) {
-        const paths = want[k]!;
-        if (paths.some((p) => (holder.get(p) ?? w.holder) !== w.holder)) continue;
-        await take(trx, w.holder, paths, w.reason, w.ttl_s, now);
+        const items = want[k]!;
+        if (items.some((i) => (holder.get(keyString(i)) ?? w.holder) !== w.holder)) continue;
+        await take(trx, w.holder, items, w.reason, w.ttl_s, now);
         await grantWait(trx, w.id);
-        for (const p of paths) holder.set(p, w.holder);
+        for (const i of items) holder.set(keyString(i), w.holder);
         granted.push(w.holder);
       }
     }
@@ -99,12 +102,12 @@ export async function grantWaiting(q: Q, now: number): Promise<{ granted: string
 
 export interface HookRequest {
   holder: string;
-  /** The call's write targets inside the caller's work tree (absolute, real). */
-  targets: readonly string[];
+  /** The call's write targets inside the caller's work tree. */
+  targets: readonly LockItem[];
   /** The targets and every directory above them up to the work tree. */
-  exact: readonly string[];
+  exact: readonly LockKey[];
   /** Targets that are directories (the tree itself included): checked, never locked. */
-  dirs: ReadonlySet<string>;
+  dirs: readonly LockKey[];
   mode: 'auto' | 'strict';
   now: number;
   /** Renew holder's locks in the same transaction (it may hold some). */
@@ -115,9 +118,9 @@ export interface HookRequest {
 
 export type HookDecided =
   | { kind: 'held'; others: LockRow[] }
-  | { kind: 'strict-dirs'; dirs: string[] }
-  | { kind: 'strict-free'; free: string[] }
-  | { kind: 'took'; took: string[] };
+  | { kind: 'strict-dirs'; dirs: LockKey[] }
+  | { kind: 'strict-free'; free: LockItem[] }
+  | { kind: 'took'; took: LockItem[] };
 
 /**
  * The hook's check with its auto locks, few statements whatever the number of targets: renew (when asked), one read
@@ -128,7 +131,7 @@ export type HookDecided =
 export async function hookDecide(q: Q, r: HookRequest): Promise<HookDecided & { expired: boolean; renewed?: number }> {
   return lockTx(q, async (trx) => {
     const renewed = r.renew ? await renew(trx, r.holder, r.now) : undefined;
-    const rows = await related(trx, r.exact, [...r.dirs]);
+    const rows = await related(trx, r.exact, r.dirs);
     const expired = rows.some((l) => l.expires_at <= r.now);
     if (expired) await expire(trx, r.now); // a lock past its TTL on a target: gone, as if its timer had fired
     const d = hookVerdict(rows, r);
@@ -149,9 +152,10 @@ export function hookVerdict(rows: readonly LockRow[], r: Pick<HookRequest, 'hold
   const live = rows.filter((l) => l.expires_at > r.now);
   const others = live.filter((l) => l.holder !== r.holder);
   if (others.length) return { kind: 'held', others };
-  if (r.mode === 'strict' && r.dirs.size) return { kind: 'strict-dirs', dirs: [...r.dirs] };
-  const held = new Set(live.filter((l) => l.expires_at > r.now + marginMs).map((l) => l.path));
-  const free = r.targets.filter((p) => !held.has(p) && !r.dirs.has(p));
+  if (r.mode === 'strict' && r.dirs.length) return { kind: 'strict-dirs', dirs: [...r.dirs] };
+  const held = new Set(live.filter((l) => l.expires_at > r.now + marginMs).map((l) => keyString({ repo: l.repo, rel: l.rel_path })));
+  const dirs = new Set(r.dirs.map(keyString));
+  const free = r.targets.filter((t) => !held.has(keyString(t)) && !dirs.has(keyString(t)));
   if (r.mode === 'strict' && free.length) return { kind: 'strict-free', free };
   return { kind: 'took', took: free };
 }

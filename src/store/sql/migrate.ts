@@ -55,6 +55,17 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
       CREATE INDEX job_commands_pending ON job_commands(job_id) WHERE done_at IS NULL;
   `),
   '0028-search-and-kb': raw(PG_28_SEARCH_AND_KB),
+  // SQLite's version 29: locks keyed by (repo, rel_path); held locks keep their absolute key ('' and the path).
+  '0029-repo-locks': raw(`
+      ALTER TABLE locks ADD COLUMN repo TEXT COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE locks ADD COLUMN rel_path TEXT COLLATE "C";
+      UPDATE locks SET rel_path = path;
+      ALTER TABLE locks ALTER COLUMN rel_path SET NOT NULL;
+      ALTER TABLE locks DROP CONSTRAINT locks_pkey;
+      ALTER TABLE locks ADD PRIMARY KEY (repo, rel_path);
+      CREATE INDEX locks_path ON locks(path);
+      ALTER TABLE lock_waits ADD COLUMN keys_json TEXT COLLATE "C";
+  `),
 };
 
 /** Apply every pending PostgreSQL migration; throws with what went wrong (the caller adds where). */

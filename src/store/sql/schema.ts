@@ -419,8 +419,14 @@ export interface JobMergesTable {
   merged_at: number;
 }
 
-/** locks: one row per held path (absolute real path), its holder (a job id or 'lead') and its TTL. */
+/**
+ * locks: one row per held key — (repo, rel_path): the repository (and branch) that contains the
+ * file and the path inside it, or '' and the absolute real path (src/domain/lockKeys.ts; migration
+ * 29) — with the holder's own absolute path, its holder (a job id or 'lead') and its TTL.
+ */
 export interface LocksTable {
+  repo: string;
+  rel_path: string;
   path: string;
   holder: string;
   reason: string | null;
@@ -435,8 +441,10 @@ export interface LocksTable {
 export interface LockWaitsTable {
   id: Generated<number>;
   holder: string;
-  /** JSON array of absolute real paths */
+  /** JSON array of absolute real paths, in the waiter's tree */
   paths_json: string;
+  /** JSON array of the paths' keys, [repo, rel_path] each (migration 29; NULL: keyed by the paths) */
+  keys_json: string | null;
   reason: string | null;
   ttl_s: number;
   status: ColumnType<'waiting' | 'granted', 'waiting' | 'granted' | undefined, 'waiting' | 'granted'>;
