@@ -65,7 +65,7 @@ describe('the workflow on the script engine', () => {
     const repo = await initRepo(join(h.dir, 'repo'));
     const s = await h.call('start_workflow', { task: 'add alpha, across a restart', cwd: repo });
     await fake1.launched((c) => phaseOf(c.prompt ?? '') === 'implement');
-    const before = h.hub.workflows.get(s.workflow_id);
+    const before = await h.hub.workflows.get(s.workflow_id);
     const implJob = before.jobs.find((j) => j.phase === 'implement')!.job_id;
     await h.hub.stop();
     assert.deepEqual(fake1.children.map((c) => phaseOf(c.prompt ?? '')), ['assess', 'review', 'implement']);
@@ -96,7 +96,7 @@ describe('the workflow on the script engine', () => {
     const repo = await initRepo(join(h.dir, 'repo'));
     const s = await h.call('start_workflow', { task: 'from an older hub', cwd: repo });
     await fake1.launched((c) => phaseOf(c.prompt ?? '') === 'implement');
-    const oldRun = h.hub.workflows.get(s.workflow_id).run_id!;
+    const oldRun = (await h.hub.workflows.get(s.workflow_id)).run_id!;
     await h.hub.stop();
     // What an older hub left: the workflow row with its phase job, and no run.
     const Database = (await import('better-sqlite3')).default;
@@ -129,7 +129,7 @@ describe('the workflow on the script engine', () => {
     const w = await h.call('get_workflow', { workflow_id: s.workflow_id });
     const r = await h.call('cancel_run', { run_id: w.run_id, reason: 'not needed' });
     assert.equal(r.status, 'cancelled');
-    const c = await eventually('workflow cancelled', () => { const x = h.hub.workflows.get(s.workflow_id); return x.status === 'cancelled' ? x : undefined; }, 20_000);
+    const c = await eventually('workflow cancelled', async () => { const x = await h.hub.workflows.get(s.workflow_id); return x.status === 'cancelled' ? x : undefined; }, 20_000);
     assert.equal(h.hub.ctx.store.get(c.jobs.at(-1)!.job_id)!.status, 'cancelled');
 
     // Written out, the call is refused before the script starts; reached at run time, there is no hub to call.
