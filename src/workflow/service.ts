@@ -183,7 +183,7 @@ export class WorkflowService {
     const jobId = this.ctx.ids.jobId();
     this.steps.launching.add(jobId);
     try {
-      const runId = this.startRun(w, first, jobId);
+      const runId = await this.startRun(w, first, jobId);
       try {
         return await this.engine.spawn(w, first, { runId, within: () => undefined, jobId, state: { runId } });
       } catch (err) {
@@ -206,11 +206,11 @@ export class WorkflowService {
   }
 
   /** The workflow's run of the bundled script, its first call (`first`) journaled as carried by job `jobId`. */
-  private startRun(w: WorkflowRow, first: PhaseStep, jobId: string): string {
-    // mixed period: until the script runs are on the layer (step 7, scripts) — the run and its journal are synchronous.
-    return this.scripts.startBundled(IMPLEMENT_REVIEW, { title: `workflow ${w.id}: ${w.title}`, args: { workflow_id: w.id, first: { ...first } } }, (runId) => {
+  private startRun(w: WorkflowRow, first: PhaseStep, jobId: string): Promise<string> {
+    // mixed period: until the script runs are on the layer (step 7, scripts) — the run and its journal are synchronous (WorkflowSteps.journal).
+    return this.steps.journal(() => this.scripts.startBundled(IMPLEMENT_REVIEW, { title: `workflow ${w.id}: ${w.title}`, args: { workflow_id: w.id, first: { ...first } } }, (runId) => {
       this.steps.carry(this.scripts.journal, runId, w.id, first, phaseTitle(first)).record(jobId, this.ctx.clock.now());
-    });
+    }));
   }
 
   /** The workflow a run of the bundled script drives, if it is one. */
@@ -312,7 +312,7 @@ export class WorkflowService {
         const j = cur.current_job ? await getJob(this.ctx.sql.db, cur.current_job) : undefined;
         if (j && j.status !== 'interrupted') {
           // The run waits for the job there is; its calls that decide wait for this chain, so the workflow names the run first.
-          const runId = this.startRun(cur, step, j.id);
+          const runId = await this.startRun(cur, step, j.id);
           await this.store.update(w.id, { state_json: JSON.stringify({ ...readState(await this.workflow(w.id)), runId }) });
           return;
         }

@@ -75,16 +75,17 @@ export class WorkflowSteps {
     }
     await this.jobEnded(jobId, c.signal);
     const out = { job_id: jobId };
-    c.journal.end(c.runId, seq, { status: 'done', outcome: out, at: this.ctx.clock.now() });
+    await this.journal(() => c.journal.end(c.runId, seq, { status: 'done', outcome: out, at: this.ctx.clock.now() }));
     return out;
   }
 
   private async next(c: BundledCall): Promise<Json> {
     const [id, jobId] = c.args as [string, string];
-    const seq = this.begin(c, 'next step');
+    const seq = await this.journal(() => this.begin(c, 'next step'));
     let step: Step | undefined;
     await this.engine.serial(id, async () => { if (await this.drives(c)) step = await this.engine.afterPhase(id, jobId); });
-    return this.end(c, seq, step ?? await this.now(id));
+    const next = step ?? await this.now(id);
+    return this.journal(() => this.end(c, seq, next));
   }
 
   /** The lead's answer is applied by the workflow service as it arrives (WorkflowService, bus
@@ -96,14 +97,18 @@ export class WorkflowSteps {
     await this.engine.serial(id, async () => { if (await this.drives(c)) reqId = await this.engine.openApproval(id, cycle); });
     const req = reqId;
     if (!req) return this.answered(c, 'the lead approves the plan', await this.afterApproval(id));
-    const seq = this.begin(c, 'the lead approves the plan');
-    c.journal.carriedBy(c.runId, seq, { request_id: req });
+    const seq = await this.journal(() => {
+      const n = this.begin(c, 'the lead approves the plan');
+      c.journal.carriedBy(c.runId, n, { request_id: req });
+      return n;
+    });
     const waiting = async (): Promise<boolean> => { const w = await this.store.get(id); return w?.status === 'waiting_approval' && w.approval_request === req; };
     // Answered while no hub ran: nobody applied it yet.
     if (!(await this.engine.approvalPending(req)) && (await waiting())) await this.engine.serial(id, async () => { await this.engine.approvalAnswered(id); });
     await this.until(c.signal, 'workflow', (e) => (e as { workflowId?: string }).workflowId === id, async () => !(await waiting()));
     await this.engine.idle(id);
-    return this.end(c, seq, await this.afterApproval(id));
+    const after = await this.afterApproval(id);
+    return this.journal(() => this.end(c, seq, after));
   }
 
   /** The step after the lead's answer was applied: implement (approved), or where it stands. */
@@ -141,8 +146,19 @@ export class WorkflowSteps {
   }
 
   /** A call answered at once (journaled as done). */
-  private answered(c: BundledCall, label: string, step: Step): Json {
-    return this.end(c, this.begin(c, label), step);
+  private answered(c: BundledCall, label: string, step: Step): Promise<Json> {
+    return this.journal(() => this.end(c, this.begin(c, label), step));
+  }
+
+  /**
+   * mixed period: until the script journal is on the layer (step 7, scripts) — its synchronous
+   * writes run while this hub's layer holds the connection, so they never land inside another
+   * module's awaited layer transaction (which the guard of src/store/db.ts refuses: a call failed
+   * so under load, and its workflow was blocked phase_failed, when a journal write came between the
+   * awaits of the runner's claim or a phase job's creation).
+   */
+  journal<T>(fn: () => T): Promise<T> {
+    return this.ctx.sql.db.connection().execute(async () => fn());
   }
 
   /** Until the job has ended for good (an interrupted phase is continued in its session by the
