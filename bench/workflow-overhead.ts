@@ -47,10 +47,10 @@ export async function benchWorkflowOverhead(runs = 7): Promise<WorkflowOverheadR
       childMs = 0;
       const t0 = performance.now();
       const s = await h.call('start_workflow', { task: 'three files', cwd: repo });
-      const w = await new Promise<ReturnType<typeof h.hub.workflows.get>>((resolve) => {
+      const w = await new Promise<Awaited<ReturnType<typeof h.hub.workflows.get>>>((resolve) => {
         const check = async (): Promise<void> => {
           await h.hub.workflows.idle(s.workflow_id);
-          const v = h.hub.workflows.get(s.workflow_id);
+          const v = await h.hub.workflows.get(s.workflow_id);
           if (v.status !== 'running') { off(); resolve(v); }
         };
         const off = h.hub.ctx.bus.on('job', () => void check());

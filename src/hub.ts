@@ -146,8 +146,8 @@ export class Hub {
     this.version = packageVersion();
     this.promptDeps = { templatesDir: join(settingsDirOf(o.config), 'templates'), promptsDir: join(packageRoot(), 'prompts'), log: s.ctx.log };
     this.resourceDeps = hubResourceDeps(this, {
-      plan: (id) => this.workflows.get(id).plan ?? undefined,
-      recent: (n) => this.workflows.list({ limit: Math.min(n, 100) }).workflows.map((w) => ({ id: w.workflow_id, title: w.title })),
+      plan: async (id) => (await this.workflows.get(id)).plan ?? undefined,
+      recent: async (n) => (await this.workflows.list({ limit: Math.min(n, 100) })).workflows.map((w) => ({ id: w.workflow_id, title: w.title })),
     });
   }
 
@@ -221,7 +221,7 @@ export class Hub {
     // Script runs a previous hub left running: their scripts run again, the journal answers what was done.
     await this.scripts.resumeAll();
     // After them: only a workflow from before workflows ran as a script gets a run here.
-    this.workflows.reconcile();
+    await this.workflows.reconcile();
     this.lifecycle.debates.start();
     this.health.start();
     await this.overlaps.start();

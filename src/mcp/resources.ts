@@ -45,9 +45,9 @@ export interface ResourceDeps {
   };
   workflows?: {
     /** The plan's Markdown, or undefined for an unknown workflow or one without a plan yet. */
-    plan(id: string): string | undefined;
+    plan(id: string): Promise<string | undefined> | string | undefined;
     /** The most recent workflows first, at most `limit`. */
-    recent?(limit: number): { id: string; title: string }[];
+    recent?(limit: number): Promise<{ id: string; title: string }[]> | { id: string; title: string }[];
   };
 }
 
@@ -167,7 +167,7 @@ export function registerResources(server: ResourceTable, deps: ResourceDeps): vo
       'overseer://workflows/{id}/plan',
       {
         list: wf.recent
-          ? () => ({ resources: wf.recent!(LIST_LIMIT).map((w): Resource => ({ uri: workflowPlanUri(w.id), name: `plan ${w.id}`, title: `Plan: ${w.title}`, mimeType: 'text/markdown' })) })
+          ? async () => ({ resources: (await wf.recent!(LIST_LIMIT)).map((w): Resource => ({ uri: workflowPlanUri(w.id), name: `plan ${w.id}`, title: `Plan: ${w.title}`, mimeType: 'text/markdown' })) })
           : undefined,
       },
       { title: 'Workflow plan', description: 'The milestone plan of an Overseer workflow (Markdown, "- [x]" for done milestones).', mimeType: 'text/markdown' },

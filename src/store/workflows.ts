@@ -1,9 +1,11 @@
-// Workflow rows: one per implement/review workflow; its counters live in state_json. Its plan
-// text (plan_text) and the record of which milestone an implement phase completed
-// (workflow_milestones) are the hub's own: the plan note is only a rendering of them.
+// mixed period: until step 8 — the synchronous workflow rows that callers outside the workflow
+// engine still use: the notifier's listener (src/floor/notify/listen.ts: get, byStatus) and the
+// fixtures of bench/floor.ts and test/integration/notify.test.ts (insert, update, setPlan). The
+// workflow engine itself is on the layer (src/store/sql/workflows.ts, src/workflow/rows.ts).
 import type { Db } from './db.js';
 import type { MilestoneRecord } from '../domain/milestones.js';
 
+/** A workflow's row (the layer's table type in src/store/sql/schema.ts is made from it). */
 export interface WorkflowRow {
   id: string;
   seq: number;
@@ -69,40 +71,15 @@ export class WorkflowStore {
     }
   }
 
-  list(status?: string, limit = 100): WorkflowRow[] {
-    if (status) return this.db.prepare('SELECT * FROM workflows WHERE status = ? ORDER BY seq DESC LIMIT ?').all(status, limit) as WorkflowRow[];
-    return this.db.prepare('SELECT * FROM workflows ORDER BY seq DESC LIMIT ?').all(limit) as WorkflowRow[];
-  }
-
   byStatus(...statuses: string[]): WorkflowRow[] {
     return this.db.prepare(`SELECT * FROM workflows WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY seq`).all(...statuses) as WorkflowRow[];
   }
 
-  milestones(id: string): MilestoneRecord[] {
-    const rows = this.db.prepare('SELECT text, done_at, done_cycle, done_job FROM workflow_milestones WHERE workflow_id = ? ORDER BY idx').all(id) as
-      { text: string; done_at: number | null; done_cycle: number | null; done_job: string | null }[];
-    return rows.map((r) => ({ text: r.text, done: r.done_at !== null, cycle: r.done_cycle, job: r.done_job }));
-  }
-
-  /** Replace the plan text and the whole milestone record. Call inside a transaction. */
+  /** Replace the plan text and the whole milestone record (a fixture's). */
   setPlan(id: string, plan: string, record: readonly MilestoneRecord[], now: number): void {
     this.db.prepare('UPDATE workflows SET plan_text = ?, updated_at = ? WHERE id = ?').run(plan, now, id);
     this.db.prepare('DELETE FROM workflow_milestones WHERE workflow_id = ?').run(id);
     const ins = this.db.prepare('INSERT INTO workflow_milestones (workflow_id, idx, text, done_at, done_cycle, done_job) VALUES (?, ?, ?, ?, ?, ?)');
     record.forEach((m, i) => ins.run(id, i, m.text, m.done ? now : null, m.done ? m.cycle : null, m.done ? m.job : null));
-  }
-
-  /** Set one milestone done (by an implement phase) or open again. Call inside a transaction. */
-  setDone(id: string, idx: number, m: MilestoneRecord, now: number): void {
-    this.db.prepare('UPDATE workflow_milestones SET done_at = ?, done_cycle = ?, done_job = ? WHERE workflow_id = ? AND idx = ?')
-      .run(m.done ? now : null, m.done ? m.cycle : null, m.done ? m.job : null, id, idx);
-  }
-
-  recentIds(max = 5): string[] {
-    return (this.db.prepare('SELECT id FROM workflows ORDER BY seq DESC LIMIT ?').all(max) as { id: string }[]).map((r) => r.id);
-  }
-
-  jobsOf(id: string): { id: string; phase: string | null; cycle: number | null; status: string; failure_class: string | null; model: string | null; provider: string }[] {
-    return this.db.prepare('SELECT id, phase, cycle, status, failure_class, model, provider FROM jobs WHERE workflow_id = ? ORDER BY seq').all(id) as never;
   }
 }

@@ -2,7 +2,7 @@
 // and the template hook.
 import type { Counters, Phase } from '../domain/workflow.js';
 import { freshCounters } from '../domain/workflow.js';
-import type { WorkflowRow } from '../store/workflows.js';
+import type { WorkflowRow } from '../store/sql/workflows.js';
 import type { RoleSpec } from '../contract/workflows.js';
 
 export interface WfState extends Counters {
@@ -39,3 +39,21 @@ export interface Guidelines {
   /** Template defaults and guidelines for a workflow (issue #4 templates); undefined = none. */
   resolve(name: string): { guidelines: string; implementer?: Partial<RoleSpec>; checks?: string[] };
 }
+
+/** The states a workflow's status may move from, by the move (a conditional UPDATE: src/store/sql/workflows.ts moveWorkflow).
+ * Whichever change comes second finds the status moved and changes nothing: a cancelled workflow is not blocked
+ * or finished by a phase that ended meanwhile, a finished one is not cancelled. */
+export const MAY_MOVE = {
+  /** block(): a workflow that runs or waits (or is blocked already: the newer reason) */
+  block: ['running', 'waiting_approval', 'blocked'],
+  /** cancel_workflow, or its run cancelled */
+  cancel: ['running', 'waiting_approval', 'blocked'],
+  /** every milestone done */
+  finish: ['running'],
+  /** the plan goes to the lead for approval */
+  ask: ['running'],
+  /** the lead answered the approval */
+  answered: ['waiting_approval'],
+  /** resume_workflow (running and waiting only with force, checked before) */
+  resume: ['running', 'waiting_approval', 'blocked', 'cancelled'],
+} as const;

@@ -6,7 +6,8 @@
 // run like an agent() call (a phase's job is its call's job), so a new hub continues the run by
 // itself: finished calls are answered from the journal, a running phase is waited for again.
 import type { HubContext } from '../services/context.js';
-import type { WorkflowStore } from '../store/workflows.js';
+import type { WorkflowRows } from './rows.js';
+import { getJob } from '../store/sql/jobs.js';
 import type { BlockedReason, Phase } from '../domain/workflow.js';
 import { isTerminal } from '../domain/job.js';
 import { canonicalJson } from '../domain/scriptReplay.js';
@@ -25,7 +26,10 @@ export interface PhaseStep { phase: Phase; cycle: number; repair?: string }
 export const phaseTitle = (s: PhaseStep): string => `cycle ${s.cycle} ${s.phase}`;
 
 export class WorkflowSteps {
-  constructor(private readonly ctx: HubContext, private readonly store: WorkflowStore, private readonly engine: WorkflowEngine) {}
+  /** Phase jobs journaled as a run's first call before they are created (src/workflow/service.ts launch): a call waiting for one waits for it to exist. */
+  readonly launching = new Set<string>();
+
+  constructor(private readonly ctx: HubContext, private readonly store: WorkflowRows, private readonly engine: WorkflowEngine) {}
 
   /** The bundled script and its calls, for the script engine (src/scripts/bundled.ts). */
   script(): BundledScript {
@@ -37,17 +41,15 @@ export class WorkflowSteps {
   }
 
   /** The `wf.phase` call of run `runId` that a phase job carries, journaled in the job's transaction
-   * (the script's first phase is spawned by start_workflow / resume_workflow this way, with its run). */
-  carry(journal: ScriptJournal, runId: string, workflowId: string, step: PhaseStep, runPhase: string | null): PhaseCall & { seq: () => number } {
+   * (`within`), or by `record` where the job id is known before the job (the script's first phase,
+   * journaled with its run by start_workflow / resume_workflow). */
+  carry(journal: ScriptJournal, runId: string, workflowId: string, step: PhaseStep, runPhase: string | null): PhaseCall & { seq: () => number; record: (jobId: string, now: number) => void } {
     let seq = 0;
-    return {
-      runId,
-      within: (jobId, now) => {
-        seq = journal.begin({ run_id: runId, kind: 'wf.phase', args_json: canonicalJson([workflowId, step as unknown as Json]), label: phaseTitle(step), phase: runPhase, started_at: now });
-        journal.carriedBy(runId, seq, { job_id: jobId });
-      },
-      seq: () => seq,
+    const record = (jobId: string, now: number): void => {
+      seq = journal.begin({ run_id: runId, kind: 'wf.phase', args_json: canonicalJson([workflowId, step as unknown as Json]), label: phaseTitle(step), phase: runPhase, started_at: now });
+      journal.carriedBy(runId, seq, { job_id: jobId });
     };
+    return { runId, within: record, record, seq: () => seq };
   }
 
   private async phase(c: BundledCall): Promise<Json> {
@@ -60,29 +62,30 @@ export class WorkflowSteps {
     } else {
       let started: { seq: number; jobId: string } | undefined;
       await this.engine.serial(id, async () => {
-        const w = this.store.get(id);
-        if (w?.status !== 'running' || !this.drives(c)) return;
+        const w = await this.store.get(id);
+        if (w?.status !== 'running' || !(await this.drives(c))) return;
         await this.engine.beforePhase(w, step.phase, step.cycle);
-        if (!(await this.engine.verified(this.store.get(id)!, step.phase, step.cycle))) return;
+        if (!(await this.engine.verified((await this.store.get(id))!, step.phase, step.cycle))) return;
         const call = this.carry(c.journal, c.runId, id, step, c.phase);
-        const job = this.engine.spawnOrBlock(this.store.get(id)!, step, call);
+        const job = await this.engine.spawnOrBlock((await this.store.get(id))!, step, call);
         if (job) started = { seq: call.seq(), jobId: job };
       });
-      if (!started) return this.answered(c, phaseTitle(step), this.now(id));
+      if (!started) return this.answered(c, phaseTitle(step), await this.now(id));
       ({ seq, jobId } = started);
     }
     await this.jobEnded(jobId, c.signal);
     const out = { job_id: jobId };
-    c.journal.end(c.runId, seq, { status: 'done', outcome: out, at: this.ctx.clock.now() });
+    await this.journal(() => c.journal.end(c.runId, seq, { status: 'done', outcome: out, at: this.ctx.clock.now() }));
     return out;
   }
 
   private async next(c: BundledCall): Promise<Json> {
     const [id, jobId] = c.args as [string, string];
-    const seq = this.begin(c, 'next step');
+    const seq = await this.journal(() => this.begin(c, 'next step'));
     let step: Step | undefined;
-    await this.engine.serial(id, async () => { if (this.drives(c)) step = await this.engine.afterPhase(id, jobId); });
-    return this.end(c, seq, step ?? this.now(id));
+    await this.engine.serial(id, async () => { if (await this.drives(c)) step = await this.engine.afterPhase(id, jobId); });
+    const next = step ?? await this.now(id);
+    return this.journal(() => this.end(c, seq, next));
   }
 
   /** The lead's answer is applied by the workflow service as it arrives (WorkflowService, bus
@@ -91,35 +94,39 @@ export class WorkflowSteps {
   private async approval(c: BundledCall): Promise<Json> {
     const [id, cycle] = c.args as [string, number];
     let reqId: string | undefined;
-    await this.engine.serial(id, async () => { if (this.drives(c)) reqId = await this.engine.openApproval(id, cycle); });
+    await this.engine.serial(id, async () => { if (await this.drives(c)) reqId = await this.engine.openApproval(id, cycle); });
     const req = reqId;
-    if (!req) return this.answered(c, 'the lead approves the plan', this.afterApproval(id));
-    const seq = this.begin(c, 'the lead approves the plan');
-    c.journal.carriedBy(c.runId, seq, { request_id: req });
-    const waiting = (): boolean => { const w = this.store.get(id); return w?.status === 'waiting_approval' && w.approval_request === req; };
+    if (!req) return this.answered(c, 'the lead approves the plan', await this.afterApproval(id));
+    const seq = await this.journal(() => {
+      const n = this.begin(c, 'the lead approves the plan');
+      c.journal.carriedBy(c.runId, n, { request_id: req });
+      return n;
+    });
+    const waiting = async (): Promise<boolean> => { const w = await this.store.get(id); return w?.status === 'waiting_approval' && w.approval_request === req; };
     // Answered while no hub ran: nobody applied it yet.
-    if (!(await this.engine.approvalPending(req)) && waiting()) await this.engine.serial(id, async () => { await this.engine.approvalAnswered(id); });
-    await this.until(c.signal, 'workflow', (e) => (e as { workflowId?: string }).workflowId === id, () => !waiting());
+    if (!(await this.engine.approvalPending(req)) && (await waiting())) await this.engine.serial(id, async () => { await this.engine.approvalAnswered(id); });
+    await this.until(c.signal, 'workflow', (e) => (e as { workflowId?: string }).workflowId === id, async () => !(await waiting()));
     await this.engine.idle(id);
-    return this.end(c, seq, this.afterApproval(id));
+    const after = await this.afterApproval(id);
+    return this.journal(() => this.end(c, seq, after));
   }
 
   /** The step after the lead's answer was applied: implement (approved), or where it stands. */
-  private afterApproval(id: string): Step {
-    const w = this.store.get(id);
+  private async afterApproval(id: string): Promise<Step> {
+    const w = await this.store.get(id);
     if (w?.status === 'running' && w.plan_approved && !w.approval_request) return { kind: 'spawn', phase: 'implement', cycle: Math.max(1, w.cycle) };
     return this.now(id);
   }
 
   /** The call's run is the one that drives its workflow now (not an older run of it, replayed by resume_run). */
-  private drives(c: BundledCall): boolean {
-    const w = this.store.get(String(c.args[0]));
+  private async drives(c: BundledCall): Promise<boolean> {
+    const w = await this.store.get(String(c.args[0]));
     return !!w && readState(w).runId === c.runId;
   }
 
   /** Where the workflow is when a call could not go on: blocked (its reason) or stopped. */
-  private now(id: string): Step {
-    const w = this.store.get(id);
+  private async now(id: string): Promise<Step> {
+    const w = await this.store.get(id);
     if (w?.status === 'blocked' && w.blocked_json) {
       const r = JSON.parse(w.blocked_json) as BlockedReason;
       return { kind: 'block', code: r.code, message: r.message };
@@ -139,28 +146,55 @@ export class WorkflowSteps {
   }
 
   /** A call answered at once (journaled as done). */
-  private answered(c: BundledCall, label: string, step: Step): Json {
-    return this.end(c, this.begin(c, label), step);
+  private answered(c: BundledCall, label: string, step: Step): Promise<Json> {
+    return this.journal(() => this.end(c, this.begin(c, label), step));
+  }
+
+  /**
+   * mixed period: until the script journal is on the layer (step 7, scripts) — its synchronous
+   * writes run while this hub's layer holds the connection, so they never land inside another
+   * module's awaited layer transaction (which the guard of src/store/db.ts refuses: a call failed
+   * so under load, and its workflow was blocked phase_failed, when a journal write came between the
+   * awaits of the runner's claim or a phase job's creation).
+   */
+  journal<T>(fn: () => T): Promise<T> {
+    return this.ctx.sql.db.connection().execute(async () => fn());
   }
 
   /** Until the job has ended for good (an interrupted phase is continued in its session by the
-   * script engine, src/scripts/runs.ts resumeAll, and waited for again). */
+   * script engine, src/scripts/runs.ts resumeAll, and waited for again). A job being launched
+   * with its run is waited for until it exists; one that does not exist otherwise counts as ended. */
   private jobEnded(jobId: string, signal: AbortSignal): Promise<void> {
-    return this.until(signal, 'job', (e) => (e as { jobId?: string }).jobId === jobId, () => {
-      const j = this.ctx.store.get(jobId);
-      return !j || isTerminal(j.status);
+    return this.until(signal, 'job', (e) => (e as { jobId?: string }).jobId === jobId, async () => {
+      const j = await getJob(this.ctx.sql.db, jobId);
+      return j ? isTerminal(j.status) : !this.launching.has(jobId);
     });
   }
 
-  /** Resolves once `done()` holds (checked now and at each `event` that is `mine`). */
-  private until(signal: AbortSignal, event: 'job' | 'workflow', mine: (e: unknown) => boolean, done: () => boolean): Promise<void> {
+  /** Resolves once `done()` holds (checked now and at each `event` that is `mine`; one check at a
+   * time, and an event during a check causes one more). */
+  private until(signal: AbortSignal, event: 'job' | 'workflow', mine: (e: unknown) => boolean, done: () => Promise<boolean>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal.aborted) { reject(new ScriptCallError('Cancelled', 'the run was cancelled')); return; }
-      const finish = (): void => { off(); signal.removeEventListener('abort', onAbort); resolve(); };
-      const onAbort = (): void => { off(); reject(new ScriptCallError('Cancelled', 'the run was cancelled')); };
-      const off = this.ctx.bus.on(event, (e) => { if (mine(e) && done()) finish(); });
+      let over = false;
+      let checking = false;
+      let again = false;
+      const stop = (): void => { over = true; off(); signal.removeEventListener('abort', onAbort); };
+      const onAbort = (): void => { if (over) return; stop(); reject(new ScriptCallError('Cancelled', 'the run was cancelled')); };
+      const check = (): void => {
+        if (over) return;
+        if (checking) { again = true; return; }
+        checking = true;
+        done().then((yes) => {
+          checking = false;
+          if (over) return;
+          if (yes) { stop(); resolve(); return; }
+          if (again) { again = false; check(); }
+        }, (err: unknown) => { checking = false; if (!over) { stop(); reject(err as Error); } });
+      };
+      const off = this.ctx.bus.on(event, (e) => { if (mine(e)) check(); });
       signal.addEventListener('abort', onAbort, { once: true });
-      if (done()) finish();
+      check();
     });
   }
 }

@@ -2,7 +2,7 @@
 // hub's commit of whatever a phase left uncommitted.
 import { existsSync } from 'node:fs';
 import type { BlockedCode } from '../domain/workflow.js';
-import type { WorkflowRow } from '../store/workflows.js';
+import type { WorkflowRow } from './rows.js';
 import { branchExists } from '../git/worktree.js';
 import { attachWorktree } from '../git/attach.js';
 import { gitOut } from '../git/exec.js';

@@ -120,8 +120,8 @@ describe('dashboard navigation', () => {
       assert.equal(noOrigin.status, 403, `${path} with neither Origin nor Sec-Fetch-Site`);
     }
     assert.equal((await h.hub.kb.list()).entries.length, 0, 'nothing stored');
-    assert.equal(h.hub.workflows.get(wf).status, 'running', 'the workflow untouched');
-    assert.equal(h.hub.workflows.get(wf).jobs.length, 1, 'no phase restarted');
+    assert.equal((await h.hub.workflows.get(wf)).status, 'running', 'the workflow untouched');
+    assert.equal((await h.hub.workflows.get(wf)).jobs.length, 1, 'no phase restarted');
 
     // From the page, with its token: bad input is named, good input works.
     const call = (path: string, body: string): Promise<[number, string]> => page.evaluate(async ([p, b, t]) => {
@@ -142,7 +142,7 @@ describe('dashboard navigation', () => {
     assert.match(q[1], /unknown parameter .{0,2}"colour/);
     const ok = await call(`/api/web/workflows/${wf}/cancel`, '{}');
     assert.equal(ok[0], 200, ok[1]);
-    assert.equal(h.hub.workflows.get(wf).status, 'cancelled');
+    assert.equal((await h.hub.workflows.get(wf)).status, 'cancelled');
 
     // An agent's own token never reaches the dashboard's API, read or write.
     const agent = (await h.call('spawn_agent', { prompt: '@script:idle', title: 'Agent' })).job_id;

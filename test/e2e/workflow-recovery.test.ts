@@ -54,7 +54,7 @@ async function setup(script: Script): Promise<{ h: TestHub; repo: string }> {
 async function startHanging(h: TestHub, repo: string): Promise<{ id: string; implJob: string }> {
   const s = await h.call('start_workflow', { task: '@script:wf add alpha', cwd: repo });
   await h.fake.waitForRequest((r) => phaseIn(promptOf(r.body)) === 'implement', 120_000);
-  const w = h.hub.workflows.get(s.workflow_id);
+  const w = await h.hub.workflows.get(s.workflow_id);
   assert.equal(w.status, 'running');
   assert.equal(w.phase, 'implement');
   const impl = w.jobs.find((j) => j.phase === 'implement');

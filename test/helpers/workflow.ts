@@ -8,13 +8,13 @@ export function settled(hub: Hub, id: string, timeoutMs = 30_000): Promise<any> 
     let done = false;
     const check = async (): Promise<void> => {
       await hub.workflows.idle(id);
-      const w = hub.workflows.get(id);
+      const w = await hub.workflows.get(id);
       if (!done && w.status !== 'running') { done = true; off(); clearTimeout(t); resolve(w); }
     };
     const offJob = hub.ctx.bus.on('job', () => void check());
     const offWf = hub.ctx.bus.on('workflow', (e) => { if (e.workflowId === id) void check(); });
     const off = (): void => { offJob(); offWf(); };
-    const t = setTimeout(() => { off(); reject(new Error(`workflow ${id} still ${hub.workflows.get(id).status} after ${timeoutMs} ms`)); }, timeoutMs);
+    const t = setTimeout(() => { off(); void hub.workflows.get(id).then((w) => w.status, (err: Error) => err.message).then((st) => reject(new Error(`workflow ${id} still ${st} after ${timeoutMs} ms`))); }, timeoutMs);
     void check();
   });
 }

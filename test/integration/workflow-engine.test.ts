@@ -234,7 +234,7 @@ describe('workflow engine', () => {
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: new ScriptedLauncher(crew({ plan: PLAN1 })) });
     hubs.push(h2);
     await h2.hub.workflows.idle(s.workflow_id);
-    assert.equal(h2.hub.workflows.get(s.workflow_id).status, 'waiting_approval');
+    assert.equal((await h2.hub.workflows.get(s.workflow_id)).status, 'waiting_approval');
     const pending = (await h2.call('list_requests', {})).requests;
     assert.deepEqual(pending.map((x: any) => x.request_id), [w.approval_request_id]);
     await h2.call('respond', { request_id: w.approval_request_id, decision: 'approved' });
@@ -601,7 +601,7 @@ describe('workflow engine', () => {
 /** The plan note as an implement phase's agent writes it with write_note (its own job as author). */
 async function agentEditsPlan(h: TestHub, cmd: SpawnCmd, edit: (plan: string) => string): Promise<void> {
   const key = /workflow\/(w-[0-9a-f]+)\//.exec(h.hub.ctx.store.get(jobIdOf(cmd))!.prompt)?.[0] ?? '';
-  const cur = h.hub.notes.store.get(`${key}plan`)!;
+  const cur = (await h.hub.notes.get(`${key}plan`))!;
   await h.hub.notes.write({ key: `${key}plan`, value: edit(cur.value) }, { role: 'agent', jobId: jobIdOf(cmd) });
 }
 const checkIn = (m: string) => (plan: string): string => plan.replace(`- [ ] ${m}`, `- [x] ${m}`);
@@ -617,8 +617,8 @@ describe('workflow check-offs: the hub owns them', () => {
         await agentEditsPlan(h, cmd, checkIn(m));
         const id = h.hub.ctx.store.get(jobIdOf(cmd))!.workflow_id!;
         await h.hub.workflows.idle(id);
-        const v = h.hub.workflows.get(id);
-        seen.push({ done: v.milestones_done, plan: v.plan ?? '', note: h.hub.notes.store.get(`workflow/${id}/plan`)!.value });
+        const v = await h.hub.workflows.get(id);
+        seen.push({ done: v.milestones_done, plan: v.plan ?? '', note: (await h.hub.notes.get(`workflow/${id}/plan`))!.value });
         return goodImplement(m);
       },
     }));
@@ -756,7 +756,7 @@ describe('workflow check-offs: the hub owns them', () => {
     assert.deepEqual(seq(wa).slice(-1), ['implement:1']);
     assert.match(promptOf(h2, wa.jobs.at(-1).job_id), /## Your milestone\n- \[ \] add beta\.txt/);
     await h2.hub.workflows.idle(b.workflow_id);
-    const wb = h2.hub.workflows.get(b.workflow_id);
+    const wb = await h2.hub.workflows.get(b.workflow_id);
     assert.equal(wb.status, 'blocked');
     assert.equal(wb.blocked_reason?.code, 'missing_artifact');
     assert.match(wb.blocked_reason?.message ?? '', /has no plan/);

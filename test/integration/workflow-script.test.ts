@@ -11,6 +11,7 @@ import { gitOut, initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
 import { eventually } from '../helpers/wait.js';
 import { argValue, ScriptedLauncher, type ScriptedTurn, type TurnScript } from '../helpers/fakeLauncher.js';
+import type { PhaseSpawner } from '../../src/workflow/phases.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop().catch(() => undefined); });
@@ -65,7 +66,7 @@ describe('the workflow on the script engine', () => {
     const repo = await initRepo(join(h.dir, 'repo'));
     const s = await h.call('start_workflow', { task: 'add alpha, across a restart', cwd: repo });
     await fake1.launched((c) => phaseOf(c.prompt ?? '') === 'implement');
-    const before = h.hub.workflows.get(s.workflow_id);
+    const before = await h.hub.workflows.get(s.workflow_id);
     const implJob = before.jobs.find((j) => j.phase === 'implement')!.job_id;
     await h.hub.stop();
     assert.deepEqual(fake1.children.map((c) => phaseOf(c.prompt ?? '')), ['assess', 'review', 'implement']);
@@ -96,7 +97,7 @@ describe('the workflow on the script engine', () => {
     const repo = await initRepo(join(h.dir, 'repo'));
     const s = await h.call('start_workflow', { task: 'from an older hub', cwd: repo });
     await fake1.launched((c) => phaseOf(c.prompt ?? '') === 'implement');
-    const oldRun = h.hub.workflows.get(s.workflow_id).run_id!;
+    const oldRun = (await h.hub.workflows.get(s.workflow_id)).run_id!;
     await h.hub.stop();
     // What an older hub left: the workflow row with its phase job, and no run.
     const Database = (await import('better-sqlite3')).default;
@@ -129,7 +130,7 @@ describe('the workflow on the script engine', () => {
     const w = await h.call('get_workflow', { workflow_id: s.workflow_id });
     const r = await h.call('cancel_run', { run_id: w.run_id, reason: 'not needed' });
     assert.equal(r.status, 'cancelled');
-    const c = await eventually('workflow cancelled', () => { const x = h.hub.workflows.get(s.workflow_id); return x.status === 'cancelled' ? x : undefined; }, 20_000);
+    const c = await eventually('workflow cancelled', async () => { const x = await h.hub.workflows.get(s.workflow_id); return x.status === 'cancelled' ? x : undefined; }, 20_000);
     assert.equal(h.hub.ctx.store.get(c.jobs.at(-1)!.job_id)!.status, 'cancelled');
 
     // Written out, the call is refused before the script starts; reached at run time, there is no hub to call.
@@ -139,5 +140,23 @@ describe('the workflow on the script engine', () => {
     const v = await ended(h, lead.run_id);
     assert.match(String(v.result), /^TypeError: /, JSON.stringify(v));
     assert.equal(v.calls.length, 0);
+  });
+  test('two starts of one phase at once make one job: the workflow is claimed in the job\'s own transaction, the loser\'s job rolled back', async () => {
+    const fake = new ScriptedLauncher((prompt, cmd) => (phaseOf(prompt) === 'assess' ? { hang: true } : crew()(prompt, cmd)));
+    const h = await startTestHub({ processes: fake });
+    hubs.push(h);
+    const repo = await initRepo(join(h.dir, 'repo'));
+    const s = await h.call('start_workflow', { task: 'add alpha', cwd: repo });
+    await fake.launched((c) => phaseOf(c.prompt ?? '') === 'assess');
+    // Both starts saw the assess job as current (what two ticks on one step at once see).
+    const w = await h.hub.workflows.workflow(s.workflow_id);
+    const phases = (h.hub.workflows as any).engine.phases as PhaseSpawner;
+    const call = { runId: 'r-none', within: () => undefined };
+    const started = await Promise.all([phases.spawn(w, 'review', 1, undefined, call), phases.spawn(w, 'review', 1, undefined, call)]);
+    assert.equal(started.filter(Boolean).length, 1, `one start made a job: ${JSON.stringify(started)}`);
+    const after = await h.hub.workflows.get(s.workflow_id);
+    assert.deepEqual(after.jobs.map((j) => [j.job_id, j.phase]), [[s.assess_job_id, 'assess'], [started.find(Boolean), 'review']]);
+    assert.equal((await h.hub.workflows.workflow(s.workflow_id)).current_job, started.find(Boolean));
+    await h.call('cancel_workflow', { workflow_id: s.workflow_id });
   });
 });

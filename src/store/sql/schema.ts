@@ -6,6 +6,7 @@
 // says so.
 import type { ColumnType, Generated } from 'kysely';
 import type { AttemptRow, JobRow } from '../jobs.js';
+import type { WorkflowRow } from '../workflows.js';
 
 /** notes: key → value, with a version that grows by one on every write (compare-and-set). */
 export interface NotesTable {
@@ -217,6 +218,23 @@ export interface OwnedTable {
   id: string;
   status: string;
   hub_id: string | null;
+}
+
+
+/** workflows: one row per implement/review workflow (hub_id: its owner, migration 27). */
+export interface WorkflowsTable extends Omit<WorkflowRow, 'project'> {
+  project: string | null;
+  hub_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** workflow_milestones: the hub's record of a workflow's plan, one row per milestone. */
+export interface WorkflowMilestonesTable {
+  workflow_id: string;
+  idx: number;
+  text: string;
+  done_at: number | null;
+  done_cycle: number | null;
+  done_job: string | null;
 }
 
 /** Counters with a default of 0: optional when a row is inserted. */
@@ -465,7 +483,8 @@ export interface Schema {
   script_log: ScriptLogTable;
   hubs: HubsTable;
   job_commands: JobCommandsTable;
-  workflows: OwnedTable;
+  workflows: WorkflowsTable;
+  workflow_milestones: WorkflowMilestonesTable;
   debates: DebatesTable;
   // step 3 (leaf stores)
   events: EventsTable;

@@ -24,18 +24,18 @@ const CancelBody = z.object({}).strict();
 export interface Worklog { key: string; cycle: number | null; phase: string | null; value: string; version: number; updated_at: string }
 
 export function workflowRoutes(d: { workflows: WorkflowService; notes: NoteService }) {
-  const detail = (id: string) => {
-    const workflow = d.workflows.get(id); // also adopts an old plan note into the record
+  const detail = async (id: string) => {
+    const workflow = await d.workflows.get(id); // also adopts an old plan note into the record
     const k = wfKeys(workflow.workflow_id);
-    const worklogs: Worklog[] = d.notes.store.select([], k.worklogPrefix).map((n) => {
+    const worklogs: Worklog[] = (await d.notes.select([], k.worklogPrefix)).map((n) => {
       const m = /cycle-(\d+)-(\w+)$/.exec(n.key);
       return { key: n.key, cycle: m ? Number(m[1]) : null, phase: m?.[2] ?? null, value: n.value, version: n.version, updated_at: isoTime(n.updated_at) };
     }).sort((a, b) => (b.cycle ?? -1) - (a.cycle ?? -1) || (a.phase === 'review' ? 1 : 0) - (b.phase === 'review' ? 1 : 0));
     return {
       workflow,
-      milestones: d.workflows.store.milestones(workflow.workflow_id),
+      milestones: await d.workflows.milestones(workflow.workflow_id),
       worklogs,
-      contract: d.notes.store.get(k.contract)?.value ?? null,
+      contract: (await d.notes.get(k.contract))?.value ?? null,
     };
   };
 
