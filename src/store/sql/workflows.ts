@@ -8,7 +8,7 @@
 //   - a status moves only from the states it may: `moveWorkflow` names them in its WHERE.
 import { sql } from 'kysely';
 import type { MilestoneRecord } from '../../domain/milestones.js';
-import { batch, isPostgres, type Q } from './tx.js';
+import { batch, type Q } from './tx.js';
 import type { WorkflowRow } from '../workflows.js';
 
 export type { WorkflowRow };
@@ -19,9 +19,11 @@ export type WorkflowFields = Partial<Omit<WorkflowRow, 'id' | 'seq' | 'created_a
 
 export interface WorkflowJob { id: string; phase: string | null; cycle: number | null; status: string; failure_class: string | null; model: string | null; provider: string }
 
-const UNIQUE_VIOLATION = '23505';
+/** A UNIQUE constraint refused the row: PostgreSQL's SQLSTATE, better-sqlite3's code. */
+const isUniqueViolation = (err: unknown): boolean => ['23505', 'SQLITE_CONSTRAINT_UNIQUE'].includes((err as { code?: string }).code ?? '');
 
-/** A new workflow, numbered after the last (on PostgreSQL two starts at once may take one number: `seq` is UNIQUE, the loser numbers again). */
+/** A new workflow, numbered after the last: two starts at once (two connections, or two calls of one hub
+ * interleaved between the read and the insert) may take one number; `seq` is UNIQUE, the loser numbers again. */
 export async function insertWorkflow(q: Q, w: NewWorkflow): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const next = await q.selectFrom('workflows').select(sql<number>`COALESCE(MAX(seq), 0) + 1`.as('s')).executeTakeFirstOrThrow();
@@ -29,7 +31,7 @@ export async function insertWorkflow(q: Q, w: NewWorkflow): Promise<void> {
       await q.insertInto('workflows').values({ ...w, project: w.project ?? null, seq: Number(next.s), updated_at: w.created_at }).execute();
       return;
     } catch (err) {
-      if ((err as { code?: string }).code !== UNIQUE_VIOLATION || attempt >= 5 || !isPostgres(q)) throw err;
+      if (!isUniqueViolation(err) || attempt >= 5) throw err;
     }
   }
 }
