@@ -56,7 +56,7 @@ function seed(h: BenchHub): void {
       const id = `j-live${i}`;
       // 'waiting' on a job that never ends: live, holding a reservation, never dispatched.
       store.insertJob(row(id, { status: 'waiting', labels_json: '["bench"]', depends_on_json: '["j-seed0"]' }), 5_000 + i);
-      h.hub.budgets.store.hold(id, 0.05, 0, 'seed', 5_000 + i);
+      h.hub.db.prepare('INSERT INTO budget_reservations (job_id, amount_usd, base_cost_usd, basis, reserved_at) VALUES (?, ?, ?, ?, ?)').run(id, 0.05, 0, 'seed', 5_000 + i);
     }
   });
 }

@@ -196,7 +196,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const messages = new MessageService(ctx, children);
   const lockGuard = guardLocks(ctx, messages, confinement?.lockMounts);
   const hookLedger = new HookLedger();
-  const budgets = new Budgets(ctx, { actions: { stop: (id, error) => children.stopForBudget(id, error) }, autoModels: (p) => autoModels(config, p), runBudget: (id) => scriptRunBudget(db, id) });
+  const budgets = new Budgets(ctx, { actions: { stop: (id, error) => children.stopForBudget(id, error) }, autoModels: (p) => autoModels(config, p), runBudget: scriptRunBudget });
   const models = new ModelChooser(ctx, budgets);
   // cycle: the limiter's wake-up starts queued work through the runner, and the runner asks the limiter before each start.
   const limits = new Limits(

@@ -4,7 +4,7 @@
 // events), one step at a time per debate; logic.ts decides the step from the stored turns, so a
 // restarted hub picks up where it was (reconcile).
 import { SerialChains } from '../serial.js';
-import { checkProject } from '../projects/service.js';
+import { assertProjectOpen } from '../projects/service.js';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -93,7 +93,7 @@ export class DebateService {
     i.sides.forEach((s, n) => {
       if (!this.ctx.launchers[s.provider]) throw new InvalidInputError(`sides[${n}].provider ${JSON.stringify(s.provider)} is not available in this hub. Use "claude"${this.ctx.launchers.codex ? ' or "codex"' : ''}.`);
     });
-    if (i.project !== undefined) checkProject(this.ctx.db, i.project);
+    if (i.project !== undefined) await assertProjectOpen(this.ctx.sql.db, i.project);
     const id = `d-${randomBytes(4).toString('hex')}`;
     const title = i.title ?? (i.task.split('\n').find((l) => l.trim())?.trim().slice(0, 80) ?? 'debate');
     const { repoRoot, worktreePath, branch, baseCommit } = await placeRun({ cwd, worktree: i.worktree, id, prefix: 'debate', title, worktreesDir: this.ctx.config.worktreesDir });

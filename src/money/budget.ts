@@ -3,8 +3,16 @@
 // of every ancestor spawned with `budget_usd`, and the budget of the script run it works for
 // (run_script's `budget_usd`, docs/scripts.md) — what a new job is expected to cost (the median of
 // finished jobs like it, else a per-model fallback), whether its reservation fits, and the words
-// that say why not. No I/O: src/money/budgetStore.ts reads the numbers, src/money/budgets.ts
+// that say why not. No I/O: src/store/sql/budgets.ts reads the numbers, src/money/budgets.ts
 // applies the decisions.
+
+/** The statuses of a job that may still spend (a reservation counts only while its job has one and is unreleased). */
+export const LIVE_STATUSES = ['queued', 'waiting', 'running', 'frozen', 'needs_input'] as const;
+
+/** The script runs named by `run:<id>` labels. */
+export function runIdsOf(labels: readonly string[]): string[] {
+  return labels.filter((l) => l.startsWith('run:')).map((l) => l.slice(4));
+}
 
 /** Which kind of budget, and what it covers. */
 export type BudgetKind = 'house' | 'label' | 'subtree' | 'run';

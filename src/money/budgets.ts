@@ -13,14 +13,13 @@ import { BudgetExceededError, InvalidInputError } from '../errors.js';
 import type { Q } from '../store/sql/tx.js';
 import { transact } from '../store/sql/tx.js';
 import {
-  ancestorsOf, finishedCostsOf, holdReservation, liveIn, lockSpawns, releaseReservation, runLabelsUp, spentIn, strayReservations, useOf,
+  ancestorsOf, finishedCostsOf, holdReservation, liveIn, lockSpawns, releaseReservation, reservationOf, runLabelsUp, spentIn, strayReservations, useOf,
 } from '../store/sql/budgets.js';
 import { addEvent, getJob } from '../store/sql/jobs.js';
 import {
   applicableBudgets, budgetFacts, budgetName, crossedMessage, estimateCost, isCrossed, refusalMessage, refusals,
-  ESTIMATE_SAMPLE, TYPICAL_JOB_TOKENS, type BudgetRef, type BudgetState, type Estimate,
+  ESTIMATE_SAMPLE, LIVE_STATUSES, runIdsOf, TYPICAL_JOB_TOKENS, type BudgetRef, type BudgetState, type Estimate,
 } from './budget.js';
-import { BudgetStore, LIVE_STATUSES, runIdsOf } from './budgetStore.js';
 
 /** What a job to be created (or resumed) is, as far as budgets go. */
 export interface BudgetSpec {
@@ -52,36 +51,37 @@ export interface BudgetDeps {
   actions: BudgetActions;
   /** The models a job with model "auto" may end up on, per provider (src/models/choice.ts autoModels); undefined without tiers. */
   autoModels: (provider: string) => (string | null)[] | undefined;
-  /** A script run's own budget (run_script's budget_usd), if it has one (src/scripts/view.ts scriptRunBudget). */
-  runBudget: (runId: string) => { limitUsd: number; title: string } | undefined;
+  /** A script run's own budget (run_script's budget_usd), if it has one (src/scripts/view.ts scriptRunBudget), read through `q`. */
+  runBudget: (q: Q, runId: string) => Promise<{ limitUsd: number; title: string } | undefined>;
 }
 
 const SETTLED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 const RUNNING = new Set(['running', 'needs_input']);
 
 export class Budgets {
-  /** mixed period: until step 7 — the synchronous store of the block at the end (its tests and bench/budget.ts read it too). */
-  readonly store: BudgetStore;
   /** Jobs already told to stop for a budget (their attempt has not ended yet). */
   private readonly stopping = new Set<string>();
   /** The budgets each running job counts against (its ancestors and labels do not change). */
   private readonly refsOf = new Map<string, BudgetRef[]>();
   private readonly detach: (() => void)[] = [];
 
-  constructor(private readonly ctx: HubContext, private readonly d: BudgetDeps) {
-    this.store = new BudgetStore(ctx.db);
-  }
+  constructor(private readonly ctx: HubContext, private readonly d: BudgetDeps) {}
 
   /** The budgets a new job with this parent and these labels counts against. */
   async applicable(q: Q, parentId: string | null, labels: readonly string[]): Promise<BudgetRef[]> {
     const c = this.ctx.config;
     const up = (await runLabelsUp(q, parentId)).flatMap((l) => runIdsOf(JSON.parse(l) as string[]));
-    return applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels, ancestors: await ancestorsOf(q, parentId, true), runs: this.runs([...runIdsOf(labels), ...up]) });
+    return applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels, ancestors: await ancestorsOf(q, parentId, true), runs: await this.runs(q, [...runIdsOf(labels), ...up]) });
   }
 
   /** The budgets of these script runs, those that have one. */
-  private runs(ids: readonly string[]): { id: string; limitUsd: number; title: string }[] {
-    return [...new Set(ids)].flatMap((id) => { const b = this.d.runBudget(id); return b ? [{ id, ...b }] : []; });
+  private async runs(q: Q, ids: readonly string[]): Promise<{ id: string; limitUsd: number; title: string }[]> {
+    const out: { id: string; limitUsd: number; title: string }[] = [];
+    for (const id of new Set(ids)) {
+      const b = await this.d.runBudget(q, id);
+      if (b) out.push({ id, ...b });
+    }
+    return out;
   }
 
   /** The models a job's reservation must cover: "auto" stands for every model it may be given. */
@@ -200,7 +200,7 @@ export class Budgets {
       if (!refs) {
         const c = this.ctx.config;
         const runs = (await runLabelsUp(q, jobId)).flatMap((l) => runIdsOf(JSON.parse(l) as string[]));
-        refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: JSON.parse(j.labels_json) as string[], ancestors: await ancestorsOf(q, jobId, true), runs: this.runs(runs) });
+        refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: JSON.parse(j.labels_json) as string[], ancestors: await ancestorsOf(q, jobId, true), runs: await this.runs(q, runs) });
         this.refsOf.set(jobId, refs);
       }
       for (const r of refs) {
@@ -222,40 +222,14 @@ export class Budgets {
   }
 
 
-  // ---- mixed period: until step 7 (docs/store-plan.md) ------------------------------------------
-  // The synchronous half, for callers not yet on the layer: workflow phases, debate turns and
-  // schedule occurrences create jobs inside their own synchronous transactions
-  // (JobService.createSync → checkSync/holdSync), the dispatch runs plan with `estimate`
-  // (src/runs/runService.ts), and JobService.withHealth shows a reservation with `view`. Their SQL
-  // is src/money/budgetStore.ts. Delete this block and that file when those callers have moved.
-
-  /** The estimate of a job like this one, synchronously (checkSync; the dispatch runs' planning). */
-  estimate(s: Pick<BudgetSpec, 'provider' | 'model' | 'template' | 'budgetUsd' | 'baseCostUsd'>): Estimate {
-    const costs = (m: string | null, t?: string | null): number[] => this.store.finishedCosts(s.provider, m, t);
-    return this.estimateFrom(s, (m) => ({ sameModelAndTemplate: s.template === null ? [] : costs(m, s.template), sameModel: costs(m) }));
+  /** The estimate of a job like this one (the dispatch runs' planning), read through the layer. */
+  async estimate(s: Pick<BudgetSpec, 'provider' | 'model' | 'template' | 'budgetUsd' | 'baseCostUsd'>, q: Q = this.ctx.sql.db): Promise<Estimate> {
+    return this.estimateIn(q, s);
   }
 
-  /**
-   * `check` through the synchronous store, inside the caller's synchronous transaction.
-   * mixed period: until step 7 — for the engines that create jobs inside their own synchronous
-   * transaction (workflow phases, debate turns, schedule occurrences: JobService.createSync).
-   */
-  checkSync(s: BudgetSpec, caller: 'lead' | 'agent', verb?: string): Reservation | undefined {
-    const c = this.ctx.config;
-    const refs = applicableBudgets({ houseUsd: c.budgetUsd, labelBudgets: c.labelBudgets, labels: s.labels, ancestors: this.store.ancestors(s.parentId, true), runs: this.runs([...runIdsOf(s.labels), ...this.store.runsOf(s.parentId)]) });
-    if (refs.length === 0) return undefined;
-    this.checkPriced(s, refs);
-    return this.decide(s, this.estimate(s), refs.map((r) => ({ ...r, ...this.store.use(r) })), caller, verb);
-  }
-
-  /** `hold` through the synchronous store. mixed period: until step 7 (see checkSync). */
-  holdSync(jobId: string, r: Reservation, now: number): void {
-    this.store.hold(jobId, r.usd, r.baseCostUsd, r.basis, now);
-  }
-
-  /** A job's reservation for get_agent / list_agents: what it reserved, and while held what is left of it. (JobService.withHealth, synchronous). */
-  view(j: { id: string; status: string; cost_usd: number }): Record<string, unknown> | undefined {
-    const r = this.store.get(j.id);
+  /** A job's reservation for get_agent / list_agents: what it reserved, and while held what is left of it (JobService.withHealth). */
+  async view(q: Q, j: { id: string; status: string; cost_usd: number }): Promise<Record<string, unknown> | undefined> {
+    const r = await reservationOf(q, j.id);
     if (!r) return undefined;
     const held = r.released_at === null && (LIVE_STATUSES as readonly string[]).includes(j.status);
     const cost = j.cost_usd;
@@ -263,7 +237,6 @@ export class Budgets {
       ? { reserved_usd: round(r.amount_usd), left_usd: round(Math.max(0, r.amount_usd - (cost - r.base_cost_usd))), basis: r.basis }
       : { reserved_usd: round(r.amount_usd), released: true, booked_usd: round(r.booked_usd ?? Math.max(0, cost - r.base_cost_usd)), basis: r.basis };
   }
-  // ---- end of the mixed period block ------------------------------------------------------------
 }
 
 const round = (v: number): number => Math.round(v * 1e6) / 1e6;

@@ -3,12 +3,10 @@
 // through: JobService.create checks the name and refuses an archived project; spawn_agent
 // makes a sub-agent inherit its parent's project. list_projects and update_project are the
 // lead's tools over it.
-import type Database from 'better-sqlite3';
 import type { JobRow } from '../store/jobs.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { projectNameMessage, projectNameProblem } from '../contract/projectNames.js';
-import { ProjectStore } from './store.js';
 import { changeProject, getProject, projectExists, projectStats, type ProjectStats } from '../store/sql/projects.js';
 import type { Q } from '../store/sql/tx.js';
 import type { ProjectView } from '../contract/projects.js';
@@ -26,16 +24,6 @@ export async function assertProjectOpen(q: Q, name: string): Promise<void> {
   const problem = projectNameProblem(name);
   if (problem) throw new InvalidInputError(projectNameMessage(name, problem));
   refuseArchived(name, await getProject(q, name));
-}
-
-/**
- * assertProjectOpen read synchronously. mixed period: until step 7 — JobService.create's and
- * createSync's bodies, the workflow and debate services check it inside synchronous sections.
- */
-export function checkProject(db: Database.Database, name: string): void {
-  const problem = projectNameProblem(name);
-  if (problem) throw new InvalidInputError(projectNameMessage(name, problem));
-  refuseArchived(name, new ProjectStore(db).get(name));
 }
 
 function refuseArchived(name: string, row: { archived_at: number | null } | undefined): void {

@@ -168,7 +168,7 @@ export class RunService {
       return j.status === 'succeeded' ? 'ok' : isTerminal(j.status as JobStatus) ? 'bad' : 'open';
     };
     let live = tasks.filter((t) => { const j = jobOf(t); return j && !isTerminal(j.status as JobStatus); }).length;
-    let spent = this.spent(tasks, jobs);
+    let spent = await this.spent(tasks, jobs);
     let stopNote = run.note;
     // Skip what can never run; start what is ready while a slot and money are left.
     let changed = true;
@@ -191,7 +191,7 @@ export class RunService {
         if (stopNote) continue;
         if (rules.concurrency !== undefined && live >= rules.concurrency) continue;
         if (rules.budget_usd !== undefined) {
-          const ask = this.estimate(spec);
+          const ask = await this.estimate(spec);
           if (spent + ask > rules.budget_usd) {
             stopNote = this.budgetNote(run, rules.budget_usd, spent, ask, t.task_id, tasks, jobs);
             await updateRun(this.q, runId, { note: stopNote }, ctx.clock.now());
@@ -214,7 +214,7 @@ export class RunService {
           const ids = [...(JSON.parse(t.job_ids_json) as string[]), r.job_id];
           Object.assign(t, { state: 'started', job_id: r.job_id, job_ids_json: JSON.stringify(ids), error: null });
           live++;
-          spent += this.estimate(spec);
+          spent += await this.estimate(spec);
         } catch (err) {
           if (err instanceof TaskTaken) {
             this.again.add(runId); // what this pass read is stale: the next pass reads again
@@ -238,23 +238,23 @@ export class RunService {
   }
 
   /** What the run has spent, plus what its live jobs may still spend (their budget_usd or estimate, less what they spent). */
-  private spent(tasks: RunTaskRow[], jobs: Map<string, JobRow>): number {
+  private async spent(tasks: RunTaskRow[], jobs: Map<string, JobRow>): Promise<number> {
     let s = 0;
     for (const t of tasks) {
       for (const id of JSON.parse(t.job_ids_json) as string[]) {
         const j = jobs.get(id);
         if (!j) continue;
         const live = t.job_id === id && !isTerminal(j.status as JobStatus);
-        s += live ? Math.max(j.cost_usd, this.estimate(JSON.parse(t.spec_json) as TaskSpec)) : j.cost_usd;
+        s += live ? Math.max(j.cost_usd, await this.estimate(JSON.parse(t.spec_json) as TaskSpec)) : j.cost_usd;
       }
     }
     return s;
   }
 
-  private estimate(spec: TaskSpec): number {
+  private async estimate(spec: TaskSpec): Promise<number> {
     if (typeof spec.budget_usd === 'number') return spec.budget_usd;
     try {
-      return this.budgets.estimate({ provider: spec.provider ?? 'claude', model: spec.model ?? null, template: spec.template ?? null, budgetUsd: null }).usd;
+      return (await this.budgets.estimate({ provider: spec.provider ?? 'claude', model: spec.model ?? null, template: spec.template ?? null, budgetUsd: null })).usd;
     } catch {
       return 0;
     }

@@ -1,7 +1,6 @@
 // A script run as get_run, `overseer run` and the floor show it: read from the state database
 // alone (the run row, its journal and the jobs that carried its calls), through the layer
 // (src/store/sql/scripts.ts), so the CLI can show it whether or not a hub runs.
-import type { Db } from '../store/db.js';
 import type { Json } from './sandbox.js';
 import { callsWithJobs, findScriptRun, logOf, scriptRunSpent, type ScriptRunRow } from '../store/sql/scripts.js';
 import type { Q } from '../store/sql/tx.js';
@@ -20,13 +19,9 @@ export interface ScriptRules {
   bundled?: string;
 }
 
-/**
- * The run's own budget (run_script's budget_usd), for the budgets its agents reserve under (src/money/budgets.ts).
- * mixed period: until Budgets asks it asynchronously (src/money, h/p29money) — `runBudget` is a
- * synchronous callback inside the budget check, so this one read stays on the synchronous handle.
- */
-export function scriptRunBudget(db: Db, runId: string): { limitUsd: number; title: string } | undefined {
-  const r = db.prepare("SELECT title, rules_json FROM runs WHERE id = ? AND kind = 'script'").get(runId) as { title: string; rules_json: string } | undefined;
+/** The run's own budget (run_script's budget_usd), for the budgets its agents reserve under (src/money/budgets.ts); read in the spawn's transaction. */
+export async function scriptRunBudget(q: Q, runId: string): Promise<{ limitUsd: number; title: string } | undefined> {
+  const r = await q.selectFrom('runs').select(['title', 'rules_json']).where('id', '=', runId).where('kind', '=', 'script').executeTakeFirst();
   const limit = r ? (JSON.parse(r.rules_json) as ScriptRules).budget_usd : null;
   return r && limit !== null ? { limitUsd: limit, title: r.title } : undefined;
 }

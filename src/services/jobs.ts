@@ -6,8 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
-import { tx } from '../store/db.js';
-import { joinSync, transact, type Q } from '../store/sql/tx.js';
+import { isPostgres, joinSync, transact, type Q } from '../store/sql/tx.js';
 import { addEvent, attemptsOf, attemptsOfJobs, descendants, getJob, inSubtree, insertJob, jobsByStatus, jobsOf, lastMergeOf, listJobs, nearbyIds, statusOf, titlesOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import type { BudgetSpec, Reservation } from '../money/budgets.js';
 import type { DepState } from '../domain/scheduler.js';
@@ -23,11 +22,10 @@ import type { ModelChooser } from '../models/choice.js';
 import type { ConfineStatus } from '../confine/launcher.js';
 import type { WarningRow } from '../store/warnings.js';
 import { markWarningsSeen, openWarnings, openWarningsOfJobs, unseenWarnings } from '../store/sql/warnings.js';
-import { SetupStore } from '../store/setup.js';
 import { RunAttention } from './runAttention.js';
 import { byPair } from '../store/overlaps.js';
 import { markOverlapsSeen, openOverlaps, unseenOverlaps } from '../store/sql/overlaps.js';
-import { setupReport } from '../store/sql/setup.js';
+import { setSetupBase, setSetupSkip, setupReport } from '../store/sql/setup.js';
 import { markMessagesRead, unreadFrom } from '../store/sql/messages.js';
 import { setupView } from '../git/bootstrap.js';
 import { isoTime } from '../clock.js';
@@ -44,8 +42,8 @@ import { applyTemplate, getTemplate, withGuidelines } from '../templates/templat
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
 import { toEventView, type EventView } from '../events/view.js';
-import { assertProjectOpen, checkProject, projectForSpawn } from '../projects/service.js';
-import { ProjectStore } from '../projects/store.js';
+import { assertProjectOpen, projectForSpawn } from '../projects/service.js';
+import { ensureProject } from '../store/sql/projects.js';
 import { broadcast, type BroadcastInput, type BroadcastResult } from '../projects/broadcast.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../contract/agents.js';
 import type { AgentLauncher } from '../launch/types.js';
@@ -156,8 +154,6 @@ export class JobService {
   private readonly bashPolicy: BashPolicy;
   private readonly takeover: TakenOver;
   private readonly confinement: SpawnConfinement;
-  /** mixed period: until step 7 — spawn's skip and base inside create's and createSync's transactions. */
-  private readonly setups: SetupStore;
   private readonly runNews: RunAttention;
 
   constructor(private readonly ctx: HubContext, d: JobDeps) {
@@ -171,7 +167,6 @@ export class JobService {
     this.bashPolicy = d.bashPolicy;
     this.takeover = d.takeover;
     this.confinement = d.confinement;
-    this.setups = new SetupStore(ctx.db);
     this.runNews = new RunAttention(ctx.sql.db, ctx.db);
   }
 
@@ -181,7 +176,7 @@ export class JobService {
     const q = this.ctx.sql.db;
     const open = warnings ?? await openWarnings(q, j.id);
     const live = !isTerminal(j.status as JobStatus);
-    const reservation = this.budgets.view(j);
+    const reservation = await this.budgets.view(q, j);
     const setup = j.worktree === 1 ? setupView(await setupReport(q, j.id)) : undefined;
     const pairs = j.worktree === 1 ? byPair(await openOverlaps(q, j.id)) : [];
     const others = pairs.map((o) => (o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0]));
@@ -379,71 +374,34 @@ export class JobService {
    */
   async create(
     spec: JobSpec, by: string,
-    /** `notBefore`: the job stays waiting until then (src/runs/schedules.ts queues it); `within`: more writes in the same transaction
-     * through `trx` (layer) — or, mixed period until step 7, synchronous ones of modules not yet moved: they join it, src/store/sql/tx.ts joinSync). */
+    /** `notBefore`: the job stays waiting until then (src/runs/schedules.ts queues it); `within`: more writes in the same transaction, through `trx`. */
     at: { notBefore?: number; within?: (jobId: string, now: number, trx: Q) => Promise<void> | void } = {},
   ): Promise<{ job_id: string; status: JobStatus; title: string; reserved_usd?: number }> {
     const { ctx } = this;
-    const id = spec.id ?? this.newJobId();
+    const id = spec.id ?? await this.freshJobId();
     const deps = JSON.parse(spec.depends_on_json) as string[];
     const depState = this.runner.depState(await statusOf(ctx.sql.db, deps));
     const now = ctx.clock.now();
     const status = this.initialStatus(depState, at.notBefore, now);
     // The project (src/projects): a valid name, not archived; its row is made with the first job.
-    if (spec.project != null) checkProject(ctx.db, spec.project);
+    if (spec.project != null) await assertProjectOpen(ctx.sql.db, spec.project);
     const reserved = await transact(ctx.sql.db, async (trx) => {
       const r = await this.budgets.check(trx, this.budgetSpec(spec), spec.parent_id === null ? 'lead' : 'agent');
       const { skipBootstrap, base, ...row } = spec;
-      // mixed period: until step 7 — the project's, setup's and caller's rows through the synchronous store, in this transaction.
-      if (spec.project != null) joinSync(trx, ctx.db, () => new ProjectStore(ctx.db).ensure(spec.project!, now));
+      if (spec.project != null) await ensureProject(trx, spec.project, now);
       await insertJob(trx, { ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
       if (at.notBefore !== undefined) await updateJob(trx, id, { not_before: at.notBefore }, now);
-      let more: Promise<void> | void = undefined;
-      joinSync(trx, ctx.db, () => {
-        if (skipBootstrap) this.setups.skip(id, now);
-        if (base) this.setups.setBase(id, base, now);
-        more = at.within?.(id, now, trx);
-      });
-      await more;
+      if (skipBootstrap) await setSetupSkip(trx, id, now);
+      if (base) await setSetupBase(trx, id, base, now);
+      // mixed period: until the workflow's journal is on the layer (src/workflow/steps.ts `carry`,
+      // h/p29b2) — a phase's `within` still writes its call synchronously, so on SQLite it joins this
+      // transaction; on PostgreSQL there is no synchronous store, so `within` runs as it is.
+      await (isPostgres(trx) ? at.within?.(id, now, trx) : joinSync(trx, ctx.db, () => at.within?.(id, now, trx)));
       if (r) await this.budgets.hold(trx, id, r, now);
       await addEvent(trx, id, now, 'spawned', this.spawnedEvent(by, status, at.notBefore, r));
       return r;
     });
     return this.created(id, spec, status, depState, reserved);
-  }
-
-  /**
-   * `create` inside the caller's synchronous transaction, through the synchronous store.
-   * mixed period: until step 7 — the workflow, debate and schedule engines create a job inside a
-   * synchronous transaction of their own (with their rows); they move onto the layer in step 7.
-   */
-  createSync(
-    spec: JobSpec, by: string,
-    at: { notBefore?: number; within?: (jobId: string, now: number) => void } = {},
-  ): { job_id: string; status: JobStatus; title: string; reserved_usd?: number } {
-    const { ctx } = this;
-    const id = spec.id ?? this.newJobId();
-    const deps = JSON.parse(spec.depends_on_json) as string[];
-    const depState = this.runner.depState(ctx.store.depsOfIds(deps));
-    const now = ctx.clock.now();
-    const status = this.initialStatus(depState, at.notBefore, now);
-    if (spec.project != null) checkProject(ctx.db, spec.project);
-    const reserved = tx(ctx.db, () => {
-      if (spec.project != null) new ProjectStore(ctx.db).ensure(spec.project, now);
-      const r = this.budgets.checkSync(this.budgetSpec(spec), spec.parent_id === null ? 'lead' : 'agent');
-      const { skipBootstrap, base, ...row } = spec;
-      ctx.store.insertJob({ ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
-      if (skipBootstrap) this.setups.skip(id, now);
-      if (base) this.setups.setBase(id, base, now);
-      if (at.notBefore !== undefined) ctx.store.update(id, { not_before: at.notBefore }, now);
-      at.within?.(id, now);
-      if (r) this.budgets.holdSync(id, r, now);
-      ctx.store.addEvent(id, now, 'spawned', this.spawnedEvent(by, status, at.notBefore, r));
-      return r;
-    });
-    const out = { job_id: id, status, title: spec.title, ...(reserved ? { reserved_usd: Math.round(reserved.usd * 1e6) / 1e6 } : {}) };
-    void this.created(id, spec, status, depState, reserved).catch((err: unknown) => ctx.log.error({ err, jobId: id }, 'after creating a job'));
-    return out;
   }
 
   private initialStatus(depState: DepState, notBefore: number | undefined, now: number): JobStatus {
@@ -477,16 +435,6 @@ export class JobService {
     for (let i = 0; i < 10; i++) {
       const id = this.ctx.ids.jobId();
       if (!(await getJob(this.ctx.sql.db, id))) return id;
-    }
-    throw new Error('could not generate a unique job id');
-  }
-
-  /** freshJobId read synchronously, for create's and createSync's callers that give no id.
-   * mixed period: until step 7 (createSync's synchronous callers) — then create awaits freshJobId. */
-  private newJobId(): string {
-    for (let i = 0; i < 10; i++) {
-      const id = this.ctx.ids.jobId();
-      if (!this.ctx.store.get(id)) return id;
     }
     throw new Error('could not generate a unique job id');
   }

@@ -2,9 +2,7 @@
 // compare-and-set when `expected_version` is given; watchers are woken by the write event
 // (subscribe first, then check), never by polling.
 import type { Caller, HubContext } from './context.js';
-import { NoteStore } from '../store/notes.js';
 import { deleteNote, getNote, listNotes, selectNotes, setNote, type NoteRow } from '../store/sql/notes.js';
-import { tx } from '../store/db.js';
 import type { Q } from '../store/sql/tx.js';
 import { waitUntil } from './wait.js';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
@@ -30,11 +28,7 @@ function view(r: NoteRow, offset = 0, budget = NOTE_PIECE_CHARS): NoteView {
 export const authorOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
 export class NoteService {
-  readonly store: NoteStore;
-
-  constructor(private readonly ctx: HubContext) {
-    this.store = new NoteStore(ctx.db);
-  }
+  constructor(private readonly ctx: HubContext) {}
 
   async write(i: WriteNoteInput, caller: Caller): Promise<{ key: string; version: number }> {
     await this.guardWorkflowKey(i.key, caller, 'write');
@@ -59,16 +53,7 @@ export class NoteService {
     throw new ForbiddenError(`cannot ${what} ${JSON.stringify(key)}: notes under workflow/${m[1]}/ belong to that workflow (the hub and its own phases). Read them with read_note; to share your own findings, use another key (e.g. "notes/${caller.jobId}/…").`);
   }
 
-  /** Write as the hub itself (workflow artifacts), without compare-and-set. Synchronous until the
-   * workflow and debate engines move onto the asynchronous layer (docs/store-plan.md step 7). */
-  writeAs(key: string, value: string, author: string): number {
-    const version = tx(this.ctx.db, () => this.store.put(key, value, author, this.ctx.clock.now()));
-    this.ctx.bus.emit('note', { key, version });
-    return version;
-  }
-
-  /** Write as the hub itself (workflow and debate artifacts), without compare-and-set, on the layer.
-   * Replaces `writeAs` as its callers move (docs/store-plan.md step 7). */
+  /** Write as the hub itself (workflow and debate artifacts), without compare-and-set. */
   async put(key: string, value: string, author: string): Promise<number> {
     const version = await setNote(this.ctx.sql.db, { key, value, author, now: this.ctx.clock.now() });
     this.ctx.bus.emit('note', { key, version });

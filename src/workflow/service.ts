@@ -20,7 +20,7 @@ import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateErr
 import { placeRun, removeWorktree } from '../git/worktree.js';
 import { gitOut } from '../git/exec.js';
 import type { CancelInput } from '../contract/agents.js';
-import { checkProject } from '../projects/service.js';
+import { assertProjectOpen } from '../projects/service.js';
 import type { ListWorkflowsInput, ResumeWorkflowInput, StartWorkflowInput } from '../contract/workflows.js';
 import type { ScriptRuns } from '../scripts/runs.js';
 import type { BundledScript } from '../scripts/bundled.js';
@@ -108,7 +108,7 @@ export class WorkflowService {
     const tpl = i.template !== undefined ? this.resolveTemplate(i.template) : undefined;
     const cwd = i.cwd === undefined ? this.ctx.projectDir : isAbsolute(i.cwd) ? resolve(i.cwd) : resolve(this.ctx.projectDir, i.cwd);
     if (!existsSync(cwd)) throw new InvalidInputError(`cwd ${JSON.stringify(i.cwd)} does not exist (resolved to ${cwd}). Pass an existing directory.`);
-    if (i.project !== undefined) checkProject(this.ctx.db, i.project);
+    if (i.project !== undefined) await assertProjectOpen(this.ctx.sql.db, i.project);
     const implementer = { provider: 'claude' as const, ...tpl?.implementer, ...i.implementer };
     const reviewer = { provider: 'claude' as const, ...i.reviewer };
     for (const r of [implementer, reviewer]) {

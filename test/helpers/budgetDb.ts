@@ -36,5 +36,5 @@ export function budgetsOver(sql: SqlDb, config: Partial<Config> = {}, now = () =
     launchers: { claude: { priceCall: (m: string | undefined, t: Parameters<typeof claudeCostOf>[1]) => claudeCostOf(m, t) } },
   } as unknown as HubContext;
   // No live children to stop, no model tiers for "auto": what the reservation tests need.
-  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined, runBudget }), ctx };
+  return { budgets: new Budgets(ctx, { actions: { stop: () => false }, autoModels: () => undefined, runBudget: async (_q, id) => runBudget(id) }), ctx };
 }

@@ -96,7 +96,7 @@ export async function startEngine(o: {
   const heard = new Heard();
   const children = new LiveChildren(ctx);
   const messages = new MessageService(ctx, children);
-  const budgets = new Budgets(ctx, { actions: { stop: (id, e) => children.stopForBudget(id, e) }, autoModels: (p) => autoModels(config, p), runBudget: () => undefined });
+  const budgets = new Budgets(ctx, { actions: { stop: (id, e) => children.stopForBudget(id, e) }, autoModels: (p) => autoModels(config, p), runBudget: async () => undefined });
   const models = new ModelChooser(ctx, budgets);
   const limits = new Limits(
     { q: ctx.sql.db, clock, bus: ctx.bus, log: silentLogger, settings: config.limits, accounts: accounts({}) },

@@ -1,4 +1,4 @@
-// Reservations in the state database (src/money/budgetStore.ts, src/money/budgets.ts) on real
+// Reservations in the state database (src/store/sql/budgets.ts, src/money/budgets.ts) on real
 // temp-file databases: what each budget's scope holds (live costs, the hub's own runs, live
 // reservations shrinking as their job spends, a subtree's root left out of its own budget),
 // release with the booked cost, strays swept, the estimate from finished jobs, the budgets line of
@@ -43,10 +43,10 @@ describe('what a budget\'s scope holds', () => {
     store.update('j-agent', { cost_usd: 0.25 }, 4);
     store.update('j-sub', { cost_usd: 0.125 }, 4);
     store.update('j-else', { cost_usd: 7 }, 4);
-    budgets.store.hold('j-sub', 0.5, 0, 'test', 5);
-    const use = budgets.store.use({ kind: 'run', key: 'r-1' });
-    assert.ok(near(use.jobsUsd, 0.375) && near(use.reservedUsd, 0.375) && use.reservedJobs === 1, JSON.stringify(use));
     const q = ctx.sql.db;
+    await holdReservation(q, 'j-sub', 0.5, 0, 'test', 5);
+    const use = await useOf(q, { kind: 'run', key: 'r-1' });
+    assert.ok(near(use.jobsUsd, 0.375) && near(use.reservedUsd, 0.375) && use.reservedJobs === 1, JSON.stringify(use));
     assert.deepEqual((await budgets.applicable(q, 'j-agent', [])).map((b) => [b.kind, b.key, b.limitUsd]), [['run', 'r-1', 1]], 'a sub-agent of a run\'s agent counts against the run');
     assert.deepEqual(await budgets.applicable(q, null, ['run:r-2']), [], 'a run without budget_usd adds no budget');
     await assert.rejects(transact(q, (trx) => budgets.check(trx, { parentId: 'j-agent', provider: 'claude', model: null, template: null, labels: [], budgetUsd: 0.5 }, 'agent')),
@@ -55,7 +55,8 @@ describe('what a budget\'s scope holds', () => {
 
   test('house, label and subtree: spent is jobs + the hub\'s runs, reserved is what live jobs have not spent of their reservation', async () => {
     const { db } = fresh();
-    const { budgets, store } = budgetsOn(db, { budgetUsd: 100, labelBudgets: { tests: 10 } });
+    const { store } = budgetsOn(db, { budgetUsd: 100, labelBudgets: { tests: 10 } });
+    const q = sqlOver(db).db;
     // root (budget 5) → child (label tests) → grandchild; and an unrelated finished job.
     store.insertJob(newJob('j-root', { budget_usd: 5, status: 'running' }), 1);
     store.insertJob(newJob('j-child', { parent_id: 'j-root', depth: 2, labels_json: '["tests"]', status: 'running' }), 2);
@@ -64,31 +65,30 @@ describe('what a budget\'s scope holds', () => {
     store.update('j-root', { cost_usd: 0.5 }, 5);
     store.update('j-child', { cost_usd: 0.25 }, 5);
     store.update('j-other', { cost_usd: 2 }, 5);
-    budgets.store.hold('j-root', 1, 0, 'test', 5);
-    budgets.store.hold('j-child', 1, 0, 'test', 5);
-    budgets.store.hold('j-grand', 0.75, 0, 'test', 5);
-    budgets.store.hold('j-other', 3, 0, 'test', 5); // settled: its reservation counts for nothing
-    const q = sqlOver(db).db;
+    await holdReservation(q, 'j-root', 1, 0, 'test', 5);
+    await holdReservation(q, 'j-child', 1, 0, 'test', 5);
+    await holdReservation(q, 'j-grand', 0.75, 0, 'test', 5);
+    await holdReservation(q, 'j-other', 3, 0, 'test', 5); // settled: its reservation counts for nothing
     await addUsage(q, { jobId: 'j-child', kind: 'diagnosis', usage: { costUsd: 0.125, tokens: { input: 1, output: 1 } }, now: 6 });
     await addUsage(q, { jobId: null, kind: 'triage', usage: { costUsd: 0.0625, tokens: { input: 1, output: 1 } }, now: 6 });
 
-    const house = budgets.store.use({ kind: 'house', key: 'house' });
+    const house = await useOf(q, { kind: 'house', key: 'house' });
     assert.ok(near(house.jobsUsd, 2.75), `house jobs ${house.jobsUsd}`);
     assert.ok(near(house.hubUsd, 0.1875), 'the house counts hub runs that served no job too');
     // root: 1 - 0.5; child: 1 - 0.25; grand: 0.75; other: settled.
     assert.ok(near(house.reservedUsd, 0.5 + 0.75 + 0.75), `house reserved ${house.reservedUsd}`);
     assert.equal(house.reservedJobs, 3);
 
-    const label = budgets.store.use({ kind: 'label', key: 'tests' });
+    const label = await useOf(q, { kind: 'label', key: 'tests' });
     assert.ok(near(label.jobsUsd, 2.25) && near(label.hubUsd, 0.125) && near(label.reservedUsd, 0.75) && label.reservedJobs === 1, JSON.stringify(label));
 
-    const sub = budgets.store.use({ kind: 'subtree', key: 'j-root' });
+    const sub = await useOf(q, { kind: 'subtree', key: 'j-root' });
     assert.ok(near(sub.jobsUsd, 0.75) && near(sub.hubUsd, 0.125), JSON.stringify(sub));
     assert.ok(near(sub.reservedUsd, 0.75 + 0.75) && sub.reservedJobs === 2, `the root's own reservation is not in its subtree budget: ${JSON.stringify(sub)}`);
 
     // A job that spent more than it reserved holds nothing more (never a negative reservation).
     store.update('j-child', { cost_usd: 3 }, 7);
-    assert.ok(near(budgets.store.use({ kind: 'subtree', key: 'j-root' }).reservedUsd, 0.75));
+    assert.ok(near((await useOf(q, { kind: 'subtree', key: 'j-root' })).reservedUsd, 0.75));
     db.close();
   });
 
@@ -97,29 +97,29 @@ describe('what a budget\'s scope holds', () => {
     const { budgets, store, ctx } = budgetsOn(db, { budgetUsd: 10 });
     const q = ctx.sql.db;
     store.insertJob(newJob('j-a', { status: 'running' }), 1);
-    budgets.store.hold('j-a', 1, 0, 'test', 1);
+    await holdReservation(q, 'j-a', 1, 0, 'test', 1);
     store.update('j-a', { cost_usd: 0.4, status: 'succeeded' }, 2);
     assert.equal(await releaseReservation(q, 'j-a', 3), true);
     assert.equal(await releaseReservation(q, 'j-a', 4), false, 'released once');
-    const r = budgets.store.get('j-a')!;
+    const r = (await reservationOf(q, 'j-a'))!;
     assert.equal(r.released_at, 3);
     assert.ok(near(r.booked_usd!, 0.4));
     // Resumed: reserved again with its cost so far as the base.
     store.update('j-a', { status: 'queued' }, 5);
-    budgets.store.hold('j-a', 0.5, 0.4, 'again', 5);
-    assert.ok(near(budgets.store.use({ kind: 'house', key: 'house' }).reservedUsd, 0.5));
+    await holdReservation(q, 'j-a', 0.5, 0.4, 'again', 5);
+    assert.ok(near((await useOf(q, { kind: 'house', key: 'house' })).reservedUsd, 0.5));
     store.update('j-a', { cost_usd: 0.6 }, 6);
-    assert.ok(near(budgets.store.use({ kind: 'house', key: 'house' }).reservedUsd, 0.3), 'what it spends after the resume counts against the new reservation');
+    assert.ok(near((await useOf(q, { kind: 'house', key: 'house' })).reservedUsd, 0.3), 'what it spends after the resume counts against the new reservation');
     // Settled while no hub listened (reconcile): swept at start.
     store.update('j-a', { status: 'interrupted' }, 7);
     assert.deepEqual(await strayReservations(q), ['j-a']);
     await budgets.sweep();
     assert.deepEqual(await strayReservations(q), []);
-    assert.ok(near(budgets.store.get('j-a')!.booked_usd!, 0.2));
+    assert.ok(near((await reservationOf(q, 'j-a'))!.booked_usd!, 0.2));
     db.close();
   });
 
-  test('the estimate: the median of finished jobs of the model (and template), unfinished and unpriced ones left out, capped by budget_usd', () => {
+  test('the estimate: the median of finished jobs of the model (and template), unfinished and unpriced ones left out, capped by budget_usd', async () => {
     const { db } = fresh();
     const { budgets, store } = budgetsOn(db, { budgetUsd: 10 });
     const finished = (id: string, cost: number, over: Parameters<typeof newJob>[1] = {}): void => {
@@ -127,7 +127,7 @@ describe('what a budget\'s scope holds', () => {
       store.update(id, { cost_usd: cost, turns: 3, ended_at: 2 }, 2);
     };
     const spec = { provider: 'claude', model: 'claude-sonnet-4-5', template: null, budgetUsd: null };
-    const typical = budgets.estimate(spec);
+    const typical = await budgets.estimate(spec);
     assert.ok(near(typical.usd, (250_000 * 3 + 25_000 * 15) / 1e6), `before any finished: a typical job at sonnet 4.5 prices (${typical.usd})`);
     finished('j-1', 0.2);
     finished('j-2', 0.6, { status: 'failed' });
@@ -136,12 +136,12 @@ describe('what a budget\'s scope holds', () => {
     finished('j-5', 9, { model: 'claude-haiku-4-5' });
     finished('j-6', 0.3, { template: 'tests' });
     store.update('j-6', { cost_unknown: 1 }, 3);
-    assert.equal(budgets.estimate(spec).usd, 0.4, 'median of 0.2, 0.6, 0.4 (cancelled, other model and unpriced left out)');
+    assert.equal((await budgets.estimate(spec)).usd, 0.4, 'median of 0.2, 0.6, 0.4 (cancelled, other model and unpriced left out)');
     finished('j-7', 0.1, { template: 'tests' });
-    assert.equal(budgets.estimate({ ...spec, template: 'tests' }).usd, 0.1, 'the template\'s own jobs first');
-    assert.ok(near(budgets.estimate({ ...spec, template: 'other' }).usd, 0.3), 'an unknown template: the model\'s jobs (0.2, 0.6, 0.4, 0.1)');
-    assert.equal(budgets.estimate({ ...spec, budgetUsd: 0.05 }).usd, 0.05);
-    assert.equal(budgets.estimate({ ...spec, model: null }).usd, 2, 'the unnamed default model: the flat fallback');
+    assert.equal((await budgets.estimate({ ...spec, template: 'tests' })).usd, 0.1, 'the template\'s own jobs first');
+    assert.ok(near((await budgets.estimate({ ...spec, template: 'other' })).usd, 0.3), 'an unknown template: the model\'s jobs (0.2, 0.6, 0.4, 0.1)');
+    assert.equal((await budgets.estimate({ ...spec, budgetUsd: 0.05 })).usd, 0.05);
+    assert.equal((await budgets.estimate({ ...spec, model: null })).usd, 2, 'the unnamed default model: the flat fallback');
     db.close();
   });
 
@@ -169,10 +169,11 @@ describe('what a budget\'s scope holds', () => {
 describe('overseer status', () => {
   test('under the totals: each configured budget with what is spent, reserved and left; nothing without budgets; an old database says so', async () => {
     const { db } = fresh();
-    const { budgets, store } = budgetsOn(db);
+    const { store, ctx } = budgetsOn(db);
+    const q = ctx.sql.db;
     store.insertJob(newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
     store.update('j-a', { cost_usd: 1.25 }, 1);
-    budgets.store.hold('j-a', 2, 0, 'test', 1);
+    await holdReservation(q, 'j-a', 2, 0, 'test', 1);
     assert.equal(await budgetsLine(layerOf(db), { labelBudgets: {} }), undefined);
     assert.equal(await budgetsLine(layerOf(db), { budgetUsd: 10, labelBudgets: { tests: 1, docs: 2 } }),
       'budgets: house $10.00: $1.25 spent, $0.75 reserved, $8.00 left · label tests $1.00: $1.25 spent, $0.75 reserved, $0.00 left · label docs $2.00: $0.00 spent, $0.00 reserved, $2.00 left');

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { openDb } from '../../src/store/db.js';
 import { JobStore } from '../../src/store/jobs.js';
-import { ProjectStore } from '../../src/projects/store.js';
 import { newJob } from '../helpers/budgetDb.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { runOverseer } from '../helpers/overseerCli.js';
@@ -24,7 +23,7 @@ describe('overseer usage / projects without a hub', () => {
     const now = Date.now();
     store.insertJob(newJob('j-claude', { project: 'web', model: 'claude-sonnet-4-5' }), now - 60_000);
     store.insertJob(newJob('j-codex', { project: 'web', provider: 'codex', model: 'gpt-nobody-priced' }), now - 60_000);
-    new ProjectStore(db).ensure('web', now - 60_000);
+    db.prepare('INSERT INTO projects (name, created_at) VALUES (?, ?)').run('web', now - 60_000);
     const attempt = (id: string, cost: number, unknown: number): void => {
       store.insertAttempt({ job_id: id, n: 1, kind: 'initial', status: 'ended', started_at: now - 30_000, ended_at: now - 20_000, session_id: null, pid: null, exit_code: 0, signal: null, turns: 2, cost_usd: cost, failure_class: null, error: null, diagnosis: null, transcript: '/dev/null' });
       db.prepare('UPDATE attempts SET cost_unknown = ?, input_tokens = 1200, output_tokens = 300 WHERE job_id = ?').run(unknown, id);

@@ -11,12 +11,15 @@ import { costText, usageText } from '../../src/money/usageText.js';
 import { parseSince } from '../../src/search/query.js';
 import { projectNameProblem } from '../../src/contract/projectNames.js';
 import { sqlOver } from '../../src/store/sql/open.js';
-import { checkProject, projectForSpawn, ProjectService } from '../../src/projects/service.js';
-import { ProjectStore, archivedProjects } from '../../src/projects/store.js';
+import { assertProjectOpen, projectForSpawn, ProjectService } from '../../src/projects/service.js';
+import { ensureProject } from '../../src/store/sql/projects.js';
 import { filterRows } from '../../src/cli/status.js';
 import { buildFloor, type FloorInput } from '../../src/floor/model.js';
 import { newJob } from '../helpers/budgetDb.js';
 import type { NewJob } from '../../src/store/jobs.js';
+
+/** The archived projects' names, read as `overseer status` and the floor are given them. */
+const archivedProjects = (db: Db): string[] => (db.prepare('SELECT name FROM projects WHERE archived_at IS NOT NULL ORDER BY name').all() as { name: string }[]).map((r) => r.name);
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-05-10T12:00:00Z');
@@ -140,8 +143,9 @@ describe('projects', () => {
 
   test('archive, flag, note; an archived project refuses new jobs and is hidden from status rows and the floor unless named', async () => {
     const db = await seeded();
-    const ps = new ProjectService(sqlOver(db).db, () => T0);
-    new ProjectStore(db).ensure('web', T0 - DAY);
+    const q = sqlOver(db).db;
+    const ps = new ProjectService(q, () => T0);
+    await ensureProject(q, 'web', T0 - DAY);
     await assert.rejects(ps.update({ name: 'nope', archived: true }), /No project "nope": no job was ever started in it\. Known projects: api, web/);
     await assert.rejects(ps.update({ name: 'web' }), /changes nothing/);
     const v = await ps.update({ name: 'web', archived: true, flagged: true, note: 'paused for the release' });
@@ -151,9 +155,9 @@ describe('projects', () => {
     assert.equal(v.jobs, 2);
     assert.deepEqual(v.by_status, { queued: 2 });
     assert.deepEqual(archivedProjects(db), ['web']);
-    assert.throws(() => checkProject(db, 'web'), /project "web" is archived .*unarchive it first \(update_project \{ name: "web", archived: false \}, or overseer project web --unarchive\)/);
-    assert.doesNotThrow(() => checkProject(db, 'api'));
-    assert.throws(() => checkProject(db, 'bad name'), /not a valid project name/);
+    await assert.rejects(assertProjectOpen(q, 'web'), /project "web" is archived .*unarchive it first \(update_project \{ name: "web", archived: false \}, or overseer project web --unarchive\)/);
+    await assertProjectOpen(q, 'api');
+    await assert.rejects(assertProjectOpen(q, 'bad name'), /not a valid project name/);
     assert.deepEqual((await ps.list({ archived: true })).projects.map((p) => p.name), ['web']);
     const api = (await ps.list({ archived: false })).projects.find((p) => p.name === 'api')!;
     assert.equal(api.cost_usd, 0, 'list_projects reads jobs.cost_usd (not set by hand-made attempts here)');
@@ -175,6 +179,6 @@ describe('projects', () => {
     assert.equal(buildFloor({ ...input, project: 'api' }, T0).totals.queued, 1);
     await ps.update({ name: 'web', archived: false });
     assert.deepEqual(archivedProjects(db), []);
-    assert.doesNotThrow(() => checkProject(db, 'web'));
+    await assertProjectOpen(q, 'web');
   });
 });

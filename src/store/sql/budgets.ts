@@ -1,7 +1,7 @@
 // Budget reservations over the Kysely layer, on SQLite and PostgreSQL: the numbers a spawn's
 // budget check reads (what a budget's scope spent and holds reserved, the costs of finished jobs
-// like a new one) and the reservation rows it writes. The same queries as the synchronous
-// BudgetStore (src/money/budgetStore.ts), which keeps only what readers not yet moved use.
+// like a new one) and the reservation rows it writes; the estimate, get_agent's reservation and a
+// script run's budget are read here too (src/money/budgets.ts).
 // The check and the hold are one decision about a sum over many rows, so on PostgreSQL the
 // creating transaction first takes the spawn lock (`lockSpawns`: advisory class 2, one key for
 // every budget: spawns are not hot), as docs/store-plan.md §2 says; on SQLite BEGIN IMMEDIATE is it.

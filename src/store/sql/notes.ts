@@ -15,7 +15,6 @@ import { transact } from './tx.js';
 import { prefixUpperBound } from '../prefix.js';
 import { noteWriteConflict } from '../../domain/noteVersion.js';
 import type { Schema } from './schema.js';
-import type { NoteRow } from '../notes.js';
 
 export interface NoteWrite {
   key: string;
@@ -55,7 +54,14 @@ export async function noteVersion(db: Kysely<Schema>, key: string): Promise<numb
   return (await db.selectFrom('notes').select('version').where('key', '=', key).executeTakeFirst())?.version;
 }
 
-export type { NoteRow };
+/** A note's row: key → value with a version that grows by one on every write (compare-and-set). */
+export interface NoteRow {
+  key: string;
+  value: string;
+  version: number;
+  author: string;
+  updated_at: number;
+}
 
 /** Keys starting with `prefix` (byte order on both databases: pgBaseline's COLLATE "C"). */
 const keyUnder = (prefix: string) => (eb: ExpressionBuilder<Schema, 'notes'>) => {

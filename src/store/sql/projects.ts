@@ -42,13 +42,18 @@ export async function projectExists(q: Q, name: string): Promise<boolean> {
   return !!(await q.selectFrom('jobs').select('id').where('project', '=', name).limit(1).executeTakeFirst());
 }
 
+/** The row of `name`, made now if it has none (a project's first job or workflow). */
+export async function ensureProject(q: Q, name: string, now: number): Promise<void> {
+  await q.insertInto('projects').values({ name, created_at: now }).onConflict((oc) => oc.column('name').doNothing()).execute();
+}
+
 /**
  * Apply a change to the project's row, making the row first when it has none. Archiving an
  * archived project keeps the time it was archived (COALESCE in the UPDATE: no read, so no
  * transaction — the row's insert is idempotent and the update one statement).
  */
 export async function changeProject(q: Q, name: string, c: ProjectChange, now: number): Promise<void> {
-  await q.insertInto('projects').values({ name, created_at: now }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await ensureProject(q, name, now);
   await q.updateTable('projects').set((eb) => ({
     ...(c.archived === undefined ? {} : { archived_at: c.archived ? eb.fn.coalesce('archived_at', eb.val(now)) : null }),
     ...(c.flagged === undefined ? {} : { flagged: c.flagged ? 1 : 0 }),
