@@ -151,7 +151,7 @@ describe('the workflow on the script engine', () => {
     // Both starts saw the assess job as current (what two ticks on one step at once see).
     const w = await h.hub.workflows.workflow(s.workflow_id);
     const phases = (h.hub.workflows as any).engine.phases as PhaseSpawner;
-    const call = { runId: 'r-none', within: () => undefined };
+    const call = { runId: 'r-none', within: async () => undefined };
     const started = await Promise.all([phases.spawn(w, 'review', 1, undefined, call), phases.spawn(w, 'review', 1, undefined, call)]);
     assert.equal(started.filter(Boolean).length, 1, `one start made a job: ${JSON.stringify(started)}`);
     const after = await h.hub.workflows.get(s.workflow_id);
