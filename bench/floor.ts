@@ -23,7 +23,8 @@ import type { Worker } from 'node:worker_threads';
 import { openDb, type Db } from '../src/store/db.js';
 import { JobStore, type NewJob } from '../src/store/jobs.js';
 import { insertRequestRow } from '../test/helpers/requests.js';
-import { WorkflowStore } from '../src/store/workflows.js';
+import { insertWorkflow, setPlan } from '../src/store/sql/workflows.js';
+import { sqlOver } from '../src/store/sql/open.js';
 import { buildFloor } from '../src/floor/model.js';
 import { readFloor, readFloorInput } from '../src/floor/source.js';
 import { f1, fixture, out, runAlone, startBenchHub, startTsWorker, stats, wallMs, type Stats } from './common.js';
@@ -80,7 +81,7 @@ const newJob = (id: string, o: Partial<NewJob> = {}): NewJob => ({
 });
 
 /** The 64-job database of part A. */
-function seed(db: Db, now: number): void {
+async function seed(db: Db, now: number): Promise<void> {
   const store = new JobStore(db);
   let n = 0;
   const add = (status: string, o: Partial<NewJob> = {}, fields: Record<string, unknown> = {}): string => {
@@ -110,15 +111,15 @@ function seed(db: Db, now: number): void {
   const wait = db.prepare('INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)');
   wait.run(running[10]!, JSON.stringify(['/repo/src/file0.ts']), now);
   wait.run(running[11]!, JSON.stringify(['/repo/src/file1.ts', '/repo/src/file2.ts']), now);
-  const wf = new WorkflowStore(db);
+  const q = sqlOver(db).db;
   for (let i = 0; i < 2; i++) {
-    wf.insert({
+    await insertWorkflow(q, {
       id: `wf-${i}`, title: `workflow ${i}`, task: 't', status: i ? 'blocked' : 'running', cycle: 3, phase: 'review', cwd: '/r', repo_root: null, worktree_path: null, branch: null,
       base_commit: null, implementer_json: '{}', reviewer_json: '{}', max_cycles: 6, approve_plan: 0, plan_approved: 1, checks_json: '[]', template: null, phase_limits_json: null,
       state_json: '{}', blocked_json: i ? JSON.stringify({ code: 'max_cycles', message: 'six cycles without approval', phase: 'review', cycle: 3, job_id: null }) : null,
       current_job: null, approval_request: null, pr_url: null, git_note: null, created_at: now - 60_000, ended_at: null, plan_text: '- [x] a\n- [ ] b',
     });
-    wf.setPlan(`wf-${i}`, '- [x] a\n- [ ] b\n- [ ] c', [{ text: 'a', done: true, cycle: 1, job: null }, { text: 'b', done: false, cycle: null, job: null }, { text: 'c', done: false, cycle: null, job: null }], now);
+    await setPlan(q, `wf-${i}`, '- [x] a\n- [ ] b\n- [ ] c', [{ text: 'a', done: true, cycle: 1, job: null }, { text: 'b', done: false, cycle: null, job: null }, { text: 'c', done: false, cycle: null, job: null }], now);
   }
 }
 
@@ -127,7 +128,7 @@ async function partA(): Promise<Pick<FloorBenchResult, 'readFloor' | 'buildFloor
   try {
     const db = openDb(join(dir, 'state.db'));
     const now = Date.now();
-    seed(db, now);
+    await seed(db, now);
     const o = { now, hub: { url: 'http://127.0.0.1:1/mcp', pid: 1, started_at: now - 1000, version: '0' }, cap: 16, source: 'hub' as const };
     const store = new JobStore(db);
     const selectJobs = time(ITER, () => store.list({ limit: 10_000 }));

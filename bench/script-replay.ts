@@ -51,14 +51,14 @@ export interface ScriptReplayResult {
 type Sandbox = typeof import('../src/scripts/sandbox.js');
 type Replay = typeof import('../src/domain/scriptReplay.js');
 type Journal = typeof import('../src/scripts/journal.js');
+type ScriptStore = typeof import('../src/store/sql/scripts.js');
 
 /** What a replay does with the journal, without the sandbox: what ScriptRuns.resumeAll and execute
  * read, and for each of the script's calls the lookup its host.call makes (canonicalJson, next, the
  * outcome parsed). The calls are the journal's own arguments, in order. */
-async function journalWork(h: TestHub, rp: Replay, jn: Journal, runId: string): Promise<number> {
+async function journalWork(h: TestHub, rp: Replay, jn: Journal, st: ScriptStore, runId: string): Promise<number> {
   const t0 = performance.now();
-  const j = h.hub.scripts.journal;
-  const interrupted = j.calls(runId).filter((c) => c.status === 'running').length;
+  const interrupted = (await st.callsOf(h.hub.ctx.sql.db, runId)).filter((c) => c.status === 'running').length;
   const rows = await jn.replayable(h.hub.ctx.sql.db, runId);
   const replay = new rp.ScriptReplay(rows, 'recover');
   let answered = 0;
@@ -108,6 +108,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
   const sb = (await import(dist('scripts/sandbox.js'))) as Sandbox;
   const rp = (await import(dist('domain/scriptReplay.js'))) as Replay;
   const jn = (await import(dist('scripts/journal.js'))) as Journal;
+  const st = (await import(dist('store/sql/scripts.js'))) as ScriptStore;
   let h: TestHub | undefined = await startTestHub({ hubClass, processes: launcher, config: { maxAgents: 16 } });
   const dir = h.dir;
   try {
@@ -119,7 +120,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
     const expected = v.result;
     const jobs = launcher.children.length;
     if (jobs !== CALLS) throw new Error(`the live run started ${jobs} jobs, not ${CALLS}`);
-    const answers = h.hub.scripts.journal.calls(runId).map((c) => JSON.parse(c.outcome_json!) as unknown);
+    const answers = (await st.callsOf(h.hub.ctx.sql.db, runId)).map((c) => JSON.parse(c.outcome_json!) as unknown);
 
     const replay: number[] = [];
     const sandbox: number[] = [];
@@ -127,7 +128,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
     const replayCpu: number[] = [];
     const sandboxCpu: number[] = [];
     for (let i = -1; i < RUNS; i++) {
-      const w = await journalWork(h, rp, jn, runId);
+      const w = await journalWork(h, rp, jn, st, runId);
       if (i >= 0) work.push(w);
       const order = i % 2 === 0 ? ['replay', 'sandbox'] : ['sandbox', 'replay'];
       for (const k of order) {

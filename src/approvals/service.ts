@@ -13,6 +13,7 @@ import {
   type Closing, type FullRequestRow, type NewRequest, type Who,
 } from '../store/sql/requests.js';
 import { transact, type Q } from '../store/sql/tx.js';
+import { getJob, titlesOf } from '../store/sql/jobs.js';
 import { waitUntil } from '../services/wait.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { isActive } from '../domain/job.js';
@@ -183,7 +184,7 @@ export class RequestService {
 
   /** A request as callers see it, with its agent's title and late answers. */
   async view(r: FullRequestRow): Promise<RequestView> {
-    return requestView(r, this.ctx.store.get(r.job_id)?.title, await lateOf(this.q, r.id));
+    return requestView(r, (await getJob(this.q, r.job_id))?.title, await lateOf(this.q, r.id));
   }
 
   /** The request, or a NotFoundError naming recent ones. */
@@ -207,7 +208,8 @@ export class RequestService {
   /** Requests as callers see them (one read of their late answers for all). */
   async views(rows: FullRequestRow[]): Promise<RequestView[]> {
     const late = await lateOfMany(this.q, rows.map((r) => r.id));
-    return rows.map((r) => requestView(r, this.ctx.store.get(r.job_id)?.title, late.get(r.id)));
+    const titles = await titlesOf(this.q, rows.map((r) => r.job_id));
+    return rows.map((r) => requestView(r, titles.get(r.job_id), late.get(r.id)));
   }
 
   /** Closed requests that got late answers, newest first. */
@@ -265,7 +267,8 @@ export class RequestService {
   async attention(pending: string[], all: string[]): Promise<{ items: Record<string, unknown>[]; wake: boolean; ack: () => Promise<void> }> {
     const open = await pendingFor(this.q, pending);
     const late = await unseenLate(this.q, all);
-    const title = (jobId: string): string | undefined => this.ctx.store.get(jobId)?.title;
+    const titles = await titlesOf(this.q, open.map((r) => r.job_id));
+    const title = (jobId: string): string | undefined => titles.get(jobId);
     const asked = new Map<string, FullRequestRow>();
     for (const l of late) if (!asked.has(l.request_id)) asked.set(l.request_id, (await this.row(l.request_id))!);
     const items = [
@@ -346,7 +349,7 @@ export class RequestService {
       }
     };
     try {
-      const res = await this.elicitor.ask(buildForm(r, this.ctx.store.get(r.job_id)?.title, this.ctx.clock.now()), ac.signal, (late) => void take(late));
+      const res = await this.elicitor.ask(buildForm(r, (await getJob(this.q, r.job_id))?.title, this.ctx.clock.now()), ac.signal, (late) => void take(late));
       if (this.forms.get(id) === ac) this.forms.delete(id);
       if (res) await take(res);
     } catch (err) {

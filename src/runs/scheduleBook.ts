@@ -8,7 +8,7 @@ import type { JobSpec, PlannedSchedule, SpawnSchedules } from '../services/jobs.
 import type { JobRow } from '../store/jobs.js';
 import { isoTime } from '../clock.js';
 import { ForbiddenError, InvalidInputError } from '../errors.js';
-import { getSchedule, insertSchedule, startSeries, type ScheduleWithCurrent } from '../store/sql/schedules.js';
+import { getSchedule, insertSchedule, startSeries } from '../store/sql/schedules.js';
 import { addEvent } from '../store/sql/jobs.js';
 import type { Q } from '../store/sql/tx.js';
 import { describeRepeat, hasSchedule, planSchedule } from './scheduleTiming.js';
@@ -18,14 +18,8 @@ import { scheduleView } from './schedules.js';
 type SpawnInput = Parameters<SpawnSchedules['plan']>[0];
 
 export class ScheduleBook implements SpawnSchedules {
-  /** mixed period: until step 8 — get_agent's summary (JobService.withHealth) is synchronous, so its series is read synchronously. */
-  private readonly readSeries;
-
   /** `tz`: the time zone cron expressions are read in (default: the hub's local one). */
-  constructor(private readonly ctx: HubContext, private readonly tz?: string) {
-    const s = ctx.db.prepare(`SELECT s.*, j.status AS current_status, j.not_before AS current_not_before FROM schedules s LEFT JOIN jobs j ON j.id = s.current_job WHERE s.id = ?`);
-    this.readSeries = (id: string): ScheduleWithCurrent | undefined => s.get(id) as ScheduleWithCurrent | undefined;
-  }
+  constructor(private readonly ctx: HubContext, private readonly tz?: string) {}
 
   plan(input: SpawnInput, caller: Caller): PlannedSchedule | undefined {
     if (!hasSchedule(input)) return undefined;
@@ -55,11 +49,11 @@ export class ScheduleBook implements SpawnSchedules {
     };
   }
 
-  view(j: JobRow): { run_at?: string; schedule?: Record<string, unknown> } | undefined {
+  async view(j: JobRow): Promise<{ run_at?: string; schedule?: Record<string, unknown> } | undefined> {
     if ((j.not_before === null || j.not_before === undefined) && !j.schedule_id) return undefined;
     const out: { run_at?: string; schedule?: Record<string, unknown> } = {};
     if (j.not_before !== null && j.not_before !== undefined) out.run_at = isoTime(j.not_before);
-    const s = j.schedule_id ? this.readSeries(j.schedule_id) : undefined;
+    const s = j.schedule_id ? await getSchedule(this.ctx.sql.db, j.schedule_id) : undefined;
     if (s) {
       const v = scheduleView(s);
       out.schedule = {
@@ -85,5 +79,5 @@ export const SCHEDULES_OFF: SpawnSchedules = {
     if (!hasSchedule(input)) return undefined;
     throw new InvalidInputError('at, every_s, cron, max_runs and until need schedules, and this hub runs with them switched off (capabilities.schedules: false in .overseer/config.json or OVERSEER_CAPABILITIES). Spawn the agent now without them, or switch schedules on and restart the hub.');
   },
-  view: () => undefined,
+  view: async () => undefined,
 };

@@ -10,7 +10,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReplayAnswer } from '../domain/scriptReplay.js';
 import { ScriptCallError, type Json } from './sandbox.js';
-import type { ScriptJournal } from './journal.js';
 
 /** One privileged call of a bundled script, as its owner answers it. */
 export interface BundledCall {
@@ -25,11 +24,10 @@ export interface BundledCall {
   phase: string | null;
   /** Aborted when the run is cancelled or the hub stops. */
   signal: AbortSignal;
-  journal: ScriptJournal;
 }
 
 export interface BundledScript {
-  /** The name a service starts it by (ScriptRuns.startBundled) and the run's `name`. */
+  /** The name a service starts it by (ScriptRuns.bundledRun) and the run's `name`. */
   name: string;
   source: string;
   /** Its privileged calls by kind ("wf.phase"): only a run of this script may make them. */

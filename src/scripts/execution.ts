@@ -11,7 +11,7 @@ import type { HubContext } from '../services/context.js';
 import type { JobService } from '../services/jobs.js';
 import type { RequestService } from '../approvals/service.js';
 import type { JobRow } from '../store/jobs.js';
-import type { BudgetStore } from '../money/budgetStore.js';
+import { useOf } from '../store/sql/budgets.js';
 import type { Q } from '../store/sql/tx.js';
 import { getJob } from '../store/sql/jobs.js';
 import { addLog, beginCall, callsOf, endCall, isPaused, logOf, reopenCall, replaceCalls, rulesOf, setRules } from '../store/sql/scripts.js';
@@ -20,7 +20,7 @@ import { isTerminal } from '../domain/job.js';
 import { canonicalJson, ScriptReplay, type Divergence, type JournaledCall, type ScriptCallKind } from '../domain/scriptReplay.js';
 import { SCRIPT_NAME, ScriptAgentOptions } from '../contract/scripts.js';
 import { runInSandbox, ScriptCallError, type Json, type SandboxHost, type SandboxLimits, type SandboxOutcome } from './sandbox.js';
-import { replayable, type ScriptJournal } from './journal.js';
+import { replayable } from './journal.js';
 import { checkScript } from './check.js';
 import type { BundledScripts } from './bundled.js';
 import type { ScriptRules } from './view.js';
@@ -37,9 +37,6 @@ export interface ExecutionDeps {
   jobs: Pick<JobService, 'spawn' | 'cancel' | 'resume'>;
   requests: Pick<RequestService, 'openForRun' | 'approved' | 'cancel'>;
   limits: SandboxLimits;
-  /** The bundled scripts' privileged calls journal through it (mixed period: see ./journal.ts). */
-  journal: ScriptJournal;
-  budgets: BudgetStore;
   /** .overseer/scripts/<name>.js */
   savedPath: (name: string) => string;
   /** The hub's bundled scripts, which answer their own privileged calls (src/scripts/bundled.ts). */
@@ -141,7 +138,7 @@ export class ScriptExecution {
     if (kind !== 'agent' && kind !== 'approve' && kind !== 'workflow') {
       // A bundled script's privileged call (wf.phase …): its owner answers it, for that script's runs only.
       if (a.from === 'live') await this.whilePaused(kind, args);
-      return this.d.bundled.call(this.rules.bundled ?? null, { runId: this.runId, kind, args, key, answer: a, phase: frame.phase, signal: this.signal, journal: this.d.journal });
+      return this.d.bundled.call(this.rules.bundled ?? null, { runId: this.runId, kind, args, key, answer: a, phase: frame.phase, signal: this.signal });
     }
     if (a.from === 'job') {
       // An agent still running, or a workflow() call to run again (a new hub's, or any in a
@@ -337,8 +334,8 @@ export class ScriptExecution {
   }
 
   /** `budget` in the script: the run's budget_usd, what its agents (and what they spawned) spent, and what running ones hold reserved. */
-  private budget(): { total: number | null; spent: number; reserved: number } {
-    const u = this.d.budgets.use({ kind: 'run', key: this.runId });
+  private async budget(): Promise<{ total: number | null; spent: number; reserved: number }> {
+    const u = await useOf(this.q, { kind: 'run', key: this.runId });
     return { total: this.rules.budget_usd, spent: round6(u.jobsUsd + u.hubUsd), reserved: round6(u.reservedUsd) };
   }
 

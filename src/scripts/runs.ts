@@ -14,13 +14,10 @@ import { isTerminal } from '../domain/job.js';
 import { InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import type { RunScriptInput } from '../contract/scripts.js';
 import { type Json, type SandboxLimits, DEFAULT_LIMITS } from './sandbox.js';
-import { ScriptJournal } from './journal.js';
 import { checkScript } from './check.js';
-import { BudgetStore } from '../money/budgetStore.js';
 import { scriptRunView, type ScriptRules } from './view.js';
 import { jobOutcome, LIMIT_CLASSES, ScriptExecution, whereOf } from './execution.js';
 import type { BundledScripts } from './bundled.js';
-import { tx } from '../store/db.js';
 import type { Q } from '../store/sql/tx.js';
 import { getJob } from '../store/sql/jobs.js';
 import { addLog, callsOf, endCall, endScriptRun, findScriptRun, insertScriptRun, reopenScriptRun, runningScriptRuns, scriptRun, setPaused } from '../store/sql/scripts.js';
@@ -32,8 +29,6 @@ const DEFAULT_CONCURRENCY = 16;
 interface Live { abort: AbortController; done: Promise<void>; stopping: boolean; spawning: Set<Promise<unknown>> }
 
 export class ScriptRuns {
-  readonly journal: ScriptJournal;
-  private readonly budgets: BudgetStore;
   private readonly live = new Map<string, Live>();
 
   constructor(
@@ -43,10 +38,7 @@ export class ScriptRuns {
     /** The hub's own scripts (the implement/review workflow) and their privileged calls. */
     private readonly bundled: BundledScripts,
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
-  ) {
-    this.journal = new ScriptJournal(ctx.db);
-    this.budgets = new BudgetStore(ctx.db);
-  }
+  ) {}
 
   /** Checks the script completely, stores the run with its script, and starts it. Nothing is written for a bad script. */
   async start(i: RunScriptInput): Promise<{ run_id: string; status: 'running'; title: string }> {
@@ -62,25 +54,21 @@ export class ScriptRuns {
     return { run_id: id, status: 'running', title };
   }
 
-  /** Starts a run of a bundled script for a hub service (not run_script's input); `first` writes
-   * in the same transaction as the run row (a call the script makes first, already carried by a job).
-   * mixed period: until the workflow engine moves onto the layer (step 7, h/p29wf) — it calls this
-   * inside its own synchronous transaction and creates the phase job in `first` with
-   * `JobService.createSync`, so the run's row is written synchronously here; then this becomes
-   * `await transact(q, trx => insertScriptRun(trx, …); await first(runId, trx))`. */
-  startBundled(name: string, o: { title: string; args: Json }, first: (runId: string) => void): string {
+  /**
+   * A run of a bundled script for a hub service (not run_script's input), in two halves: `write`
+   * inserts the run's row in the caller's transaction `trx` (the workflow writes it in its first
+   * phase job's own transaction, with the call that job carries: nothing is left of the run when
+   * the job is not made), and `start` runs it once that transaction has committed.
+   */
+  bundledRun(name: string, o: { title: string; args: Json }): { runId: string; write: (trx: Q) => Promise<void>; start: () => void } {
     const source = this.bundled.source(name);
     const rules: ScriptRules = { name, args: o.args, budget_usd: null, max_concurrent: DEFAULT_CONCURRENCY, bundled: name };
-    const id = tx(this.ctx.db, () => {
-      const runId = this.newRunId();
-      const now = this.ctx.clock.now();
-      this.ctx.db.prepare(`INSERT INTO runs (id, title, file, content, format, rules_json, status, note, deadline_at, created_at, updated_at, ended_at, kind)
-        VALUES (?, ?, NULL, ?, 'js', ?, 'running', NULL, NULL, ?, ?, NULL, 'script')`).run(runId, o.title, source, JSON.stringify(rules), now, now);
-      first(runId);
-      return runId;
-    });
-    this.execute(id, 'recover');
-    return id;
+    const runId = this.newRunId();
+    return {
+      runId,
+      write: (trx) => insertScriptRun(trx, { id: runId, title: o.title, file: null, content: source, rules_json: JSON.stringify(rules), now: this.ctx.clock.now() }),
+      start: () => { this.execute(runId, 'recover'); },
+    };
   }
 
   /** A new script run's id. */
@@ -236,7 +224,7 @@ export class ScriptRuns {
   /** Runs the run's script in this hub (live at once: a cancel or a close meanwhile finds it); its row is read first. */
   private execute(runId: string, mode: 'recover' | 'resume'): void {
     const abort = new AbortController();
-    const deps = { ctx: this.ctx, jobs: this.jobs, requests: this.requests, limits: this.limits, journal: this.journal, budgets: this.budgets, savedPath: (n: string) => this.savedPath(n), bundled: this.bundled };
+    const deps = { ctx: this.ctx, jobs: this.jobs, requests: this.requests, limits: this.limits, savedPath: (n: string) => this.savedPath(n), bundled: this.bundled };
     const spawning = new Set<Promise<unknown>>();
     const live: Live = { abort, stopping: false, done: Promise.resolve(), spawning };
     live.done = (async () => {

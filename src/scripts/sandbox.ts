@@ -16,13 +16,17 @@ import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHa
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /** What a script may call of the hub. A rejection reaches the script as an Error it can catch. */
+/** What `budget` shows in the script. */
+export interface Budget { total: number | null; spent: number; reserved: number }
+
 export interface SandboxHost {
   /** `kind`: agent, approve, workflow — or, for a bundled script only (src/scripts/bundled.ts), one of its privileged calls. */
   call(kind: string, args: Json[]): Promise<Json>;
   log(message: string): void;
   phase(title: string): void;
-  /** The run's budget as `budget` shows it: total (null: none), spent so far, and held by running calls. */
-  budget(): { total: number | null; spent: number; reserved: number };
+  /** The run's budget as `budget` shows it: total (null: none), spent so far, and held by running calls
+   * (read from the store: the worker waits for the answer, the hub's thread does not). */
+  budget(): Budget | Promise<Budget>;
 }
 
 export interface SandboxLimits {
@@ -181,9 +185,9 @@ export async function runInSandbox(o: { source: string; args: Json | undefined; 
       else if (abortedAt !== undefined && epoch() - abortedAt > BACKSTOP_MARGIN_MS) end({ status: 'failed', error: { name: 'Cancelled', message: 'the run was cancelled' }, cpuMs: cpu() });
     }, WATCH_TICK_MS);
     watch.unref();
-    const answerBudget = (): void => {
+    const answerBudget = async (): Promise<void> => {
       try {
-        const b = o.host.budget();
+        const b = await o.host.budget();
         mem.f64[3] = b.total ?? NaN;
         mem.f64[4] = b.spent;
         mem.f64[5] = b.reserved;
@@ -199,7 +203,7 @@ export async function runInSandbox(o: { source: string; args: Json | undefined; 
       if (m.t === 'done') end(m.outcome);
       else if (m.t === 'log') o.host.log(m.text);
       else if (m.t === 'phase') o.host.phase(m.text);
-      else if (m.t === 'budget') answerBudget();
+      else if (m.t === 'budget') void answerBudget();
       else if (m.t === 'call') {
         new Promise<Json>((r) => r(o.host.call(m.kind, m.args))).then(
           (v) => send({ t: 'answer', id: m.id, ok: true, json: JSON.stringify(v ?? null) }),

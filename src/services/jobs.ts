@@ -86,7 +86,7 @@ export interface SpawnSchedules {
   /** Check spawn_agent's at / every_s / cron fields (nothing is written); undefined when it has none. */
   plan(input: SpawnInput, caller: Caller): PlannedSchedule | undefined;
   /** get_agent / list_agents extras: when the job runs, and its series. */
-  view(j: JobRow): { run_at?: string; schedule?: Record<string, unknown> } | undefined;
+  view(j: JobRow): Promise<{ run_at?: string; schedule?: Record<string, unknown> } | undefined>;
 }
 
 /** Whether a person has taken a job over (overseer attach, src/takeover): no headless resume meanwhile. */
@@ -182,7 +182,7 @@ export class JobService {
     const others = pairs.map((o) => (o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0]));
     const titles = await titlesOf(q, others);
     const overlaps = pairs.map((o, i) => ({ with: others[i]!, title: titles.get(others[i]!) ?? others[i]!, files: o.files, locks_conflict: o.locks_conflict }));
-    const schedule = this.schedules.view(j);
+    const schedule = await this.schedules.view(j);
     const merged = j.worktree === 1 ? await lastMergeOf(q, j.id) : undefined;
     return {
       ...sum,

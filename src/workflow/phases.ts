@@ -8,16 +8,16 @@ import type { WorkflowRow, WorkflowRows } from './rows.js';
 import type { RoleSpec } from '../contract/workflows.js';
 import { ASSESS_SCHEMA, IMPLEMENT_SCHEMA, REVIEW_SCHEMA, type Phase } from '../domain/workflow.js';
 import type { MilestoneLedger } from './ledger.js';
+import type { Q } from '../store/sql/tx.js';
 import { readState, roleKey, wfKeys, type Guidelines, type WfState } from './state.js';
 
 export const CONTEXT_CAP = 50_000;
 
 /** The call of the workflow's script run that a phase carries: the job is labelled with the run
- * and `within` journals the call in the job's own transaction (synchronously: mixed period, the
- * script journal joins it until it is on the layer). `jobId`: the job's id when the call was
- * journaled before it (the run's first phase, src/workflow/service.ts launch); `state`: more of
- * the workflow's counters set with the phase (its run). */
-export interface PhaseCall { runId: string; within: (jobId: string, now: number) => void; jobId?: string; state?: Partial<WfState> }
+ * and `within` journals the call in the job's own transaction `trx` (for the run's first phase,
+ * the run's row too: src/workflow/service.ts launch); `state`: more of the workflow's counters
+ * set with the phase (its run). */
+export interface PhaseCall { runId: string; within: (jobId: string, now: number, trx: Q) => Promise<void>; state?: Partial<WfState> }
 
 /** Another start of the workflow's phase got there first (thrown inside the job's transaction to roll it back). */
 class PhaseTaken extends Error {}
@@ -64,7 +64,7 @@ export class PhaseSpawner {
     if (phase === 'implement') st.doneBefore = (await this.ledger.progress(w.id)).done;
     let claimed: WorkflowRow | undefined;
     const r = await this.jobs.create({
-      ...(call.jobId ? { id: call.jobId } : {}), parent_id: null, depth: 1, title: `${w.id} cycle ${cycle} ${phase}${repair ? ' (repair)' : ''}`, prompt, provider: role.provider, model: model ?? null,
+      parent_id: null, depth: 1, title: `${w.id} cycle ${cycle} ${phase}${repair ? ' (repair)' : ''}`, prompt, provider: role.provider, model: model ?? null,
       cwd: workDir, work_dir: workDir, repo_root: w.repo_root, worktree: 0, branch: w.branch, base_commit: null, priority: 0,
       max_turns: limits.max_turns ?? null, budget_usd: limits.budget_usd ?? null, timeout_s: limits.timeout_s ?? null,
       context_json: null, template: w.template, checks_json: '[]', retry: 'none', labels_json: JSON.stringify(['workflow', `workflow:${w.id}`, `run:${call.runId}`]),
@@ -73,7 +73,7 @@ export class PhaseSpawner {
     }, `workflow ${w.id}`, {
       // The job, the call it carries and the workflow's current phase: one transaction.
       within: async (jobId, now, trx) => {
-        call.within(jobId, now);
+        await call.within(jobId, now, trx);
         claimed = await this.store.claimPhase(trx, w.id, w.current_job, { phase, cycle, current_job: jobId, state_json: JSON.stringify(st) }, now);
         if (!claimed) throw new PhaseTaken();
       },

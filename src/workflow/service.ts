@@ -14,6 +14,8 @@ import type { NoteService } from '../services/notes.js';
 import type { RequestService } from '../approvals/service.js';
 import { WorkflowRows, type WorkflowRow } from './rows.js';
 import { getJob } from '../store/sql/jobs.js';
+import { updateWorkflow } from '../store/sql/workflows.js';
+import { transact } from '../store/sql/tx.js';
 import { freshCounters, type Phase } from '../domain/workflow.js';
 import { isSettled } from '../domain/job.js';
 import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError, errorMessage } from '../errors.js';
@@ -172,27 +174,22 @@ export class WorkflowService {
   }
 
   /**
-   * Starts the workflow's script run with its first phase (call it on the workflow's serial chain).
-   * The run is started with its first call journaled, carried by the job id the phase will have;
-   * then the phase job is created on the layer, moving the workflow to it and to the run in the
-   * job's own transaction (src/workflow/phases.ts). The run's first call waits for that job to
-   * exist (WorkflowSteps.launching). A job that cannot be made (a budget the phase would exceed:
-   * BudgetExceededError) cancels the run, which was never the workflow's.
+   * Starts the workflow's script run with its first phase (call it on the workflow's serial chain):
+   * the phase job's own transaction writes the run's row, its first call (carried by the job) and
+   * moves the workflow to the job and the run (src/workflow/phases.ts), so either all of it lands
+   * or nothing; the run starts once that has committed. A job that cannot be made (a budget the
+   * phase would exceed: BudgetExceededError) leaves no run behind.
    */
   private async launch(w: WorkflowRow, first: PhaseStep): Promise<string | undefined> {
-    const jobId = this.ctx.ids.jobId();
-    this.steps.launching.add(jobId);
-    try {
-      const runId = await this.startRun(w, first, jobId);
-      try {
-        return await this.engine.spawn(w, first, { runId, within: () => undefined, jobId, state: { runId } });
-      } catch (err) {
-        await this.scripts.cancel(runId, `the workflow's first phase could not start: ${errorMessage(err)}`).catch(() => undefined);
-        throw err;
-      }
-    } finally {
-      this.steps.launching.delete(jobId);
-    }
+    const run = this.scripts.bundledRun(IMPLEMENT_REVIEW, { title: `workflow ${w.id}: ${w.title}`, args: { workflow_id: w.id, first: { ...first } } });
+    const call = this.steps.carry(run.runId, w.id, first, phaseTitle(first));
+    const jobId = await this.engine.spawn(w, first, {
+      runId: run.runId,
+      within: async (id, now, trx) => { await run.write(trx); await call.within(id, now, trx); },
+      state: { runId: run.runId },
+    });
+    if (jobId) run.start();
+    return jobId;
   }
 
   /** launch(), but a budget the phase would exceed blocks the workflow. */
@@ -203,14 +200,6 @@ export class WorkflowService {
       if (!(err instanceof BudgetExceededError)) throw err;
       await this.engine.block(w.id, 'budget_exceeded', err.message, null, first.phase, first.cycle);
     }
-  }
-
-  /** The workflow's run of the bundled script, its first call (`first`) journaled as carried by job `jobId`. */
-  private startRun(w: WorkflowRow, first: PhaseStep, jobId: string): Promise<string> {
-    // mixed period: until the script runs are on the layer (step 7, scripts) — the run and its journal are synchronous (WorkflowSteps.journal).
-    return this.steps.journal(() => this.scripts.startBundled(IMPLEMENT_REVIEW, { title: `workflow ${w.id}: ${w.title}`, args: { workflow_id: w.id, first: { ...first } } }, (runId) => {
-      this.steps.carry(this.scripts.journal, runId, w.id, first, phaseTitle(first)).record(jobId, this.ctx.clock.now());
-    }));
   }
 
   /** The workflow a run of the bundled script drives, if it is one. */
@@ -311,9 +300,15 @@ export class WorkflowService {
         const step: PhaseStep = { phase, cycle: cur.cycle };
         const j = cur.current_job ? await getJob(this.ctx.sql.db, cur.current_job) : undefined;
         if (j && j.status !== 'interrupted') {
-          // The run waits for the job there is; its calls that decide wait for this chain, so the workflow names the run first.
-          const runId = await this.startRun(cur, step, j.id);
-          await this.store.update(w.id, { state_json: JSON.stringify({ ...readState(await this.workflow(w.id)), runId }) });
+          // The run waits for the job there is: its row, its first call carried by that job and the workflow naming it land together.
+          const run = this.scripts.bundledRun(IMPLEMENT_REVIEW, { title: `workflow ${w.id}: ${cur.title}`, args: { workflow_id: w.id, first: { ...step } } });
+          const call = this.steps.carry(run.runId, w.id, step, phaseTitle(step));
+          await transact(this.ctx.sql.db, async (trx) => {
+            await run.write(trx);
+            await call.within(j.id, this.ctx.clock.now(), trx);
+            await updateWorkflow(trx, w.id, { state_json: JSON.stringify({ ...readState(cur), runId: run.runId }) }, this.ctx.clock.now());
+          });
+          run.start();
           return;
         }
         if (await this.engine.verified(await this.workflow(w.id), phase, cur.cycle)) await this.launchOrBlock(await this.workflow(w.id), step);

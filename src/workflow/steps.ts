@@ -8,12 +8,13 @@
 import type { HubContext } from '../services/context.js';
 import type { WorkflowRows } from './rows.js';
 import { getJob } from '../store/sql/jobs.js';
+import { beginCall, callsOf, carryCall, endCall } from '../store/sql/scripts.js';
+import type { Q } from '../store/sql/tx.js';
 import type { BlockedReason, Phase } from '../domain/workflow.js';
 import { isTerminal } from '../domain/job.js';
 import { canonicalJson } from '../domain/scriptReplay.js';
 import { bundledSource, type BundledCall, type BundledScript } from '../scripts/bundled.js';
 import { ScriptCallError, type Json } from '../scripts/sandbox.js';
-import type { ScriptJournal } from '../scripts/journal.js';
 import type { Step, WorkflowEngine } from './engine.js';
 import type { PhaseCall } from './phases.js';
 import { readState } from './state.js';
@@ -26,9 +27,6 @@ export interface PhaseStep { phase: Phase; cycle: number; repair?: string }
 export const phaseTitle = (s: PhaseStep): string => `cycle ${s.cycle} ${s.phase}`;
 
 export class WorkflowSteps {
-  /** Phase jobs journaled as a run's first call before they are created (src/workflow/service.ts launch): a call waiting for one waits for it to exist. */
-  readonly launching = new Set<string>();
-
   constructor(private readonly ctx: HubContext, private readonly store: WorkflowRows, private readonly engine: WorkflowEngine) {}
 
   /** The bundled script and its calls, for the script engine (src/scripts/bundled.ts). */
@@ -40,16 +38,14 @@ export class WorkflowSteps {
     };
   }
 
-  /** The `wf.phase` call of run `runId` that a phase job carries, journaled in the job's transaction
-   * (`within`), or by `record` where the job id is known before the job (the script's first phase,
-   * journaled with its run by start_workflow / resume_workflow). */
-  carry(journal: ScriptJournal, runId: string, workflowId: string, step: PhaseStep, runPhase: string | null): PhaseCall & { seq: () => number; record: (jobId: string, now: number) => void } {
+  /** The `wf.phase` call of run `runId` that a phase job carries, journaled in the job's own
+   * transaction (`within`: the call, carried by the job, lands with it or not at all). */
+  carry(runId: string, workflowId: string, step: PhaseStep, runPhase: string | null): PhaseCall & { seq: () => number } {
     let seq = 0;
-    const record = (jobId: string, now: number): void => {
-      seq = journal.begin({ run_id: runId, kind: 'wf.phase', args_json: canonicalJson([workflowId, step as unknown as Json]), label: phaseTitle(step), phase: runPhase, started_at: now });
-      journal.carriedBy(runId, seq, { job_id: jobId });
+    const within = async (jobId: string, now: number, trx: Q): Promise<void> => {
+      seq = await beginCall(trx, { run_id: runId, kind: 'wf.phase', args_json: canonicalJson([workflowId, step as unknown as Json]), label: phaseTitle(step), phase: runPhase, started_at: now, job_id: jobId });
     };
-    return { runId, within: record, record, seq: () => seq };
+    return { runId, within, seq: () => seq };
   }
 
   private async phase(c: BundledCall): Promise<Json> {
@@ -66,7 +62,7 @@ export class WorkflowSteps {
         if (w?.status !== 'running' || !(await this.drives(c))) return;
         await this.engine.beforePhase(w, step.phase, step.cycle);
         if (!(await this.engine.verified((await this.store.get(id))!, step.phase, step.cycle))) return;
-        const call = this.carry(c.journal, c.runId, id, step, c.phase);
+        const call = this.carry(c.runId, id, step, c.phase);
         const job = await this.engine.spawnOrBlock((await this.store.get(id))!, step, call);
         if (job) started = { seq: call.seq(), jobId: job };
       });
@@ -75,17 +71,17 @@ export class WorkflowSteps {
     }
     await this.jobEnded(jobId, c.signal);
     const out = { job_id: jobId };
-    await this.journal(() => c.journal.end(c.runId, seq, { status: 'done', outcome: out, at: this.ctx.clock.now() }));
+    await endCall(this.q, c.runId, seq, { status: 'done', outcome: out, at: this.ctx.clock.now() });
     return out;
   }
 
   private async next(c: BundledCall): Promise<Json> {
     const [id, jobId] = c.args as [string, string];
-    const seq = await this.journal(() => this.begin(c, 'next step'));
+    const seq = await this.begin(c, 'next step');
     let step: Step | undefined;
     await this.engine.serial(id, async () => { if (await this.drives(c)) step = await this.engine.afterPhase(id, jobId); });
     const next = step ?? await this.now(id);
-    return this.journal(() => this.end(c, seq, next));
+    return this.end(c, seq, next);
   }
 
   /** The lead's answer is applied by the workflow service as it arrives (WorkflowService, bus
@@ -97,18 +93,15 @@ export class WorkflowSteps {
     await this.engine.serial(id, async () => { if (await this.drives(c)) reqId = await this.engine.openApproval(id, cycle); });
     const req = reqId;
     if (!req) return this.answered(c, 'the lead approves the plan', await this.afterApproval(id));
-    const seq = await this.journal(() => {
-      const n = this.begin(c, 'the lead approves the plan');
-      c.journal.carriedBy(c.runId, n, { request_id: req });
-      return n;
-    });
+    const seq = await this.begin(c, 'the lead approves the plan');
+    await carryCall(this.q, c.runId, seq, { request_id: req });
     const waiting = async (): Promise<boolean> => { const w = await this.store.get(id); return w?.status === 'waiting_approval' && w.approval_request === req; };
     // Answered while no hub ran: nobody applied it yet.
     if (!(await this.engine.approvalPending(req)) && (await waiting())) await this.engine.serial(id, async () => { await this.engine.approvalAnswered(id); });
     await this.until(c.signal, 'workflow', (e) => (e as { workflowId?: string }).workflowId === id, async () => !(await waiting()));
     await this.engine.idle(id);
     const after = await this.afterApproval(id);
-    return this.journal(() => this.end(c, seq, after));
+    return this.end(c, seq, after);
   }
 
   /** The step after the lead's answer was applied: implement (approved), or where it stands. */
@@ -135,39 +128,31 @@ export class WorkflowSteps {
   }
 
   /** Journals a call; one a stopped hub left running (same kind and arguments) is taken up again. */
-  private begin(c: BundledCall, label: string): number {
-    const open = c.journal.calls(c.runId).find((x) => x.status === 'running' && x.kind === c.kind && x.args_json === c.key);
-    return open?.seq ?? c.journal.begin({ run_id: c.runId, kind: c.kind as never, args_json: c.key, label, phase: c.phase, started_at: this.ctx.clock.now() });
+  private async begin(c: BundledCall, label: string): Promise<number> {
+    const open = (await callsOf(this.q, c.runId)).find((x) => x.status === 'running' && x.kind === c.kind && x.args_json === c.key);
+    return open?.seq ?? beginCall(this.q, { run_id: c.runId, kind: c.kind, args_json: c.key, label, phase: c.phase, started_at: this.ctx.clock.now() });
   }
 
-  private end(c: BundledCall, seq: number, step: Step): Json {
-    c.journal.end(c.runId, seq, { status: 'done', outcome: step, at: this.ctx.clock.now() });
+  private async end(c: BundledCall, seq: number, step: Step): Promise<Json> {
+    await endCall(this.q, c.runId, seq, { status: 'done', outcome: step, at: this.ctx.clock.now() });
     return step as unknown as Json;
   }
 
   /** A call answered at once (journaled as done). */
-  private answered(c: BundledCall, label: string, step: Step): Promise<Json> {
-    return this.journal(() => this.end(c, this.begin(c, label), step));
+  private async answered(c: BundledCall, label: string, step: Step): Promise<Json> {
+    return this.end(c, await this.begin(c, label), step);
   }
 
-  /**
-   * mixed period: until the script journal is on the layer (step 7, scripts) — its synchronous
-   * writes run while this hub's layer holds the connection, so they never land inside another
-   * module's awaited layer transaction (which the guard of src/store/db.ts refuses: a call failed
-   * so under load, and its workflow was blocked phase_failed, when a journal write came between the
-   * awaits of the runner's claim or a phase job's creation).
-   */
-  journal<T>(fn: () => T): Promise<T> {
-    return this.ctx.sql.db.connection().execute(async () => fn());
+  private get q(): Q {
+    return this.ctx.sql.db;
   }
 
   /** Until the job has ended for good (an interrupted phase is continued in its session by the
-   * script engine, src/scripts/runs.ts resumeAll, and waited for again). A job being launched
-   * with its run is waited for until it exists; one that does not exist otherwise counts as ended. */
+   * script engine, src/scripts/runs.ts resumeAll, and waited for again). One that does not exist counts as ended. */
   private jobEnded(jobId: string, signal: AbortSignal): Promise<void> {
     return this.until(signal, 'job', (e) => (e as { jobId?: string }).jobId === jobId, async () => {
-      const j = await getJob(this.ctx.sql.db, jobId);
-      return j ? isTerminal(j.status) : !this.launching.has(jobId);
+      const j = await getJob(this.q, jobId);
+      return !j || isTerminal(j.status);
     });
   }
 

@@ -13,7 +13,7 @@ import { startReceiver, type Receiver, type Received } from '../helpers/receiver
 import { deadPort } from '../helpers/net.js';
 import { finishStep } from '../helpers/holder.js';
 import { waitForJob } from '../helpers/wait.js';
-import { WorkflowStore } from '../../src/store/workflows.js';
+import { insertWorkflow, updateWorkflow, type WorkflowFields } from '../../src/store/sql/workflows.js';
 import { HealthSchema } from '../../src/config.js';
 import type { NotifyPayload } from '../../src/floor/notify/index.js';
 
@@ -156,19 +156,23 @@ describe('notifications from a real hub', () => {
 
   test('a workflow that blocks, then is done: notified once per change', { timeout: 60_000 }, async () => {
     const now = Date.now();
-    const emit = new WorkflowStore(h.hub.db, (w) => h.hub.ctx.bus.emit('workflow', { workflowId: w.id, status: w.status, phase: w.phase, cycle: w.cycle }));
-    emit.insert({
+    const q = h.hub.ctx.sql.db;
+    const emit = { update: async (id: string, fields: WorkflowFields, at: number): Promise<void> => {
+      const w = (await updateWorkflow(q, id, fields, at))!;
+      h.hub.ctx.bus.emit('workflow', { workflowId: w.id, status: w.status, phase: w.phase, cycle: w.cycle });
+    } };
+    await insertWorkflow(q, {
       id: 'w-notify', title: 'Add OAuth', task: 't', status: 'running', cycle: 1, phase: 'implement', cwd: h.project, repo_root: null, worktree_path: null,
       branch: 'overseer/add-oauth', base_commit: null, implementer_json: '{}', reviewer_json: '{}', max_cycles: 5, approve_plan: 0, plan_approved: 0,
       checks_json: '[]', template: null, phase_limits_json: null, state_json: '{}', blocked_json: null, current_job: quick, approval_request: null,
       pr_url: null, git_note: null, created_at: now, ended_at: null, plan_text: null,
     });
-    emit.update('w-notify', { status: 'blocked', blocked_json: JSON.stringify({ code: 'zero_progress', message: 'no milestone in 2 phases', phase: 'implement', cycle: 1, job_id: quick }) }, now);
+    await emit.update('w-notify', { status: 'blocked', blocked_json: JSON.stringify({ code: 'zero_progress', message: 'no milestone in 2 phases', phase: 'implement', cycle: 1, job_id: quick }) }, now);
     const b = (await rx.waitFor('workflow_blocked', (r) => r.path === '/hook' && r.json?.event === 'workflow_blocked')).json as NotifyPayload;
     assert.deepEqual([b.workflow_id, b.job_id, b.title, b.command], ['w-notify', quick, 'Add OAuth', `overseer logs ${quick}`]);
     assert.match(b.reason, /^zero_progress: no milestone in 2 phases/);
-    emit.update('w-notify', { cycle: 2 }, now); // still blocked: not news
-    emit.update('w-notify', { status: 'succeeded', pr_url: 'https://github.com/o/r/pull/7' }, now);
+    await emit.update('w-notify', { cycle: 2 }, now); // still blocked: not news
+    await emit.update('w-notify', { status: 'succeeded', pr_url: 'https://github.com/o/r/pull/7' }, now);
     const d = (await rx.waitFor('workflow_done', (r) => r.path === '/hook' && r.json?.event === 'workflow_done')).json as NotifyPayload;
     assert.equal(d.reason, 'PR https://github.com/o/r/pull/7');
     await h.hub.notifier!.drain();

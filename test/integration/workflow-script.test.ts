@@ -35,6 +35,18 @@ const ended = (h: TestHub, runId: string): Promise<any> =>
   eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, 30_000);
 
 describe('the workflow on the script engine', () => {
+  test('a first phase the house budget refuses leaves nothing: no job, no run, no workflow (the run is written in the job\'s transaction)', async () => {
+    const fake = new ScriptedLauncher(crew());
+    const h = await startTestHub({ processes: fake, config: { budgetUsd: 0.5 } });
+    hubs.push(h);
+    const repo = await initRepo(join(h.dir, 'repo'));
+    await assert.rejects(h.call('start_workflow', { task: 'add alpha', cwd: repo, phase_limits: { budget_usd: 1 } }), /budget/i);
+    assert.deepEqual(h.hub.db.prepare("SELECT id, status FROM runs WHERE kind = 'script'").all(), [], 'no run left behind (a cancelled one stayed before)');
+    assert.deepEqual(h.hub.db.prepare('SELECT id FROM workflows').all(), []);
+    assert.deepEqual(h.hub.db.prepare('SELECT id FROM jobs').all(), []);
+    assert.equal(fake.children.length, 0);
+  });
+
   test('a workflow is a run of the bundled script: its phases are the run\'s calls, each carried by its phase job', async () => {
     const fake = new ScriptedLauncher(crew());
     const h = await startTestHub({ processes: fake });
@@ -151,7 +163,7 @@ describe('the workflow on the script engine', () => {
     // Both starts saw the assess job as current (what two ticks on one step at once see).
     const w = await h.hub.workflows.workflow(s.workflow_id);
     const phases = (h.hub.workflows as any).engine.phases as PhaseSpawner;
-    const call = { runId: 'r-none', within: () => undefined };
+    const call = { runId: 'r-none', within: async () => undefined };
     const started = await Promise.all([phases.spawn(w, 'review', 1, undefined, call), phases.spawn(w, 'review', 1, undefined, call)]);
     assert.equal(started.filter(Boolean).length, 1, `one start made a job: ${JSON.stringify(started)}`);
     const after = await h.hub.workflows.get(s.workflow_id);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { openDb } from '../../src/store/db.js';
 import { RunAttention } from '../../src/services/runAttention.js';
 import { listScriptRuns } from '../../src/scripts/view.js';
-import { ScriptJournal } from '../../src/scripts/journal.js';
+import { beginCall, carryCall } from '../../src/store/sql/scripts.js';
 import { sqlOver } from '../../src/store/sql/open.js';
 import { insertRequestRow } from '../helpers/requests.js';
 
@@ -34,12 +34,11 @@ describe('RunAttention', () => {
   test('an approve() waiting for the person: one run_needs_person item with its request, once; not after it is answered', async () => {
     const db = openDb(':memory:');
     insertRun(db, 'r-ask', 'running');
-    const journal = new ScriptJournal(db);
-    const seq = journal.begin({ run_id: 'r-ask', kind: 'approve', args_json: '["Merge?"]', label: 'Merge?', phase: null, started_at: 3000 });
+    const seq = await beginCall(sqlOver(db).db, { run_id: 'r-ask', kind: 'approve', args_json: '["Merge?"]', label: 'Merge?', phase: null, started_at: 3000 });
     insertRequestRow(db, { id: 'q-1', job_id: 'lead', kind: 'approval', summary: 'Merge the branch?', plan_json: null, options_json: null, created_at: 3000, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
     const a = new RunAttention(sqlOver(db).db, db);
     assert.deepEqual((await a.untold()).items, [], 'no item before the call names its request');
-    journal.carriedBy('r-ask', seq, { request_id: 'q-1' });
+    await carryCall(sqlOver(db).db, 'r-ask', seq, { request_id: 'q-1' });
     const told = await a.untold();
     assert.deepEqual(told.items.map((i) => [i.kind, i.run_id, i.title, i.call, i.request_id, i.summary]), [['run_needs_person', 'r-ask', 'title r-ask', seq, 'q-1', 'Merge the branch?']]);
     assert.match(String(told.items[0]!.what_to_do), /overseer respond q-1 --approve\|--reject/);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openDb } from '../../src/store/db.js';
 import { sqlOver } from '../../src/store/sql/open.js';
 import { addLog, beginCall, callOfJob, callsOf, carryCall, endCall, insertScriptRun, logOf, reopenCall, replaceCalls } from '../../src/store/sql/scripts.js';
-import { replayable, ScriptJournal } from '../../src/scripts/journal.js';
+import { replayable } from '../../src/scripts/journal.js';
 import { canonicalJson, ScriptReplay } from '../../src/domain/scriptReplay.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ovs-journal-'));
@@ -57,18 +57,17 @@ describe('script journal', () => {
     db.close();
   });
 
-  test('two runs number their calls apart; the workflow engine\'s synchronous journal numbers with them', async () => {
+  test('two runs number their calls apart; a call is carried by its job and answered once', async () => {
     const { db, q } = open(join(dir, 'two.db'));
     await run(q, 'r-a');
     await run(q, 'r-b');
     const c = { kind: 'agent' as const, args_json: '["x"]', label: null, phase: null, started_at: 1 };
     assert.deepEqual([await beginCall(q, { ...c, run_id: 'r-a' }), await beginCall(q, { ...c, run_id: 'r-b' }), await beginCall(q, { ...c, run_id: 'r-a' })], [1, 1, 2]);
-    const sync = new ScriptJournal(db);
-    assert.equal(sync.begin({ ...c, run_id: 'r-a' }), 3);
-    sync.carriedBy('r-a', 3, { job_id: 'j-3' });
-    sync.end('r-a', 3, { status: 'done', outcome: 1, at: 2 });
-    sync.end('r-a', 3, { status: 'failed', outcome: 2, at: 3 });
-    assert.deepEqual(sync.calls('r-a').map((x) => [x.seq, x.status, x.job_id, x.outcome_json]), [[1, 'running', null, null], [2, 'running', null, null], [3, 'done', 'j-3', '1']]);
+    assert.equal(await beginCall(q, { ...c, run_id: 'r-a' }), 3);
+    await carryCall(q, 'r-a', 3, { job_id: 'j-3' });
+    assert.equal(await endCall(q, 'r-a', 3, { status: 'done', outcome: 1, at: 2 }), true);
+    assert.equal(await endCall(q, 'r-a', 3, { status: 'failed', outcome: 2, at: 3 }), false);
+    assert.deepEqual((await callsOf(q, 'r-a')).map((x) => [x.seq, x.status, x.job_id, x.outcome_json]), [[1, 'running', null, null], [2, 'running', null, null], [3, 'done', 'j-3', '1']]);
     db.close();
   });
 

@@ -12,7 +12,7 @@ import type { HubContext } from '../../services/context.js';
 import { getRequest } from '../../store/sql/requests.js';
 import { openWarnings } from '../../store/sql/warnings.js';
 import { getJob, jobsByStatus } from '../../store/sql/jobs.js';
-import { WorkflowStore } from '../../store/workflows.js';
+import { getWorkflow, workflowsByStatus } from '../../store/sql/workflows.js';
 import { jobEnded, limitOpened, requestOpened, warningRaised, workflowChanged, type NotifyPayload, type PayloadBase } from './payload.js';
 import { activeLimits } from '../../store/sql/limits.js';
 import { readLimit } from '../../limits/store.js';
@@ -33,7 +33,6 @@ class Recent<V> extends Map<string, V> {
 
 /** Subscribes to the bus; `onNotice` gets each notice. Returns the unsubscribe function. */
 export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: NotifyPayload) => void): () => void {
-  const workflows = new WorkflowStore(ctx.db);
   const ends = new Recent<number | null>(SEEN_MAX);
   const opened = new Recent<true>(SEEN_MAX);
   const raised = new Recent<true>(SEEN_MAX);
@@ -45,7 +44,9 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
   const seeded = activeLimits(ctx.sql.db).then((rows) => { for (const r of rows) limited.set(`${r.account}@${r.opened_at}`, true); })
     .catch((err: unknown) => log.warn({ err }, 'notifications: the limits in force at start could not be read'));
   // A workflow that was blocked before this hub started was notified then (or by the hub before).
-  for (const w of workflows.byStatus('blocked')) wfStatus.set(w.id, w.status);
+  // (Read before the first workflow event is looked at: that listener awaits it.)
+  const seededWf = workflowsByStatus(ctx.sql.db, ['blocked']).then((rows) => { for (const w of rows) wfStatus.set(w.id, w.status); })
+    .catch((err: unknown) => log.warn({ err }, 'notifications: the workflows blocked at start could not be read'));
 
   const base = (): PayloadBase => {
     const url = ctx.mcpUrl();
@@ -112,10 +113,12 @@ export function listen(ctx: HubContext, log: HubContext['log'], onNotice: (p: No
       raised.set(String(w.id), true);
       return warningRaised(w, job, base());
     })),
-    ctx.bus.on('workflow', guard('workflow', (e) => {
-      const before = wfStatus.get(e.workflowId);
-      const w = workflows.get(e.workflowId);
+    ctx.bus.on('workflow', guard('workflow', async (e) => {
+      await seededWf;
+      const w = await getWorkflow(ctx.sql.db, e.workflowId);
       if (!w) return undefined;
+      // Compared and remembered after the read with no await between: of two events for one change, one notifies.
+      const before = wfStatus.get(w.id);
       wfStatus.set(w.id, w.status);
       return before === w.status ? undefined : workflowChanged(w, base());
     })),
