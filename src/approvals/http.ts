@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Caller } from '../services/context.js';
-import { OverseerError, errorMessage } from '../errors.js';
+import { OverseerError } from '../errors.js';
 import { BodyError, readBody } from '../http/body.js';
 import { TooLateError, type RequestService } from './service.js';
 import { ListRequestsInput, RespondInput } from '../contract/coord.js';

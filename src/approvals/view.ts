@@ -1,7 +1,7 @@
 // What callers see of requests: the list_requests / respond view, wait_for_agents' attention
 // items (who is awaited, how to answer) and late answers. Pure.
 import { isoTime } from '../clock.js';
-import type { FullRequestRow, LateAnswerRow, Who } from '../store/sql/requests.js';
+import type { FullRequestRow, LateAnswerRow } from '../store/sql/requests.js';
 import { closedHow, howToAnswer, optionsOf } from './rules.js';
 import type { LateAnswerView, RequestView } from '../contract/coord.js';
 

@@ -3,7 +3,7 @@
 import { isoTime } from '../clock.js';
 import { lastRound, sideName, type Side } from './logic.js';
 import { sidesOf } from './texts.js';
-import { turnFacts, type DebateRow, type DebateStatus, type SideSpec, type TurnRow } from './store.js';
+import { turnFacts, type DebateRow, type TurnRow } from './store.js';
 import type { TurnView, DebateView } from '../contract/debates.js';
 import { turnJobs, turnsOf } from '../store/sql/debates.js';
 import type { Q } from '../store/sql/tx.js';

@@ -265,7 +265,7 @@ export class ScriptExecution {
   }
 
   private async approve(frame: Frame, args: Json[], key: string): Promise<Json> {
-    const { runId, signal } = this;
+    const { runId } = this;
     const [summary, plan] = args;
     if (typeof summary !== 'string' || !summary.trim()) throw new ScriptCallError('TypeError', 'approve(summary, plan): summary must be a non-empty string');
     await this.whilePaused('approve', args);

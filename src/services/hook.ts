@@ -1,7 +1,7 @@
 // The hub side of the PreToolUse lock hook (hooks/overseer-hook.mjs forwards Claude Code's
 // hook input here). Finds the files a tool call would write — Edit/Write/NotebookEdit paths,
 // recognisable Bash write targets, apply_patch headers — and asks the lock service.
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type { Caller } from './context.js';
 import type { LockService } from './locks.js';
 import { bashWriteTargets } from '../domain/bashTargets.js';

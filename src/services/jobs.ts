@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Caller, HubContext } from './context.js';
 import type { JobRow, NewJob } from '../store/jobs.js';
-import { isPostgres, joinSync, transact, type Q } from '../store/sql/tx.js';
+import { transact, type Q } from '../store/sql/tx.js';
 import { addEvent, attemptsOf, attemptsOfJobs, descendants, getJob, inSubtree, insertJob, jobsByStatus, jobsOf, lastMergeOf, listJobs, nearbyIds, statusOf, titlesOf, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import type { BudgetSpec, Reservation } from '../money/budgets.js';
 import type { DepState } from '../domain/scheduler.js';
@@ -393,10 +393,7 @@ export class JobService {
       if (at.notBefore !== undefined) await updateJob(trx, id, { not_before: at.notBefore }, now);
       if (skipBootstrap) await setSetupSkip(trx, id, now);
       if (base) await setSetupBase(trx, id, base, now);
-      // mixed period: until the workflow's journal is on the layer (src/workflow/steps.ts `carry`,
-      // h/p29b2) — a phase's `within` still writes its call synchronously, so on SQLite it joins this
-      // transaction; on PostgreSQL there is no synchronous store, so `within` runs as it is.
-      await (isPostgres(trx) ? at.within?.(id, now, trx) : joinSync(trx, ctx.db, () => at.within?.(id, now, trx)));
+      await at.within?.(id, now, trx);
       if (r) await this.budgets.hold(trx, id, r, now);
       await addEvent(trx, id, now, 'spawned', this.spawnedEvent(by, status, at.notBefore, r));
       return r;

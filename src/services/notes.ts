@@ -9,7 +9,6 @@ import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import type { ListNotesInput, NoteView, ReadNoteInput, WatchNotesInput, WriteNoteInput, DeleteNoteInput } from '../contract/notes.js';
 import { chunkEnd, jsonLength } from '../domain/jsonChunk.js';
-import { noteWriteConflict } from '../domain/noteVersion.js';
 import { getJob } from '../store/sql/jobs.js';
 
 export type { NoteView };

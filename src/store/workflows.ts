@@ -1,6 +1,5 @@
 // A workflow's row, as a type only: every reader and writer of the rows is on the layer
 // (src/store/sql/workflows.ts; the engine wraps them in src/workflow/rows.ts).
-import type { MilestoneRecord } from '../domain/milestones.js';
 
 /** A workflow's row (the layer's table type in src/store/sql/schema.ts is made from it). */
 export interface WorkflowRow {

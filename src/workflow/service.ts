@@ -18,7 +18,7 @@ import { updateWorkflow } from '../store/sql/workflows.js';
 import { transact } from '../store/sql/tx.js';
 import { freshCounters, type Phase } from '../domain/workflow.js';
 import { isSettled } from '../domain/job.js';
-import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError, errorMessage } from '../errors.js';
+import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { placeRun, removeWorktree } from '../git/worktree.js';
 import { gitOut } from '../git/exec.js';
 import type { CancelInput } from '../contract/agents.js';

@@ -4,7 +4,7 @@
 // maxChars, keeping the most recent part. Pure.
 import { parseClaudeLine, type ClaudeEvent } from './events.js';
 import { isCodexEvent, renderCodexEvent } from '../codex/transcript.js';
-import { compactJson, isHighSurrogate, isLowSurrogate, truncate } from '../textCap.js';
+import { compactJson, isLowSurrogate, truncate } from '../textCap.js';
 
 export { truncate };
 

@@ -3,7 +3,7 @@
 // same way, and the typed errors of the services mapped to HTTP statuses in one place.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import { OverseerError, errorMessage } from '../../errors.js';
+import { OverseerError } from '../../errors.js';
 import { BodyError, readBody as readJson } from '../../http/body.js';
 
 /** A typed service error → its status (anything else is a 500, logged by the endpoint). */
