@@ -168,10 +168,13 @@ export class LockMounts {
   }
 
   private async pass(): Promise<void> {
+    // A child seeded while the reads are out (its launch follows its 'running' event at once, and
+    // its pid is recorded later) is not one this pass can call ended: only those known before it are.
+    const known = [...this.applied.keys()];
     const [held, running] = [await this.d.held(), await this.d.running()];
     this.view = { held, running: new Set(running.map((r) => r.jobId)) };
     const live = new Set(running.map((r) => r.jobId));
-    for (const id of [...this.applied.keys()]) if (!live.has(id)) this.applied.delete(id);
+    for (const id of known) if (!live.has(id)) this.applied.delete(id);
     for (const key of [...this.errors.keys()]) if (!live.has(key.slice(0, key.indexOf('\0')))) this.errors.delete(key);
     let missing = false;
     await Promise.all(running.map(async ({ jobId, pid }) => {
