@@ -99,8 +99,8 @@ async function guardCost(): Promise<{ idle: Stats; changed: Stats }> {
   try {
     const held = Array.from({ length: 20 }, (_, i) => ({ path: path.join(work, `f${i}.ts`), holder: 'j-a' }));
     for (const h of held) writeFileSync(h.path, 'x'.repeat(20_000));
-    const g = new LockGuard({ held: () => held, keepDir: () => path.join(work, 'kept'), report: () => undefined, now: () => 0, refused: () => undefined });
-    g.locksChanged();
+    const g = new LockGuard({ held: async () => held, keepDir: () => path.join(work, 'kept'), report: () => undefined, now: () => 0, refused: () => undefined });
+    await g.locksChanged();
     const idle: number[] = [];
     const changed: number[] = [];
     for (let i = 0; i < 200; i++) {

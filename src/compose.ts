@@ -150,14 +150,15 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   const root = packageRoot();
   const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
   const clock = o.clock ?? systemClock;
+  const sql = sqlOver(db);
   const confinement = o.processes ? undefined : setupConfinement({
-    config, db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new NodeLauncher(),
+    config, q: sql.db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new NodeLauncher(),
   });
   const ctx: HubContext = {
     config,
     projectDir: o.projectDir,
     db,
-    sql: sqlOver(db),
+    sql,
     store: new JobStore(db),
     bus: new Bus(),
     clock,

@@ -1,30 +1,36 @@
 // The hub's lock guard, composed: held files from the locks table (not the lead's: its writes
 // have no tool stream to tell them apart), undone writes kept beside the writer's transcripts,
-// reports through the messages service.
+// reports through the messages service. The guard reads the locks through the layer at each lock
+// change; the mount refusals answer from what that read saw (the locks, their holders' titles),
+// the same locks the mounts bound from (src/confine/lockMounts.ts keeps its own, read per pass).
 import { join } from 'node:path';
 import type { HubContext } from '../services/context.js';
 import type { MessageService } from '../services/messages.js';
-import { heldLocks } from '../store/locks.js';
+import type { LockRow } from '../store/locks.js';
+import { allLocks } from '../store/sql/locks.js';
 import { LockGuard } from './lockGuard.js';
 import type { LockMounts } from './lockMounts.js';
 import { reportViolation } from './violationReport.js';
 import { RefusalNotices, type BoundLock } from './mountRefusal.js';
 import { isoTime } from '../clock.js';
-import { addEvent } from '../store/sql/jobs.js';
+import { addEvent, titlesOf } from '../store/sql/jobs.js';
 import { addMessage } from '../store/sql/messages.js';
 
 export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: LockMounts): LockGuard {
+  // The locks and their holders' titles as the last lock change read them. RefusalNotices asks
+  // synchronously (a tool result of the stream); a lock changed since is bound or unbound by the
+  // mounts' pass after the same change, so what a refusal names is what was bound when it was written.
+  let view: { locks: LockRow[]; titles: Map<string, string> } = { locks: [], titles: new Map() };
   const holderText = (holder: string): string => {
     if (holder === 'lead') return 'the lead';
-    // mixed period: until step 9 — RefusalNotices asks for the bound locks synchronously, read with heldLocks beside it.
-    const j = ctx.store.get(holder);
-    return j ? `agent ${holder} ("${j.title}")` : `agent ${holder}`;
+    const title = view.titles.get(holder);
+    return title === undefined ? `agent ${holder}` : `agent ${holder} ("${title}")`;
   };
   const notices = new RefusalNotices({
     bound: (writer) => {
       const mine = new Set(mounts?.mountedFor(writer) ?? []);
       if (mine.size === 0) return [];
-      return heldLocks(ctx.db).filter((l) => mine.has(l.path) && l.holder !== writer)
+      return view.locks.filter((l) => mine.has(l.path) && l.holder !== writer)
         .map((l): BoundLock => ({ path: l.path, holder: l.holder, holderText: holderText(l.holder), reason: l.reason, until: isoTime(l.expires_at) }));
     },
     tell: (writer, text, bound) => {
@@ -35,11 +41,18 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
   });
   return new LockGuard({
     refused: (writer, texts) => notices.toolResults(writer, texts),
-    // mixed period: until step 9 — LockGuard asks synchronously, as it reads held locks (heldLocks).
-    sealed: mounts
-      ? (path, holder) => ctx.store.byStatus('running').every((j) => j.id === holder || mounts.mountedFor(j.id).includes(path))
-      : undefined,
-    held: () => heldLocks(ctx.db).filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder })),
+    // The mounts know which children run and what each has bound (their last pass and the starts since).
+    sealed: mounts ? (path, holder) => mounts.sealed(path, holder) : undefined,
+    held: async () => {
+      try {
+        const locks = await allLocks(ctx.sql.db);
+        view = { locks, titles: await titlesOf(ctx.sql.db, locks.map((l) => l.holder).filter((h) => h !== 'lead')) };
+        return locks.filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder }));
+      } catch (err) {
+        ctx.log.warn({ err }, 'lock guard: the locks could not be read; held files are guarded as before until the next lock change');
+        return undefined;
+      }
+    },
     keepDir: (writer) => join(ctx.config.home, 'agents', writer, 'undone'),
     now: () => ctx.clock.now(),
     report: (v) => void reportViolation(ctx, {

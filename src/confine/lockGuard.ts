@@ -43,7 +43,8 @@ export interface Violation {
 }
 
 export interface LockGuardDeps {
-  held(): { path: string; holder: string }[];
+  /** Every lock now, but the lead's (read through the layer); undefined when it could not be read (said in the log). */
+  held(): Promise<{ path: string; holder: string }[] | undefined>;
   /** Where an undone write of `writer` is kept (a folder beside its transcript). */
   keepDir(writer: string): string;
   report(v: Violation): void;
@@ -93,9 +94,25 @@ export class LockGuard {
 
   constructor(private readonly d: LockGuardDeps) {}
 
-  /** Locks changed: newly held files are taken as their holder has them now; released ones are dropped. */
-  locksChanged(): void {
-    const held = this.d.held();
+  /** One lock change at a time, in the order they came. */
+  private changing: Promise<void> = Promise.resolve();
+
+  /**
+   * Locks changed: newly held files are taken as their holder has them now; released ones are
+   * dropped. The locks are read (one statement) before the files are: a file granted a moment ago
+   * is taken once that read is back — the holder hears of its grant after the lock service's own
+   * awaited steps, and the others cannot write it (the hook and the mounts refuse them).
+   */
+  locksChanged(): Promise<void> {
+    const next = this.changing.then(async () => {
+      const held = await this.d.held();
+      if (held) this.apply(held);
+    });
+    this.changing = next.catch(() => undefined);
+    return next;
+  }
+
+  private apply(held: { path: string; holder: string }[]): void {
     const now = new Set(held.map((h) => h.path));
     for (const p of [...this.snaps.keys()]) if (!now.has(p)) this.snaps.delete(p);
     const holders = new Set(held.map((h) => h.holder));
@@ -141,10 +158,10 @@ export class LockGuard {
     return (this.inFlight.get(jobId)?.length ?? 0) > 0;
   }
 
-  /** A job's process started (again): its held files are guarded from now on. */
-  jobStarted(jobId: string): void {
+  /** A job's process started (again): its held files are guarded from now on (once the locks are read). */
+  jobStarted(jobId: string): Promise<void> {
     this.ended.delete(jobId);
-    this.locksChanged();
+    return this.locksChanged();
   }
 
   /**

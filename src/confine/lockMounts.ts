@@ -12,10 +12,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from '../log.js';
 
 export interface LockMountDeps {
-  /** Every lock now: real absolute path and holder ('lead' or a job id). */
-  held(): { path: string; holder: string }[];
+  /** Every lock now: real absolute path and holder ('lead' or a job id); read through the layer. */
+  held(): Promise<{ path: string; holder: string }[]>;
   /** Running jobs with the pid the hub recorded (bubblewrap's, leading the child's group). */
-  running(): { jobId: string; pid: number }[];
+  running(): Promise<{ jobId: string; pid: number }[]>;
   /** Runs the helper: python3 <script> <nsPid> ro|rw <paths…>; resolves with its stderr on
    * failure, and `gone` when the process (so its namespace) no longer exists. */
   helper(args: string[]): Promise<{ ok: boolean; stderr: string; gone?: boolean }>;
@@ -72,12 +72,20 @@ export class LockMounts {
   private closed = false;
   /** Milliseconds from a lock change to its mounts being in place, for `npm run bench` and the docs. */
   readonly latencies: number[] = [];
+  /**
+   * The locks and running jobs as the last pass read them: what the synchronous questions (a
+   * child's plan at its start, `sealed`) answer from. Every lock change and job change starts a
+   * pass (setup.ts `attach`), so on one hub this view is behind only while a pass reads; what a
+   * start misses in that moment, the pass that its own `job` event starts binds (want − have).
+   * With many hubs (docs/store-plan.md step 9) the other hubs' `lock` events must start a pass too.
+   */
+  private view: { held: { path: string; holder: string }[]; running: Set<string> } = { held: [], running: new Set() };
 
   constructor(private readonly d: LockMountDeps) {}
 
   /** What a child starting now must not write: existing paths others hold (bound by its plan). */
   heldByOthers(jobId: string): string[] {
-    return this.d.held().filter((h) => h.holder !== jobId && existsSync(h.path)).map((h) => h.path).sort();
+    return this.view.held.filter((h) => h.holder !== jobId && existsSync(h.path)).map((h) => h.path).sort();
   }
 
   /** The child's plan bound these at start. */
@@ -160,10 +168,13 @@ export class LockMounts {
   }
 
   private async pass(): Promise<void> {
-    const held = this.d.held();
-    const running = this.d.running();
+    // A child seeded while the reads are out (its launch follows its 'running' event at once, and
+    // its pid is recorded later) is not one this pass can call ended: only those known before it are.
+    const known = [...this.applied.keys()];
+    const [held, running] = [await this.d.held(), await this.d.running()];
+    this.view = { held, running: new Set(running.map((r) => r.jobId)) };
     const live = new Set(running.map((r) => r.jobId));
-    for (const id of [...this.applied.keys()]) if (!live.has(id)) this.applied.delete(id);
+    for (const id of known) if (!live.has(id)) this.applied.delete(id);
     for (const key of [...this.errors.keys()]) if (!live.has(key.slice(0, key.indexOf('\0')))) this.errors.delete(key);
     let missing = false;
     await Promise.all(running.map(async ({ jobId, pid }) => {
@@ -218,6 +229,18 @@ export class LockMounts {
       }
     }
     this.applied.set(jobId, next);
+  }
+
+  /**
+   * Is `path` bound read-only for every running child but its holder? Then a change to it can only
+   * be the holder's (or the host's). Running: as the last pass saw them, and every child started
+   * since (its plan seeded it); a child not bound yet makes it false, the side that checks.
+   */
+  sealed(path: string, holder: string): boolean {
+    const jobs = new Set([...this.view.running, ...this.applied.keys()]);
+    jobs.delete(holder);
+    for (const j of jobs) if (!this.applied.get(j)?.has(path)) return false;
+    return true;
   }
 
   /** The paths bound read-only in a job's namespace now (for tests and get_agent). */

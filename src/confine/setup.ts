@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { stateRoot } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
-import { JobStore } from '../store/jobs.js';
-import { heldLocks } from '../store/locks.js';
+import type { Q } from '../store/sql/tx.js';
+import { jobsByStatus } from '../store/sql/jobs.js';
+import { allLocks } from '../store/sql/locks.js';
 import type { ProcessLauncher } from '../launch/types.js';
 import { which } from '../launch/which.js';
 import type { Bus } from '../services/bus.js';
@@ -22,7 +22,8 @@ export interface Confinement {
 }
 
 export function setupConfinement(o: {
-  config: Config; db: Db; projectDir: string; packageRoot: string; kbGlobal: string; log: Logger; now: () => number; base: ProcessLauncher;
+  /** The layer, where the lock mounts read the locks and the running jobs at each pass. */
+  config: Config; q: Q; projectDir: string; packageRoot: string; kbGlobal: string; log: Logger; now: () => number; base: ProcessLauncher;
 }): Confinement {
   const status = confineStatus(o.config.confine);
   if (!status.active) return { processes: o.base, status, attach: () => () => undefined };
@@ -32,11 +33,9 @@ export function setupConfinement(o: {
     status.heldReadOnly = false;
     status.heldReason = 'lock mode off: held files are not enforced';
   } else if (python) {
-    // mixed period: until step 9 — LockMounts asks for held locks and running jobs synchronously.
-    const jobs = new JobStore(o.db);
     lockMounts = new LockMounts({
-      held: () => heldLocks(o.db).map((l) => ({ path: l.path, holder: l.holder })),
-      running: () => jobs.byStatus('running').filter((j) => j.pid !== null).map((j) => ({ jobId: j.id, pid: j.pid! })),
+      held: async () => (await allLocks(o.q)).map((l) => ({ path: l.path, holder: l.holder })),
+      running: async () => (await jobsByStatus(o.q, 'running')).filter((j) => j.pid !== null).map((j) => ({ jobId: j.id, pid: j.pid! })),
       helper: pythonHelper(python, join(o.packageRoot, 'hooks', 'overseer-lockmount.py')),
       log: o.log,
       now: o.now,
@@ -55,7 +54,10 @@ export function setupConfinement(o: {
     processes, status, lockMounts,
     attach: (bus) => {
       if (!lockMounts) return () => undefined;
+      // Every lock and job change starts a pass, which reads both through the layer; the first
+      // one now fills the view a child's start plans from (LockMounts.heldByOthers).
       const offs = [bus.on('lock', () => void lockMounts!.sync()), bus.on('job', () => void lockMounts!.sync())];
+      void lockMounts.sync();
       return () => { for (const off of offs) off(); lockMounts!.close(); };
     },
   };

@@ -6,10 +6,11 @@ import type { HubContext } from './context.js';
 import type { Supervisor } from './supervisor.js';
 import type { Provider } from '../limits/account.js';
 import { updateWithEvent } from '../store/sql/jobs.js';
+import { isActive } from '../domain/job.js';
 import { frameMessage } from './messages.js';
 import { markDelivered, undelivered } from '../store/sql/messages.js';
 
-type ChildrenContext = Pick<HubContext, 'sql' | 'store' | 'bus' | 'clock' | 'log'>;
+type ChildrenContext = Pick<HubContext, 'sql' | 'bus' | 'clock' | 'log'>;
 
 export class LiveChildren {
   private readonly sups = new Map<string, Supervisor>();
@@ -17,8 +18,23 @@ export class LiveChildren {
   private readonly budgetStops = new Map<string, string>();
   /** The limiter's pause and thaw writes, one after another in the order they were made. */
   private writes: Promise<void> = Promise.resolve();
+  /**
+   * The status of each active job as its `job` events said (every status write emits one), for
+   * the limiter's pause and thaw, which are synchronous decisions of its own (src/limits/service.ts
+   * keeps its paused lists in memory between awaits, so its actions answer at once). On one hub this
+   * is the row's status as soon as its event is out: the status of a job whose child runs here is
+   * written by this hub. With many hubs (docs/store-plan.md step 9), a status another hub writes
+   * (the lead's pause through it) must reach this map through that hub's `job` events.
+   */
+  private readonly statuses = new Map<string, string>();
 
-  constructor(private readonly ctx: ChildrenContext) {}
+  constructor(private readonly ctx: ChildrenContext) {
+    ctx.bus.on('job', (e) => {
+      if (isActive(e.status as never)) this.statuses.set(e.jobId, e.status);
+      else this.statuses.delete(e.jobId);
+      return undefined;
+    });
+  }
 
   get(jobId: string): Supervisor | undefined {
     return this.sups.get(jobId);
@@ -100,8 +116,7 @@ export class LiveChildren {
   pauseAtLimit(jobId: string, provider: Provider): boolean {
     const { ctx } = this;
     const sup = this.sups.get(jobId);
-    // mixed period: until the limiter's actions may be asynchronous (src/limits/service.ts asks for a boolean now).
-    if (!sup || ctx.store.get(jobId)?.status !== 'running' || !sup.freeze()) return false;
+    if (!sup || this.statuses.get(jobId) !== 'running' || !sup.freeze()) return false;
     const now = ctx.clock.now();
     this.write(jobId, async () => {
       await updateWithEvent(ctx.sql.db, jobId, { status: 'frozen', status_message: `paused at ${provider}'s limit: goes on when it has passed` }, now, 'limit_paused', { provider });
@@ -114,8 +129,7 @@ export class LiveChildren {
   unpauseAtLimit(jobId: string): boolean {
     const { ctx } = this;
     const sup = this.sups.get(jobId);
-    // mixed period: until the limiter's actions may be asynchronous (src/limits/service.ts asks for a boolean now).
-    if (!sup || ctx.store.get(jobId)?.status !== 'frozen' || !sup.thaw()) return false;
+    if (!sup || this.statuses.get(jobId) !== 'frozen' || !sup.thaw()) return false;
     const now = ctx.clock.now();
     this.write(jobId, async () => {
       await updateWithEvent(ctx.sql.db, jobId, { status: 'running', status_message: null }, now, 'limit_resumed');

@@ -116,7 +116,7 @@ export class HookService {
       this.heard.hookLedger.note(caller.jobId, h.tool_use_id);
       this.heard.lockGuard.toolsStarted(caller.jobId, [h.tool_use_id]); // the tool runs right after this answer
     }
-    const root = this.locks.workTree(caller);
+    const root = await this.locks.workTree(caller);
     const base = h.cwd && isAbsolute(h.cwd) ? h.cwd : root;
     const paths: string[] = [];
     const targets = writeTargetsOf(h);

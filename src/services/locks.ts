@@ -21,6 +21,8 @@ import { isInside } from '../domain/paths.js';
 import { resolveLockPaths } from './realPaths.js';
 import { describeCycle } from '../domain/waitGraph.js';
 import { isActive } from '../domain/job.js';
+import { addEvent, getJob, titlesOf } from '../store/sql/jobs.js';
+import { addMessage } from '../store/sql/messages.js';
 import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../contract/locks.js';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -95,11 +97,9 @@ export class LockService {
   }
 
   /** The caller's work tree (real path): its job's work dir, or the project for the lead. */
-  workTree(caller: Caller): string {
-    const dir = caller.role === 'agent' ? (() => {
-      const j = this.ctx.store.get(caller.jobId);
-      return j?.work_dir ?? j?.cwd ?? this.ctx.projectDir;
-    })() : this.ctx.projectDir;
+  async workTree(caller: Caller): Promise<string> {
+    const j = caller.role === 'agent' ? await getJob(this.q, caller.jobId) : undefined;
+    const dir = j?.work_dir ?? j?.cwd ?? this.ctx.projectDir;
     try {
       return realpathSync(dir);
     } catch {
@@ -123,7 +123,7 @@ export class LockService {
    * call never stalls every other caller of the hub.
    */
   async resolve(caller: Caller, files: readonly string[], base?: string): Promise<string[]> {
-    const root = this.workTree(caller);
+    const root = await this.workTree(caller);
     const ok = new Set<string>();
     const rejected: string[] = [];
     for (let i = 0; i < files.length; i += RESOLVE_BATCH) {
@@ -136,19 +136,21 @@ export class LockService {
     return [...ok].sort();
   }
 
-  private describeHolder(holder: string): string {
-    if (holder === 'lead') return 'the lead';
-    const j = this.ctx.store.get(holder);
-    return j ? `agent ${holder} ("${j.title}")` : `agent ${holder}`;
-  }
-
-  /** Who holds what; a lock taken in another clone (the key of one of the caller's `items`) says so, with the path as the caller knows it. */
-  private conflictText(rows: LockRow[], items: readonly LockItem[] = []): string {
+  /** Who holds what; a lock taken in another clone (the key of one of the caller's `items`) says so,
+   * with the path as the caller knows it. The holders' titles are read with `q`: the transaction
+   * when called inside one (on SQLite the layer has one connection: a read outside it would wait for it). */
+  private async conflictText(rows: LockRow[], items: readonly LockItem[] = [], q: Q = this.q): Promise<string> {
     const known = new Map(items.map((i) => [keyString(i), i.path]));
+    const titles = await titlesOf(q, rows.map((r) => r.holder).filter((h) => h !== 'lead'));
+    const describeHolder = (holder: string): string => {
+      if (holder === 'lead') return 'the lead';
+      const title = titles.get(holder);
+      return title === undefined ? `agent ${holder}` : `agent ${holder} ("${title}")`;
+    };
     return rows.map((r) => {
       const mine = known.get(keyString({ repo: r.repo, rel: r.rel_path })) ?? r.path;
       const where = mine === r.path ? r.path : `${mine} (as ${r.path} in another clone of ${r.repo})`;
-      return `${where} is held by ${this.describeHolder(r.holder)}${r.reason ? ` for "${r.reason}"` : ''} until ${isoTime(r.expires_at)}`;
+      return `${where} is held by ${describeHolder(r.holder)}${r.reason ? ` for "${r.reason}"` : ''} until ${isoTime(r.expires_at)}`;
     }).join('; ');
   }
 
@@ -166,7 +168,7 @@ export class LockService {
       return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(now + i.ttl_s * 1000), ...await this.writableFor(caller, paths) };
     }
     if (first.expired) await this.grantWaiters(); // what expired may free other waiters
-    if (first.kind === 'held') throw new ConflictError(`not acquired: ${this.conflictText(first.others, items)}. Nothing was locked. Pass timeout_s to wait for them.`);
+    if (first.kind === 'held') throw new ConflictError(`not acquired: ${await this.conflictText(first.others, items)}. Nothing was locked. Pass timeout_s to wait for them.`);
     if (first.kind === 'deadlock') throw new ConflictError(`deadlock: ${describeCycle(first.cycle)}. Nothing was locked; release what you hold (release_files) or lock all the files you need in one call.`);
     this.arm(await nextExpiry(this.q)); // the held locks may expire before anyone releases them
     const waitId = first.waitId;
@@ -190,7 +192,7 @@ export class LockService {
       return { acquired: paths, acquired_count: paths.length, expires_at: isoTime(this.ctx.clock.now() + i.ttl_s * 1000), ...writable };
     }
     const still = (await heldAmong(this.q, items)).filter((x) => x.holder !== me);
-    throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${this.conflictText(still, items) || 'the files just became free — try again'}. Nothing was locked.`);
+    throw new ConflictError(r.ok ? 'the lock request ended' : `timed out after ${i.timeout_s}s waiting: ${await this.conflictText(still, items) || 'the files just became free — try again'}. Nothing was locked.`);
   }
 
   /**
@@ -203,7 +205,7 @@ export class LockService {
     if (caller.role !== 'agent' || this.gate.stillReadOnly(caller.jobId, paths).length === 0) return {};
     const stuck = await this.gate.makeWritable(caller.jobId, paths);
     if (stuck.length === 0) return {};
-    this.reportNotWritable(caller.jobId, stuck);
+    await this.reportNotWritable(caller.jobId, stuck);
     return { not_writable: stuck };
   }
 
@@ -216,7 +218,7 @@ export class LockService {
       timer = setTimeout(() => resolve(this.gate.stillReadOnly(caller.jobId, paths).map((path) => ({ path, error: `not unbound within ${HOOK_WAIT_MS / 1000} s` }))), HOOK_WAIT_MS);
     });
     const stuck = await Promise.race([this.gate.makeWritable(caller.jobId, paths), late]).finally(() => clearTimeout(timer));
-    if (stuck.length) this.reportNotWritable(caller.jobId, stuck);
+    if (stuck.length) await this.reportNotWritable(caller.jobId, stuck);
     return stuck;
   }
 
@@ -225,12 +227,20 @@ export class LockService {
     return caller.role === 'agent' ? this.gate.stillReadOnly(caller.jobId, paths) : [];
   }
 
-  private reportNotWritable(jobId: string, stuck: NotWritable): void {
+  /** The event and the lead's message land before the grant answers (the caller awaits this), as
+   * they did when they were synchronous writes: whoever reads the job's events after the answer sees them. */
+  private async reportNotWritable(jobId: string, stuck: NotWritable): Promise<void> {
     const now = this.ctx.clock.now();
     const list = stuck.map((s) => `${s.path} (${s.error})`).join(', ');
-    this.ctx.store.addEvent(jobId, now, 'lock_not_writable', { files: stuck.map((s) => s.path), errors: stuck.map((s) => s.error) });
     this.ctx.log.warn({ jobId, files: stuck }, `locks: job ${jobId} holds ${list} but it is still read-only in its sandbox`);
-    this.ctx.store.addMessage(jobId, 'lead', `Overseer could not make ${list} writable in the sandbox of ${jobId}, which holds the lock: its writes there fail until it ends. Cancel or restart it if it needs the file.`, now, false);
+    try {
+      await addEvent(this.q, jobId, now, 'lock_not_writable', { files: stuck.map((s) => s.path), errors: stuck.map((s) => s.error) });
+      await addMessage(this.q, { from: jobId, to: 'lead', text: `Overseer could not make ${list} writable in the sandbox of ${jobId}, which holds the lock: its writes there fail until it ends. Cancel or restart it if it needs the file.`, now, delivered: false });
+    } catch (err) {
+      // The grant stands: what could not be recorded is in the log above, and the caller is told in its result.
+      this.failed(err, `recording that ${jobId}'s files are not writable`);
+      return;
+    }
     this.ctx.bus.emit('message', { to: 'lead' });
   }
 
@@ -243,7 +253,7 @@ export class LockService {
       released = await lockTx(this.q, async (trx) => {
         const held = await heldAmong(trx, keys);
         const foreign = held.filter((r) => r.holder !== me);
-        if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${this.conflictText(foreign, keys)}. Nothing was released.`);
+        if (foreign.length) throw new ForbiddenError(`cannot release locks you do not hold: ${await this.conflictText(foreign, keys, trx)}. Nothing was released.`);
         return held.length ? release(trx, me, keys) : [];
       });
     } else {
@@ -263,7 +273,7 @@ export class LockService {
    */
   async list(i: ListLocksInput, caller?: Caller): Promise<{ locks: { path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number; repo: string | null; holder_path?: string }[] }> {
     await this.expireNow();
-    const tree = caller ? this.workTree(caller) : undefined;
+    const tree = caller ? await this.workTree(caller) : undefined;
     const scope = tree ? await this.scopeOf(tree) : undefined;
     // A relative prefix is relative to the caller's work tree, like lock paths.
     const prefix = i.path_prefix && tree && !isAbsolute(i.path_prefix) ? join(tree, i.path_prefix) : i.path_prefix;
@@ -330,7 +340,7 @@ export class LockService {
   /** A job's event said it is not running: release what it has, unless it runs again by now (the
    * event of a job queued a moment ago may be heard after its start and its first lock). */
   private async releaseEnded(jobId: string): Promise<void> {
-    if (isActive((this.ctx.store.get(jobId)?.status ?? 'failed') as never)) return;
+    if (isActive(((await getJob(this.q, jobId))?.status ?? 'failed') as never)) return;
     await this.releaseAll(jobId);
   }
 
@@ -356,7 +366,12 @@ export class LockService {
   async reconcile(): Promise<string[]> {
     const dead = await lockTx(this.q, async (trx) => {
       await dropAllWaits(trx);
-      const gone = (await holders(trx)).filter((h) => h !== 'lead' && !isActive((this.ctx.store.get(h)?.status ?? 'failed') as never));
+      // The holders' jobs are read inside the decision, with its connection: at a hub's start no
+      // job of it runs yet (reconcile settled them before), so a status read here stays true until the release.
+      const gone: string[] = [];
+      for (const h of await holders(trx)) {
+        if (h !== 'lead' && !isActive(((await getJob(trx, h))?.status ?? 'failed') as never)) gone.push(h);
+      }
       for (const h of gone) await release(trx, h);
       return gone;
     });
@@ -391,7 +406,7 @@ export class LockService {
       await this.renew(caller);
       return { decision: 'deny', reason: `strict lock mode: cannot tell which files ${unknown} writes (a variable, glob, eval, or a command that writes where it cannot be seen), so it is denied. Write to literal paths you hold with lock_files.` };
     }
-    const root = this.workTree(caller);
+    const root = await this.workTree(caller);
     if (unknown) {
       // It may write anywhere: while other agents hold files in this tree (or in another clone of
       // it), that is not allowed. The tree's key covers its clones; the holders' paths under it
@@ -401,13 +416,13 @@ export class LockService {
       const foreign = [...new Map(near.map((r) => [keyString({ repo: r.repo, rel: r.rel_path }), r])).values()].filter((r) => r.holder !== me && r.expires_at > now);
       if (foreign.length) {
         await this.renew(caller);
-        return { decision: 'deny', reason: `cannot tell which files ${unknown} writes, and other agents hold files in your work tree: ${this.conflictText(foreign.slice(0, 5))}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}. Write to literal paths the hook can check, or wait for those locks (lock_files with a timeout_s).` };
+        return { decision: 'deny', reason: `cannot tell which files ${unknown} writes, and other agents hold files in your work tree: ${await this.conflictText(foreign.slice(0, 5))}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}. Write to literal paths the hook can check, or wait for those locks (lock_files with a timeout_s).` };
       }
     }
     const inTree = paths.filter((p) => isInside(p, root));
     if (inTree.length === 0) {
       await this.renew(caller);
-      return unknown ? this.unchecked(caller, unknown) : { decision: 'none' };
+      return unknown ? await this.unchecked(caller, unknown) : { decision: 'none' };
     }
     // File-system work before the transaction: nothing but statements runs inside it. Each path is
     // keyed in the repository that contains it.
@@ -431,11 +446,12 @@ export class LockService {
     if (d === fast) await this.renew(caller);
     const abs = (keys: readonly LockItem[] | readonly { repo: string; rel: string }[]): string[] => keys.map((k) => ('path' in k ? k.path : byPath.get(k.rel)?.path ?? k.rel));
     const res = d.kind === 'took' ? { took: abs(d.took) }
-      : d.kind === 'held' ? { deny: `${this.conflictText(d.others, exact)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` }
+      : d.kind === 'held' ? { deny: `${await this.conflictText(d.others, exact)}. To wait for it, call lock_files with these files and a timeout_s (e.g. 300), then retry; or work on something else meanwhile.` }
       : d.kind === 'strict-dirs' ? { deny: `strict lock mode: ${abs(d.dirs).join(', ')} ${d.dirs.length > 1 ? 'are directories' : 'is a directory'} (a command that rewrites a whole directory or the tree): file locks cannot cover it. Name the files, holding their locks.` }
       : { deny: `strict lock mode: lock ${abs(d.free).join(', ')} with lock_files before editing.` };
     if ('deny' in res) {
-      if (caller.role === 'agent') this.ctx.store.addEvent(caller.jobId, now, 'lock_denied', { files: inTree, reason: String(res.deny).slice(0, 500) });
+      // Recorded before the hook answers, as the synchronous write was: the deny is in the job's events when the agent hears it.
+      if (caller.role === 'agent') await addEvent(this.q, caller.jobId, now, 'lock_denied', { files: inTree, reason: String(res.deny).slice(0, 500) });
       return { decision: 'deny', reason: res.deny };
     }
     if (res.took.length) {
@@ -443,13 +459,13 @@ export class LockService {
       this.ctx.bus.emit('lock', { holder: me });
       this.arm(now + AUTO_TTL_S * 1000);
     }
-    return unknown ? { ...this.unchecked(caller, unknown), locked: res.took } : { decision: 'none', locked: res.took };
+    return unknown ? { ...await this.unchecked(caller, unknown), locked: res.took } : { decision: 'none', locked: res.took };
   }
 
   /** Auto mode lets a write it cannot check through, and says so in the job's events. */
-  private unchecked(caller: Caller, what: string): { decision: 'none'; unchecked: string } {
+  private async unchecked(caller: Caller, what: string): Promise<{ decision: 'none'; unchecked: string }> {
     const note = `the lock hook could not tell which files ${what} writes; it was not checked against other agents' locks`;
-    if (caller.role === 'agent') this.ctx.store.addEvent(caller.jobId, this.ctx.clock.now(), 'lock_unchecked', { what });
+    if (caller.role === 'agent') await addEvent(this.q, caller.jobId, this.ctx.clock.now(), 'lock_unchecked', { what });
     return { decision: 'none', unchecked: note };
   }
 

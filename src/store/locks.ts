@@ -1,7 +1,5 @@
-// Lock and lock-wait rows: their types, and the one synchronous read left (the lock mounts and
-// the lock guard, which ask on paths that cannot await yet). Everything else on these tables —
-// every decision — is in src/store/sql/locks.ts on the asynchronous layer (issue 29, step 5).
-import type { Db } from './db.js';
+// Lock and lock-wait rows: their types. Every read and decision on these tables is in
+// src/store/sql/locks.ts on the asynchronous layer (issue 29, steps 5 and 8).
 
 export interface LockRow {
   /** `<repository key>@<branch>` of the holder's tree, or '' (src/domain/lockKeys.ts). */
@@ -27,13 +25,4 @@ export interface WaitRow {
   ttl_s: number;
   status: 'waiting' | 'granted';
   created_at: number;
-}
-
-/**
- * Every lock, by path, read synchronously on the hub's connection (a read: allowed while a layer
- * transaction is open). mixed period: until step 9, when the lock mounts and the guard follow
- * lock changes of every hub and read through the layer (docs/store-plan.md §3.1).
- */
-export function heldLocks(db: Db): LockRow[] {
-  return db.prepare('SELECT * FROM locks ORDER BY path').all() as LockRow[];
 }

@@ -23,7 +23,7 @@ function world() {
   const calls: string[][] = [];
   let fail: string | undefined;
   const m = new LockMounts({
-    held: () => held, running: () => running, nsPid: (pid) => pid + 1000, log: silentLogger, now: () => 0,
+    held: async () => held, running: async () => running, nsPid: (pid) => pid + 1000, log: silentLogger, now: () => 0,
     helper: async (args) => {
       calls.push(args);
       if (fail && args.includes(fail)) return { ok: false, stderr: `bind ${fail}: Permission denied\n` };
@@ -53,12 +53,30 @@ test('a lock makes the file read-only in every other running child, not in the h
 test('the lead\'s locks bind in every child; paths that do not exist are skipped; a seeded child is not bound twice', async () => {
   const w = world();
   const b = f('b.txt');
-  w.running.push({ jobId: 'j-c', pid: 3 });
   w.held.push({ path: b, holder: 'lead' }, { path: join(dir, 'missing.txt'), holder: 'lead' });
+  assert.deepEqual(w.m.heldByOthers('j-c'), [], 'a start plans from the locks the last pass read: none yet');
+  await w.m.sync(); // the lock change's pass (no child runs yet)
+  w.running.push({ jobId: 'j-c', pid: 3 });
   assert.deepEqual(w.m.heldByOthers('j-c'), [b]);
   w.m.seed('j-c', [b]);
   await w.m.sync();
   assert.deepEqual(w.calls, [], 'the plan bound it at start');
+});
+
+test('sealed: a held path is sealed when every running child but its holder has it bound, as the last pass and the starts since say', async () => {
+  const w = world();
+  const a = f('sealed-a.txt');
+  w.held.push({ path: a, holder: 'j-h' });
+  w.running.push({ jobId: 'j-h', pid: 7 }, { jobId: 'j-o', pid: 8 });
+  await w.m.sync();
+  assert.deepEqual(w.m.mountedFor('j-o'), [a]);
+  assert.equal(w.m.sealed(a, 'j-h'), true);
+  w.m.seed('j-new', []); // a child started since the pass, its plan without the file
+  assert.equal(w.m.sealed(a, 'j-h'), false, 'a child not bound yet: not sealed');
+  w.running.push({ jobId: 'j-new', pid: 9 });
+  await w.m.sync();
+  assert.equal(w.m.sealed(a, 'j-h'), true);
+  assert.equal(w.m.sealed(a, 'j-o'), false, 'held by another: the holder j-h has it writable');
 });
 
 test('a path the helper could not bind is not counted and is tried again next pass; an ended job is forgotten', async () => {
@@ -80,7 +98,7 @@ test('a path the helper could not bind is not counted and is tried again next pa
 test('a helper that fails without naming a path (could not start) leaves every path undone', async () => {
   const d = f('d.txt');
   const m = new LockMounts({
-    held: () => [{ path: d, holder: 'j-y' }], running: () => [{ jobId: 'j-e', pid: 5 }], nsPid: () => 9, log: silentLogger, now: () => 0,
+    held: async () => [{ path: d, holder: 'j-y' }], running: async () => [{ jobId: 'j-e', pid: 5 }], nsPid: () => 9, log: silentLogger, now: () => 0,
     helper: async () => ({ ok: false, stderr: '' }),
   });
   await m.sync();
@@ -97,7 +115,7 @@ function heldWorld() {
   const warnings: string[] = [];
   const log = { ...silentLogger, warn: (_o: unknown, msg?: string) => { warnings.push(String(msg)); } } as unknown as typeof silentLogger;
   const m = new LockMounts({
-    held: () => held, running: () => running, nsPid: (pid) => pid + 1000, log, now: () => 0,
+    held: async () => held, running: async () => running, nsPid: (pid) => pid + 1000, log, now: () => 0,
     helper: (args) => new Promise((done) => {
       calls.push(args);
       queue.push({ args, done });
