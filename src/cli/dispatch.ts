@@ -11,7 +11,6 @@ import { checkDispatch, formatOf, formatProblems, type DispatchSpec } from '../r
 import { readRunView } from '../runs/runService.js';
 import { getRun, listRuns, runIds } from '../store/sql/runs.js';
 import type { Q } from '../store/sql/tx.js';
-import type { Db } from '../store/db.js';
 
 interface Common { json?: boolean }
 
@@ -97,12 +96,12 @@ export async function runResumeRun(id: string, o: Common): Promise<void> {
   }
 }
 
-/** Runs from the state database, read-only (works whether or not a hub runs): the layer over the CLI's handle, and the handle for script runs' views. */
-async function withRuns<T>(f: (q: Q, job: (id: string) => any, db: Db) => Promise<T>): Promise<T> {
+/** Runs from the state database, read-only (works whether or not a hub runs), through the layer over the CLI's handle. */
+async function withRuns<T>(f: (q: Q) => Promise<T>): Promise<T> {
   const { openState } = await import('./state.js');
   const s = openState();
   try {
-    return await f(s.sql.db, (id) => s.store.get(id), s.db);
+    return await f(s.sql.db);
   } catch (err) {
     if (/no such table: run/.test((err as Error).message)) throw new CliError('No runs yet (this state has never had a dispatch).');
     throw err;

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { JobStore, type JobRow } from '../store/jobs.js';
+import type { JobRow } from '../store/jobs.js';
 import { getJob } from '../store/sql/jobs.js';
 import { idsWithPrefix, nearbyIds } from '../store/sql/cli.js';
 import { CliError, UsageError } from './errors.js';
@@ -11,10 +11,9 @@ import type { SqlDb } from '../store/sql/open.js';
 import { openReadOnly, type ReadOnlyState } from '../store/sql/readOnly.js';
 
 export interface State {
-  /** The layer over the read-only handle (src/store/sql): what the CLI's readers move onto (docs/store-plan.md step 8). */
+  /** The layer over the read-only handle (src/store/sql): every CLI reader reads through it. */
   sql: SqlDb;
-  /** mixed period: until step 8 — cli/dispatch, schedules and debates still read it (the lead engineer removes it at merge). */
-  store: JobStore;
+  /** The read-only SQLite handle under it: the floor's and limits' readers, which take the handle (mixed period: until the floor takes the layer), and the search index's own check. */
   db: ReadOnlyState['db'];
   home: string;
   /** The configuration the state was found with (budgets for `overseer status`). */
@@ -28,7 +27,7 @@ export function openState(): State {
   const file = join(home, 'state.db');
   if (!existsSync(file)) throw new CliError(`No Overseer state at ${home} (no state.db). Run overseer from your project, or set OVERSEER_HOME.`);
   const { sql, db, close } = openReadOnly(file);
-  return { sql, store: new JobStore(db), db, home, config, close };
+  return { sql, db, home, config, close };
 }
 
 /**

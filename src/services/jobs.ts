@@ -167,7 +167,7 @@ export class JobService {
     this.bashPolicy = d.bashPolicy;
     this.takeover = d.takeover;
     this.confinement = d.confinement;
-    this.runNews = new RunAttention(ctx.sql.db, ctx.db);
+    this.runNews = new RunAttention(ctx.sql.db);
   }
 
   /** A summary with its job's open health warnings and last activity (live jobs). */

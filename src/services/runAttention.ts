@@ -4,7 +4,6 @@
 // implement/review workflow): a workflow has its own signals. Each is returned once, whatever the job
 // ids the lead waits on: a run is the lead's own, not one of its agents'. Told is recorded in the
 // database (runs.lead_seen_at, the request's lead_seen_at), so a hub restart does not repeat it.
-import type { Db } from '../store/db.js';
 import type { Q } from '../store/sql/tx.js';
 import { markLeadSeen } from '../store/sql/requests.js';
 import { markRunsTold, untoldEndedRuns, untoldWaitingApproves } from '../store/sql/runAttention.js';
@@ -12,9 +11,7 @@ import { isoTime } from '../clock.js';
 import { scriptRunSpent } from '../scripts/view.js';
 
 export class RunAttention {
-  /** `q`: the layer. `_db` is no longer read (a run's cost is the layer's since step 7): the
-   * second argument goes when the callers' lines are next touched. */
-  constructor(private readonly q: Q, _db?: Db) {}
+  constructor(private readonly q: Q) {}
 
   /** The items not yet told; `ack` records them told (call it once they are returned). */
   async untold(): Promise<{ items: Record<string, unknown>[]; ack: (now: number) => Promise<void> }> {

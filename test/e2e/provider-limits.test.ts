@@ -79,7 +79,7 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   // model's `limits` and queued jobs' why (what status --floor, watch and the dashboard show), and
   // the text of `overseer status`.
   const seen: { phase: string; kind: string | null; until: number | null; queued: number; frozen: number; line?: string; why: (string | null)[]; status: string }[] = [];
-  const state = { sql: h.hub.ctx.sql, db: h.hub.db, store: h.hub.ctx.store, home: h.home, close: () => undefined };
+  const state = { sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined };
   const off = h.hub.ctx.bus.on('limit', async () => {
     const r = limitRows(h.hub.db).find((x) => x.provider === 'claude');
     const queued = h.hub.ctx.store.byStatus('queued').length;

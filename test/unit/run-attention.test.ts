@@ -22,7 +22,7 @@ describe('RunAttention', () => {
     insertRun(db, 'r-live', 'running');
     insertRun(db, 'r-bad', 'failed');
     insertRun(db, 'r-wf', 'failed', { bundled: 'implement-review' });
-    const a = new RunAttention(sqlOver(db).db, db);
+    const a = new RunAttention(sqlOver(db).db);
     const first = await a.untold();
     assert.deepEqual(first.items.map((i) => [i.kind, i.run_id, i.status, i.error]), [['run_ended', 'r-bad', 'failed', 'Error (line 2): boom']]);
     assert.equal((await a.untold()).items.length, 1, 'not told until acknowledged');
@@ -36,7 +36,7 @@ describe('RunAttention', () => {
     insertRun(db, 'r-ask', 'running');
     const seq = await beginCall(sqlOver(db).db, { run_id: 'r-ask', kind: 'approve', args_json: '["Merge?"]', label: 'Merge?', phase: null, started_at: 3000 });
     insertRequestRow(db, { id: 'q-1', job_id: 'lead', kind: 'approval', summary: 'Merge the branch?', plan_json: null, options_json: null, created_at: 3000, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
-    const a = new RunAttention(sqlOver(db).db, db);
+    const a = new RunAttention(sqlOver(db).db);
     assert.deepEqual((await a.untold()).items, [], 'no item before the call names its request');
     await carryCall(sqlOver(db).db, 'r-ask', seq, { request_id: 'q-1' });
     const told = await a.untold();
