@@ -15,10 +15,12 @@ export interface HubContext {
   config: Config;
   /** The directory the hub serves (the person's project): default cwd of agents. */
   projectDir: string;
+  /** The SQLite connection under `sql`: the hub's own close and the floor's readers that still take the
+   * handle (src/floor/http.ts). Leaves the context when PostgreSQL is switched on (docs/store-plan.md step 8). */
   db: Db;
-  /** The asynchronous data layer (issue 29): on SQLite over the same connection as `db`, which
-   * the modules not yet moved onto it still use (docs/store-plan.md, the mixed period). */
+  /** The data layer (issue 29): every service reads and writes through it. */
   sql: SqlDb;
+  /** Synchronous job reads for the tests' fixtures only: nothing in src/ uses it (src/store/jobs.ts). */
   store: JobStore;
   bus: Bus;
   clock: Clock;

@@ -1,10 +1,7 @@
-// Job, attempt, event and message rows. Synchronous better-sqlite3 statements; callers group
-// writes that must land together with `tx` (src/store/db.ts).
-// mixed period: until step 6b — the job engine writes through src/store/sql/jobs.ts; what is left
-// here are the reads of modules not yet moved (floor, digest, web API, views, tools' summaries,
-// the workflow/debate/script engines) and the writes of modules moved in step 7 (workflows,
-// schedules, merges, setups: `update`, `addEvent`; JobService.createSync: `insertJob`,
-// `depsOfIds`). `insertAttempt` stays for the tests' fixtures of those readers.
+// Job, attempt, event and message rows: their types (read by the layer, src/store/sql/jobs.ts),
+// and `JobStore`, synchronous better-sqlite3 statements that nothing in the hub reads any more
+// (issue 29, docs/store-plan.md §3a). What is left of it serves the tests' fixtures and their
+// synchronous reads (`hub.ctx.store`); it goes when the tests run on PostgreSQL too (step 8).
 import type { Db } from './db.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 
