@@ -9,51 +9,36 @@
 //   {op: 'grant'}                                grantWaiting → {ok, granted}
 //   {op: 'release', holder}                      release everything of holder → {ok, released}
 //   {op: 'close'}                                → {ok}, then exits
-import { serveRacer } from './racerLoop.js';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import { serveSqlRacer } from './racerLoop.js';
+import type { SqlDb } from '../../src/store/sql/open.js';
 import { acquireOrWait, grantWaiting, hookDecide } from '../../src/store/sql/lockDecisions.js';
 import { heldAmong, lockTx, release } from '../../src/store/sql/locks.js';
 import { keyString, lockItems, UNSHARED, type LockScope } from '../../src/domain/lockKeys.js';
 
-let s: SqlDb | undefined;
 const NOW = (): number => Date.now();
 
 /** key → holder now, for the paths asked about (read after the decision committed). */
-async function heldBy(scope: LockScope, paths: readonly string[]): Promise<Record<string, string>> {
-  return Object.fromEntries((await heldAmong(s!.db, lockItems(scope, paths))).map((l) => [keyString({ repo: l.repo, rel: l.rel_path }), l.holder]));
+async function heldBy(s: SqlDb, scope: LockScope, paths: readonly string[]): Promise<Record<string, string>> {
+  return Object.fromEntries((await heldAmong(s.db, lockItems(scope, paths))).map((l) => [keyString({ repo: l.repo, rel: l.rel_path }), l.holder]));
 }
 
-async function run(cmd: Record<string, unknown>): Promise<unknown> {
-  switch (cmd.op) {
-    case 'open':
-      s = await openSql({ home: cmd.home as string, databaseUrl: cmd.url as string | undefined });
-      return { ok: true };
-    case 'acquire': {
-      const paths = cmd.paths as string[];
-      const scope = (cmd.scope as LockScope | undefined) ?? UNSHARED;
-      const r = await acquireOrWait(s!.db, { holder: cmd.holder as string, items: lockItems(scope, paths), reason: null, ttlS: 600, now: NOW(), wait: cmd.wait === true });
-      if (r.kind === 'granted') return { ok: true, kind: r.kind, heldBy: await heldBy(scope, paths) };
-      if (r.kind === 'waiting') return { ok: true, kind: r.kind, waitId: r.waitId };
-      if (r.kind === 'deadlock') return { ok: true, kind: r.kind, cycle: r.cycle };
-      return { ok: true, kind: r.kind };
-    }
-    case 'hook': {
-      const targets = cmd.targets as string[];
-      const scope = (cmd.scope as LockScope | undefined) ?? UNSHARED;
-      const items = lockItems(scope, targets);
-      const r = await hookDecide(s!.db, { holder: cmd.holder as string, targets: items, exact: items, dirs: [], mode: 'auto', now: NOW(), renew: true, reason: 'edited (auto lock)', ttlS: 600 });
-      return r.kind === 'took' ? { ok: true, kind: r.kind, took: r.took.map((i) => i.path), heldBy: await heldBy(scope, targets) } : { ok: true, kind: r.kind };
-    }
-    case 'grant':
-      return { ok: true, granted: (await grantWaiting(s!.db, NOW())).granted };
-    case 'release':
-      return { ok: true, released: await lockTx(s!.db, (trx) => release(trx, cmd.holder as string)) };
-    case 'close':
-      await s?.close();
-      return { ok: true };
-    default:
-      throw new Error(`unknown op ${String(cmd.op)}`);
-  }
-}
-
-await serveRacer(run);
+await serveSqlRacer({
+  async acquire(cmd, s) {
+    const paths = cmd.paths as string[];
+    const scope = (cmd.scope as LockScope | undefined) ?? UNSHARED;
+    const r = await acquireOrWait(s.db, { holder: cmd.holder as string, items: lockItems(scope, paths), reason: null, ttlS: 600, now: NOW(), wait: cmd.wait === true });
+    if (r.kind === 'granted') return { ok: true, kind: r.kind, heldBy: await heldBy(s, scope, paths) };
+    if (r.kind === 'waiting') return { ok: true, kind: r.kind, waitId: r.waitId };
+    if (r.kind === 'deadlock') return { ok: true, kind: r.kind, cycle: r.cycle };
+    return { ok: true, kind: r.kind };
+  },
+  async hook(cmd, s) {
+    const targets = cmd.targets as string[];
+    const scope = (cmd.scope as LockScope | undefined) ?? UNSHARED;
+    const items = lockItems(scope, targets);
+    const r = await hookDecide(s.db, { holder: cmd.holder as string, targets: items, exact: items, dirs: [], mode: 'auto', now: NOW(), renew: true, reason: 'edited (auto lock)', ttlS: 600 });
+    return r.kind === 'took' ? { ok: true, kind: r.kind, took: r.took.map((i) => i.path), heldBy: await heldBy(s, scope, targets) } : { ok: true, kind: r.kind };
+  },
+  grant: async (_cmd, s) => ({ ok: true, granted: (await grantWaiting(s.db, NOW())).granted }),
+  release: async (cmd, s) => ({ ok: true, released: await lockTx(s.db, (trx) => release(trx, cmd.holder as string)) }),
+});

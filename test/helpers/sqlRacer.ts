@@ -7,7 +7,7 @@
 //   {op: 'kbOpen', file?, url?, project?} a knowledge base: a KB file (SQLite) or the project's rows of kb_entries → {ok}
 //   {op: 'kbMerge', id, times}        `times` read-modify-writes of the entry (merged_count + 1, its pid in sources) → {ok}
 //   {op: 'close'}                     → {ok}, then exits
-import { serveRacer } from './racerLoop.js';
+import { callStore, serveRacer } from './racerLoop.js';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
@@ -52,12 +52,8 @@ async function run(cmd: Record<string, unknown>): Promise<unknown> {
         if (err instanceof ConflictError) return { ok: false, conflict: err.message };
         throw err;
       }
-    case 'call': {
-      const m = (await import(`../../src/store/sql/${String(cmd.module)}.js`)) as Record<string, (...a: unknown[]) => Promise<unknown>>;
-      const fn = m[String(cmd.fn)];
-      if (typeof fn !== 'function') throw new Error(`src/store/sql/${String(cmd.module)}.ts has no function ${String(cmd.fn)}`);
-      return { ok: true, value: (await fn(s!.db, ...((cmd.args as unknown[]) ?? []))) ?? null };
-    }
+    case 'call':
+      return callStore(s!, cmd);
     case 'kbOpen':
       if (cmd.file) kb = { db: openKbFile(cmd.file as string), e: kbEntries({ dialect: 'sqlite', scope: 'project' }) };
       else {

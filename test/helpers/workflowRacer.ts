@@ -7,21 +7,20 @@
 //                                                    claim of the workflow's current_job; a lost claim
 //                                                    rolls the job back → {ok, value: won}
 //   {op: 'close'}                                    → {ok}, then exits
-import { serveRacer } from './racerLoop.js';
+import { serveSqlRacer } from './racerLoop.js';
 import { sql } from 'kysely';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import type { SqlDb } from '../../src/store/sql/open.js';
 import { transact } from '../../src/store/sql/tx.js';
 import { claimPhase } from '../../src/store/sql/workflows.js';
 
-let s: SqlDb | undefined;
 let n = 0;
 
 class Lost extends Error {}
 
-async function startPhase(id: string, expected: string | null, job: string, now: number): Promise<boolean> {
+async function startPhase(s: SqlDb, id: string, expected: string | null, job: string, now: number): Promise<boolean> {
   const seq = process.pid * 1000 + ++n;
   try {
-    await transact(s!.db, async (trx) => {
+    await transact(s.db, async (trx) => {
       await sql`INSERT INTO jobs (id, seq, depth, title, prompt, provider, cwd, status, created_at, updated_at, workflow_id, phase, cycle)
         VALUES (${job}, ${seq}, 1, ${`phase ${job}`}, 'p', 'claude', '/tmp', 'queued', ${now}, ${now}, ${id}, 'review', 1)`.execute(trx);
       if (!(await claimPhase(trx, id, expected, { current_job: job, phase: 'review', cycle: 1 }, now))) throw new Lost();
@@ -33,25 +32,6 @@ async function startPhase(id: string, expected: string | null, job: string, now:
   }
 }
 
-async function run(cmd: Record<string, unknown>): Promise<unknown> {
-  switch (cmd.op) {
-    case 'open':
-      s = await openSql({ home: cmd.home as string, databaseUrl: cmd.url as string | undefined });
-      return { ok: true };
-    case 'call': {
-      const m = (await import(`../../src/store/sql/${String(cmd.module)}.js`)) as Record<string, (...a: unknown[]) => Promise<unknown>>;
-      const fn = m[String(cmd.fn)];
-      if (typeof fn !== 'function') throw new Error(`src/store/sql/${String(cmd.module)}.ts has no function ${String(cmd.fn)}`);
-      return { ok: true, value: (await fn(s!.db, ...((cmd.args as unknown[]) ?? []))) ?? null };
-    }
-    case 'startPhase':
-      return { ok: true, value: await startPhase(cmd.id as string, cmd.expected as string | null, cmd.job as string, cmd.now as number) };
-    case 'close':
-      await s?.close();
-      return { ok: true };
-    default:
-      throw new Error(`unknown op ${String(cmd.op)}`);
-  }
-}
-
-await serveRacer(run);
+await serveSqlRacer({
+  startPhase: async (cmd, s) => ({ ok: true, value: await startPhase(s, cmd.id as string, cmd.expected as string | null, cmd.job as string, cmd.now as number) }),
+});

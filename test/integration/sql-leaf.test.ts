@@ -3,13 +3,10 @@
 // SQLite and PostgreSQL: what they write and read back, and what they decide — one open warning
 // per (job, kind) and each overlap recorded once — with two connections raising or recording at
 // once, and on PostgreSQL a raiser held behind the job's row lock until the first commits.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import type { SqlDb } from '../../src/store/sql/open.js';
 import type { Q } from '../../src/store/sql/tx.js';
 import { changeProject, getProject, projectExists, projectStats } from '../../src/store/sql/projects.js';
 import { activeLimits, allLimits, getLimit, saveLimit, type LimitRecord } from '../../src/store/sql/limits.js';
@@ -19,10 +16,8 @@ import { recordSetup, setSetupBase, setSetupSkip, setSetupStack, setupBase, setu
 import { addMessage, inbox, markMessagesRead } from '../../src/store/sql/messages.js';
 import { appendEvent, latestEvents } from '../../src/store/sql/events.js';
 import { templateSums } from '../../src/store/sql/templates.js';
-import { freshDatabase } from '../helpers/postgres.js';
+import { dialectSuite } from '../helpers/sqlDialect.js';
 
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const T = 1_764_000_000_000;
 let seq = 0;
@@ -37,29 +32,10 @@ async function job(q: Q, id: string, o: { status?: string; project?: string | nu
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`leaf stores on ${dialect}`, () => {
-    const config = { home: '', databaseUrl: undefined as string | undefined };
-    let drop = async (): Promise<void> => undefined;
-    let s: SqlDb;
-    let other: SqlDb;
-    before(async () => {
-      config.home = mkdtempSync(join(tmpdir(), 'overseer-sql-leaf-'));
-      dirs.push(config.home);
-      if (dialect === 'postgres') {
-        const fresh = await freshDatabase();
-        config.databaseUrl = fresh.url;
-        drop = fresh.drop;
-      }
-      s = await openSql(config);
-      other = await openSql(config); // a second connection (pool) to the same database
-    });
-    after(async () => {
-      await other.close();
-      await s.close();
-      await drop();
-    });
+    const layer = dialectSuite(dialect, { prefix: 'overseer-sql-leaf-', other: true });
 
     test('projects: a change makes the row; archiving again keeps the first time; stats add up the jobs of rows and of names without a row', async () => {
-      const q = s.db;
+      const q = layer.s.db;
       await job(q, 'p-1', { project: 'web', status: 'succeeded', cost: 0.5, updated: T + 10 });
       await job(q, 'p-2', { project: 'web', status: 'succeeded', cost: 0.25, updated: T + 30 });
       await job(q, 'p-3', { project: 'web', status: 'queued', updated: T + 20 });
@@ -85,7 +61,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     test('provider limits: saved whole, replaced on the account (its provider, endpoint and key hash kept), closed rows are not active', async () => {
-      const q = s.db;
+      const q = layer.s.db;
       const row: LimitRecord = {
         account: 'claude:abc', provider: 'claude', endpoint: 'https://api', key_hash: 'h1', phase: 'open', kind: 'rate_limit', status: 429,
         reason: 'slow down', opened_at: T, until_at: T + 5000, basis: 'retry_after', failures: 1, hits: 2, paused_json: '["j-1"]', updated_at: T,
@@ -102,7 +78,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     test('warnings: one open per (job, kind) — raising it again is a no-op, after a clear it is raised anew; a job\'s end clears its own', async () => {
-      const q = s.db;
+      const q = layer.s.db;
       await job(q, 'w-1', { status: 'running' });
       await job(q, 'w-2', { status: 'running' });
       const first = await raiseWarning(q, 'w-1', 'stalled', 'no output for 600 s', T);
@@ -122,44 +98,44 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     test('warnings: two connections raising the same (job, kind) at once, 20 rounds: exactly one row each round', async () => {
-      await job(s.db, 'w-race', { status: 'running' });
+      await job(layer.s.db, 'w-race', { status: 'running' });
       for (let round = 0; round < 20; round++) {
-        const got = await Promise.all([s.db, other.db, s.db, other.db].map((q, i) => raiseWarning(q, 'w-race', 'stalled', `raiser ${i}`, T + round)));
+        const got = await Promise.all([layer.s.db, layer.other.db, layer.s.db, layer.other.db].map((q, i) => raiseWarning(q, 'w-race', 'stalled', `raiser ${i}`, T + round)));
         assert.equal(got.filter((w) => w !== undefined).length, 1, `round ${round}: ${JSON.stringify(got)}`);
-        assert.equal((await openWarnings(s.db, 'w-race')).length, 1);
-        assert.equal(await clearWarning(s.db, 'w-race', 'stalled', T + round), true);
+        assert.equal((await openWarnings(layer.s.db, 'w-race')).length, 1);
+        assert.equal(await clearWarning(layer.s.db, 'w-race', 'stalled', T + round), true);
       }
     });
 
     if (dialect === 'postgres') {
       test('warnings: a raiser whose transaction holds the job waits; after its commit the other sees the open warning and adds none', async () => {
-        await job(s.db, 'w-held', { status: 'running' });
+        await job(layer.s.db, 'w-held', { status: 'running' });
         let release!: () => void;
         const gate = new Promise<void>((res) => (release = res));
         let second: Promise<unknown> | undefined;
-        const holder = s.db.transaction().execute(async (trx) => {
+        const holder = layer.s.db.transaction().execute(async (trx) => {
           assert.ok(await raiseWarning(trx, 'w-held', 'time_high', 'first', T));
-          second = raiseWarning(other.db, 'w-held', 'time_high', 'second', T + 1);
-          await lockWaiter(s);
+          second = raiseWarning(layer.other.db, 'w-held', 'time_high', 'second', T + 1);
+          await lockWaiter(layer.s);
           await gate;
         });
         release();
         await holder;
         assert.equal(await second!, undefined);
-        assert.deepEqual((await openWarnings(s.db, 'w-held')).map((w) => w.detail), ['first']);
+        assert.deepEqual((await openWarnings(layer.s.db, 'w-held')).map((w) => w.detail), ['first']);
       });
     }
 
     test('overlaps: each (pair, file) recorded once, whichever order the pair is given in and whoever records it at once; a job\'s end closes its pairs', async () => {
-      const q = s.db;
+      const q = layer.s.db;
       await job(q, 'o-a', { status: 'running', title: 'edits a', branch: 'overseer/a' });
       await job(q, 'o-b', { status: 'running', title: 'edits b', branch: 'overseer/b' });
       await job(q, 'o-c', { status: 'running' });
       const one = await addOverlaps(q, { repoRoot: '/r', a: 'o-b', b: 'o-a', files: ['x.ts'], locksConflict: false, now: T });
       assert.deepEqual(one.map((r) => [r.job_a, r.job_b, r.file]), [['o-a', 'o-b', 'x.ts']]);
       const [p, r] = await Promise.all([
-        addOverlaps(s.db, { repoRoot: '/r', a: 'o-a', b: 'o-b', files: ['x.ts', 'y.ts', 'z.ts'], locksConflict: false, now: T + 1 }),
-        addOverlaps(other.db, { repoRoot: '/r', a: 'o-b', b: 'o-a', files: ['y.ts', 'z.ts', 'w.ts'], locksConflict: false, now: T + 1 }),
+        addOverlaps(layer.s.db, { repoRoot: '/r', a: 'o-a', b: 'o-b', files: ['x.ts', 'y.ts', 'z.ts'], locksConflict: false, now: T + 1 }),
+        addOverlaps(layer.other.db, { repoRoot: '/r', a: 'o-b', b: 'o-a', files: ['y.ts', 'z.ts', 'w.ts'], locksConflict: false, now: T + 1 }),
       ]);
       assert.deepEqual([...p, ...r].map((x) => x.file).sort(), ['w.ts', 'y.ts', 'z.ts'], 'each new file once, x.ts not again');
       await addOverlaps(q, { repoRoot: '/r', a: 'o-c', b: 'o-a', files: ['x.ts'], locksConflict: true, now: T + 2 });
@@ -175,7 +151,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     test('job setup: each column set on its own, the row made by the first; absent reads as nothing', async () => {
-      const q = s.db;
+      const q = layer.s.db;
       await job(q, 's-1');
       assert.equal(await setupSkipped(q, 's-1'), false);
       assert.equal(await setupReport(q, 's-1'), undefined);
@@ -193,7 +169,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     test('messages: ids from the insert, the inbox newest first (unread only when asked), read once keeps its first time', async () => {
-      const q = s.db;
+      const q = layer.s.db;
       const a = await addMessage(q, { from: 'lead', to: 'm-1', text: 'one', now: T, delivered: true });
       const b = await addMessage(q, { from: 'j-x', to: 'm-1', text: 'two', now: T + 1, delivered: false });
       const c = await addMessage(q, { from: 'lead', to: 'm-2', text: 'elsewhere', now: T + 2, delivered: false });
@@ -208,7 +184,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     test('events: appended with their data as JSON; the latest of one job or of all, newest first, capped', async () => {
-      const q = s.db;
+      const q = layer.s.db;
       await appendEvent(q, 'e-1', T, 'spawned');
       await appendEvent(q, 'e-2', T + 1, 'message', { from: 'lead', delivered: true });
       await appendEvent(q, 'e-1', T + 2, 'started', { attempt: 1 });
@@ -219,7 +195,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     test('template sums: numbers on both databases (PostgreSQL sums BIGINT into NUMERIC), per template and model, the default model last', async () => {
-      const q = s.db;
+      const q = layer.s.db;
       await job(q, 't-1', { template: 'fix', model: 'opus', status: 'succeeded', cost: 1, turns: 10, started: T, ended: T + 60_000 });
       await job(q, 't-2', { template: 'fix', model: 'opus', status: 'failed', cost: 0.5, turns: 4, started: T, ended: T + 30_000 });
       await job(q, 't-3', { template: 'fix', model: null, status: 'cancelled', cost: 0, turns: 0 });

@@ -4,12 +4,12 @@
 // order by exactly one of several concurrent servers, and of two crossing requests that would
 // deadlock exactly one is refused. On PostgreSQL (READ COMMITTED) these hold only because every
 // decision first takes the lock tables' advisory lock; on SQLite because it is BEGIN IMMEDIATE.
-import { test, describe, before, after, beforeEach } from 'node:test';
+import { test, describe, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import { openSql } from '../../src/store/sql/open.js';
 import { acquireOrWait, endWait } from '../../src/store/sql/lockDecisions.js';
 import { allLocks, lockTx, release, waiting } from '../../src/store/sql/locks.js';
 import { lockItems, UNSHARED, type LockScope } from '../../src/domain/lockKeys.js';
@@ -20,7 +20,8 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import { migrate } from '../../src/store/db.js';
 import { migratePostgres, PG_MIGRATIONS } from '../../src/store/sql/migrate.js';
 import { freshDatabase } from '../helpers/postgres.js';
-import { all, startRacer, type Racer } from '../helpers/sqlRacers.js';
+import { all } from '../helpers/sqlRacers.js';
+import { dialectSuite } from '../helpers/sqlDialect.js';
 
 const LOCK_RACER = join(import.meta.dirname, '..', 'helpers', 'lockRacer.ts');
 const RACERS = 4;
@@ -33,32 +34,14 @@ const P = (name: string): string => `/work/tree/${name}`;
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`lock decisions on ${dialect}, ${RACERS} connections`, () => {
-    let drop = async (): Promise<void> => undefined;
-    let s: SqlDb;
-    const racers: Racer[] = [];
-    before(async () => {
-      const config = { home: mkdtempSync(join(tmpdir(), 'overseer-sql-locks-')), databaseUrl: undefined as string | undefined };
-      dirs.push(config.home);
-      if (dialect === 'postgres') {
-        const fresh = await freshDatabase();
-        config.databaseUrl = fresh.url;
-        drop = fresh.drop;
-      }
-      s = await openSql(config); // migrates (SQLite: before the racers open the same file)
-      for (let i = 0; i < RACERS; i++) racers.push(await startRacer(30_000, LOCK_RACER));
-      await all(racers, { op: 'open', home: config.home, url: config.databaseUrl });
-    });
-    after(async () => {
-      await all(racers, { op: 'close' }).catch(() => racers.forEach((r) => r.kill()));
-      await s.close();
-      await drop();
-    });
+    const layer = dialectSuite(dialect, { prefix: 'overseer-sql-locks-', racers: { n: RACERS, script: LOCK_RACER } });
+    const { racers } = layer;
     beforeEach(async () => {
-      await s.db.deleteFrom('locks').execute();
-      await s.db.deleteFrom('lock_waits').execute();
+      await layer.s.db.deleteFrom('locks').execute();
+      await layer.s.db.deleteFrom('lock_waits').execute();
     });
 
-    const holders = async (): Promise<Record<string, string>> => Object.fromEntries((await allLocks(s.db)).map((l) => [l.path, l.holder]));
+    const holders = async (): Promise<Record<string, string>> => Object.fromEntries((await allLocks(layer.s.db)).map((l) => [l.path, l.holder]));
 
     test('overlapping all-or-nothing requests at once: each grant holds every path it asked for, a refusal holds none', async () => {
       // Racer i asks for files i and i+1 of a ring of four (and racer 0 for a third one too): every
@@ -76,7 +59,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const expected = Object.fromEntries(won.flatMap((i) => wants[i]!.map((p) => [p, `r${i}`])));
         assert.deepEqual(now, expected, `round ${round}: exactly the winners' files are held, by them`);
         grants += won.length;
-        for (const i of won) await lockTx(s.db, (trx) => release(trx, `r${i}`));
+        for (const i of won) await lockTx(layer.s.db, (trx) => release(trx, `r${i}`));
       }
       assert.ok(grants >= ROUNDS);
     });
@@ -95,21 +78,21 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     test('waiters are served in arrival order, each grant by exactly one of the servers racing to make it', async () => {
       const x = P('fifo.txt');
-      assert.equal((await acquireOrWait(s.db, { holder: 'first', items: lockItems(UNSHARED, [x]), reason: null, ttlS: 600, now: Date.now(), wait: false })).kind, 'granted');
+      assert.equal((await acquireOrWait(layer.s.db, { holder: 'first', items: lockItems(UNSHARED, [x]), reason: null, ttlS: 600, now: Date.now(), wait: false })).kind, 'granted');
       const asks = await Promise.all(racers.map((r, i) => r.send({ op: 'acquire', holder: `w${i}`, paths: [x], wait: true })));
       assert.deepEqual(asks.map((a) => a.kind), Array(RACERS).fill('waiting'));
       const order = asks.map((a, i) => ({ id: a.waitId as number, holder: `w${i}` })).sort((a, b) => a.id - b.id);
-      assert.deepEqual((await waiting(s.db)).map((w) => w.holder), order.map((o) => o.holder), 'the wait rows are in arrival (id) order');
+      assert.deepEqual((await waiting(layer.s.db)).map((w) => w.holder), order.map((o) => o.holder), 'the wait rows are in arrival (id) order');
       let current = 'first';
       for (const next of order) {
-        await lockTx(s.db, (trx) => release(trx, current));
+        await lockTx(layer.s.db, (trx) => release(trx, current));
         const served = await all(racers, { op: 'grant' });
         assert.deepEqual(served.flatMap((r) => r.granted as string[]), [next.holder], `after ${current} released, only the oldest waiter is granted, once: ${JSON.stringify(served)}`);
         assert.deepEqual(await holders(), { [x]: next.holder });
-        assert.equal(await endWait(s.db, next.id, next.holder, true), 'granted');
+        assert.equal(await endWait(layer.s.db, next.id, next.holder, true), 'granted');
         current = next.holder;
       }
-      assert.deepEqual(await waiting(s.db), []);
+      assert.deepEqual(await waiting(layer.s.db), []);
     });
 
     test('A holds x and waits for y; B holds y and asks for x: B is refused with the cycle', async () => {
@@ -121,7 +104,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const refused = await b!.send({ op: 'acquire', holder: 'B', paths: [x], wait: true });
       assert.equal(refused.kind, 'deadlock');
       assert.deepEqual((refused.cycle as { waiter: string; holder: string }[]).map((e) => [e.waiter, e.holder]).sort(), [['A', 'B'], ['B', 'A']]);
-      assert.deepEqual((await waiting(s.db)).map((w) => w.holder), ['A'], 'the refused request left no wait');
+      assert.deepEqual((await waiting(layer.s.db)).map((w) => w.holder), ['A'], 'the refused request left no wait');
     });
 
     test('two clones of one repository on one branch, at the same moment: one key, one holder (lock_files and the hook); another branch is another key', async () => {
@@ -134,7 +117,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.equal(won.length, 1, `round ${round}: ${JSON.stringify(answers)}`);
         assert.deepEqual(answers[won[0]!]!.heldBy, { [`github.com/o/r@main:${rel}`]: `r${won[0]}` });
         assert.deepEqual(answers.filter((a) => a.kind !== 'granted').map((a) => a.kind), Array(RACERS - 1).fill('held'));
-        const rows = await allLocks(s.db);
+        const rows = await allLocks(layer.s.db);
         assert.deepEqual(rows.map((l) => [l.repo, l.rel_path, l.path, l.holder]), [['github.com/o/r@main', rel, `/clones/${clones[won[0]!]}${rel}`, `r${won[0]}`]]);
         // The hook from every clone on the next file: one takes it.
         const hrel = `/src/h-${round}.ts`;
@@ -143,7 +126,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         // Another branch: its own key, granted beside the first.
         const other = await racers[0]!.send({ op: 'acquire', holder: 'branch', scope: scope('z', 'other'), paths: [`/clones/z${rel}`], wait: false });
         assert.equal(other.kind, 'granted', JSON.stringify(other));
-        await s.db.deleteFrom('locks').execute();
+        await layer.s.db.deleteFrom('locks').execute();
       }
     });
 
@@ -155,24 +138,24 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const w = await b!.send({ op: 'acquire', holder: 'B', scope: sb, paths: ['/x/b/f'], wait: true });
       assert.equal(w.kind, 'waiting');
       assert.deepEqual((await all(racers, { op: 'grant' })).flatMap((r) => r.granted as string[]), [], 'nothing to grant while A holds it');
-      await lockTx(s.db, (trx) => release(trx, 'A'));
+      await lockTx(layer.s.db, (trx) => release(trx, 'A'));
       assert.deepEqual((await all(racers, { op: 'grant' })).flatMap((r) => r.granted as string[]), ['B']);
-      assert.deepEqual((await allLocks(s.db)).map((l) => [l.repo, l.rel_path, l.path, l.holder]), [['file:/srv/r@main', '/f', '/x/b/f', 'B']]);
-      assert.equal(await endWait(s.db, w.waitId as number, 'B', false), 'released', 'a grant nobody takes is released again, by its key');
-      assert.deepEqual(await allLocks(s.db), []);
+      assert.deepEqual((await allLocks(layer.s.db)).map((l) => [l.repo, l.rel_path, l.path, l.holder]), [['file:/srv/r@main', '/f', '/x/b/f', 'B']]);
+      assert.equal(await endWait(layer.s.db, w.waitId as number, 'B', false), 'released', 'a grant nobody takes is released again, by its key');
+      assert.deepEqual(await allLocks(layer.s.db), []);
     });
 
     test('crossing requests made at the same moment: exactly one of the two is refused, the other waits', async () => {
       const [a, b] = racers;
       for (let round = 0; round < ROUNDS; round++) {
-        await s.db.deleteFrom('locks').execute();
-        await s.db.deleteFrom('lock_waits').execute();
+        await layer.s.db.deleteFrom('locks').execute();
+        await layer.s.db.deleteFrom('lock_waits').execute();
         const [x, y] = [P(`cx-${round}`), P(`cy-${round}`)];
         assert.equal((await a!.send({ op: 'acquire', holder: 'A', paths: [x], wait: false })).kind, 'granted');
         assert.equal((await b!.send({ op: 'acquire', holder: 'B', paths: [y], wait: false })).kind, 'granted');
         const both = await Promise.all([a!.send({ op: 'acquire', holder: 'A', paths: [y], wait: true }), b!.send({ op: 'acquire', holder: 'B', paths: [x], wait: true })]);
         assert.deepEqual(both.map((r) => r.kind).sort(), ['deadlock', 'waiting'], `round ${round}: ${JSON.stringify(both)}`);
-        assert.equal((await waiting(s.db)).length, 1);
+        assert.equal((await waiting(layer.s.db)).length, 1);
       }
     });
   });

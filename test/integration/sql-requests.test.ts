@@ -5,23 +5,17 @@
 // request — two requests of one job closed at once by two processes leave it running, and on
 // PostgreSQL a close waits for the job's row lock before it recounts (a close that counted
 // without it would see the other request still pending, and neither would clear needs_input).
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import type { SqlDb } from '../../src/store/sql/open.js';
 import {
   answerRequest, cancelPendingOf, closeRequest, getRequest, insertRequest, lateOf, listRequests, markLateSeen, markLeadSeen, openRequest,
   pendingFor, pendingWithJobs, requestsOfJob, requestsWithLate, unseenLate, type NewRequest,
 } from '../../src/store/sql/requests.js';
 import { markRunsTold, untoldEndedRuns, untoldWaitingApproves } from '../../src/store/sql/runAttention.js';
-import { freshDatabase } from '../helpers/postgres.js';
-import { all, startRacer, type Racer } from '../helpers/sqlRacers.js';
+import { dialectSuite, rowLockWaiters } from '../helpers/sqlDialect.js';
 
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const NOW = 1_764_000_000_000;
 let seq = 0;
@@ -40,185 +34,152 @@ async function addJob(s: SqlDb, id: string, status: string): Promise<void> {
 const jobStatus = async (s: SqlDb, id: string): Promise<string | undefined> =>
   (await s.db.selectFrom('jobs').select('status').where('id', '=', id).executeTakeFirst())?.status;
 
-/** Resolves when `n` other sessions wait for a lock in a statement that takes a row lock (PostgreSQL; deadline 10 s). */
-async function rowLockWaiters(s: SqlDb, n: number): Promise<void> {
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const r = await sql<{ c: number }>`SELECT count(*)::int AS c FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%for update%'`.execute(s.db);
-    if (r.rows[0]!.c >= n) return;
-    if (Date.now() > until) throw new Error(`${n} sessions did not wait for the job's row lock within 10 s (${r.rows[0]!.c} do)`);
-    await new Promise((res) => setImmediate(res));
-  }
-}
-
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`requests on ${dialect}`, () => {
-    const config = { home: '', databaseUrl: undefined as string | undefined };
-    let drop = async (): Promise<void> => undefined;
-    let s: SqlDb;
-    const racers: Racer[] = [];
-    before(async () => {
-      config.home = mkdtempSync(join(tmpdir(), 'overseer-sql-requests-'));
-      dirs.push(config.home);
-      if (dialect === 'postgres') {
-        const fresh = await freshDatabase();
-        config.databaseUrl = fresh.url;
-        drop = fresh.drop;
-      }
-      s = await openSql(config); // migrates (SQLite: before the racers open the same file)
-      racers.push(await startRacer(), await startRacer());
-      await all(racers, { op: 'open', home: config.home, url: config.databaseUrl });
-      // Load the store module in each racer now, so that the races below start together.
-      await all(racers, { op: 'call', module: 'requests', fn: 'pendingOf', args: ['nobody'] });
-    });
-    after(async () => {
-      await all(racers, { op: 'close' }).catch(() => racers.forEach((r) => r.kill()));
-      await s?.close();
-      await drop();
-    });
+    const layer = dialectSuite(dialect, { prefix: 'overseer-sql-requests-', racers: { n: 2, warm: [{ op: 'call', module: 'requests', fn: 'pendingOf', args: ['nobody'] }] } });
+    const { racers } = layer;
 
     test('open → needs_input; closing one of two keeps it, closing both clears it; a close of a closed request changes nothing', async () => {
-      await addJob(s, 'j-one', 'running');
-      assert.equal(await openRequest(s.db, req('r-a', 'j-one'), NOW), 'needs_input');
-      assert.equal(await openRequest(s.db, req('r-b', 'j-one', { kind: 'question', who: 'person' }), NOW), 'needs_input');
-      const a = await closeRequest(s.db, 'r-a', { status: 'answered', decision: 'approved', comment: 'go', by: 'lead' }, NOW + 10);
+      await addJob(layer.s, 'j-one', 'running');
+      assert.equal(await openRequest(layer.s.db, req('r-a', 'j-one'), NOW), 'needs_input');
+      assert.equal(await openRequest(layer.s.db, req('r-b', 'j-one', { kind: 'question', who: 'person' }), NOW), 'needs_input');
+      const a = await closeRequest(layer.s.db, 'r-a', { status: 'answered', decision: 'approved', comment: 'go', by: 'lead' }, NOW + 10);
       assert.deepEqual(a, { closed: true, job_id: 'j-one', job_status: 'needs_input' }, 'r-b still pending');
-      assert.deepEqual(await closeRequest(s.db, 'r-b', { status: 'timed_out', comment: 'no answer', by: 'timeout' }, NOW + 20), { closed: true, job_id: 'j-one', job_status: 'running' });
-      assert.deepEqual(await closeRequest(s.db, 'r-a', { status: 'cancelled', by: 'agent' }, NOW + 30), { closed: false, job_id: 'j-one', job_status: 'running' });
-      assert.equal(await closeRequest(s.db, 'r-none', { status: 'cancelled', by: 'agent' }, NOW), undefined);
-      const row = await getRequest(s.db, 'r-a');
+      assert.deepEqual(await closeRequest(layer.s.db, 'r-b', { status: 'timed_out', comment: 'no answer', by: 'timeout' }, NOW + 20), { closed: true, job_id: 'j-one', job_status: 'running' });
+      assert.deepEqual(await closeRequest(layer.s.db, 'r-a', { status: 'cancelled', by: 'agent' }, NOW + 30), { closed: false, job_id: 'j-one', job_status: 'running' });
+      assert.equal(await closeRequest(layer.s.db, 'r-none', { status: 'cancelled', by: 'agent' }, NOW), undefined);
+      const row = await getRequest(layer.s.db, 'r-a');
       assert.deepEqual([row?.status, row?.decision, row?.comment, row?.answered_by, row?.answered_at], ['answered', 'approved', 'go', 'lead', NOW + 10]);
-      assert.deepEqual((await requestsOfJob(s.db, 'j-one', 10)).map((r) => [r.id, r.status, r.who]), [['r-a', 'answered', 'any'], ['r-b', 'timed_out', 'person']]);
+      assert.deepEqual((await requestsOfJob(layer.s.db, 'j-one', 10)).map((r) => [r.id, r.status, r.who]), [['r-a', 'answered', 'any'], ['r-b', 'timed_out', 'person']]);
       // A job that is not running (frozen, queued) is not made needs_input, nor running by a close.
-      await addJob(s, 'j-frozen', 'frozen');
-      assert.equal(await openRequest(s.db, req('r-f', 'j-frozen'), NOW), 'frozen');
-      assert.equal((await closeRequest(s.db, 'r-f', { status: 'cancelled', by: 'hub' }, NOW))?.job_status, 'frozen');
+      await addJob(layer.s, 'j-frozen', 'frozen');
+      assert.equal(await openRequest(layer.s.db, req('r-f', 'j-frozen'), NOW), 'frozen');
+      assert.equal((await closeRequest(layer.s.db, 'r-f', { status: 'cancelled', by: 'hub' }, NOW))?.job_status, 'frozen');
     });
 
     test('an answer to a closed request is kept as a late answer; the request is unchanged; the lead is shown it once', async () => {
-      await addJob(s, 'j-late', 'running');
-      await openRequest(s.db, req('r-l', 'j-late'), NOW);
-      assert.equal((await answerRequest(s.db, 'r-l', { decision: 'approved', by: 'person (cli)' }, NOW + 1))?.closed, true);
-      const late = await answerRequest(s.db, 'r-l', { decision: 'rejected', comment: 'too slow', by: 'person (form)' }, NOW + 2);
+      await addJob(layer.s, 'j-late', 'running');
+      await openRequest(layer.s.db, req('r-l', 'j-late'), NOW);
+      assert.equal((await answerRequest(layer.s.db, 'r-l', { decision: 'approved', by: 'person (cli)' }, NOW + 1))?.closed, true);
+      const late = await answerRequest(layer.s.db, 'r-l', { decision: 'rejected', comment: 'too slow', by: 'person (form)' }, NOW + 2);
       assert.equal(late?.closed, false);
       assert.equal(typeof late?.late_id, 'number');
-      const row = await getRequest(s.db, 'r-l');
+      const row = await getRequest(layer.s.db, 'r-l');
       assert.deepEqual([row?.status, row?.decision, row?.answered_by], ['answered', 'approved', 'person (cli)']);
-      assert.deepEqual((await lateOf(s.db, 'r-l')).map((l) => [l.id, l.answered_by, l.decision, l.comment, l.at, l.lead_seen_at]), [[late!.late_id, 'person (form)', 'rejected', 'too slow', NOW + 2, null]]);
-      assert.deepEqual(await answerRequest(s.db, 'r-none', { by: 'x' }, NOW), undefined, 'no late row for a request that does not exist');
-      assert.deepEqual((await unseenLate(s.db, ['j-late'])).map((l) => l.request_id), ['r-l']);
-      await markLateSeen(s.db, [late!.late_id!], NOW + 3);
-      assert.deepEqual(await unseenLate(s.db, ['j-late']), []);
-      assert.equal((await requestsWithLate(s.db, 5))[0], 'r-l');
+      assert.deepEqual((await lateOf(layer.s.db, 'r-l')).map((l) => [l.id, l.answered_by, l.decision, l.comment, l.at, l.lead_seen_at]), [[late!.late_id, 'person (form)', 'rejected', 'too slow', NOW + 2, null]]);
+      assert.deepEqual(await answerRequest(layer.s.db, 'r-none', { by: 'x' }, NOW), undefined, 'no late row for a request that does not exist');
+      assert.deepEqual((await unseenLate(layer.s.db, ['j-late'])).map((l) => l.request_id), ['r-l']);
+      await markLateSeen(layer.s.db, [late!.late_id!], NOW + 3);
+      assert.deepEqual(await unseenLate(layer.s.db, ['j-late']), []);
+      assert.equal((await requestsWithLate(layer.s.db, 5))[0], 'r-l');
     });
 
     test('an ended job\'s pending requests are cancelled, except the hub\'s own; listing, attention reads and lead_seen', async () => {
-      await addJob(s, 'j-end', 'running');
-      await openRequest(s.db, req('r-e1', 'j-end'), NOW);
-      await insertRequest(s.db, req('r-e2', 'j-end', { tool_name: 'overseer:detached' }));
-      await openRequest(s.db, req('r-e3', 'j-end', { tool_name: 'Bash' }), NOW);
-      assert.deepEqual((await pendingFor(s.db, ['j-end'])).map((r) => r.id), ['r-e1', 'r-e2', 'r-e3']);
-      await markLeadSeen(s.db, ['r-e1'], NOW + 5);
-      await markLeadSeen(s.db, ['r-e1'], NOW + 9);
-      assert.equal((await getRequest(s.db, 'r-e1'))?.lead_seen_at, NOW + 5, 'the first time only');
-      await sql`UPDATE jobs SET status = 'failed' WHERE id = 'j-end'`.execute(s.db);
-      assert.deepEqual((await pendingWithJobs(s.db)).filter((r) => r.job_id === 'j-end').map((r) => [r.id, r.job_status]), [['r-e1', 'failed'], ['r-e2', 'failed'], ['r-e3', 'failed']]);
-      assert.deepEqual((await cancelPendingOf(s.db, 'j-end', NOW + 6, 'overseer:detached')).sort(), ['r-e1', 'r-e3']);
-      const e1 = await getRequest(s.db, 'r-e1');
+      await addJob(layer.s, 'j-end', 'running');
+      await openRequest(layer.s.db, req('r-e1', 'j-end'), NOW);
+      await insertRequest(layer.s.db, req('r-e2', 'j-end', { tool_name: 'overseer:detached' }));
+      await openRequest(layer.s.db, req('r-e3', 'j-end', { tool_name: 'Bash' }), NOW);
+      assert.deepEqual((await pendingFor(layer.s.db, ['j-end'])).map((r) => r.id), ['r-e1', 'r-e2', 'r-e3']);
+      await markLeadSeen(layer.s.db, ['r-e1'], NOW + 5);
+      await markLeadSeen(layer.s.db, ['r-e1'], NOW + 9);
+      assert.equal((await getRequest(layer.s.db, 'r-e1'))?.lead_seen_at, NOW + 5, 'the first time only');
+      await sql`UPDATE jobs SET status = 'failed' WHERE id = 'j-end'`.execute(layer.s.db);
+      assert.deepEqual((await pendingWithJobs(layer.s.db)).filter((r) => r.job_id === 'j-end').map((r) => [r.id, r.job_status]), [['r-e1', 'failed'], ['r-e2', 'failed'], ['r-e3', 'failed']]);
+      assert.deepEqual((await cancelPendingOf(layer.s.db, 'j-end', NOW + 6, 'overseer:detached')).sort(), ['r-e1', 'r-e3']);
+      const e1 = await getRequest(layer.s.db, 'r-e1');
       assert.deepEqual([e1?.status, e1?.answered_by, e1?.comment], ['cancelled', 'hub', 'the agent is no longer running']);
-      assert.deepEqual((await pendingFor(s.db, ['j-end'])).map((r) => r.id), ['r-e2']);
-      const pending = (await listRequests(s.db, 'pending', 100)).map((r) => r.id);
+      assert.deepEqual((await pendingFor(layer.s.db, ['j-end'])).map((r) => r.id), ['r-e2']);
+      const pending = (await listRequests(layer.s.db, 'pending', 100)).map((r) => r.id);
       assert.ok(pending.includes('r-e2') && !pending.includes('r-e1'));
-      const everything = (await listRequests(s.db, 'all', 3)).map((r) => r.created_at);
+      const everything = (await listRequests(layer.s.db, 'all', 3)).map((r) => r.created_at);
       assert.deepEqual(everything, [...everything].sort((a, b) => b - a), "'all' is newest first");
     });
 
     test('the lead\'s run attention: ended script runs and approve() calls waiting for the person, not the hub\'s bundled scripts, each until told', async () => {
       const run = async (id: string, status: string, rules: Record<string, unknown>): Promise<void> =>
         void (await sql`INSERT INTO runs (id, title, content, format, rules_json, status, created_at, updated_at, ended_at, kind)
-          VALUES (${id}, ${`title ${id}`}, 'return 1', 'js', ${JSON.stringify(rules)}, ${status}, ${NOW}, ${NOW}, ${status === 'running' ? null : NOW}, 'script')`.execute(s.db));
+          VALUES (${id}, ${`title ${id}`}, 'return 1', 'js', ${JSON.stringify(rules)}, ${status}, ${NOW}, ${NOW}, ${status === 'running' ? null : NOW}, 'script')`.execute(layer.s.db));
       await run('run-ok', 'succeeded', { name: null });
       await run('run-wf', 'failed', { bundled: 'implement-review' });
       await run('run-null', 'failed', { bundled: null });
       await run('run-ask', 'running', {});
       await run('run-wf-ask', 'running', { bundled: 'implement-review' });
       for (const [runId, reqId] of [['run-ask', 'r-ask'], ['run-wf-ask', 'r-wf-ask']] as const) {
-        await insertRequest(s.db, req(reqId, runId, { tool_name: 'overseer:script', who: 'person' }));
+        await insertRequest(layer.s.db, req(reqId, runId, { tool_name: 'overseer:script', who: 'person' }));
         await sql`INSERT INTO script_calls (run_id, seq, kind, args_json, label, status, request_id, started_at)
-          VALUES (${runId}, 1, 'approve', '[]', 'Ship?', 'running', ${reqId}, ${NOW})`.execute(s.db);
+          VALUES (${runId}, 1, 'approve', '[]', 'Ship?', 'running', ${reqId}, ${NOW})`.execute(layer.s.db);
       }
-      assert.deepEqual((await untoldEndedRuns(s.db)).map((r) => r.id), ['run-null', 'run-ok'].sort());
-      assert.deepEqual((await untoldWaitingApproves(s.db)).map((w) => [w.run_id, w.seq, w.request_id, w.label, w.who]), [['run-ask', 1, 'r-ask', 'Ship?', 'person']]);
-      await markRunsTold(s.db, ['run-ok', 'run-null'], NOW + 1);
-      await markLeadSeen(s.db, ['r-ask'], NOW + 1);
-      assert.deepEqual(await untoldEndedRuns(s.db), []);
-      assert.deepEqual(await untoldWaitingApproves(s.db), []);
+      assert.deepEqual((await untoldEndedRuns(layer.s.db)).map((r) => r.id), ['run-null', 'run-ok'].sort());
+      assert.deepEqual((await untoldWaitingApproves(layer.s.db)).map((w) => [w.run_id, w.seq, w.request_id, w.label, w.who]), [['run-ask', 1, 'r-ask', 'Ship?', 'person']]);
+      await markRunsTold(layer.s.db, ['run-ok', 'run-null'], NOW + 1);
+      await markLeadSeen(layer.s.db, ['r-ask'], NOW + 1);
+      assert.deepEqual(await untoldEndedRuns(layer.s.db), []);
+      assert.deepEqual(await untoldWaitingApproves(layer.s.db), []);
     });
 
     test('two answerers at once (two processes): one answers, the other\'s answer is a late answer; the job runs again', async () => {
       for (let round = 0; round < 15; round++) {
         const job = `j-two-${round}`;
         const id = `r-two-${round}`;
-        await addJob(s, job, 'running');
-        await openRequest(s.db, req(id, job), NOW);
+        await addJob(layer.s, job, 'running');
+        await openRequest(layer.s.db, req(id, job), NOW);
         const answers = await Promise.all(racers.map((r, i) => r.send({ op: 'call', module: 'requests', fn: 'answerRequest', args: [id, { decision: i ? 'rejected' : 'approved', by: `racer ${i}` }, NOW + round] })));
         const outcomes = answers.map((a) => a.value as { closed: boolean; late_id?: number });
         assert.equal(outcomes.filter((o) => o.closed).length, 1, `round ${round}: exactly one answered: ${JSON.stringify(outcomes)}`);
         const winner = outcomes.findIndex((o) => o.closed);
-        const row = await getRequest(s.db, id);
+        const row = await getRequest(layer.s.db, id);
         assert.deepEqual([row?.status, row?.answered_by, row?.decision], ['answered', `racer ${winner}`, winner ? 'rejected' : 'approved']);
-        const late = await lateOf(s.db, id);
+        const late = await lateOf(layer.s.db, id);
         assert.deepEqual(late.map((l) => [l.id, l.answered_by]), [[outcomes[1 - winner]!.late_id, `racer ${1 - winner}`]], `round ${round}: one late answer, the loser's`);
-        assert.equal(await jobStatus(s, job), 'running');
+        assert.equal(await jobStatus(layer.s, job), 'running');
       }
     });
 
     test('two requests of one job closed at once (two processes): the job leaves needs_input', async () => {
       for (let round = 0; round < 15; round++) {
         const job = `j-pair-${round}`;
-        await addJob(s, job, 'running');
-        await openRequest(s.db, req(`r-p${round}-0`, job), NOW);
-        await openRequest(s.db, req(`r-p${round}-1`, job), NOW);
-        assert.equal(await jobStatus(s, job), 'needs_input');
+        await addJob(layer.s, job, 'running');
+        await openRequest(layer.s.db, req(`r-p${round}-0`, job), NOW);
+        await openRequest(layer.s.db, req(`r-p${round}-1`, job), NOW);
+        assert.equal(await jobStatus(layer.s, job), 'needs_input');
         const answers = await Promise.all(racers.map((r, i) => r.send({ op: 'call', module: 'requests', fn: 'closeRequest', args: [`r-p${round}-${i}`, { status: 'answered', decision: 'approved', by: `racer ${i}` }, NOW] })));
         assert.deepEqual(answers.map((a) => (a.value as { closed: boolean }).closed), [true, true]);
-        assert.equal(await jobStatus(s, job), 'running', `round ${round}: no request of the job is pending`);
+        assert.equal(await jobStatus(layer.s, job), 'running', `round ${round}: no request of the job is pending`);
       }
     });
 
     test('a request opened while another of the same job closes (two processes): the job stays needs_input', async () => {
       for (let round = 0; round < 15; round++) {
         const job = `j-swap-${round}`;
-        await addJob(s, job, 'running');
-        await openRequest(s.db, req(`r-s${round}-old`, job), NOW);
+        await addJob(layer.s, job, 'running');
+        await openRequest(layer.s.db, req(`r-s${round}-old`, job), NOW);
         const [opened, closed] = await Promise.all([
           racers[0]!.send({ op: 'call', module: 'requests', fn: 'openRequest', args: [req(`r-s${round}-new`, job), NOW] }),
           racers[1]!.send({ op: 'call', module: 'requests', fn: 'closeRequest', args: [`r-s${round}-old`, { status: 'answered', decision: 'approved', by: 'lead' }, NOW] }),
         ]);
         assert.equal((closed.value as { closed: boolean }).closed, true);
         assert.ok(opened.value, 'opened');
-        assert.equal(await jobStatus(s, job), 'needs_input', `round ${round}: the new request is pending`);
+        assert.equal(await jobStatus(layer.s, job), 'needs_input', `round ${round}: the new request is pending`);
       }
     });
 
     if (dialect === 'postgres') {
       test('a close takes the job\'s row lock before it recounts: two closes wait for whoever holds the job, then the job runs', async () => {
-        await addJob(s, 'j-held', 'running');
-        await openRequest(s.db, req('r-h0', 'j-held'), NOW);
-        await openRequest(s.db, req('r-h1', 'j-held'), NOW);
+        await addJob(layer.s, 'j-held', 'running');
+        await openRequest(layer.s.db, req('r-h0', 'j-held'), NOW);
+        await openRequest(layer.s.db, req('r-h1', 'j-held'), NOW);
         let closing: Promise<Record<string, unknown>[]> | undefined;
-        await s.db.transaction().execute(async (trx) => {
+        await layer.s.db.transaction().execute(async (trx) => {
           await sql`SELECT id FROM jobs WHERE id = 'j-held' FOR UPDATE`.execute(trx);
           closing = Promise.all(racers.map((r, i) => r.send({ op: 'call', module: 'requests', fn: 'closeRequest', args: [`r-h${i}`, { status: 'cancelled', by: `racer ${i}` }, NOW] })));
           closing.catch(() => undefined);
-          await rowLockWaiters(s, 2);
-          assert.equal(await jobStatus(s, 'j-held'), 'needs_input', 'nothing closed while the job is held');
+          await rowLockWaiters(layer.s, 2, "the job's row lock");
+          assert.equal(await jobStatus(layer.s, 'j-held'), 'needs_input', 'nothing closed while the job is held');
         });
         // Released at commit: the closes go on one after the other (each racer answers within its deadline).
         const answers = await closing!;
         assert.deepEqual(answers.map((a) => (a.value as { closed: boolean }).closed), [true, true]);
-        assert.equal(await jobStatus(s, 'j-held'), 'running');
+        assert.equal(await jobStatus(layer.s, 'j-held'), 'running');
       });
     }
   });

@@ -5,9 +5,7 @@
 // its answer is recorded once.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { getJob, insertJob } from '../../src/store/sql/jobs.js';
 import {
   activeSchedules, dueWaiting, endSchedule, getSchedule, insertSchedule, listSchedules, nextDue, occurrences, recentScheduleIds, startSeries,
@@ -17,6 +15,7 @@ import { endDebate, getDebate, insertDebate, listDebates, recentDebateIds, debat
 import type { Q } from '../../src/store/sql/tx.js';
 import { newJob } from '../helpers/budgetDb.js';
 import { openDialect } from '../helpers/sqlDialect.js';
+import { raceWorkers } from '../helpers/workerRace.js';
 import type { RaceOp } from '../helpers/runsRacer.js';
 
 const schedule = (id: string) => ({ id, title: `t ${id}`, created_by: 'lead', kind: 'every' as const, every_s: 60, cron: null, first_at: 1, until_at: null, max_runs: null, spec_json: '{}' });
@@ -28,21 +27,7 @@ const debate = (id: string, at: number) => ({
 
 /** Two racers, one connection each, released together on `keys`; what each won. */
 async function race(op: RaceOp, keys: string[], home: string, url: string | undefined): Promise<[string[], string[]]> {
-  const start = new SharedArrayBuffer(4);
-  const racer = pathToFileURL(join(import.meta.dirname, '..', 'helpers', 'runsRacer.ts')).href;
-  const code = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(racer)}); });`;
-  const workers = ['h1', 'h2'].map((me) => new Worker(code, { eval: true, workerData: { home, url, keys, start, me, op } }));
-  const won = new Map<string, string[]>();
-  const exited = workers.map((w) => new Promise((r) => w.on('exit', r)));
-  await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
-    let ready = false;
-    w.on('message', (m: { ready?: boolean; me?: string; won?: string[] }) => { if (m.ready) { ready = true; resolve(); } else won.set(m.me!, m.won!); });
-    w.on('error', reject);
-    w.on('exit', (c) => { if (!ready) reject(new Error(`worker exited ${c} before it was ready`)); });
-  })));
-  Atomics.store(new Int32Array(start), 0, 1);
-  Atomics.notify(new Int32Array(start), 0);
-  await Promise.all(exited);
+  const won = await raceWorkers(join(import.meta.dirname, '..', 'helpers', 'runsRacer.ts'), ['h1', 'h2'], { home, url, keys, op });
   assert.ok(won.has('h1') && won.has('h2'), 'both racers finished');
   return [won.get('h1')!, won.get('h2')!];
 }
