@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sqlOver, type SqlDb } from '../../src/store/sql/open.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { openDb } from '../../src/store/db.js';
 import { transact } from '../../src/store/sql/tx.js';
 import {

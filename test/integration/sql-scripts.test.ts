@@ -10,7 +10,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  addLog, beginCall, callsOf, endCall, endScriptRun, findScriptRun, insertScriptRun, listScriptRuns, logOf, reopenScriptRun, scriptRun, setPaused,
+  addLog, beginCall, callsOf, endScriptRun, findScriptRun, insertScriptRun, listScriptRuns, logOf, reopenScriptRun, scriptRun, setPaused,
 } from '../../src/store/sql/scripts.js';
 import { all } from '../helpers/sqlRacers.js';
 import { dialectSuite, rowLockWaiters } from '../helpers/sqlDialect.js';
