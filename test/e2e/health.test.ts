@@ -55,12 +55,15 @@ describe('health monitor', () => {
     }, { health: { ...fast, stalledS: 4 } as never });
     const blocked = (await h.call('spawn_agent', { prompt: '@script:blocked', title: 'Blocked in watch_notes' })).job_id;
     await h.fake.waitForRequest((r) => r.script === 'blocked' && r.step === 0, 60_000);
+    // The stall is measured from the child's last output, which came after its spawn: the warning
+    // cannot come sooner than the threshold after the spawn (a reference that load cannot move; the
+    // model request is a later one, which a starved child may send long after its last output).
+    const spawnedAt = Date.now();
     const stuck = (await h.call('spawn_agent', { prompt: '@script:stuck', title: 'Stuck model' })).job_id;
     await h.fake.waitForRequest((r) => r.script === 'stuck' && r.step === 0, 60_000);
-    const askedAt = Date.now();
 
     const w = await h.call('wait_for_agents', { job_ids: [stuck, blocked], timeout_s: 60 });
-    const waited = Date.now() - askedAt;
+    const waited = Date.now() - spawnedAt;
     assert.equal(w.timed_out, false);
     const item = w.attention.find((a: any) => a.kind === 'warning');
     assert.ok(item, `no warning in attention: ${JSON.stringify(w.attention)}`);
@@ -68,7 +71,7 @@ describe('health monitor', () => {
     assert.equal(item.job_id, stuck);
     assert.equal(item.title, 'Stuck model');
     assert.match(item.detail, /no output for \d+s \(threshold 4s\)/);
-    assert.ok(waited >= 3500 && waited < 20_000, `stalled came after ${waited} ms (threshold 4 s, checked every 200 ms)`);
+    assert.ok(waited >= 4000 && waited < 20_000, `stalled came ${waited} ms after the spawn (threshold 4 s, checked every 200 ms)`);
 
     const got = await h.call('get_agent', { job_id: stuck });
     assert.equal(got.warnings[0].kind, 'stalled');
@@ -122,7 +125,9 @@ describe('health monitor', () => {
         return finishStep('done counting');
       },
       stuck2: async (ctx) => { if (ctx.step === 0) await hold.wait; return finishStep('late'); },
-    }, { health: { ...fast, stalledS: 3, reactions: { turns_high: 'freeze', stalled: 'cancel' } } as never });
+      // 6 s: the counter's turns must each come within it even on a loaded machine (at 3 s a starved
+      // child was cancelled as stalled between two turns, before turns_high).
+    }, { health: { ...fast, stalledS: 6, reactions: { turns_high: 'freeze', stalled: 'cancel' } } as never });
     const counter = (await h2.call('spawn_agent', { prompt: '@script:counter', title: 'Counter', max_turns: 5 })).job_id;
     const frozen = await waitForJob(h2.hub, counter, (j) => j.status === 'frozen', 60_000);
     assert.ok(frozen.turns >= 4, `frozen at turn ${frozen.turns}`);
