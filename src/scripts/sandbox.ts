@@ -140,6 +140,14 @@ export function shared(buffer: SharedArrayBuffer): { i32: Int32Array; f64: Float
   return { i32: new Int32Array(buffer, 0, 2), f64: new Float64Array(buffer) };
 }
 
+/** The script's CPU so far as the hub sees it (its backstop): finished slices (f64[1]) and the one running
+ * since f64[2]. The slice's start is read ONCE: read twice, a slice ending between the two reads (the worker
+ * writes 0) made it `used + now - 0` — 1.8e12 ms, a CpuLimit 210 ms into a run (seen in CI, now and then). */
+export function cpuSoFar(f64: ArrayLike<number>, now: number): number {
+  const start = f64[2] ?? 0;
+  return (f64[1] ?? 0) + (start > 0 ? now - start : 0);
+}
+
 export const cpuLimitError = (limits: SandboxLimits): ScriptError => ({ name: 'CpuLimit', message: `the script used more than ${limits.cpuMs} ms of CPU time (an endless loop?); the cap is per run` });
 
 function startWorker(data: WorkerStart): Worker {
@@ -164,7 +172,7 @@ export async function runInSandbox(o: { source: string; args: Json | undefined; 
   worker.stdout.resume();
   worker.stderr.resume();
   const epoch = (): number => performance.timeOrigin + performance.now();
-  const cpu = (): number => (mem.f64[1] ?? 0) + ((mem.f64[2] ?? 0) > 0 ? epoch() - (mem.f64[2] ?? 0) : 0);
+  const cpu = (): number => cpuSoFar(mem.f64, epoch());
   return await new Promise<SandboxOutcome>((resolve) => {
     let ended = false;
     let abortedAt: number | undefined;

@@ -148,3 +148,15 @@ return {
     assert.equal(e?.name, 'ScriptTooLarge');
   });
 });
+
+test('the hub\'s CPU backstop reads a slice\'s start once: a slice that ends between two reads is not counted from the epoch', async () => {
+  const { cpuSoFar } = await import('../../src/scripts/sandbox.js');
+  const now = 1_795_000_010_000;
+  // f64[1]: 40 ms of finished slices; f64[2]: a slice started 5 ms ago, which the worker ends (writes 0) right after the first read of it.
+  let reads = 0;
+  const racing = new Proxy([0, 40, now - 5], { get: (t, k) => (k === '2' ? (reads++ === 0 ? t[2] : 0) : Reflect.get(t, k)) }) as unknown as number[];
+  const got = cpuSoFar(racing, now);
+  assert.ok(got <= 45, `counted ${got} ms of CPU (40 finished + at most the 5 ms slice)`);
+  assert.equal(cpuSoFar([0, 40, 0], now), 40);
+  assert.equal(cpuSoFar([0, 40, now - 5], now), 45);
+});
