@@ -11,7 +11,9 @@ export interface LockRow {
   holder: string;
   reason: string | null;
   ttl_s: number;
+  /** ms since the epoch */
   acquired_at: number;
+  /** ms since the epoch; renewed by any call of the holder */
   expires_at: number;
 }
 

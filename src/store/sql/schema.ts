@@ -7,6 +7,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { AttemptRow, JobRow } from '../jobs.js';
 import type { WorkflowRow } from '../workflows.js';
+import type { LockRow } from '../locks.js';
 
 /** notes: key → value, with a version that grows by one on every write (compare-and-set). */
 export interface NotesTable {
@@ -437,23 +438,8 @@ export interface JobMergesTable {
   merged_at: number;
 }
 
-/**
- * locks: one row per held key — (repo, rel_path): the repository (and branch) that contains the
- * file and the path inside it, or '' and the absolute real path (src/domain/lockKeys.ts; migration
- * 29) — with the holder's own absolute path, its holder (a job id or 'lead') and its TTL.
- */
-export interface LocksTable {
-  repo: string;
-  rel_path: string;
-  path: string;
-  holder: string;
-  reason: string | null;
-  ttl_s: number;
-  /** ms since the epoch */
-  acquired_at: number;
-  /** ms since the epoch; renewed by any call of the holder */
-  expires_at: number;
-}
+/** locks: one row per held key (src/store/locks.ts LockRow: repo and rel_path, migration 29). */
+export type LocksTable = LockRow;
 
 /** lock_waits: a lock_files call waiting for all of its paths, served in id order. */
 export interface LockWaitsTable {
