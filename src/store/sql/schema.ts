@@ -214,14 +214,6 @@ export interface JobCommandsTable {
 
 export type JobCommandKind = 'cancel' | 'stop' | 'freeze' | 'thaw';
 
-/** workflows, debates: only their owner (migration 27) for adoption; the rest comes with their modules. */
-export interface OwnedTable {
-  id: string;
-  status: string;
-  hub_id: string | null;
-}
-
-
 /** workflows: one row per implement/review workflow (hub_id: its owner, migration 27). */
 export interface WorkflowsTable extends Omit<WorkflowRow, 'project'> {
   project: string | null;
