@@ -176,7 +176,7 @@ export async function startBenchHub(o: { claudeBin: string; env?: Record<string,
     // Many benchmark clients share the lead token: lift the per-token session cap for them.
     const config = loadConfigFrom({ home: path.join(dir, 'state'), claudeBin: o.claudeBin, killGraceMs: 2000, worktreesDir: path.join(dir, 'worktrees'), maxSessionsPerToken: 1000, ...o.config });
     const childEnv = cleanEnv({ HOME: path.join(dir, 'home'), BENCH_STAMP_FILE: stampFile, ...o.env });
-    const h = new (await builtHub())({ config, projectDir: project, childEnv, processes: o.processes });
+    const h = await (await builtHub()).open({ config, projectDir: project, childEnv, processes: o.processes });
     hub = h;
     await h.start();
     const [a, b] = InMemoryTransport.createLinkedPair();

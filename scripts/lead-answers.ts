@@ -49,7 +49,7 @@ export async function leadAnswers(): Promise<LeadAnswers> {
   const dir = mkdtempSync(join(tmpdir(), 'overseer-lead-answers-'));
   try {
     const config = loadConfigFrom({ home: join(dir, 'state'), confine: 'off' });
-    const hub = new Hub({ config, projectDir: dir, kbGlobalDb: join(dir, 'global-kb.db'), childEnv: {} });
+    const hub = await Hub.open({ config, projectDir: dir, kbGlobalDb: join(dir, 'global-kb.db'), childEnv: {} });
     try {
       const [ours, theirs] = InMemoryTransport.createLinkedPair();
       const answers = new Map<unknown, Message>();

@@ -75,7 +75,7 @@ export async function listTools(): Promise<Record<Role, ListedTool[]>> {
   const dir = mkdtempSync(join(tmpdir(), 'overseer-tools-doc-'));
   try {
     const config = loadConfigFrom({ home: join(dir, 'state'), confine: 'off' });
-    const hub = new Hub({ config, projectDir: dir, kbGlobalDb: join(dir, 'global-kb.db'), childEnv: {} });
+    const hub = await Hub.open({ config, projectDir: dir, kbGlobalDb: join(dir, 'global-kb.db'), childEnv: {} });
     try {
       const out = {} as Record<Role, ListedTool[]>;
       for (const role of ROLES) out[role] = new ToolTable(hub.tools, role, silentLogger).listResult().tools as unknown as ListedTool[];

@@ -8,7 +8,6 @@
 // it, it gets a null object (SCHEDULES_OFF, NO_TAKEOVER, NO_TRANSCRIPT_SINK).
 import { join } from 'node:path';
 import type { Config } from './config.js';
-import { InvalidInputError } from './errors.js';
 import { packageRoot, projectRoot, settingsDirOf } from './config.js';
 import { setupConfinement, type Confinement } from './confine/setup.js';
 import { HookLedger } from './confine/hookLedger.js';
@@ -16,9 +15,9 @@ import { guardLocks } from './confine/guard.js';
 import type { LockGuard } from './confine/lockGuard.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
 import { silentLogger, type Logger } from './log.js';
-import { openDb } from './store/db.js';
-import { sqlOver } from './store/sql/open.js';
-import { sqlTarget } from './store/sql/url.js';
+import type { SqlDb } from './store/sql/open.js';
+import type { Db } from './store/db.js';
+import { sqliteUnder } from './store/sql/tx.js';
 import { JobStore } from './store/jobs.js';
 import { Bus } from './services/bus.js';
 import type { HubContext } from './services/context.js';
@@ -138,28 +137,27 @@ export interface Services {
 }
 
 /**
- * Build the hub's services. `elicitor` asks the lead's client for forms; `mcpUrl` is the
- * children's endpoint once the HTTP listener is up (the hub knows it only after start).
+ * Build the hub's services over the opened state (`sql`: SQLite or PostgreSQL, opened and migrated
+ * by `Hub.open`). `elicitor` asks the lead's client for forms; `mcpUrl` is the children's endpoint
+ * once the HTTP listener is up (the hub knows it only after start).
  */
-export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => string): Services {
+export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUrl: () => string): Services {
   const { config } = o;
   const caps = config.capabilities;
   const log = o.log ?? silentLogger;
-  refuseUntilPostgres(config);
-  const db = openDb(join(config.home, 'state.db'));
   const root = packageRoot();
   const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
   const clock = o.clock ?? systemClock;
-  const sql = sqlOver(db);
+  const sqlite = sqliteUnder(sql.db);
   const confinement = o.processes ? undefined : setupConfinement({
     config, q: sql.db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new NodeLauncher(),
   });
   const ctx: HubContext = {
     config,
     projectDir: o.projectDir,
-    db,
+    db: sqlite ?? notOnPostgres<Db>('hub.db'),
     sql,
-    store: new JobStore(db),
+    store: sqlite ? new JobStore(sqlite) : notOnPostgres<JobStore>('hub.ctx.store'),
     bus: new Bus(),
     clock,
     ids: o.ids ?? randomIds,
@@ -264,13 +262,7 @@ export function compose(o: ComposeOptions, elicitor: Elicitor, mcpUrl: () => str
   };
 }
 
-/**
- * A hub given a PostgreSQL URL refuses to start rather than keep the state in SQLite behind the
- * person's back: the store is moving onto PostgreSQL module by module (docs/store-plan.md), and a
- * hub runs on it only once nothing synchronous is left. A URL that is not valid is said so first.
- */
-function refuseUntilPostgres(config: Config): void {
-  const target = sqlTarget(config);
-  if (target.dialect === 'sqlite') return;
-  throw new InvalidInputError(`the database URL ${target.shown} (databaseUrl / OVERSEER_DATABASE_URL) asks for the state in PostgreSQL, which this version of Overseer cannot run on yet (its store is being moved: docs/store-plan.md). Unset it to keep the state in SQLite at ${join(config.home, 'state.db')}.`);
+/** mixed period (until the tests read through the layer): what only exists over SQLite, refused by name on PostgreSQL. */
+function notOnPostgres<T extends object>(name: string): T {
+  return new Proxy({} as T, { get: () => { throw new Error(`${name} is SQLite's synchronous handle, for tests only: read through hub.ctx.sql (test/helpers/state.ts)`); } });
 }

@@ -50,6 +50,7 @@ import { ensureLeadToken, writeFileAtomic, type HubInfo } from './hubfiles/hubLo
 import { attachNotifier, type Notifier } from './floor/notify/index.js';
 import { InvalidStateError } from './errors.js';
 import { compose, type ComposeOptions, type Lifecycle } from './compose.js';
+import { openSql, type SqlDb } from './store/sql/open.js';
 
 export interface HubOptions extends ComposeOptions {
   /** Write hub.json (real hubs do; in-process test hubs may not). */
@@ -116,8 +117,23 @@ export class Hub {
   /** The children's MCP endpoint, known once the HTTP listener is up. */
   private url = '';
 
-  constructor(private readonly o: HubOptions) {
-    const s = compose(o, this.elicitor, () => this.url);
+  /**
+   * Open the state (SQLite in the state directory, or the PostgreSQL database the configuration
+   * names: connected and migrated; a wrong URL fails here with what to check) and build the hub
+   * over it. Not started: call `start()`.
+   */
+  static async open(o: HubOptions): Promise<Hub> {
+    const sql = await openSql(o.config);
+    try {
+      return new Hub(o, sql);
+    } catch (err) {
+      await sql.close();
+      throw err;
+    }
+  }
+
+  private constructor(private readonly o: HubOptions, sql: SqlDb) {
+    const s = compose(o, sql, this.elicitor, () => this.url);
     this.ctx = s.ctx;
     this.db = s.ctx.db;
     this.confinement = s.confinement;
@@ -292,7 +308,7 @@ export class Hub {
       this.web?.close();
       this.mcpServer?.close();
       await this.http?.close();
-      this.db.close();
+      await this.ctx.sql.close();
       await this.kb.close();
       this.ctx.log.info('hub stopped');
     })();

@@ -24,7 +24,7 @@ export type { Caller } from './services/context.js';
  */
 export async function createHub(o: Partial<HubOptions> & { projectDir?: string } = {}): Promise<Hub> {
   const projectDir = o.projectDir ?? process.cwd();
-  const hub = new Hub({ ...o, projectDir, config: o.config ?? loadConfig(process.env, projectDir) });
+  const hub = await Hub.open({ ...o, projectDir, config: o.config ?? loadConfig(process.env, projectDir) });
   await hub.start();
   return hub;
 }

@@ -40,7 +40,13 @@ export async function runHubProcess(o: ServeOptions): Promise<void> {
   const claim = await claimOrReport(o);
   if (!claim) return o.exit(o.background ? 0 : 1);
   o.log.info('claimed the state directory');
-  const hub = new Hub({ config: o.config, projectDir: o.cwd, log: o.log, publish: (info) => claim.publish(info) });
+  let hub: Hub;
+  try {
+    hub = await Hub.open({ config: o.config, projectDir: o.cwd, log: o.log, publish: (info) => claim.publish(info) });
+  } catch (err) {
+    await claim.release(); // a wrong database URL: the state directory is free again for a corrected start
+    throw err;
+  }
   let stopping = false;
   const stop = async (why: string): Promise<void> => {
     if (stopping) return;

@@ -13,6 +13,7 @@ import type { Caller } from '../../src/services/context.js';
 import type { ProcessLauncher } from '../../src/launch/types.js';
 import type { Logger } from '../../src/log.js';
 import type { Clock } from '../../src/clock.js';
+import { freshDatabase } from './postgres.js';
 
 export interface TestHub {
   hub: Hub;
@@ -28,6 +29,29 @@ export interface TestHub {
 }
 
 export class ToolError extends Error {}
+
+/**
+ * OVERSEER_TEST_DATABASE=postgres runs the hubs of the tests on PostgreSQL (`.ci/run` runs the
+ * integration tests so, a second time): each state directory gets a fresh database of its own, kept
+ * while a test restarts a hub on the same directory (`stop({ keep: true })`), dropped with it.
+ */
+const databases = new Map<string, { url: string; drop(): Promise<void> }>();
+
+async function testDatabase(home: string): Promise<string | undefined> {
+  if (process.env.OVERSEER_TEST_DATABASE !== 'postgres') return undefined;
+  let d = databases.get(home);
+  if (!d) {
+    d = await freshDatabase();
+    databases.set(home, d);
+  }
+  return d.url;
+}
+
+async function dropTestDatabase(home: string): Promise<void> {
+  const d = databases.get(home);
+  databases.delete(home);
+  await d?.drop();
+}
 
 export async function startTestHub(o: {
   scripts?: Record<string, Script>;
@@ -53,9 +77,10 @@ export async function startTestHub(o: {
   const fake = o.fake ?? (await startFakeAnthropic({ scripts: o.scripts }));
   if (o.fake && o.scripts) for (const [k, v] of Object.entries(o.scripts)) fake.addScript(k, v);
   // Worktrees go under the test's own directory, never into the developer's ~/.local/share.
-  const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, worktreesDir: join(dir, 'worktrees'), ...o.config });
+  const databaseUrl = o.config?.databaseUrl ?? (await testDatabase(home));
+  const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, worktreesDir: join(dir, 'worktrees'), ...o.config, ...(databaseUrl ? { databaseUrl } : {}) });
   const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url, extra: o.extraEnv });
-  const hub = new (o.hubClass ?? Hub)({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db'), log: o.log, clock: o.clock });
+  const hub = await (o.hubClass ?? Hub).open({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db'), log: o.log, clock: o.clock });
   await hub.start();
   const clients: Client[] = [];
   const connect = async (caller: Caller): Promise<Client> => {
@@ -85,7 +110,10 @@ export async function startTestHub(o: {
       for (const c of clients) await c.close().catch(() => undefined);
       await hub.stop();
       if (!o.fake) await fake.close();
-      if (!opts.keep) await rm(dir, { recursive: true, force: true });
+      if (!opts.keep) {
+        await rm(dir, { recursive: true, force: true });
+        await dropTestDatabase(home);
+      }
     },
   };
 }

@@ -4,28 +4,40 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Hub } from '../../src/hub.js';
 import type { JobRow } from '../../src/store/jobs.js';
+import { getJob } from '../../src/store/sql/jobs.js';
 
-/** Resolves with the job row once `pred` holds; re-checked on every job event of the hub. */
+/** Resolves with the job row once `pred` holds; re-checked (through the hub's layer) on every job and message event of the hub. */
 export function waitForJob(hub: Hub, jobId: string, pred: (j: JobRow) => boolean, timeoutMs = 30_000): Promise<JobRow> {
   return new Promise((resolve, reject) => {
-    const check = (): boolean => {
-      const j = hub.ctx.store.get(jobId);
-      if (j && pred(j)) {
-        cleanup();
-        resolve(j);
-        return true;
+    let done = false;
+    let again = false;
+    let reading = false;
+    const check = async (): Promise<void> => {
+      if (reading) { again = true; return; } // one read at a time; a change during it is read once more
+      reading = true;
+      try {
+        do {
+          again = false;
+          const j = await getJob(hub.ctx.sql.db, jobId);
+          if (!done && j && pred(j)) {
+            cleanup();
+            resolve(j);
+          }
+        } while (again && !done);
+      } catch (err) {
+        if (!done) { cleanup(); reject(err as Error); }
+      } finally {
+        reading = false;
       }
-      return false;
     };
     const off = hub.ctx.bus.on('job', () => void check());
     const offMsg = hub.ctx.bus.on('message', () => void check());
     const t = setTimeout(() => {
       cleanup();
-      const j = hub.ctx.store.get(jobId);
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for job ${jobId}; it is ${j?.status} (${j?.error ?? ''})`));
+      void getJob(hub.ctx.sql.db, jobId).then((j) => reject(new Error(`timed out after ${timeoutMs} ms waiting for job ${jobId}; it is ${j?.status} (${j?.error ?? ''})`)), reject);
     }, timeoutMs);
-    const cleanup = (): void => { off(); offMsg(); clearTimeout(t); };
-    check();
+    const cleanup = (): void => { done = true; off(); offMsg(); clearTimeout(t); };
+    void check();
   });
 }
 

@@ -23,7 +23,7 @@ type Tool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
 async function toolsOf(capabilities: Partial<Capabilities>): Promise<{ hub: Hub; lead: Tool[]; agent: Tool[] }> {
   const dir = await makeTempDir('ovs-compose');
   const config = loadConfigFrom({ home: join(dir, 'state'), claudeBin: claudeBin(), worktreesDir: join(dir, 'worktrees'), capabilities });
-  const hub = new Hub({ config, projectDir: dir, processes: new ScriptedLauncher(() => ({})), childEnv: {}, kbGlobalDb: join(dir, 'global-kb.db'), writeHubInfo: false });
+  const hub = await Hub.open({ config, projectDir: dir, processes: new ScriptedLauncher(() => ({})), childEnv: {}, kbGlobalDb: join(dir, 'global-kb.db'), writeHubInfo: false });
   const clients: Client[] = [];
   cleanups.push(async () => {
     for (const c of clients) await c.close();

@@ -28,7 +28,7 @@ test('every tool takes its input schema from src/contract', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'overseer-contract-'));
   try {
     const config = loadConfigFrom({ home: join(dir, 'state'), confine: 'off' });
-    const hub = new Hub({ config, projectDir: dir, kbGlobalDb: join(dir, 'global-kb.db'), childEnv: {} });
+    const hub = await Hub.open({ config, projectDir: dir, kbGlobalDb: join(dir, 'global-kb.db'), childEnv: {} });
     try {
       assert.ok(hub.tools.length > 50, `the hub serves its tools (${hub.tools.length})`);
       const inline = hub.tools.filter((t) => !exported.has(t.input)).map((t) => t.name);

@@ -31,6 +31,11 @@ export function registerSqlite(q: Q, raw: Db): void {
   sqliteOf.set(q, raw);
 }
 
+/** mixed period, tests only (the hub's `ctx.store` until the tests read through the layer): the SQLite connection under `q`, if any. */
+export function sqliteUnder(q: Q): Db | undefined {
+  return sqliteOf.get(q);
+}
+
 /**
  * Writes that must land together and need nothing read in between (a job's change and its event,
  * an attempt's end): one transaction. On SQLite it runs without a single await between BEGIN and
