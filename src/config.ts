@@ -162,7 +162,7 @@ export const ConfigSchema = z
     limits: z.preprocess(jsonText, LimitsSchema).default({}),
     /** Optional capabilities switched on or off, e.g. {"debates": false} (all on by default). */
     capabilities: z.preprocess(jsonText, CapabilitiesSchema).default({}),
-    /** Where the state lives: unset = SQLite in <home>/state.db; `postgres://user:password@host:5432/db?sslmode=…` = PostgreSQL (src/store/sql, issue 29: not used by the hub yet).
+    /** Where the state lives: unset = SQLite in <home>/state.db; `postgres://user:password@host:5432/db?sslmode=…` = PostgreSQL (src/store/sql): every piece of state in that database.
      * Checked when the database is opened, not here: a schema message would print the value, password and all. */
     databaseUrl: z.string().min(1).optional(),
   })
