@@ -10,7 +10,7 @@ import type { JobRow } from '../store/jobs.js';
 import { addEvent, attemptUpdate, jobUpdate, updateWithEvent } from '../store/sql/jobs.js';
 import { batch } from '../store/sql/tx.js';
 import { frameMessage } from './messages.js';
-import { markDelivered, undelivered } from '../store/sql/messages.js';
+import { markDelivered, takeUndelivered, untake } from '../store/sql/messages.js';
 import { recordAttemptSpend } from '../money/record.js';
 import type { Progress, SupervisorHooks } from './supervisor.js';
 import type { ToolOutcome } from '../confine/hookLedger.js';
@@ -92,13 +92,12 @@ export class AttemptHooks implements SupervisorHooks {
     this.write('start', () => batch(q, [jobUpdate(q, a.job.id, { pid: pid ?? null, resume_message: null, session_id: a.sessionId }, now), attemptUpdate(q, a.job.id, a.attempt, { pid: pid ?? null })]));
     // The first message carried `pending`; messages stored since the launch read them (while the
     // start waited for its slot, or in the moment between that read and the child's start) go into
-    // the conversation now. After the start's write, in the same chain: a message stored later
-    // finds the child running and is pushed by MessageService.deliver itself.
+    // the conversation now, taken by a conditional update: a `deliver` that finds the child running
+    // meanwhile takes the same way (MessageService.pushPending), and each message goes in once.
     this.write('messages', async () => {
       await markDelivered(q, a.pending.map((m) => m.id), now);
-      const known = new Set(a.pending.map((m) => m.id));
-      const late = (await undelivered(q, a.job.id)).filter((m) => !known.has(m.id) && this.child!.deliver(frameMessage(m.from_id, m.text)));
-      await markDelivered(q, late.map((m) => m.id), now);
+      const taken = await takeUndelivered(q, a.job.id, now);
+      await untake(q, taken.filter((m) => !this.child!.deliver(frameMessage(m.from_id, m.text))).map((m) => m.id));
     });
   }
 

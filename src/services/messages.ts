@@ -7,7 +7,7 @@ import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { isoTime } from '../clock.js';
 import { isTerminal } from '../domain/job.js';
 import type { MessageView } from '../contract/coord.js';
-import { addMessage, inbox, markMessagesRead } from '../store/sql/messages.js';
+import { addMessage, inbox, markMessagesRead, takeUndelivered, untake } from '../store/sql/messages.js';
 import { appendEvent } from '../store/sql/events.js';
 import { getJob, inSubtree, listJobs } from '../store/sql/jobs.js';
 
@@ -40,9 +40,26 @@ export class MessageService {
     const delivered = (job?.status === 'running' || job?.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
     const now = this.ctx.clock.now();
     const id = await addMessage(this.ctx.sql.db, { from, to, text, now, delivered });
-    await appendEvent(this.ctx.sql.db, to, now, 'message', { from, delivered });
+    // Not pushed, and the recipient may have started between the read above and the insert (its
+    // start took the undelivered messages before this one was there): look again.
+    const pushed = delivered || (job !== undefined && !isTerminal(job.status) && (await this.pushPending(to)).includes(id));
+    await appendEvent(this.ctx.sql.db, to, now, 'message', { from, delivered: pushed });
     this.ctx.bus.emit('message', { to });
-    return { message_id: id, delivered };
+    return { message_id: id, delivered: pushed };
+  }
+
+  /**
+   * Push the messages stored for `jobId` and not delivered yet into its conversation, when it
+   * runs here and takes input now; each message is taken by one pusher only (src/store/sql/messages.ts
+   * `takeUndelivered`). The ids pushed.
+   */
+  async pushPending(jobId: string): Promise<number[]> {
+    const job = await getJob(this.ctx.sql.db, jobId);
+    if (job?.status !== 'running' && job?.status !== 'needs_input') return [];
+    const taken = await takeUndelivered(this.ctx.sql.db, jobId, this.ctx.clock.now());
+    const failed = taken.filter((m) => !this.conversations.push(jobId, frameMessage(m.from_id, m.text)));
+    await untake(this.ctx.sql.db, failed.map((m) => m.id));
+    return taken.filter((m) => !failed.includes(m)).map((m) => m.id);
   }
 
   /** `deliver` for callers that go on without its answer (the hub's own notices): a failure is logged. */

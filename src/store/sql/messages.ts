@@ -39,3 +39,19 @@ export async function markDelivered(q: Q, ids: readonly number[], now: number): 
   if (!ids.length) return;
   await q.updateTable('messages').set({ delivered_at: now }).where('id', 'in', [...ids]).execute();
 }
+
+/**
+ * Take the messages to `to` not pushed yet, to push them now: marked delivered by one conditional
+ * UPDATE, so of two takers (a child's start and a `deliver` that found it running, or two hubs)
+ * each row goes to one only. Oldest first. What could not be pushed after all goes back with `untake`.
+ */
+export async function takeUndelivered(q: Q, to: string, now: number): Promise<MessageRow[]> {
+  const rows = await q.updateTable('messages').set({ delivered_at: now }).where('to_id', '=', to).where('delivered_at', 'is', null).returningAll().execute();
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+/** Messages taken but not pushed (the conversation ended meanwhile): undelivered again. */
+export async function untake(q: Q, ids: readonly number[]): Promise<void> {
+  if (!ids.length) return;
+  await q.updateTable('messages').set({ delivered_at: null }).where('id', 'in', [...ids]).execute();
+}
