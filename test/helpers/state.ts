@@ -10,6 +10,7 @@ import type { JobStatus } from '../../src/domain/job.js';
 import { attemptsOf, getJob, jobsByStatus, listJobs, type JobFilter } from '../../src/store/sql/jobs.js';
 import { latestEvents, type EventRow } from '../../src/store/sql/events.js';
 import { undelivered } from '../../src/store/sql/messages.js';
+import { getRequest, lateOf, type FullRequestRow, type LateAnswerRow } from '../../src/store/sql/requests.js';
 
 type HubLike = Pick<Hub, 'ctx'>;
 
@@ -39,6 +40,17 @@ export const jobs = (hub: HubLike, f: JobFilter): Promise<JobRow[]> => listJobs(
 
 /** Messages stored for `to` and not yet delivered into its conversation, oldest first. */
 export const undeliveredTo = (hub: HubLike, to: string): Promise<MessageRow[]> => undelivered(q(hub), to);
+
+/** The request's row, or undefined. */
+export const request = (hub: HubLike, id: string): Promise<FullRequestRow | undefined> => getRequest(q(hub), id);
+
+/** The late answers recorded for a request, oldest first. */
+export const lateAnswers = (hub: HubLike, requestId: string): Promise<LateAnswerRow[]> => lateOf(q(hub), requestId);
+
+/** `SELECT count(*) …` as a number on both databases (PostgreSQL returns count(*) as a string). */
+export async function count(hub: HubLike, query: RawBuilder<{ n: unknown }>): Promise<number> {
+  return Number((await row(hub, query))?.n ?? 0);
+}
 
 /** The rows of a query written with Kysely's `sql` tag, on the hub's database. */
 export async function rows<T>(hub: HubLike, query: RawBuilder<T>): Promise<T[]> {
