@@ -10,6 +10,7 @@ import type { JobStatus } from '../../src/domain/job.js';
 import { attemptsOf, getJob, jobsByStatus, listJobs, type JobFilter } from '../../src/store/sql/jobs.js';
 import { latestEvents, type EventRow } from '../../src/store/sql/events.js';
 import { undelivered } from '../../src/store/sql/messages.js';
+import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { getRequest, lateOf, type FullRequestRow, type LateAnswerRow } from '../../src/store/sql/requests.js';
 
 type HubLike = Pick<Hub, 'ctx'>;
@@ -60,4 +61,13 @@ export async function rows<T>(hub: HubLike, query: RawBuilder<T>): Promise<T[]> 
 /** The first row of such a query, or undefined. */
 export async function row<T>(hub: HubLike, query: RawBuilder<T>): Promise<T | undefined> {
   return (await rows(hub, query))[0];
+}
+
+/**
+ * The database of a hub that stopped, opened as the hub opens it (its configuration's home and
+ * databaseUrl: the same SQLite file or PostgreSQL database), for a test that leaves rows as a crash
+ * would before the next hub starts on it. Close it before that hub starts.
+ */
+export function reopen(hub: HubLike): Promise<SqlDb> {
+  return openSql(hub.ctx.config);
 }

@@ -9,13 +9,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
-import { count, rows as allRows } from '../helpers/state.js';
+import { count, reopen, rows as allRows } from '../helpers/state.js';
 import { sql } from 'kysely';
 import { callAs, ok } from '../helpers/mcp.js';
 import { makeTempDir } from '../helpers/claude.js';
@@ -190,10 +189,10 @@ describe('a lock taken before migration 29 (keyed by its absolute path) is re-ke
     try {
       await h1.call('lock_files', { files: ['keep.txt'], reason: 'lead keeps' });
       await h1.hub.stop();
-      const db = new Database(join(h1.home, 'state.db'));
+      const db = await reopen(h1.hub);
       // As migration 29 leaves a lock held before it: '' and the absolute path.
-      assert.equal(db.prepare(`UPDATE locks SET repo = '', rel_path = path`).run().changes, 1);
-      db.close();
+      assert.equal(Number((await sql`UPDATE locks SET repo = '', rel_path = path`.execute(db.db)).numAffectedRows), 1);
+      await db.close();
 
       const rec2 = new TokenRecorder();
       h2 = await startTestHub({ dir: h1.dir, fake: h1.fake, project: a, processes: rec2 });

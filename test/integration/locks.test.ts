@@ -7,12 +7,11 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { rm } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
-import { count } from '../helpers/state.js';
+import { count, reopen } from '../helpers/state.js';
 import { sql } from 'kysely';
 import { callAs, ok } from '../helpers/mcp.js';
 import { makeTempDir } from '../helpers/claude.js';
@@ -399,11 +398,12 @@ describe('hub restart', () => {
       await h1.hub.stop();
       // A crash (kill -9) would leave the job's lock and a wait row behind: plant them (the lock as
       // one taken before migration 29, keyed by its absolute path).
-      const db = new Database(join(h1.home, 'state.db'));
+      const db = await reopen(h1.hub);
       const now = Date.now();
-      db.prepare(`INSERT OR IGNORE INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, 'crash', 600, ?, ?)`).run(join(r1, 'gone.txt'), join(r1, 'gone.txt'), D.id, now, now + 600_000);
-      db.prepare(`INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)`).run(D.id, JSON.stringify([join(r1, 'keep.txt')]), now);
-      db.close();
+      const gone = join(r1, 'gone.txt');
+      await sql`INSERT INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (${gone}, ${gone}, ${D.id}, 'crash', 600, ${now}, ${now + 600_000}) ON CONFLICT DO NOTHING`.execute(db.db);
+      await sql`INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (${D.id}, ${JSON.stringify([join(r1, 'keep.txt')])}, NULL, 600, ${now})`.execute(db.db);
+      await db.close();
 
       h2 = await startTestHub({ dir: h1.dir, fake: h1.fake });
       const after = (await h2.call('list_locks', {})).locks as { path: string; holder: string; reason: string }[];

@@ -6,12 +6,12 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { callAs, ok } from '../helpers/mcp.js';
-import { jobOf, request } from '../helpers/state.js';
+import { jobOf, reopen, request } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
@@ -190,10 +190,10 @@ describe('request_approval', () => {
       const requestId = w.attention[0].request_id as string;
       await h1.hub.stop();
       // A kill -9 leaves the job needs_input and its request pending: put the rows back that way.
-      const db = new Database(join(h1.home, 'state.db'));
-      db.prepare(`UPDATE requests SET status = 'pending', decision = NULL, comment = NULL, answered_at = NULL WHERE id = ?`).run(requestId);
-      db.prepare(`UPDATE jobs SET status = 'needs_input', ended_at = NULL WHERE id = ?`).run(id);
-      db.close();
+      const db = await reopen(h1.hub);
+      await sql`UPDATE requests SET status = 'pending', decision = NULL, comment = NULL, answered_at = NULL WHERE id = ${requestId}`.execute(db.db);
+      await sql`UPDATE jobs SET status = 'needs_input', ended_at = NULL WHERE id = ${id}`.execute(db.db);
+      await db.close();
 
       h2 = await startTestHub({ dir: h1.dir, fake: h1.fake });
       const job = await h2.call('get_agent', { job_id: id });

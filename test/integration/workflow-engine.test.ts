@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { job } from '../helpers/state.js';
+import { job, reopen } from '../helpers/state.js';
+import { getJob } from '../../src/store/sql/jobs.js';
 import { sql } from 'kysely';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
@@ -570,12 +571,10 @@ describe('workflow engine', () => {
     await h.hub.stop();
     await assert.rejects(sql`SELECT 1`.execute(h.hub.ctx.sql.db), 'the hub closed its database');
     // The hub died between the phase's end and the engine's step: the job row says succeeded.
-    const Database = (await import('better-sqlite3')).default;
-    const db = new Database(join(h.home, 'state.db'));
-    assert.equal((db.prepare('SELECT status FROM jobs WHERE id = ?').get(s.assess_job_id) as { status: string }).status, 'interrupted');
-    db.prepare("UPDATE jobs SET status = 'succeeded', failure_class = NULL, error = NULL, structured_json = ? WHERE id = ?")
-      .run(JSON.stringify({ plan: PLAN1, contract: 'alpha exists' }), s.assess_job_id);
-    db.close();
+    const db = await reopen(h.hub);
+    assert.equal((await getJob(db.db, s.assess_job_id))!.status, 'interrupted');
+    await sql`UPDATE jobs SET status = 'succeeded', failure_class = NULL, error = NULL, structured_json = ${JSON.stringify({ plan: PLAN1, contract: 'alpha exists' })} WHERE id = ${s.assess_job_id}`.execute(db.db);
+    await db.close();
 
     const fake2 = new ScriptedLauncher(crew({ plan: '- [ ] must not be asked\n' }));
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: fake2 });
@@ -743,13 +742,12 @@ describe('workflow check-offs: the hub owns them', () => {
     await fake.launched((c) => phaseOf(c.prompt ?? '') === 'implement' && (c.prompt ?? '').includes(a.workflow_id));
     await fake.launched((c) => phaseOf(c.prompt ?? '') === 'implement' && (c.prompt ?? '').includes(b.workflow_id));
     await h.hub.stop();
-    const Database = (await import('better-sqlite3')).default;
-    const db = new Database(join(h.home, 'state.db'));
-    db.prepare('UPDATE workflows SET plan_text = NULL').run();
-    db.prepare('DELETE FROM workflow_milestones').run();
-    db.prepare('UPDATE notes SET value = ? WHERE key = ?').run('# Plan\n- [x] add alpha.txt\n- [ ] add beta.txt\n', `workflow/${a.workflow_id}/plan`);
-    db.prepare('DELETE FROM notes WHERE key = ?').run(`workflow/${b.workflow_id}/plan`);
-    db.close();
+    const db = await reopen(h.hub);
+    await sql`UPDATE workflows SET plan_text = NULL`.execute(db.db);
+    await sql`DELETE FROM workflow_milestones`.execute(db.db);
+    await sql`UPDATE notes SET value = ${'# Plan\n- [x] add alpha.txt\n- [ ] add beta.txt\n'} WHERE key = ${`workflow/${a.workflow_id}/plan`}`.execute(db.db);
+    await sql`DELETE FROM notes WHERE key = ${`workflow/${b.workflow_id}/plan`}`.execute(db.db);
+    await db.close();
 
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: new ScriptedLauncher(crew()) });
     hubs.push(h2);

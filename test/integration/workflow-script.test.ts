@@ -10,7 +10,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
 import { eventually } from '../helpers/wait.js';
-import { job, rows } from '../helpers/state.js';
+import { job, reopen, rows } from '../helpers/state.js';
 import { sql } from 'kysely';
 import { argValue, ScriptedLauncher, type ScriptedTurn, type TurnScript } from '../helpers/fakeLauncher.js';
 import type { PhaseSpawner } from '../../src/workflow/phases.js';
@@ -114,15 +114,14 @@ describe('the workflow on the script engine', () => {
     const oldRun = (await h.hub.workflows.get(s.workflow_id)).run_id!;
     await h.hub.stop();
     // What an older hub left: the workflow row with its phase job, and no run.
-    const Database = (await import('better-sqlite3')).default;
-    const db = new Database(join(h.home, 'state.db'));
-    const st = JSON.parse((db.prepare('SELECT state_json FROM workflows WHERE id = ?').get(s.workflow_id) as { state_json: string }).state_json);
+    const db = await reopen(h.hub);
+    const st = JSON.parse((await sql<{ state_json: string }>`SELECT state_json FROM workflows WHERE id = ${s.workflow_id}`.execute(db.db)).rows[0]!.state_json);
     delete st.runId;
-    db.prepare('UPDATE workflows SET state_json = ? WHERE id = ?').run(JSON.stringify(st), s.workflow_id);
-    db.prepare('DELETE FROM script_log WHERE run_id = ?').run(oldRun);
-    db.prepare('DELETE FROM script_calls WHERE run_id = ?').run(oldRun);
-    db.prepare('DELETE FROM runs WHERE id = ?').run(oldRun);
-    db.close();
+    await sql`UPDATE workflows SET state_json = ${JSON.stringify(st)} WHERE id = ${s.workflow_id}`.execute(db.db);
+    await sql`DELETE FROM script_log WHERE run_id = ${oldRun}`.execute(db.db);
+    await sql`DELETE FROM script_calls WHERE run_id = ${oldRun}`.execute(db.db);
+    await sql`DELETE FROM runs WHERE id = ${oldRun}`.execute(db.db);
+    await db.close();
 
     const fake2 = new ScriptedLauncher(crew());
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: fake2 });
