@@ -1,7 +1,7 @@
 // Budgets on a bare state database, without a hub: job rows made by hand and a Budgets service
 // over a minimal context (configuration, database, launchers' prices), for the tests of
 // reservations and of check-and-reserve racing across connections.
-import { JobStore, type NewJob } from '../../src/store/jobs.js';
+import type { NewJob } from '../../src/store/jobs.js';
 import { Budgets } from '../../src/money/budgets.js';
 import { Bus } from '../../src/services/bus.js';
 import { silentLogger } from '../../src/log.js';
@@ -10,6 +10,7 @@ import { claudeCostOf } from '../../src/launch/claude/prices.js';
 import type { Db } from '../../src/store/db.js';
 import { sqlOver, type SqlDb } from '../../src/store/sql/open.js';
 import type { HubContext } from '../../src/services/context.js';
+import type { Q } from '../../src/store/sql/tx.js';
 
 /** A job row with everything a test does not care about filled in. */
 export function newJob(id: string, over: Partial<NewJob> = {}): NewJob {
@@ -22,17 +23,17 @@ export function newJob(id: string, over: Partial<NewJob> = {}): NewJob {
   };
 }
 
-/** Budgets over `db` with this configuration (home is a placeholder: nothing is written there). */
-export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_000, runBudget: (runId: string) => { limitUsd: number; title: string } | undefined = () => undefined): { budgets: Budgets; store: JobStore; ctx: HubContext } {
-  const r = budgetsOver(sqlOver(db), config, now, runBudget, db);
-  return { ...r, store: new JobStore(db) };
+/** Budgets over the layer on `db` (a SQLite file) with this configuration (home is a placeholder: nothing is written there); `q` for the fixtures' rows (src/store/sql/jobs.ts). */
+export function budgetsOn(db: Db, config: Partial<Config> = {}, now = () => 1_000, runBudget: (runId: string) => { limitUsd: number; title: string } | undefined = () => undefined): { budgets: Budgets; ctx: HubContext; q: Q } {
+  const r = budgetsOver(sqlOver(db), config, now, runBudget);
+  return { ...r, q: r.ctx.sql.db };
 }
 
-/** Budgets over the asynchronous layer alone (PostgreSQL has no synchronous store): `db` only on SQLite, for the synchronous readers. */
-export function budgetsOver(sql: SqlDb, config: Partial<Config> = {}, now = () => 1_000, runBudget: (runId: string) => { limitUsd: number; title: string } | undefined = () => undefined, db?: Db): { budgets: Budgets; ctx: HubContext } {
+/** Budgets over the asynchronous layer (either dialect). */
+export function budgetsOver(sql: SqlDb, config: Partial<Config> = {}, now = () => 1_000, runBudget: (runId: string) => { limitUsd: number; title: string } | undefined = () => undefined): { budgets: Budgets; ctx: HubContext } {
   const ctx = {
     config: loadConfigFrom({ home: '/nonexistent-overseer-test', ...config }),
-    db, sql, store: db ? new JobStore(db) : undefined, bus: new Bus(), clock: { now }, log: silentLogger,
+    sql, bus: new Bus(), clock: { now }, log: silentLogger,
     launchers: { claude: { priceCall: (m: string | undefined, t: Parameters<typeof claudeCostOf>[1]) => claudeCostOf(m, t) } },
   } as unknown as HubContext;
   // No live children to stop, no model tiers for "auto": what the reservation tests need.

@@ -1,13 +1,14 @@
-// The job engine without a hub: a real SQLite state database in a temp directory, the Runner and
+// The job engine without a hub: a real SQLite state database in a temp directory (opened with
+// openSql, as the hub opens its layer), the Runner and
 // JobService built directly with what they need (as src/compose.ts builds them), a manual clock,
 // and the scripted process launcher (./fakeLauncher.ts) standing in for the children's processes
 // (the real ClaudeLauncher still builds each command). No HTTP endpoint, no MCP server.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfigFrom, packageRoot, type Config } from '../../src/config.js';
-import { openDb, type Db } from '../../src/store/db.js';
-import { sqlOver } from '../../src/store/sql/open.js';
-import { JobStore, type JobRow } from '../../src/store/jobs.js';
+import { openSql } from '../../src/store/sql/open.js';
+import { getJob } from '../../src/store/sql/jobs.js';
+import type { JobRow } from '../../src/store/jobs.js';
 import { Bus } from '../../src/services/bus.js';
 import type { HubContext } from '../../src/services/context.js';
 import { LiveChildren } from '../../src/services/children.js';
@@ -53,7 +54,6 @@ export class Heard implements TranscriptSink {
 
 export interface Engine {
   dir: string;
-  db: Db;
   ctx: HubContext;
   clock: ManualClock;
   launcher: ScriptedLauncher;
@@ -63,12 +63,16 @@ export interface Engine {
   heard: Heard;
   /** spawn_agent as the lead (its input parsed as the tool parses it). */
   spawn(input: Record<string, unknown>): ReturnType<JobService['spawn']>;
-  job(id: string): JobRow;
+  /** The job's row, read through the layer; throws when there is none. */
+  job(id: string): Promise<JobRow>;
   /** The job once `pred` holds, re-checked on every job event; rejects after `ms`. */
-  until(id: string, pred: (j: JobRow) => boolean, ms?: number): Promise<JobRow>;
+  until(id: string, pred: (j: JobRow) => boolean | Promise<boolean>, ms?: number): Promise<JobRow>;
   /** Stop the children and close the database, then remove the directory. */
   close(): Promise<void>;
 }
+
+/** A context without the SQLite handle and the synchronous store, which leave HubContext at the switch (nothing in src/ reads them). */
+const layerOnly = (c: Omit<HubContext, 'db' | 'store'>): HubContext => c as HubContext;
 
 export async function startEngine(o: {
   config?: Partial<Config>;
@@ -80,19 +84,21 @@ export async function startEngine(o: {
 } = {}): Promise<Engine> {
   const dir = await makeTempDir('ovs-engine');
   const config = loadConfigFrom({ home: join(dir, 'state'), claudeBin: claudeBin(), killGraceMs: 500, startConcurrency: 0, worktreesDir: join(dir, 'worktrees'), ...o.config });
-  const db = openDb(join(config.home, 'state.db'));
+  const sql = await openSql({ home: config.home });
   const clock = new ManualClock();
   const launcher = new ScriptedLauncher(o.script ?? (() => ({ resultText: 'done' })));
   const root = packageRoot();
-  const ctx: HubContext = {
-    config, projectDir: dir, db, sql: sqlOver(db), store: new JobStore(db), bus: new Bus(), clock, ids: randomIds, log: silentLogger,
+  // The context as the hub builds it once PostgreSQL is switched on: the layer alone (no SQLite
+  // handle, no synchronous store; docs/store-plan.md §4 step 8).
+  const ctx = layerOnly({
+    config, projectDir: dir, sql, bus: new Bus(), clock, ids: randomIds, log: silentLogger,
     processes: launcher,
     launchers: { claude: new ClaudeLauncher({ bin: config.claudeBin, packageRoot: root }) },
     prompts: new PromptLibrary(join(root, 'prompts')),
     mcpUrl: () => 'http://127.0.0.1:9/mcp',
     childEnv: {},
     progressEveryMs: 10_000,
-  };
+  });
   const heard = new Heard();
   const children = new LiveChildren(ctx);
   const messages = new MessageService(ctx, children);
@@ -117,23 +123,29 @@ export async function startEngine(o: {
     confinement: NOT_CONFINABLE,
   });
   await limits.ready(); // as the hub does before its first dispatch
-  const job = (id: string): JobRow => {
-    const j = ctx.store.get(id);
+  const job = async (id: string): Promise<JobRow> => {
+    const j = await getJob(sql.db, id);
     if (!j) throw new Error(`no job ${id}`);
     return j;
   };
   return {
-    dir, db, ctx, clock, launcher, children, runner, jobs, heard,
+    dir, ctx, clock, launcher, children, runner, jobs, heard,
     spawn: (input) => jobs.spawn(SpawnInput.parse(input), { role: 'lead' }),
     job,
     async until(id, pred, ms = 15_000) {
-      const r = await waitUntil({ bus: ctx.bus, events: ['job'], timeoutMs: ms, check: () => (pred(job(id)) ? job(id) : undefined) });
-      if (!r.ok) throw new Error(`job ${id} is ${job(id).status} after ${ms} ms (${job(id).error ?? 'no error'})`);
+      const r = await waitUntil({ bus: ctx.bus, events: ['job'], timeoutMs: ms, check: async () => {
+        const j = await job(id);
+        return (await pred(j)) ? j : undefined;
+      } });
+      if (!r.ok) {
+        const j = await job(id);
+        throw new Error(`job ${id} is ${j.status} after ${ms} ms (${j.error ?? 'no error'})`);
+      }
       return r.value;
     },
     async close() {
       await runner.shutdown();
-      db.close();
+      await sql.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,6 @@
-// Read a hub's request rows synchronously (tests on SQLite poll them with `eventually`): the
-// service reads them through the asynchronous layer (src/store/sql/requests.ts).
+// Request rows of a bare SQLite state file, synchronously (fixtures written before a reader opens
+// the file, e.g. `overseer status --watch`'s). A running hub's requests are read through its layer
+// instead, on either database: test/helpers/state.ts `request`, `lateAnswers`.
 import type { Db } from '../../src/store/db.js';
 import type { FullRequestRow, LateAnswerRow, NewRequest } from '../../src/store/sql/requests.js';
 

@@ -10,6 +10,8 @@ import type { JobStatus } from '../../src/domain/job.js';
 import { attemptsOf, getJob, jobsByStatus, listJobs, type JobFilter } from '../../src/store/sql/jobs.js';
 import { latestEvents, type EventRow } from '../../src/store/sql/events.js';
 import { undelivered } from '../../src/store/sql/messages.js';
+import { openSql, type SqlDb } from '../../src/store/sql/open.js';
+import { getRequest, lateOf, type FullRequestRow, type LateAnswerRow } from '../../src/store/sql/requests.js';
 
 type HubLike = Pick<Hub, 'ctx'>;
 
@@ -40,6 +42,17 @@ export const jobs = (hub: HubLike, f: JobFilter): Promise<JobRow[]> => listJobs(
 /** Messages stored for `to` and not yet delivered into its conversation, oldest first. */
 export const undeliveredTo = (hub: HubLike, to: string): Promise<MessageRow[]> => undelivered(q(hub), to);
 
+/** The request's row, or undefined. */
+export const request = (hub: HubLike, id: string): Promise<FullRequestRow | undefined> => getRequest(q(hub), id);
+
+/** The late answers recorded for a request, oldest first. */
+export const lateAnswers = (hub: HubLike, requestId: string): Promise<LateAnswerRow[]> => lateOf(q(hub), requestId);
+
+/** `SELECT count(*) …` as a number on both databases (PostgreSQL returns count(*) as a string). */
+export async function count(hub: HubLike, query: RawBuilder<{ n: unknown }>): Promise<number> {
+  return Number((await row(hub, query))?.n ?? 0);
+}
+
 /** The rows of a query written with Kysely's `sql` tag, on the hub's database. */
 export async function rows<T>(hub: HubLike, query: RawBuilder<T>): Promise<T[]> {
   return (await query.execute(q(hub))).rows;
@@ -48,4 +61,13 @@ export async function rows<T>(hub: HubLike, query: RawBuilder<T>): Promise<T[]> 
 /** The first row of such a query, or undefined. */
 export async function row<T>(hub: HubLike, query: RawBuilder<T>): Promise<T | undefined> {
   return (await rows(hub, query))[0];
+}
+
+/**
+ * The database of a hub that stopped, opened as the hub opens it (its configuration's home and
+ * databaseUrl: the same SQLite file or PostgreSQL database), for a test that leaves rows as a crash
+ * would before the next hub starts on it. Close it before that hub starts.
+ */
+export function reopen(hub: HubLike): Promise<SqlDb> {
+  return openSql(hub.ctx.config);
 }

@@ -6,35 +6,43 @@ import type { Hub } from '../../src/hub.js';
 import type { JobRow } from '../../src/store/jobs.js';
 import { getJob } from '../../src/store/sql/jobs.js';
 
-/** Resolves with the job row once `pred` holds; re-checked (through the hub's layer) on every job and message event of the hub. */
-export function waitForJob(hub: Hub, jobId: string, pred: (j: JobRow) => boolean, timeoutMs = 30_000): Promise<JobRow> {
+/** Resolves with the job row (read through the hub's layer) once `pred` holds; re-checked on every job and message event of the hub, one check at a time (an event during a check causes one more). */
+export function waitForJob(hub: Pick<Hub, 'ctx'>, jobId: string, pred: (j: JobRow) => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<JobRow> {
   return new Promise((resolve, reject) => {
     let done = false;
+    let running = false;
     let again = false;
-    let reading = false;
     const check = async (): Promise<void> => {
-      if (reading) { again = true; return; } // one read at a time; a change during it is read once more
-      reading = true;
+      if (done) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
       try {
         do {
           again = false;
           const j = await getJob(hub.ctx.sql.db, jobId);
-          if (!done && j && pred(j)) {
+          if (!done && j && (await pred(j))) {
             cleanup();
             resolve(j);
           }
         } while (again && !done);
       } catch (err) {
-        if (!done) { cleanup(); reject(err as Error); }
+        cleanup();
+        reject(err);
       } finally {
-        reading = false;
+        running = false;
       }
     };
     const off = hub.ctx.bus.on('job', () => void check());
     const offMsg = hub.ctx.bus.on('message', () => void check());
     const t = setTimeout(() => {
       cleanup();
-      void getJob(hub.ctx.sql.db, jobId).then((j) => reject(new Error(`timed out after ${timeoutMs} ms waiting for job ${jobId}; it is ${j?.status} (${j?.error ?? ''})`)), reject);
+      void getJob(hub.ctx.sql.db, jobId).then(
+        (j) => reject(new Error(`timed out after ${timeoutMs} ms waiting for job ${jobId}; it is ${j?.status} (${j?.error ?? ''})`)),
+        (err: unknown) => reject(new Error(`timed out after ${timeoutMs} ms waiting for job ${jobId} (and reading it failed: ${String(err)})`)),
+      );
     }, timeoutMs);
     const cleanup = (): void => { done = true; off(); offMsg(); clearTimeout(t); };
     void check();

@@ -17,7 +17,6 @@ import { transact } from '../../src/store/sql/tx.js';
 import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
 import { addUsage } from '../../src/store/sql/usage.js';
 import { finishedCostsOf, holdReservation, releaseReservation, reservationOf, strayReservations, useOf } from '../../src/store/sql/budgets.js';
-import { sqlOver } from '../../src/store/sql/open.js';
 import { BudgetExceededError } from '../../src/errors.js';
 import { budgetsOn, budgetsOver, newJob } from '../helpers/budgetDb.js';
 import { budgetsLine } from '../../src/cli/status.js';
@@ -36,14 +35,13 @@ const near = (a: number, b: number): boolean => Math.abs(a - b) < 1e-9;
 describe('what a budget\'s scope holds', () => {
   test('a script run\'s budget covers its agents (label run:<id>) and what they spawn; a sub-agent of one reserves under it', async () => {
     const { db } = fresh();
-    const { budgets, store, ctx } = budgetsOn(db, {}, () => 1_000, (id) => (id === 'r-1' ? { limitUsd: 1, title: 'review' } : undefined));
-    store.insertJob(newJob('j-agent', { labels_json: '["run:r-1"]', status: 'running' }), 1);
-    store.insertJob(newJob('j-sub', { parent_id: 'j-agent', depth: 2, status: 'running' }), 2);
-    store.insertJob(newJob('j-else', { labels_json: '["run:r-2"]', status: 'running' }), 3);
-    store.update('j-agent', { cost_usd: 0.25 }, 4);
-    store.update('j-sub', { cost_usd: 0.125 }, 4);
-    store.update('j-else', { cost_usd: 7 }, 4);
-    const q = ctx.sql.db;
+    const { budgets, q } = budgetsOn(db, {}, () => 1_000, (id) => (id === 'r-1' ? { limitUsd: 1, title: 'review' } : undefined));
+    await insertJob(q, newJob('j-agent', { labels_json: '["run:r-1"]', status: 'running' }), 1);
+    await insertJob(q, newJob('j-sub', { parent_id: 'j-agent', depth: 2, status: 'running' }), 2);
+    await insertJob(q, newJob('j-else', { labels_json: '["run:r-2"]', status: 'running' }), 3);
+    await updateJob(q, 'j-agent', { cost_usd: 0.25 }, 4);
+    await updateJob(q, 'j-sub', { cost_usd: 0.125 }, 4);
+    await updateJob(q, 'j-else', { cost_usd: 7 }, 4);
     await holdReservation(q, 'j-sub', 0.5, 0, 'test', 5);
     const use = await useOf(q, { kind: 'run', key: 'r-1' });
     assert.ok(near(use.jobsUsd, 0.375) && near(use.reservedUsd, 0.375) && use.reservedJobs === 1, JSON.stringify(use));
@@ -55,16 +53,15 @@ describe('what a budget\'s scope holds', () => {
 
   test('house, label and subtree: spent is jobs + the hub\'s runs, reserved is what live jobs have not spent of their reservation', async () => {
     const { db } = fresh();
-    const { store } = budgetsOn(db, { budgetUsd: 100, labelBudgets: { tests: 10 } });
-    const q = sqlOver(db).db;
+    const { q } = budgetsOn(db, { budgetUsd: 100, labelBudgets: { tests: 10 } });
     // root (budget 5) → child (label tests) → grandchild; and an unrelated finished job.
-    store.insertJob(newJob('j-root', { budget_usd: 5, status: 'running' }), 1);
-    store.insertJob(newJob('j-child', { parent_id: 'j-root', depth: 2, labels_json: '["tests"]', status: 'running' }), 2);
-    store.insertJob(newJob('j-grand', { parent_id: 'j-child', depth: 3, status: 'queued' }), 3);
-    store.insertJob(newJob('j-other', { labels_json: '["tests"]', status: 'succeeded' }), 4);
-    store.update('j-root', { cost_usd: 0.5 }, 5);
-    store.update('j-child', { cost_usd: 0.25 }, 5);
-    store.update('j-other', { cost_usd: 2 }, 5);
+    await insertJob(q, newJob('j-root', { budget_usd: 5, status: 'running' }), 1);
+    await insertJob(q, newJob('j-child', { parent_id: 'j-root', depth: 2, labels_json: '["tests"]', status: 'running' }), 2);
+    await insertJob(q, newJob('j-grand', { parent_id: 'j-child', depth: 3, status: 'queued' }), 3);
+    await insertJob(q, newJob('j-other', { labels_json: '["tests"]', status: 'succeeded' }), 4);
+    await updateJob(q, 'j-root', { cost_usd: 0.5 }, 5);
+    await updateJob(q, 'j-child', { cost_usd: 0.25 }, 5);
+    await updateJob(q, 'j-other', { cost_usd: 2 }, 5);
     await holdReservation(q, 'j-root', 1, 0, 'test', 5);
     await holdReservation(q, 'j-child', 1, 0, 'test', 5);
     await holdReservation(q, 'j-grand', 0.75, 0, 'test', 5);
@@ -87,31 +84,30 @@ describe('what a budget\'s scope holds', () => {
     assert.ok(near(sub.reservedUsd, 0.75 + 0.75) && sub.reservedJobs === 2, `the root's own reservation is not in its subtree budget: ${JSON.stringify(sub)}`);
 
     // A job that spent more than it reserved holds nothing more (never a negative reservation).
-    store.update('j-child', { cost_usd: 3 }, 7);
+    await updateJob(q, 'j-child', { cost_usd: 3 }, 7);
     assert.ok(near((await useOf(q, { kind: 'subtree', key: 'j-root' })).reservedUsd, 0.75));
     db.close();
   });
 
   test('release books what the job spent since its reservation; a resumed job reserves again from its cost then; strays are swept', async () => {
     const { db } = fresh();
-    const { budgets, store, ctx } = budgetsOn(db, { budgetUsd: 10 });
-    const q = ctx.sql.db;
-    store.insertJob(newJob('j-a', { status: 'running' }), 1);
+    const { budgets, q } = budgetsOn(db, { budgetUsd: 10 });
+    await insertJob(q, newJob('j-a', { status: 'running' }), 1);
     await holdReservation(q, 'j-a', 1, 0, 'test', 1);
-    store.update('j-a', { cost_usd: 0.4, status: 'succeeded' }, 2);
+    await updateJob(q, 'j-a', { cost_usd: 0.4, status: 'succeeded' }, 2);
     assert.equal(await releaseReservation(q, 'j-a', 3), true);
     assert.equal(await releaseReservation(q, 'j-a', 4), false, 'released once');
     const r = (await reservationOf(q, 'j-a'))!;
     assert.equal(r.released_at, 3);
     assert.ok(near(r.booked_usd!, 0.4));
     // Resumed: reserved again with its cost so far as the base.
-    store.update('j-a', { status: 'queued' }, 5);
+    await updateJob(q, 'j-a', { status: 'queued' }, 5);
     await holdReservation(q, 'j-a', 0.5, 0.4, 'again', 5);
     assert.ok(near((await useOf(q, { kind: 'house', key: 'house' })).reservedUsd, 0.5));
-    store.update('j-a', { cost_usd: 0.6 }, 6);
+    await updateJob(q, 'j-a', { cost_usd: 0.6 }, 6);
     assert.ok(near((await useOf(q, { kind: 'house', key: 'house' })).reservedUsd, 0.3), 'what it spends after the resume counts against the new reservation');
     // Settled while no hub listened (reconcile): swept at start.
-    store.update('j-a', { status: 'interrupted' }, 7);
+    await updateJob(q, 'j-a', { status: 'interrupted' }, 7);
     assert.deepEqual(await strayReservations(q), ['j-a']);
     await budgets.sweep();
     assert.deepEqual(await strayReservations(q), []);
@@ -121,23 +117,23 @@ describe('what a budget\'s scope holds', () => {
 
   test('the estimate: the median of finished jobs of the model (and template), unfinished and unpriced ones left out, capped by budget_usd', async () => {
     const { db } = fresh();
-    const { budgets, store } = budgetsOn(db, { budgetUsd: 10 });
-    const finished = (id: string, cost: number, over: Parameters<typeof newJob>[1] = {}): void => {
-      store.insertJob(newJob(id, { model: 'claude-sonnet-4-5', status: 'succeeded', ...over }), 1);
-      store.update(id, { cost_usd: cost, turns: 3, ended_at: 2 }, 2);
+    const { budgets, q } = budgetsOn(db, { budgetUsd: 10 });
+    const finished = async (id: string, cost: number, over: Parameters<typeof newJob>[1] = {}): Promise<void> => {
+      await insertJob(q, newJob(id, { model: 'claude-sonnet-4-5', status: 'succeeded', ...over }), 1);
+      await updateJob(q, id, { cost_usd: cost, turns: 3, ended_at: 2 }, 2);
     };
     const spec = { provider: 'claude', model: 'claude-sonnet-4-5', template: null, budgetUsd: null };
     const typical = await budgets.estimate(spec);
     assert.ok(near(typical.usd, (250_000 * 3 + 25_000 * 15) / 1e6), `before any finished: a typical job at sonnet 4.5 prices (${typical.usd})`);
-    finished('j-1', 0.2);
-    finished('j-2', 0.6, { status: 'failed' });
-    finished('j-3', 0.4);
-    finished('j-4', 9, { status: 'cancelled' });
-    finished('j-5', 9, { model: 'claude-haiku-4-5' });
-    finished('j-6', 0.3, { template: 'tests' });
-    store.update('j-6', { cost_unknown: 1 }, 3);
+    await finished('j-1', 0.2);
+    await finished('j-2', 0.6, { status: 'failed' });
+    await finished('j-3', 0.4);
+    await finished('j-4', 9, { status: 'cancelled' });
+    await finished('j-5', 9, { model: 'claude-haiku-4-5' });
+    await finished('j-6', 0.3, { template: 'tests' });
+    await updateJob(q, 'j-6', { cost_unknown: 1 }, 3);
     assert.equal((await budgets.estimate(spec)).usd, 0.4, 'median of 0.2, 0.6, 0.4 (cancelled, other model and unpriced left out)');
-    finished('j-7', 0.1, { template: 'tests' });
+    await finished('j-7', 0.1, { template: 'tests' });
     assert.equal((await budgets.estimate({ ...spec, template: 'tests' })).usd, 0.1, 'the template\'s own jobs first');
     assert.ok(near((await budgets.estimate({ ...spec, template: 'other' })).usd, 0.3), 'an unknown template: the model\'s jobs (0.2, 0.6, 0.4, 0.1)');
     assert.equal((await budgets.estimate({ ...spec, budgetUsd: 0.05 })).usd, 0.05);
@@ -147,11 +143,10 @@ describe('what a budget\'s scope holds', () => {
 
   test('check refuses over a budget with the numbers and writes nothing; no applicable budget reserves nothing', async () => {
     const { db } = fresh();
-    const { budgets, store, ctx } = budgetsOn(db, { labelBudgets: { tests: 1 } });
-    const q = ctx.sql.db;
+    const { budgets, q } = budgetsOn(db, { labelBudgets: { tests: 1 } });
     assert.equal(await transact(q, (trx) => budgets.check(trx, { parentId: null, provider: 'claude', model: null, template: null, labels: ['other'], budgetUsd: null }, 'lead')), undefined);
-    store.insertJob(newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
-    store.update('j-a', { cost_usd: 0.7 }, 1);
+    await insertJob(q, newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
+    await updateJob(q, 'j-a', { cost_usd: 0.7 }, 1);
     let err: unknown;
     try {
       await transact(q, (trx) => budgets.check(trx, { parentId: null, provider: 'claude', model: null, template: null, labels: ['tests'], budgetUsd: 0.5 }, 'lead'));
@@ -169,10 +164,9 @@ describe('what a budget\'s scope holds', () => {
 describe('overseer status', () => {
   test('under the totals: each configured budget with what is spent, reserved and left; nothing without budgets; an old database says so', async () => {
     const { db } = fresh();
-    const { store, ctx } = budgetsOn(db);
-    const q = ctx.sql.db;
-    store.insertJob(newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
-    store.update('j-a', { cost_usd: 1.25 }, 1);
+    const { q } = budgetsOn(db);
+    await insertJob(q, newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
+    await updateJob(q, 'j-a', { cost_usd: 1.25 }, 1);
     await holdReservation(q, 'j-a', 2, 0, 'test', 1);
     assert.equal(await budgetsLine(layerOf(db), { labelBudgets: {} }), undefined);
     assert.equal(await budgetsLine(layerOf(db), { budgetUsd: 10, labelBudgets: { tests: 1, docs: 2 } }),

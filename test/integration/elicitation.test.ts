@@ -13,7 +13,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { callAs } from '../helpers/mcp.js';
 import { runOverseer } from '../helpers/overseerCli.js';
-import { lateRows, requestRow } from '../helpers/requests.js';
+import { lateAnswers, request } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -162,9 +162,9 @@ describe('withdrawal and late answers', () => {
     assert.equal(r.value.decision, 'timed_out');
     await eventually('the withdrawal to reach the client', () => cancels.length > 0);
     release();
-    const late = await eventually('the late answer to be recorded', () => lateRows(h.hub.ctx.db, r.value.request_id)[0]);
+    const late = await eventually('the late answer to be recorded', async () => (await lateAnswers(h.hub, r.value.request_id))[0]);
     assert.deepEqual([late.answered_by, late.decision, late.comment], ['person (form)', 'approved', 'sorry, I was away']);
-    const row = requestRow(h.hub.ctx.db, r.value.request_id)!;
+    const row = (await request(h.hub, r.value.request_id))!;
     assert.deepEqual([row.status, row.decision, row.answered_by], ['timed_out', null, 'timeout'], 'the late answer changed nothing');
 
     const w = await h.call('wait_for_agents', { job_ids: [jobId], timeout_s: 30 });

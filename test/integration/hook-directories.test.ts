@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob } from '../helpers/wait.js';
+import { count } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { callAs } from '../helpers/mcp.js';
 import type { Config } from '../../src/config.js';
 
@@ -95,12 +97,12 @@ describe('auto mode', () => {
 
   test('with no other agent holding files there, it is let through in auto mode and recorded', async () => {
     const solo = await hubWithAgents();
-    const count = (): number => (solo.h.hub.db.prepare("SELECT COUNT(*) AS c FROM events WHERE kind = 'lock_unchecked' AND job_id = ?").get(solo.b.id) as { c: number }).c;
-    const before = count();
+    const unchecked = (): Promise<number> => count(solo.h.hub, sql`SELECT COUNT(*) AS n FROM events WHERE kind = 'lock_unchecked' AND job_id = ${solo.b.id}`);
+    const before = await unchecked();
     const v = await bash(solo.h, solo.b.id, 'echo hi > "$OUT"');
     assert.equal(v.decision, 'none');
     assert.match((v as { unchecked?: string }).unchecked ?? '', /could not tell which files/);
-    assert.equal(count(), before + 1);
+    assert.equal(await unchecked(), before + 1);
   });
 });
 

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { TokenRecorder } from '../helpers/tokens.js';
 import { waitForJob, eventually } from '../helpers/wait.js';
+import { count, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { callAs } from '../helpers/mcp.js';
 
 const ACCEPT = 'application/json, text/event-stream';
@@ -41,13 +43,13 @@ test('a waiter whose HTTP request closes is dropped and never granted the lock',
   const abort = new AbortController();
   const waiting = post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'lock_files', arguments: { files: ['shared.txt'], timeout_s: 120 } } }, session, abort.signal)
     .then((r) => r.text()).catch((e: unknown) => String(e));
-  const waitRows = (): number => (h!.hub.db.prepare("SELECT COUNT(*) AS c FROM lock_waits WHERE holder = ? AND status = 'waiting'").get(gone) as { c: number }).c;
-  await eventually('the request waits for the lock', () => (waitRows() === 1 ? true : undefined), 10_000, 5);
+  const waitRows = (): Promise<number> => count(h!.hub, sql`SELECT COUNT(*) AS n FROM lock_waits WHERE holder = ${gone} AND status = 'waiting'`);
+  await eventually('the request waits for the lock', async () => ((await waitRows()) === 1 ? true : undefined), 10_000, 5);
   abort.abort();
   await waiting;
-  await eventually('the wait is dropped when the request closes', () => (waitRows() === 0 ? true : undefined), 10_000, 5);
+  await eventually('the wait is dropped when the request closes', async () => ((await waitRows()) === 0 ? true : undefined), 10_000, 5);
 
   assert.equal((await callAs(holderClient, 'release_files', {})).isError, false);
-  const held = h.hub.db.prepare('SELECT holder FROM locks').all() as { holder: string }[];
+  const held = await rows(h.hub, sql<{ holder: string }>`SELECT holder FROM locks`);
   assert.deepEqual(held, [], 'nobody holds shared.txt: the gone waiter was never granted it');
 });

@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { TokenRecorder } from '../helpers/tokens.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
+import { count, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { blockingTest } from '../../src/tools/registry.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -151,15 +153,15 @@ describe('tool calls over the native HTTP transport', { timeout: 180_000 }, () =
     const abort = new AbortController();
     let type = '';
     const waiting = sb.call('lock_files', { files: ['shared.txt'], timeout_s: 60 }, { signal: abort.signal }).then((x) => { type = x.type; }, (e: unknown) => String(e));
-    const waitRows = (): number => (h.hub.db.prepare("SELECT COUNT(*) AS c FROM lock_waits WHERE holder = ? AND status = 'waiting'").get(b) as { c: number }).c;
-    await eventually('B waits for the lock', () => (waitRows() === 1 ? true : undefined), 10_000, 5);
+    const waitRows = (): Promise<number> => count(h.hub, sql`SELECT COUNT(*) AS n FROM lock_waits WHERE holder = ${b} AND status = 'waiting'`);
+    await eventually('B waits for the lock', async () => ((await waitRows()) === 1 ? true : undefined), 10_000, 5);
     abort.abort();
     await waiting;
     assert.equal(type, '', 'no answer reached the aborted client');
-    await eventually('the wait is dropped when the request closes', () => (waitRows() === 0 ? true : undefined), 10_000, 5);
+    await eventually('the wait is dropped when the request closes', async () => ((await waitRows()) === 0 ? true : undefined), 10_000, 5);
     const released = await sa.call('release_files', {});
     assert.deepEqual(JSON.parse(released.message.result.content[0].text).released.length, 1);
-    assert.deepEqual(h.hub.db.prepare('SELECT holder FROM locks').all(), [], 'B never got the lock');
+    assert.deepEqual(await rows(h.hub, sql`SELECT holder FROM locks`), [], 'B never got the lock');
   });
 
   test('which calls may block', () => {

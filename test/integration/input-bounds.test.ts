@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob } from '../helpers/wait.js';
+import { count } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 let h: TestHub;
 let agent: Client;
@@ -27,12 +29,12 @@ after(async () => { await h.stop(); });
 describe('input bounds', () => {
   for (const depth of [200, 5_000]) {
     test(`check_permission with input nested ${depth} deep is refused readably`, async () => {
-      const events = h.hub.db.prepare('SELECT COUNT(*) AS c FROM events').get();
+      const events = await count(h.hub, sql`SELECT COUNT(*) AS n FROM events`);
       const r = await agent.callTool({ name: 'check_permission', arguments: { tool_name: 'Write', input: { file_path: 'a', deep: nested(depth) }, tool_use_id: 't1' } }, undefined, { timeout: 60_000 });
       const text = (r.content as { text: string }[]).map((x) => x.text).join('');
       assert.doesNotMatch(text, /stack size|internal:/);
       assert.match(text, /nested deeper than 64 levels/);
-      assert.deepEqual(h.hub.db.prepare('SELECT COUNT(*) AS c FROM events').get(), events, 'nothing recorded');
+      assert.equal(await count(h.hub, sql`SELECT COUNT(*) AS n FROM events`), events, 'nothing recorded');
     });
   }
 

@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
+import { count, reopen, rows as allRows } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { callAs, ok } from '../helpers/mcp.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { gitOut, initRepo, testGitEnv } from '../helpers/git.js';
@@ -53,8 +54,8 @@ async function agentIn(cwd: string, title: string): Promise<Agent> {
   return { id, token: await rec.token(id), client: await h.connect({ role: 'agent', jobId: id }) };
 }
 
-const waitRows = (holder: string): number =>
-  (h.hub.db.prepare(`SELECT COUNT(*) AS c FROM lock_waits WHERE status = 'waiting' AND holder = ?`).get(holder) as { c: number }).c;
+const waitRows = (holder: string): Promise<number> =>
+  count(h.hub, sql`SELECT COUNT(*) AS n FROM lock_waits WHERE status = 'waiting' AND holder = ${holder}`);
 
 /** The real hook process for `a` on a Write of `file` in `cwd`; its stdout (empty: allowed). */
 function hookWrite(a: Agent, cwd: string, file: string): Promise<{ code: number | null; stdout: string }> {
@@ -100,7 +101,7 @@ describe('locks keyed by repository: two clones, two branches, a plain directory
     const waiting = ok(B.client, 'lock_files', { files: ['shared.txt'], timeout_s: 60 });
     let settled = false;
     void waiting.then(() => { settled = true; }, () => { settled = true; });
-    await eventually("B's request to wait", () => (waitRows(B.id) === 1 ? true : undefined));
+    await eventually("B's request to wait", async () => ((await waitRows(B.id)) === 1 ? true : undefined));
     assert.equal(settled, false, 'B waits while A holds the file in its clone');
     const fromB = (await ok(B.client, 'list_locks', {})).locks as Lock[];
     assert.deepEqual(fromB.map((l) => [l.path, l.holder, l.holder_path, l.waiters]), [[join(cloneB, 'shared.txt'), A.id, join(cloneA, 'shared.txt'), 1]], 'B sees the lock on its own path, and where A has it');
@@ -188,14 +189,14 @@ describe('a lock taken before migration 29 (keyed by its absolute path) is re-ke
     try {
       await h1.call('lock_files', { files: ['keep.txt'], reason: 'lead keeps' });
       await h1.hub.stop();
-      const db = new Database(join(h1.home, 'state.db'));
+      const db = await reopen(h1.hub);
       // As migration 29 leaves a lock held before it: '' and the absolute path.
-      assert.equal(db.prepare(`UPDATE locks SET repo = '', rel_path = path`).run().changes, 1);
-      db.close();
+      assert.equal(Number((await sql`UPDATE locks SET repo = '', rel_path = path`.execute(db.db)).numAffectedRows), 1);
+      await db.close();
 
       const rec2 = new TokenRecorder();
       h2 = await startTestHub({ dir: h1.dir, fake: h1.fake, project: a, processes: rec2 });
-      const rows = h2.hub.db.prepare('SELECT repo, rel_path, path, holder FROM locks').all() as { repo: string; rel_path: string; path: string; holder: string }[];
+      const rows = await allRows(h2.hub, sql<{ repo: string; rel_path: string; path: string; holder: string }>`SELECT repo, rel_path, path, holder FROM locks`);
       assert.equal(rows.length, 1);
       assert.match(rows[0]!.repo, /^file:.*\/origin@main$/);
       assert.deepEqual([rows[0]!.rel_path, rows[0]!.path, rows[0]!.holder], ['/keep.txt', join(a, 'keep.txt'), 'lead']);

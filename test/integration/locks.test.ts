@@ -7,11 +7,12 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { rm } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
+import { count, reopen } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { callAs, ok } from '../helpers/mcp.js';
 import { makeTempDir } from '../helpers/claude.js';
 
@@ -42,12 +43,12 @@ function track<T>(p: Promise<T>): { promise: Promise<T>; settled: () => boolean 
   return { promise: p, settled: () => done };
 }
 
-const waitRows = (hub: TestHub, holder?: string): number =>
-  (hub.hub.db.prepare(`SELECT COUNT(*) AS c FROM lock_waits WHERE status = 'waiting'${holder ? ' AND holder = ?' : ''}`).get(...(holder ? [holder] : [])) as { c: number }).c;
+const waitRows = (hub: TestHub, holder?: string): Promise<number> =>
+  count(hub.hub, sql`SELECT COUNT(*) AS n FROM lock_waits WHERE status = 'waiting'${holder ? sql` AND holder = ${holder}` : sql``}`);
 
 /** Resolves once `holder` has `n` waiting lock requests in the database (the request reached the hub). */
 const waiting = (hub: TestHub, holder: string, n = 1): Promise<number> =>
-  eventually(`${holder} to wait for ${n} lock request(s)`, () => (waitRows(hub, holder) === n ? n : undefined), 10_000, 5);
+  eventually(`${holder} to wait for ${n} lock request(s)`, async () => ((await waitRows(hub, holder)) === n ? n : undefined), 10_000, 5);
 
 async function locks(prefix?: string): Promise<{ path: string; holder: string; reason: string | null; acquired_at: string; expires_at: string; waiters: number }[]> {
   return (await h.call('list_locks', prefix === undefined ? {} : { path_prefix: prefix })).locks;
@@ -101,7 +102,7 @@ describe('lock_files: acquiring', () => {
     assert.deepEqual(r.value.acquired, [real('wait-x.txt')]);
     const now = await locks(real('wait-x.txt'));
     assert.deepEqual(now.map((l) => [l.holder, l.waiters]), [[B.id, 0]]);
-    assert.equal(waitRows(h), 0, 'the wait row is gone');
+    assert.equal(await waitRows(h), 0, 'the wait row is gone');
     await releaseAll();
   });
 
@@ -113,7 +114,7 @@ describe('lock_files: acquiring', () => {
     assert.equal(r.isError, true);
     assert.match(r.text, /timed out/);
     assert.ok(r.text.includes(A.id) && r.text.includes('slow work'), r.text);
-    assert.equal(waitRows(h), 0);
+    assert.equal(await waitRows(h), 0);
     assert.deepEqual((await locks(real('to-'))).map((l) => [l.path, l.holder]), [[real('to-x.txt'), A.id]]);
     await releaseAll();
   });
@@ -148,7 +149,7 @@ describe('lock_files: acquiring', () => {
     assert.match(r.text, /deadlock/);
     assert.ok(r.text.includes(A.id) && r.text.includes(B.id), r.text);
     assert.ok(r.text.includes(real('dl-x.txt')) && r.text.includes(real('dl-y.txt')), r.text);
-    assert.equal(waitRows(h, B.id), 0, 'B is not left waiting');
+    assert.equal(await waitRows(h, B.id), 0, 'B is not left waiting');
     assert.deepEqual((await locks(real('dl-'))).map((l) => [l.path, l.holder]), [[real('dl-x.txt'), A.id], [real('dl-y.txt'), B.id]]);
     assert.equal(pA.settled(), false, "A's wait is still pending");
     await ok(B.client, 'release_files', { files: ['dl-y.txt'] });
@@ -254,7 +255,7 @@ describe('lock paths', () => {
     const [r] = await Promise.all([big, small]);
     assert.equal(r.isError, false, r.text.slice(0, 300));
     assert.equal(r.value.acquired_count, 1000, 'the count is exact even when the list is too long for one result');
-    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM locks WHERE holder = ?').get(A.id) as { c: number }).c, 1000);
+    assert.equal(await count(h.hub, sql`SELECT COUNT(*) AS n FROM locks WHERE holder = ${A.id}`), 1000);
     assert.deepEqual(order, ['list_notes', 'lock_files']);
     await ok(A.client, 'release_files', {});
     rmSync(join(root, 'd'), { recursive: true, force: true });
@@ -371,13 +372,13 @@ describe('lock_files as a blocking tool', () => {
     } finally {
       clearTimeout(deadline);
     }
-    assert.equal(waitRows(h, 'lead'), 1);
+    assert.equal(await waitRows(h, 'lead'), 1);
     assert.match(seen[0]!.message ?? '', /waiting \d+s/);
     assert.ok(seen[2]!.progress >= seen[0]!.progress, 'progress does not go backwards');
     ac.abort();
     await assert.rejects(call);
-    await eventually('the cancelled wait row to be dropped', () => (waitRows(h) === 0 ? true : undefined), 10_000, 5);
-    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM lock_waits').get() as { c: number }).c, 0, 'lock_waits is empty');
+    await eventually('the cancelled wait row to be dropped', async () => ((await waitRows(h)) === 0 ? true : undefined), 10_000, 5);
+    assert.equal(await count(h.hub, sql`SELECT COUNT(*) AS n FROM lock_waits`), 0, 'lock_waits is empty');
     assert.deepEqual((await locks(real('prog.txt'))).map((l) => l.holder), [A.id], 'the lead got nothing');
     await ok(A.client, 'release_files', {});
     assert.deepEqual(await locks(), [], 'releasing later grants nothing to the cancelled request');
@@ -397,17 +398,18 @@ describe('hub restart', () => {
       await h1.hub.stop();
       // A crash (kill -9) would leave the job's lock and a wait row behind: plant them (the lock as
       // one taken before migration 29, keyed by its absolute path).
-      const db = new Database(join(h1.home, 'state.db'));
+      const db = await reopen(h1.hub);
       const now = Date.now();
-      db.prepare(`INSERT OR IGNORE INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, 'crash', 600, ?, ?)`).run(join(r1, 'gone.txt'), join(r1, 'gone.txt'), D.id, now, now + 600_000);
-      db.prepare(`INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)`).run(D.id, JSON.stringify([join(r1, 'keep.txt')]), now);
-      db.close();
+      const gone = join(r1, 'gone.txt');
+      await sql`INSERT INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (${gone}, ${gone}, ${D.id}, 'crash', 600, ${now}, ${now + 600_000}) ON CONFLICT DO NOTHING`.execute(db.db);
+      await sql`INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (${D.id}, ${JSON.stringify([join(r1, 'keep.txt')])}, NULL, 600, ${now})`.execute(db.db);
+      await db.close();
 
       h2 = await startTestHub({ dir: h1.dir, fake: h1.fake });
       const after = (await h2.call('list_locks', {})).locks as { path: string; holder: string; reason: string }[];
       assert.deepEqual(after.map((l) => [l.path, l.holder, l.reason]), [[join(r1, 'keep.txt'), 'lead', 'lead keeps']]);
       assert.ok(h2.hub.reconciled?.locksReleasedFor?.includes(D.id), `reconciled: ${JSON.stringify(h2.hub.reconciled)}`);
-      assert.equal((h2.hub.db.prepare('SELECT COUNT(*) AS c FROM lock_waits').get() as { c: number }).c, 0, 'waits died with the old hub');
+      assert.equal(await count(h2.hub, sql`SELECT COUNT(*) AS n FROM lock_waits`), 0, 'waits died with the old hub');
       assert.deepEqual((await h2.call('release_files', {})).released, [join(r1, 'keep.txt')], 'the lead still owns it');
     } finally {
       await h2?.stop({ keep: true });

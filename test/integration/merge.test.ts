@@ -2,7 +2,6 @@
 // repositories: finished worktree jobs are made directly (a branch with real commits, its worktree,
 // a succeeded job row), no children needed. Checks run on the merged result in a scratch worktree;
 // conflicts and failed checks leave the target branch and the person's checkout untouched.
-import { statusText } from '../../src/cli/status.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -14,6 +13,9 @@ import { gitOut, initRepo } from '../helpers/git.js';
 import { newJob } from '../helpers/budgetDb.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import type { NewJob } from '../../src/store/jobs.js';
+import { insertJob } from '../../src/store/sql/jobs.js';
+import { events, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 describe('merge and queue', () => {
   let h: TestHub;
@@ -32,8 +34,10 @@ describe('merge and queue', () => {
   after(async () => { if (stopped) await rm(h.dir, { recursive: true, force: true }); else await h?.stop(); });
 
   const tip = (ref = 'main') => gitOut(repo, ['rev-parse', ref]);
-  const mergeRows = (id: string) => h.hub.db.prepare('SELECT * FROM job_merges WHERE job_id = ?').all(id) as { target: string; commit_sha: string }[];
-  const events = (id: string) => h.hub.ctx.store.events(id).map((e) => e.kind);
+  const mergeRows = (id: string) => rows(h.hub, sql<{ target: string; commit_sha: string }>`SELECT * FROM job_merges WHERE job_id = ${id}`);
+  const kinds = async (id: string) => (await events(h.hub, id)).map((e) => e.kind);
+  /** Out of the queue test: the job row's status set straight in the database. */
+  const failed = (...ids: string[]) => sql`UPDATE jobs SET status = 'failed' WHERE id IN (${sql.join(ids)})`.execute(h.hub.ctx.sql.db);
 
   /** A succeeded worktree job: branch `b` from main with `files` committed in its worktree (kept unless removed). */
   async function finishedJob(files: Record<string, string>, o: { checks?: string[]; keepWorktree?: boolean; over?: Partial<NewJob> } = {}): Promise<{ id: string; branch: string; wt: string }> {
@@ -46,11 +50,11 @@ describe('merge and queue', () => {
     await gitOut(wt, ['add', '-A']);
     await gitOut(wt, ['commit', '-q', '-m', `work of ${id}`]);
     if (!o.keepWorktree) await gitOut(repo, ['worktree', 'remove', '--force', wt]);
-    h.hub.ctx.store.insertJob(newJob(id, {
+    await insertJob(h.hub.ctx.sql.db, newJob(id, {
       title: `task ${n}`, cwd: repo, work_dir: wt, repo_root: repo, worktree: 1, branch, base_commit: await tip(), status: 'succeeded',
       checks_json: JSON.stringify(o.checks ?? []), ...o.over,
     }), Date.now() - 1000 + n);
-    h.hub.db.prepare('UPDATE jobs SET ended_at = ? WHERE id = ?').run(Date.now() - 1000 + n, id);
+    await sql`UPDATE jobs SET ended_at = ${Date.now() - 1000 + n} WHERE id = ${id}`.execute(h.hub.ctx.sql.db);
     return { id, branch, wt };
   }
 
@@ -75,11 +79,12 @@ describe('merge and queue', () => {
     assert.equal(existsSync(j.wt), false, 'the job\'s worktree folder was removed');
     assert.equal(r.worktree_removed, true);
     assert.ok(await gitOut(repo, ['rev-parse', '--verify', `refs/heads/${j.branch}`]), 'the branch is kept');
-    assert.deepEqual(mergeRows(j.id).map((m) => [m.target, m.commit_sha]), [['main', r.commit]]);
-    assert.ok(events(j.id).includes('merged'));
+    assert.deepEqual((await mergeRows(j.id)).map((m) => [m.target, m.commit_sha]), [['main', r.commit]]);
+    assert.ok((await kinds(j.id)).includes('merged'));
     const shown = await h.call('get_agent', { job_id: j.id });
     assert.deepEqual({ into: shown.merged.into, mode: shown.merged.mode, commit: shown.merged.commit }, { into: 'main', mode: 'merge', commit: r.commit }, 'get_agent shows the merge');
-    assert.match(await statusText({ sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined }, {}), new RegExp(`${j.id}.*merged into main`), 'and so does status');
+    const status = await runOverseer(h.home, ['status']);
+    assert.match(status.stdout, new RegExp(`${j.id}.*merged into main`), `and so does status: ${status.stderr}`);
     assert.equal((await gitOut(repo, ['worktree', 'list', '--porcelain'])).match(/^worktree /gm)?.length, 1, 'no scratch worktree left');
     await assert.rejects(h.call('merge_branch', { job_id: j.id }), /already merged/);
   });
@@ -96,9 +101,9 @@ describe('merge and queue', () => {
     assert.match(r.message, /the-suite-is-red/);
     assert.equal(await tip(), before);
     assert.equal(existsSync(join(repo, 'broken.txt')), false);
-    assert.equal(mergeRows(j.id).length, 0);
-    assert.ok(!events(j.id).includes('merged'));
-    h.hub.db.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?").run(j.id); // out of the queue test
+    assert.equal((await mergeRows(j.id)).length, 0);
+    assert.ok(!(await kinds(j.id)).includes('merged'));
+    await failed(j.id); // out of the queue test
   });
 
   test('a conflict stops with the files listed and main restored; --leave-conflicts leaves it for a person with how to finish or abort', async () => {
@@ -121,7 +126,7 @@ describe('merge and queue', () => {
     assert.equal(await tip(), before);
     assert.equal(await gitOut(repo, ['status', '--porcelain']), '');
     assert.equal((await gitOut(repo, ['worktree', 'list', '--porcelain'])).match(/^worktree /gm)?.length, 1, 'no scratch worktree left');
-    h.hub.db.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?").run(x.id); // out of the queue test
+    await failed(x.id); // out of the queue test
 
     const left = await h.call('merge_branch', { job_id: b.id, leave_conflicts: true });
     assert.equal(left.reason, 'conflicts_left');
@@ -129,7 +134,7 @@ describe('merge and queue', () => {
     assert.match(left.finish, /git add README\.md && git commit --no-edit/);
     assert.match(left.abort, /git merge --abort/);
     assert.match(await readFile(join(repo, 'README.md'), 'utf8'), /<<<<<<<[\s\S]*changed by A[\s\S]*changed by B/);
-    assert.equal(mergeRows(b.id).length, 0);
+    assert.equal((await mergeRows(b.id)).length, 0);
     // while the merge is left open, another merge is refused naming the dirty file
     const c = await finishedJob({ 'other.txt': 'o\n' });
     await assert.rejects(h.call('merge_branch', { job_id: c.id }), /uncommitted changes: README\.md/);
@@ -158,7 +163,7 @@ describe('merge and queue', () => {
     const before = await tip();
     const running = await finishedJob({ 'r.txt': 'r\n' }, { over: { status: 'running' } });
     await assert.rejects(h.call('merge_branch', { job_id: running.id }), new RegExp(`job ${running.id} \\(task \\d+\\) is still running: wait .*or cancel`));
-    h.hub.ctx.store.insertJob(newJob('job-nobranch', { cwd: repo, status: 'succeeded' }), Date.now());
+    await insertJob(h.hub.ctx.sql.db, newJob('job-nobranch', { cwd: repo, status: 'succeeded' }), Date.now());
     await assert.rejects(h.call('merge_branch', { job_id: 'job-nobranch' }), /job job-nobranch \(title of job-nobranch\) has no branch to merge/);
     const gone = await finishedJob({ 'g.txt': 'g\n' });
     await gitOut(repo, ['branch', '-D', gone.branch]);
@@ -171,13 +176,13 @@ describe('merge and queue', () => {
     await assert.rejects(h.call('merge_branch', { job_id: ok.id, into: 'no-such-branch' }), /target branch no-such-branch does not exist/);
     await assert.rejects(h.call('merge_branch', { job_id: ok.id, into: '--force' }), /branch name.*not starting with -.*into/);
     assert.equal(await tip(), before);
-    for (const id of [running.id, 'job-nobranch', gone.id, ok.id]) assert.equal(mergeRows(id).length, 0);
+    for (const id of [running.id, 'job-nobranch', gone.id, ok.id]) assert.equal((await mergeRows(id)).length, 0);
     // the CLI: a refusal exits 2 with the hub's message
     const cli = await runOverseer(h.home, ['merge', running.id]);
     assert.equal(cli.code, 2, cli.stderr);
     assert.match(cli.stderr, /is still running/);
     // clean up for the queue test: these stay out of it
-    h.hub.db.prepare("UPDATE jobs SET status = 'failed' WHERE id IN (?, ?)").run(running.id, ok.id);
+    await failed(running.id, ok.id);
   });
 
   test('queue orders by overlaps then size; --ship merges three in that order and stops at a conflicting fourth', async () => {

@@ -14,7 +14,7 @@ import { callAs, type CallResult } from '../helpers/mcp.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { TokenRecorder } from '../helpers/tokens.js';
-import { lateRows, requestRow } from '../helpers/requests.js';
+import { job, lateAnswers, request } from '../helpers/state.js';
 
 let h: TestHub;
 const tokens = new TokenRecorder();
@@ -34,10 +34,10 @@ async function asking(tool: string, args: Record<string, unknown>): Promise<Aski
   return { id: w.attention[0].request_id, jobId, agent, result };
 }
 
-const row = (id: string) => requestRow(h.hub.ctx.db, id)!;
-const unchanged = (id: string): void => {
-  assert.equal(row(id).status, 'pending', 'still pending');
-  assert.deepEqual(lateRows(h.hub.ctx.db, id), [], 'no answer recorded');
+const row = async (id: string) => (await request(h.hub, id))!;
+const unchanged = async (id: string): Promise<void> => {
+  assert.equal((await row(id)).status, 'pending', 'still pending');
+  assert.deepEqual(await lateAnswers(h.hub, id), [], 'no answer recorded');
 };
 
 function api(method: string, path: string, o: { token?: string | null; host?: string; origin?: string; body?: string } = {}): Promise<{ status: number; body: any }> {
@@ -71,8 +71,8 @@ describe('a person-only request', () => {
     const refused = await h.callRaw('respond', { request_id: a.id, decision: 'approved', comment: 'I am sure they would agree' });
     assert.equal(refused.isError, true);
     assert.match(refused.text, new RegExp(`^forbidden: Request ${a.id} is for the person \\(the agent asked with who: "person"\\), so the lead may not answer it; nothing was changed\\. Tell the person .*overseer respond ${a.id}`));
-    unchanged(a.id);
-    assert.equal(h.hub.ctx.store.get(a.jobId)!.status, 'needs_input');
+    await unchanged(a.id);
+    assert.equal((await job(h.hub, a.jobId)).status, 'needs_input');
     const listed = (await h.call('list_requests', {})).requests.find((q: any) => q.request_id === a.id);
     assert.deepEqual([listed.who, listed.awaiting, listed.answered_by], ['person', 'person', null]);
 
@@ -82,15 +82,15 @@ describe('a person-only request', () => {
     assert.match(no.stdout, /Risks: the bill/);
     assert.match(no.stdout, /APPROVE this request as the person\? \[y\/N\]/);
     assert.match(no.stdout + no.stderr, /not answered: request .* is still pending/);
-    unchanged(a.id);
+    await unchanged(a.id);
 
     const yes = await runOverseer(h.home, ['respond', a.id, 'approve', '--comment', 'fine, once'], { tty: true, stdin: 'y\n' });
     assert.equal(yes.code, 0, yes.stdout + yes.stderr);
     assert.match(yes.stdout, new RegExp(`${a.id}: approved \\(answered_by person \\(cli\\)\\)`));
     const r = await a.result;
     assert.deepEqual([r.value.decision, r.value.comment, r.value.answered_by], ['approved', 'fine, once', 'person (cli)']);
-    assert.equal(row(a.id).answered_by, 'person (cli)');
-    assert.ok(row(a.id).answered_at);
+    assert.equal((await row(a.id)).answered_by, 'person (cli)');
+    assert.ok((await row(a.id)).answered_at);
     await h.call('cancel_agent', { job_id: a.jobId });
   });
 });
@@ -116,8 +116,8 @@ describe('the CLI', () => {
       const r = await runOverseer(h.home, args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, msg, args.join(' '));
-      unchanged(a.id);
-      unchanged(q.id);
+      await unchanged(a.id);
+      await unchanged(q.id);
     }
     const listing = await runOverseer(h.home, ['requests']);
     assert.equal(listing.code, 0, listing.stderr);
@@ -132,7 +132,7 @@ describe('the CLI', () => {
     const ok = await runOverseer(h.home, ['respond', q.id, '--answer', 'eu']);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal((await q.result).value.answer, 'eu');
-    assert.equal(row(q.id).answered_by, 'person (cli)', 'a request any may answer needs no confirmation');
+    assert.equal((await row(q.id)).answered_by, 'person (cli)', 'a request any may answer needs no confirmation');
     await h.call('cancel_agent', { job_id: a.jobId });
     await h.call('cancel_agent', { job_id: q.jobId });
   });
@@ -151,8 +151,8 @@ describe('the CLI', () => {
     const late = await runOverseer(h.home, ['respond', a.id, '--reject']);
     assert.equal(late.code, 1);
     assert.match(late.stderr, new RegExp(`too late: request ${a.id} closed at \\S+ \\(timed out\\)`));
-    assert.deepEqual(lateRows(h.hub.ctx.db, a.id).map((l) => [l.answered_by, l.decision]), [['person (cli)', 'rejected']]);
-    assert.equal(row(a.id).status, 'timed_out');
+    assert.deepEqual((await lateAnswers(h.hub, a.id)).map((l) => [l.answered_by, l.decision]), [['person (cli)', 'rejected']]);
+    assert.equal((await row(a.id)).status, 'timed_out');
     const listing = await runOverseer(h.home, ['requests']);
     assert.match(listing.stdout, new RegExp(`${a.id}  person \\(cli\\) at .*: rejected — late answer ignored`));
     await h.call('cancel_agent', { job_id: a.jobId });
@@ -169,7 +169,7 @@ describe('the HTTP API', () => {
     const asAgent = await api('POST', path, { token: await tokens.token(a.jobId), body: good });
     assert.equal(asAgent.status, 403, 'an agent\'s own token');
     assert.match(asAgent.body.error.message, /takes the lead token .* an agent cannot answer requests/);
-    unchanged(a.id);
+    await unchanged(a.id);
     assert.equal((await api('POST', path, { host: 'evil.example:80', body: good })).status, 403);
     const fromPage = await api('POST', path, { origin: 'http://evil.example', body: good });
     assert.equal(fromPage.status, 403, 'a web page\'s request (DNS rebinding, CSRF) is refused');
@@ -189,7 +189,7 @@ describe('the HTTP API', () => {
       const r = await api(method, p, { body });
       assert.equal(r.status, status, `${method} ${p} ${body}: ${JSON.stringify(r.body)}`);
       assert.match(r.body.error?.message ?? r.body.error, msg);
-      unchanged(a.id);
+      await unchanged(a.id);
     }
     const one = await api('GET', `/api/requests/${a.id}`);
     assert.deepEqual([one.status, one.body.request.who, one.body.request.awaiting], [200, 'person', 'person']);

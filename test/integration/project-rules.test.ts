@@ -10,6 +10,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
+import { count, job, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 async function call(c: Client, tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string; value: any }> {
   const r = await c.callTool({ name: tool, arguments: args });
@@ -28,32 +30,32 @@ describe('project rules', () => {
     const agent = await h.connect({ role: 'agent', jobId: A });
     const A1 = (await call(agent, 'spawn_agent', { prompt: 'a1', title: 'A1' })).value.job_id as string;
     const A2 = (await call(agent, 'spawn_agent', { prompt: 'a2', title: 'A2', project: 'alpha' })).value.job_id as string;
-    assert.equal(h.hub.ctx.store.get(A1)!.project, 'alpha');
-    assert.equal(h.hub.ctx.store.get(A2)!.project, 'alpha');
-    const jobs = () => (h!.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c;
-    const messages = () => (h!.hub.db.prepare('SELECT COUNT(*) AS c FROM messages').get() as { c: number }).c;
-    const before = jobs();
+    assert.equal((await job(h.hub, A1)).project, 'alpha');
+    assert.equal((await job(h.hub, A2)).project, 'alpha');
+    const jobs = () => count(h!.hub, sql`SELECT COUNT(*) AS n FROM jobs`);
+    const messages = () => count(h!.hub, sql`SELECT COUNT(*) AS n FROM messages`);
+    const before = await jobs();
     const escape = await call(agent, 'spawn_agent', { prompt: 'x', project: 'beta' });
     assert.equal(escape.isError, true);
     assert.match(escape.text, /^forbidden: project "beta": a sub-agent belongs to its parent's project \("alpha"\)/);
     const badName = await h.callRaw('spawn_agent', { prompt: 'x', project: 'no spaces' });
     assert.equal(badName.isError, true);
     assert.match(badName.text, /project must be 1\.\.100 letters, digits/);
-    assert.equal(jobs(), before, 'no job from the refusals');
+    assert.equal(await jobs(), before, 'no job from the refusals');
 
-    await eventually('all four run', () => [A, B, A1, A2].every((id) => h!.hub.ctx.store.get(id)!.status === 'running'), 30_000);
+    await eventually('all four run', async () => (await Promise.all([A, B, A1, A2].map((id) => job(h!.hub, id)))).every((j) => j.status === 'running'), 30_000);
     // The agent's broadcast: its sub-agents only (not itself, not its sibling B of the same project).
     const mine = await call(agent, 'message_agent', { to: '*', project: 'alpha', text: 'from A to its crew' });
     assert.deepEqual(mine.value.recipients, [A1, A2]);
-    const rows = h.hub.db.prepare("SELECT to_id, from_id FROM messages WHERE text = 'from A to its crew' ORDER BY to_id").all() as { to_id: string; from_id: string }[];
-    assert.deepEqual(rows.map((r) => r.to_id), [A1, A2].sort());
-    assert.ok(rows.every((r) => r.from_id === A));
+    const got = await rows(h.hub, sql<{ to_id: string; from_id: string }>`SELECT to_id, from_id FROM messages WHERE text = 'from A to its crew' ORDER BY to_id`);
+    assert.deepEqual(got.map((r) => r.to_id), [A1, A2].sort());
+    assert.ok(got.every((r) => r.from_id === A));
     // The lead's broadcast: every running agent of alpha; none of another status or project.
     assert.deepEqual((await h.call('message_agent', { to: '*', project: 'alpha', text: 'all of alpha' })).recipients, [A, B, A1, A2]);
     const none = await h.call('message_agent', { to: '*', status: 'frozen', text: 'nobody' });
     assert.deepEqual(none.recipients, []);
     assert.match(none.note, /no frozen agent to message: nothing was sent/);
-    const n = messages();
+    const n = await messages();
     for (const [args, re] of [
       [{ text: 'who?' }, /job_id is missing: name the agent to message, or pass to: "\*"/],
       [{ job_id: A1, project: 'alpha', text: 'x' }, /project and status choose the agents of a broadcast/],
@@ -63,7 +65,7 @@ describe('project rules', () => {
       assert.equal(r.isError, true, JSON.stringify(args));
       assert.match(r.text, re);
     }
-    assert.equal(messages(), n, 'refused broadcasts stored nothing');
+    assert.equal(await messages(), n, 'refused broadcasts stored nothing');
 
     // The floor over HTTP (what overseer watch --project reads): one project, archived ones hidden unless named.
     const C = (await h.call('spawn_agent', { prompt: 'c', title: 'C', project: 'gamma' })).job_id as string;

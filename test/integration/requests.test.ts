@@ -6,12 +6,12 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { callAs, ok } from '../helpers/mcp.js';
-import { requestRow } from '../helpers/requests.js';
+import { jobOf, reopen, request } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
@@ -153,7 +153,7 @@ describe('request_approval', () => {
     // What the engine does at a job's end (the status of the event is what the listener reads).
     await h.hub.ctx.bus.emitSettled('job', { jobId: X.id, status: 'failed' }, (e) => errors.push(e));
     assert.deepEqual(errors, []);
-    const row = requestRow(h.hub.ctx.db, req.request_id)!;
+    const row = (await request(h.hub, req.request_id))!;
     assert.deepEqual([row.status, row.answered_by, row.comment], ['cancelled', 'hub', 'the agent is no longer running'], 'closed before emitSettled returned');
     const r = await asking.promise;
     assert.equal(r.value.decision, 'rejected');
@@ -168,8 +168,8 @@ describe('request_approval', () => {
     const req = await attentionRequest(X.id, 'approval');
     ac.abort();
     await assert.rejects(asking);
-    const row = await eventually('the request to close', () => {
-      const r = requestRow(h.hub.ctx.db, req.request_id);
+    const row = await eventually('the request to close', async () => {
+      const r = await request(h.hub, req.request_id);
       return r && r.status !== 'pending' ? r : undefined;
     });
     assert.equal(row.status, 'cancelled');
@@ -190,10 +190,10 @@ describe('request_approval', () => {
       const requestId = w.attention[0].request_id as string;
       await h1.hub.stop();
       // A kill -9 leaves the job needs_input and its request pending: put the rows back that way.
-      const db = new Database(join(h1.home, 'state.db'));
-      db.prepare(`UPDATE requests SET status = 'pending', decision = NULL, comment = NULL, answered_at = NULL WHERE id = ?`).run(requestId);
-      db.prepare(`UPDATE jobs SET status = 'needs_input', ended_at = NULL WHERE id = ?`).run(id);
-      db.close();
+      const db = await reopen(h1.hub);
+      await sql`UPDATE requests SET status = 'pending', decision = NULL, comment = NULL, answered_at = NULL WHERE id = ${requestId}`.execute(db.db);
+      await sql`UPDATE jobs SET status = 'needs_input', ended_at = NULL WHERE id = ${id}`.execute(db.db);
+      await db.close();
 
       h2 = await startTestHub({ dir: h1.dir, fake: h1.fake });
       const job = await h2.call('get_agent', { job_id: id });
@@ -316,7 +316,7 @@ describe('messages', () => {
     const Q = await spawnAgent('Sibling');
     const S1 = await spawnAgent('Sub one', P);
     const S2 = await spawnAgent('Sub two', P);
-    assert.equal(h.hub.ctx.store.get(S1.id)?.parent_id, P.id);
+    assert.equal((await jobOf(h.hub, S1.id))?.parent_id, P.id);
 
     const fromQ = await ok(Q.client, 'send_message', { to: '*', text: 'hello siblings' });
     assert.deepEqual(fromQ.recipients, [P.id], 'a top-level agent\'s siblings are the other top-level agents, not their sub-agents');

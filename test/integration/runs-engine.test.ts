@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher, type TurnScript } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
+import { count, job } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { gate, type Gate } from '../helpers/gate.js';
 import { getRun, runTasks } from '../../src/store/sql/runs.js';
 
@@ -31,7 +33,9 @@ async function setup(script: TurnScript, dir?: string): Promise<{ h: TestHub; fa
 
 const toml = (rules: string[], tasks: string[][]): string => [...rules, ...tasks.flatMap((t) => ['[[task]]', ...t])].join('\n');
 // Read synchronously inside a bus listener (the hub's connection; reads pass in the mixed period).
-const liveJobs = (h: TestHub, runId: string): number => (h.hub.db.prepare('SELECT job_id FROM run_tasks WHERE run_id = ?').all(runId) as { job_id: string | null }[]).filter((t) => t.job_id && ['queued', 'running', 'waiting'].includes(h.hub.ctx.store.get(t.job_id)!.status)).length;
+/** Tasks of the run whose job is live, counted in one statement (one consistent read). */
+const liveJobs = (h: TestHub, runId: string): Promise<number> => count(h.hub, sql`SELECT COUNT(*) AS n FROM run_tasks t JOIN jobs j ON j.id = t.job_id
+  WHERE t.run_id = ${runId} AND j.status IN ('queued', 'running', 'waiting')`);
 const ended = (h: TestHub, runId: string, ms = 20_000) => eventually(`run ${runId} ended`, async () => { const r = await getRun(h.hub.ctx.sql.db, runId); return r && r.status !== 'running' ? r : undefined; }, ms);
 
 describe('run engine', () => {
@@ -41,10 +45,12 @@ describe('run engine', () => {
     const r = await h.call('dispatch', { format: 'toml', content: toml(['concurrency = 2'], ['a', 'b', 'c', 'd'].map((id) => [`id = "${id}"`, `prompt = "@gate:g ${id}"`])) });
     assert.equal(r.tasks.filter((t: any) => t.job_id).length, 2);
     let most = 0;
-    const off = h.hub.ctx.bus.on('job', () => { most = Math.max(most, liveJobs(h, r.run_id)); });
+    const reads: Promise<void>[] = [];
+    const off = h.hub.ctx.bus.on('job', () => { reads.push(liveJobs(h, r.run_id).then((n) => { most = Math.max(most, n); })); });
     gates.get('g')!.open();
     const run = await ended(h, r.run_id);
     off();
+    await Promise.all(reads);
     assert.equal(run.status, 'succeeded');
     assert.ok(most <= 2, `at most 2 live at once, saw ${most}`);
     assert.equal((await runTasks(h.hub.ctx.sql.db, r.run_id)).filter((t) => t.job_id).length, 4);
@@ -83,7 +89,7 @@ describe('run engine', () => {
     assert.equal(run.status, 'timed_out');
     assert.match(run.note!, /^run timeout reached \(timeout_s 1\): cancelled slow \(j-\w+\); tasks never started: after$/);
     const slow = (await runTasks(h.hub.ctx.sql.db, r.run_id))[0]!;
-    await eventually('the slow job is cancelled', () => h.hub.ctx.store.get(slow.job_id!)!.status === 'cancelled');
+    await eventually('the slow job is cancelled', async () => (await job(h.hub, slow.job_id!)).status === 'cancelled');
     gates.get('never')!.open();
   });
 
@@ -92,7 +98,7 @@ describe('run engine', () => {
     const first = await setup(gated(gates));
     const r = await first.h.call('dispatch', { format: 'toml', content: toml([], [['id = "a"', 'prompt = "@gate:hold a"'], ['id = "b"', 'prompt = "b"', 'depends_on = ["a"]']]) });
     const aJob = r.tasks[0].job_id;
-    await eventually('a runs', () => first.h.hub.ctx.store.get(aJob)!.status === 'running');
+    await eventually('a runs', async () => (await job(first.h.hub, aJob)).status === 'running');
     await first.h.stop({ keep: true });
     hubs.splice(hubs.indexOf(first.h), 1);
     gates.get('hold')!.open();
@@ -102,6 +108,6 @@ describe('run engine', () => {
     const tasks = await runTasks(second.h.hub.ctx.sql.db, r.run_id);
     assert.equal(tasks[0]!.job_id, aJob, 'a continued its own job');
     assert.ok(second.fake.children.some((c) => c.messages.join('\n').includes('The hub that ran you stopped') || (c.prompt ?? '').includes('The hub that ran you stopped')), 'it was told why');
-    assert.deepEqual(JSON.parse(second.h.hub.ctx.store.get(tasks[1]!.job_id!)!.depends_on_json), [aJob]);
+    assert.deepEqual(JSON.parse((await job(second.h.hub, tasks[1]!.job_id!)).depends_on_json), [aJob]);
   });
 });

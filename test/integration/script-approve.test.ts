@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
-import { requestRow } from '../helpers/requests.js';
+import { count, request } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop().catch(() => undefined); });
@@ -20,7 +21,7 @@ async function hub(dir?: string): Promise<TestHub> {
 const pendingRequest = (h: TestHub, runId: string): Promise<string> =>
   eventually('the approval is pending', async () => {
     const c = ((await h.hub.scripts.view(runId))!.calls as any[]).find((x) => x.kind === 'approve' && x.status === 'running');
-    return c?.request_id && requestRow(h.hub.ctx.db, c.request_id)?.status === 'pending' ? (c.request_id as string) : undefined;
+    return c?.request_id && (await request(h.hub, c.request_id))?.status === 'pending' ? (c.request_id as string) : undefined;
   }, 20_000);
 const ended = (h: TestHub, runId: string): Promise<any> =>
   eventually(`run ${runId} ended`, async () => { const v = (await h.hub.scripts.view(runId)); return v && v.status !== 'running' ? v : undefined; }, 20_000);
@@ -32,13 +33,13 @@ describe('approve() in a script', () => {
     const first = await hub();
     const r = await first.call('run_script', { script: SCRIPT });
     const id = await pendingRequest(first, r.run_id);
-    const req = requestRow(first.hub.ctx.db, id)!;
+    const req = (await request(first.hub, id))!;
     assert.equal(req.who, 'person');
     assert.equal(req.summary, 'Ship the release?');
     assert.deepEqual(JSON.parse(req.plan_json!), { rationale: 'all checks passed', risks: 'none known' });
     const byLead = await first.call('respond', { request_id: id, decision: 'approved' }).then(() => null, (e: Error) => e.message);
     assert.match(String(byLead), /person/i, 'the lead cannot answer a script\'s approval');
-    assert.equal(requestRow(first.hub.ctx.db, id)!.status, 'pending');
+    assert.equal((await request(first.hub, id))!.status, 'pending');
 
     const dir = first.dir;
     await first.stop({ keep: true });
@@ -49,8 +50,7 @@ describe('approve() in a script', () => {
     const v = await ended(second, r.run_id);
     assert.equal(v.status, 'succeeded', JSON.stringify(v));
     assert.equal(v.result, true);
-    const approvals = second.hub.ctx.db.prepare("SELECT COUNT(*) AS n FROM requests WHERE job_id = ?").get(r.run_id) as { n: number };
-    assert.equal(approvals.n, 1, 'one request, not one per hub');
+    assert.equal(await count(second.hub, sql`SELECT COUNT(*) AS n FROM requests WHERE job_id = ${r.run_id}`), 1, 'one request, not one per hub');
   });
 
   test('the lead\'s wait_for_agents hears once that the run waits for the person', async () => {
@@ -78,7 +78,7 @@ describe('approve() in a script', () => {
     const b = await h.call('run_script', { script: SCRIPT });
     const id = await pendingRequest(h, b.run_id);
     await h.call('cancel_run', { run_id: b.run_id });
-    assert.equal(requestRow(h.hub.ctx.db, id)!.status, 'cancelled');
+    assert.equal((await request(h.hub, id))!.status, 'cancelled');
     assert.equal((await ended(h, b.run_id)).status, 'cancelled');
   });
 });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
+import { byStatus } from '../helpers/state.js';
 import { gate } from '../helpers/gate.js';
 import { isTerminal } from '../../src/domain/job.js';
 import { DEFAULT_LIMITS } from '../../src/scripts/sandbox.js';
@@ -56,15 +57,15 @@ describe('script run caps', () => {
       assert.ok(took < 60_000, `the cap took ${took} ms to stop the script`);
 
       // Its agents: quick finished; slow and late (asked for in the same turn as the loop) are cancelled, none runs on.
-      const jobs = await eventually('the run\'s agents settled', () => {
-        const all = h.hub.ctx.store.byStatus('queued', 'waiting', 'running', 'succeeded', 'cancelled', 'failed', 'interrupted').filter((j) => j.labels_json?.includes(`run:${r.run_id}`));
+      const jobs = await eventually('the run\'s agents settled', async () => {
+        const all = (await byStatus(h.hub, 'queued', 'waiting', 'running', 'succeeded', 'cancelled', 'failed', 'interrupted')).filter((j) => j.labels_json?.includes(`run:${r.run_id}`));
         return all.every((j) => isTerminal(j.status)) ? all : undefined;
       }, 20_000);
       const byTask = Object.fromEntries(jobs.map((j) => [task(j.prompt), j.status]));
       assert.equal(byTask.quick, 'succeeded');
       assert.equal(byTask.slow, 'cancelled', JSON.stringify(byTask));
       assert.ok(byTask.late === undefined || byTask.late === 'cancelled', `late: ${byTask.late}`);
-      assert.deepEqual(h.hub.ctx.store.byStatus('queued', 'waiting', 'running'), [], 'nothing of the failed run is left running');
+      assert.deepEqual((await byStatus(h.hub, 'queued', 'waiting', 'running')), [], 'nothing of the failed run is left running');
 
       // The hub is healthy: the next run starts and succeeds.
       const next = await h.call('run_script', { script: `return await agent('TASK:after')` });

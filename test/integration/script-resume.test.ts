@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher, type TurnScript } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { gate } from '../helpers/gate.js';
 import { settingsDirOf } from '../../src/config.js';
 
@@ -59,7 +61,7 @@ describe('resume_run of a script run', () => {
     assert.match(replay[0]!, /^resumed after it failed; .*steps\.js changed since the last run and was read again$/);
     assert.match(replay[1]!, /^resume: 2 call\(s\) answered from the journal; diverged at call 3 of the script, agent\("TASK:three-v2 after did one"\), new or edited since the last run/);
     assert.deepEqual(v.calls.map((c: any) => [c.seq, c.status, c.replaced ?? false]), [[1, 'done', false], [2, 'done', false], [3, 'failed', true], [4, 'done', false], [5, 'done', false]]);
-    const stored = h.hub.ctx.db.prepare('SELECT content FROM runs WHERE id = ?').get(r.run_id) as { content: string };
+    const stored = (await row(h.hub, sql<{ content: string }>`SELECT content FROM runs WHERE id = ${r.run_id}`))!;
     assert.match(stored.content, /three-v2/, 'the run stores the script it ran now');
 
     const again = await h.call('resume_run', { run_id: r.run_id }).then(() => null, (e: Error) => e.message);
@@ -110,7 +112,7 @@ describe('resume_run of a script run', () => {
     assert.equal(failed.status, 'failed');
     assert.equal(failed.paused, true);
     const long = (failed.calls as any[]).find((c) => c.label === null && c.seq === 1);
-    await eventually('the failed run cancels its other agent', () => (h.hub.ctx.store.get(long.job_id)!.status === 'cancelled' ? true : undefined), 20_000);
+    await eventually('the failed run cancels its other agent', async () => ((await job(h.hub, long.job_id)).status === 'cancelled' ? true : undefined), 20_000);
 
     writeFileSync(join(dir, 'orphan.js'), "return await agent('TASK:good')");
     const resumed = await h.call('resume_run', { run_id: r.run_id });

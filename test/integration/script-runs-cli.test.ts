@@ -12,6 +12,8 @@ import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import { buildCli } from '../helpers/cli.js';
 import { eventually } from '../helpers/wait.js';
+import { count } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 let h: TestHub;
 const task = (prompt: string): string => /TASK:(\S+)/.exec(prompt)?.[1] ?? '?';
@@ -22,7 +24,7 @@ before(async () => {
 });
 after(async () => { await h?.stop(); });
 
-const runCount = (): number => (h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
+const runCount = (): Promise<number> => count(h.hub, sql`SELECT COUNT(*) AS n FROM runs`);
 
 function scriptFile(name: string, text: string): string {
   const file = join(h.dir, name);
@@ -79,7 +81,7 @@ return out`);
   });
 
   test('a script that does not parse names its line and starts nothing; --args that is not JSON is refused', async () => {
-    const before = runCount();
+    const before = await runCount();
     const bad = scriptFile('broken.js', `const a = 1\nconst b = ;\n`);
     const r = await runOverseer(h.home, ['dispatch', bad, '--wait']);
     assert.equal(r.code, 1);
@@ -88,7 +90,7 @@ return out`);
     const a = await runOverseer(h.home, ['dispatch', good, '--args', '{files: [a]}']);
     assert.equal(a.code, 2);
     assert.match(a.stderr, /--args is not JSON .*e\.g\. --args '\{"files":\["a\.ts","b\.ts"\]\}'.*Nothing was started/);
-    assert.equal(runCount(), before, 'no run was written');
+    assert.equal(await runCount(), before, 'no run was written');
   });
 
   test('runs lists script and dispatch runs together, newest first, with their kind', async () => {

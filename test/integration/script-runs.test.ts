@@ -11,6 +11,8 @@ import { settingsDirOf } from '../../src/config.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { argValue, ScriptedLauncher, type TurnScript } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
+import { count, job, jobs } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { gate, type Gate } from '../helpers/gate.js';
 
 const hubs: TestHub[] = [];
@@ -62,12 +64,12 @@ return { reviews, verdict }`,
 
   test('a script that does not parse is refused with its line, and nothing is written', async () => {
     const { h } = await setup(() => ({ resultText: 'x' }));
-    const before = h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number };
+    const runCount = () => count(h.hub, sql`SELECT COUNT(*) AS n FROM runs`);
+    const before = await runCount();
     const err = await h.call('run_script', { script: 'const a = 1\nconst b = ;\n' }).then(() => null, (e: Error) => e);
     assert.ok(err, 'a bad script was accepted');
     assert.match(err.message, /line 2/);
-    const after = h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number };
-    assert.equal(after.n, before.n);
+    assert.equal(await runCount(), before);
     // Refused before anything starts as well: a function the sandbox does not have, an option agent() does not take, a literal value it refuses.
     for (const [script, line, what] of [
       ["await agent('TASK:a')\nconst page = await fetch('http://example.com')", 2, /fetch\(\) is not a function a script has/],
@@ -86,8 +88,8 @@ return { reviews, verdict }`,
     mkdirSync(join(settingsDirOf(h.hub.ctx.config), 'scripts'), { recursive: true });
     writeFileSync(join(settingsDirOf(h.hub.ctx.config), 'scripts', 'big.js'), big);
     assert.match(String(await h.call('run_script', { name: 'big' }).then(() => null, (e: Error) => e.message)), /ScriptTooLarge: the script is \d+ bytes; the limit is 524288/);
-    assert.equal((h.hub.ctx.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n, before.n, 'nothing was written');
-    assert.equal(h.hub.ctx.store.list({ limit: 10 }).length, 0, 'nothing was spawned');
+    assert.equal(await runCount(), before, 'nothing was written');
+    assert.equal((await jobs(h.hub, { limit: 10 })).length, 0, 'nothing was spawned');
     // An option only the run can know is checked at the call: the script's exception, naming it.
     const opt = await h.call('run_script', { script: `const o = { provder: 'codex' }\ntry { await agent('TASK:x', o) } catch (e) { return e.message }` });
     const v = await ended(h, opt.run_id);
@@ -114,8 +116,8 @@ return { reviews, verdict }`,
     await eventually('two agents running', async () => ((await h.hub.scripts.view(r.run_id))!.calls as any[]).filter((c) => c.job_status === 'running').length === 2 || undefined, 20_000);
     const v = await h.call('cancel_run', { run_id: r.run_id, reason: 'changed my mind' });
     assert.equal(v.status, 'cancelled');
-    const jobs = (v.calls as any[]).map((c) => h.hub.ctx.store.get(c.job_id)!.status);
-    assert.deepEqual(jobs, ['cancelled', 'cancelled']);
+    const statuses = await Promise.all((v.calls as any[]).map(async (c) => (await job(h.hub, c.job_id)).status));
+    assert.deepEqual(statuses, ['cancelled', 'cancelled']);
     g.open();
   });
 
@@ -167,8 +169,8 @@ return { reviews, verdict }`,
     const v = await h.call('cancel_run', { run_id: r.run_id, reason: 'not needed' });
     assert.equal(v.status, 'cancelled');
     assert.equal(v.note, 'not needed');
-    const jobs = (v.tasks as any[]).filter((t) => t.job_id).map((t) => h.hub.ctx.store.get(t.job_id)!.status);
-    assert.deepEqual(jobs, ['cancelled']);
+    const statuses = await Promise.all((v.tasks as any[]).filter((t) => t.job_id).map(async (t) => (await job(h.hub, t.job_id)).status));
+    assert.deepEqual(statuses, ['cancelled']);
     const again = await h.call('cancel_run', { run_id: r.run_id }).then(() => null, (e: Error) => e.message);
     assert.match(String(again), /already ended/);
     g.open();

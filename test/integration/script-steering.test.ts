@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher, type TurnScript } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
+import { job } from '../helpers/state.js';
 import { gate } from '../helpers/gate.js';
 
 const hubs: TestHub[] = [];
@@ -85,7 +86,7 @@ return { v, k }`,
     assert.match(String(none), /has no call 99 \(its calls are 1 to 2; get_run lists them\)/);
     const after1 = await h.call('cancel_run', { run_id: r.run_id, call: victim.seq, reason: 'not needed' });
     assert.equal(after1.status, 'running', 'the run goes on');
-    assert.equal(h.hub.ctx.store.get(victim.job_id)!.status, 'cancelled');
+    assert.equal((await job(h.hub, victim.job_id)).status, 'cancelled');
     const twice = await h.call('cancel_run', { run_id: r.run_id, call: victim.seq }).then(() => null, (e: Error) => e.message);
     assert.match(String(twice), /has already ended/);
     g.open();

@@ -22,7 +22,7 @@ import { dialectSuite } from '../helpers/sqlDialect.js';
 const T = 1_764_000_000_000;
 let seq = 0;
 
-/** A job row with what the schema requires (the JobStore is not on the layer yet). */
+/** A job row with what the schema requires, its times set directly (insertJob takes only the creation time). */
 async function job(q: Q, id: string, o: { status?: string; project?: string | null; template?: string | null; model?: string | null; cost?: number; turns?: number; started?: number | null; ended?: number | null; updated?: number; title?: string; branch?: string | null } = {}): Promise<void> {
   seq += 1;
   await sql`INSERT INTO jobs (id, seq, depth, title, prompt, provider, model, cwd, status, project, template, branch, cost_usd, turns, created_at, started_at, ended_at, updated_at)

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
+import { events, job, undeliveredTo } from '../helpers/state.js';
 import type { ChildHandle, ProcessLauncher, SpawnCmd } from '../../src/launch/types.js';
 
 const hubs: TestHub[] = [];
@@ -47,8 +48,8 @@ class HeldLauncher implements ProcessLauncher {
   }
 }
 
-const kinds = (h: TestHub, id: string): string[] => h.hub.ctx.store.events(id).map((e) => e.kind);
-const eventData = (h: TestHub, id: string, kind: string): any => JSON.parse(h.hub.ctx.store.events(id).find((e) => e.kind === kind)?.data_json ?? 'null');
+const kinds = async (h: TestHub, id: string): Promise<string[]> => (await events(h.hub, id)).map((e) => e.kind);
+const eventData = async (h: TestHub, id: string, kind: string): Promise<any> => JSON.parse((await events(h.hub, id)).find((e) => e.kind === kind)?.data_json ?? 'null');
 
 describe('start gate in the runner', () => {
   test('concurrency 1: the next start waits (status line + event) until the first child prints, in order; cancel while waiting ends it unlaunched', async () => {
@@ -60,18 +61,19 @@ describe('start gate in the runner', () => {
     const [a, b, c] = ids as [string, string, string];
 
     // One launched; the two others are running jobs (they hold their maxAgents places) waiting for a slot.
-    await eventually('b waits', () => h.hub.ctx.store.get(b)!.status_message?.startsWith('waiting for a start slot'));
+    await eventually('b waits', async () => (await job(h.hub, b)).status_message?.startsWith('waiting for a start slot'));
     assert.equal(fake.launchedCount, 1);
-    for (const id of ids) assert.equal(h.hub.ctx.store.get(id)!.status, 'running');
-    assert.equal(h.hub.ctx.store.get(b)!.status_message, 'waiting for a start slot (0 starts ahead)');
-    assert.equal(h.hub.ctx.store.get(c)!.status_message, 'waiting for a start slot (1 start ahead)');
-    assert.ok(!kinds(h, a).includes('start_wait'), `a started at once: ${kinds(h, a).join(', ')}`);
-    assert.equal(eventData(h, c, 'start_wait').ahead, 1);
+    for (const id of ids) assert.equal((await job(h.hub, id)).status, 'running');
+    assert.equal((await job(h.hub, b)).status_message, 'waiting for a start slot (0 starts ahead)');
+    assert.equal((await job(h.hub, c)).status_message, 'waiting for a start slot (1 start ahead)');
+    const aKinds = await kinds(h, a);
+    assert.ok(!aKinds.includes('start_wait'), `a started at once: ${aKinds.join(', ')}`);
+    assert.equal((await eventData(h, c, 'start_wait')).ahead, 1);
     const got = await h.call('get_agent', { job_id: b });
     assert.match(JSON.stringify(got), /waiting for a start slot/);
     // maxAgents is unchanged: a fourth spawn queues (three running already), it does not start.
     const d = (await h.call('spawn_agent', { prompt: 'child d' })).job_id as string;
-    assert.equal(h.hub.ctx.store.get(d)!.status, 'queued');
+    assert.equal((await job(h.hub, d)).status, 'queued');
 
     // Cancel c while it waits: it ends cancelled without a process, its status line cleared.
     await h.call('cancel_agent', { job_id: c });
@@ -89,9 +91,9 @@ describe('start gate in the runner', () => {
     await eventually('b launched', () => fake.launchedCount === 2);
     await eventually('the message reached b', () => fake.stdin[1]!.some((m) => m.includes('note while waiting')));
     assert.match(fake.stdin[1]![0]!, /child b/, 'the prompt went first');
-    assert.equal(h.hub.ctx.store.undeliveredMessages(b).length, 0);
-    assert.equal(h.hub.ctx.store.get(b)!.status_message, null);
-    assert.ok(eventData(h, b, 'start_slot').waited_ms >= 0);
+    assert.equal((await undeliveredTo(h.hub, b)).length, 0);
+    assert.equal((await job(h.hub, b)).status_message, null);
+    assert.ok((await eventData(h, b, 'start_slot')).waited_ms >= 0);
     assert.equal(fake.inner.children[1]!.prompt?.includes('child b'), true);
     fake.release(1);
     await eventually('d launched', () => fake.launchedCount === 3);
@@ -112,7 +114,7 @@ describe('start gate in the runner', () => {
     const ids: string[] = [];
     for (const n of ['a', 'b', 'c']) ids.push((await h.call('spawn_agent', { prompt: `child ${n}` })).job_id);
     await eventually('all launched', () => fake.launchedCount === 3);
-    for (const id of ids) assert.ok(!kinds(h, id).includes('start_wait'));
+    for (const id of ids) assert.ok(!(await kinds(h, id)).includes('start_wait'));
     for (let i = 0; i < 3; i++) fake.release(i);
     const w = await h.call('wait_for_agents', { job_ids: ids, timeout_s: 30 });
     assert.equal(w.done.filter((x: any) => x.status === 'succeeded').length, 3);

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { makeTempDir } from '../helpers/claude.js';
+import { count as countOf, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const LEAD_AGENT_TOOLS = [
   'spawn_agent', 'wait_for_agents', 'get_agent', 'list_agents', 'read_agent_output',
@@ -17,18 +19,16 @@ const LEAD_AGENT_TOOLS = [
 ];
 
 /** Everything a rejected call must not touch: job rows, attempts, events, messages, deps, dirs. */
-function snapshot(h: TestHub, extraDirs: string[] = []): string {
-  const db = h.hub.db;
-  const all = (sql: string): unknown[] => db.prepare(sql).all();
+async function snapshot(h: TestHub, extraDirs: string[] = []): Promise<string> {
   const ls = (d: string): string[] | null => (existsSync(d) ? readdirSync(d).sort() : null);
   return JSON.stringify({
-    jobs: all(`SELECT id, seq, parent_id, status, title, prompt, cwd, work_dir, worktree, branch, priority, max_turns,
+    jobs: await rows(h.hub, sql`SELECT id, seq, parent_id, status, title, prompt, cwd, work_dir, worktree, branch, priority, max_turns,
       budget_usd, timeout_s, checks_json, labels_json, depends_on_json, resume_message, status_message, result, error,
       failure_class, outcome, ended_at FROM jobs ORDER BY seq`),
-    attempts: all('SELECT job_id, n, status FROM attempts ORDER BY job_id, n'),
-    events: all('SELECT COUNT(*) AS c, MAX(id) AS m FROM events'),
-    messages: all('SELECT COUNT(*) AS c, MAX(id) AS m FROM messages'),
-    deps: all('SELECT COUNT(*) AS c FROM job_deps'),
+    attempts: await rows(h.hub, sql`SELECT job_id, n, status FROM attempts ORDER BY job_id, n`),
+    events: await rows(h.hub, sql`SELECT COUNT(*) AS c, MAX(id) AS m FROM events`),
+    messages: await rows(h.hub, sql`SELECT COUNT(*) AS c, MAX(id) AS m FROM messages`),
+    deps: await rows(h.hub, sql`SELECT COUNT(*) AS c FROM job_deps`),
     agentDirs: ls(join(h.home, 'agents')),
     project: ls(h.project),
     extra: extraDirs.map(ls),
@@ -43,7 +43,7 @@ async function rejects(
   patterns: RegExp[],
   opts: { client?: Client; dirs?: string[] } = {},
 ): Promise<string> {
-  const before = snapshot(h, opts.dirs);
+  const before = await snapshot(h, opts.dirs);
   let text: string;
   let isError: boolean | undefined;
   if (opts.client) {
@@ -57,7 +57,7 @@ async function rejects(
   assert.equal(isError, true, `${tool} ${JSON.stringify(args).slice(0, 200)} should fail, got: ${shown}`);
   for (const p of patterns) assert.match(text, p, `${tool}: error text should match ${p}: ${shown}`);
   assert.ok(text.length < 20_000, `${tool}: the error text is ${text.length} characters`);
-  assert.equal(snapshot(h, opts.dirs), before, `${tool} ${JSON.stringify(args).slice(0, 200)} changed state although it failed: ${shown}`);
+  assert.equal(await snapshot(h, opts.dirs), before, `${tool} ${JSON.stringify(args).slice(0, 200)} changed state although it failed: ${shown}`);
   return text;
 }
 
@@ -331,7 +331,7 @@ describe('agent tools: input validation, roles, paging', { timeout: 240_000 }, (
         cursor = page.next_cursor;
         if (!cursor) break;
       }
-      const count = (h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c;
+      const count = await countOf(h.hub, sql`SELECT COUNT(*) AS n FROM jobs`);
       assert.equal(all.length, count);
       assert.equal(new Set(all).size, count);
       for (const id of [jobA, jobB, ...spawned]) assert.ok(all.includes(id), id);

@@ -5,8 +5,9 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
-import { openDb } from '../../src/store/db.js';
-import { JobStore } from '../../src/store/jobs.js';
+import { sql } from 'kysely';
+import { openSql } from '../../src/store/sql/open.js';
+import { insertAttempt, insertJob } from '../../src/store/sql/jobs.js';
 import { newJob } from '../helpers/budgetDb.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { runOverseer } from '../helpers/overseerCli.js';
@@ -18,20 +19,20 @@ describe('overseer usage / projects without a hub', () => {
   test('an unpriced Codex model is "unpriced" beside a priced Claude one; totals are a lower bound; --json is the report', async () => {
     dir = await makeTempDir('ovs-usage');
     const home = join(dir, 'state');
-    const db = openDb(join(home, 'state.db'));
-    const store = new JobStore(db);
+    const state = await openSql({ home });
+    const q = state.db;
     const now = Date.now();
-    store.insertJob(newJob('j-claude', { project: 'web', model: 'claude-sonnet-4-5' }), now - 60_000);
-    store.insertJob(newJob('j-codex', { project: 'web', provider: 'codex', model: 'gpt-nobody-priced' }), now - 60_000);
-    db.prepare('INSERT INTO projects (name, created_at) VALUES (?, ?)').run('web', now - 60_000);
-    const attempt = (id: string, cost: number, unknown: number): void => {
-      store.insertAttempt({ job_id: id, n: 1, kind: 'initial', status: 'ended', started_at: now - 30_000, ended_at: now - 20_000, session_id: null, pid: null, exit_code: 0, signal: null, turns: 2, cost_usd: cost, failure_class: null, error: null, diagnosis: null, transcript: '/dev/null' });
-      db.prepare('UPDATE attempts SET cost_unknown = ?, input_tokens = 1200, output_tokens = 300 WHERE job_id = ?').run(unknown, id);
-      db.prepare('UPDATE jobs SET status = ?, cost_usd = ?, cost_unknown = ? WHERE id = ?').run('succeeded', cost, unknown, id);
+    await insertJob(q, newJob('j-claude', { project: 'web', model: 'claude-sonnet-4-5' }), now - 60_000);
+    await insertJob(q, newJob('j-codex', { project: 'web', provider: 'codex', model: 'gpt-nobody-priced' }), now - 60_000);
+    await sql`INSERT INTO projects (name, created_at) VALUES ('web', ${now - 60_000})`.execute(q);
+    const attempt = async (id: string, cost: number, unknown: number): Promise<void> => {
+      await insertAttempt(q, { job_id: id, n: 1, kind: 'initial', status: 'ended', started_at: now - 30_000, ended_at: now - 20_000, session_id: null, pid: null, exit_code: 0, signal: null, turns: 2, cost_usd: cost, failure_class: null, error: null, diagnosis: null, transcript: '/dev/null' });
+      await sql`UPDATE attempts SET cost_unknown = ${unknown}, input_tokens = 1200, output_tokens = 300 WHERE job_id = ${id}`.execute(q);
+      await sql`UPDATE jobs SET status = 'succeeded', cost_usd = ${cost}, cost_unknown = ${unknown} WHERE id = ${id}`.execute(q);
     };
-    attempt('j-claude', 0.0123, 0);
-    attempt('j-codex', 0, 1);
-    db.close();
+    await attempt('j-claude', 0.0123, 0);
+    await attempt('j-codex', 0, 1);
+    await state.close();
 
     const text = await runOverseer(home, ['usage']);
     assert.equal(text.code, 0, text.stderr);

@@ -5,6 +5,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob } from '../helpers/wait.js';
+import { sql } from 'kysely';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -38,7 +39,7 @@ describe('wait_for_agents as a blocking tool', () => {
     const before = listeners(h);
     const pending = h.call('wait_for_agents', { job_ids: [id], timeout_s: 60 });
     // Stand-in for issue #3's request_approval: a pending request row plus its bus event.
-    h.hub.db.prepare(`INSERT INTO requests (id, job_id, kind, summary, status, created_at) VALUES ('r-1', ?, 'approval', 'may I delete build/?', 'pending', ?)`).run(id, Date.now());
+    await sql`INSERT INTO requests (id, job_id, kind, summary, status, created_at) VALUES ('r-1', ${id}, 'approval', 'may I delete build/?', 'pending', ${Date.now()})`.execute(h.hub.ctx.sql.db);
     h.hub.ctx.bus.emit('request', { jobId: id, requestId: 'r-1' });
     const r = await pending;
     assert.equal(r.timed_out, false);

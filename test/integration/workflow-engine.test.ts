@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { job, reopen } from '../helpers/state.js';
+import { getJob } from '../../src/store/sql/jobs.js';
+import { sql } from 'kysely';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
 import { ScriptedLauncher, argValue, type ScriptedTurn, type TurnScript } from '../helpers/fakeLauncher.js';
@@ -67,7 +70,7 @@ async function setup(script: TurnScript, config: Partial<Config> = {}): Promise<
 }
 
 const seq = (w: any): string[] => w.jobs.map((j: any) => `${j.phase}:${j.cycle}`);
-const promptOf = (h: TestHub, jobId: string): string => h.hub.ctx.store.get(jobId)!.prompt;
+const promptOf = async (h: TestHub, jobId: string): Promise<string> => (await job(h.hub, jobId)).prompt;
 
 describe('workflow engine', () => {
   test('three milestones: assess → (review → implement) ×3 → succeeded; one commit per milestone on the branch', async () => {
@@ -105,13 +108,13 @@ describe('workflow engine', () => {
       assert.deepEqual(JSON.parse(argValue(cmd.args, '--json-schema') ?? 'null'), schema, `${j.phase} schema`);
     }
     // Implement prompts name the top unchecked milestone; later prompts carry plan, contract and worklogs.
-    const impl2 = promptOf(h, w.jobs[4].job_id);
+    const impl2 = await promptOf(h, w.jobs[4].job_id);
     assert.match(impl2, /## Your milestone\n- \[ \] add beta\.txt/);
     assert.match(impl2, /## Plan\n# Plan\n- \[x\] add alpha\.txt\n- \[ \] add beta\.txt/);
     assert.match(impl2, /## Contract\nalpha, beta and gamma exist/);
     assert.match(impl2, /### cycle-2-review\nverdict: approve\n\nfine \(cycle 2\)/);
-    assert.match(promptOf(h, w.jobs[1].job_id), /This is cycle 1: validate the plan/);
-    assert.match(promptOf(h, w.jobs[3].job_id), /Review the latest commits on the branch/);
+    assert.match(await promptOf(h, w.jobs[1].job_id), /This is cycle 1: validate the plan/);
+    assert.match(await promptOf(h, w.jobs[3].job_id), /Review the latest commits on the branch/);
   });
 
   test('a missing contract is repaired twice, then the workflow blocks with missing_artifact', async () => {
@@ -123,8 +126,8 @@ describe('workflow engine', () => {
     assert.deepEqual(w.blocked_reason, {
       code: 'missing_artifact', message: 'the assess phase returned no contract, still after 2 repair attempts', phase: 'assess', cycle: 0, job_id: w.jobs[2].job_id,
     });
-    assert.doesNotMatch(promptOf(h, w.jobs[0].job_id), /## Repair/);
-    for (const j of w.jobs.slice(1)) assert.match(promptOf(h, j.job_id), /## Repair\n\nThe previous assess attempt could not be used: the assess phase returned no contract/);
+    assert.doesNotMatch(await promptOf(h, w.jobs[0].job_id), /## Repair/);
+    for (const j of w.jobs.slice(1)) assert.match(await promptOf(h, j.job_id), /## Repair\n\nThe previous assess attempt could not be used: the assess phase returned no contract/);
     assert.equal(w.plan, null, 'an unusable assessment stores no plan');
     assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/contract` })).found, false);
   });
@@ -154,7 +157,7 @@ describe('workflow engine', () => {
     const w = await settled(h.hub, s.workflow_id);
     assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
     assert.deepEqual(seq(w), ['assess:0', 'review:1', 'assess:1', 'review:1', 'implement:1']);
-    assert.match(promptOf(h, w.jobs[2].job_id), /## Repair[\s\S]*the reviewer asked for changes to the plan: milestones too coarse/);
+    assert.match(await promptOf(h, w.jobs[2].job_id), /## Repair[\s\S]*the reviewer asked for changes to the plan: milestones too coarse/);
     assert.match(w.plan, /# fixed plan/);
   });
 
@@ -263,10 +266,10 @@ describe('workflow engine', () => {
     assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
     assert.deepEqual(seq(w), ['assess:0', 'review:1', 'implement:1', 'review:2', 'implement:2', 'review:3', 'implement:3']);
     // implement 2 got alpha again (unchecked by the review), implement 3 got beta.
-    const impl2 = promptOf(h, w.jobs[4].job_id);
+    const impl2 = await promptOf(h, w.jobs[4].job_id);
     assert.match(impl2, /## Your milestone\n- \[ \] add alpha\.txt/);
     assert.match(impl2, /## Plan\n# Plan\n- \[ \] add alpha\.txt\n- \[ \] add beta\.txt/);
-    assert.match(promptOf(h, w.jobs[6].job_id), /## Your milestone\n- \[ \] add beta\.txt/);
+    assert.match(await promptOf(h, w.jobs[6].job_id), /## Your milestone\n- \[ \] add beta\.txt/);
     assert.equal((await h.call('read_note', { key: `workflow/${s.workflow_id}/worklog/cycle-2-review` })).value, 'verdict: changes_requested\nre-opened: add alpha.txt\n\nalpha.txt is wrong');
     assert.equal(w.milestones_done, 2);
     assert.deepEqual((await gitOut(repo, ['log', '--format=%s', `main..${w.branch}`])).split('\n'), ['add beta.txt', 'alpha v2', 'alpha v1']);
@@ -394,7 +397,7 @@ describe('workflow engine', () => {
       const w = await settled(h.hub, s.workflow_id);
       assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
       const review2 = w.jobs.find((j: any) => j.phase === 'review' && j.cycle === 2);
-      const prompt = promptOf(h, review2.job_id);
+      const prompt = await promptOf(h, review2.job_id);
       const template = readFileSync(join(packageRoot(), 'prompts', 'workflow-review.md'), 'utf8');
       assert.ok(prompt.length <= CONTEXT_CAP + template.length + 'big context'.length + 1_000, `prompt is ${prompt.length} characters`);
       assert.match(prompt, /## Plan\n# Plan\n- \[x\] add alpha\.txt\n- \[ \] add beta\.txt/);
@@ -462,18 +465,18 @@ describe('workflow engine', () => {
     const { h, repo, fake } = await setup(crew({ plan: PLAN1, assess: () => (hang ? { hang: true } : undefined) }));
     const s = await h.call('start_workflow', { task: 'stuck assess', cwd: repo });
     const stuck = await fake.launched((c) => phaseOf(c.prompt ?? '') === 'assess');
-    assert.equal(h.hub.ctx.store.get(s.assess_job_id)!.status, 'running');
+    assert.equal((await job(h.hub, s.assess_job_id)).status, 'running');
 
     const refused = await h.callRaw('resume_workflow', { workflow_id: s.workflow_id });
     assert.equal(refused.isError, true);
     assert.match(refused.text, /still running \(phase assess, cycle 0\)\. Pass force: true/);
-    assert.equal(h.hub.ctx.store.get(s.assess_job_id)!.status, 'running', 'refused: the phase keeps running');
+    assert.equal((await job(h.hub, s.assess_job_id)).status, 'running', 'refused: the phase keeps running');
 
     hang = false;
     const r = await h.call('resume_workflow', { workflow_id: s.workflow_id, force: true });
     assert.equal(r.status, 'running');
     assert.equal(r.blocked_reason, null);
-    assert.equal(h.hub.ctx.store.get(s.assess_job_id)!.status, 'cancelled');
+    assert.equal((await job(h.hub, s.assess_job_id)).status, 'cancelled');
     assert.equal(stuck.exitInfo?.signal, 'SIGTERM');
     assert.deepEqual(r.jobs.map((j: any) => `${j.phase}:${j.status}`), ['assess:cancelled', `assess:${r.jobs[1].status}`]);
     assert.notEqual(r.jobs[1].status, 'cancelled');
@@ -566,14 +569,12 @@ describe('workflow engine', () => {
     const s = await h.call('start_workflow', { task: 'restart', cwd: repo });
     await fake.launched((c) => phaseOf(c.prompt ?? '') === 'assess');
     await h.hub.stop();
-    assert.equal(h.hub.ctx.db.open, false);
+    await assert.rejects(sql`SELECT 1`.execute(h.hub.ctx.sql.db), 'the hub closed its database');
     // The hub died between the phase's end and the engine's step: the job row says succeeded.
-    const Database = (await import('better-sqlite3')).default;
-    const db = new Database(join(h.home, 'state.db'));
-    assert.equal((db.prepare('SELECT status FROM jobs WHERE id = ?').get(s.assess_job_id) as { status: string }).status, 'interrupted');
-    db.prepare("UPDATE jobs SET status = 'succeeded', failure_class = NULL, error = NULL, structured_json = ? WHERE id = ?")
-      .run(JSON.stringify({ plan: PLAN1, contract: 'alpha exists' }), s.assess_job_id);
-    db.close();
+    const db = await reopen(h.hub);
+    assert.equal((await getJob(db.db, s.assess_job_id))!.status, 'interrupted');
+    await sql`UPDATE jobs SET status = 'succeeded', failure_class = NULL, error = NULL, structured_json = ${JSON.stringify({ plan: PLAN1, contract: 'alpha exists' })} WHERE id = ${s.assess_job_id}`.execute(db.db);
+    await db.close();
 
     const fake2 = new ScriptedLauncher(crew({ plan: '- [ ] must not be asked\n' }));
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: fake2 });
@@ -591,8 +592,8 @@ describe('workflow engine', () => {
     const s = await h.call('start_workflow', { task: 'checked', cwd: repo, checks: ['command:test -f alpha.txt', 'command:test -f beta.txt'] });
     const w = await settled(h.hub, s.workflow_id);
     assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
-    const review1 = promptOf(h, w.jobs.find((j: any) => j.phase === 'review' && j.cycle === 1).job_id);
-    const review2 = promptOf(h, w.jobs.find((j: any) => j.phase === 'review' && j.cycle === 2).job_id);
+    const review1 = await promptOf(h, w.jobs.find((j: any) => j.phase === 'review' && j.cycle === 1).job_id);
+    const review2 = await promptOf(h, w.jobs.find((j: any) => j.phase === 'review' && j.cycle === 2).job_id);
     assert.doesNotMatch(review1, /Results of the workflow's checks/);
     assert.match(review2, /Results of the workflow's checks, run by the hub just now:\n- command:test -f alpha\.txt: passed\n- command:test -f beta\.txt: FAILED — `test -f beta\.txt` exited 1/);
   });
@@ -600,7 +601,7 @@ describe('workflow engine', () => {
 
 /** The plan note as an implement phase's agent writes it with write_note (its own job as author). */
 async function agentEditsPlan(h: TestHub, cmd: SpawnCmd, edit: (plan: string) => string): Promise<void> {
-  const key = /workflow\/(w-[0-9a-f]+)\//.exec(h.hub.ctx.store.get(jobIdOf(cmd))!.prompt)?.[0] ?? '';
+  const key = /workflow\/(w-[0-9a-f]+)\//.exec((await job(h.hub, jobIdOf(cmd))).prompt)?.[0] ?? '';
   const cur = (await h.hub.notes.get(`${key}plan`))!;
   await h.hub.notes.write({ key: `${key}plan`, value: edit(cur.value) }, { role: 'agent', jobId: jobIdOf(cmd) });
 }
@@ -615,7 +616,7 @@ describe('workflow check-offs: the hub owns them', () => {
     const s0 = await setup(crew({
       implement: async (_p, cmd, m) => {
         await agentEditsPlan(h, cmd, checkIn(m));
-        const id = h.hub.ctx.store.get(jobIdOf(cmd))!.workflow_id!;
+        const id = (await job(h.hub, jobIdOf(cmd))).workflow_id!;
         await h.hub.workflows.idle(id);
         const v = await h.hub.workflows.get(id);
         seen.push({ done: v.milestones_done, plan: v.plan ?? '', note: (await h.hub.notes.get(`workflow/${id}/plan`))!.value });
@@ -651,7 +652,7 @@ describe('workflow check-offs: the hub owns them', () => {
     assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
     assert.deepEqual(seq(w), ['assess:0', 'review:1', 'implement:1', 'review:2', 'implement:2']);
     assert.deepEqual(await branchLog(repo, w), ['add beta.txt', 'add alpha.txt']);
-    assert.match(promptOf(h, w.jobs[4].job_id), /## Your milestone\n- \[ \] add beta\.txt/);
+    assert.match(await promptOf(h, w.jobs[4].job_id), /## Your milestone\n- \[ \] add beta\.txt/);
     assert.match(await worklog(h, s.workflow_id, 'cycle-1-implement'), /restored it: "add alpha\.txt" was checked, but no implement phase reported it completed; "add beta\.txt" was checked, but no implement phase reported it completed$/m);
   });
 
@@ -680,8 +681,8 @@ describe('workflow check-offs: the hub owns them', () => {
     const w = await settled(h.hub, s.workflow_id);
     assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
     assert.deepEqual(seq(w), ['assess:0', 'review:1', 'implement:1', 'review:2', 'implement:2']);
-    assert.match(promptOf(h, w.jobs[2].job_id), /## Your milestone\n- \[ \] add alpha\.txt/);
-    assert.match(promptOf(h, w.jobs[4].job_id), /## Your milestone\n- \[ \] add alpha\.txt/, 'alpha is still open after cycle 1');
+    assert.match(await promptOf(h, w.jobs[2].job_id), /## Your milestone\n- \[ \] add alpha\.txt/);
+    assert.match(await promptOf(h, w.jobs[4].job_id), /## Your milestone\n- \[ \] add alpha\.txt/, 'alpha is still open after cycle 1');
     assert.match(await worklog(h, s.workflow_id, 'cycle-1-implement'), /^completed: true \(checked off: add beta\.txt\)$/m);
     assert.deepEqual(await branchLog(repo, w), ['add alpha.txt', 'add beta.txt']);
   });
@@ -741,20 +742,19 @@ describe('workflow check-offs: the hub owns them', () => {
     await fake.launched((c) => phaseOf(c.prompt ?? '') === 'implement' && (c.prompt ?? '').includes(a.workflow_id));
     await fake.launched((c) => phaseOf(c.prompt ?? '') === 'implement' && (c.prompt ?? '').includes(b.workflow_id));
     await h.hub.stop();
-    const Database = (await import('better-sqlite3')).default;
-    const db = new Database(join(h.home, 'state.db'));
-    db.prepare('UPDATE workflows SET plan_text = NULL').run();
-    db.prepare('DELETE FROM workflow_milestones').run();
-    db.prepare('UPDATE notes SET value = ? WHERE key = ?').run('# Plan\n- [x] add alpha.txt\n- [ ] add beta.txt\n', `workflow/${a.workflow_id}/plan`);
-    db.prepare('DELETE FROM notes WHERE key = ?').run(`workflow/${b.workflow_id}/plan`);
-    db.close();
+    const db = await reopen(h.hub);
+    await sql`UPDATE workflows SET plan_text = NULL`.execute(db.db);
+    await sql`DELETE FROM workflow_milestones`.execute(db.db);
+    await sql`UPDATE notes SET value = ${'# Plan\n- [x] add alpha.txt\n- [ ] add beta.txt\n'} WHERE key = ${`workflow/${a.workflow_id}/plan`}`.execute(db.db);
+    await sql`DELETE FROM notes WHERE key = ${`workflow/${b.workflow_id}/plan`}`.execute(db.db);
+    await db.close();
 
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: new ScriptedLauncher(crew()) });
     hubs.push(h2);
     const wa = await settled(h2.hub, a.workflow_id);
     assert.equal(wa.status, 'succeeded', JSON.stringify(wa.blocked_reason));
     assert.deepEqual(seq(wa).slice(-1), ['implement:1']);
-    assert.match(promptOf(h2, wa.jobs.at(-1).job_id), /## Your milestone\n- \[ \] add beta\.txt/);
+    assert.match(await promptOf(h2, wa.jobs.at(-1).job_id), /## Your milestone\n- \[ \] add beta\.txt/);
     await h2.hub.workflows.idle(b.workflow_id);
     const wb = await h2.hub.workflows.get(b.workflow_id);
     assert.equal(wb.status, 'blocked');

@@ -10,6 +10,8 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
 import { eventually } from '../helpers/wait.js';
+import { job, reopen, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 import { argValue, ScriptedLauncher, type ScriptedTurn, type TurnScript } from '../helpers/fakeLauncher.js';
 import type { PhaseSpawner } from '../../src/workflow/phases.js';
 
@@ -41,9 +43,9 @@ describe('the workflow on the script engine', () => {
     hubs.push(h);
     const repo = await initRepo(join(h.dir, 'repo'));
     await assert.rejects(h.call('start_workflow', { task: 'add alpha', cwd: repo, phase_limits: { budget_usd: 1 } }), /budget/i);
-    assert.deepEqual(h.hub.db.prepare("SELECT id, status FROM runs WHERE kind = 'script'").all(), [], 'no run left behind (a cancelled one stayed before)');
-    assert.deepEqual(h.hub.db.prepare('SELECT id FROM workflows').all(), []);
-    assert.deepEqual(h.hub.db.prepare('SELECT id FROM jobs').all(), []);
+    assert.deepEqual(await rows(h.hub, sql`SELECT id, status FROM runs WHERE kind = 'script'`), [], 'no run left behind (a cancelled one stayed before)');
+    assert.deepEqual(await rows(h.hub, sql`SELECT id FROM workflows`), []);
+    assert.deepEqual(await rows(h.hub, sql`SELECT id FROM jobs`), []);
     assert.equal(fake.children.length, 0);
   });
 
@@ -68,7 +70,7 @@ describe('the workflow on the script engine', () => {
     const got = await h.call('get_run', { run_id: w.run_id });
     assert.equal(got.kind, 'script');
     assert.deepEqual(got.calls.map((c: any) => c.job_id).filter(Boolean), w.jobs.map((j: any) => j.job_id));
-    for (const j of w.jobs) assert.ok(JSON.parse(h.hub.ctx.store.get(j.job_id)!.labels_json).includes(`run:${w.run_id}`));
+    for (const j of w.jobs) assert.ok(JSON.parse((await job(h.hub, j.job_id)).labels_json).includes(`run:${w.run_id}`));
   });
 
   test('a hub restart in the middle of a phase: the script engine continues the workflow, the phase goes on in its session, no phase job runs twice', async () => {
@@ -112,15 +114,14 @@ describe('the workflow on the script engine', () => {
     const oldRun = (await h.hub.workflows.get(s.workflow_id)).run_id!;
     await h.hub.stop();
     // What an older hub left: the workflow row with its phase job, and no run.
-    const Database = (await import('better-sqlite3')).default;
-    const db = new Database(join(h.home, 'state.db'));
-    const st = JSON.parse((db.prepare('SELECT state_json FROM workflows WHERE id = ?').get(s.workflow_id) as { state_json: string }).state_json);
+    const db = await reopen(h.hub);
+    const st = JSON.parse((await sql<{ state_json: string }>`SELECT state_json FROM workflows WHERE id = ${s.workflow_id}`.execute(db.db)).rows[0]!.state_json);
     delete st.runId;
-    db.prepare('UPDATE workflows SET state_json = ? WHERE id = ?').run(JSON.stringify(st), s.workflow_id);
-    db.prepare('DELETE FROM script_log WHERE run_id = ?').run(oldRun);
-    db.prepare('DELETE FROM script_calls WHERE run_id = ?').run(oldRun);
-    db.prepare('DELETE FROM runs WHERE id = ?').run(oldRun);
-    db.close();
+    await sql`UPDATE workflows SET state_json = ${JSON.stringify(st)} WHERE id = ${s.workflow_id}`.execute(db.db);
+    await sql`DELETE FROM script_log WHERE run_id = ${oldRun}`.execute(db.db);
+    await sql`DELETE FROM script_calls WHERE run_id = ${oldRun}`.execute(db.db);
+    await sql`DELETE FROM runs WHERE id = ${oldRun}`.execute(db.db);
+    await db.close();
 
     const fake2 = new ScriptedLauncher(crew());
     const h2 = await startTestHub({ dir: h.dir, fake: h.fake, processes: fake2 });
@@ -143,7 +144,7 @@ describe('the workflow on the script engine', () => {
     const r = await h.call('cancel_run', { run_id: w.run_id, reason: 'not needed' });
     assert.equal(r.status, 'cancelled');
     const c = await eventually('workflow cancelled', async () => { const x = await h.hub.workflows.get(s.workflow_id); return x.status === 'cancelled' ? x : undefined; }, 20_000);
-    assert.equal(h.hub.ctx.store.get(c.jobs.at(-1)!.job_id)!.status, 'cancelled');
+    assert.equal((await job(h.hub, c.jobs.at(-1)!.job_id)).status, 'cancelled');
 
     // Written out, the call is refused before the script starts; reached at run time, there is no hub to call.
     const refused = await h.call('run_script', { script: `await hub.call('wf.phase', '${s.workflow_id}', { phase: 'assess', cycle: 0 })` }).then(() => null, (e: Error) => e.message);

@@ -13,6 +13,8 @@ import type { Caller } from '../../src/services/context.js';
 import { InvalidInputError, InvalidStateError } from '../../src/errors.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { claudeBin, makeTempDir } from '../helpers/claude.js';
+import { count } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const cleanups: (() => Promise<void>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -75,7 +77,7 @@ test('all of them off at once: the core tools stay as they are', async () => {
   assert.throws(() => none.hub.search, (e: Error) => e instanceof InvalidStateError && /capabilities\.search/.test(e.message));
   // spawn_agent keeps its schedule fields (its definition is the same) and refuses them clearly, writing nothing.
   await assert.rejects(none.hub.jobs.spawn({ prompt: 'later', at: '2030-01-01T00:00:00Z' } as never, { role: 'lead' }), (e: Error) => e instanceof InvalidInputError && /capabilities\.schedules: false/.test(e.message));
-  assert.equal(none.hub.db.prepare('SELECT COUNT(*) FROM jobs').pluck().get(), 0);
+  assert.equal(await count(none.hub, sql`SELECT COUNT(*) AS n FROM jobs`), 0);
 });
 
 test('the capabilities key: JSON from the environment, defaults filled in; an unknown capability is refused saying which exist', () => {

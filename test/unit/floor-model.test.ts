@@ -15,10 +15,11 @@ import type { WarningRow } from '../../src/store/warnings.js';
 import type { WorkflowRow } from '../../src/store/workflows.js';
 import type { FloorJob } from '../../src/floor/types.js';
 import { openDb } from '../../src/store/db.js';
-import { JobStore } from '../../src/store/jobs.js';
+import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
+import { insertRequest } from '../../src/store/sql/requests.js';
+import { sql } from 'kysely';
 import { raiseWarning } from '../../src/store/sql/warnings.js';
 import { sqlOver } from '../../src/store/sql/open.js';
-import { insertRequestRow } from '../helpers/requests.js';
 
 const NOW = 1_800_000_000_000;
 const H = 3600_000;
@@ -300,21 +301,21 @@ describe('readFloor on a real database', () => {
     try {
       const file = join(dir, 'state.db');
       const db = openDb(file);
-      const store = new JobStore(db);
-      const add = (id: string, o: Partial<JobRow> = {}): void => {
+      const q = sqlOver(db).db;
+      const add = async (id: string, o: Partial<JobRow> = {}): Promise<void> => {
         const j = job(id, o);
-        store.insertJob({ ...j, session_id: 's', depends_on_json: o.depends_on_json ?? '[]' }, j.created_at);
-        store.update(id, { status: j.status, started_at: j.started_at, ended_at: j.ended_at, cost_usd: j.cost_usd, result: j.result, turns: j.turns }, j.updated_at);
+        await insertJob(q, { ...j, session_id: 's', depends_on_json: o.depends_on_json ?? '[]' }, j.created_at);
+        await updateJob(q, id, { status: j.status, started_at: j.started_at, ended_at: j.ended_at, cost_usd: j.cost_usd, result: j.result, turns: j.turns }, j.updated_at);
       };
-      add('lead-child', { cost_usd: 0.25 });
-      add('grand', { parent_id: 'lead-child', depth: 2 });
-      add('dep-wait', { status: 'waiting', started_at: null, depends_on_json: '["grand"]' });
-      for (let i = 0; i < 30; i++) add(`old${i}`, { status: 'succeeded', ended_at: NOW - 3 * H + i, result: `done ${i}`, cost_usd: 0.01 });
-      insertRequestRow(db, { id: 'r-1', job_id: 'grand', kind: 'question', summary: 'which one?', plan_json: null, options_json: null, created_at: NOW - 5, tool_name: null, tool_input_json: null, expires_at: null, who: 'any' });
-      await raiseWarning(sqlOver(db).db, 'lead-child', 'stalled', 'no output for 10 min', NOW - 1000);
-      // The rows the lock service writes (src/store/sql/locks.ts), as a synchronous fixture.
-      db.prepare('INSERT INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES (?, ?, ?, NULL, 600, ?, ?)').run('/p/x.ts', '/p/x.ts', 'lead-child', NOW, NOW + 600_000);
-      db.prepare('INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)').run('grand', '["/p/x.ts"]', NOW);
+      await add('lead-child', { cost_usd: 0.25 });
+      await add('grand', { parent_id: 'lead-child', depth: 2 });
+      await add('dep-wait', { status: 'waiting', started_at: null, depends_on_json: '["grand"]' });
+      for (let i = 0; i < 30; i++) await add(`old${i}`, { status: 'succeeded', ended_at: NOW - 3 * H + i, result: `done ${i}`, cost_usd: 0.01 });
+      await insertRequest(q, { id: 'r-1', job_id: 'grand', kind: 'question', summary: 'which one?', plan_json: null, options_json: null, created_at: NOW - 5, tool_name: null, tool_input_json: null, expires_at: null, who: 'any' });
+      await raiseWarning(q, 'lead-child', 'stalled', 'no output for 10 min', NOW - 1000);
+      // The rows the lock service writes (src/store/sql/locks.ts), as a fixture.
+      await sql`INSERT INTO locks (rel_path, path, holder, reason, ttl_s, acquired_at, expires_at) VALUES ('/p/x.ts', '/p/x.ts', 'lead-child', NULL, 600, ${NOW}, ${NOW + 600_000})`.execute(q);
+      await sql`INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES ('grand', '["/p/x.ts"]', NULL, 600, ${NOW})`.execute(q);
       db.close();
 
       const ro = new Database(file, { readonly: true, fileMustExist: true });

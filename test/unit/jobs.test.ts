@@ -6,14 +6,17 @@ import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEngine, type Engine } from '../helpers/engine.js';
 import { SpawnInput } from '../../src/contract/agents.js';
-import { countByStatus } from '../../src/store/sql/jobs.js';
+import { attemptsOf, countByStatus } from '../../src/store/sql/jobs.js';
+import { sql } from 'kysely';
 import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../../src/errors.js';
 import { eventually } from '../helpers/wait.js';
 
 let e: Engine | undefined;
 afterEach(async () => { await e?.close(); e = undefined; });
 
-const count = (en: Engine, table: string): number => en.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+const count = async (en: Engine, table: 'jobs' | 'events' | 'budget_reservations'): Promise<number> =>
+  Number((await sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM ${sql.table(table)}`.execute(en.ctx.sql.db)).rows[0]!.n);
+const attempts = (en: Engine, id: string) => attemptsOf(en.ctx.sql.db, id);
 
 test('a spawn refused for bad input writes nothing and starts nothing, and says what was wrong', async () => {
   e = await startEngine({ config: { budgetUsd: 0.000001, modelTiers: { claude: null } } });
@@ -29,9 +32,9 @@ test('a spawn refused for bad input writes nothing and starts nothing, and says 
   for (const [input, cls, msg] of cases) {
     await assert.rejects(e.spawn(input), (err: Error) => err instanceof cls && msg.test(err.message), `spawn ${JSON.stringify(input)}`);
   }
-  assert.equal(count(e, 'jobs'), 0);
-  assert.equal(count(e, 'events'), 0);
-  assert.equal(count(e, 'budget_reservations'), 0);
+  assert.equal(await count(e, 'jobs'), 0);
+  assert.equal(await count(e, 'events'), 0);
+  assert.equal(await count(e, 'budget_reservations'), 0);
   assert.equal(e.launcher.spawned.length, 0);
 });
 
@@ -39,9 +42,9 @@ test('an agent cannot spawn deeper than maxDepth, and its refused spawn writes n
   e = await startEngine({ config: { maxDepth: 1 }, script: () => ({ hang: true }) });
   const { job_id } = await e.spawn({ prompt: 'parent' });
   await e.until(job_id, (j) => j.status === 'running');
-  const before = count(e, 'jobs');
+  const before = await count(e, 'jobs');
   await assert.rejects(e.jobs.spawn(SpawnInput.parse({ prompt: 'child' }), { role: 'agent', jobId: job_id }), (err: Error) => err instanceof ForbiddenError && /nest 1 level/.test(err.message));
-  assert.equal(count(e, 'jobs'), before);
+  assert.equal(await count(e, 'jobs'), before);
 });
 
 test('the queue holds to max agents: the next job starts when one ends', async () => {
@@ -50,7 +53,7 @@ test('the queue holds to max agents: the next job starts when one ends', async (
   for (const p of ['one', 'two', 'three']) ids.push((await e.spawn({ prompt: p })).job_id);
   await e.until(ids[0]!, (j) => j.status === 'running');
   await e.until(ids[1]!, (j) => j.status === 'running');
-  assert.equal(e.job(ids[2]!).status, 'queued');
+  assert.equal((await e.job(ids[2]!)).status, 'queued');
   assert.equal(e.launcher.spawned.length, 2, 'two children, not three');
   await e.jobs.cancel({ job_id: ids[0]!, cascade: false }, { role: 'lead' });
   await e.until(ids[2]!, (j) => j.status === 'running');
@@ -70,7 +73,7 @@ test("an attempt's exit settles its job: result, attempt row and times from the 
   assert.equal(j.result, 'all done');
   assert.equal(j.started_at, startedAt);
   assert.equal(j.ended_at, startedAt + 5_000);
-  const [a] = e.ctx.store.attempts(job_id);
+  const [a] = (await attempts(e, job_id));
   assert.equal(a!.status, 'succeeded');
   assert.equal(a!.exit_code, 0);
   assert.equal(a!.kind, 'initial');
@@ -86,15 +89,15 @@ test('cancel stops the running child: cancelled, with the reason, the attempt ca
   const child = await e.launcher.launched();
   const s = await e.jobs.cancel({ job_id, reason: 'no longer needed', cascade: true }, { role: 'lead' });
   assert.equal(s.status, 'cancelled');
-  const j = e.job(job_id);
+  const j = await e.job(job_id);
   assert.equal(j.error, 'cancelled: no longer needed');
   assert.equal(j.failure_class, 'cancelled');
-  assert.equal(e.ctx.store.attempts(job_id)[0]!.status, 'cancelled');
+  assert.equal((await attempts(e, job_id))[0]!.status, 'cancelled');
   assert.ok(child.exitInfo?.signal, `the child was signalled (${JSON.stringify(child.exitInfo)})`);
   // Cancelling what has ended changes nothing.
   const again = await e.jobs.cancel({ job_id, reason: 'twice', cascade: true }, { role: 'lead' });
   assert.equal(again.status, 'cancelled');
-  assert.equal(e.job(job_id).error, 'cancelled: no longer needed');
+  assert.equal((await e.job(job_id)).error, 'cancelled: no longer needed');
 });
 
 test('retry "same": a retryable failure runs the task again as a retry attempt', async () => {
@@ -104,8 +107,8 @@ test('retry "same": a retryable failure runs the task again as a retry attempt',
   const j = await e.until(job_id, (x) => x.status === 'succeeded' || x.status === 'failed');
   assert.equal(j.status, 'succeeded');
   assert.equal(j.result, 'second time lucky');
-  const attempts = e.ctx.store.attempts(job_id);
-  assert.deepEqual(attempts.map((a) => [a.kind, a.status, a.failure_class]), [['initial', 'failed', 'api_error'], ['retry', 'succeeded', null]]);
+  const tries = await attempts(e, job_id);
+  assert.deepEqual(tries.map((a) => [a.kind, a.status, a.failure_class]), [['initial', 'failed', 'api_error'], ['retry', 'succeeded', null]]);
 });
 
 test('retry "none": the same failure ends the job failed after one attempt', async () => {
@@ -113,7 +116,7 @@ test('retry "none": the same failure ends the job failed after one attempt', asy
   const { job_id } = await e.spawn({ prompt: 'flaky' });
   const j = await e.until(job_id, (x) => x.status === 'failed');
   assert.equal(j.failure_class, 'api_error');
-  assert.equal(e.ctx.store.attempts(job_id).length, 1);
+  assert.equal((await attempts(e, job_id)).length, 1);
 });
 
 test('resume continues an ended job in its session with the message; a job a person took over is refused and left as it is', async () => {
@@ -122,16 +125,16 @@ test('resume continues an ended job in its session with the message; a job a per
   const { job_id } = await e.spawn({ prompt: 'first task' });
   await e.until(job_id, (j) => j.status === 'succeeded');
   await e.jobs.resume({ job_id, message: 'now also the second part' }, { role: 'lead' });
-  const j = await e.until(job_id, (x) => x.status === 'succeeded' && e!.ctx.store.attempts(job_id).length === 2);
+  const j = await e.until(job_id, async (x) => x.status === 'succeeded' && (await attempts(e!, job_id)).length === 2);
   assert.match(j.result ?? '', /now also the second part/);
-  const second = e.ctx.store.attempts(job_id)[1]!;
+  const second = (await attempts(e, job_id))[1]!;
   assert.equal(second.kind, 'resume');
   assert.ok(e.launcher.spawned[1]!.args.includes('--resume'), 'the second attempt resumes the session');
 
   attached.add(job_id);
   await assert.rejects(e.jobs.resume({ job_id, message: 'again' }, { role: 'lead' }), (err: Error) => err instanceof InvalidStateError && /taken over by a person/.test(err.message));
-  assert.equal(e.job(job_id).status, 'succeeded');
-  assert.equal(e.ctx.store.attempts(job_id).length, 2);
+  assert.equal((await e.job(job_id)).status, 'succeeded');
+  assert.equal((await attempts(e, job_id)).length, 2);
   // An unknown job: NotFoundError.
   await assert.rejects(e.jobs.resume({ job_id: 'j-none' }, { role: 'lead' }), NotFoundError);
 });

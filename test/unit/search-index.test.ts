@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
 import { openDb, type Db } from '../../src/store/db.js';
-import { JobStore, type NewJob } from '../../src/store/jobs.js';
+import type { NewJob } from '../../src/store/jobs.js';
+import { insertAttempt, insertJob } from '../../src/store/sql/jobs.js';
 import { TranscriptIndexer } from '../../src/search/indexer.js';
 import { TranscriptSearch, MAX_TOKEN_JOBS } from '../../src/search/service.js';
 import { ROWS_PER_MS } from '../../src/search/store.js';
@@ -24,7 +25,6 @@ let dir = '';
 let n = 0;
 let db: Db;
 let layer: SqlDb;
-let store: JobStore;
 let idx: TranscriptIndexer;
 let search: TranscriptSearch;
 let now = Date.parse('2026-11-22T12:00:00Z');
@@ -33,7 +33,6 @@ before(() => { dir = mkdtempSync(join(tmpdir(), 'overseer-search-')); });
 after(() => { rmSync(dir, { recursive: true, force: true }); });
 beforeEach(() => {
   db = openDb(join(dir, `state-${++n}.db`));
-  store = new JobStore(db);
   layer = sqlOver(db);
   idx = new TranscriptIndexer(layer.db, transcriptIndex('sqlite'), { now: () => now, log: silentLogger, maxRows: 50 });
   // A count that is never cut short by time, so total_hint is exact up to the cap here.
@@ -45,8 +44,8 @@ afterEach(async () => {
   db.close();
 });
 
-function job(id: string, over: Partial<NewJob> = {}): void {
-  store.insertJob({
+async function job(id: string, over: Partial<NewJob> = {}): Promise<void> {
+  await insertJob(layer.db, {
     id, parent_id: null, depth: 1, title: `Title ${id}`, prompt: 'p', provider: 'claude', model: null, cwd: '/repo', work_dir: null, repo_root: null,
     worktree: 0, branch: null, base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null,
     checks_json: '[]', retry: 'none', labels_json: '[]', depends_on_json: '[]', status: 'running', session_id: `s-${id}`, token_hash: null,
@@ -54,8 +53,8 @@ function job(id: string, over: Partial<NewJob> = {}): void {
   }, now);
 }
 
-function attempt(jobId: string, a: number, transcript: string, status = 'succeeded', startedAt = now): void {
-  store.insertAttempt({
+async function attempt(jobId: string, a: number, transcript: string, status = 'succeeded', startedAt = now): Promise<void> {
+  await insertAttempt(layer.db, {
     job_id: jobId, n: a, kind: a === 1 ? 'initial' : 'retry', status, started_at: startedAt, ended_at: status === 'running' ? null : startedAt + 1,
     session_id: null, pid: null, exit_code: 0, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null, transcript,
   });
@@ -69,7 +68,7 @@ const agent = (jobId: string) => ({ role: 'agent', jobId }) as const;
 
 describe('live indexing', () => {
   test('lines are searchable after a flush, not before; rows carry job, attempt, kind, tool and a snippet', async () => {
-    job('j-a');
+    await job('j-a');
     idx.line('j-a', 1, '{"type":"system","subtype":"init","session_id":"s"}');
     idx.line('j-a', 1, text('The parser chokes on quokka tokens.'));
     idx.line('j-a', 1, call('t1', 'Bash', { command: 'npm test -- --grep wallaby' }));
@@ -92,7 +91,7 @@ describe('live indexing', () => {
   });
 
   test('the buffer is written right after the line that fills it (not inside that call), and by the timer', async () => {
-    job('j-a');
+    await job('j-a');
     for (let i = 0; i < 49; i++) idx.line('j-a', 1, text(`filler line ${i}`));
     assert.equal(idx.buffered, 49);
     idx.line('j-a', 1, text('the fiftieth row mentions capybara'));
@@ -116,7 +115,7 @@ describe('live indexing', () => {
   });
 
   test('attempt end writes the rest and marks the transcript complete', async () => {
-    job('j-a');
+    await job('j-a');
     idx.line('j-a', 2, text('last words about okapi'));
     await idx.attemptEnded('j-a', 2);
     assert.equal((await search.search({ query: 'okapi' }, lead)).results[0]!.attempt, 2);
@@ -124,7 +123,7 @@ describe('live indexing', () => {
   });
 
   test('newest first; since; many rows in one millisecond get distinct, ordered ids', async () => {
-    job('j-a');
+    await job('j-a');
     const t0 = now;
     for (let i = 0; i < 1500; i++) idx.line('j-a', 1, text(`lemur number ${i}`));
     now = t0 + 3_600_000;
@@ -155,7 +154,7 @@ describe('live indexing', () => {
 });
 
 test('a writer that finds its millisecond taken (rows written by another, e.g. a catch-up) takes the next free id', async () => {
-  job('j-a');
+  await job('j-a');
   const first = transcriptIndex('sqlite');
   const second = transcriptIndex('sqlite');
   const row = (text: string) => ({ jobId: 'j-a', attempt: 1, line: 1, at: now, kind: 'text' as const, text });
@@ -169,10 +168,10 @@ test('a writer that finds its millisecond taken (rows written by another, e.g. a
 
 describe('filters and who sees what', () => {
   beforeEach(async () => {
-    job('j-root', { labels_json: '["api"]' });
-    job('j-kid', { parent_id: 'j-root', depth: 2, labels_json: '["api","ui"]' });
-    job('j-grandkid', { parent_id: 'j-kid', depth: 3 });
-    job('j-other', { labels_json: '["ui"]' });
+    await job('j-root', { labels_json: '["api"]' });
+    await job('j-kid', { parent_id: 'j-root', depth: 2, labels_json: '["api","ui"]' });
+    await job('j-grandkid', { parent_id: 'j-kid', depth: 3 });
+    await job('j-other', { labels_json: '["ui"]' });
     for (const id of ['j-root', 'j-kid', 'j-grandkid', 'j-other']) idx.line(id, 1, text(`platypus said by ${id}`));
     idx.line('j-other', 1, text('the secret of j-other: pangolin'));
     await idx.flush();
@@ -206,7 +205,7 @@ describe('filters and who sees what', () => {
 
   test(`more than ${MAX_TOKEN_JOBS} jobs are filtered by a join, with the same answers`, async () => {
     const many = Array.from({ length: MAX_TOKEN_JOBS + 6 }, (_, i) => `j-m${i}`);
-    for (const id of many) job(id, { labels_json: '["swarm"]' });
+    for (const id of many) await job(id, { labels_json: '["swarm"]' });
     for (const id of many) idx.line(id, 1, text(`platypus from the swarm ${id}`));
     await idx.flush();
     const r = await search.search({ query: 'platypus', label: 'swarm', limit: 100 }, lead);
@@ -234,7 +233,7 @@ describe('filters and who sees what', () => {
 });
 
 test('results stay under the tool result cap; what does not fit is counted in omitted', async () => {
-  job('j-big');
+  await job('j-big');
   const long = Array.from({ length: 300 }, (_, i) => `aardvark${i % 3 === 0 ? ' aardvark' : ''} filler${i}`).join(' ');
   for (let i = 0; i < 120; i++) idx.line('j-big', 1, text(`${long} row${i}`));
   await idx.flush();
@@ -257,12 +256,12 @@ describe('reindex', () => {
   }
 
   test('ended attempts without a complete index are read from their files once; running ones are left alone', async () => {
-    job('j-old');
-    job('j-run');
-    attempt('j-old', 1, transcript('old1', [text('first attempt mentions tapir', '2026-11-20T10:00:00Z')]), 'failed', Date.parse('2026-11-20T09:59:00Z'));
-    attempt('j-old', 2, transcript('old2', [call('t9', 'Grep', { pattern: 'tapir' }), result('t9', 'src/zoo.ts: tapir enclosure')]), 'succeeded', Date.parse('2026-11-21T09:00:00Z'));
-    attempt('j-run', 1, transcript('run', [text('running tapir')]), 'running');
-    attempt('j-old', 3, join(dir, 'never-written.jsonl'), 'failed');
+    await job('j-old');
+    await job('j-run');
+    await attempt('j-old', 1, transcript('old1', [text('first attempt mentions tapir', '2026-11-20T10:00:00Z')]), 'failed', Date.parse('2026-11-20T09:59:00Z'));
+    await attempt('j-old', 2, transcript('old2', [call('t9', 'Grep', { pattern: 'tapir' }), result('t9', 'src/zoo.ts: tapir enclosure')]), 'succeeded', Date.parse('2026-11-21T09:00:00Z'));
+    await attempt('j-run', 1, transcript('run', [text('running tapir')]), 'running');
+    await attempt('j-old', 3, join(dir, 'never-written.jsonl'), 'failed');
     const r1 = await idx.reindex();
     assert.deepEqual(r1, { attempts: 3, rows: 3, lines: 3 });
     const hits = (await search.search({ query: 'tapir' }, lead)).results;
@@ -277,9 +276,9 @@ describe('reindex', () => {
   });
 
   test('a partly indexed transcript (a crash) resumes after its last indexed line, naming tools from before', async () => {
-    job('j-crash');
+    await job('j-crash');
     const lines = [text('before the crash: gecko'), call('t1', 'Read', { file_path: '/w/iguana.ts' }), result('t1', 'export const iguana = 1;'), text('after: gecko again')];
-    attempt('j-crash', 1, transcript('crash', lines), 'interrupted');
+    await attempt('j-crash', 1, transcript('crash', lines), 'interrupted');
     idx.line('j-crash', 1, lines[0]!);
     idx.line('j-crash', 1, lines[1]!);
     await idx.flush(); // two lines indexed, then the hub "dies" before the rest

@@ -3,8 +3,10 @@
 // project rules (names, inheritance, archived projects hidden from status rows and the floor).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDb, type Db } from '../../src/store/db.js';
-import { JobStore } from '../../src/store/jobs.js';
+import { sql } from 'kysely';
+import { openDb } from '../../src/store/db.js';
+import { insertAttempt, insertJob, listJobs } from '../../src/store/sql/jobs.js';
+import type { Q } from '../../src/store/sql/tx.js';
 import { addUsage } from '../../src/store/sql/usage.js';
 import { bucketsBy, usageReport as reportOn, type UsageReport } from '../../src/money/usageReport.js';
 import { costText, usageText } from '../../src/money/usageText.js';
@@ -19,36 +21,38 @@ import { newJob } from '../helpers/budgetDb.js';
 import type { NewJob } from '../../src/store/jobs.js';
 
 /** The archived projects' names, read as `overseer status` and the floor are given them. */
-const archivedProjects = (db: Db): string[] => (db.prepare('SELECT name FROM projects WHERE archived_at IS NOT NULL ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+const archivedProjects = async (q: Q): Promise<string[]> =>
+  (await sql<{ name: string }>`SELECT name FROM projects WHERE archived_at IS NOT NULL ORDER BY name`.execute(q)).rows.map((r) => r.name);
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-05-10T12:00:00Z');
 
-function attempt(db: Db, jobId: string, n: number, at: number, cost: number, unknown = 0, tokens = { i: 1000, o: 100, cr: 50, cc: 10 }): void {
-  new JobStore(db).insertAttempt({ job_id: jobId, n, kind: n === 1 ? 'initial' : 'retry', status: 'ended', started_at: at, ended_at: at + 1000, session_id: null, pid: null, exit_code: 0, signal: null, turns: 1, cost_usd: cost, failure_class: null, error: null, diagnosis: null, transcript: '/dev/null' });
-  db.prepare('UPDATE attempts SET cost_unknown = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_creation_tokens = ? WHERE job_id = ? AND n = ?').run(unknown, tokens.i, tokens.o, tokens.cr, tokens.cc, jobId, n);
+async function attempt(q: Q, jobId: string, n: number, at: number, cost: number, unknown = 0, tokens = { i: 1000, o: 100, cr: 50, cc: 10 }): Promise<void> {
+  await insertAttempt(q, { job_id: jobId, n, kind: n === 1 ? 'initial' : 'retry', status: 'ended', started_at: at, ended_at: at + 1000, session_id: null, pid: null, exit_code: 0, signal: null, turns: 1, cost_usd: cost, failure_class: null, error: null, diagnosis: null, transcript: '/dev/null' });
+  await sql`UPDATE attempts SET cost_unknown = ${unknown}, input_tokens = ${tokens.i}, output_tokens = ${tokens.o}, cache_read_tokens = ${tokens.cr}, cache_creation_tokens = ${tokens.cc}
+    WHERE job_id = ${jobId} AND n = ${n}`.execute(q);
 }
 
-async function seeded(): Promise<Db> {
-  const db = openDb(':memory:');
-  const store = new JobStore(db);
-  const add = (id: string, o: Partial<NewJob>): void => store.insertJob(newJob(id, o), T0 - 10 * DAY);
-  add('j-a', { project: 'web', template: 'reviewer', model: 'claude-sonnet-4-5', labels_json: '["ui","docs"]' });
-  add('j-b', { project: 'web', template: null, model: 'claude-opus-5-5' });
-  add('j-c', { project: 'api', template: 'reviewer', provider: 'codex', model: 'gpt-5.4' });
-  add('j-d', { project: null, provider: 'codex', model: 'gpt-unpriced-x' });
-  attempt(db, 'j-a', 1, T0 - 8 * DAY, 0.5);
-  attempt(db, 'j-a', 2, T0 - 1 * DAY, 0.25);
-  attempt(db, 'j-b', 1, T0 - 2 * DAY, 1.0);
-  attempt(db, 'j-c', 1, T0 - 3 * DAY, 0.125);
-  attempt(db, 'j-d', 1, T0 - 1 * DAY, 0, 1, { i: 7000, o: 700, cr: 0, cc: 0 });
+/** The layer over a fresh in-memory state database, seeded. */
+async function seeded(): Promise<Q> {
+  const db = sqlOver(openDb(':memory:')).db;
+  const add = (id: string, o: Partial<NewJob>): Promise<void> => insertJob(db, newJob(id, o), T0 - 10 * DAY);
+  await add('j-a', { project: 'web', template: 'reviewer', model: 'claude-sonnet-4-5', labels_json: '["ui","docs"]' });
+  await add('j-b', { project: 'web', template: null, model: 'claude-opus-5-5' });
+  await add('j-c', { project: 'api', template: 'reviewer', provider: 'codex', model: 'gpt-5.4' });
+  await add('j-d', { project: null, provider: 'codex', model: 'gpt-unpriced-x' });
+  await attempt(db, 'j-a', 1, T0 - 8 * DAY, 0.5);
+  await attempt(db, 'j-a', 2, T0 - 1 * DAY, 0.25);
+  await attempt(db, 'j-b', 1, T0 - 2 * DAY, 1.0);
+  await attempt(db, 'j-c', 1, T0 - 3 * DAY, 0.125);
+  await attempt(db, 'j-d', 1, T0 - 1 * DAY, 0, 1, { i: 7000, o: 700, cr: 0, cc: 0 });
   // A retry diagnosis the hub ran for j-b: counted under j-b's project and template.
-  await addUsage(sqlOver(db).db, { jobId: 'j-b', kind: 'diagnosis', usage: { model: 'claude-haiku-4-5', costUsd: 0.01, tokens: { input: 300, output: 30 } }, now: T0 - 2 * DAY });
+  await addUsage(db, { jobId: 'j-b', kind: 'diagnosis', usage: { model: 'claude-haiku-4-5', costUsd: 0.01, tokens: { input: 300, output: 30 } }, now: T0 - 2 * DAY });
   return db;
 }
 
 /** The report through the layer over this connection. */
-const usageReport = (db: Db, o?: Parameters<typeof reportOn>[1]): Promise<UsageReport> => reportOn(sqlOver(db).db, o);
+const usageReport = (q: Q, o?: Parameters<typeof reportOn>[1]): Promise<UsageReport> => reportOn(q, o);
 
 const key = <T extends { key: string }>(bs: T[], k: string): T | undefined => bs.find((b) => b.key === k);
 
@@ -142,8 +146,7 @@ describe('projects', () => {
   });
 
   test('archive, flag, note; an archived project refuses new jobs and is hidden from status rows and the floor unless named', async () => {
-    const db = await seeded();
-    const q = sqlOver(db).db;
+    const q = await seeded();
     const ps = new ProjectService(q, () => T0);
     await ensureProject(q, 'web', T0 - DAY);
     await assert.rejects(ps.update({ name: 'nope', archived: true }), /No project "nope": no job was ever started in it\. Known projects: api, web/);
@@ -154,7 +157,7 @@ describe('projects', () => {
     assert.equal(v.note, 'paused for the release');
     assert.equal(v.jobs, 2);
     assert.deepEqual(v.by_status, { queued: 2 });
-    assert.deepEqual(archivedProjects(db), ['web']);
+    assert.deepEqual(await archivedProjects(q), ['web']);
     await assert.rejects(assertProjectOpen(q, 'web'), /project "web" is archived .*unarchive it first \(update_project \{ name: "web", archived: false \}, or overseer project web --unarchive\)/);
     await assertProjectOpen(q, 'api');
     await assert.rejects(assertProjectOpen(q, 'bad name'), /not a valid project name/);
@@ -162,15 +165,16 @@ describe('projects', () => {
     const api = (await ps.list({ archived: false })).projects.find((p) => p.name === 'api')!;
     assert.equal(api.cost_usd, 0, 'list_projects reads jobs.cost_usd (not set by hand-made attempts here)');
 
-    const rows = new JobStore(db).list({ limit: 100 });
-    assert.deepEqual(filterRows(rows, {}, archivedProjects(db)).map((j) => j.id), ['j-c', 'j-d'], 'status hides the archived project');
-    assert.deepEqual(filterRows(rows, { project: 'web' }, archivedProjects(db)).map((j) => j.id), ['j-a', 'j-b'], '… unless named');
-    assert.deepEqual(new JobStore(db).list({ limit: 100, hideArchived: true }).map((j) => j.id), ['j-c', 'j-d']);
-    assert.deepEqual(new JobStore(db).list({ limit: 100, project: 'web' }).map((j) => j.id), ['j-a', 'j-b']);
+    const rows = await listJobs(q, { limit: 100 });
+    const archived = await archivedProjects(q);
+    assert.deepEqual(filterRows(rows, {}, archived).map((j) => j.id), ['j-c', 'j-d'], 'status hides the archived project');
+    assert.deepEqual(filterRows(rows, { project: 'web' }, archived).map((j) => j.id), ['j-a', 'j-b'], '… unless named');
+    assert.deepEqual((await listJobs(q, { limit: 100, hideArchived: true })).map((j) => j.id), ['j-c', 'j-d']);
+    assert.deepEqual((await listJobs(q, { limit: 100, project: 'web' })).map((j) => j.id), ['j-a', 'j-b']);
 
     const input: FloorInput = {
       jobs: rows, requests: [], warnings: [], workflows: [], milestones: [], locks: [], lockWaits: [], deps: [], hub: null, cap: 4, source: 'database',
-      archived: archivedProjects(db),
+      archived,
     };
     const ids = (f: ReturnType<typeof buildFloor>) => f.queued.map((j) => j.job_id);
     assert.deepEqual(ids(buildFloor(input, T0)), ['j-c', 'j-d']);
@@ -178,7 +182,7 @@ describe('projects', () => {
     assert.equal(buildFloor({ ...input, project: 'web' }, T0).queued[0]!.project, 'web');
     assert.equal(buildFloor({ ...input, project: 'api' }, T0).totals.queued, 1);
     await ps.update({ name: 'web', archived: false });
-    assert.deepEqual(archivedProjects(db), []);
+    assert.deepEqual(await archivedProjects(q), []);
     await assertProjectOpen(q, 'web');
   });
 });
