@@ -17,6 +17,7 @@ import { initRepo } from '../helpers/git.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { startFakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import type { Hub } from '../../src/hub.js';
+import { events, job, jobs } from '../helpers/state.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 
@@ -50,7 +51,7 @@ describe('the house budget with reservations', () => {
     // Nearly exhausted: the first job reserves $1 (its budget_usd) and is spending it.
     const first = await h.call('spawn_agent', { prompt: '@script:first', title: 'first', budget_usd: 1 });
     assert.equal(first.reserved_usd, 1, 'spawn_agent says what it reserved');
-    await eventually('the first job\'s live cost is in the database', () => h.hub.ctx.store.get(first.job_id)!.cost_usd > 0, 60_000);
+    await eventually('the first job\'s live cost is in the database', async () => (await job(h.hub, first.job_id)).cost_usd > 0, 60_000);
     const shown = await h.call('get_agent', { job_id: first.job_id });
     assert.equal(shown.reservation.reserved_usd, 1);
     assert.ok(near(shown.reservation.left_usd, 1 - shown.cost_usd), `left of the reservation: ${JSON.stringify(shown.reservation)}`);
@@ -89,7 +90,7 @@ describe('the house budget with reservations', () => {
     for (const d of w.done) assert.equal(d.status, 'succeeded', JSON.stringify(d));
     for (const id of ids) {
       const r = await eventually(`the reservation of ${id} is released`, () => { const x = reservation(h.hub, id); return x?.released_at ? x : undefined; });
-      assert.ok(near(r.booked_usd!, h.hub.ctx.store.get(id)!.cost_usd), `booked ${r.booked_usd} = cost ${h.hub.ctx.store.get(id)!.cost_usd}`);
+      assert.ok(near(r.booked_usd!, (await job(h.hub, id)).cost_usd), `booked ${r.booked_usd} = cost ${(await job(h.hub, id)).cost_usd}`);
     }
     const after = await h.call('get_agent', { job_id: first.job_id });
     assert.equal(after.reservation.released, true);
@@ -127,9 +128,9 @@ describe('the house budget with reservations', () => {
     const warm = (await h.call('spawn_agent', { prompt: '@script:warm' })).job_id;
     await h.call('wait_for_agents', { job_ids: [warm], timeout_s: 60 });
     const parent = (await h.call('spawn_agent', { prompt: '@script:parent', title: 'Budgeted parent', budget_usd: 0.02 })).job_id;
-    const kids = await eventually('both children spawned', () => { const k = h.hub.ctx.store.list({ parentId: parent, limit: 100 }); return k.length === 2 ? k : undefined; }, 60_000);
+    const kids = await eventually('both children spawned', async () => { const k = (await jobs(h.hub, { parentId: parent, limit: 100 })); return k.length === 2 ? k : undefined; }, 60_000);
     const [c1, c2] = [kids.find((k) => k.title === 'c1')!, kids.find((k) => k.title === 'c2')!];
-    const warmCost = h.hub.ctx.store.get(warm)!.cost_usd;
+    const warmCost = (await job(h.hub, warm)).cost_usd;
     assert.ok(near(reservation(h.hub, c1.id)!.amount_usd, warmCost), `c1 reserved the median of the finished jobs: ${reservation(h.hub, c1.id)!.amount_usd}`);
     assert.ok(reservation(h.hub, c2.id)!.amount_usd < 0.005, 'c2 too (with c1 among them if it had finished)');
     await waitForJob(h.hub, c1.id, (j) => j.status === 'succeeded', 60_000);
@@ -137,17 +138,17 @@ describe('the house budget with reservations', () => {
     const stopped = await waitForJob(h.hub, c2.id, (j) => j.status !== 'running' && j.status !== 'queued', 90_000);
     assert.equal(stopped.status, 'failed', stopped.error ?? '');
     assert.equal(stopped.failure_class, 'budget');
-    const spent = [parent, c1.id, c2.id].reduce((s, id) => s + h.hub.ctx.store.get(id)!.cost_usd, 0);
+    const spent = (await Promise.all([parent, c1.id, c2.id].map((id) => job(h.hub, id)))).reduce((s, j) => s + j.cost_usd, 0);
     assert.ok(spent > 0.02, `the subtree spent ${spent}`);
-    assert.ok(h.hub.ctx.store.get(c2.id)!.cost_usd < 0.02, 'c2 alone stayed under $0.02: the subtree\'s budget stopped it');
+    assert.ok((await job(h.hub, c2.id)).cost_usd < 0.02, 'c2 alone stayed under $0.02: the subtree\'s budget stopped it');
     assert.match(stopped.error!, new RegExp(`^stopped by the hub: the subtree budget of job ${parent} "Budgeted parent" \\(its budget_usd, covering it and everything it spawns\\) is spent — \\$0\\.0\\d+ of \\$0\\.0200 — and this job's spending \\(${c2.id}\\) crossed it\\.`));
     assert.match(stopped.error!, new RegExp(`Still running under that budget: ${parent} "Budgeted parent" \\(running\\)`));
-    const ev = h.hub.ctx.store.events(c2.id).find((e) => e.kind === 'budget_stop');
+    const ev = (await events(h.hub, c2.id)).find((e) => e.kind === 'budget_stop');
     assert.ok(ev, 'a budget_stop event');
     assert.deepEqual(JSON.parse(ev.data_json!).left_running, [parent]);
     const got = await h.call('get_agent', { job_id: c2.id });
     assert.equal(got.failure_class, 'budget');
-    assert.equal(h.hub.ctx.store.get(c1.id)!.status, 'succeeded', 'c1 did not cross it');
+    assert.equal((await job(h.hub, c1.id)).status, 'succeeded', 'c1 did not cross it');
     // The parent goes on past its wait; while its budget stays spent, its next model call stops it too.
     const p = await waitForJob(h.hub, parent, (j) => j.status !== 'running', 90_000);
     assert.ok(['failed', 'succeeded'].includes(p.status), p.status);
@@ -173,7 +174,7 @@ describe('the house budget with reservations', () => {
     const spend = (await h1.call('spawn_agent', { prompt: '@script:spend', model: 'claude-haiku-4-5', budget_usd: 0.1 })).job_id;
     await h1.call('wait_for_agents', { job_ids: [spend], timeout_s: 60 });
     const held = (await h1.call('spawn_agent', { prompt: '@script:hold', budget_usd: 0.3 })).job_id;
-    await eventually('the held job spent', () => h1.hub.ctx.store.get(held)!.cost_usd > 0, 60_000);
+    await eventually('the held job spent', async () => (await job(h1.hub, held)).cost_usd > 0, 60_000);
     const waiting = await h1.call('spawn_agent', { prompt: '@script:quick after it', depends_on: [held], budget_usd: 0.4 });
     assert.equal(waiting.status, 'waiting');
     assert.equal(waiting.reserved_usd, 0.4);
@@ -187,7 +188,7 @@ describe('the house budget with reservations', () => {
 
     const h2 = await startTestHub({ fake, config, dir: h1.dir });
     cleanups.push(() => h2.stop());
-    const spent = [spend, held].reduce((s, id) => s + h2.hub.ctx.store.get(id)!.cost_usd, 0);
+    const spent = (await Promise.all([spend, held].map((id) => job(h2.hub, id)))).reduce((s, j) => s + j.cost_usd, 0);
     const r = await h2.callRaw('spawn_agent', { prompt: '@script:quick', budget_usd: 0.7 });
     assert.equal(r.isError, true);
     const f = figures(r.text);

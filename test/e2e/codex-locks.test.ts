@@ -13,6 +13,7 @@ import { gate } from '../helpers/gate.js';
 import { initRepo } from '../helpers/git.js';
 import type { CodexScript, CodexToolOutput } from '../../src/fakemodel/fakeOpenAI.js';
 import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
+import { job } from '../helpers/state.js';
 
 const { codexHub } = codexHubs();
 
@@ -57,7 +58,7 @@ describe('codex children and file locks', () => {
 
     const w1 = await h.call('wait_for_agents', { job_ids: [patcher], timeout_s: 120 });
     assert.equal(w1.done[0].status, 'succeeded', w1.done[0].error);
-    assert.equal(h.hub.ctx.store.get(holder)!.status, 'running', 'the claude child still holds the lock');
+    assert.equal((await job(h.hub, holder)).status, 'running', 'the claude child still holds the lock');
     const held = (await h.call('list_locks', {})).locks;
     assert.deepEqual(held.map((l: any) => [l.path, l.holder]), [[shared, holder]]);
 

@@ -17,6 +17,7 @@ import { scriptedHubs } from '../helpers/scripted.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import { requestRow } from '../helpers/requests.js';
+import { job } from '../helpers/state.js';
 
 const { cleanups, hubWith } = scriptedHubs();
 
@@ -117,7 +118,7 @@ describe('requests and permissions', () => {
     assert.equal(w.attention[0].kind, 'approval');
     assert.equal(w.attention[0].job_id, id);
     assert.match(w.attention[0].summary, /migrate the users table/);
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'needs_input');
+    assert.equal((await job(h.hub, id)).status, 'needs_input');
 
     const listed = (await h.call('list_requests', {})).requests;
     assert.equal(listed.length, 1);
@@ -162,7 +163,7 @@ describe('requests and permissions', () => {
     assert.equal(refused.isError, true);
     assert.match(refused.text, new RegExp(`^forbidden: Request ${item.request_id} is for the person .*nothing was changed\\..*overseer respond ${item.request_id}`));
     assert.equal(requestRow(h.hub.ctx.db, item.request_id)!.status, 'pending', 'the refused respond changed nothing');
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'needs_input');
+    assert.equal((await job(h.hub, id)).status, 'needs_input');
     assert.equal(seen as ToolResultInfo | undefined, undefined, 'the child is still waiting');
 
     const cli = await runOverseer(h.home, ['respond', item.request_id, '--approve', '--comment', 'approved by me, MANGO-3', '--as-person']);

@@ -13,6 +13,7 @@ import { waitForJob } from '../helpers/wait.js';
 import { claudeBin, makeTempDir } from '../helpers/claude.js';
 import type { TestHub } from '../helpers/hub.js';
 import type { WarningRow } from '../../src/store/warnings.js';
+import { events as eventRows, job } from '../helpers/state.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 
@@ -94,9 +95,9 @@ describe('health monitor', () => {
     const ws = await waitForWarnings(h, stuck, (all) => all.length > 0 && all.every((x) => x.cleared_at !== null));
     assert.equal(ws[0]!.kind, 'stalled');
     assert.ok(ws[0]!.lead_seen_at, 'the lead saw it');
-    const events = h.hub.ctx.store.events(stuck, 50).map((e) => e.kind);
+    const events = (await eventRows(h.hub, stuck, 50)).map((e) => e.kind);
     assert.ok(events.includes('warning'), events.join(','));
-    assert.ok(h.hub.ctx.store.get(stuck)!.last_event_at, 'last_event_at persisted');
+    assert.ok((await job(h.hub, stuck)).last_event_at, 'last_event_at persisted');
   });
 
   test('reactions: stalled → message nudges the agent, turns_high → freeze, stalled → cancel', { timeout: 150_000 }, async () => {
@@ -158,6 +159,6 @@ describe('health monitor', () => {
     assert.equal(row.status, 'succeeded', row.error ?? '');
     assert.equal(row.result, 'quick and done');
     assert.ok(took < 10_000, `settled ${took} ms after the last model call`);
-    assert.ok(h.hub.ctx.store.events(id, 50).some((e) => e.kind === 'process_lost'), 'process_lost recorded');
+    assert.ok((await eventRows(h.hub, id, 50)).some((e) => e.kind === 'process_lost'), 'process_lost recorded');
   });
 });

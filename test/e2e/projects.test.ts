@@ -16,6 +16,7 @@ import { initRepo } from '../helpers/git.js';
 import { eventually } from '../helpers/wait.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import type { StepContext, ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
+import { job, jobs } from '../helpers/state.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 
@@ -62,7 +63,7 @@ describe('projects', () => {
     await eventually('the three agents wait in their turn', () => waiting.size === 3, 90_000);
 
     // Inheritance: the kid is in alpha; the agent could not put one in beta.
-    const kids = h.hub.ctx.store.list({ parentId: P, limit: 100 });
+    const kids = await jobs(h.hub, { parentId: P, limit: 100 });
     assert.equal(kids.length, 1, 'only the kid was spawned');
     const K = kids[0]!.id;
     assert.equal(kids[0]!.project, 'alpha');
@@ -156,7 +157,7 @@ describe('projects', () => {
 
     // A workflow's phase jobs carry its project.
     const wf = await h.call('start_workflow', { task: 'build it', cwd: repo, worktree: false, project: 'alpha' });
-    assert.equal(h.hub.ctx.store.get(wf.assess_job_id)!.project, 'alpha');
+    assert.equal((await job(h.hub, wf.assess_job_id)).project, 'alpha');
     await h.call('cancel_workflow', { workflow_id: wf.workflow_id });
   });
 });

@@ -11,6 +11,7 @@ import { countsAgainstRetries } from '../../src/domain/failure.js';
 import type { LimitRow } from '../../src/limits/store.js';
 import type { Db } from '../../src/store/db.js';
 import { waitAll } from '../helpers/waitAll.js';
+import { attempts as attemptRows, events } from '../helpers/state.js';
 
 const { codexHub } = codexHubs();
 /** The limiter rows as the hub wrote them (read synchronously inside bus listeners). */
@@ -37,7 +38,7 @@ test('codex: a 429 window opens the limiter, the limited job resumes its thread,
   assert.deepEqual(w.attention.map((x) => [x.kind, x.provider]), [['provider_limit', 'codex']], JSON.stringify(w.attention));
   assert.deepEqual(w.done.map((d: { status: string }) => d.status), ['succeeded', 'succeeded'], JSON.stringify(w.done.map((d: any) => [d.status, d.failure_class, d.error])));
 
-  const attempts = h.hub.ctx.store.attempts(first);
+  const attempts = await attemptRows(h.hub, first);
   assert.ok(attempts.length >= 2, 'the first job met the limit at least once');
   assert.equal(attempts.filter(countsAgainstRetries).length, 1, JSON.stringify(attempts.map((a) => [a.kind, a.status, a.failure_class, a.error])));
   assert.match(attempts[0]!.error ?? '', /429 Too Many Requests/);
@@ -49,6 +50,6 @@ test('codex: a 429 window opens the limiter, the limited job resumes its thread,
   // window were the first job's, one at a time: its first one and one per probe.
   const inWindow = openai.requests.filter((r) => r.script === 'lim' && r.at >= from && r.at < to);
   assert.equal(inWindow.filter((r) => /second job/.test(r.prompt)).length, 0);
-  const probes = h.hub.ctx.store.events(first).filter((e) => e.kind === 'limit_probe' && e.at >= from && e.at < to).length;
+  const probes = (await events(h.hub, first)).filter((e) => e.kind === 'limit_probe' && e.at >= from && e.at < to).length;
   assert.ok(inWindow.length <= 1 + probes, `${inWindow.length} requests in the window, ${probes} probes`);
 });

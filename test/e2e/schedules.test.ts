@@ -15,6 +15,7 @@ import { readFloor } from '../../src/floor/source.js';
 import { schedulesLine } from '../../src/runs/scheduleText.js';
 import type { Clock } from '../../src/clock.js';
 import { overseer } from '../helpers/cli.js';
+import { attempts, events, job } from '../helpers/state.js';
 
 const scripts: Record<string, Script> = {
   quick: [finishStep('ran on time'), { text: 'done' }],
@@ -69,12 +70,12 @@ describe('schedules', () => {
     const row = floor.queued.find((f) => f.job_id === job.job_id)!;
     assert.equal(row.why_waiting, `scheduled: runs at ${iso(runAt)}`);
     assert.equal(row.run_at, runAt);
-    assert.equal(h.hub.ctx.store.attempts(job.job_id).length, 0, 'never started');
+    assert.equal((await attempts(h.hub, job.job_id)).length, 0, 'never started');
 
     // One minute short of its time: still waiting. Past it: it runs.
     clock.advance(29 * MIN);
     await h.hub.schedules.tick();
-    assert.equal(h.hub.ctx.store.get(job.job_id)!.status, 'waiting');
+    assert.equal((await job(h.hub, job.job_id)).status, 'waiting');
     clock.advance(1 * MIN + 1000);
     await h.hub.schedules.tick();
     const done = await waitForJob(h.hub, job.job_id, (j) => j.status === 'succeeded', 60_000);
@@ -111,8 +112,8 @@ describe('schedules', () => {
     const h2 = await hub(clock, h1.dir);
     const done = await waitForJob(h2.hub, job.job_id, (j) => j.status === 'succeeded', 60_000);
     assert.ok(done.started_at! >= runAt);
-    assert.equal(h2.hub.ctx.store.attempts(job.job_id).length, 1, 'it ran once');
-    const due = h2.hub.ctx.store.events(job.job_id).filter((e) => e.kind === 'due').map((e) => JSON.parse(e.data_json!) as { run_at: string; late_ms: number });
+    assert.equal((await attempts(h2.hub, job.job_id)).length, 1, 'it ran once');
+    const due = (await events(h2.hub, job.job_id)).filter((e) => e.kind === 'due').map((e) => JSON.parse(e.data_json!) as { run_at: string; late_ms: number });
     assert.equal(due.length, 1);
     assert.equal(due[0]!.run_at, iso(runAt));
     assert.ok(due[0]!.late_ms >= 60 * MIN, `late by ${due[0]!.late_ms} ms`);
@@ -138,7 +139,7 @@ describe('schedules', () => {
     const expected = firstAt + Math.ceil((clock.now() - firstAt) / MIN) * MIN;
     assert.equal(s.next_run_at, iso(expected));
     assert.ok(Date.parse(s.next_run_at) > clock.now() && Date.parse(s.next_run_at) <= clock.now() + MIN);
-    assert.equal(h2.hub.ctx.store.get(s.current_job_id)!.status, 'waiting');
+    assert.equal((await job(h2.hub, s.current_job_id)).status, 'waiting');
     await h2.call('cancel_schedule', { schedule_id: first.schedule_id });
   });
 
@@ -196,7 +197,7 @@ describe('schedules', () => {
     assert.equal(c.status, 'cancelled');
     assert.equal(c.stop_reason, 'cancelled: not needed');
     assert.match(c.note, /was cancelled/);
-    assert.equal(h.hub.ctx.store.get(later.job_id)!.status, 'cancelled');
+    assert.equal((await job(h.hub, later.job_id)).status, 'cancelled');
     await h.hub.schedules.idle();
     assert.equal(h.hub.schedules.wakeAt, undefined, 'nothing left to wake for');
     const again = await h.call('cancel_schedule', { schedule_id: later.schedule_id });

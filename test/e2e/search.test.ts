@@ -13,6 +13,7 @@ import { scriptedHubs } from '../helpers/scripted.js';
 import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { waitForJob } from '../helpers/wait.js';
+import { job } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 before(buildCli);
@@ -61,7 +62,7 @@ describe('search_output', () => {
 
     // While it runs: both phrases are found (the indexer writes every ≤100 ms; no event marks that).
     const said = await searchUntilFound(() => h.call('search_output', { query: SAID }), 'the text');
-    assert.equal(h.hub.ctx.store.get(talker)!.status, 'running', 'found before the job ended');
+    assert.equal((await job(h.hub, talker)).status, 'running', 'found before the job ended');
     assert.equal(said.results.length, 1);
     const t = said.results[0];
     assert.deepEqual([t.job_id, t.title, t.attempt, t.kind, t.tool], [talker, 'Talker', 1, 'text', undefined]);

@@ -23,6 +23,7 @@ import { raiseWarning } from '../../src/store/sql/warnings.js';
 import { sqlOver } from '../../src/store/sql/open.js';
 import type { Floor } from '../../src/floor/types.js';
 import { insertRequestRow } from '../helpers/requests.js';
+import { job } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 before(buildCli);
@@ -97,7 +98,12 @@ describe('status --watch with a hub', () => {
     // Answered: the agent goes on and reports; the render after that no longer has the question.
     const mark = w.out().length;
     let reportedAt = NaN;
-    const off = h.hub.ctx.bus.on('progress', (e) => { if (Number.isNaN(reportedAt) && e.jobId === id && h.hub.ctx.store.get(id)!.status_message === 'migrating to sqlite') reportedAt = performance.now(); });
+    // The moment of the event, kept across the read that says it is the one looked for.
+    const off = h.hub.ctx.bus.on('progress', (e) => {
+      const at = performance.now();
+      if (!Number.isNaN(reportedAt) || e.jobId !== id) return;
+      void job(h.hub, id).then((j) => { if (Number.isNaN(reportedAt) && j.status_message === 'migrating to sqlite') reportedAt = at; });
+    });
     await h.call('respond', { request_id: req.id, answer: 'sqlite' });
     const next = await w.until((t) => t.includes('migrating to sqlite'), 'the new status line in a render', 60_000, mark);
     off();

@@ -15,6 +15,7 @@ import { finishStep } from '../helpers/holder.js';
 import { lastResult } from '../helpers/steps.js';
 import { alive, eventually, waitForJob } from '../helpers/wait.js';
 import { startTerminal, type Terminal } from '../helpers/tmux.js';
+import { job } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 const terminals: Terminal[] = [];
@@ -99,12 +100,12 @@ describe('overseer watch in a terminal', () => {
     await t.waitFor('the request to leave NEEDS YOU', (s) => !/NEEDS YOU/.test(s) && /DONE/.test(s));
 
     // Cancel: select the long job, press c, answer y.
-    const pid = h.hub.ctx.store.get(long)!.pid!;
+    const pid = (await job(h.hub, long)).pid!;
     assert.ok(pid && alive(pid), 'the long job runs');
     await select(t, /Long runner/, 'the long job');
     t.keys(['c']);
     await t.waitFor('the y/n question naming the job', (s) => new RegExp(`cancel "Long runner" \\(${long}\\) and its sub-agents\\? y/n`).test(s));
-    assert.equal(h.hub.ctx.store.get(long)!.status, 'running', 'nothing happens before the answer');
+    assert.equal((await job(h.hub, long)).status, 'running', 'nothing happens before the answer');
     t.keys(['y']);
     await t.waitFor('the cancel to be confirmed', (s) => new RegExp(`"Long runner" \\(${long}\\) cancelled`).test(s));
     const row = await waitForJob(h.hub, long, (j) => j.status === 'cancelled', 30_000);

@@ -17,6 +17,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { initRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { job } from '../helpers/state.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 let browser: Browser;
@@ -130,12 +131,12 @@ describe('the dashboard', () => {
     assert.equal(noOrigin.status, 403);
     const cookieOnMcp = await fetch(`${base}/mcp`, { method: 'POST', headers: { cookie: `overseer_${port}=${cookie.value}`, origin: base, 'content-type': 'application/json' }, body: '{}' });
     assert.equal(cookieOnMcp.status, 401, 'a session cookie never opens /mcp');
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'running', 'nothing changed');
+    assert.equal((await job(h.hub, id)).status, 'running', 'nothing changed');
 
     // The page's own request, with its token, works; cancelling twice says it had ended.
     const ok = await page.evaluate(async ([jobId, token]) => { const r = await fetch(`/api/web/jobs/${jobId}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token! }, body: '{"reason":"from the test"}' }); return [r.status, await r.text()]; }, [id, csrf]);
     assert.equal(ok[0], 200, JSON.stringify([ok, await page.context().cookies()]));
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'cancelled');
+    assert.equal((await job(h.hub, id)).status, 'cancelled');
     const again = await page.evaluate(async ([jobId, token]) => { const r = await fetch(`/api/web/jobs/${jobId}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token! }, body: '{}' }); return [r.status, ((await r.json()) as any).error.message]; }, [id, csrf]);
     assert.equal(again[0], 409);
     assert.match(String(again[1]), /had already ended \(cancelled\): nothing to cancel/);

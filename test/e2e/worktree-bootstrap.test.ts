@@ -13,6 +13,7 @@ import { waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
 import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { statusText } from '../../src/cli/status.js';
+import { job } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 
@@ -42,7 +43,7 @@ describe('worktree bootstrap', () => {
     const b = await h.call('spawn_agent', { prompt: '@script:look', title: 'bare', cwd: repo, worktree: true, bootstrap: false });
     for (const id of [a.job_id, b.job_id]) await waitForJob(h.hub, id, (j) => j.status === 'succeeded', 90_000);
 
-    const wa = h.hub.ctx.store.get(a.job_id)!;
+    const wa = await job(h.hub, a.job_id);
     const first = seen.find((s) => s.dir === wa.work_dir);
     assert.ok(first, `the child of ${a.job_id} made a request from its worktree ${wa.work_dir}: ${JSON.stringify(seen)}`);
     assert.equal(first.env, 'API_KEY=abc\n', '.env was in the worktree at the first request');

@@ -13,6 +13,7 @@ import { initRepo } from '../helpers/git.js';
 import { cwdOf } from '../helpers/steps.js';
 import { repoWorktreesDir } from '../../src/git/worktree.js';
 import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { job } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -30,7 +31,7 @@ describe('worktree placement', () => {
     const repo = await initRepo(join(h.dir, 'repo'), { 'test/a.test.js': 'x\n' });
     const { job_id } = await h.call('spawn_agent', { prompt: '@script:slow', cwd: repo, worktree: true, title: 'Slow one' });
     // work_dir is set while the job runs, with no event of its own: check the row until it is there.
-    const wt = await eventually('the worktree', () => { const j = h.hub.ctx.store.get(job_id)!; return j.status === 'running' && j.work_dir !== null ? j.work_dir : undefined; }, 60_000);
+    const wt = await eventually('the worktree', async () => { const j = await job(h.hub, job_id); return j.status === 'running' && j.work_dir !== null ? j.work_dir : undefined; }, 60_000);
     const slot = repoWorktreesDir(join(h.dir, 'worktrees'), repo);
     assert.ok(wt.startsWith(slot + sep), `${wt} is under ${slot}`);
     assert.ok(!wt.startsWith(repo + sep), 'outside the repository');
