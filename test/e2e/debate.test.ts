@@ -10,7 +10,8 @@ import { eventually } from '../helpers/wait.js';
 import { debateSettled } from '../helpers/debate.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import { startFakeAnthropic, type Script, type Step, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
-import { job } from '../helpers/state.js';
+import { sql, type RawBuilder } from 'kysely';
+import { job, row, rows } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -54,7 +55,7 @@ async function hubWith(scripts: Record<string, Script>): Promise<{ h: TestHub; r
   return { h, repo };
 }
 
-const count = (h: TestHub, sql: string, ...args: unknown[]): number => (h.hub.db.prepare(sql).get(...args) as { c: number }).c;
+const count = async (h: TestHub, q: RawBuilder<{ c: number | string }>): Promise<number> => Number((await row(h.hub, q))!.c);
 
 describe('debates', () => {
   test('two rounds to consensus, then post-action in a worktree, reviewed and answered: rounds, rows and notes stored', async () => {
@@ -100,7 +101,7 @@ describe('debates', () => {
     assert.equal((await gitOut(repo, ['worktree', 'list'])).includes(s.debate_id), false, 'worktree removed, branch kept');
 
     // Rows: one turn per job, with verdicts and positions.
-    const turns = h.hub.db.prepare('SELECT loop, kind, round, side, job_id, status, verdict, position FROM debate_turns WHERE debate_id = ? ORDER BY kind, round, side').all(s.debate_id) as any[];
+    const turns = await rows(h.hub, sql<any>`SELECT loop, kind, round, side, job_id, status, verdict, position FROM debate_turns WHERE debate_id = ${s.debate_id} ORDER BY kind, round, side`);
     assert.equal(turns.length, 7);
     for (const t of turns) assert.equal((await job(h.hub, t.job_id)).status, 'succeeded');
     assert.deepEqual(turns.filter((t) => t.kind === 'answer').map((t) => [t.round, t.side, t.verdict, t.position.slice(0, 8)]),
@@ -133,7 +134,7 @@ describe('debates', () => {
     assert.deepEqual(d.rounds.at(-1)!.turns.map((t) => t.verdict), ['partial', 'disagree']);
     assert.equal(seen.filter((x) => x.kind === 'answer').length, 4, 'no third round');
     assert.equal((await job(h.hub, d.rounds[0]!.turns[1]!.job_id)).model, 'claude-sonnet-4-5', 'side B ran on its model');
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ?', s.debate_id), 4);
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ${s.debate_id}`), 4);
     const final = await h.call('read_note', { key: `debate/${s.debate_id}/final` });
     assert.match(final.value, /outcome: disagreement\nrounds: 2 of at most 2/);
 
@@ -194,7 +195,7 @@ describe('debates', () => {
     const d = await debateSettled(h.hub, s.debate_id);
     assert.equal(d.status, 'failed');
     assert.equal(d.error, `side B's round 1 answer (job ${s.job_ids[1]}) succeeded but it returned no structured answer (expected {position, reasoning, open_points?})`);
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ?', s.debate_id), 2, 'no second round');
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ${s.debate_id}`), 2, 'no second round');
   });
 
   test('a debate survives a hub restart: interrupted turns run again and the debate finishes', async () => {
@@ -239,8 +240,8 @@ describe('debates', () => {
       assert.equal(r.isError, true, JSON.stringify(args));
       assert.match(r.text, re, JSON.stringify(args));
     }
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM debates'), 0);
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM jobs'), 0);
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM debates`), 0);
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM jobs`), 0);
     const missing = await h.callRaw('get_debate', { debate_id: 'd-nope' });
     assert.match(missing.text, /No debate "d-nope"/);
   });

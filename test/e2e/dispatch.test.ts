@@ -20,7 +20,8 @@ import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { startFakeAnthropic, type Script, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import type { TestHub } from '../helpers/hub.js';
 import { getRun } from '../../src/store/sql/runs.js';
-import { attempts, job } from '../helpers/state.js';
+import { attempts, job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith, cleanups } = scriptedHubs();
 buildCli();
@@ -49,7 +50,7 @@ async function runEnded(h: TestHub, runId: string, timeoutMs = 120_000): Promise
   return h.call('get_run', { run_id: runId });
 }
 
-const spawnedAt = (h: TestHub, jobId: string): number => (h.hub.db.prepare("SELECT at FROM events WHERE job_id = ? AND kind = 'spawned'").get(jobId) as { at: number }).at;
+const spawnedAt = async (h: TestHub, jobId: string): Promise<number> => (await row(h.hub, sql<{ at: number }>`SELECT at FROM events WHERE job_id = ${jobId} AND kind = 'spawned'`))!.at;
 
 describe('batch dispatch from a file', () => {
   test('a → b, a → c runs to completion: b and c get jobs only after a succeeded, depending on a\'s job, labelled with the run', { timeout: 180_000 }, async () => {
@@ -68,7 +69,7 @@ describe('batch dispatch from a file', () => {
     for (const t of [b, c]) {
       const j = await job(h.hub, t.job_id);
       assert.deepEqual(JSON.parse(j.depends_on_json), [a.job_id], `${t.task_id} depends on a's job`);
-      assert.ok(spawnedAt(h, j.id) >= aJob.ended_at!, `${t.task_id}'s job was created after a ended`);
+      assert.ok(await spawnedAt(h, j.id) >= aJob.ended_at!, `${t.task_id}'s job was created after a ended`);
       assert.ok(JSON.parse(j.labels_json).includes(`run:${r.run_id}`));
     }
     assert.deepEqual(JSON.parse((await job(h.hub, b.job_id)).labels_json), ['mine', `run:${r.run_id}`]);

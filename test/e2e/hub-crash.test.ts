@@ -129,13 +129,11 @@ describe('hub crash and restart', () => {
     const id = (await h.call('spawn_agent', { prompt: '@script:r' })).job_id;
     await h.fake.waitForRequest((q) => q.script === 'r' && q.step === 1, 30_000);
     const pid = (await waitForJob(h.hub, id, (j) => j.pid !== null)).pid!;
-    const store = h.hub.ctx.store;
     await h.hub.stop();
     assert.equal(alive(pid), false, 'child ended with the hub');
     const db = new Database(join(h.home, 'state.db'), { readonly: true });
     const row = db.prepare('SELECT status FROM jobs WHERE id = ?').get(id) as { status: string };
     db.close();
-    void store;
     assert.equal(row.status, 'interrupted');
     await h.fake.close();
     rmSync(h.dir, { recursive: true, force: true });

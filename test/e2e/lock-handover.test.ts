@@ -19,7 +19,8 @@ import { gate } from '../helpers/gate.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { finishStep } from '../helpers/holder.js';
 import { agentProcess, waitEnded } from '../helpers/wait.js';
-import { events as eventRows, job } from '../helpers/state.js';
+import { events as eventRows, job, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const bwrap = probeBwrap();
 if (!bwrap.ok) throw new Error(`these tests need bubblewrap (.ci/run installs it): ${bwrap.reason}`);
@@ -203,7 +204,7 @@ describe('a lock handed over is writable at once', () => {
     const events = (await eventRows(h.hub, b)).filter((e) => e.kind === 'lock_refused');
     assert.equal(events.length, 1, 'told once');
     assert.deepEqual(JSON.parse(events[0]!.data_json ?? '{}').files, [file]);
-    const notice = h.hub.ctx.db.prepare("select text from messages where to_id = ? and from_id = 'overseer'").all(b) as { text: string }[];
+    const notice = await rows(h.hub, sql<{ text: string }>`select text from messages where to_id = ${b} and from_id = 'overseer'`);
     assert.equal(notice.length, 1);
     assert.match(notice[0]!.text, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is held by agent ${a} \\("Holder A"\\) for "A owns it"`));
   });

@@ -10,16 +10,16 @@ import { startFakeAnthropic, type Step, type StepContext } from '../../src/fakem
 import { rateLimited, usageLimited } from '../helpers/fakeLimits.js';
 import { countsAgainstRetries } from '../../src/domain/failure.js';
 import type { LimitRow } from '../../src/limits/store.js';
-import type { Db } from '../../src/store/db.js';
 import { readFloor } from '../../src/floor/source.js';
 import { statusJson, statusText } from '../../src/cli/status.js';
 import { waitAll } from '../helpers/waitAll.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { attempts as attemptRows, byStatus, events, job } from '../helpers/state.js';
+import { attempts as attemptRows, byStatus, events, job, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 
-/** The limiter rows as the hub wrote them (read synchronously inside bus listeners). */
-const limitRows = (db: Db): LimitRow[] => db.prepare('SELECT * FROM provider_limits ORDER BY provider, account').all() as LimitRow[];
+/** The limiter rows as the hub wrote them. */
+const limitRows = (h: TestHub): Promise<LimitRow[]> => rows(h.hub, sql<LimitRow>`SELECT * FROM provider_limits ORDER BY provider, account`);
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -82,7 +82,7 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   const seen: { phase: string; kind: string | null; until: number | null; queued: number; frozen: number; line?: string; why: (string | null)[]; status: string }[] = [];
   const state = { sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined };
   const off = h.hub.ctx.bus.on('limit', async () => {
-    const r = limitRows(h.hub.db).find((x) => x.provider === 'claude');
+    const r = (await limitRows(h)).find((x) => x.provider === 'claude');
     const queued = (await byStatus(h.hub, 'queued')).length;
     const frozen = (await byStatus(h.hub, 'frozen')).length;
     const f = await readFloor(h.hub.db, { now: Date.now(), hub: null, cap: 6, source: 'hub' });
@@ -169,11 +169,12 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   const first = (await a.call('spawn_agent', { prompt: '@script:limit first job' })).job_id as string;
   // Its attempt ends on the usage limit: the breaker opens until the reset, the job waits to resume.
   await new Promise<void>((resolve) => {
-    const check = (): void => { if (limitRows(a.hub.db).some((r) => r.phase === 'open')) { off(); resolve(); } };
-    const off = a.hub.ctx.bus.on('limit', check);
-    check();
+    const check = async (): Promise<void> => { if ((await limitRows(a)).some((r) => r.phase === 'open')) { off(); resolve(); } };
+    const off = a.hub.ctx.bus.on('limit', () => void check());
+    void check();
   });
-  assert.equal(Math.abs(limitRows(a.hub.db)[0]!.until_at! - resetAt) < 1000, true, JSON.stringify(limitRows(a.hub.db)));
+  const opened = await limitRows(a);
+  assert.equal(Math.abs(opened[0]!.until_at! - resetAt) < 1000, true, JSON.stringify(opened));
   const more: string[] = [];
   for (let i = 0; i < 3; i++) more.push((await a.call('spawn_agent', { prompt: `@script:limit job ${i}` })).job_id);
   assert.deepEqual((await Promise.all([first, ...more].map((id) => job(a.hub, id)))).map((j) => j.status), ['queued', 'queued', 'queued', 'queued'], 'nothing starts while it is open');
@@ -186,7 +187,7 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   const sentBefore = fake.requests.length;
   const b = await startTestHub({ dir: a.dir, fake, config: { maxAgents: 4 } });
   hubs.push(b);
-  const row = limitRows(b.hub.db)[0]!;
+  const row = (await limitRows(b))[0]!;
   assert.equal(row.phase, 'open', 'the breaker is open again at start');
   const phases: { phase: string; at: number }[] = [];
   b.hub.ctx.bus.on('limit', (e) => phases.push({ phase: e.phase, at: Date.now() }));

@@ -15,7 +15,8 @@ import { readFloor } from '../../src/floor/source.js';
 import { schedulesLine } from '../../src/runs/scheduleText.js';
 import type { Clock } from '../../src/clock.js';
 import { overseer } from '../helpers/cli.js';
-import { attempts, events, job } from '../helpers/state.js';
+import { sql, type RawBuilder } from 'kysely';
+import { attempts, events, job, row } from '../helpers/state.js';
 
 const scripts: Record<string, Script> = {
   quick: [finishStep('ran on time'), { text: 'done' }],
@@ -30,7 +31,7 @@ function movableClock(): Clock & { advance(ms: number): void } {
 
 const MIN = 60_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
-const count = (h: TestHub, sql: string, ...args: unknown[]): number => (h.hub.db.prepare(sql).get(...args) as { c: number }).c;
+const count = async (h: TestHub, q: RawBuilder<{ c: number | string }>): Promise<number> => Number((await row(h.hub, q))!.c);
 
 let fake: FakeAnthropic;
 const cleanups: (() => Promise<void>)[] = [];
@@ -127,7 +128,7 @@ describe('schedules', () => {
     // As if the hub died between the run's end and the next run's creation: nobody listens.
     h1.hub.schedules.close();
     await waitForJob(h1.hub, first.job_id, (j) => j.status === 'succeeded', 60_000);
-    assert.equal(count(h1, 'SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ?', first.schedule_id), 1);
+    assert.equal(await count(h1, sql`SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ${first.schedule_id}`), 1);
     await h1.stop({ keep: true });
 
     clock.advance(10 * MIN + 5000); // ten grid times missed
@@ -177,7 +178,7 @@ describe('schedules', () => {
     assert.equal(end.stop_reason, 'max_runs reached (2 runs)');
     assert.equal(end.next_run_at, null);
     assert.deepEqual(end.occurrences.map((o: any) => [o.n, o.status]), [[1, 'succeeded'], [2, 'succeeded']]);
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ?', first.schedule_id), 2, 'no third run');
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ${first.schedule_id}`), 2, 'no third run');
     assert.equal((await schedulesLine(h.hub.ctx.sql.db)), undefined, 'no active schedule left to show');
   });
 
@@ -189,7 +190,7 @@ describe('schedules', () => {
     const stopped = (await h.call('list_schedules', { schedule_id: bad.schedule_id })).schedules[0];
     assert.equal(stopped.status, 'stopped');
     assert.match(stopped.stop_reason, new RegExp(`^run 1 \\(${bad.job_id}\\) failed \\(reported_failure\\).*the series stops`));
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ?', bad.schedule_id), 1, 'no next run after a failure');
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ${bad.schedule_id}`), 1, 'no next run after a failure');
 
     const later = await h.call('spawn_agent', { prompt: '@script:quick', cron: '*/5 * * * *', at: iso(clock.now() + 10 * MIN) });
     assert.equal(later.status, 'waiting');
@@ -239,8 +240,8 @@ describe('schedules', () => {
   test('bad input is refused before anything is created; agents cannot schedule', { timeout: 60_000 }, async () => {
     const clock = movableClock();
     const h = await hub(clock);
-    const rows = (): number[] => [count(h, 'SELECT COUNT(*) AS c FROM jobs'), count(h, 'SELECT COUNT(*) AS c FROM schedules'), count(h, 'SELECT COUNT(*) AS c FROM events')];
-    const before = rows();
+    const rows = async (): Promise<number[]> => [await count(h, sql`SELECT COUNT(*) AS c FROM jobs`), await count(h, sql`SELECT COUNT(*) AS c FROM schedules`), await count(h, sql`SELECT COUNT(*) AS c FROM events`)];
+    const before = await rows();
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ at: iso(clock.now() - 1000) }, /^invalid_input: at .* is in the past \(it is .* now\): pass a future time, or omit at to start now/],
       [{ cron: '0 0 30 2 *' }, /cron "0 0 30 2 \*" never fires/],
@@ -263,6 +264,6 @@ describe('schedules', () => {
     assert.match((forbidden.content as { text: string }[])[0]!.text, /at, every_s, cron, max_runs and until are for the lead/);
     const tools = (await agent.listTools()).tools.map((t) => t.name);
     assert.ok(!tools.includes('list_schedules') && !tools.includes('cancel_schedule'), 'schedule tools are the lead\'s');
-    assert.deepEqual(rows(), before, 'no job, schedule or event was written');
+    assert.deepEqual(await rows(), before, 'no job, schedule or event was written');
   });
 });

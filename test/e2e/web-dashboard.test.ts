@@ -17,7 +17,8 @@ import { launchBrowser } from '../helpers/browser.js';
 import { initRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { job } from '../helpers/state.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith, cleanups } = scriptedHubs();
 let browser: Browser;
@@ -103,8 +104,8 @@ describe('the dashboard', () => {
     const done = await waitForJob(h.hub, asker, (j) => j.status === 'succeeded', 60_000);
     assert.equal(done.result, 'dropped it');
     assert.match(approvedSeen, /approved/);
-    const row = h.hub.ctx.db.prepare('SELECT decision, answered_by FROM requests WHERE job_id = ?').get(asker) as { decision: string; answered_by: string };
-    assert.deepEqual(row, { decision: 'approved', answered_by: 'person (web)' });
+    const answered = await row(h.hub, sql<{ decision: string; answered_by: string }>`SELECT decision, answered_by FROM requests WHERE job_id = ${asker}`);
+    assert.deepEqual(answered, { decision: 'approved', answered_by: 'person (web)' });
     await page.close();
   });
 

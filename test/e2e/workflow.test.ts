@@ -11,7 +11,8 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { initRepo } from '../helpers/git.js';
 import type { Script, Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { settled as settledWithin } from '../helpers/workflow.js';
-import { job } from '../helpers/state.js';
+import { job, row } from '../helpers/state.js';
+import { sql, type RawBuilder } from 'kysely';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -130,8 +131,9 @@ describe('workflows', () => {
       assert.equal(r.isError, true);
       assert.match(r.text, re);
     }
-    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM workflows').get() as { c: number }).c, 0);
-    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c, 0);
+    const count = async (q: RawBuilder<{ c: number | string }>): Promise<number> => Number((await row(h.hub, q))!.c);
+    assert.equal(await count(sql`SELECT COUNT(*) AS c FROM workflows`), 0);
+    assert.equal(await count(sql`SELECT COUNT(*) AS c FROM jobs`), 0);
     assert.equal(existsSync(join(repo, '.overseer-worktrees')) ? execFileSync('ls', [join(repo, '.overseer-worktrees')], { encoding: 'utf8' }).trim() : '', '');
   });
 });

@@ -13,7 +13,8 @@ import { waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
 import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { statusText } from '../../src/cli/status.js';
-import { job } from '../helpers/state.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith } = scriptedHubs();
 
@@ -61,7 +62,7 @@ describe('worktree bootstrap', () => {
     assert.ok(ga.setup.duration_ms >= 0);
     const gb = await h.call('get_agent', { job_id: b.job_id });
     assert.equal(gb.setup.status, 'skipped');
-    const ev = h.hub.db.prepare(`SELECT data_json FROM events WHERE job_id = ? AND kind = 'setup'`).get(a.job_id) as { data_json: string };
+    const ev = (await row(h.hub, sql<{ data_json: string }>`SELECT data_json FROM events WHERE job_id = ${a.job_id} AND kind = 'setup'`))!;
     assert.equal(JSON.parse(ev.data_json).status, 'ok');
     const state = { sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined };
     assert.match(await statusText(state, {}), new RegExp(`${a.job_id}.*setup \\d+\\.\\ds`), 'status shows the setup time');

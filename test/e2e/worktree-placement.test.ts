@@ -13,6 +13,7 @@ import { initRepo } from '../helpers/git.js';
 import { cwdOf } from '../helpers/steps.js';
 import { repoWorktreesDir } from '../../src/git/worktree.js';
 import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { updateJob } from '../../src/store/sql/jobs.js';
 import { job } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
@@ -66,7 +67,7 @@ describe('worktree placement', () => {
     // As an older Overseer left it: the job's worktree under <repo>/.overseer-worktrees/<job id>.
     const old = join(repo, '.overseer-worktrees', job_id);
     execFileSync('git', ['worktree', 'add', '-q', old, branch], { cwd: repo });
-    h.hub.ctx.store.update(job_id, { work_dir: old }, Date.now());
+    await updateJob(h.hub.ctx.sql.db, job_id, { work_dir: old }, Date.now());
 
     await h.call('resume_agent', { job_id, message: 'write two.txt' });
     await waitForJob(h.hub, job_id, (j) => j.status === 'succeeded' && j.ended_at !== null && j.diff_stat !== null && j.diff_stat.includes('two.txt'), 60_000);

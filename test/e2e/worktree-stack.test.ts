@@ -12,7 +12,8 @@ import { initRepo, gitOut, makeBareRemote } from '../helpers/git.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
 import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
-import { job } from '../helpers/state.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith } = scriptedHubs();
 
@@ -133,7 +134,8 @@ describe('stacked dependencies', () => {
   test('bad base: not a worktree job, unknown, or without worktree: a clear error and no job', { timeout: 60_000 }, async () => {
     const h = await hubWith({});
     const repo = await initRepo(join(h.dir, 'repo'));
-    const before = (h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c;
+    const jobCount = async (): Promise<number> => Number((await row(h.hub, sql<{ c: number | string }>`SELECT COUNT(*) AS c FROM jobs`))!.c);
+    const before = await jobCount();
     const bad = async (args: Record<string, unknown>, re: RegExp): Promise<void> => {
       const r = await h.callRaw('spawn_agent', { prompt: 'x', cwd: repo, ...args });
       assert.equal(r.isError, true, JSON.stringify(args));
@@ -142,9 +144,9 @@ describe('stacked dependencies', () => {
     await bad({ worktree: true, base: 'no-such-branch' }, /base "no-such-branch" is neither a job id nor a branch of .*Pass a worktree job's id/);
     await bad({ base: 'main' }, /base is only used with worktree: true/);
     await bad({ bootstrap: false }, /bootstrap is only used with worktree: true/);
-    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c, before, 'nothing was created');
+    assert.equal(await jobCount(), before, 'nothing was created');
     const ok = await h.call('spawn_agent', { prompt: '@script:none', cwd: repo, worktree: true, base: 'main', title: 'on main' });
-    assert.equal(h.hub.db.prepare('SELECT base FROM job_setup WHERE job_id = ?').pluck().get(ok.job_id), 'branch:main');
+    assert.equal((await row(h.hub, sql<{ base: string }>`SELECT base FROM job_setup WHERE job_id = ${ok.job_id}`))?.base, 'branch:main');
     await h.call('cancel_agent', { job_id: ok.job_id });
   });
 });
