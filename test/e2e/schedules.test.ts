@@ -16,7 +16,7 @@ import { schedulesLine } from '../../src/runs/scheduleText.js';
 import type { Clock } from '../../src/clock.js';
 import { overseer } from '../helpers/cli.js';
 import { sql, type RawBuilder } from 'kysely';
-import { attempts, events, job, row } from '../helpers/state.js';
+import { attempts, events, job as jobRow, row } from '../helpers/state.js';
 
 const scripts: Record<string, Script> = {
   quick: [finishStep('ran on time'), { text: 'done' }],
@@ -76,7 +76,7 @@ describe('schedules', () => {
     // One minute short of its time: still waiting. Past it: it runs.
     clock.advance(29 * MIN);
     await h.hub.schedules.tick();
-    assert.equal((await job(h.hub, job.job_id)).status, 'waiting');
+    assert.equal((await jobRow(h.hub, job.job_id)).status, 'waiting');
     clock.advance(1 * MIN + 1000);
     await h.hub.schedules.tick();
     const done = await waitForJob(h.hub, job.job_id, (j) => j.status === 'succeeded', 60_000);
@@ -140,7 +140,7 @@ describe('schedules', () => {
     const expected = firstAt + Math.ceil((clock.now() - firstAt) / MIN) * MIN;
     assert.equal(s.next_run_at, iso(expected));
     assert.ok(Date.parse(s.next_run_at) > clock.now() && Date.parse(s.next_run_at) <= clock.now() + MIN);
-    assert.equal((await job(h2.hub, s.current_job_id)).status, 'waiting');
+    assert.equal((await jobRow(h2.hub, s.current_job_id)).status, 'waiting');
     await h2.call('cancel_schedule', { schedule_id: first.schedule_id });
   });
 
@@ -198,7 +198,7 @@ describe('schedules', () => {
     assert.equal(c.status, 'cancelled');
     assert.equal(c.stop_reason, 'cancelled: not needed');
     assert.match(c.note, /was cancelled/);
-    assert.equal((await job(h.hub, later.job_id)).status, 'cancelled');
+    assert.equal((await jobRow(h.hub, later.job_id)).status, 'cancelled');
     await h.hub.schedules.idle();
     assert.equal(h.hub.schedules.wakeAt, undefined, 'nothing left to wake for');
     const again = await h.call('cancel_schedule', { schedule_id: later.schedule_id });
