@@ -20,6 +20,9 @@ import { getNote, setNote } from '../../src/store/sql/notes.js';
 import { Bus, type BusEvents } from '../../src/services/bus.js';
 import { relayBus, type Relay } from '../../src/services/relay.js';
 import { waitUntil } from '../../src/services/wait.js';
+import { Limits } from '../../src/limits/service.js';
+import { accounts } from '../../src/limits/account.js';
+import { systemClock, type Clock } from '../../src/clock.js';
 import { freshDatabase } from '../helpers/postgres.js';
 
 type Events = BusEvents & LayerEvents;
@@ -156,6 +159,48 @@ describe('the bus across hubs on PostgreSQL', () => {
     const r = await waiting;
     assert.deepEqual(r, { ok: true, value: 'v1' });
     t.diagnostic(`waiter on B woke ${(performance.now() - started).toFixed(1)} ms after A began its write`);
+  });
+});
+
+describe('provider limits across hubs on PostgreSQL', () => {
+  test('a limit opened on hub A holds on hub B (same account), and its passing on A lets B\'s paused child go and B dispatch', async (t) => {
+    const { a, b } = await twoHubs(t);
+    let aheadMs = 0; // A's clock, moved past the limit's wait to let A's next answer close it
+    const make = (x: Side, calls: string[], clock: Clock): Limits => {
+      const l = new Limits({
+        q: x.s.db, bus: x.bus, clock, log, settings: { backoffBaseMs: 60_000, backoffCapMs: 60_000, probeLeaseMs: 60_000 },
+        accounts: accounts({ ANTHROPIC_API_KEY: 'same-key', HOME: '/h' }), rand: () => 0,
+      }, { pause: (id) => { calls.push(`pause ${id}`); return true; }, unpause: (id) => { calls.push(`unpause ${id}`); return true; }, dispatch: () => void calls.push('dispatch') });
+      t.after(() => l.close());
+      return l;
+    };
+    const onA: string[] = [];
+    const onB: string[] = [];
+    const la = make(a, onA, { now: () => Date.now() + aheadMs });
+    const lb = make(b, onB, systemClock);
+    await Promise.all([la.ready(), lb.ready()]);
+    la.start();
+    lb.start();
+    /** B has heard A's change into `phase` and read the row again (its rereads run in order with its writes). */
+    const bRead = async (phase: string): Promise<void> => {
+      await heard(b.bus, 'limit', (e) => e.phase === phase, 10_000, `A's limit ${phase} on B`);
+      await lb.settled();
+    };
+    assert.equal(lb.room('claude'), 'all');
+    let read = bRead('open');
+    la.limitSeen('claude', 'j-a', { kind: 'rate_limit', status: 429, retryAfterMs: 60_000, message: '429' }, false);
+    await read;
+    assert.equal(lb.room('claude'), 'none', 'B starts nothing of that account while A\'s limit holds');
+    assert.equal(lb.admit('claude', 'q-b'), 'wait');
+    lb.limitSeen('claude', 'j-b', { kind: 'rate_limit', status: 429, retryAfterMs: 60_000, message: '429' }, true);
+    assert.deepEqual(onB, ['pause j-b'], 'B pauses its own child that meets the limit');
+    await lb.settled();
+    read = bRead('closed');
+    aheadMs = 61_000;
+    la.answered('claude', 'j-a');
+    await read;
+    assert.equal(lb.room('claude'), 'all', 'passed on A: passed on B');
+    assert.deepEqual(onB.slice(1), ['unpause j-b', 'dispatch'], 'B\'s paused child goes on, its queue starts');
   });
 });
 
