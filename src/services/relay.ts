@@ -28,6 +28,8 @@ export interface Relay {
   start(): Promise<void>;
   /** Stop tapping, send what is queued, stop listening. */
   stop(): Promise<void>;
+  /** Resolves when what was emitted so far has been published (or failed to be). */
+  idle(): Promise<void>;
   /** What crossed so far, both ways (figures and tests). */
   counts(): { sent: number; heard: number; resyncs: number };
 }
@@ -45,7 +47,7 @@ function idsOnly<K extends keyof BusEvents>(name: K, ev: BusEvents[K]): BusEvent
 
 export function relayBus(o: RelayOptions): Relay {
   const counts = { sent: 0, heard: 0, resyncs: 0 };
-  if (!o.notifier.crosses) return { start: async () => undefined, stop: async () => undefined, counts: () => ({ ...counts }) };
+  if (!o.notifier.crosses) return { start: async () => undefined, stop: async () => undefined, idle: async () => undefined, counts: () => ({ ...counts }) };
   const gap = o.progressGapMs ?? 1000;
   const queue: Sent<BusEvents>[] = [];
   /** Jobs whose progress crossed within the gap; `pending`: another came meanwhile. */
@@ -102,7 +104,11 @@ export function relayBus(o: RelayOptions): Relay {
     open(jobId);
   };
 
+  const idle = async (): Promise<void> => {
+    while (sending) await sending;
+  };
   return {
+    idle,
     async start() {
       untap = o.bus.tap(tapped);
       try {
@@ -126,7 +132,7 @@ export function relayBus(o: RelayOptions): Relay {
       untap = undefined;
       for (const w of windows.values()) clearTimeout(w.timer);
       windows.clear();
-      while (sending) await sending;
+      await idle();
       await listening?.close();
       listening = undefined;
     },
