@@ -56,7 +56,9 @@ export function setupConfinement(o: {
       if (!lockMounts) return () => undefined;
       // Every lock and job change starts a pass, which reads both through the layer; the first
       // one now fills the view a child's start plans from (LockMounts.heldByOthers).
-      const offs = [bus.on('lock', () => void lockMounts!.sync()), bus.on('job', () => void lockMounts!.sync())];
+      // Other hubs' too: a file another hub's agent took turns read-only here (one pass per resync).
+      const sync = (): void => void lockMounts!.sync();
+      const offs = [bus.on('lock', sync, { remote: true, resync: sync }), bus.on('job', sync, { remote: true, resync: sync })];
       void lockMounts.sync();
       return () => { for (const off of offs) off(); lockMounts!.close(); };
     },

@@ -132,7 +132,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   };
 
   const attach = (): void => {
-    detach = FLOOR_EVENTS.map((e) => o.bus.on(e, changed));
+    detach = FLOOR_EVENTS.map((e) => o.bus.on(e, changed, { remote: true, resync: changed }));
     heartbeat = setInterval(() => { for (const s of streams) if (!s.blocked) s.res.write(PING); }, o.heartbeatMs ?? 15_000);
     heartbeat.unref();
   };
