@@ -86,7 +86,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     await guard('state place', () => checkStatePlace(cfg.home, deps)),
     await guard('confinement', () => checkConfinement(cfg.config, deps)),
     await guard('state db', () => checkStateDb(cfg.home)),
-    ...(await optional('database', () => checkDatabase(cfg.config))),
+    ...(await optional('database', () => checkDatabase(cfg.config, deps))),
     await guard('hub', () => checkHub(cfg.home, deps)),
     await guard('sessions', () => checkSessions(cfg.config, cfg.home, deps)),
     await guard('notifications', () => checkNotify(cfg.config, deps)),

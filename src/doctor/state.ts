@@ -121,7 +121,7 @@ export async function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION): 
         : `check that ${file} and its directory are readable by this user`,
     };
   } finally {
-    s?.close();
+    await s?.close();
   }
 }
 

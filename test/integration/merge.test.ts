@@ -79,7 +79,7 @@ describe('merge and queue', () => {
     assert.ok(events(j.id).includes('merged'));
     const shown = await h.call('get_agent', { job_id: j.id });
     assert.deepEqual({ into: shown.merged.into, mode: shown.merged.mode, commit: shown.merged.commit }, { into: 'main', mode: 'merge', commit: r.commit }, 'get_agent shows the merge');
-    assert.match(await statusText({ sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined }, {}), new RegExp(`${j.id}.*merged into main`), 'and so does status');
+    assert.match(await statusText({ sql: h.hub.ctx.sql, home: h.home, close: async () => undefined }, {}), new RegExp(`${j.id}.*merged into main`), 'and so does status');
     assert.equal((await gitOut(repo, ['worktree', 'list', '--porcelain'])).match(/^worktree /gm)?.length, 1, 'no scratch worktree left');
     await assert.rejects(h.call('merge_branch', { job_id: j.id }), /already merged/);
   });
