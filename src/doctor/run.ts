@@ -85,7 +85,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     await guard('state dir', () => checkStateDir(cfg.home)),
     await guard('state place', () => checkStatePlace(cfg.home, deps)),
     await guard('confinement', () => checkConfinement(cfg.config, deps)),
-    await guard('state db', () => checkStateDb(cfg.home)),
+    await guard('state db', () => checkStateDb(cfg.home, undefined, cfg.config?.databaseUrl)),
     ...(await optional('database', () => checkDatabase(cfg.config, deps))),
     await guard('hub', () => checkHub(cfg.home, deps)),
     await guard('sessions', () => checkSessions(cfg.config, cfg.home, deps)),

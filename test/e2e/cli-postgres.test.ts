@@ -165,6 +165,7 @@ describe('the CLI on PostgreSQL (OVERSEER_DATABASE_URL, no hub)', () => {
     const { url, home } = await crew(t);
     const r = await overseer(home, ['doctor', '--json'], { ...env(home, url), OVERSEER_CONFINE: 'auto' });
     const checks = (JSON.parse(r.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks;
+    assert.match(checks.find((c) => c.name === 'state db')!.detail, /the state is in the PostgreSQL database/, 'no talk of a SQLite file the hub would create');
     const db = checks.find((c) => c.name === 'database');
     assert.ok(db, r.stdout);
     assert.match(db.detail, /migrations applied \(current\)/);
