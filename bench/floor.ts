@@ -131,8 +131,8 @@ async function partA(): Promise<Pick<FloorBenchResult, 'readFloor' | 'buildFloor
     const o = { now, hub: { url: 'http://127.0.0.1:1/mcp', pid: 1, started_at: now - 1000, version: '0' }, cap: 16, source: 'hub' as const };
     const q = sqlOver(db).db;
     const selectJobs = await timeAsync(ITER, () => listJobs(q, { limit: 10_000 }));
-    const read = await timeAsync(ITER, () => readFloor(db, o));
-    const input = await readFloorInput(db, o);
+    const read = await timeAsync(ITER, () => readFloor(q, o));
+    const input = await readFloorInput(q, o);
     const build = time(ITER, () => buildFloor(input, now));
     const floor = buildFloor(input, now);
     const stringify = time(ITER, () => JSON.stringify(floor));

@@ -11,7 +11,7 @@
 // cannot keep up gets only the newest frame when it drains. Errors: { error: { code, message } }.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlDb } from '../store/sql/open.js';
 import type { Caller } from '../services/context.js';
 import type { Bus, BusEvents } from '../services/bus.js';
 import type { Logger } from '../log.js';
@@ -28,7 +28,8 @@ const PING = sseComment('ping');
 export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit', 'run'];
 
 export interface FloorApiOptions {
-  db: Database.Database;
+  /** The hub's layer (both databases); the floor stops reading it at `close()`, before the hub closes it. */
+  sql: SqlDb;
   bus: Bus;
   now: () => number;
   cap: number;
@@ -88,7 +89,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   /** Changes seen (a stream's first read compares before and after). */
   let changes = 0;
 
-  const read = (doneLimit?: number, project?: string): Promise<Floor> => readFloor(o.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit, ...(project !== undefined ? { project } : {}) });
+  const read = (doneLimit?: number, project?: string): Promise<Floor> => readFloor(o.sql.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit, ...(project !== undefined ? { project } : {}) });
 
   const write = (s: Stream, frame: string): void => {
     if (s.blocked) { s.pending = frame; return; }
@@ -98,7 +99,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   /** One frame to every stream; streams asking for another DONE length get their own build.
    * The timer stays set while the floor is read, so changes meanwhile wait for the next frame. */
   const flush = async (): Promise<void> => {
-    if (closed || !o.db.open || streams.size === 0) {
+    if (closed || streams.size === 0) {
       timer = undefined;
       return;
     }
@@ -118,7 +119,8 @@ export function floorApi(o: FloorApiOptions): FloorApi {
         if (!closed && streams.has(s)) write(s, text);
       }
     } catch (err) {
-      o.log.error({ err }, 'could not build the floor for its streams');
+      // A read still in flight when the hub stopped (close(), then the database closes) is no error.
+      if (!closed) o.log.error({ err }, 'could not build the floor for its streams');
     } finally {
       timer = undefined;
     }

@@ -58,7 +58,7 @@ describe('the conflict guard', () => {
     const listed = await h.call('list_overlaps', {});
     assert.equal(listed.overlaps.length, 1);
     assert.match(overlapsText(await listOverlaps(h.hub.ctx.sql.db)), new RegExp(`! ${a.job_id}|! ${b.job_id}`));
-    const floor = buildFloor(await readFloorInput(h.hub.db, { now: Date.now(), hub: null, cap: 8, source: 'hub' }), Date.now());
+    const floor = buildFloor(await readFloorInput(h.hub.ctx.sql.db, { now: Date.now(), hub: null, cap: 8, source: 'hub' }), Date.now());
     assert.ok(floor.needs_you.some((n) => n.kind === 'overlap' && /shared\.txt/.test(n.text)), 'NEEDS YOU shows it (status, watch, the page)');
     found.open();
 

@@ -80,12 +80,12 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   // model's `limits` and queued jobs' why (what status --floor, watch and the dashboard show), and
   // the text of `overseer status`.
   const seen: { phase: string; kind: string | null; until: number | null; queued: number; frozen: number; line?: string; why: (string | null)[]; status: string }[] = [];
-  const state = { sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined };
+  const state = { sql: h.hub.ctx.sql, home: h.home, close: async () => undefined };
   const off = h.hub.ctx.bus.on('limit', async () => {
     const r = (await limitRows(h)).find((x) => x.provider === 'claude');
     const queued = (await byStatus(h.hub, 'queued')).length;
     const frozen = (await byStatus(h.hub, 'frozen')).length;
-    const f = await readFloor(h.hub.db, { now: Date.now(), hub: null, cap: 6, source: 'hub' });
+    const f = await readFloor(h.hub.ctx.sql.db, { now: Date.now(), hub: null, cap: 6, source: 'hub' });
     if (r) {
       seen.push({
         phase: r.phase, kind: r.kind, until: r.until_at, queued, frozen,
@@ -179,7 +179,7 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   for (let i = 0; i < 3; i++) more.push((await a.call('spawn_agent', { prompt: `@script:limit job ${i}` })).job_id);
   assert.deepEqual((await Promise.all([first, ...more].map((id) => job(a.hub, id)))).map((j) => j.status), ['queued', 'queued', 'queued', 'queued'], 'nothing starts while it is open');
   // overseer status --json marks each job the limit holds.
-  const json = await statusJson({ sql: a.hub.ctx.sql, db: a.hub.db }, {});
+  const json = await statusJson({ sql: a.hub.ctx.sql }, {});
   assert.deepEqual(json.map((j) => String(j.waiting_on_limit).replace(/\d\d:\d\d:\d\d/, 'T')), [0, 1, 2, 3].map(() => 'claude: usage limit reached until T — 4 agents waiting'));
   await a.stop({ keep: true });
 

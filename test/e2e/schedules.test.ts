@@ -67,7 +67,7 @@ describe('schedules', () => {
     assert.equal(h.hub.schedules.wakeAt, runAt, 'the timer is armed for its time');
     const listed = (await h.call('list_agents', { status: 'waiting' })).agents;
     assert.deepEqual(listed.map((a: any) => [a.job_id, a.run_at]), [[job.job_id, iso(runAt)]]);
-    const floor = await readFloor(h.hub.db, { now: clock.now(), hub: null, cap: 8, source: 'hub' });
+    const floor = await readFloor(h.hub.ctx.sql.db, { now: clock.now(), hub: null, cap: 8, source: 'hub' });
     const row = floor.queued.find((f) => f.job_id === job.job_id)!;
     assert.equal(row.why_waiting, `scheduled: runs at ${iso(runAt)}`);
     assert.equal(row.run_at, runAt);

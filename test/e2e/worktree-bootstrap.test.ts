@@ -64,7 +64,7 @@ describe('worktree bootstrap', () => {
     assert.equal(gb.setup.status, 'skipped');
     const ev = (await row(h.hub, sql<{ data_json: string }>`SELECT data_json FROM events WHERE job_id = ${a.job_id} AND kind = 'setup'`))!;
     assert.equal(JSON.parse(ev.data_json).status, 'ok');
-    const state = { sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined };
+    const state = { sql: h.hub.ctx.sql, home: h.home, close: async () => undefined };
     assert.match(await statusText(state, {}), new RegExp(`${a.job_id}.*setup \\d+\\.\\ds`), 'status shows the setup time');
   });
 
