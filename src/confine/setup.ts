@@ -12,6 +12,7 @@ import { which } from '../launch/which.js';
 import type { Bus } from '../services/bus.js';
 import { ConfinedLauncher, confineStatus, type ConfineStatus } from './launcher.js';
 import { LockMounts, pythonHelper } from './lockMounts.js';
+import { ChildScopes, treeOf } from './childScopes.js';
 
 export interface Confinement {
   processes: ProcessLauncher;
@@ -34,8 +35,9 @@ export function setupConfinement(o: {
     status.heldReason = 'lock mode off: held files are not enforced';
   } else if (python) {
     lockMounts = new LockMounts({
-      held: async () => (await allLocks(o.q)).map((l) => ({ path: l.path, holder: l.holder })),
-      running: async () => (await jobsByStatus(o.q, 'running')).filter((j) => j.pid !== null).map((j) => ({ jobId: j.id, pid: j.pid! })),
+      held: async () => (await allLocks(o.q)).map((l) => ({ path: l.path, holder: l.holder, repo: l.repo, rel: l.rel_path })),
+      running: async () => (await jobsByStatus(o.q, 'running')).map((j) => ({ jobId: j.id, pid: j.pid, tree: treeOf(j) })),
+      scopes: new ChildScopes(),
       helper: pythonHelper(python, join(o.packageRoot, 'hooks', 'overseer-lockmount.py')),
       log: o.log,
       now: o.now,
