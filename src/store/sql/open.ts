@@ -37,31 +37,12 @@ const pgTypes = {
     oid === PG_INT8 && format !== 'binary' ? int8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-/** The layer over a SQLite connection the synchronous store already opened (the hub's, during
- * the move): the two share it, so their transactions exclude each other; close leaves it open. */
+/** The layer over a SQLite connection opened elsewhere (the CLI's read-only handle, a test's file);
+ * close leaves the connection open for its opener to close. */
 export function sqlOver(sqlite: Db): SqlDb {
   const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(sqlite, false) });
   registerSqlite(db, sqlite);
-  if (!layers.has(sqlite)) layers.set(sqlite, db);
-  return {
-    db, dialect: 'sqlite', close: () => {
-      if (layers.get(sqlite) === db) layers.delete(sqlite);
-      return db.destroy();
-    },
-  };
-}
-
-/** The first open layer over each SQLite connection (the hub's `ctx.sql.db` over its own). */
-const layers = new WeakMap<Db, Kysely<Schema>>();
-
-/**
- * mixed period (until the readers take the layer from their caller): the layer over a SQLite
- * connection a synchronous reader was given — the one already open over it (one Kysely per
- * connection, so their transactions queue on one mutex instead of nesting), else a new one kept
- * for the connection's life.
- */
-export function layerOf(sqlite: Db): Kysely<Schema> {
-  return layers.get(sqlite) ?? sqlOver(sqlite).db;
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
 export interface OpenSqlOptions {
