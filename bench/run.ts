@@ -517,6 +517,7 @@ const entries: Entry<any>[] = [
           ...(c.handover ? [{ benchmark: 'PostgreSQL vs SQLite: lock contention', figure: `${c.what}: hand-over p50 / p90`, value: pp(c.handover.postgres), baseline: `${pp(c.handover.sqlite)} SQLite`, ratio: f2(c.handover.postgres.p50 / c.handover.sqlite.p50), goal: `guard: p50 ≤ ${GUARD_HANDOVER_MS} ms`, met: met(c.handover.postgres.p50 <= GUARD_HANDOVER_MS && c.handover.sqlite.p50 <= GUARD_HANDOVER_MS) }] : []),
           { benchmark: 'PostgreSQL vs SQLite: lock contention', figure: `${c.what}: grants per client per s`, value: f1(c.perClient.postgres), baseline: `${f1(c.perClient.sqlite)} SQLite`, ratio: f2(c.perClient.postgres / c.perClient.sqlite), goal: '', met: '' },
         ]),
+        { benchmark: 'PostgreSQL vs SQLite: idle hub', figure: 'statements a second of its own, 16 live agents', value: f1(r.pgBackgroundPerS), baseline: '', ratio: '', goal: '', met: '' },
         { benchmark: 'PostgreSQL vs SQLite: hub start', figure: 'Hub.open + start, new state p50 / p90', value: pp(r.start.fresh.postgres), baseline: `${pp(r.start.fresh.sqlite)} SQLite`, ratio: f2(r.start.fresh.postgres.p50 / r.start.fresh.sqlite.p50), goal: '', met: '' },
         { benchmark: 'PostgreSQL vs SQLite: hub start', figure: 'Hub.open + start, again p50 / p90', value: pp(r.start.again.postgres), baseline: `${pp(r.start.again.sqlite)} SQLite`, ratio: f2(r.start.again.postgres.p50 / r.start.again.sqlite.p50), goal: '', met: '' },
       ];

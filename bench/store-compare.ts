@@ -12,7 +12,8 @@
 // Both hubs live in this process for the whole run (HTTP on 127.0.0.1:0; PostgreSQL 15 on
 // 127.0.0.1, a throwaway cluster from test/helpers/postgres.ts); the clients are real MCP SDK
 // clients on a worker thread (bench/store-clients.ts), so the hubs' event loop does not also run
-// them. Every measure runs in blocks alternating between the two (the order flips each round), so
+// them. The statements sent to PostgreSQL are counted per call (each one a round trip: what a
+// network between the hub and its database multiplies). Every measure runs in blocks alternating between the two (the order flips each round), so
 // load from other work on the machine falls on both alike; warm-up calls are not recorded; both
 // get the same number of rounds.
 // A regression guard, not a target: the run fails when PostgreSQL's median of any tool call is more
@@ -79,6 +80,8 @@ export interface StoreCompareResult {
   contention: ContentionFigure[];
   start: { fresh: Pair; again: Pair };
   load: { start: string; end: string };
+  /** statements per second the idle PostgreSQL hub sends of its own (16 live agents) */
+  pgBackgroundPerS: number;
   /** what the guard found (empty: passed) */
   guard: string[];
 }
@@ -143,12 +146,27 @@ const query = pg.Client.prototype.query as (...a: unknown[]) => unknown;
   return query.apply(this, a);
 };
 
-/** `block` for a side, and on PostgreSQL the statements it sent per call (`calls` calls a block). */
+/**
+ * The idle hub's own statements per second (its health monitor's tick: one read, then one UPDATE
+ * per live job and warning kind, every second), measured over `ms` before the calls.
+ */
+let backgroundPerS = 0;
+async function measureBackground(ms: number): Promise<number> {
+  const before = pgSent;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, ms)); // a measuring window, not a sync
+  backgroundPerS = (pgSent - before) / ((performance.now() - t0) / 1000);
+  return backgroundPerS;
+}
+
+/** `block` for a side, and on PostgreSQL the statements it sent per call (`calls` calls a block), the idle hub's own in the same seconds taken out. */
 function counting<T>(perCall: number[], calls: number, block: (s: Side) => Promise<T>): (s: Side) => Promise<T> {
   return async (s) => {
     const before = pgSent;
+    const t0 = performance.now();
     const r = await block(s);
-    if (s.dialect === 'postgres') perCall.push((pgSent - before) / calls);
+    const secs = (performance.now() - t0) / 1000;
+    if (s.dialect === 'postgres') perCall.push(Math.max(0, pgSent - before - backgroundPerS * secs) / calls);
     return r;
   };
 }
@@ -302,6 +320,7 @@ export async function benchStoreCompare(): Promise<StoreCompareResult> {
       await rpc({ cmd: 'connect', set: `${s.dialect}:lead`, url: s.url, tokens: [s.h.hub.leadToken] });
       await rpc({ cmd: 'connect', set: `${s.dialect}:agent`, url: s.url, tokens: s.agents.map((a) => a.token) });
     }
+    out(`the idle PostgreSQL hub with ${AGENTS} live agents sends ${f1(await measureBackground(3000))} statements a second of its own (taken out of the counts below)\n`);
     out(`1. a tool call over HTTP (${ROUNDS} alternating blocks of ${CALLS} calls per hub, ${WARMUP} warm-up calls before each)\n`);
     const calls = await toolCalls(sides, rpc);
     out(`   (${((performance.now() - t0) / 1000).toFixed(1)} s so far)\n`);
@@ -312,7 +331,7 @@ export async function benchStoreCompare(): Promise<StoreCompareResult> {
     for (const s of sides.splice(0)) await closeSide(s);
     out(`3. the hub's start (${START_ROUNDS} alternating rounds)\n`);
     const start = await hubStarts();
-    const r: StoreCompareResult = { calls, contention: cont, start, load: { start: loadStart, end: loadavg() }, guard: [] };
+    const r: StoreCompareResult = { calls, contention: cont, start, load: { start: loadStart, end: loadavg() }, pgBackgroundPerS: backgroundPerS, guard: [] };
     r.guard = guardOf(r);
     out(`load average at end ${r.load.end}; ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     out(r.guard.length ? `GUARD FAILED:\n${r.guard.map((g) => `  ${g}\n`).join('')}` : `guard: every PostgreSQL median tool call ≤ ×${GUARD_RATIO} SQLite's, every median hand-over ≤ ${GUARD_HANDOVER_MS} ms\n`);
