@@ -16,6 +16,7 @@ import type { LockGuard } from './confine/lockGuard.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
 import { silentLogger, type Logger } from './log.js';
 import type { SqlDb } from './store/sql/open.js';
+import { newHubId } from './store/sql/hubs.js';
 import type { Db } from './store/db.js';
 import { sqliteUnder } from './store/sql/tx.js';
 import { JobStore } from './store/jobs.js';
@@ -134,6 +135,8 @@ export interface Services {
   takenOver: { active(): boolean; load(): Promise<void> };
   /** The tools offered, in the order of tools/list. */
   tools: ToolDef[];
+  /** This hub's id (docs/store-plan.md §3.4): the owner of what it creates; its row in `hubs` once it starts. */
+  hubId: string;
 }
 
 /**
@@ -210,8 +213,9 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     freeze: async (id) => { await jobs.pause({ job_id: id, mode: 'freeze' }, { role: 'lead' }); },
     cancel: async (id, reason) => { await jobs.cancel({ job_id: id, reason, cascade: true }, { role: 'lead' }); },
   });
+  const hubId = newHubId();
   const runner = new Runner(ctx, {
-    children, limits, models, lockGuard, hookLedger, activity: health,
+    hubId, children, limits, models, lockGuard, hookLedger, activity: health,
     memory: (prompt) => memorySection(kb, prompt),
     transcripts: search ? search.indexer : NO_TRANSCRIPT_SINK,
   });
@@ -252,7 +256,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   ];
   return {
     ctx, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
-    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools,
+    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools, hubId,
     lifecycle: {
       schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
