@@ -8,7 +8,7 @@
 // - a hub paused past the timeout, then continued, ends its children and exits.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
@@ -52,6 +52,17 @@ async function crew(scripts: Record<string, Script>): Promise<{ dir: string; db:
 const job = async (db: SqlDb, id: string) => db.db.selectFrom('jobs').select(['status', 'hub_id', 'pid', 'token_hash']).where('id', '=', id).executeTakeFirstOrThrow();
 const hubOf = async (db: SqlDb, pid: number) => db.db.selectFrom('hubs').selectAll().where('pid', '=', pid).executeTakeFirstOrThrow();
 
+/** The HTTP status of an MCP initialize with `token`. */
+async function initialize(url: string, token: string): Promise<number> {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'token-check', version: '1' } } }),
+  });
+  await r.body?.cancel();
+  return r.status;
+}
+
 /** Kill an orphaned child's process group at the end, whatever happened. */
 function reap(pid: number | null): void {
   if (pid) cleanups.push(() => { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } });
@@ -87,6 +98,10 @@ describe('many hubs on one PostgreSQL database', { timeout: 240_000 }, () => {
     assert.equal((await hubOf(c.db, h1.pid)).dead_at, null, 'the first hub is not taken for dead');
     assert.notEqual((await hubOf(c.db, h2.pid)).id, before.hub_id);
 
+    // Its token opens a session on its own hub only: an agent talks to the hub that runs it.
+    const token = readFileSync(`/proc/${before.pid}/environ`, 'utf8').split('\0').find((e) => e.startsWith('OVERSEER_TOKEN='))!.slice('OVERSEER_TOKEN='.length);
+    assert.equal(await initialize(h1.url, token), 200, 'the child\'s token on its hub');
+    assert.equal(await initialize(h2.url, token), 401, 'the child\'s token on the other hub');
     // The child calls its hub again: its token still works there.
     gate();
     await eventually('the child\'s call after the second hub started', async () =>
@@ -121,7 +136,9 @@ describe('many hubs on one PostgreSQL database', { timeout: 240_000 }, () => {
     const dead = await hubOf(c.db, h1.pid);
     assert.notEqual(dead.dead_at, null, 'hub one is marked dead');
     const w = await waiting;
+    const wokeMs = Date.now() - killedAt;
     assert.equal(w.done[0]?.status, 'interrupted', JSON.stringify(w));
+    assert.ok(wokeMs < 15_000, `the waiting lead returned ${wokeMs} ms after the kill: woken by the reconciliation's job event, not its own 30 s timeout`);
   });
 
   test('a hub paused past the timeout, then continued, ends its children and exits', async () => {
