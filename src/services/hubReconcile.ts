@@ -36,7 +36,8 @@ export function deadHubReconciler(ctx: HubContext, me: string): {
       for (const { id } of jobs) {
         const last = (await attemptsOf(trx, id)).at(-1);
         if (last && last.ended_at === null) await attemptUpdate(trx, id, last.n, { status: 'interrupted', ended_at: now, failure_class: 'interrupted', error }).execute();
-        await jobUpdate(trx, id, { status: 'interrupted', pid: null, token_hash: null, ended_at: now, failure_class: 'interrupted', error }, now).execute();
+        // Unowned: resumed later, it runs on a hub where its directory is (docs/store-plan.md §3.4).
+        await jobUpdate(trx, id, { status: 'interrupted', pid: null, token_hash: null, ended_at: now, failure_class: 'interrupted', error, hub_id: null }, now).execute();
         await eventInsert(trx, id, now, 'reconciled', { to: 'interrupted', dead_hub: dead.id, by: me }).execute();
         if ((await release(trx, id)).length) c.lockHolders.push(id);
         await dropWaitsOf(trx, id);

@@ -85,9 +85,9 @@ export async function reconcile(ctx: HubContext, me: string): Promise<ReconcileR
     ]);
     (requeue ? report.requeued : report.interrupted).push(j.id);
   }
-  // What the earlier hubs still owned is this hub's now: their queued and waiting jobs (their
-  // files are on this machine), and the runs, workflows and debates they drove.
-  await q.updateTable('jobs').set({ hub_id: me }).where('status', 'in', ['queued', 'waiting']).where(theirs).execute();
+  // What the earlier hubs owned is this hub's now: their jobs (their files are on this machine;
+  // an interrupted one resumed later runs here), and the runs, workflows and debates they drove.
+  await q.updateTable('jobs').set({ hub_id: me }).where(theirs).execute();
   await q.updateTable('runs').set({ hub_id: me }).where(theirs).execute();
   await q.updateTable('workflows').set({ hub_id: me }).where(theirs).execute();
   await q.updateTable('debates').set({ hub_id: me }).where(theirs).execute();
