@@ -20,6 +20,7 @@ import { Bus, type BusEvents } from './services/bus.js';
 import { relayBus } from './services/relay.js';
 import { notifierFor, type LayerEvents } from './store/sql/notify.js';
 import { sqlTarget } from './store/sql/url.js';
+import { newHubId } from './store/sql/hubs.js';
 import type { HubContext } from './services/context.js';
 import { JobService, NOT_CONFINABLE, NO_TAKEOVER, spawnConfinement } from './services/jobs.js';
 import { NO_TRANSCRIPT_SINK, Runner } from './services/runner.js';
@@ -101,8 +102,6 @@ export const NOTHING: Lifecycle = { start: () => undefined, stop: () => undefine
 /** Every service of one hub, built. */
 export interface Services {
   ctx: HubContext;
-  /** This hub's id among the hubs of one database (the origin of the events it relays). */
-  hubId: string;
   /** OS confinement of children (undefined with an injected process launcher: nothing to confine). */
   confinement: Confinement | undefined;
   lockGuard: LockGuard;
@@ -136,6 +135,8 @@ export interface Services {
   takenOver: { active(): boolean; load(): Promise<void> };
   /** The tools offered, in the order of tools/list. */
   tools: ToolDef[];
+  /** This hub's id (docs/store-plan.md §3.4): the owner of what it creates, its row in `hubs` once it starts, the origin of the events it relays. */
+  hubId: string;
 }
 
 /**
@@ -188,7 +189,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     }) : undefined,
   });
   // The bus across hubs on one PostgreSQL database (src/services/relay.ts); nothing on SQLite.
-  const hubId = `h-${ctx.ids.token().slice(0, 12)}`;
+  const hubId = newHubId();
   const target = sqlTarget(config);
   const relay = relayBus({
     bus: ctx.bus, db: sql.db, log,
@@ -217,7 +218,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     cancel: async (id, reason) => { await jobs.cancel({ job_id: id, reason, cascade: true }, { role: 'lead' }); },
   });
   const runner = new Runner(ctx, {
-    children, limits, models, lockGuard, hookLedger, activity: health,
+    hubId, children, limits, models, lockGuard, hookLedger, activity: health,
     memory: (prompt) => memorySection(kb, prompt),
     transcripts: search ? search.indexer : NO_TRANSCRIPT_SINK,
   });
@@ -243,7 +244,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   // The implement/review workflow is a bundled script on the script engine (src/workflow/steps.ts).
   const workflowCore = new WorkflowCore(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
   const runs = new RunService(ctx, jobs, budgets);
-  const scripts = new ScriptRuns(ctx, jobs, requests, new BundledScripts([workflowCore.script]));
+  const scripts = new ScriptRuns(ctx, jobs, requests, new BundledScripts([workflowCore.script]), hubId);
   const workflows = new WorkflowService(ctx, jobs, workflowCore, scripts);
   const debates = caps.debates ? new DebateService(ctx, jobs, notes) : undefined;
   const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;

@@ -165,6 +165,9 @@ export const ConfigSchema = z
     /** Where the state lives: unset = SQLite in <home>/state.db; `postgres://user:password@host:5432/db?sslmode=…` = PostgreSQL (src/store/sql): every piece of state in that database.
      * Checked when the database is opened, not here: a schema message would print the value, password and all. */
     databaseUrl: z.string().min(1).optional(),
+    /** Many hubs on one database (docs/store-plan.md §3.6): how often a hub beats, and how old a heartbeat makes a dead hub (ms). */
+    hubBeatMs: intFromString(50, 600_000).default(5000),
+    hubTimeoutMs: intFromString(100, 3_600_000).default(30_000),
   })
   .strict();
 
@@ -209,6 +212,8 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_LIMITS: 'limits',
   OVERSEER_CAPABILITIES: 'capabilities',
   OVERSEER_DATABASE_URL: 'databaseUrl',
+  OVERSEER_HUB_BEAT_MS: 'hubBeatMs',
+  OVERSEER_HUB_TIMEOUT_MS: 'hubTimeoutMs',
 };
 
 /** The git top level of `dir`, or undefined outside a repository. */
@@ -302,7 +307,9 @@ export function loadConfigFrom(raw: Record<string, unknown>, source = 'configura
     });
     throw new InvalidInputError(`Invalid ${source}:\n  ${lines.join('\n  ')}`);
   }
-  return parsed.data;
+  const c = parsed.data;
+  if (c.hubTimeoutMs <= c.hubBeatMs) throw new InvalidInputError(`Invalid ${source}:\n  hubTimeoutMs (env OVERSEER_HUB_TIMEOUT_MS) = ${c.hubTimeoutMs} is not longer than hubBeatMs (env OVERSEER_HUB_BEAT_MS) = ${c.hubBeatMs}: a hub is taken for dead after it missed several beats; raise the timeout or lower the beat`);
+  return c;
 }
 
 /** Load config for a process started in `cwd` with environment `env`. */

@@ -36,6 +36,9 @@ import { hubResourceDeps, type ResourceDeps } from './mcp/resources.js';
 import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
+import { deadHubReconciler } from './services/hubReconcile.js';
+import { HubRegistry } from './store/sql/hubs.js';
+import { hostname } from 'node:os';
 import { writeCodexHome } from './launch/codex/launcher.js';
 import { excludeOverseerDirs } from './git/worktree.js';
 import { blockingTest, type CallScope, type ToolDef } from './tools/registry.js';
@@ -56,6 +59,9 @@ export interface HubOptions extends ComposeOptions {
   writeHubInfo?: boolean;
   /** Publishes hub.json for the holder of the state directory's claim (src/hubproc/). */
   publish?: (info: HubInfo) => void;
+  /** Another hub found this one dead (docs/store-plan.md §3.6): its children are killed, nothing recorded; then this
+   * (the hub process exits: src/hubproc/serve.ts). Without it the hub stops. */
+  onFenced?: () => void;
 }
 
 import { packageVersion } from './version.js';
@@ -105,6 +111,9 @@ export class Hub {
   leadToken = '';
   http?: HttpEndpoint;
   reconciled?: ReconcileReport;
+  /** This hub's id and its row in `hubs` (heartbeat, dead hubs: src/store/sql/hubs.ts). */
+  readonly hubId: string;
+  private registry?: HubRegistry;
   private stopping?: Promise<void>;
   /** OS confinement of children (undefined with an injected process launcher). */
   readonly confinement?: Confinement;
@@ -156,6 +165,7 @@ export class Hub {
     this.lifecycle = s.lifecycle;
     this.takenOver = s.takenOver;
     this.tools = s.tools;
+    this.hubId = s.hubId;
     this.version = packageVersion();
     this.promptDeps = { templatesDir: join(settingsDirOf(o.config), 'templates'), promptsDir: join(packageRoot(), 'prompts'), log: s.ctx.log };
     this.resourceDeps = hubResourceDeps(this, {
@@ -184,7 +194,8 @@ export class Hub {
     // First: what reconcile settles crosses to the other hubs, and a database that cannot be listened to fails the start.
     await this.lifecycle.relay.start();
     writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider, modelCatalog: this.o.config.codexModelCatalog });
-    this.reconciled = await reconcile(this.ctx);
+    this.registry = await this.register();
+    this.reconciled = await reconcile(this.ctx, this.hubId);
     await this.takenOver.load();
     // After reconcile: what it settled releases its reservation.
     await this.budgets.attach();
@@ -217,7 +228,7 @@ export class Hub {
       onApi: composeApi(personApi(this.requests), this.floor.handle, this.web.api, ...(this.caps.search ? [this.caps.search.api] : [])),
       version: this.version,
       sessions: { maxPerToken: this.o.config.maxSessionsPerToken, idleMs: this.o.config.sessionIdleS * 1000 },
-      auth: tokenAuth(this.ctx.sql.db, leadHash, sha),
+      auth: tokenAuth(this.ctx.sql.db, leadHash, sha, this.hubId),
     });
     this.url = this.http.url;
     port = this.http.port;
@@ -243,6 +254,24 @@ export class Hub {
     await this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.lifecycle.search.start();
+  }
+
+  /** This hub's row in `hubs`, beating; on both dialects (on SQLite the rows are bookkeeping: one hub per database). */
+  private register(): Promise<HubRegistry> {
+    const { config } = this.o;
+    const dead = deadHubReconciler(this.ctx, this.hubId);
+    return HubRegistry.start({
+      id: this.hubId, db: this.ctx.sql.db, dialect: this.ctx.sql.dialect, url: config.databaseUrl, log: this.ctx.log,
+      identity: { host: hostname(), pid: process.pid, url: null, stateDir: config.home, version: this.version },
+      beatMs: config.hubBeatMs, timeoutMs: config.hubTimeoutMs,
+      reconcile: dead.reconcile, onReconciled: dead.onReconciled,
+      onFenced: () => {
+        // Another hub settled this one's jobs already: kill the children, record nothing for them.
+        this.runner.fence();
+        if (this.o.onFenced) this.o.onFenced();
+        else void this.stop();
+      },
+    });
   }
 
   /** Nothing to keep a background hub alive: no live job, no lead connected (a session of a killed bridge, its stream gone, does not count).
@@ -296,6 +325,8 @@ export class Hub {
       await this.scripts.close();
       this.overlaps.close();
       await this.runner.shutdown();
+      // After the children were interrupted: nobody waits a timeout for this hub.
+      await this.registry?.stop().catch((err: unknown) => this.ctx.log.warn({ err }, 'could not mark this hub stopped'));
       await this.workflows.drain();
       await this.lifecycle.debates.stop();
       await this.lifecycle.relay.stop(); // after the children's interruptions: their events reach the other hubs

@@ -42,7 +42,16 @@ export async function runHubProcess(o: ServeOptions): Promise<void> {
   o.log.info('claimed the state directory');
   let hub: Hub;
   try {
-    hub = await Hub.open({ config: o.config, projectDir: o.cwd, log: o.log, publish: (info) => claim.publish(info) });
+    hub = await Hub.open({
+      config: o.config, projectDir: o.cwd, log: o.log, publish: (info) => claim.publish(info),
+      // Found dead by another hub (paused past the timeout): its children are killed already and their jobs
+      // were settled by that hub; anything more this process wrote would undo that. Exit at once.
+      onFenced: () => {
+        o.log.error('this hub was found dead by another hub, which took over its jobs: its children were ended; exiting');
+        void claim.release(); // synchronous in fact: hub.json removed, the claim let go
+        o.exit(1);
+      },
+    });
   } catch (err) {
     await claim.release(); // a wrong database URL: the state directory is free again for a corrected start
     throw err;

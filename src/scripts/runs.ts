@@ -4,6 +4,7 @@
 // calls of each execution of a script. A new hub continues every run still `running`: the script
 // runs again from the top and the journal answers what was already done
 // (src/domain/scriptReplay.ts), running jobs are waited on again, the rest runs live.
+import { adopt } from '../store/sql/claims.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HubContext } from '../services/context.js';
@@ -37,6 +38,8 @@ export class ScriptRuns {
     private readonly requests: Pick<RequestService, 'openForRun' | 'approved' | 'cancel'>,
     /** The hub's own scripts (the implement/review workflow) and their privileged calls. */
     private readonly bundled: BundledScripts,
+    /** This hub (docs/store-plan.md §3.4): the driver of the runs it starts; it takes up only its own and adoptable ones. */
+    private readonly hubId: string,
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
   ) {}
 
@@ -49,7 +52,7 @@ export class ScriptRuns {
     const title = i.title ?? metaName(source) ?? i.name ?? 'script';
     const rules: ScriptRules = { name: i.name ?? null, args: i.args as Json | undefined, budget_usd: i.budget_usd ?? null, max_concurrent: i.max_concurrent ?? DEFAULT_CONCURRENCY };
     const id = this.newRunId();
-    await insertScriptRun(this.q, { id, title, file: i.name ? this.savedPath(i.name) : null, content: source, rules_json: JSON.stringify(rules), now: this.ctx.clock.now() });
+    await insertScriptRun(this.q, { id, title, file: i.name ? this.savedPath(i.name) : null, content: source, rules_json: JSON.stringify(rules), now: this.ctx.clock.now(), hub_id: this.hubId });
     this.execute(id, 'recover');
     return { run_id: id, status: 'running', title };
   }
@@ -66,7 +69,7 @@ export class ScriptRuns {
     const runId = this.newRunId();
     return {
       runId,
-      write: (trx) => insertScriptRun(trx, { id: runId, title: o.title, file: null, content: source, rules_json: JSON.stringify(rules), now: this.ctx.clock.now() }),
+      write: (trx) => insertScriptRun(trx, { id: runId, title: o.title, file: null, content: source, rules_json: JSON.stringify(rules), now: this.ctx.clock.now(), hub_id: this.hubId }),
       start: () => { this.execute(runId, 'recover'); },
     };
   }
@@ -83,6 +86,8 @@ export class ScriptRuns {
   /** Continues every script run a previous hub left running. */
   async resumeAll(): Promise<void> {
     for (const r of await runningScriptRuns(this.q)) {
+      // Another live hub's run is driven there; an unowned one or a dead or stopped hub's is taken over here, once.
+      if (r.hub_id !== this.hubId && !(await adopt(this.q, 'runs', r.id, this.hubId))) continue;
       // The agents the stopped hub left interrupted go on in their sessions; the script waits for them again.
       for (const c of await callsOf(this.q, r.id)) {
         const j = c.status === 'running' && c.job_id ? await getJob(this.q, c.job_id) : undefined;

@@ -17,7 +17,8 @@ import type { HttpAuth } from './http.js';
 /** Hashes kept at most (then forgotten at once; a crew's tokens are far fewer). */
 const MAX_REMEMBERED = 4096;
 
-export function tokenAuth(q: Q, leadHash: string, hash: (token: string) => string): HttpAuth {
+/** `hubId`: only the tokens of the jobs this hub runs are agents' here (docs/store-plan.md §3.3). */
+export function tokenAuth(q: Q, leadHash: string, hash: (token: string) => string, hubId: string): HttpAuth {
   const hashes = new Map<string, string>();
   /** hash → its job's caller, valid while the token epoch is `epoch` (unknown tokens are never kept) */
   const agents = new Map<string, Caller>();
@@ -29,7 +30,7 @@ export function tokenAuth(q: Q, leadHash: string, hash: (token: string) => strin
   };
   /** The layer's answer for a hash the cache does not know; kept only if no token was written meanwhile. */
   const lookup = async (token: string, h: string, at: number): Promise<Caller | undefined> => {
-    const id = await jobIdByTokenHash(q, h);
+    const id = await jobIdByTokenHash(q, h, hubId);
     if (!id) return undefined;
     const caller: Caller = { role: 'agent', jobId: id };
     if (tokenEpoch() === at && epoch === at) {

@@ -389,7 +389,7 @@ export class JobService {
       const r = await this.budgets.check(trx, this.budgetSpec(spec), spec.parent_id === null ? 'lead' : 'agent');
       const { skipBootstrap, base, ...row } = spec;
       if (spec.project != null) await ensureProject(trx, spec.project, now);
-      await insertJob(trx, { ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null }, now);
+      await insertJob(trx, { ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null, hub_id: this.runner.hubId }, now);
       if (at.notBefore !== undefined) await updateJob(trx, id, { not_before: at.notBefore }, now);
       if (skipBootstrap) await setSetupSkip(trx, id, now);
       if (base) await setSetupBase(trx, id, base, now);

@@ -9,7 +9,7 @@
 import type { Caller, HubContext } from './context.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import type { Q } from '../store/sql/tx.js';
-import { allLocks, dropAllWaits, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, rekey, related, release, renew, under, waiting } from '../store/sql/locks.js';
+import { allLocks, dropAllWaits, dropWait, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, rekey, related, release, renew, under, waiting } from '../store/sql/locks.js';
 import { acquireOrWait, endWait, grantWaiting, hookDecide, hookVerdict } from '../store/sql/lockDecisions.js';
 import { waitItems } from '../store/sql/locks.js';
 import { absPath, keyString, relPath, type LockItem, type LockScope } from '../domain/lockKeys.js';
@@ -365,7 +365,10 @@ export class LockService {
    */
   async reconcile(): Promise<string[]> {
     const dead = await lockTx(this.q, async (trx) => {
-      await dropAllWaits(trx);
+      // One hub per database on SQLite: every wait was a call of the stopped hub. On PostgreSQL other
+      // hubs' calls wait too: only the waits of agents that no longer run go (docs/decisions.md "Hubs own their jobs").
+      if (this.ctx.sql.dialect === 'sqlite') await dropAllWaits(trx);
+      else for (const w of await waiting(trx)) if (w.holder !== 'lead' && !isActive(((await getJob(trx, w.holder))?.status ?? 'failed') as never)) await dropWait(trx, w.id);
       // The holders' jobs are read inside the decision, with its connection: at a hub's start no
       // job of it runs yet (reconcile settled them before), so a status read here stays true until the release.
       const gone: string[] = [];

@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import type { HubContext } from './context.js';
 import type { AttemptRow, JobRow } from '../store/jobs.js';
 import { batch, transact } from '../store/sql/tx.js';
-import { addEvent, attemptUpdate, attemptsOf, claimAttempt, countByStatus, dependents, depsOf, eventInsert, getJob, jobUpdate, jobsByStatus, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
+import { addEvent, attemptUpdate, attemptsOf, activeOf, claimAttempt, dependents, queuedFor, depsOf, eventInsert, getJob, jobUpdate, jobsByStatus, updateJob, updateJobIf, updateWithEvent } from '../store/sql/jobs.js';
 import { addUsage } from '../store/sql/usage.js';
+import { signalGroup } from '../launch/process.js';
 import { Supervisor, type AttemptOutcome } from './supervisor.js';
 import { AttemptHooks, type ActivitySink, type TranscriptSink } from './attemptHooks.js';
 
@@ -85,6 +86,8 @@ export interface RunnerDeps {
   lockGuard: Pick<LockGuard, 'jobStarted' | 'jobEnded' | 'toolsStarted' | 'toolsEnded'>;
   /** Which tool calls the lock hook decided on, per job (the hook_bypassed backstop). */
   hookLedger: Pick<HookLedger, 'unguarded' | 'forget'>;
+  /** This hub (docs/store-plan.md §3.4): it starts only its own queued jobs and unowned ones, which its claim makes its own. */
+  hubId: string;
 }
 
 /** What the schedules need of the Runner (src/runs/schedules.ts): waiting jobs whose time came. */
@@ -108,8 +111,11 @@ export class Runner {
   readonly startGate: StartGate | undefined;
   readonly limits: Limits;
   private readonly children: LiveChildren;
+  /** This hub's id (docs/store-plan.md §3.4): the owner of the jobs it creates and claims. */
+  readonly hubId: string;
 
   constructor(private readonly ctx: HubContext, private readonly d: RunnerDeps) {
+    this.hubId = d.hubId;
     this.worktrees = new JobWorktrees(ctx);
     this.startGate = makeStartGate(ctx.config.startConcurrency);
     this.limits = d.limits;
@@ -157,8 +163,10 @@ export class Runner {
     const q = this.ctx.sql.db;
     // The first dispatch is the hub's start: a limit still in force from before wakes up on time.
     this.limits.start();
-    const queued = await jobsByStatus(q, 'queued');
-    const active = await countByStatus(q, 'running', 'frozen', 'needs_input');
+    // Jobs run where they were spawned: another hub's queued job is its own to start; an unowned
+    // one (its hub died) only where its directory is (the same machine, or a shared path).
+    const queued = (await queuedFor(q, this.hubId)).filter((j) => j.hub_id === this.hubId || existsSync(j.cwd));
+    const active = await activeOf(q, this.hubId);
     const byId = new Map(queued.map((j) => [j.id, j]));
     for (const id of pickRunnable(queued, active, config.maxAgents, (p) => this.limits.room(p))) {
       if (this.stopped) return;
@@ -182,6 +190,21 @@ export class Runner {
 
   private settling: Promise<unknown> = Promise.resolve();
 
+  /**
+   * This hub was found dead by another, which settled its jobs already (docs/store-plan.md §3.6):
+   * start nothing more and kill every child at once. Nothing is recorded for them; the caller
+   * exits (or stops) before their ends would be.
+   */
+  fence(): void {
+    this.stopped = true;
+    this.limits.close();
+    for (const s of this.children.all()) {
+      if (!s.pid) continue;
+      signalGroup(s.pid, 'SIGCONT');
+      signalGroup(s.pid, 'SIGKILL');
+    }
+  }
+
   /** Claim a queued job and start its attempt; nothing when another dispatcher claimed it first (or it is no longer queued). */
   private async startAttempt(queued: JobRow): Promise<void> {
     const { clock, ids } = this.ctx;
@@ -189,7 +212,7 @@ export class Runner {
     const token = ids.token();
     // A new attempt starts without the last one's result: finish() or this attempt's final text sets it.
     const claimed = await claimAttempt(this.ctx.sql.db, {
-      jobId: queued.id, now, tokenHash: hashToken(token),
+      jobId: queued.id, now, tokenHash: hashToken(token), hubId: this.hubId,
       files: (n) => ({ transcript: this.transcriptPath(queued.id, n), stderr: this.stderrPath(queued.id, n) }),
     });
     if (!claimed) return;

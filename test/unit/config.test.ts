@@ -43,6 +43,11 @@ function gitInit(dir: string): void {
 }
 
 describe('loadConfigFrom', () => {
+  test('a hub timeout not longer than the beat is refused, saying which keys and what to do', () => {
+    assert.throws(() => loadConfigFrom({ home: '/state', hubBeatMs: 5000, hubTimeoutMs: 5000 }), /hubTimeoutMs \(env OVERSEER_HUB_TIMEOUT_MS\) = 5000 is not longer than hubBeatMs \(env OVERSEER_HUB_BEAT_MS\) = 5000: .*raise the timeout or lower the beat/);
+    assert.equal(loadConfigFrom({ home: '/state', hubBeatMs: '200', hubTimeoutMs: '2000' }).hubTimeoutMs, 2000);
+  });
+
   test('fills every default', () => {
     const c = loadConfigFrom({ home: '/state' });
     assert.deepEqual(c, {
@@ -75,6 +80,8 @@ describe('loadConfigFrom', () => {
       startConcurrency: 'auto',
       limits: { backoffBaseMs: 1000, backoffCapMs: 300_000, probeLeaseMs: 120_000 },
       capabilities: { debates: true, schedules: true, search: true, takeover: true },
+      hubBeatMs: 5000,
+      hubTimeoutMs: 30000,
     });
     assert.equal(c.claudeBin, undefined);
     assert.equal(c.budgetUsd, undefined, 'no house budget unless one is set');

@@ -10,14 +10,14 @@ export type OwnedKind = 'runs' | 'workflows' | 'debates';
 
 /**
  * Take over driving a run, workflow or debate: when it has no owner, is this hub's already, or its
- * owner was found dead. True when this hub drives it now.
+ * owner was found dead or stopped (a clean stop leaves its script runs for the next hub). True when this hub drives it now.
  */
 export async function adopt(db: Kysely<Schema>, table: OwnedKind, id: string, hubId: string): Promise<boolean> {
   const r = await db.updateTable(table).set({ hub_id: hubId })
     .where('id', '=', id)
     .where((eb) => eb.or([
       eb('hub_id', 'is', null), eb('hub_id', '=', hubId),
-      eb('hub_id', 'in', eb.selectFrom('hubs').select('id').where('dead_at', 'is not', null)),
+      eb('hub_id', 'in', eb.selectFrom('hubs').select('id').where((h) => h.or([h('dead_at', 'is not', null), h('stopped_at', 'is not', null)]))),
     ]))
     .returning('id').executeTakeFirst();
   return r !== undefined;

@@ -47,7 +47,14 @@ export interface HubIdentity {
   version: string;
 }
 
+/** A new hub id: random per process start. */
+export function newHubId(): string {
+  return `h-${randomBytes(6).toString('hex')}`;
+}
+
 export interface HubRegistryOptions {
+  /** This hub's id when the services already carry it (src/compose.ts); else a random one. */
+  id?: string;
   db: Kysely<Schema>;
   dialect: SqlDialect;
   /** PostgreSQL: the URL for the liveness lock's own connection (required there). */
@@ -78,13 +85,14 @@ export class HubRegistry {
   static async start(o: HubRegistryOptions): Promise<HubRegistry> {
     if (!(o.beatMs > 0) || !(o.timeoutMs > o.beatMs)) throw new Error(`hub heartbeat: the timeout (${o.timeoutMs} ms) must be longer than the beat (${o.beatMs} ms), both > 0`);
     if (o.dialect === 'postgres' && !o.url) throw new Error('hub heartbeat on PostgreSQL: give the database URL for the liveness lock\'s connection');
-    let id = `h-${randomBytes(6).toString('hex')}`;
+    let id = o.id ?? newHubId();
     let liveness: Liveness | undefined;
-    // The lock key is a 32-bit hash of the id: a new id whose key a live hub holds takes another id.
+    // The lock key is a 32-bit hash of the id: a new id whose key a live hub holds takes another id
+    // (a given id cannot: its services carry it; one chance in 2^32 per live hub).
     for (let tries = 1; o.dialect === 'postgres' && !liveness; tries++) {
       liveness = await Liveness.take(o.url!, id, o.log);
-      if (!liveness && tries >= 5) throw new Error('hub heartbeat: five random hub ids in a row hashed to liveness locks already held; is something else taking advisory locks of class 5?');
-      if (!liveness) id = `h-${randomBytes(6).toString('hex')}`;
+      if (!liveness && (tries >= 5 || o.id)) throw new Error(`hub heartbeat: the liveness lock of hub id ${id} is already held; is something else taking advisory locks of class 5? Start the hub again (a new id).`);
+      if (!liveness) id = newHubId();
     }
     try {
       const now = dbNow(o.dialect);

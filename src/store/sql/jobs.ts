@@ -35,9 +35,22 @@ export async function endedBetween(q: Q, since: number, until: number): Promise<
     .orderBy('ended_at').execute()) as never;
 }
 
-/** The job whose agent token has this hash now (src/server/tokenAuth.ts). */
-export async function jobIdByTokenHash(q: Q, hash: string): Promise<string | undefined> {
-  return (await q.selectFrom('jobs').select('id').where('token_hash', '=', hash).executeTakeFirst())?.id;
+/** The job whose agent token has this hash now, if `hubId` runs it (src/server/tokenAuth.ts): another hub's agent calls its own hub. */
+export async function jobIdByTokenHash(q: Q, hash: string, hubId: string): Promise<string | undefined> {
+  return (await q.selectFrom('jobs').select('id').where('token_hash', '=', hash).where('hub_id', '=', hubId).executeTakeFirst())?.id;
+}
+
+/** Queued jobs `hubId` may start: its own and unowned ones (docs/store-plan.md §3.4), in order. */
+export async function queuedFor(q: Q, hubId: string): Promise<JobRow[]> {
+  return (await q.selectFrom('jobs').selectAll().where('status', '=', 'queued')
+    .where((eb) => eb.or([eb('hub_id', '=', hubId), eb('hub_id', 'is', null)])).orderBy('seq').execute()) as JobRow[];
+}
+
+/** How many of `hubId`'s jobs hold a place (running, frozen, needs_input): the cap is per hub, a machine's. */
+export async function activeOf(q: Q, hubId: string): Promise<number> {
+  const r = await q.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('c'))
+    .where('status', 'in', ['running', 'frozen', 'needs_input']).where('hub_id', '=', hubId).executeTakeFirstOrThrow();
+  return Number(r.c);
 }
 
 export async function getJob(q: Q, id: string): Promise<JobRow | undefined> {

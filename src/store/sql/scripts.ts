@@ -51,9 +51,9 @@ async function lockRun(trx: Q, runId: string): Promise<void> {
 }
 
 /** A new script run, `running`, with the script it runs. */
-export async function insertScriptRun(q: Q, r: { id: string; title: string; file: string | null; content: string; rules_json: string; now: number }): Promise<void> {
+export async function insertScriptRun(q: Q, r: { id: string; title: string; file: string | null; content: string; rules_json: string; now: number; hub_id?: string | null }): Promise<void> {
   await q.insertInto('runs').values({
-    id: r.id, title: r.title, file: r.file, content: r.content, format: 'js', rules_json: r.rules_json, status: 'running', note: null,
+    id: r.id, title: r.title, file: r.file, content: r.content, format: 'js', rules_json: r.rules_json, status: 'running', note: null, hub_id: r.hub_id ?? null,
     deadline_at: null, created_at: r.now, updated_at: r.now, ended_at: null, kind: 'script',
   }).execute();
 }
@@ -71,8 +71,8 @@ export async function findScriptRun(q: Q, idOrPrefix: string): Promise<ScriptRun
 }
 
 /** Script runs a previous hub left running. */
-export async function runningScriptRuns(q: Q): Promise<{ id: string; rules_json: string }[]> {
-  return q.selectFrom('runs').select(['id', 'rules_json']).where('kind', '=', 'script').where('status', '=', 'running').orderBy('created_at').execute();
+export async function runningScriptRuns(q: Q): Promise<{ id: string; rules_json: string; hub_id: string | null }[]> {
+  return q.selectFrom('runs').select(['id', 'rules_json', 'hub_id']).where('kind', '=', 'script').where('status', '=', 'running').orderBy('created_at').execute();
 }
 
 /** The script runs to show: every one still running, then those that ended since `since`, newest first; not the hub's bundled ones. */

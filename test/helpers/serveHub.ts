@@ -1,0 +1,62 @@
+// A real hub process (`overseer serve`, dist/cli/main.js) with its own state directory, and a
+// lead connected to it over HTTP with that directory's lead token: the many-hubs e2e tests
+// (test/e2e/many-hubs.test.ts) start several on one PostgreSQL database.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MAIN, cliEnv } from './cli.js';
+import { eventually } from './wait.js';
+import { ok } from './mcp.js';
+
+export interface ServedHub {
+  proc: ChildProcess;
+  pid: number;
+  home: string;
+  url: string;
+  lead: Client;
+  /** A lead tool call's parsed result (fails the test on an error). */
+  call(tool: string, args: Record<string, unknown>): Promise<any>;
+  /** Resolves with the exit code (or signal name) once the process is gone. */
+  exited: Promise<number | string | null>;
+  /** What it wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM and wait (kill -9 after 15 s); nothing if it is gone already. */
+  stop(): Promise<void>;
+}
+
+export async function serveHub(o: { dir: string; name: string; env: Record<string, string> }): Promise<ServedHub> {
+  const home = join(o.dir, o.name, 'state');
+  const cwd = join(o.dir, o.name);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(cwd, { recursive: true });
+  const proc = spawn(process.execPath, [MAIN, 'serve', '-p', '0'], { cwd, env: cliEnv({ ...o.env, OVERSEER_HOME: home }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+  const exited = new Promise<number | string | null>((r) => proc.once('exit', (c, s) => r(c ?? s)));
+  let gone = false;
+  void exited.then(() => { gone = true; });
+  const url = await eventually(`hub ${o.name} listening`, () => {
+    if (gone) throw new Error(`hub ${o.name} exited before listening:\n${err}`);
+    return /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1];
+  }, 60_000);
+  const token = readFileSync(join(home, 'lead.token'), 'utf8').trim();
+  const lead = new Client({ name: `lead-${o.name}`, version: '1' });
+  await lead.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return {
+    proc, pid: proc.pid!, home, url, lead, exited,
+    call: (tool, args) => ok(lead, tool, args),
+    stderr: () => err,
+    async stop() {
+      await lead.close().catch(() => undefined);
+      if (gone) return;
+      proc.kill('SIGTERM');
+      const t = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
