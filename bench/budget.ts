@@ -9,10 +9,10 @@
 // Run alone: node --import tsx bench/budget.ts
 import { performance } from 'node:perf_hooks';
 import { awaitJob, f1, f2, fixture, out, runAlone, startBenchHub, statLine, stats, type BenchHub, type Stats } from './common.js';
-import { tx } from '../src/store/db.js';
 import type { NewJob } from '../src/store/jobs.js';
 import { transact, type Q } from '../src/store/sql/tx.js';
-import { insertJob } from '../src/store/sql/jobs.js';
+import { insertJob, updateJob } from '../src/store/sql/jobs.js';
+import { sql } from 'kysely';
 import { spentIn } from '../src/store/sql/budgets.js';
 
 const RUNS = 50;
@@ -44,19 +44,18 @@ function row(id: string, over: Partial<NewJob> = {}): NewJob {
 }
 
 /** The same history in every hub: finished jobs with costs (the estimate's median), and live ones holding reservations. */
-function seed(h: BenchHub): void {
-  const { store } = h.hub.ctx;
-  tx(h.hub.db, () => {
+async function seed(h: BenchHub): Promise<void> {
+  await transact(h.hub.ctx.sql.db, async (trx) => {
     for (let i = 0; i < FINISHED; i++) {
       const id = `j-seed${i}`;
-      store.insertJob(row(id, { labels_json: i % 2 ? '["bench"]' : '[]' }), i);
-      store.update(id, { cost_usd: 0.01 + (i % 97) / 1000, turns: 5, ended_at: 1_000 + i }, 1_000 + i);
+      await insertJob(trx, row(id, { labels_json: i % 2 ? '["bench"]' : '[]' }), i);
+      await updateJob(trx, id, { cost_usd: 0.01 + (i % 97) / 1000, turns: 5, ended_at: 1_000 + i }, 1_000 + i);
     }
     for (let i = 0; i < LIVE; i++) {
       const id = `j-live${i}`;
       // 'waiting' on a job that never ends: live, holding a reservation, never dispatched.
-      store.insertJob(row(id, { status: 'waiting', labels_json: '["bench"]', depends_on_json: '["j-seed0"]' }), 5_000 + i);
-      h.hub.db.prepare('INSERT INTO budget_reservations (job_id, amount_usd, base_cost_usd, basis, reserved_at) VALUES (?, ?, ?, ?, ?)').run(id, 0.05, 0, 'seed', 5_000 + i);
+      await insertJob(trx, row(id, { status: 'waiting', labels_json: '["bench"]', depends_on_json: '["j-seed0"]' }), 5_000 + i);
+      await sql`INSERT INTO budget_reservations (job_id, amount_usd, base_cost_usd, basis, reserved_at) VALUES (${id}, ${0.05}, ${0}, ${'seed'}, ${5_000 + i})`.execute(trx);
     }
   });
 }
@@ -68,8 +67,8 @@ export async function benchBudget(): Promise<BudgetBenchResult> {
   const off = await startBenchHub({ claudeBin: bin, config: { maxAgents: 8 } });
   const on = await startBenchHub({ claudeBin: bin, config: { maxAgents: 8, budgetUsd: 1_000_000, labelBudgets: { bench: 1_000_000 } } });
   try {
-    seed(off);
-    seed(on);
+    await seed(off);
+    await seed(on);
     const lat = { off: [] as number[], on: [] as number[] };
     for (let i = -WARMUP; i < RUNS; i++) {
       for (const [name, h] of [['off', off], ['on', on]] as const) {
@@ -105,9 +104,9 @@ export async function benchBudget(): Promise<BudgetBenchResult> {
       insert.push(us(t0));
     }
     // A running job's progress: spent of its three budgets (a subtree of one parent and 10 children).
-    tx(ctx.db, () => {
-      ctx.store.insertJob(row('j-parent', { status: 'running', budget_usd: 100 }), 9_500);
-      for (let i = 0; i < 10; i++) ctx.store.insertJob(row(`j-kid${i}`, { parent_id: 'j-parent', depth: 2, status: 'running' }), 9_500);
+    await transact(ctx.sql.db, async (trx) => {
+      await insertJob(trx, row('j-parent', { status: 'running', budget_usd: 100 }), 9_500);
+      for (let i = 0; i < 10; i++) await insertJob(trx, row(`j-kid${i}`, { parent_id: 'j-parent', depth: 2, status: 'running' }), 9_500);
     });
     const progress: number[] = [];
     for (let i = 0; i < INNER; i++) {

@@ -6,6 +6,7 @@
 // Run alone: node --import tsx bench/dependency-latency.ts
 import { pathToFileURL } from 'node:url';
 import { awaitJob, clockSkewMs, f1, fixture, out, readStamps, startBenchHub, stampOf, statLine, stats, type Stats } from './common.js';
+import { getJob } from '../src/store/sql/jobs.js';
 
 const PAIRS = 20;
 const WARMUP = 2;
@@ -42,7 +43,7 @@ export async function benchDependencyLatency(): Promise<DependencyLatencyResult>
       const bStart = stampOf(st, b.job_id, 'start');
       if (aExit === undefined || bStart === undefined) throw new Error(`missing stamps for pair ${a.job_id} → ${b.job_id}`);
       lat.push(bStart - aExit);
-      const aRow = h.hub.ctx.store.get(a.job_id);
+      const aRow = await getJob(h.hub.ctx.sql.db, a.job_id);
       if (aRow?.ended_at != null) noticed.push(aRow.ended_at - aExit);
     }
     const latency = stats(lat);

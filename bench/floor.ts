@@ -21,14 +21,14 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import { openDb, type Db } from '../src/store/db.js';
-import { JobStore, type NewJob } from '../src/store/jobs.js';
+import type { NewJob } from '../src/store/jobs.js';
 import { insertRequestRow } from '../test/helpers/requests.js';
 import { insertWorkflow, setPlan } from '../src/store/sql/workflows.js';
 import { sqlOver } from '../src/store/sql/open.js';
 import { buildFloor } from '../src/floor/model.js';
 import { readFloor, readFloorInput } from '../src/floor/source.js';
 import { f1, fixture, out, runAlone, startBenchHub, startTsWorker, stats, wallMs, type Stats } from './common.js';
-import { countByStatus } from '../src/store/sql/jobs.js';
+import { countByStatus, insertJob, listJobs, updateJob } from '../src/store/sql/jobs.js';
 import type { FrameNote, WatcherRequest } from './floor-watchers.js';
 
 const ITER = 1000;
@@ -82,25 +82,25 @@ const newJob = (id: string, o: Partial<NewJob> = {}): NewJob => ({
 
 /** The 64-job database of part A. */
 async function seed(db: Db, now: number): Promise<void> {
-  const store = new JobStore(db);
+  const q = sqlOver(db).db;
   let n = 0;
-  const add = (status: string, o: Partial<NewJob> = {}, fields: Record<string, unknown> = {}): string => {
+  const add = async (status: string, o: Partial<NewJob> = {}, fields: Record<string, unknown> = {}): Promise<string> => {
     const id = `j-${String(++n).padStart(8, '0')}`;
-    store.insertJob(newJob(id, { status: status as NewJob['status'], ...o }), now - 3_600_000 + n * 1000);
-    store.update(id, { started_at: now - 600_000, turns: 7, cost_usd: 0.0123, input_tokens: 12_000, output_tokens: 900, status_message: `step ${n} of the plan`, progress: 0.4, ...fields }, now - 1000);
+    await insertJob(q, newJob(id, { status: status as NewJob['status'], ...o }), now - 3_600_000 + n * 1000);
+    await updateJob(q, id, { started_at: now - 600_000, turns: 7, cost_usd: 0.0123, input_tokens: 12_000, output_tokens: 900, status_message: `step ${n} of the plan`, progress: 0.4, ...fields }, now - 1000);
     return id;
   };
   const running: string[] = [];
   for (let r = 0; r < 4; r++) {
-    const root = add('running');
+    const root = await add('running');
     running.push(root);
-    for (let c = 0; c < 3; c++) running.push(add('running', { parent_id: root, depth: 2 }));
+    for (let c = 0; c < 3; c++) running.push(await add('running', { parent_id: root, depth: 2 }));
   }
-  for (let i = 0; i < 8; i++) add('queued', {}, { started_at: null });
-  for (let i = 0; i < 8; i++) add('waiting', { depends_on_json: JSON.stringify([running[i]!]) }, { started_at: null });
+  for (let i = 0; i < 8; i++) await add('queued', {}, { started_at: null });
+  for (let i = 0; i < 8; i++) await add('waiting', { depends_on_json: JSON.stringify([running[i]!]) }, { started_at: null });
   for (let i = 0; i < 32; i++) {
     const status = i % 8 === 0 ? 'failed' : i % 8 === 1 ? 'cancelled' : 'succeeded';
-    add(status, {}, { ended_at: now - 100_000 + i, result: `done ${i}\nmore`, error: status === 'failed' ? 'exit 1' : null, failure_class: status === 'failed' ? 'crashed' : null, branch: `overseer/b${i}`, diff_stat: '3 files changed, 40 insertions(+)' });
+    await add(status, {}, { ended_at: now - 100_000 + i, result: `done ${i}\nmore`, error: status === 'failed' ? 'exit 1' : null, failure_class: status === 'failed' ? 'crashed' : null, branch: `overseer/b${i}`, diff_stat: '3 files changed, 40 insertions(+)' });
   }
   for (let i = 0; i < 4; i++) insertRequestRow(db, { id: `r-${i}`, job_id: running[i]!, kind: i % 2 ? 'question' : 'approval', summary: `may I do thing ${i}?`, plan_json: null, options_json: null, created_at: now - 1000 + i, tool_name: null, tool_input_json: null, expires_at: now + 60_000, who: 'any' });
   const warn = db.prepare('INSERT INTO job_warnings (job_id, kind, detail, raised_at) VALUES (?, ?, ?, ?)');
@@ -111,7 +111,6 @@ async function seed(db: Db, now: number): Promise<void> {
   const wait = db.prepare('INSERT INTO lock_waits (holder, paths_json, reason, ttl_s, created_at) VALUES (?, ?, NULL, 600, ?)');
   wait.run(running[10]!, JSON.stringify(['/repo/src/file0.ts']), now);
   wait.run(running[11]!, JSON.stringify(['/repo/src/file1.ts', '/repo/src/file2.ts']), now);
-  const q = sqlOver(db).db;
   for (let i = 0; i < 2; i++) {
     await insertWorkflow(q, {
       id: `wf-${i}`, title: `workflow ${i}`, task: 't', status: i ? 'blocked' : 'running', cycle: 3, phase: 'review', cwd: '/r', repo_root: null, worktree_path: null, branch: null,
@@ -130,10 +129,10 @@ async function partA(): Promise<Pick<FloorBenchResult, 'readFloor' | 'buildFloor
     const now = Date.now();
     await seed(db, now);
     const o = { now, hub: { url: 'http://127.0.0.1:1/mcp', pid: 1, started_at: now - 1000, version: '0' }, cap: 16, source: 'hub' as const };
-    const store = new JobStore(db);
-    const selectJobs = time(ITER, () => store.list({ limit: 10_000 }));
-    const read = await timeAsync(ITER, () => readFloor(db, o));
-    const input = await readFloorInput(db, o);
+    const q = sqlOver(db).db;
+    const selectJobs = await timeAsync(ITER, () => listJobs(q, { limit: 10_000 }));
+    const read = await timeAsync(ITER, () => readFloor(q, o));
+    const input = await readFloorInput(q, o);
     const build = time(ITER, () => buildFloor(input, now));
     const floor = buildFloor(input, now);
     const stringify = time(ITER, () => JSON.stringify(floor));

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { sqlOver } from '../src/store/sql/open.js';
 import { f1, f2, out, runAlone, tempDir } from './common.js';
 import { openDb } from '../src/store/db.js';
-import { JobStore } from '../src/store/jobs.js';
+import { insertJob } from '../src/store/sql/jobs.js';
 import { MergeService } from '../src/branches/mergeJobs.js';
 
 const execFileP = promisify(execFile);
@@ -48,16 +48,16 @@ export async function benchMergeQueue(): Promise<MergeQueueBenchResult> {
     await git(repo, ['checkout', '-q', 'main']);
 
     const db = openDb(path.join(dir, 'state.db'));
-    const store = new JobStore(db);
+    const layer = sqlOver(db).db;
     const now = Date.now();
-    branches.forEach((b, i) => {
-      store.insertJob({
+    for (const [i, b] of branches.entries()) {
+      await insertJob(layer, {
         id: `job-${i}`, parent_id: null, depth: 1, title: `bench ${i}`, prompt: 'p', provider: 'claude', model: null, cwd: repo, work_dir: null, repo_root: repo, worktree: 1,
         branch: b, base_commit: initial, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null, checks_json: '[]', retry: 'none',
         labels_json: '[]', depends_on_json: '[]', status: 'succeeded', session_id: `s-${i}`, token_hash: null, workflow_id: null, phase: null, cycle: null, json_schema: null,
       }, now);
-    });
-    const svc = new MergeService({ sql: sqlOver(db).db, now: () => Date.now(), worktree: { copy: [], setup: [], setupTimeoutS: 60, detect: false }, env: process.env });
+    }
+    const svc = new MergeService({ sql: layer, now: () => Date.now(), worktree: { copy: [], setup: [], setupTimeoutS: 60, detect: false }, env: process.env });
 
     const ship: number[] = [];
     const base: number[] = [];

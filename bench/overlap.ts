@@ -15,6 +15,8 @@ import { f1, f2, fixture, out, runAlone, startBenchHub, stats, type Stats } from
 import { ScriptedLauncher } from '../test/helpers/fakeLauncher.js';
 import { initRepo } from '../test/helpers/git.js';
 import { gitOut } from '../src/git/exec.js';
+import { getJob } from '../src/store/sql/jobs.js';
+import { sql } from 'kysely';
 
 const JOBS = 16;
 const SAMPLES = 30;
@@ -37,7 +39,7 @@ export async function benchOverlap(): Promise<OverlapBenchResult> {
     const t0 = Date.now();
     while (dirs.size < JOBS) {
       for (const id of ids) {
-        const j = h.hub.ctx.store.get(id)!;
+        const j = (await getJob(h.hub.ctx.sql.db, id))!;
         if (j.status === 'running' && j.work_dir && j.base_commit) dirs.set(id, j.work_dir);
       }
       if (Date.now() - t0 > 120_000) throw new Error(`only ${dirs.size} of ${JOBS} worktrees were made`);
@@ -63,11 +65,11 @@ export async function benchOverlap(): Promise<OverlapBenchResult> {
       await seen;
       samples.push(performance.now() - start);
     }
-    const recorded = (h.hub.db.prepare("SELECT COUNT(*) FROM overlaps WHERE file LIKE 'shared-%'").pluck().get() as number);
+    const recorded = Number((await sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM overlaps WHERE file LIKE 'shared-%'`.execute(h.hub.ctx.sql.db)).rows[0]!.n);
     if (recorded !== SAMPLES) throw new Error(`${recorded} overlaps recorded for ${SAMPLES} samples`);
     const scans: number[] = [];
     const dir = dirs.get(ids[0]!)!;
-    const base = h.hub.ctx.store.get(ids[0]!)!.base_commit!;
+    const base = (await getJob(h.hub.ctx.sql.db, ids[0]!))!.base_commit!;
     for (let s = 0; s < SAMPLES; s++) {
       const t = performance.now();
       await Promise.all([gitOut(['diff', '--name-only', '--no-renames', base], { cwd: dir }), gitOut(['ls-files', '--others', '--exclude-standard'], { cwd: dir })]);

@@ -5,7 +5,8 @@
 // process grown large makes every spawn it times slower (fork copies its page tables: /bin/true
 // took 6-7 ms late in a run, 4 ms from a fresh process).
 // Benchmarks measure; they do not assert. A goal that is missed is reported, not failed; a
-// benchmark that crashes is reported and makes the exit code 1 (the others still run).
+// benchmark that crashes is reported and makes the exit code 1 (the others still run), and so
+// does an entry's `guard` out of bounds (a regression guard, e.g. PostgreSQL against SQLite).
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
@@ -48,6 +49,7 @@ import { benchHandshake, type HandshakeResult } from './mcp-handshake.js';
 import { benchFirstRequestTime, type FirstRequestTimeResult } from './first-request-time.js';
 import { benchScriptAgent, SCRIPT_AGENT_GOAL_MS, type ScriptAgentResult } from './script-agent.js';
 import { benchScriptReplay, SCRIPT_REPLAY_GOAL_MS, type ScriptReplayResult } from './script-replay.js';
+import { benchStoreCompare, GUARD_HANDOVER_MS, GUARD_RATIO, handoverBound, type StoreCompareResult } from './store-compare.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -71,6 +73,8 @@ interface Entry<T> {
   rows: (r: T) => Row[];
   /** node flags for the entry's process (e.g. the background hub's, for a benchmark of the in-process hub's CPU) */
   nodeArgs?: string[];
+  /** A regression guard that fails the run (exit 1): what is out of bounds, empty when all is in. */
+  guard?: (r: T) => string[];
 }
 
 const ms = (n: number): string => `${f1(n)} ms`;
@@ -497,6 +501,28 @@ const entries: Entry<any>[] = [
       { benchmark: `live run of ${r.calls} calls (scripted children)`, figure: 'run_script → ended', value: ms(r.liveMs), baseline: '', ratio: '', goal: '', met: '' },
     ],
   },
+  {
+    name: 'store_compare',
+    title: 'D1. the hub on SQLite against PostgreSQL (issue 29; same run, alternating blocks): a tool call over HTTP as the lead and an agent, an edit through /hook, lock_files under contention, the hub\'s start',
+    run: benchStoreCompare,
+    guard: (r: StoreCompareResult) => r.guard,
+    rows: (r: StoreCompareResult) => {
+      const pp = (s: { p50: number; p90: number }): string => `${f1(s.p50)} / ${f1(s.p90)} ms`;
+      return [
+        ...r.calls.map((c): Row => {
+          const ratio = c.pair.postgres.p50 / c.pair.sqlite.p50;
+          return { benchmark: `PostgreSQL vs SQLite: ${c.what.startsWith('hook') ? 'edit' : 'tool call'}`, figure: `${c.what} (${c.role}) p50 / p90`, value: `${pp(c.pair.postgres)} (${f1(c.pgStatements)} statements)`, baseline: `${pp(c.pair.sqlite)} SQLite`, ratio: f2(ratio), goal: `guard: ratio ≤ ${GUARD_RATIO}`, met: met(ratio <= GUARD_RATIO) };
+        }),
+        ...r.contention.flatMap((c): Row[] => [
+          ...(c.handover ? [{ benchmark: 'PostgreSQL vs SQLite: lock contention', figure: `${c.what}: hand-over p50 / p90`, value: pp(c.handover.postgres), baseline: `${pp(c.handover.sqlite)} SQLite`, ratio: f2(c.handover.postgres.p50 / c.handover.sqlite.p50), goal: `guard: p50 ≤ ${GUARD_HANDOVER_MS} ms or ×${GUARD_RATIO}`, met: met(c.handover.postgres.p50 <= handoverBound(c.handover.sqlite.p50)) }] : []),
+          { benchmark: 'PostgreSQL vs SQLite: lock contention', figure: `${c.what}: grants per client per s`, value: f1(c.perClient.postgres), baseline: `${f1(c.perClient.sqlite)} SQLite`, ratio: f2(c.perClient.postgres / c.perClient.sqlite), goal: '', met: '' },
+        ]),
+        { benchmark: 'PostgreSQL vs SQLite: idle hub', figure: 'statements a second of its own, 16 live agents', value: f1(r.pgBackgroundPerS), baseline: '', ratio: '', goal: '', met: '' },
+        { benchmark: 'PostgreSQL vs SQLite: hub start', figure: 'Hub.open + start, new state p50 / p90', value: pp(r.start.fresh.postgres), baseline: `${pp(r.start.fresh.sqlite)} SQLite`, ratio: f2(r.start.fresh.postgres.p50 / r.start.fresh.sqlite.p50), goal: '', met: '' },
+        { benchmark: 'PostgreSQL vs SQLite: hub start', figure: 'Hub.open + start, again p50 / p90', value: pp(r.start.again.postgres), baseline: `${pp(r.start.again.sqlite)} SQLite`, ratio: f2(r.start.again.postgres.p50 / r.start.again.sqlite.p50), goal: '', met: '' },
+      ];
+    },
+  },
 ];
 
 function table(rows: Row[]): string {
@@ -531,6 +557,11 @@ async function main(): Promise<void> {
       rows.push(...e.rows(r));
       if (e.perf) perfRows.push(...e.rows(r).filter((x) => x.goal));
       out(`   (${secs.toFixed(1)} s)\n`);
+      const guard = e.guard?.(r) ?? [];
+      if (guard.length) {
+        failed++;
+        out(`   GUARD FAILED (exit code 1):\n${guard.map((g) => `     ${g}\n`).join('')}`);
+      }
     } catch (err) {
       failed++;
       const msg = err instanceof Error ? err.message : String(err);
@@ -542,7 +573,7 @@ async function main(): Promise<void> {
     }
   }
   const totalS = (performance.now() - started) / 1000;
-  out(`\n== Summary (ratios are ours/baseline measured in this run; goals are reported, not asserted)\n${table(rows)}\n`);
+  out(`\n== Summary (ratios are ours/baseline measured in this run; goals are reported, not asserted; a guard out of bounds fails the run)\n${table(rows)}\n`);
   if (perfRows.length) out(`\n== Performance goals (issue 14; docs/performance.md "The goals table")\n${table(perfRows)}\n`);
   out(`total ${totalS.toFixed(1)} s (load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})\n`);
 

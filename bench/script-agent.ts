@@ -19,6 +19,7 @@ import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
 import { startFakeAnthropic, promptOf, type FakeAnthropic } from '../src/fakemodel/fakeAnthropic.js';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { BENCH_DIR, builtHub, f1, out, runAlone, stats, type Stats } from './common.js';
+import { getJob } from '../src/store/sql/jobs.js';
 
 const RUNS = Number(process.env.BENCH_SCRIPT_AGENT_RUNS ?? 20);
 const SCRIPT = 'bench-script-agent';
@@ -101,7 +102,7 @@ async function once(h: TestHub, fake: FakeAnthropic, kind: Kind, tag: string): P
     for (let i = 0; i < 3 && !w.done?.length && !w.timed_out; i++) w = await h.call('wait_for_agents', { job_ids: [jobId!], timeout_s: TIMEOUT_MS / 1000 });
     if (w.done?.[0]?.status !== 'succeeded') throw new Error(`job ${jobId!} did not succeed: ${JSON.stringify(w).slice(0, 500)}`);
   }
-  const job = h.hub.ctx.store.get(jobId!)!;
+  const job = (await getJob(h.hub.ctx.sql.db, jobId!))!;
   return { total: req.at - t0, toJob: job.created_at - t0, jobToRequest: req.at - job.created_at, jobToSpawn: (job.started_at ?? NaN) - job.created_at, reply, gc, cpu, busy };
 }
 

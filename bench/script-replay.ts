@@ -15,6 +15,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { sql } from 'kysely';
 import { startTestHub, type TestHub } from '../test/helpers/hub.js';
 import { ScriptedLauncher } from '../test/helpers/fakeLauncher.js';
 import { BENCH_DIR, builtHub, f1, out, removeDir, runAlone, stats, type Stats } from './common.js';
@@ -75,8 +76,8 @@ const ended = (h: TestHub, runId: string): Promise<string> => new Promise((resol
   const off = h.hub.ctx.bus.on('run', (e) => { if (e.runId === runId) { off(); resolve(e.status); } });
 });
 
-function rerun(h: TestHub, runId: string): void {
-  h.hub.ctx.db.prepare("UPDATE runs SET status = 'running', note = NULL, ended_at = NULL WHERE id = ?").run(runId);
+async function rerun(h: TestHub, runId: string): Promise<void> {
+  await sql`UPDATE runs SET status = 'running', note = NULL, ended_at = NULL WHERE id = ${runId}`.execute(h.hub.ctx.sql.db);
 }
 
 async function resultOf(h: TestHub, runId: string): Promise<unknown> {
@@ -137,7 +138,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
           if (i >= 0) { sandbox.push(ms); sandboxCpu.push(cpu); }
           continue;
         }
-        rerun(h, runId);
+        await rerun(h, runId);
         const done = ended(h, runId);
         const c0 = process.cpuUsage();
         const r0 = performance.now();
@@ -156,7 +157,7 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
     const toEnd: number[] = [];
     const starts: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      rerun(h, runId);
+      await rerun(h, runId);
       await h.stop({ keep: true });
       h = undefined;
       const n0 = Date.now();
@@ -164,15 +165,17 @@ export async function benchScriptReplay(): Promise<ScriptReplayResult> {
       starts.push(Date.now() - n0);
       const hub = h;
       const endedAt = await new Promise<number>((resolve, reject) => {
-        const check = (): boolean => {
-          const row = hub.hub.ctx.db.prepare('SELECT status, ended_at FROM runs WHERE id = ?').get(runId) as { status: string; ended_at: number | null };
-          if (row.status === 'running') return false;
+        let settled = false;
+        const check = async (): Promise<void> => {
+          const row = (await sql<{ status: string; ended_at: number | null }>`SELECT status, ended_at FROM runs WHERE id = ${runId}`.execute(hub.hub.ctx.sql.db)).rows[0]!;
+          if (settled || row.status === 'running') return;
+          settled = true;
+          off();
           if (row.status !== 'succeeded') reject(new Error(`the new hub's run ended ${row.status}`));
           else resolve(row.ended_at!);
-          return true;
         };
-        if (check()) return;
-        const off = hub.hub.ctx.bus.on('run', (e) => { if (e.runId === runId && check()) off(); });
+        const off = hub.hub.ctx.bus.on('run', (e) => { if (e.runId === runId) void check().catch(reject); });
+        void check().catch(reject);
       });
       toEnd.push(endedAt - n0);
       if (JSON.stringify(await resultOf(hub, runId)) !== JSON.stringify(expected)) throw new Error('the new hub\'s replay returned another result');

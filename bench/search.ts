@@ -15,8 +15,9 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { openDb, tx, type Db } from '../src/store/db.js';
-import { JobStore } from '../src/store/jobs.js';
+import { openDb, type Db } from '../src/store/db.js';
+import { insertJob as insertJobRow } from '../src/store/sql/jobs.js';
+import { transact, type Q } from '../src/store/sql/tx.js';
 import { TranscriptIndexer } from '../src/search/indexer.js';
 import { TranscriptSearch, type SearchOptions } from '../src/search/service.js';
 import { transcriptIndex } from '../src/search/sqlIndex.js';
@@ -151,8 +152,8 @@ export function transcript(r: () => number, i: number, startMs: number, pool: st
   return { jobId, lines, codex };
 }
 
-function insertJob(store: JobStore, id: string, at: number, o: { parent?: string | null; labels?: string[] } = {}): void {
-  store.insertJob({
+function insertJob(q: Q, id: string, at: number, o: { parent?: string | null; labels?: string[] } = {}): Promise<void> {
+  return insertJobRow(q, {
     id, parent_id: o.parent ?? null, depth: o.parent ? 2 : 1, title: `Task ${id}`, prompt: 'p', provider: 'claude', model: null, cwd: '/work/repo', work_dir: null, repo_root: null,
     worktree: 0, branch: null, base_commit: null, priority: 0, max_turns: null, budget_usd: null, timeout_s: null, context_json: null, template: null,
     checks_json: '[]', retry: 'none', labels_json: JSON.stringify(o.labels ?? []), depends_on_json: '[]', status: 'succeeded', session_id: `s-${id}`, token_hash: null,
@@ -183,7 +184,7 @@ export async function benchSearch(): Promise<SearchBenchResult> {
   const file = path.join(dir, 'state.db');
   const db = openDb(file);
   try {
-    const store = new JobStore(db);
+    const layer = sqlOver(db);
     const r = prng(11);
     const pool = Array.from({ length: 5000 }, (_, k) => (k % 2 ? `${pick(r, FILES)}${pick(r, ['Handler', 'Store', 'Client', 'Util', 'Spec', 'Model'])}${k}` : `${pick(r, WORDS)}_${pick(r, FILES)}_${k}`));
     const end = Date.parse('2026-11-22T12:00:00Z');
@@ -191,16 +192,15 @@ export async function benchSearch(): Promise<SearchBenchResult> {
     const step = (30 * DAY) / TRANSCRIPTS;
     // Jobs: 0 is an agent with ten children (the subtree), team-b labels 20 jobs (FTS5 job tokens),
     // team-a 100 (the join path).
-    tx(db, () => {
+    await transact(layer.db, async (trx) => {
       for (let i = 0; i < TRANSCRIPTS; i++) {
         const id = `j-${i.toString(16).padStart(8, '0')}`;
         const labels = i % 100 === 7 ? ['team-a'] : i % 500 === 9 ? ['team-b'] : [];
-        insertJob(store, id, Math.floor(start + i * step), { parent: i > 0 && i <= 10 ? 'j-00000000' : null, labels });
+        await insertJob(trx, id, Math.floor(start + i * step), { parent: i > 0 && i <= 10 ? 'j-00000000' : null, labels });
       }
     });
 
     let now = start;
-    const layer = sqlOver(db);
     const index = transcriptIndex('sqlite');
     const indexer = new TranscriptIndexer(layer.db, index, { now: () => now, log: silentLogger });
     const claudeParser = new ClaudeLauncher({}).newParser();

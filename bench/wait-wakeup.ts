@@ -7,6 +7,7 @@
 // Run alone: node --import tsx bench/wait-wakeup.ts
 import { pathToFileURL } from 'node:url';
 import { clockSkewMs, f1, fixture, out, readStamps, startBenchHub, stampOf, statLine, stats, wallMs, type Stats } from './common.js';
+import { getJob } from '../src/store/sql/jobs.js';
 
 const RUNS = 30;
 const WARMUP = 3;
@@ -45,7 +46,7 @@ export async function benchWaitWakeup(): Promise<WaitWakeupResult> {
         continue;
       }
       wake.push(tRet - exit);
-      const ended = h.hub.ctx.store.get(job_id)?.ended_at;
+      const ended = (await getJob(h.hub.ctx.sql.db, job_id))?.ended_at;
       if (ended != null) {
         noticed.push(ended - exit);
         endedToRet.push(tRet - ended);

@@ -21,6 +21,7 @@ import Database from 'better-sqlite3';
 import { REPO_ROOT, cleanEnv, f1, f2, out, removeDir, startBenchHub, statLine, stats, tempDir, type BenchHub, type Stats } from './common.js';
 import { SseParser } from '../src/http/sse.js';
 import type { Floor } from '../src/floor/types.js';
+import { getJob } from '../src/store/sql/jobs.js';
 
 const JOBS = 64;
 const CAP = 16;
@@ -154,7 +155,7 @@ export async function benchWatch(): Promise<WatchBenchResult> {
     const target = ids[0]!;
     for (const id of ids.slice(0, CAP)) {
       const end = Date.now() + 30_000;
-      while (h.hub.ctx.store.get(id)!.status !== 'running') {
+      while ((await getJob(h.hub.ctx.sql.db, id))!.status !== 'running') {
         if (Date.now() > end) throw new Error(`job ${id} did not start`);
         await pause(20);
       }

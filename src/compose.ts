@@ -16,10 +16,10 @@ import type { LockGuard } from './confine/lockGuard.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './clock.js';
 import { silentLogger, type Logger } from './log.js';
 import type { SqlDb } from './store/sql/open.js';
-import type { Db } from './store/db.js';
-import { sqliteUnder } from './store/sql/tx.js';
-import { JobStore } from './store/jobs.js';
-import { Bus } from './services/bus.js';
+import { Bus, type BusEvents } from './services/bus.js';
+import { relayBus } from './services/relay.js';
+import { notifierFor, type LayerEvents } from './store/sql/notify.js';
+import { sqlTarget } from './store/sql/url.js';
 import type { HubContext } from './services/context.js';
 import { JobService, NOT_CONFINABLE, NO_TAKEOVER, spawnConfinement } from './services/jobs.js';
 import { NO_TRANSCRIPT_SINK, Runner } from './services/runner.js';
@@ -101,6 +101,8 @@ export const NOTHING: Lifecycle = { start: () => undefined, stop: () => undefine
 /** Every service of one hub, built. */
 export interface Services {
   ctx: HubContext;
+  /** This hub's id among the hubs of one database (the origin of the events it relays). */
+  hubId: string;
   /** OS confinement of children (undefined with an injected process launcher: nothing to confine). */
   confinement: Confinement | undefined;
   lockGuard: LockGuard;
@@ -128,7 +130,7 @@ export interface Services {
   schedules?: Schedules;
   takeover?: TakeoverService;
   /** Started and stopped by the hub, in its order; NOTHING for those switched off. */
-  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle };
+  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle };
   /** Whether a person works on an agent's session (keeps the hub up); never, without takeover. */
   /** `load` reads the jobs a person took over under an earlier hub (at the hub's start, before it listens). */
   takenOver: { active(): boolean; load(): Promise<void> };
@@ -148,16 +150,13 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   const root = packageRoot();
   const kbGlobal = o.kbGlobalDb ?? globalKbPath(process.env);
   const clock = o.clock ?? systemClock;
-  const sqlite = sqliteUnder(sql.db);
   const confinement = o.processes ? undefined : setupConfinement({
     config, q: sql.db, projectDir: o.projectDir, packageRoot: root, kbGlobal, log, now: () => clock.now(), base: new NodeLauncher(),
   });
   const ctx: HubContext = {
     config,
     projectDir: o.projectDir,
-    db: sqlite ?? notOnPostgres<Db>('hub.db'),
     sql,
-    store: sqlite ? new JobStore(sqlite) : notOnPostgres<JobStore>('hub.ctx.store'),
     bus: new Bus(),
     clock,
     ids: o.ids ?? randomIds,
@@ -187,6 +186,13 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
       onUsage: (usage, jobId) => void addUsage(ctx.sql.db, { jobId, kind: 'triage', usage, now: ctx.clock.now() })
         .catch((err: unknown) => log.warn({ err, jobId }, 'the triage\'s usage was not recorded')),
     }) : undefined,
+  });
+  // The bus across hubs on one PostgreSQL database (src/services/relay.ts); nothing on SQLite.
+  const hubId = `h-${ctx.ids.token().slice(0, 12)}`;
+  const target = sqlTarget(config);
+  const relay = relayBus({
+    bus: ctx.bus, db: sql.db, log,
+    notifier: notifierFor<BusEvents & LayerEvents>(target.dialect === 'postgres' ? { dialect: 'postgres', url: target.url } : { dialect: 'sqlite' }, hubId, log),
   });
   const search = caps.search ? createSearch({ sql: ctx.sql, now: () => ctx.clock.now(), log }) : undefined;
 
@@ -251,18 +257,14 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     ...mergeTools(new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
   ];
   return {
-    ctx, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
+    ctx, hubId, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
     overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools,
     lifecycle: {
       schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
       search: search ? { start: () => search.start(), stop: () => search.close() } : NOTHING,
+      relay,
     },
     takenOver: takeover ?? { active: () => false, load: async () => undefined },
   };
-}
-
-/** mixed period (until the tests read through the layer): what only exists over SQLite, refused by name on PostgreSQL. */
-function notOnPostgres<T extends object>(name: string): T {
-  return new Proxy({} as T, { get: () => { throw new Error(`${name} is SQLite's synchronous handle, for tests only: read through hub.ctx.sql (test/helpers/state.ts)`); } });
 }

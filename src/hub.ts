@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs';
 import { packageRoot, type Config } from './config.js';
 import type { Confinement } from './confine/setup.js';
 import type { LockGuard } from './confine/lockGuard.js';
-import type { Db } from './store/db.js';
 import type { Caller, HubContext } from './services/context.js';
 import type { JobService } from './services/jobs.js';
 import type { MessageService } from './services/messages.js';
@@ -90,7 +89,7 @@ export class Hub {
   private readonly digest: LeadDigest;
   /** The optional capabilities switched on (config.capabilities; src/compose.ts). */
   private readonly caps: { debates?: DebateService; search?: Search; schedules?: Schedules };
-  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle };
+  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle };
   /** Agents a person took over with overseer attach (src/takeover); never any without the capability. */
   private readonly takenOver: { active(): boolean; load(): Promise<void> };
   private readonly promptDeps: PromptDeps;
@@ -98,7 +97,6 @@ export class Hub {
   private readonly elicitor = new LeadElicitor();
   private mcpServer?: NativeMcpServer;
   readonly tools: ToolDef[];
-  readonly db: Db;
   readonly version: string;
   /** The dashboard (src/web), once started. */
   web?: Web;
@@ -135,7 +133,6 @@ export class Hub {
   private constructor(private readonly o: HubOptions, sql: SqlDb) {
     const s = compose(o, sql, this.elicitor, () => this.url);
     this.ctx = s.ctx;
-    this.db = s.ctx.db;
     this.confinement = s.confinement;
     this.lockGuard = s.lockGuard;
     this.children = s.children;
@@ -184,13 +181,16 @@ export class Hub {
 
   /** Reconcile, listen for children, and start whatever is queued. */
   async start(): Promise<void> {
+    // First: what reconcile settles crosses to the other hubs, and a database that cannot be listened to fails the start.
+    await this.lifecycle.relay.start();
     writeCodexHome(join(this.o.config.home, 'codex-home'), { model: this.o.config.codexModel, provider: this.o.config.codexProvider, modelCatalog: this.o.config.codexModelCatalog });
     this.reconciled = await reconcile(this.ctx);
     await this.takenOver.load();
     // After reconcile: what it settled releases its reservation.
     await this.budgets.attach();
     this.lockGuard.locksChanged();
-    this.detachGuard = this.ctx.bus.on('lock', () => this.lockGuard.locksChanged());
+    const guard = (): void => void this.lockGuard.locksChanged();
+    this.detachGuard = this.ctx.bus.on('lock', guard, { remote: true, resync: guard });
     this.detachConfinement = this.confinement?.attach(this.ctx.bus);
     this.reconciled.locksReleasedFor = await this.locks.reconcile();
     this.reconciled.requestsCancelled = await this.requests.reconcile();
@@ -200,7 +200,7 @@ export class Hub {
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);
     const startedAt = this.ctx.clock.now();
-    this.floor = floorApi({ db: this.db, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
+    this.floor = floorApi({ sql: this.ctx.sql, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
     this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, tools: this.tools, debates: this.caps.debates, schedules: this.caps.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({
@@ -298,6 +298,7 @@ export class Hub {
       await this.runner.shutdown();
       await this.workflows.drain();
       await this.lifecycle.debates.stop();
+      await this.lifecycle.relay.stop(); // after the children's interruptions: their events reach the other hubs
       this.budgets.close();
       await this.notifier?.close();
       await this.lifecycle.search.stop();

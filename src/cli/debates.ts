@@ -10,13 +10,13 @@ import { CliError, UsageError } from './errors.js';
 import { openState } from './state.js';
 
 async function withDebates<T>(f: (q: Q) => Promise<T>): Promise<T> {
-  const s = openState();
+  const s = await openState();
   try {
     const has = await s.sql.db.selectFrom('debates').select('id').limit(1).execute().then(() => true, () => false);
     if (!has) throw new CliError(`The state at ${s.home} has no debates yet: a hub of this version adds them when it starts (overseer mcp or overseer serve).`);
     return await f(s.sql.db);
   } finally {
-    s.close();
+    await s.close();
   }
 }
 

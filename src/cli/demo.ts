@@ -96,7 +96,7 @@ export async function runDemo(o: { live?: boolean; keep?: boolean }): Promise<De
     try {
       jobs = await s.sql.db.selectFrom('jobs').select(['id', 'status', 'title', 'turns', 'cost_usd']).orderBy('seq').execute();
     } finally {
-      s.close();
+      await s.close();
     }
   }
   const seconds = (Date.now() - started) / 1000;

@@ -99,14 +99,14 @@ export async function runResumeRun(id: string, o: Common): Promise<void> {
 /** Runs from the state database, read-only (works whether or not a hub runs), through the layer over the CLI's handle. */
 async function withRuns<T>(f: (q: Q) => Promise<T>): Promise<T> {
   const { openState } = await import('./state.js');
-  const s = openState();
+  const s = await openState();
   try {
     return await f(s.sql.db);
   } catch (err) {
     if (/no such table: run/.test((err as Error).message)) throw new CliError('No runs yet (this state has never had a dispatch).');
     throw err;
   } finally {
-    s.close();
+    await s.close();
   }
 }
 

@@ -8,7 +8,7 @@ import { table } from './status.js';
 
 export async function runEvents(opts: { job?: string; json?: boolean; limit?: string }): Promise<void> {
   const limit = intOption('limit', opts.limit, 1, 100_000) ?? 100;
-  const s = openState();
+  const s = await openState();
   const layer = s.sql;
   try {
     const jobId = opts.job !== undefined ? (await resolveJob(s, opts.job)).id : undefined;
@@ -24,6 +24,6 @@ export async function runEvents(opts: { job?: string; json?: boolean; limit?: st
     const rows = events.map((e) => [e.at.replace('T', ' ').slice(0, 19), e.job_id, e.kind, eventDetails(e.data)]);
     process.stdout.write(`${table([['TIME (UTC)', 'JOB', 'EVENT', 'DETAILS'], ...rows])}\n`);
   } finally {
-    s.close();
+    await s.close();
   }
 }

@@ -60,7 +60,8 @@ export async function runKb(sub: KbSub, args: readonly string[], opts: KbCliOpti
   const env = io.env ?? process.env;
   const cwd = io.cwd ?? process.cwd();
   const config = loadConfig(env, cwd);
-  const pg: SqlDb | undefined = sqlTarget(config).dialect === 'postgres' ? await openSql(config) : undefined;
+  // A reader never migrates (src/store/sql/readOnly.ts): a database without the schema says to start a hub once.
+  const pg: SqlDb | undefined = sqlTarget(config).dialect === 'postgres' ? await openSql(config, { migrate: false }) : undefined;
   const kb = new KnowledgeBase({
     source: pg ? { dialect: 'postgres', db: pg.db, projectKey: projectRoot(cwd) } : { dialect: 'sqlite', ...kbPaths(config.home, env) },
     projectDir: cwd,

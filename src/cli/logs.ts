@@ -36,7 +36,7 @@ const attemptJson = (a: AttemptRow): string => JSON.stringify({ type: 'overseer.
 export async function runLogs(ref: string, opts: LogsOptions): Promise<void> {
   const tail = intOption('tail', opts.tail, 1, 1_000_000) ?? 200;
   const wanted = intOption('attempt', opts.attempt, 1, 1_000_000);
-  const s = openState();
+  const s = await openState();
   try {
     const q = s.sql.db;
     const job = await resolveJob(s, ref);
@@ -76,7 +76,7 @@ export async function runLogs(ref: string, opts: LogsOptions): Promise<void> {
     if (last && !following) footer(last);
     out(opts.json ? verdictJson(endJob, endAttempts) : verdictLine(endJob, endAttempts));
   } finally {
-    s.close();
+    await s.close();
   }
 }
 

@@ -14,7 +14,7 @@ const LIVE: readonly JobStatus[] = ['queued', 'waiting', 'running', 'frozen', 'n
 interface Followed { attempt: number; cursor: LineCursor; settledPolls: number; done: boolean }
 
 export async function runLogsAll(opts: { follow?: boolean; json?: boolean; pollMs?: number }): Promise<void> {
-  const s = openState();
+  const s = await openState();
   const followed = new Map<string, Followed>();
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
   const emit = (j: JobRow, line: string, raw?: string): void => {
@@ -69,7 +69,7 @@ export async function runLogsAll(opts: { follow?: boolean; json?: boolean; pollM
     }
   } finally {
     process.off('SIGINT', onInt);
-    s.close();
+    await s.close();
   }
 }
 

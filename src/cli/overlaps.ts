@@ -5,7 +5,7 @@ import { CliError } from './errors.js';
 import { openState } from './state.js';
 
 export async function runOverlaps(o: { all?: boolean; json?: boolean }): Promise<void> {
-  const s = openState();
+  const s = await openState();
   const layer = s.sql;
   try {
     let v: Awaited<ReturnType<typeof listOverlaps>>;
@@ -16,6 +16,6 @@ export async function runOverlaps(o: { all?: boolean; json?: boolean }): Promise
     }
     process.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : overlapsText(v));
   } finally {
-    s.close();
+    await s.close();
   }
 }

@@ -35,11 +35,11 @@ async function viaHub<T>(f: (call: (tool: string, args: Record<string, unknown>)
 
 async function withState<T>(f: (s: import('./state.js').State) => T | Promise<T>): Promise<T> {
   const { openState } = await import('./state.js');
-  const s = openState();
+  const s = await openState();
   try {
     return await f(s);
   } finally {
-    s.close();
+    await s.close();
   }
 }
 

@@ -39,7 +39,7 @@ async function showQueue(args: Record<string, unknown>): Promise<QueueView> {
     if (!(err instanceof CliError) || !/^No Overseer hub is running|did not answer/.test(err.message)) throw err; // only reading: the database will do
   }
   const [{ openState }, { MergeService }] = await Promise.all([import('./state.js'), import('../branches/mergeJobs.js')]);
-  const s = openState();
+  const s = await openState();
   try {
     const svc = new MergeService({ sql: s.sql.db, now: () => Date.now(), worktree: s.config!.worktree, env: process.env });
     try {
@@ -49,6 +49,6 @@ async function showQueue(args: Record<string, unknown>): Promise<QueueView> {
       throw err;
     }
   } finally {
-    s.close();
+    await s.close();
   }
 }

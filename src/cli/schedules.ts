@@ -13,7 +13,7 @@ export async function runSchedules(o: { status?: string; json?: boolean }): Prom
   if (o.status !== undefined && !(STATUSES as readonly string[]).includes(o.status)) {
     throw new UsageError(`--status ${JSON.stringify(o.status)} is not a schedule status; use one of ${STATUSES.join(', ')}`);
   }
-  const state = openState();
+  const state = await openState();
   try {
     let views: ScheduleView[];
     try {
@@ -24,7 +24,7 @@ export async function runSchedules(o: { status?: string; json?: boolean }): Prom
     }
     process.stdout.write(o.json ? `${JSON.stringify(views, null, 2)}\n` : schedulesTable(views, table));
   } finally {
-    state.close();
+    await state.close();
   }
 }
 

@@ -17,9 +17,9 @@ export async function runSearch(words: string[], opts: SearchCliOptions): Promis
   const query = words.join(' ');
   if (query.trim() === '') throw new UsageError('give words to search for, e.g. overseer search connection refused');
   const limit = intOption('limit', opts.limit, 1, MAX_LIMIT);
-  const s = openState();
+  const s = await openState();
   try {
-    if (!hasIndex(s.db)) {
+    if (!(await hasIndex(s.sql))) {
       throw new CliError(`The state at ${s.home} has no transcript index yet: a hub of this version builds it when it starts (overseer mcp or overseer serve). Start one, then search again.`);
     }
     const o: SearchOptions = { query };
@@ -31,7 +31,7 @@ export async function runSearch(words: string[], opts: SearchCliOptions): Promis
     const r = await new TranscriptSearch(s.sql.db, transcriptIndex(s.sql.dialect), { now: () => Date.now() }).search(o, { role: 'lead' });
     process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : render(r));
   } finally {
-    s.close();
+    await s.close();
   }
 }
 

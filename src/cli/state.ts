@@ -1,33 +1,29 @@
-// The state database as the CLI reads it: read-only (works whether or not a hub runs), and job
-// ids accepted by unique prefix ("7f3a" or "j-7f3a" for j-7f3a9c01).
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// The state database as the CLI reads it: read-only (works whether or not a hub runs) — SQLite's
+// file, or the PostgreSQL database of `databaseUrl` / OVERSEER_DATABASE_URL, never migrated
+// (src/store/sql/readOnly.ts) — and job ids accepted by unique prefix ("7f3a" or "j-7f3a" for j-7f3a9c01).
 import { loadConfig, type Config } from '../config.js';
 import type { JobRow } from '../store/jobs.js';
 import { getJob } from '../store/sql/jobs.js';
 import { idsWithPrefix, nearbyIds } from '../store/sql/cli.js';
 import { CliError, UsageError } from './errors.js';
 import type { SqlDb } from '../store/sql/open.js';
-import { openReadOnly, type ReadOnlyState } from '../store/sql/readOnly.js';
+import { openStateReadOnly } from '../store/sql/readOnly.js';
 
 export interface State {
-  /** The layer over the read-only handle (src/store/sql): every CLI reader reads through it. */
+  /** The layer over the read-only state (src/store/sql): every CLI reader reads through it. */
   sql: SqlDb;
-  /** The read-only SQLite handle under it: the floor's and limits' readers, which take the handle (mixed period: until the floor takes the layer), and the search index's own check. */
-  db: ReadOnlyState['db'];
   home: string;
   /** The configuration the state was found with (budgets for `overseer status`). */
   config?: Config;
-  close: () => void;
+  close: () => Promise<void>;
 }
 
-export function openState(): State {
+export async function openState(): Promise<State> {
   const config = loadConfig();
   const { home } = config;
-  const file = join(home, 'state.db');
-  if (!existsSync(file)) throw new CliError(`No Overseer state at ${home} (no state.db). Run overseer from your project, or set OVERSEER_HOME.`);
-  const { sql, db, close } = openReadOnly(file);
-  return { sql, db, home, config, close };
+  const s = await openStateReadOnly(config);
+  if (!s) throw new CliError(`No Overseer state at ${home} (no state.db). Run overseer from your project, or set OVERSEER_HOME.`);
+  return { sql: s.sql, home, config, close: s.close };
 }
 
 /**

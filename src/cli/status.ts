@@ -57,10 +57,10 @@ export function totalsLine(rows: readonly JobRow[]): string {
 export interface StatusOptions extends StatusFilter { json?: boolean; all?: boolean; watch?: boolean; floor?: boolean }
 
 /** `overseer status --json`: the summaries of the jobs the filter keeps, each held by a provider limit with `waiting_on_limit`. */
-export async function statusJson(state: Pick<State, 'sql' | 'db'>, f: StatusFilter): Promise<Record<string, unknown>[]> {
+export async function statusJson(state: Pick<State, 'sql'>, f: StatusFilter): Promise<Record<string, unknown>[]> {
   const q = state.sql.db;
   const rows = filterRows(await listJobs(q, { limit: 10_000 }), f, await archivedProjectNames(q));
-  const held = await limitHolds(state.db);
+  const held = await limitHolds(q);
   const call = await scriptCallsByJob(q);
   const attempts = await attemptsOfJobs(q, rows.map((j) => j.id));
   return rows.map((j) => ({ ...summarize(j, attempts.get(j.id) ?? []), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
@@ -79,10 +79,10 @@ export function runStatusLine(r: FloorRun): string {
 }
 
 /** `waiting_on_limit` for a job a provider limit holds (queued for its provider, or paused where it met it): the floor's line. */
-async function limitHolds(db: State['db']): Promise<(j: JobRow) => { waiting_on_limit?: string }> {
+async function limitHolds(q: Q): Promise<(j: JobRow) => { waiting_on_limit?: string }> {
   let limits: FloorLimit[] = [];
   try {
-    limits = (await readFloor(db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).limits ?? [];
+    limits = (await readFloor(q, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).limits ?? [];
   } catch { /* an older database: no limits */ }
   return (j) => {
     const l = limits.find((x) => x.provider === j.provider);
@@ -124,7 +124,7 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
     if (f.status || f.label || f.parent || f.project) return `No jobs match.\n${hiddenLine}`;
     // A script run may have no agent yet (its first call waits for the person, or it is paused).
     let runs: string[] = [];
-    try { runs = (floor?.runs ?? (await readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).runs ?? []).map(runStatusLine); } catch { /* an older database */ }
+    try { runs = (floor?.runs ?? (await readFloor(q, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).runs ?? []).map(runStatusLine); } catch { /* an older database */ }
     return `No jobs yet.\n${hiddenLine}${runs.length ? `\n${runs.join('\n')}\n` : ''}`;
   }
   // A PROJECT column when some job has one (src/projects).
@@ -140,7 +140,7 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
   let needs: Pick<Floor, 'needs_you' | 'limits' | 'runs'>;
   let unreadable: string[] = [];
   try {
-    needs = floor ?? await readFloor(state.db, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 });
+    needs = floor ?? await readFloor(q, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 });
   } catch (err) {
     // A database an older hub left (no warnings table yet) has its table; the rest comes with a newer hub.
     needs = { needs_you: [] };

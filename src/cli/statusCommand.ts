@@ -23,7 +23,7 @@ export function runStatus(opts: StatusOptions): void | Promise<void> {
 }
 
 async function printStatus(opts: StatusOptions): Promise<void> {
-  const state = openState();
+  const state = await openState();
   try {
     if (opts.json) {
       process.stdout.write(`${JSON.stringify(await statusJson(state, opts), null, 2)}\n`);
@@ -31,6 +31,6 @@ async function printStatus(opts: StatusOptions): Promise<void> {
     }
     process.stdout.write(await statusText(state, opts));
   } finally {
-    state.close();
+    await state.close();
   }
 }

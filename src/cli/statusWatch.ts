@@ -28,14 +28,14 @@ export function watchHeader(f: Floor, note: string | null): string {
 }
 
 export async function printFloor(): Promise<void> {
-  const { home, maxAgents } = loadConfig();
-  const f = await floorNow({ home, cap: maxAgents });
+  const { home, maxAgents, databaseUrl } = loadConfig();
+  const f = await floorNow({ home, databaseUrl, cap: maxAgents });
   if (!f) throw new CliError(`No Overseer state at ${home} (no running hub, no state.db). Run overseer from your project, or set OVERSEER_HOME.`);
   process.stdout.write(`${JSON.stringify(f, null, 2)}\n`);
 }
 
 export async function watchStatus(opts: StatusOptions): Promise<void> {
-  const { home, maxAgents } = loadConfig();
+  const { home, maxAgents, databaseUrl } = loadConfig();
   const ac = new AbortController();
   const stop = (): void => ac.abort();
   process.once('SIGINT', stop);
@@ -49,7 +49,7 @@ export async function watchStatus(opts: StatusOptions): Promise<void> {
   let renders = 0;
   let rendering = Promise.resolve();
   try {
-    await followFloor({ home, cap: maxAgents, signal: ac.signal }, {
+    await followFloor({ home, databaseUrl, cap: maxAgents, signal: ac.signal }, {
       source: (_s, n) => { note = n; },
       floor: (f) => {
         if (opts.json) {
@@ -58,7 +58,7 @@ export async function watchStatus(opts: StatusOptions): Promise<void> {
         }
         // The table's rows are read through the layer (a promise): frames render one at a time, in order.
         rendering = rendering.then(async () => {
-          state ??= openState();
+          state ??= await openState();
           const body = await statusText(state, opts, f);
           if (!tty && body === last) return;
           last = body;
@@ -73,6 +73,6 @@ export async function watchStatus(opts: StatusOptions): Promise<void> {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     process.stdout.off('error', stop);
-    state?.close();
+    await state?.close();
   }
 }

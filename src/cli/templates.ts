@@ -1,12 +1,12 @@
 // `overseer templates [--json]`: the project's templates (.overseer/templates/*.md) with how they
 // have done so far (src/templates/stats.ts), read from the state database opened read-only
-// (works whether or not a hub runs). Invalid template files are listed with the valid ones,
-// and make the command exit with 1 so a broken template cannot go unnoticed (e.g. in CI).
-import { existsSync } from 'node:fs';
+// (SQLite's file or PostgreSQL's, src/store/sql/readOnly.ts; works whether or not a hub runs).
+// Invalid template files are listed with the valid ones, and make the command exit with 1 so a
+// broken template cannot go unnoticed (e.g. in CI).
 import { join } from 'node:path';
 import { loadConfig, settingsDirOf } from '../config.js';
 import { describeDefaults, scanTemplates, type Template, type TemplateProblem } from '../templates/templates.js';
-import { openReadOnly } from '../store/sql/readOnly.js';
+import { openStateReadOnly } from '../store/sql/readOnly.js';
 import { templateStats, type RunStats, type TemplateStats } from '../templates/stats.js';
 import { table } from './status.js';
 
@@ -19,18 +19,18 @@ export interface TemplatesReport {
   without_file: TemplateStats[];
 }
 
-/** Templates of `<settings>/templates` with their stats from `<home>/state.db` (none if there is no database yet). */
-export async function templatesReport(home: string, settingsDir = home): Promise<TemplatesReport> {
+/** Templates of `<settings>/templates` with their stats from the state database (`databaseUrl`'s,
+ * else `<home>/state.db`; none if there is no database yet). */
+export async function templatesReport(home: string, settingsDir = home, databaseUrl?: string): Promise<TemplatesReport> {
   const dir = join(settingsDir, 'templates');
   const { templates, problems } = scanTemplates(dir);
   let stats: TemplateStats[] = [];
-  const dbFile = join(home, 'state.db');
-  if (existsSync(dbFile)) {
-    const s = openReadOnly(dbFile);
+  const s = await openStateReadOnly({ home, databaseUrl });
+  if (s) {
     try {
       stats = await templateStats(s.sql.db);
     } finally {
-      s.close();
+      await s.close();
     }
   }
   const byName = new Map(stats.map((s) => [s.template, s]));
@@ -79,7 +79,7 @@ export async function runTemplates(
   const home = io.home ?? config!.home;
   const write = io.write ?? ((s: string) => void process.stdout.write(s));
   const exitCode = io.exitCode ?? ((code: number) => { process.exitCode = code; });
-  const r = await templatesReport(home, config ? settingsDirOf(config) : home);
+  const r = await templatesReport(home, config ? settingsDirOf(config) : home, config?.databaseUrl);
   write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : formatTemplates(r));
   exitCode(r.invalid.length > 0 ? 1 : 0);
 }

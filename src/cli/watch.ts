@@ -7,14 +7,15 @@ import { liveHub } from '../hubfiles/hubLock.js';
 import { CliError, UsageError } from './errors.js';
 
 export async function runWatch(o: { project?: string } = {}): Promise<void> {
-  const { home, maxAgents } = loadConfig();
+  const { home, maxAgents, databaseUrl } = loadConfig();
   if (o.project !== undefined) {
     const { projectNameProblem, projectNameMessage } = await import('../contract/projectNames.js');
     const problem = projectNameProblem(o.project);
     if (problem) throw new UsageError(`--${projectNameMessage(o.project, problem)}`);
   }
+  // On PostgreSQL the database is there or the feed says why (src/floor/follow.ts); SQLite's file may not be yet.
   const db = join(home, 'state.db');
-  if (!existsSync(db) && !(await liveHub(home))) {
+  if (!databaseUrl && !existsSync(db) && !(await liveHub(home))) {
     throw new CliError(`Nothing to watch: no Overseer hub is running and there is no state database for this project (looked in ${home}: no live hub in hub.json, no state.db). Start a hub with overseer serve in your project (or open your lead's Claude Code, whose overseer mcp starts one); OVERSEER_HOME picks another state directory.`);
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -32,5 +33,5 @@ export async function runWatch(o: { project?: string } = {}): Promise<void> {
     connect: async (h: string) => (await hubTools()).connectHub(h),
     refused: async (err: unknown) => err instanceof (await hubTools()).ToolRefused,
   };
-  await (await import('../tui/run.js')).runWatchApp({ home, cap: maxAgents, project: o.project, hub });
+  await (await import('../tui/run.js')).runWatchApp({ home, databaseUrl, cap: maxAgents, project: o.project, hub });
 }

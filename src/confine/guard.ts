@@ -3,17 +3,21 @@
 // reports through the messages service. The guard reads the locks through the layer at each lock
 // change; the mount refusals answer from what that read saw (the locks, their holders' titles),
 // the same locks the mounts bound from (src/confine/lockMounts.ts keeps its own, read per pass).
+// A lock guards the holder's own file and its copies in the clones other running children work in
+// (src/confine/lockMap.ts), from the children's scopes the mounts keep (or, unconfined, its own).
 import { join } from 'node:path';
 import type { HubContext } from '../services/context.js';
 import type { MessageService } from '../services/messages.js';
 import type { LockRow } from '../store/locks.js';
 import { allLocks } from '../store/sql/locks.js';
+import { ChildScopes, treeOf } from './childScopes.js';
+import { protectedFiles } from './lockMap.js';
 import { LockGuard } from './lockGuard.js';
 import type { LockMounts } from './lockMounts.js';
 import { reportViolation } from './violationReport.js';
 import { RefusalNotices, type BoundLock } from './mountRefusal.js';
 import { isoTime } from '../clock.js';
-import { addEvent, titlesOf } from '../store/sql/jobs.js';
+import { addEvent, jobsByStatus, titlesOf } from '../store/sql/jobs.js';
 import { addMessage } from '../store/sql/messages.js';
 
 export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: LockMounts): LockGuard {
@@ -21,6 +25,9 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
   // synchronously (a tool result of the stream); a lock changed since is bound or unbound by the
   // mounts' pass after the same change, so what a refusal names is what was bound when it was written.
   let view: { locks: LockRow[]; titles: Map<string, string> } = { locks: [], titles: new Map() };
+  // Each running child's scope, looked up once per child: the mounts' when they run (they keep
+  // it current), else the guard's own, forgotten as children end.
+  const scopes = mounts?.scopes ?? new ChildScopes();
   const holderText = (holder: string): string => {
     if (holder === 'lead') return 'the lead';
     const title = view.titles.get(holder);
@@ -47,7 +54,11 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
       try {
         const locks = await allLocks(ctx.sql.db);
         view = { locks, titles: await titlesOf(ctx.sql.db, locks.map((l) => l.holder).filter((h) => h !== 'lead')) };
-        return locks.filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder }));
+        const running = await jobsByStatus(ctx.sql.db, 'running');
+        if (!mounts) scopes.keep(new Set(running.map((j) => j.id)));
+        const children = await Promise.all(running.map(async (j) => ({ jobId: j.id, scope: await scopes.of(j.id, treeOf(j)) })));
+        const held = locks.filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder, repo: l.repo, rel: l.rel_path }));
+        return protectedFiles(held, children);
       } catch (err) {
         ctx.log.warn({ err }, 'lock guard: the locks could not be read; held files are guarded as before until the next lock change');
         return undefined;

@@ -6,17 +6,27 @@
 // beside the writer's transcript, and the violation is reported (event, the writer told, the
 // lead told). A file created under a held path that did not exist is removed the same way.
 //
+// Locks are keyed by repository: a lock also protects the same file in the checkout of every
+// running child that works in another clone of the holder's repository on its branch (a "copy",
+// src/confine/lockMap.ts). A change to a copy is never the holder's own: it does not work there.
+//
 // With confinement and lock mounts most such writes cannot happen at all; this is the net under
 // them: an unconfined child, a path that did not exist yet, a route nobody knows.
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { Protected } from './lockMap.js';
+
+/** A held file to guard; `own` unset: the holder's own. */
+export type Guarded = Omit<Protected, 'own'> & { own?: boolean };
 
 /** Files larger than this are watched by hash only: a change is reported, not undone. */
 export const RESTORE_MAX_BYTES = 4 * 1024 * 1024;
 
 interface Snapshot {
   holder: string;
+  /** The holder's own file (else the same file in another child's clone, which the holder never writes). */
+  own: boolean;
   exists: boolean;
   hash: string;
   /** inode, size and mtime when taken: an unchanged stat skips the hash. */
@@ -43,8 +53,9 @@ export interface Violation {
 }
 
 export interface LockGuardDeps {
-  /** Every lock now, but the lead's (read through the layer); undefined when it could not be read (said in the log). */
-  held(): Promise<{ path: string; holder: string }[] | undefined>;
+  /** Every file held now, but the lead's (read through the layer): the holders' own and their
+   * copies in other clones (lockMap.ts `protectedFiles`); undefined when it could not be read (said in the log). */
+  held(): Promise<Guarded[] | undefined>;
   /** Where an undone write of `writer` is kept (a folder beside its transcript). */
   keepDir(writer: string): string;
   report(v: Violation): void;
@@ -112,7 +123,7 @@ export class LockGuard {
     return next;
   }
 
-  private apply(held: { path: string; holder: string }[]): void {
+  private apply(held: Guarded[]): void {
     const now = new Set(held.map((h) => h.path));
     for (const p of [...this.snaps.keys()]) if (!now.has(p)) this.snaps.delete(p);
     const holders = new Set(held.map((h) => h.holder));
@@ -120,8 +131,9 @@ export class LockGuard {
     for (const h of held) {
       if (this.ended.has(h.holder)) continue;
       const s = this.snaps.get(h.path);
-      if (s && s.holder === h.holder) continue;
-      this.take(h.path, h.holder);
+      const own = h.own ?? true;
+      if (s && s.holder === h.holder && s.own === own) continue;
+      this.take(h.path, h.holder, own);
     }
   }
 
@@ -148,7 +160,7 @@ export class LockGuard {
       else if (byCount) s.shift();
     }
     if (s && s.length === 0) this.inFlight.delete(jobId);
-    for (const [p, snap] of this.snaps) if (snap.holder === jobId && (stampOf(p) ?? '') !== snap.stamp) this.take(p, jobId);
+    for (const [p, snap] of this.snaps) if (snap.holder === jobId && snap.own && (stampOf(p) ?? '') !== snap.stamp) this.take(p, jobId, true);
     const texts = calls.map((c) => c.text ?? '').filter(Boolean);
     if (texts.length) this.d.refused(jobId, texts);
     return this.check(jobId, calls[0]);
@@ -175,22 +187,24 @@ export class LockGuard {
     for (const [p, s] of this.snaps) if (s.holder === jobId) this.snaps.delete(p);
   }
 
-  private take(path: string, holder: string): void {
+  private take(path: string, holder: string, own: boolean): void {
     const seen = look(path);
     if ('dir' in seen) {
       this.snaps.delete(path); // directories: the lock mounts and the hook hold them
       return;
     }
-    this.snaps.set(path, seen.exists ? { holder, exists: true, hash: seen.hash, stamp: seen.stamp, data: seen.data } : { holder, exists: false, hash: '', stamp: '' });
+    this.snaps.set(path, seen.exists ? { holder, own, exists: true, hash: seen.hash, stamp: seen.stamp, data: seen.data } : { holder, own, exists: false, hash: '', stamp: '' });
   }
 
   private check(writer: string, call?: { tool?: string; toolUseId?: string }): Violation[] {
     const out: Violation[] = [];
     for (const [path, s] of this.snaps) {
-      if (s.holder === writer || this.busy(s.holder)) continue;
+      // The holder's own file changed while the holder wrote or was mid-call: its own change. A
+      // copy in another clone is no file the holder works in: whoever changed it, not the holder.
+      if (s.own && (s.holder === writer || this.busy(s.holder))) continue;
       if ((stampOf(path) ?? '') === s.stamp) continue; // untouched: no read, no hash
-      if (s.exists && this.d.sealed?.(path, s.holder)) {
-        this.take(path, s.holder); // no other child could have written it
+      if (s.exists && this.d.sealed?.(path, s.own ? s.holder : '')) {
+        this.take(path, s.holder, s.own); // no other child could have written it (a copy: no child at all)
         continue;
       }
       const seen = look(path);

@@ -4,18 +4,34 @@
 // that, every lock change is applied to every running child by hooks/overseer-lockmount.py
 // (setns + mount(2) into that child's namespaces; the host and the holder never see a mount).
 //
+// Locks are keyed by repository (src/domain/lockKeys.ts): a child working in another clone or
+// worktree of the holder's repository, on the same branch, gets the same file of ITS checkout
+// bound too (src/confine/lockMap.ts), from its scope looked up once when it is first seen running
+// (src/confine/childScopes.ts; no git process per pass).
+//
 // What it cannot do: a locked path that does not exist yet cannot be bound (the hook and the
 // change check cover creation); a holder that replaces its file by rename leaves the others
 // seeing the old inode until the lock ends (they cannot write it either way).
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from '../log.js';
+import { UNSHARED, type LockScope } from '../domain/lockKeys.js';
+import type { ChildScopes } from './childScopes.js';
+import { copyIn, protectedFor, type HeldLock } from './lockMap.js';
+
+/** How soon a pass looks again at a child whose namespace is not there yet. */
+const RETRY_MS = 50;
+/** ... and at a child still being prepared (no pid yet) with copies of others' locks in its checkout. */
+const PREPARING_RETRY_MS = 250;
 
 export interface LockMountDeps {
-  /** Every lock now: real absolute path and holder ('lead' or a job id); read through the layer. */
-  held(): Promise<{ path: string; holder: string }[]>;
-  /** Running jobs with the pid the hub recorded (bubblewrap's, leading the child's group). */
-  running(): Promise<{ jobId: string; pid: number }[]>;
+  /** Every lock now: the holder's real absolute path, its holder ('lead' or a job id) and its key; read through the layer. */
+  held(): Promise<HeldLock[]>;
+  /** Running jobs with the pid the hub recorded (bubblewrap's, leading the child's group; null
+   * until it is recorded) and the tree each works in (its work dir, else its cwd). */
+  running(): Promise<{ jobId: string; pid: number | null; tree: string }[]>;
+  /** Each child's lock scope, looked up once per child. */
+  scopes: ChildScopes;
   /** Runs the helper: python3 <script> <nsPid> ro|rw <paths…>; resolves with its stderr on
    * failure, and `gone` when the process (so its namespace) no longer exists. */
   helper(args: string[]): Promise<{ ok: boolean; stderr: string; gone?: boolean }>;
@@ -79,13 +95,22 @@ export class LockMounts {
    * start misses in that moment, the pass that its own `job` event starts binds (want − have).
    * With many hubs (docs/store-plan.md step 9) the other hubs' `lock` events must start a pass too.
    */
-  private view: { held: { path: string; holder: string }[]; running: Set<string> } = { held: [], running: new Set() };
+  private view: { held: HeldLock[]; running: Set<string> } = { held: [], running: new Set() };
 
   constructor(private readonly d: LockMountDeps) {}
 
-  /** What a child starting now must not write: existing paths others hold (bound by its plan). */
+  /** Each running child's lock scope (shared with the lock guard, src/confine/guard.ts). */
+  get scopes(): ChildScopes {
+    return this.d.scopes;
+  }
+
+  /**
+   * What a child starting now must not write: existing paths others hold (bound by its plan), and
+   * their copies in its own checkout when its scope is known already; else the first pass that
+   * sees it running binds those (want − have).
+   */
   heldByOthers(jobId: string): string[] {
-    return this.view.held.filter((h) => h.holder !== jobId && existsSync(h.path)).map((h) => h.path).sort();
+    return wanted(jobId, this.d.scopes.known(jobId), this.view.held, new Map()).sort();
   }
 
   /** The child's plan bound these at start. */
@@ -172,18 +197,32 @@ export class LockMounts {
     // its pid is recorded later) is not one this pass can call ended: only those known before it are.
     const known = [...this.applied.keys()];
     const [held, running] = [await this.d.held(), await this.d.running()];
-    this.view = { held, running: new Set(running.map((r) => r.jobId)) };
     const live = new Set(running.map((r) => r.jobId));
+    this.d.scopes.keep(live);
+    // Each child's scope: a lookup at its first sight (started here, often before its launch),
+    // then the same promise, already settled, at every pass: no git process per pass.
+    const scopes = new Map(running.map((r) => [r.jobId, this.d.scopes.of(r.jobId, r.tree)] as const));
+    this.view = { held, running: live };
     for (const id of known) if (!live.has(id)) this.applied.delete(id);
     for (const key of [...this.errors.keys()]) if (!live.has(key.slice(0, key.indexOf('\0')))) this.errors.delete(key);
-    let missing = false;
+    let retryMs: number | undefined;
+    const again = (ms: number): void => { retryMs = Math.min(retryMs ?? ms, ms); };
+    const exists = new Map<string, boolean>();
     await Promise.all(running.map(async ({ jobId, pid }) => {
-      const ns = (this.d.nsPid ?? innerPid)(pid);
-      if (ns === undefined) {
-        missing = true; // bubblewrap has not made the namespace yet: try again shortly
+      const scope = (await scopes.get(jobId)) ?? UNSHARED;
+      if (pid === null && !this.applied.has(jobId)) {
+        // Not launched yet (preparing): its plan binds what the view holds at its launch, but the
+        // copies in its checkout only if its scope was known by then; when there are copies to
+        // bind, look again until its pid is recorded (the pid's write starts no pass of its own).
+        if (scope.repo && held.some((h) => h.holder !== jobId && copyIn(scope, h))) again(PREPARING_RETRY_MS);
         return;
       }
-      const want = new Set(held.filter((h) => h.holder !== jobId && existsSync(h.path)).map((h) => h.path));
+      const ns = pid === null ? undefined : (this.d.nsPid ?? innerPid)(pid);
+      if (ns === undefined) {
+        again(RETRY_MS); // its pid is not recorded yet, or bubblewrap has not made the namespace: try again shortly
+        return;
+      }
+      const want = new Set(wanted(jobId, scope, held, exists));
       const have = this.applied.get(jobId) ?? new Set<string>();
       const ro = [...want].filter((p) => !have.has(p)).sort();
       const rw = [...have].filter((p) => !want.has(p)).sort((a, b) => b.length - a.length);
@@ -197,8 +236,8 @@ export class LockMounts {
         finish();
       }
     }));
-    if (missing && !this.closed) {
-      this.retry ??= setTimeout(() => { this.retry = undefined; void this.sync(); }, 50);
+    if (retryMs !== undefined && !this.closed) {
+      this.retry ??= setTimeout(() => { this.retry = undefined; void this.sync(); }, retryMs);
       this.retry.unref();
     }
   }
@@ -247,6 +286,18 @@ export class LockMounts {
   mountedFor(jobId: string): string[] {
     return [...(this.applied.get(jobId) ?? [])].sort();
   }
+}
+
+/** The existing paths `jobId` must not write (its scope unknown: the holders' own paths only);
+ * `exists` remembers the stats of one pass. */
+function wanted(jobId: string, scope: LockScope | undefined, held: readonly HeldLock[], exists: Map<string, boolean>): string[] {
+  const out = new Set<string>();
+  for (const p of protectedFor({ jobId, scope: scope ?? UNSHARED }, held)) {
+    let e = exists.get(p.path);
+    if (e === undefined) exists.set(p.path, (e = existsSync(p.path)));
+    if (e) out.add(p.path);
+  }
+  return [...out];
 }
 
 /** The paths the helper could not do: those its failure lines name ("bind <path>: <error>"), or

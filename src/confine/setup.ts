@@ -12,6 +12,7 @@ import { which } from '../launch/which.js';
 import type { Bus } from '../services/bus.js';
 import { ConfinedLauncher, confineStatus, type ConfineStatus } from './launcher.js';
 import { LockMounts, pythonHelper } from './lockMounts.js';
+import { ChildScopes, treeOf } from './childScopes.js';
 
 export interface Confinement {
   processes: ProcessLauncher;
@@ -34,8 +35,9 @@ export function setupConfinement(o: {
     status.heldReason = 'lock mode off: held files are not enforced';
   } else if (python) {
     lockMounts = new LockMounts({
-      held: async () => (await allLocks(o.q)).map((l) => ({ path: l.path, holder: l.holder })),
-      running: async () => (await jobsByStatus(o.q, 'running')).filter((j) => j.pid !== null).map((j) => ({ jobId: j.id, pid: j.pid! })),
+      held: async () => (await allLocks(o.q)).map((l) => ({ path: l.path, holder: l.holder, repo: l.repo, rel: l.rel_path })),
+      running: async () => (await jobsByStatus(o.q, 'running')).map((j) => ({ jobId: j.id, pid: j.pid, tree: treeOf(j) })),
+      scopes: new ChildScopes(),
       helper: pythonHelper(python, join(o.packageRoot, 'hooks', 'overseer-lockmount.py')),
       log: o.log,
       now: o.now,
@@ -56,7 +58,9 @@ export function setupConfinement(o: {
       if (!lockMounts) return () => undefined;
       // Every lock and job change starts a pass, which reads both through the layer; the first
       // one now fills the view a child's start plans from (LockMounts.heldByOthers).
-      const offs = [bus.on('lock', () => void lockMounts!.sync()), bus.on('job', () => void lockMounts!.sync())];
+      // Other hubs' too: a file another hub's agent took turns read-only here (one pass per resync).
+      const sync = (): void => void lockMounts!.sync();
+      const offs = [bus.on('lock', sync, { remote: true, resync: sync }), bus.on('job', sync, { remote: true, resync: sync })];
       void lockMounts.sync();
       return () => { for (const off of offs) off(); lockMounts!.close(); };
     },

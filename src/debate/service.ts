@@ -48,7 +48,7 @@ export class DebateService {
     ctx.bus.on('job', (e) => {
       if (!isSettled(e.status as never)) return;
       void turnByJob(this.q, e.jobId).then((t) => { if (t) void this.serial(t.debate_id, () => this.onJobSettled(e.jobId)); }, (err: unknown) => ctx.log.error({ err, jobId: e.jobId }, 'debate: could not read the turn of a job'));
-    });
+    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
   }
 
   private get q() {

@@ -1,40 +1,67 @@
 // `overseer doctor`'s check of a PostgreSQL database (databaseUrl / OVERSEER_DATABASE_URL): it
 // connects without changing anything (src/store/sql/probe.ts) and says what it found and what
-// stands in the way. Without a URL there is nothing to check here (the "state db" check covers
-// SQLite).
+// stands in the way: a reachable database whose schema is this overseer's (or older, or none yet:
+// a hub creates or upgrades it when it starts) is fine. It warns when the password travels
+// unencrypted, and when a password reaches the hub (in the URL or PGPASSWORD) while children run
+// unconfined: they could read it from the hub's environment. Without a URL there is nothing to
+// check here (the "state db" check covers SQLite).
 import type { Config } from '../config.js';
+import { confineStatus, probeBwrap } from '../confine/launcher.js';
 import { probePostgres, type PgProbe } from '../store/sql/probe.js';
-import type { Check } from './types.js';
+import type { Check, DoctorDeps } from './types.js';
 
 const NAME = 'database';
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/i;
 
-export async function checkDatabase(config: Config | undefined): Promise<Check | undefined> {
+/** Where the hub's database password is, if it has one a program could read from its environment. */
+function passwordSource(url: URL, env: NodeJS.ProcessEnv): string | undefined {
+  if (url.password) return 'in the URL';
+  if (env.PGPASSWORD) return 'in PGPASSWORD';
+  return undefined;
+}
+
+/** The warning when children would run unconfined with a database password in the hub's environment; undefined when not. */
+function exposure(url: URL, config: Config, deps: Pick<DoctorDeps, 'env' | 'probeConfine'>): { detail: string; fix: string } | undefined {
+  const where = passwordSource(url, deps.env);
+  if (!where) return undefined;
+  const c = confineStatus(config.confine, deps.probeConfine ?? probeBwrap);
+  if (c.active) return undefined;
+  return {
+    detail: `the database password is ${where} and agents run unconfined (${c.reason}): a program an agent runs can read the hub's environment (/proc/<hub pid>/environ) and configuration, and with them the password — confinement is what hides them (docs/security.md)`,
+    fix: 'run agents confined: install bubblewrap and allow unprivileged user namespaces, and leave OVERSEER_CONFINE at auto or require (docs/security.md); else give this crew a database role whose password opens nothing but this database',
+  };
+}
+
+export async function checkDatabase(config: Config | undefined, deps: Pick<DoctorDeps, 'env' | 'probeConfine'>): Promise<Check | undefined> {
   const url = config?.databaseUrl;
-  if (!url) return undefined;
+  if (!config || !url) return undefined;
   let p: PgProbe;
   try {
     p = await probePostgres(url);
   } catch (err) {
     return { name: NAME, status: 'fail', detail: (err as Error).message, fix: 'correct the URL or the server as the message says, then run overseer doctor again' };
   }
-  const host = new URL(url).hostname;
+  const parsed = new URL(url);
   const tls = p.tls.inUse ? `TLS ${p.tls.version ?? ''}`.trim() : 'no TLS';
+  const schema = p.schema.applied === 0
+    ? 'schema: none yet (a hub creates it when it starts; overseer status and the other readers need it)'
+    : `schema: ${p.schema.applied} migration${p.schema.applied === 1 ? '' : 's'} applied${p.schema.pending.length ? `, ${p.schema.pending.length} to apply when a hub starts` : ' (current)'}`;
   const detail = `${p.shown}: PostgreSQL ${p.serverVersion}, connected in ${Math.round(p.connectMs)} ms, ${tls}${p.tls.sslmode ? ` (sslmode=${p.tls.sslmode})` : ''}; `
-    + `schema: ${p.schema.applied} migration${p.schema.applied === 1 ? '' : 's'} applied${p.schema.pending.length ? `, ${p.schema.pending.length} to apply when a hub starts` : ''}`
-    + `${p.listen ? '' : '; LISTEN refused'}${p.advisoryLocks ? '' : '; advisory locks refused'}`;
+    + `${schema}${p.listen ? '' : '; LISTEN refused'}${p.advisoryLocks ? '' : '; advisory locks refused'}`;
   if (p.schema.unknown.length) {
     return { name: NAME, status: 'fail', detail: `${detail}; the database has migrations this overseer does not know (${p.schema.unknown.join(', ')}): a newer overseer uses it`, fix: 'upgrade overseer-mcp to the version the other hubs run' };
   }
   if (!p.listen || !p.advisoryLocks) {
     return { name: NAME, status: 'fail', detail, fix: 'hubs on one database need LISTEN/NOTIFY and advisory locks: connect as a role that may use them (an ordinary owner of the database may)' };
   }
-  if (!p.tls.inUse && !LOOPBACK.test(host)) {
-    return { name: NAME, status: 'warn', detail: `${detail}; the password and the crew's state cross the network unencrypted`, fix: 'add sslmode=verify-full&sslrootcert=<the server\'s CA file> to the URL' };
+  const warnings: { detail: string; fix: string }[] = [];
+  if (!p.tls.inUse && !LOOPBACK.test(parsed.hostname)) {
+    warnings.push({ detail: 'the password and the crew\'s state cross the network unencrypted', fix: 'add sslmode=verify-full&sslrootcert=<the server\'s CA file> to the URL' });
   }
-  return {
-    name: NAME, status: 'fail',
-    detail: `${detail}; this version of Overseer cannot keep its state there yet: a hub refuses to start with the URL set`,
-    fix: 'unset OVERSEER_DATABASE_URL (and databaseUrl in config.json) to keep the state in SQLite; the PostgreSQL store is being built (docs/store-plan.md)',
-  };
+  const exposed = exposure(parsed, config, deps);
+  if (exposed) warnings.push(exposed);
+  if (warnings.length) {
+    return { name: NAME, status: 'warn', detail: `${detail}; ${warnings.map((w) => w.detail).join('; ')}`, fix: warnings.map((w) => w.fix).join('; and ') };
+  }
+  return { name: NAME, status: 'ok', detail };
 }

@@ -88,9 +88,10 @@ export function checkStateDir(home: string): Check {
 export const KNOWN_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
 /** The SQLite state file read-only through the layer (a PostgreSQL database is src/doctor/database.ts's). */
-export async function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION): Promise<Check> {
+export async function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION, databaseUrl?: string): Promise<Check> {
   const name = 'state db';
   const file = join(home, 'state.db');
+  if (databaseUrl) return { name, status: 'ok', detail: `the state is in the PostgreSQL database (the database check below); ${existsSync(file) ? `${file} is not used while databaseUrl is set` : `no ${file} is used`}` };
   if (!existsSync(file)) return { name, status: 'ok', detail: `no ${file} yet (created when the hub first starts; schema ${known})` };
   let s: ReadOnlyState | undefined;
   try {
@@ -121,7 +122,7 @@ export async function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION): 
         : `check that ${file} and its directory are readable by this user`,
     };
   } finally {
-    s?.close();
+    await s?.close();
   }
 }
 

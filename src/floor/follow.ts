@@ -1,14 +1,16 @@
-// The floor as it changes, for a process outside the hub (`overseer status --watch`): from the
-// running hub's /api/floor/stream (lead token) when one answers, else from the state database
-// read-only, polled every 250 ms with `PRAGMA data_version` so an unchanged database costs one
-// pragma and no read. While reading the database it looks for a hub every second and switches
+// The floor as it changes, for a process outside the hub (`overseer status --watch`, the watch's
+// feed): from the running hub's /api/floor/stream (lead token) when one answers, else from the
+// state database read-only (src/store/sql/readOnly.ts: SQLite's file, or PostgreSQL's database
+// when `databaseUrl` is set), polled every 250 ms with `changeMark` — SQLite's `PRAGMA
+// data_version`, PostgreSQL's current snapshot — so an unchanged database costs one cheap
+// statement and no read. While reading the database it looks for a hub every second and switches
 // to its stream; when the stream ends (the hub stopped) it goes back to the database.
-// On PostgreSQL (docs/store-plan.md §3.2, not switched on yet) the database half does not poll:
-// it LISTENs on the crew's channel and reads a floor after each notification (and once at start
-// and after a reconnect, when notifications may have been lost).
-import { existsSync, readFileSync } from 'node:fs';
+// On PostgreSQL, once hubs relay their events (docs/store-plan.md §3.2), LISTEN on the crew's
+// channel replaces the poll: a floor after each notification, and once at start and after a
+// reconnect, when notifications may have been lost.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openReadOnly } from '../store/sql/readOnly.js';
+import { changeMark, openStateReadOnly, type ReadOnlyState } from '../store/sql/readOnly.js';
 import { hubAnswers, readHubInfo, type HubInfo } from '../hubfiles/hubLock.js';
 import { readFloor } from './source.js';
 import type { Floor } from './types.js';
@@ -17,6 +19,8 @@ import { readSse } from '../http/sse.js';
 export interface FollowOptions {
   /** The state directory. */
   home: string;
+  /** The PostgreSQL database the state is in (config databaseUrl), else SQLite's file in `home`. */
+  databaseUrl?: string | undefined;
   /** The cap on running agents (config maxAgents), for floors read from the database. */
   cap: number;
   signal: AbortSignal;
@@ -103,20 +107,18 @@ async function followHub(info: HubInfo, o: FollowOptions, h: FollowHandlers): Pr
   }
 }
 
-/** The database until a hub answers (not the one that refused us) or the follow stops. */
-async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers, note: string | null, refused: string | undefined): Promise<void> {
-  const s = openReadOnly(file);
-  // mixed period: readFloor takes the synchronous handle (its workflows and script runs: step 7) and reads the rest through the layer over it.
-  const { db } = s;
+/** The database until a hub answers (not the one that refused us) or the follow stops; closes `s`. */
+async function followDatabase(s: ReadOnlyState, o: FollowOptions, h: FollowHandlers, note: string | null, refused: string | undefined): Promise<void> {
   h.source?.('database', note);
   try {
-    let version = -1;
+    let mark: string | undefined;
     let nextCheck = Date.now() + (o.hubCheckMs ?? 1000);
     while (!o.signal.aborted) {
-      const v = db.pragma('data_version', { simple: true }) as number;
-      if (v !== version) {
-        version = v;
-        h.floor(await readFloor(db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project }));
+      // The mark before the read: a change committed between the two is read now and seen again next time.
+      const m = await changeMark(s.sql);
+      if (m !== mark) {
+        mark = m;
+        h.floor(await readFloor(s.sql.db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project }));
       }
       if (Date.now() >= nextCheck) {
         nextCheck = Date.now() + (o.hubCheckMs ?? 1000);
@@ -125,7 +127,7 @@ async function followDatabase(file: string, o: FollowOptions, h: FollowHandlers,
       await sleep(o.pollMs ?? 250, o.signal);
     }
   } finally {
-    s.close();
+    await s.close();
   }
 }
 
@@ -148,9 +150,9 @@ export async function followFloor(o: FollowOptions, h: FollowHandlers): Promise<
       }
       continue;
     }
-    const file = join(o.home, 'state.db');
-    if (existsSync(file)) {
-      await followDatabase(file, o, h, note, refused);
+    const s = await openStateReadOnly(o);
+    if (s) {
+      await followDatabase(s, o, h, note, refused);
       note = null;
       continue;
     }
@@ -167,12 +169,11 @@ export async function floorNow(o: Omit<FollowOptions, 'signal'>): Promise<Floor 
     const res = await fetch(url, { headers: { authorization: `Bearer ${leadToken(o.home)}` }, signal: AbortSignal.timeout(30_000) });
     if (res.status === 200) return (await res.json()) as Floor;
   }
-  const file = join(o.home, 'state.db');
-  if (!existsSync(file)) return undefined;
-  const s = openReadOnly(file);
+  const s = await openStateReadOnly(o);
+  if (!s) return undefined;
   try {
-    return await readFloor(s.db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project });
+    return await readFloor(s.sql.db, { now: Date.now(), hub: null, cap: o.cap, source: 'database', doneLimit: o.doneLimit, project: o.project });
   } finally {
-    s.close();
+    await s.close();
   }
 }

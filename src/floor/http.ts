@@ -11,7 +11,7 @@
 // cannot keep up gets only the newest frame when it drains. Errors: { error: { code, message } }.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlDb } from '../store/sql/open.js';
 import type { Caller } from '../services/context.js';
 import type { Bus, BusEvents } from '../services/bus.js';
 import type { Logger } from '../log.js';
@@ -28,7 +28,8 @@ const PING = sseComment('ping');
 export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit', 'run'];
 
 export interface FloorApiOptions {
-  db: Database.Database;
+  /** The hub's layer (both databases); the floor stops reading it at `close()`, before the hub closes it. */
+  sql: SqlDb;
   bus: Bus;
   now: () => number;
   cap: number;
@@ -92,7 +93,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   /** No stream open nor opening: the bus may be let go. */
   const idle = (): boolean => streams.size === 0 && opening === 0;
 
-  const read = (doneLimit?: number, project?: string): Promise<Floor> => readFloor(o.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit, ...(project !== undefined ? { project } : {}) });
+  const read = (doneLimit?: number, project?: string): Promise<Floor> => readFloor(o.sql.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit, ...(project !== undefined ? { project } : {}) });
 
   const write = (s: Stream, frame: string): void => {
     if (s.blocked) { s.pending = frame; return; }
@@ -103,7 +104,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
    * The timer stays set while the floor is read, so changes meanwhile wait for the next frame —
    * which the end of the read schedules: no later change may come to send it. */
   const flush = async (): Promise<void> => {
-    if (closed || !o.db.open || streams.size === 0) {
+    if (closed || streams.size === 0) {
       timer = undefined;
       return;
     }
@@ -124,7 +125,8 @@ export function floorApi(o: FloorApiOptions): FloorApi {
         if (!closed && streams.has(s)) write(s, text);
       }
     } catch (err) {
-      o.log.error({ err }, 'could not build the floor for its streams');
+      // A read still in flight when the hub stopped (close(), then the database closes) is no error.
+      if (!closed) o.log.error({ err }, 'could not build the floor for its streams');
     } finally {
       timer = undefined;
       if (changes !== seen) schedule();
@@ -144,7 +146,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   };
 
   const attach = (): void => {
-    detach = FLOOR_EVENTS.map((e) => o.bus.on(e, changed));
+    detach = FLOOR_EVENTS.map((e) => o.bus.on(e, changed, { remote: true, resync: changed }));
     heartbeat = setInterval(() => { for (const s of streams) if (!s.blocked) s.res.write(PING); }, o.heartbeatMs ?? 15_000);
     heartbeat.unref();
   };

@@ -1,9 +1,9 @@
-// Reads the rows of the floor from the state database: the hub's own connection, or the CLI's
-// read-only one (src/cli/state.ts) when no hub runs. SELECTs only, in one snapshot
+// Reads the rows of the floor from the state database through the layer: the hub's, or the CLI's
+// read-only one (src/store/sql/readOnly.ts: SQLite's file or a PostgreSQL pool) when no hub
+// runs. SELECTs only, in one snapshot
 // (src/store/sql/tx.ts): jobs, requests, warnings, locks, overlaps and workflows through the layer
 // (src/store/sql/floor.ts, the workflows' two statements here) and script runs (src/floor/runs.ts).
 // A fixed set of statements whatever the number of jobs.
-import type Database from 'better-sqlite3';
 import type { WorkflowRow } from '../store/workflows.js';
 import { buildFloor, DEFAULT_DONE_LIMIT, DEFAULT_FAILED_WINDOW_MS, type FloorHubInfo, type FloorInput, type StatusCount } from './model.js';
 import type { Floor } from './types.js';
@@ -12,7 +12,6 @@ import type { LimitRow } from '../limits/store.js';
 import { floorRows } from '../store/sql/floor.js';
 import { snapshot, type Q } from '../store/sql/tx.js';
 import { sql } from 'kysely';
-import { layerOf } from '../store/sql/open.js';
 
 export interface FloorReadOptions {
   now: number;
@@ -38,12 +37,11 @@ async function floorMilestones(r: Q, ids: readonly string[]): Promise<{ workflow
 }
 
 /** The floor's rows as they are now, read in one snapshot so they agree with each other. */
-export async function readFloorInput(db: Database.Database, o: FloorReadOptions): Promise<FloorInput> {
+export async function readFloorInput(q: Q, o: FloorReadOptions): Promise<FloorInput> {
   const doneLimit = Math.max(0, o.doneLimit ?? DEFAULT_DONE_LIMIT);
   const windowMs = o.failedWindowMs ?? DEFAULT_FAILED_WINDOW_MS;
   const since = o.now - windowMs;
-  // The layer over this connection (mixed period: until the floor takes the layer from its caller).
-  return snapshot(layerOf(db), async (r) => {
+  return snapshot(q, async (r) => {
     const rows = await floorRows(r, { now: o.now, since, doneLimit, project: o.project });
     const workflows = await floorWorkflows(r, since);
     return {
@@ -71,6 +69,6 @@ export async function readFloorInput(db: Database.Database, o: FloorReadOptions)
 }
 
 /** The floor as it is now. */
-export async function readFloor(db: Database.Database, o: FloorReadOptions): Promise<Floor> {
-  return buildFloor(await readFloorInput(db, o), o.now);
+export async function readFloor(q: Q, o: FloorReadOptions): Promise<Floor> {
+  return buildFloor(await readFloorInput(q, o), o.now);
 }

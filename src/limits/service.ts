@@ -53,9 +53,37 @@ export class Limits {
   private readonly loading: Promise<void>;
   /** The writes of the breakers' changes, one after another. */
   private saving: Promise<void> = Promise.resolve();
+  private readonly offRemote: () => void;
 
   constructor(private readonly d: LimitsDeps, private readonly actions: LimitActions) {
     this.loading = this.load();
+    // Another hub on the database changed an account's limiter (same API key, same limit): read its row again.
+    this.offRemote = d.bus.on('limit', (e) => this.reread(e.account), { remote: 'only', resync: () => this.reread(null) });
+  }
+
+  /**
+   * Take the state another hub wrote for `account` (null: every account), after this hub's own
+   * writes so far. This hub's paused children stay its own; a limit that passed lets them go and
+   * starts what waited, as `answered` does.
+   */
+  private reread(account: string | null): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      await this.loading;
+      for (const p of this.providers()) {
+        if (this.closed || (account !== null && this.d.accounts[p].id !== account)) continue;
+        const row = await readLimit(this.d.q, this.d.accounts[p].id);
+        if (!row || this.closed) continue;
+        const before = this.breakers.get(p)!;
+        const b = stateOf(row);
+        this.breakers.set(p, b);
+        if (before.phase !== 'closed' && b.phase === 'closed') {
+          for (const id of this.paused.get(p)!.splice(0)) this.actions.unpause(id);
+          this.dispatchAfterWrites();
+        }
+      }
+      this.arm();
+    }).catch((err: unknown) => this.d.log.warn({ err, account }, 'provider limit: another hub\'s change could not be read'));
+    return this.saving;
   }
 
   private async load(): Promise<void> {
@@ -107,6 +135,7 @@ export class Limits {
 
   close(): void {
     this.closed = true;
+    this.offRemote();
     if (this.timer) clearTimeout(this.timer);
   }
 

@@ -58,7 +58,7 @@ export class RunService {
     this.detach = this.ctx.bus.on('job', ({ jobId }) => {
       if (!this.live.size) return;
       void runOfJob(this.q, jobId).then((runId) => { if (runId) void this.pump(runId); }, (err: unknown) => this.ctx.log.error({ err, jobId }, 'run: could not read the run of a job'));
-    });
+    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
     for (const run of await runningRuns(this.q)) {
       this.live.add(run.id);
       const tasks = await runTasks(this.q, run.id);

@@ -84,7 +84,7 @@ export class Schedules {
     this.off.push(this.ctx.bus.on('job', (ev) => {
       if (SETTLED.has(ev.status)) void this.step(() => this.onSettled(ev.jobId));
       else if (ev.status === 'waiting') void this.step(() => this.arm());
-    }));
+    }, { remote: true, resync: null })); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
     void this.step(async () => {
       for (const s of await activeSchedules(this.ctx.sql.db)) {
         if (s.current_job && s.current_status && SETTLED.has(s.current_status)) await this.guarded(() => this.onSettled(s.current_job!));

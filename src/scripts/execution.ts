@@ -332,7 +332,7 @@ export class ScriptExecution {
           reading = false;
         }
       };
-      const off = this.d.ctx.bus.on('job', (ev) => { if (ev.jobId === jobId) void check(); });
+      const off = this.d.ctx.bus.on('job', (ev) => { if (ev.jobId === jobId) void check(); }, { remote: true, resync: () => void check() });
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       void check();

@@ -9,7 +9,8 @@
 // with no sort and no visit of older matches, and `since` ends the walk at the first older row.
 // The `job` column indexes one token per row, 'j' || hex(job_id), so a job filter is an FTS5 AND
 // (doclist intersection), not a scan.
-import type { Db } from '../store/db.js';
+import { sql } from 'kysely';
+import type { SqlDb } from '../store/sql/open.js';
 import type { RowKind } from './extract.js';
 
 export const ROWS_PER_MS = 1024;
@@ -49,9 +50,11 @@ export interface PendingAttempt {
 /** The job token the `job` column holds for `jobId` (as SQLite's 'j' || hex(job_id)). */
 export const jobToken = (jobId: string): string => `j${Buffer.from(jobId, 'utf8').toString('hex').toUpperCase()}`;
 
-/** Does this database have the index (a state file a hub of this version has opened)? */
-export function hasIndex(db: Db): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'transcript_fts'").get() !== undefined;
+/** Whether the state has the transcript index: an old SQLite state file (before migration 12)
+ * has not; on PostgreSQL it is part of every migrated schema (the CLI opens only those). */
+export async function hasIndex(s: SqlDb): Promise<boolean> {
+  if (s.dialect === 'postgres') return true;
+  return (await sql`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'transcript_fts'`.execute(s.db)).rows.length > 0;
 }
 
 /** Results and how many rows match (counted up to `cap` or for `budgetMs` after the results; `complete`: exact). */

@@ -4,8 +4,6 @@
 import type { Config } from '../config.js';
 import type { Clock, IdSource } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
-import type { JobStore } from '../store/jobs.js';
 import type { SqlDb } from '../store/sql/open.js';
 import type { AgentLauncher, ProcessLauncher } from '../launch/types.js';
 import type { PromptLibrary } from '../prompts/load.js';
@@ -15,13 +13,8 @@ export interface HubContext {
   config: Config;
   /** The directory the hub serves (the person's project): default cwd of agents. */
   projectDir: string;
-  /** The SQLite connection under `sql`: the hub's own close and the floor's readers that still take the
-   * handle (src/floor/http.ts). Leaves the context when PostgreSQL is switched on (docs/store-plan.md step 8). */
-  db: Db;
   /** The data layer (issue 29): every service reads and writes through it. */
   sql: SqlDb;
-  /** Synchronous job reads for the tests' fixtures only: nothing in src/ uses it (src/store/jobs.ts). */
-  store: JobStore;
   bus: Bus;
   clock: Clock;
   ids: IdSource;

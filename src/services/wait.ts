@@ -74,7 +74,8 @@ export function waitUntil<T>(o: WaitOptions<T>): Promise<WaitResult<T>> {
       else done(v);
     };
     // Subscribe before the first check (see header).
-    for (const e of o.events) unsubs.push(o.bus.on(e, recheck));
+    // Other hubs' changes wake the waiter too; after lost events (resync) it re-checks, once.
+    for (const e of o.events) unsubs.push(o.bus.on(e, recheck, { remote: true, resync: recheck }));
     if (o.signal) {
       if (o.signal.aborted) return settle({ ok: false, reason: 'aborted' });
       const onAbort = (): void => settle({ ok: false, reason: 'aborted' });

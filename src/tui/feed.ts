@@ -1,6 +1,6 @@
 // Where the watch's Floor comes from: src/floor/follow.ts (the hub's /api/floor/stream when a
-// hub runs, else the state database read-only, polled with PRAGMA data_version, switching as
-// hubs come and go). On top of it the watch drops a floor that differs from the last one only
+// hub runs, else the state database read-only — SQLite's or PostgreSQL's — polled with a cheap
+// change mark, switching as hubs come and go). On top of it the watch drops a floor that differs from the last one only
 // in what the screen does not show (its time stamp, the uptime, elapsed times the screen
 // computes itself), so nothing re-renders while nothing changed.
 import type { Floor } from '../floor/types.js';
@@ -8,6 +8,8 @@ import { followFloor } from '../floor/follow.js';
 
 export interface FeedOptions {
   home: string;
+  /** The PostgreSQL database of the state (config databaseUrl), else SQLite's file in `home`. */
+  databaseUrl?: string | undefined;
   /** The hub's cap on running agents (config maxAgents), for floors read from the database. */
   cap: number;
   /** Only this project's crew (src/projects). */
@@ -30,7 +32,8 @@ const IGNORED = new Set(['at', 'uptime_ms', 'elapsed_ms', 'last_event_at']);
 export const floorSignature = (f: Floor): string => JSON.stringify(f, (k, v: unknown) => (IGNORED.has(k) ? undefined : v));
 
 /** How often the database is asked whether it changed when no hub runs: one PRAGMA
- * data_version (microseconds) per poll. 100 ms, not follow.ts's 250 ms default, because the
+ * data_version (microseconds) per poll, or on PostgreSQL one `pg_current_snapshot()` (a round
+ * trip; figures in docs/decisions.md, "The CLI on PostgreSQL"). 100 ms, not follow.ts's 250 ms default, because the
  * screen must show a change within 250 ms and the read and the frame come on top of the wait
  * (measured with 250 ms: p50 218 ms, p99 469 ms; bench/watch.ts). */
 export const DB_POLL_MS = 100;
@@ -39,7 +42,7 @@ export const DB_POLL_MS = 100;
 export function startFeed(o: FeedOptions, h: FeedHandlers): { stop: () => void } {
   const ac = new AbortController();
   let last = '';
-  void followFloor({ home: o.home, cap: o.cap, project: o.project, signal: ac.signal, pollMs: o.pollMs ?? DB_POLL_MS, hubCheckMs: o.hubCheckMs }, {
+  void followFloor({ home: o.home, databaseUrl: o.databaseUrl, cap: o.cap, project: o.project, signal: ac.signal, pollMs: o.pollMs ?? DB_POLL_MS, hubCheckMs: o.hubCheckMs }, {
     floor(f) {
       const sig = floorSignature(f);
       if (sig === last) return;

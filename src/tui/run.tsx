@@ -8,6 +8,8 @@ import type { LogSource } from './jobLog.js';
 
 export interface WatchOptions {
   home: string;
+  /** The PostgreSQL database of the state (config databaseUrl), for the feed; else SQLite's file in `home`. */
+  databaseUrl?: string | undefined;
   /** The cap on running agents (config maxAgents), shown when the floor is read from the database. */
   cap: number;
   /** Only this project's crew (overseer watch --project). */
@@ -17,7 +19,7 @@ export interface WatchOptions {
 }
 
 export async function runWatchApp(o: WatchOptions): Promise<void> {
-  const feed = (h: Parameters<typeof startFeed>[1]) => startFeed({ home: o.home, cap: o.cap, project: o.project }, h);
+  const feed = (h: Parameters<typeof startFeed>[1]) => startFeed({ home: o.home, databaseUrl: o.databaseUrl, cap: o.cap, project: o.project }, h);
   // The log and diff readers (transcript renderer, git) load when first opened.
   const openLog = async (id: string): Promise<LogSource> => (await import('./jobLog.js')).followJobLog(o.home, id);
   const openDiff = async (id: string) => (await import('./diff.js')).jobDiff(o.home, id);

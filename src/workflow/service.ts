@@ -66,20 +66,20 @@ export class WorkflowService {
     ctx.bus.on('note', (e) => {
       const id = planKeyOwner(e.key);
       if (id) void this.engine.serial(id, async () => { if (await this.store.get(id)) await this.engine.reconcilePlan(id); });
-    });
+    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
     // The lead's answer to a plan approval takes effect as it arrives; the script's wf.approval call waits for it (steps.ts).
     ctx.bus.on('request', (e) => {
       void (async () => {
         const w = (await this.store.byStatus('waiting_approval')).find((x) => x.approval_request === e.requestId);
         if (w && !(await this.engine.approvalPending(e.requestId))) void this.engine.serial(w.id, async () => { await this.engine.approvalAnswered(w.id); });
       })().catch((err: unknown) => ctx.log.warn({ err, request: e.requestId }, 'workflow: could not read its plan approval'));
-    });
+    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
     // The workflow's run ended under it (the script failed, or cancel_run): the workflow does not stay running without a driver.
     ctx.bus.on('run', (e) => {
       void this.workflowOfRun(e.runId).then((id) => {
         if (id) void this.engine.serial(id, async () => this.runEnded(id, e.runId, e.status));
       }, (err: unknown) => ctx.log.warn({ err, run: e.runId }, 'workflow: could not read the run that ended'));
-    });
+    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
   }
 
   /** Wait until queued work on a workflow is done (tests, shutdown). */

@@ -177,7 +177,7 @@ export class WorkflowSteps {
           if (again) { again = false; check(); }
         }, (err: unknown) => { checking = false; if (!over) { stop(); reject(err as Error); } });
       };
-      const off = this.ctx.bus.on(event, (e) => { if (mine(e)) check(); });
+      const off = this.ctx.bus.on(event, (e) => { if (mine(e)) check(); }, { remote: true, resync: check });
       signal.addEventListener('abort', onAbort, { once: true });
       check();
     });

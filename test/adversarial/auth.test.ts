@@ -8,6 +8,8 @@ import { startAdvHub, callTool, snapshot, diffText, type AdvHub, type Agent } fr
 import { waitForJob } from '../helpers/wait.js';
 import { Checks, printTally } from './tally.js';
 import { rawRequest, type RawResponse } from '../helpers/net.js';
+import { sql } from 'kysely';
+import { row, rows } from '../helpers/state.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'adv', version: '1' } } };
@@ -76,7 +78,7 @@ describe('adversarial: authentication and HTTP surface', { timeout: 120_000 }, (
     await a.h.call('cancel_agent', { job_id: victim.id });
     await waitForJob(a.h.hub, victim.id, (j) => j.status === 'cancelled');
     const r = await callTool(victim.client, 'write_note', { key: 'after-death', value: 'x' });
-    c.check('open session of an ended job calls write_note', r.isError && a.h.hub.db.prepare("SELECT 1 FROM notes WHERE key = 'after-death'").get() === undefined, r.text);
+    c.check('open session of an ended job calls write_note', r.isError && (await row(a.h.hub, sql`SELECT 1 AS one FROM notes WHERE key = 'after-death'`)) === undefined, r.text);
     c.assertOnlyKnown((u) => assert.deepEqual(u, []));
   });
 
@@ -102,7 +104,7 @@ describe('adversarial: authentication and HTTP surface', { timeout: 120_000 }, (
   test('oversized and malformed bodies are refused with 4xx, change nothing and leave the hub serving', async () => {
     const c = new Checks('auth: bodies');
     const lead = a.h.hub.leadToken;
-    const before = JSON.stringify(snapshot(a.h));
+    const before = JSON.stringify(await snapshot(a.h));
     const sessions = a.h.hub.http!.sessionCount();
     const bodies: [string, string | Buffer][] = [
       ['33 MB body', Buffer.alloc(33 * 1024 * 1024, 0x20)],
@@ -142,10 +144,10 @@ describe('adversarial: authentication and HTTP surface', { timeout: 120_000 }, (
     // The hook's decisions are audited by design (lock_unchecked / lock_denied events): those
     // rows are expected; nothing else may change.
     const maxBefore = (JSON.parse(before) as { events: { m: number } }).events.m;
-    const audit = a.h.hub.db.prepare('SELECT kind FROM events WHERE id > ?').all(maxBefore) as { kind: string }[];
+    const audit = await rows(a.h.hub, sql<{ kind: string }>`SELECT kind FROM events WHERE id > ${maxBefore}`);
     c.check('only hook-decision audit events from bad bodies', audit.every((e) => e.kind === 'lock_unchecked' || e.kind === 'lock_denied'), JSON.stringify(audit));
     const withoutEvents = (snap: string): string => { const o = JSON.parse(snap) as Record<string, unknown>; delete o.events; return JSON.stringify(o); };
-    const after = JSON.stringify(snapshot(a.h));
+    const after = JSON.stringify(await snapshot(a.h));
     c.check('no state change from bad bodies', withoutEvents(after) === withoutEvents(before), diffText(before, after));
     c.check('no session from bad bodies', a.h.hub.http!.sessionCount() === sessions);
     c.check('hub still serving after bad bodies', await serving());
@@ -164,7 +166,7 @@ describe('adversarial: authentication and HTTP surface', { timeout: 120_000 }, (
     assert.ok(sid, `agent initialize failed: ${init.status} ${init.body}`);
     const sh = hdrs(live.token, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
     await raw(a.port, { headers: sh, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-    const before = JSON.stringify(snapshot(a.h));
+    const before = JSON.stringify(await snapshot(a.h));
     const batch = [
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'pause_agent', arguments: { job_id: ended.id } } },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'respond', arguments: { request_id: 'r-1', decision: 'approved' } } },
@@ -175,8 +177,8 @@ describe('adversarial: authentication and HTTP surface', { timeout: 120_000 }, (
     c.check('batch of lead-only calls by an agent', !/"isError":\s*false/.test(r2.body) && !/"result":\{"content":\[\{"type":"text","text":"\{/.test(r2.body), `status ${r2.status} ${r2.body.slice(0, 120)}`);
     const mixed = [INIT, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_note', arguments: { key: 'batch-smuggled', value: 'v' } } }];
     const r3 = await raw(a.port, { headers: hdrs(live.token), body: JSON.stringify(mixed) });
-    c.check('initialize + tools/call in one batch without a session', a.h.hub.db.prepare("SELECT 1 FROM notes WHERE key = 'batch-smuggled'").get() === undefined, `status ${r3.status}`);
-    const after = JSON.stringify(snapshot(a.h));
+    c.check('initialize + tools/call in one batch without a session', (await row(a.h.hub, sql`SELECT 1 AS one FROM notes WHERE key = 'batch-smuggled'`)) === undefined, `status ${r3.status}`);
+    const after = JSON.stringify(await snapshot(a.h));
     c.check('no state change from batches', after === before, diffText(before, after));
     c.check('hub still serving after batches', await serving());
     c.assertOnlyKnown((u) => assert.deepEqual(u, []));

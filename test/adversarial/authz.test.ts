@@ -8,6 +8,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startAdvHub, callTool, ok, snapshot, diffText, type AdvHub, type Agent } from './harness.js';
 import { validObject, type JsonSchema } from './schemaFuzz.js';
 import { Checks, printTally } from './tally.js';
+import { sql } from 'kysely';
+import { job, row } from '../helpers/state.js';
 
 describe('adversarial: authorization', { timeout: 120_000 }, () => {
   let a: AdvHub;
@@ -50,7 +52,7 @@ describe('adversarial: authorization', { timeout: 120_000 }, () => {
     assert.ok(leadOnly.length >= 5, `lead-only tools: ${leadOnly.map((t) => t.name)}`);
     assert.ok(agentOnly.length >= 3, `agent-only tools: ${agentOnly.map((t) => t.name)}`);
     const c = new Checks('authz: role');
-    const before = JSON.stringify(snapshot(a.h));
+    const before = JSON.stringify(await snapshot(a.h));
     for (const t of leadOnly) {
       const r = await callTool(A.client, t.name, argsFor(t.inputSchema as JsonSchema, B.id));
       c.check(`agent calls lead-only ${t.name}`, r.isError, r.text);
@@ -59,7 +61,7 @@ describe('adversarial: authorization', { timeout: 120_000 }, () => {
       const r = await callTool(lead, t.name, argsFor(t.inputSchema as JsonSchema, B.id));
       c.check(`lead calls agent-only ${t.name}`, r.isError, r.text);
     }
-    const after = JSON.stringify(snapshot(a.h));
+    const after = JSON.stringify(await snapshot(a.h));
     c.check('state unchanged after role attacks', after === before, diffText(before, after));
     c.assertOnlyKnown((u) => assert.deepEqual(u, []));
   });
@@ -78,7 +80,7 @@ describe('adversarial: authorization', { timeout: 120_000 }, () => {
     // Control first: A may look at and message its own child.
     assert.equal((await ok(A.client, 'get_agent', { job_id: A1.id })).job_id ?? A1.id, A1.id);
     await ok(A.client, 'message_agent', { job_id: A1.id, text: 'hello child' });
-    const before = JSON.stringify(snapshot(a.h));
+    const before = JSON.stringify(await snapshot(a.h));
     const pairs: [string, Agent, string][] = [['A on sibling B', A, B.id], ['A1 on parent A', A1, A.id], ['A1 on uncle B', A1, B.id], ['B on nephew A1', B, A1.id]];
     for (const [who, actor, target] of pairs) {
       for (const [tool, extra] of JOB_TOOLS) {
@@ -91,11 +93,11 @@ describe('adversarial: authorization', { timeout: 120_000 }, () => {
       c.check(`${who}: list_agents parent_id`, list.isError || !list.text.includes(target === A.id ? A1.id : target), list.text);
     }
     const rel = await callTool(A.client, 'release_files', { files: ['b-owned.txt'] });
-    const holder = a.h.hub.db.prepare('SELECT holder FROM locks WHERE path LIKE ?').get('%b-owned.txt') as { holder: string } | undefined;
+    const holder = await row(a.h.hub, sql<{ holder: string }>`SELECT holder FROM locks WHERE path LIKE ${'%b-owned.txt'}`);
     c.check('A releases B\'s lock', holder?.holder === B.id, `${rel.text} holder=${holder?.holder}`);
-    const after = JSON.stringify(snapshot(a.h));
+    const after = JSON.stringify(await snapshot(a.h));
     c.check('state unchanged after subtree attacks', after === before, diffText(before, after));
-    for (const id of [A.id, B.id, A1.id]) assert.equal((a.h.hub.db.prepare('SELECT status FROM jobs WHERE id = ?').get(id) as { status: string }).status, 'running');
+    for (const id of [A.id, B.id, A1.id]) assert.equal((await job(a.h.hub, id)).status, 'running');
     c.assertOnlyKnown((u) => assert.deepEqual(u, []));
   });
 });

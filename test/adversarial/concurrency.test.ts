@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startAdvHub, callTool, ok, type AdvHub, type Agent } from './harness.js';
 import { Checks, printTally } from './tally.js';
+import { sql } from 'kysely';
+import { row, rows } from '../helpers/state.js';
 
 /** A small seeded PRNG (mulberry32) so a failing interleaving's choices can be replayed. */
 function prng(seed: number): () => number {
@@ -61,15 +63,17 @@ describe('adversarial: concurrency', { timeout: 120_000 }, () => {
     const holders = new Map<string, string>();
     const violations: string[] = [];
     const outcomes = { granted: 0, deadlock: 0, other: [] as string[] };
-    const grab = (me: string, paths: string[]): void => {
+    // The in-memory check at once (before another grant can interleave), then the rows, which stay
+    // this agent's until its own release_files.
+    const grab = async (me: string, paths: string[]): Promise<void> => {
       for (const p of paths) {
         const h = holders.get(p);
         if (h && h !== me) violations.push(`${p} granted to ${me} while ${h} held it`);
         holders.set(p, me);
       }
-      const rows = a.h.hub.db.prepare(`SELECT path, holder FROM locks WHERE path IN (${paths.map(() => '?').join(',')})`).all(...paths) as { path: string; holder: string }[];
-      for (const r of rows) if (r.holder !== me) violations.push(`db: ${r.path} held by ${r.holder}, granted to ${me}`);
-      if (rows.length !== paths.length) violations.push(`db: ${me} was granted ${paths.length} paths, ${rows.length} rows`);
+      const held = paths.length ? await rows(a.h.hub, sql<{ path: string; holder: string }>`SELECT path, holder FROM locks WHERE path IN (${sql.join(paths)})`) : [];
+      for (const r of held) if (r.holder !== me) violations.push(`db: ${r.path} held by ${r.holder}, granted to ${me}`);
+      if (held.length !== paths.length) violations.push(`db: ${me} was granted ${paths.length} paths, ${held.length} rows`);
     };
     const drop = (me: string): void => { for (const [p, h] of [...holders]) if (h === me) holders.delete(p); };
     const plans = agents.map(() => Array.from({ length: ROUNDS }, () => {
@@ -82,7 +86,7 @@ describe('adversarial: concurrency', { timeout: 120_000 }, () => {
           const r = await callTool(ag.client, 'lock_files', { files: set, timeout_s: 30 });
           if (!r.isError) {
             outcomes.granted++;
-            grab(ag.id, (JSON.parse(r.text) as { acquired: string[] }).acquired);
+            await grab(ag.id, (JSON.parse(r.text) as { acquired: string[] }).acquired);
           } else if (/^.*deadlock/.test(r.text)) {
             outcomes.deadlock++;
             break;
@@ -95,7 +99,7 @@ describe('adversarial: concurrency', { timeout: 120_000 }, () => {
     const c = new Checks('concurrency');
     c.check(`lock race (seed ${seed}): never two holders of one path`, violations.length === 0, violations.slice(0, 3).join('; '));
     c.check('lock race: every request granted or refused as deadlock (no timeout, no lost wake-up)', outcomes.other.length === 0, outcomes.other[0]);
-    c.check('lock race: no lock or wait left behind', (a.h.hub.db.prepare('SELECT count(*) AS n FROM lock_waits').get() as { n: number }).n === 0 && (a.h.hub.db.prepare("SELECT count(*) AS n FROM locks WHERE path LIKE '%/race/%'").get() as { n: number }).n === 0);
+    c.check('lock race: no lock or wait left behind', Number((await row(a.h.hub, sql<{ n: number | string }>`SELECT count(*) AS n FROM lock_waits`))!.n) === 0 && Number((await row(a.h.hub, sql<{ n: number | string }>`SELECT count(*) AS n FROM locks WHERE path LIKE '%/race/%'`))!.n) === 0);
     assert.ok(outcomes.granted >= AGENTS * ROUNDS, `only ${outcomes.granted} grants`);
     process.stderr.write(`lock race: ${outcomes.granted} granted, ${outcomes.deadlock} refused as deadlock\n`);
     c.assertOnlyKnown((u) => assert.deepEqual(u, []));

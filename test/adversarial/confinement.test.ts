@@ -13,6 +13,8 @@ import { startAdvHub, callTool, ok, type AdvHub, type Agent } from './harness.js
 import { initRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { Checks, printTally } from './tally.js';
+import { sql } from 'kysely';
+import { rows } from '../helpers/state.js';
 
 describe('adversarial: confinement', { timeout: 120_000 }, () => {
   let a: AdvHub;
@@ -64,7 +66,7 @@ describe('adversarial: confinement', { timeout: 120_000 }, () => {
     ['tilde', '~/.ssh/authorized_keys'],
   ];
 
-  const lockedOutside = (): string[] => (a.h.hub.db.prepare('SELECT path FROM locks').all() as { path: string }[]).map((r) => r.path).filter((p) => !inside(p));
+  const lockedOutside = async (): Promise<string[]> => (await rows(a.h.hub, sql<{ path: string }>`SELECT path FROM locks`)).map((r) => r.path).filter((p) => !inside(p));
 
   test('lock_files / release_files / list_locks: every path is refused or stays inside the tree', async () => {
     const c = new Checks('confinement: paths');
@@ -77,7 +79,8 @@ describe('adversarial: confinement', { timeout: 120_000 }, () => {
       const list = await callTool(A.client, 'list_locks', { path_prefix: p });
       c.check(`list_locks ${label}`, list.isError || !list.text.includes(outside), list.text);
     }
-    c.check('no lock row outside the tree', lockedOutside().length === 0, lockedOutside().join(', '));
+    const stray = await lockedOutside();
+    c.check('no lock row outside the tree', stray.length === 0, stray.join(', '));
     // Control: a plain path inside is granted, so the checks above can tell refusal from failure.
     assert.deepEqual((await ok(A.client, 'lock_files', { files: ['in/plain.txt'], timeout_s: 0 })).acquired, [join(root, 'in', 'plain.txt')]);
     await ok(A.client, 'release_files', {});
@@ -86,11 +89,11 @@ describe('adversarial: confinement', { timeout: 120_000 }, () => {
 
   test('spawn_agent cwd, branch and template from an agent: refused or inside its tree', async () => {
     const c = new Checks('confinement: spawn');
-    const jobsOutside = (): string[] => (a.h.hub.db.prepare('SELECT id, cwd FROM jobs').all() as { id: string; cwd: string | null }[])
+    const jobsOutside = async (): Promise<string[]> => (await rows(a.h.hub, sql<{ id: string; cwd: string | null }>`SELECT id, cwd FROM jobs`))
       .filter((j) => j.cwd !== null && !inside(realpathOr(j.cwd)) && !j.cwd.includes('.overseer-worktrees')).map((j) => `${j.id} ${j.cwd}`);
     for (const [label, p] of [...hostilePaths(), ['/', '/'] as [string, string], ['the hub state dir', a.h.home]]) {
       const r = await callTool(A.client, 'spawn_agent', { prompt: 'escape', title: `cwd ${label}`, cwd: p });
-      c.check(`spawn_agent cwd ${label}`, r.isError || jobsOutside().length === 0, r.text);
+      c.check(`spawn_agent cwd ${label}`, r.isError || (await jobsOutside()).length === 0, r.text);
     }
     const branches = ['../../etc', '-D', 'HEAD', 'a..b', 'x\u0000y', '@{-1}', 'refs/heads/../../x', 'b'.repeat(300), 'feat\uff0fx', 'feat/\u202ex', 'x.lock', 'a b', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[', 'a\\b', '.hidden', 'x/.y', 'main.'];
     for (const b of branches) {
@@ -102,7 +105,8 @@ describe('adversarial: confinement', { timeout: 120_000 }, () => {
       const r = await callTool(A.client, 'spawn_agent', { prompt: 'escape', title: 'template', template: t });
       c.check(`spawn_agent template ${JSON.stringify(t)}`, r.isError && !r.text.includes('secret\n') && !r.text.includes('root:'), r.text);
     }
-    c.check('no job outside the tree', jobsOutside().length === 0, jobsOutside().join(', '));
+    const strays = await jobsOutside();
+    c.check('no job outside the tree', strays.length === 0, strays.join(', '));
     c.assertOnlyKnown((u) => assert.deepEqual(u, []));
   });
 });

@@ -37,7 +37,7 @@ describe('adversarial: schema-driven fuzzer', { timeout: 120_000 }, () => {
       for (const t of tools) {
         const cases = fuzzCases(t.inputSchema as JsonSchema);
         assert.ok(cases.length >= 20, `${t.name}: only ${cases.length} invalid inputs generated`);
-        const before = JSON.stringify(snapshot(a.h));
+        const before = JSON.stringify(await snapshot(a.h));
         total += cases.length;
         const results = await Promise.all(cases.map((k) => callTool(c, t.name, k.args)));
         for (const [i, k] of cases.entries()) {
@@ -51,7 +51,7 @@ describe('adversarial: schema-driven fuzzer', { timeout: 120_000 }, () => {
             finding('fuzz', `${label}: error does not name "${k.field}": ${r.text.slice(0, 120)}`);
           } else refused('fuzz');
         }
-        assert.equal(JSON.stringify(snapshot(a.h)), before, `${role} ${t.name}: invalid inputs changed the state`);
+        assert.equal(JSON.stringify(await snapshot(a.h)), before, `${role} ${t.name}: invalid inputs changed the state`);
       }
       assert.ok(total >= 20 * tools.length);
       assert.deepEqual(misses, []);

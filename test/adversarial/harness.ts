@@ -8,6 +8,8 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { waitForJob } from '../helpers/wait.js';
 import type { Config } from '../../src/config.js';
+import { sql } from 'kysely';
+import { row, rows } from '../helpers/state.js';
 
 export interface AdvHub {
   h: TestHub;
@@ -83,16 +85,19 @@ export async function startAdvHub(o: { config?: Partial<Config>; project?: strin
   };
 }
 
-const TABLES = ['jobs', 'attempts', 'locks', 'lock_waits', 'notes', 'requests', 'messages', 'events'] as const;
+/** Each state table and a column that only grows as rows are added (rowid is SQLite's alone). */
+const TABLES = { jobs: 'seq', attempts: 'started_at', locks: 'acquired_at', lock_waits: 'id', notes: 'updated_at', requests: 'created_at', messages: 'id', events: 'id' } as const;
 
-/** Row count and max rowid of every state table, plus a digest of locks, notes and job statuses. */
-export function snapshot(h: TestHub): Record<string, unknown> {
-  const db = h.hub.db;
+/** Row count and the highest mark of every state table, plus a digest of locks, notes and job statuses (read through the hub's layer). */
+export async function snapshot(h: TestHub): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const t of TABLES) out[t] = db.prepare(`SELECT count(*) AS n, coalesce(max(rowid), 0) AS m FROM ${t}`).get();
-  out.jobStatus = db.prepare('SELECT id, status FROM jobs ORDER BY id').all();
-  out.noteVersions = db.prepare('SELECT * FROM notes ORDER BY rowid').all();
-  out.lockRows = db.prepare('SELECT path, holder FROM locks ORDER BY rowid').all();
+  for (const [t, mark] of Object.entries(TABLES)) {
+    const r = (await row(h.hub, sql<{ n: number | string; m: number | string }>`SELECT count(*) AS n, coalesce(max(${sql.ref(mark)}), 0) AS m FROM ${sql.table(t)}`))!;
+    out[t] = { n: Number(r.n), m: Number(r.m) };
+  }
+  out.jobStatus = await rows(h.hub, sql`SELECT id, status FROM jobs ORDER BY id`);
+  out.noteVersions = await rows(h.hub, sql`SELECT * FROM notes ORDER BY key`);
+  out.lockRows = await rows(h.hub, sql`SELECT path, holder FROM locks ORDER BY path`);
   return out;
 }
 

@@ -9,6 +9,8 @@ import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAdvHub, ok, type AdvHub, type Agent } from './harness.js';
 import { Checks, printTally } from './tally.js';
+import { sql } from 'kysely';
+import { row } from '../helpers/state.js';
 
 const KNOWN: string[] = [];
 
@@ -138,7 +140,7 @@ describe('adversarial: lock hook write-target evasion', { timeout: 120_000 }, ()
       const v = await hook('Write', { file_path, content: 'x' });
       c.check(label, v.decision === 'deny', `${JSON.stringify(file_path)} → ${v.decision}`);
     }
-    const held = a.h.hub.db.prepare('SELECT holder FROM locks WHERE path = ?').get(join(root, 'dir', 'f.txt')) as { holder: string } | undefined;
+    const held = await row(a.h.hub, sql<{ holder: string }>`SELECT holder FROM locks WHERE path = ${join(root, 'dir', 'f.txt')}`);
     assert.equal(held?.holder, A.id, 'A lost its lock');
     c.assertOnlyKnown((u) => assert.deepEqual(u, [], `forms that got past the hook (not in KNOWN): ${u.join('; ')}`));
   });

@@ -13,6 +13,7 @@ import { rm } from 'node:fs/promises';
 import { claudeBin, makeTempDir } from '../helpers/claude.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { gate } from '../helpers/gate.js';
+import { job } from '../helpers/state.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 
@@ -38,8 +39,8 @@ describe('live and kept cost of claude children', () => {
     const output = [0, 1, 2].reduce((s, i) => s + usage(i).output_tokens, 0);
 
     // Still running, blocked on call N+1: the calls so far are in the database already.
-    const live = await eventually('the running job shows its N calls', () => {
-      const j = h.hub.ctx.store.get(id)!;
+    const live = await eventually('the running job shows its N calls', async () => {
+      const j = await job(h.hub, id);
       return j.input_tokens === input && j.output_tokens === output ? j : undefined;
     }, 30_000);
     assert.equal(live.status, 'running');

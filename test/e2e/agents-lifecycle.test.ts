@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { waitForJob, eventually, alive, procStopped, agentProcess, waitEnded } from '../helpers/wait.js';
 import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
+import { attempts, job, jobs } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -38,7 +39,7 @@ describe('spawn and wait', () => {
     assert.deepEqual(w.pending, []);
     assert.deepEqual(w.done.map((d: any) => d.status), ['succeeded', 'succeeded', 'succeeded']);
     for (const s of ['a', 'b', 'c']) assert.equal(readFileSync(join(h.project, `${s}.txt`), 'utf8'), `${s.toUpperCase()}\n`);
-    const j = h.hub.ctx.store.get(ids[0])!;
+    const j = await job(h.hub, ids[0]);
     assert.equal(j.result, 'wrote a.txt');
     assert.ok(j.cost_usd > 0 && j.turns >= 2, 'cost and turns tracked');
     assert.ok(existsSync(join(h.home, 'agents', ids[0], 'attempt-1.jsonl')), 'raw transcript kept');
@@ -62,8 +63,8 @@ describe('spawn and wait', () => {
     const b = await h.call('spawn_agent', { prompt: '@script:second', depends_on: [a] });
     assert.equal(b.status, 'waiting');
     await h.call('wait_for_agents', { job_ids: [b.job_id], timeout_s: 60 });
-    const ja = h.hub.ctx.store.get(a)!;
-    const jb = h.hub.ctx.store.get(b.job_id)!;
+    const ja = await job(h.hub, a);
+    const jb = await job(h.hub, b.job_id);
     assert.equal(jb.status, 'succeeded');
     assert.ok(jb.started_at! >= ja.ended_at!, 'dependent started after its dependency ended');
 
@@ -76,7 +77,7 @@ describe('spawn and wait', () => {
     assert.equal(wd.status, 'failed');
     assert.equal(wd.failure_class, 'dependency_failed');
     assert.match(wd.error, new RegExp(bad));
-    assert.equal(h.hub.ctx.store.attempts(dep).length, 0, 'the dependent never ran');
+    assert.equal((await attempts(h.hub, dep)).length, 0, 'the dependent never ran');
   });
 
   test('concurrency cap and priority: with a cap of 1, higher priority runs first', async () => {
@@ -87,9 +88,9 @@ describe('spawn and wait', () => {
     assert.equal(lo.status, 'queued');
     assert.equal(hi.status, 'queued');
     await h.call('wait_for_agents', { job_ids: [hold, lo.job_id, hi.job_id], timeout_s: 60 });
-    const s = (id: string) => h.hub.ctx.store.get(id)!;
-    assert.ok(s(hi.job_id).started_at! >= s(hold).ended_at!, 'cap respected');
-    assert.ok(s(lo.job_id).started_at! >= s(hi.job_id).ended_at!, 'higher priority first');
+    const [sHold, sLo, sHi] = await Promise.all([hold, lo.job_id, hi.job_id].map((id: string) => job(h.hub, id)));
+    assert.ok(sHi!.started_at! >= sHold!.ended_at!, 'cap respected');
+    assert.ok(sLo!.started_at! >= sHi!.ended_at!, 'higher priority first');
   });
 });
 
@@ -105,14 +106,14 @@ describe('control', () => {
       grandchild: [{ delayMs: 120_000, text: 'never' }],
     });
     const parent = (await h.call('spawn_agent', { prompt: '@script:parent' })).job_id;
-    const child = await eventually('grandchild spawned', () => h.hub.ctx.store.list({ parentId: parent, limit: 100 })[0]);
+    const child = await eventually('grandchild spawned', async () => (await jobs(h.hub, { parentId: parent, limit: 100 }))[0]);
     await waitForJob(h.hub, child.id, (j) => j.pid !== null && j.status === 'running');
     await h.fake.waitForRequest((r) => r.script === 'grandchild', 30_000);
-    const pids = [h.hub.ctx.store.get(parent)!.pid!, h.hub.ctx.store.get(child.id)!.pid!];
+    const pids = [(await job(h.hub, parent)).pid!, (await job(h.hub, child.id)).pid!];
     const res = await h.call('cancel_agent', { job_id: parent, reason: 'test' });
     assert.equal(res.status, 'cancelled');
-    assert.equal(h.hub.ctx.store.get(child.id)!.status, 'cancelled');
-    assert.equal(h.hub.ctx.store.get(child.id)!.parent_id, parent);
+    assert.equal((await job(h.hub, child.id)).status, 'cancelled');
+    assert.equal((await job(h.hub, child.id)).parent_id, parent);
     for (const pid of pids) await eventually(`pid ${pid} gone`, () => !alive(pid), 5000);
   });
 

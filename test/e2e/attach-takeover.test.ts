@@ -14,6 +14,7 @@ import { finishStep } from '../helpers/holder.js';
 import { gitOut, initRepo } from '../helpers/git.js';
 import { waitForJob } from '../helpers/wait.js';
 import { hashToken } from '../../src/services/runner.js';
+import { attempts, events, job, jobOf } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 
@@ -40,37 +41,37 @@ describe('taking over an agent (attach_agent / detach_agent)', () => {
     assert.match(args[args.indexOf('--settings') + 1]!, /\/hook\?format=claude/, 'the lock hook');
     assert.match(args[args.indexOf('--mcp-config') + 1]!, /\$\{OVERSEER_TOKEN\}/);
     assert.equal(a.command.env.OVERSEER_AGENT_ID, id);
-    assert.equal(h.hub.ctx.store.get(id)?.token_hash, hashToken(a.command.env.OVERSEER_TOKEN), 'the token authenticates as the agent');
-    const row = h.hub.ctx.store.get(id)!;
+    assert.equal((await jobOf(h.hub, id))?.token_hash, hashToken(a.command.env.OVERSEER_TOKEN), 'the token authenticates as the agent');
+    const row = await job(h.hub, id);
     assert.equal(row.status, 'succeeded', 'an ended job stays as it is');
     assert.match(row.status_message ?? '', /taken over by a person/);
 
     await assert.rejects(h.call('attach_agent', { job_id: id }), /already taken over/);
     await assert.rejects(h.call('resume_agent', { job_id: id }), /taken over by a person/, 'no headless resume behind the person\'s back');
     await assert.rejects(h.call('detach_agent', { job_id: id, then: 'finish' }), /needs result/);
-    assert.equal(h.hub.ctx.store.get(id)!.status_message, row.status_message, 'a refused call changes nothing');
+    assert.equal((await job(h.hub, id)).status_message, row.status_message, 'a refused call changes nothing');
 
     const s = await h.call('detach_agent', { job_id: id, then: 'finish', result: 'the person fixed it by hand', outcome: 'success' });
     assert.equal(s.status, 'succeeded');
-    const fin = h.hub.ctx.store.get(id)!;
+    const fin = await job(h.hub, id);
     assert.equal(fin.result, 'the person fixed it by hand');
     assert.equal(fin.token_hash, null, 'the person\'s token no longer works');
     assert.equal(fin.status_message, null);
-    assert.deepEqual(h.hub.ctx.store.attempts(id).map((x) => [x.kind, x.status]), [['initial', 'succeeded'], ['takeover', 'succeeded']]);
-    const kinds = h.hub.ctx.store.events(id).map((e) => e.kind);
+    assert.deepEqual((await attempts(h.hub, id)).map((x) => [x.kind, x.status]), [['initial', 'succeeded'], ['takeover', 'succeeded']]);
+    const kinds = (await events(h.hub, id)).map((e) => e.kind);
     assert.ok(kinds.includes('attached') && kinds.includes('detached'), kinds.join(','));
 
     // Leave: taken over again, left as it is.
     await h.call('attach_agent', { job_id: id });
     const left = await h.call('detach_agent', { job_id: id, then: 'leave' });
     assert.equal(left.status, 'succeeded');
-    assert.equal(h.hub.ctx.store.get(id)!.token_hash, null);
+    assert.equal((await job(h.hub, id)).token_hash, null);
 
     // Bad input.
     await assert.rejects(h.call('attach_agent', { job_id: 'nope' }), /No agent job "nope"/);
     const later = (await h.call('spawn_agent', { prompt: '@script:quick', title: 'Later', at: new Date(Date.now() + 3_600_000).toISOString() })).job_id as string;
     await assert.rejects(h.call('attach_agent', { job_id: later }), /has no session yet/);
-    assert.equal(h.hub.ctx.store.get(later)!.status, 'waiting', 'the refused job is untouched');
+    assert.equal((await job(h.hub, later)).status, 'waiting', 'the refused job is untouched');
     await h.call('cancel_agent', { job_id: later });
   });
 
@@ -87,7 +88,7 @@ describe('taking over an agent (attach_agent / detach_agent)', () => {
       await assert.rejects(h2.call('attach_agent', { job_id: id }), /already taken over[\s\S]*detach_agent/);
       const left = await h2.call('detach_agent', { job_id: id, then: 'leave' });
       assert.equal(left.status, 'succeeded');
-      assert.equal(h2.hub.ctx.store.get(id)!.status_message, null);
+      assert.equal((await job(h2.hub, id)).status_message, null);
       await h2.call('attach_agent', { job_id: id });
       await h2.call('detach_agent', { job_id: id, then: 'leave' });
     } finally {

@@ -17,6 +17,7 @@ import { finishStep } from '../helpers/holder.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { startTerminal, type Terminal } from '../helpers/tmux.js';
 import type { RecordedRequest } from '../../src/fakemodel/fakeAnthropic.js';
+import { attempts as attemptRows, events, job } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 const terminals: Terminal[] = [];
@@ -71,11 +72,11 @@ describe('overseer attach in a terminal', () => {
     terminals.push(t);
 
     await t.waitFor('the interactive claude prompt', (s) => /❯/.test(s) && /Claude Code/.test(s), 60_000);
-    const attached = h.hub.ctx.store.get(id)!;
+    const attached = await job(h.hub, id);
     assert.equal(attached.status, 'interrupted', 'the job was stopped, not cancelled or retried');
     assert.match(attached.status_message ?? '', /taken over by a person/);
-    assert.ok(h.hub.ctx.store.events(id).some((e) => e.kind === 'attached'), 'an attached event');
-    assert.equal(h.hub.ctx.store.attempts(id).length, 1, 'no retry was started');
+    assert.ok((await events(h.hub, id)).some((e) => e.kind === 'attached'), 'an attached event');
+    assert.equal((await attemptRows(h.hub, id)).length, 1, 'no retry was started');
 
     t.keys([PERSON], { literal: true });
     t.keys(['Enter']);
@@ -103,9 +104,9 @@ describe('overseer attach in a terminal', () => {
     assert.ok(resumed, 'the headless resume asked the fake');
     assert.match(userTexts(resumed), new RegExp(REPLY), "the resumed conversation holds the person's exchange");
     assert.ok(JSON.stringify(resumed.body.metadata ?? {}).includes(sessionId), 'the resumed request carries the same session id');
-    const attempts = h.hub.ctx.store.attempts(id);
+    const attempts = await attemptRows(h.hub, id);
     assert.deepEqual(attempts.map((a) => [a.kind, a.session_id]), [['initial', sessionId], ['resume', sessionId]]);
-    const kinds = h.hub.ctx.store.events(id).map((e) => e.kind);
+    const kinds = (await events(h.hub, id)).map((e) => e.kind);
     assert.ok(kinds.indexOf('attached') < kinds.indexOf('detached') && kinds.indexOf('detached') < kinds.lastIndexOf('resumed'), kinds.join(','));
     hold.open();
   });

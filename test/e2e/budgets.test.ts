@@ -17,12 +17,14 @@ import { initRepo } from '../helpers/git.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { startFakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import type { Hub } from '../../src/hub.js';
+import { sql, type RawBuilder } from 'kysely';
+import { events, job, jobs, row } from '../helpers/state.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 
 const status = (message: string, usage?: { input_tokens: number; output_tokens: number }) => ({ tools: [{ name: 'mcp__overseer__report_status', input: { message } }], ...(usage ? { usage } : {}) });
-const count = (hub: Hub, sql: string, ...args: unknown[]): number => (hub.db.prepare(sql).get(...args) as { c: number }).c;
-const reservation = (hub: Hub, id: string) => hub.db.prepare('SELECT * FROM budget_reservations WHERE job_id = ?').get(id) as { amount_usd: number; released_at: number | null; booked_usd: number | null } | undefined;
+const count = async (hub: Hub, q: RawBuilder<{ c: number | string }>): Promise<number> => Number((await row(hub, q))!.c);
+const reservation = (hub: Hub, id: string) => row(hub, sql<{ amount_usd: number; released_at: number | null; booked_usd: number | null }>`SELECT * FROM budget_reservations WHERE job_id = ${id}`);
 const near = (a: number, b: number, eps = 1e-6): boolean => Math.abs(a - b) < eps;
 /** The dollar figures of a refusal: limit, spent, reserved (and by how many jobs), asked. */
 function figures(text: string): { limit: number; spent: number; reserved: number; jobs: number; asked: number } {
@@ -50,12 +52,12 @@ describe('the house budget with reservations', () => {
     // Nearly exhausted: the first job reserves $1 (its budget_usd) and is spending it.
     const first = await h.call('spawn_agent', { prompt: '@script:first', title: 'first', budget_usd: 1 });
     assert.equal(first.reserved_usd, 1, 'spawn_agent says what it reserved');
-    await eventually('the first job\'s live cost is in the database', () => h.hub.ctx.store.get(first.job_id)!.cost_usd > 0, 60_000);
+    await eventually('the first job\'s live cost is in the database', async () => (await job(h.hub, first.job_id)).cost_usd > 0, 60_000);
     const shown = await h.call('get_agent', { job_id: first.job_id });
     assert.equal(shown.reservation.reserved_usd, 1);
     assert.ok(near(shown.reservation.left_usd, 1 - shown.cost_usd), `left of the reservation: ${JSON.stringify(shown.reservation)}`);
     assert.match(shown.reservation.basis, /budget_usd/);
-    const jobsBefore = count(h.hub, 'SELECT COUNT(*) AS c FROM jobs');
+    const jobsBefore = await count(h.hub, sql`SELECT COUNT(*) AS c FROM jobs`);
 
     // worktree: true makes each call await git before it creates its job, so the calls interleave.
     const N = 8;
@@ -75,9 +77,9 @@ describe('the house budget with reservations', () => {
       assert.ok(near(f.spent + f.reserved, 2.5, 1e-4), `spent ${f.spent} + reserved ${f.reserved}: $1 of the first job (spent or still reserved) and 3 × $0.5`);
     }
     // No row of any kind for the refused.
-    assert.equal(count(h.hub, 'SELECT COUNT(*) AS c FROM jobs'), jobsBefore + 3);
-    assert.equal(count(h.hub, "SELECT COUNT(*) AS c FROM events WHERE kind = 'spawned'"), 4);
-    assert.equal(count(h.hub, 'SELECT COUNT(*) AS c FROM budget_reservations WHERE released_at IS NULL'), 4);
+    assert.equal(await count(h.hub, sql`SELECT COUNT(*) AS c FROM jobs`), jobsBefore + 3);
+    assert.equal(await count(h.hub, sql`SELECT COUNT(*) AS c FROM events WHERE kind = 'spawned'`), 4);
+    assert.equal(await count(h.hub, sql`SELECT COUNT(*) AS c FROM budget_reservations WHERE released_at IS NULL`), 4);
     for (const p of passed) assert.equal(p.reserved_usd, 0.5);
     const listed = (await h.call('list_agents', {})).agents.find((a: any) => a.job_id === passed[0]!.job_id);
     assert.equal(listed.reservation.reserved_usd, 0.5, 'list_agents shows the reservation too');
@@ -88,8 +90,8 @@ describe('the house budget with reservations', () => {
     const w = await h.call('wait_for_agents', { job_ids: ids, timeout_s: 120 });
     for (const d of w.done) assert.equal(d.status, 'succeeded', JSON.stringify(d));
     for (const id of ids) {
-      const r = await eventually(`the reservation of ${id} is released`, () => { const x = reservation(h.hub, id); return x?.released_at ? x : undefined; });
-      assert.ok(near(r.booked_usd!, h.hub.ctx.store.get(id)!.cost_usd), `booked ${r.booked_usd} = cost ${h.hub.ctx.store.get(id)!.cost_usd}`);
+      const r = await eventually(`the reservation of ${id} is released`, async () => { const x = await reservation(h.hub, id); return x?.released_at ? x : undefined; });
+      assert.ok(near(r.booked_usd!, (await job(h.hub, id)).cost_usd), `booked ${r.booked_usd} = cost ${(await job(h.hub, id)).cost_usd}`);
     }
     const after = await h.call('get_agent', { job_id: first.job_id });
     assert.equal(after.reservation.released, true);
@@ -127,31 +129,32 @@ describe('the house budget with reservations', () => {
     const warm = (await h.call('spawn_agent', { prompt: '@script:warm' })).job_id;
     await h.call('wait_for_agents', { job_ids: [warm], timeout_s: 60 });
     const parent = (await h.call('spawn_agent', { prompt: '@script:parent', title: 'Budgeted parent', budget_usd: 0.02 })).job_id;
-    const kids = await eventually('both children spawned', () => { const k = h.hub.ctx.store.list({ parentId: parent, limit: 100 }); return k.length === 2 ? k : undefined; }, 60_000);
+    const kids = await eventually('both children spawned', async () => { const k = (await jobs(h.hub, { parentId: parent, limit: 100 })); return k.length === 2 ? k : undefined; }, 60_000);
     const [c1, c2] = [kids.find((k) => k.title === 'c1')!, kids.find((k) => k.title === 'c2')!];
-    const warmCost = h.hub.ctx.store.get(warm)!.cost_usd;
-    assert.ok(near(reservation(h.hub, c1.id)!.amount_usd, warmCost), `c1 reserved the median of the finished jobs: ${reservation(h.hub, c1.id)!.amount_usd}`);
-    assert.ok(reservation(h.hub, c2.id)!.amount_usd < 0.005, 'c2 too (with c1 among them if it had finished)');
+    const warmCost = (await job(h.hub, warm)).cost_usd;
+    const [r1, r2] = [(await reservation(h.hub, c1.id))!, (await reservation(h.hub, c2.id))!];
+    assert.ok(near(r1.amount_usd, warmCost), `c1 reserved the median of the finished jobs: ${r1.amount_usd}`);
+    assert.ok(r2.amount_usd < 0.005, 'c2 too (with c1 among them if it had finished)');
     await waitForJob(h.hub, c1.id, (j) => j.status === 'succeeded', 60_000);
     c2go.open();
     const stopped = await waitForJob(h.hub, c2.id, (j) => j.status !== 'running' && j.status !== 'queued', 90_000);
     assert.equal(stopped.status, 'failed', stopped.error ?? '');
     assert.equal(stopped.failure_class, 'budget');
-    const spent = [parent, c1.id, c2.id].reduce((s, id) => s + h.hub.ctx.store.get(id)!.cost_usd, 0);
+    const spent = (await Promise.all([parent, c1.id, c2.id].map((id) => job(h.hub, id)))).reduce((s, j) => s + j.cost_usd, 0);
     assert.ok(spent > 0.02, `the subtree spent ${spent}`);
-    assert.ok(h.hub.ctx.store.get(c2.id)!.cost_usd < 0.02, 'c2 alone stayed under $0.02: the subtree\'s budget stopped it');
+    assert.ok((await job(h.hub, c2.id)).cost_usd < 0.02, 'c2 alone stayed under $0.02: the subtree\'s budget stopped it');
     assert.match(stopped.error!, new RegExp(`^stopped by the hub: the subtree budget of job ${parent} "Budgeted parent" \\(its budget_usd, covering it and everything it spawns\\) is spent — \\$0\\.0\\d+ of \\$0\\.0200 — and this job's spending \\(${c2.id}\\) crossed it\\.`));
     assert.match(stopped.error!, new RegExp(`Still running under that budget: ${parent} "Budgeted parent" \\(running\\)`));
-    const ev = h.hub.ctx.store.events(c2.id).find((e) => e.kind === 'budget_stop');
+    const ev = (await events(h.hub, c2.id)).find((e) => e.kind === 'budget_stop');
     assert.ok(ev, 'a budget_stop event');
     assert.deepEqual(JSON.parse(ev.data_json!).left_running, [parent]);
     const got = await h.call('get_agent', { job_id: c2.id });
     assert.equal(got.failure_class, 'budget');
-    assert.equal(h.hub.ctx.store.get(c1.id)!.status, 'succeeded', 'c1 did not cross it');
+    assert.equal((await job(h.hub, c1.id)).status, 'succeeded', 'c1 did not cross it');
     // The parent goes on past its wait; while its budget stays spent, its next model call stops it too.
     const p = await waitForJob(h.hub, parent, (j) => j.status !== 'running', 90_000);
     assert.ok(['failed', 'succeeded'].includes(p.status), p.status);
-    for (const id of [c1.id, c2.id]) assert.ok(reservation(h.hub, id)!.released_at, `${id}'s reservation is released`);
+    for (const id of [c1.id, c2.id]) assert.ok((await reservation(h.hub, id))!.released_at, `${id}'s reservation is released`);
   });
 
   test('budgets and reservations survive a hub restart; a label budget refuses by name', { timeout: 180_000 }, async () => {
@@ -173,7 +176,7 @@ describe('the house budget with reservations', () => {
     const spend = (await h1.call('spawn_agent', { prompt: '@script:spend', model: 'claude-haiku-4-5', budget_usd: 0.1 })).job_id;
     await h1.call('wait_for_agents', { job_ids: [spend], timeout_s: 60 });
     const held = (await h1.call('spawn_agent', { prompt: '@script:hold', budget_usd: 0.3 })).job_id;
-    await eventually('the held job spent', () => h1.hub.ctx.store.get(held)!.cost_usd > 0, 60_000);
+    await eventually('the held job spent', async () => (await job(h1.hub, held)).cost_usd > 0, 60_000);
     const waiting = await h1.call('spawn_agent', { prompt: '@script:quick after it', depends_on: [held], budget_usd: 0.4 });
     assert.equal(waiting.status, 'waiting');
     assert.equal(waiting.reserved_usd, 0.4);
@@ -187,7 +190,7 @@ describe('the house budget with reservations', () => {
 
     const h2 = await startTestHub({ fake, config, dir: h1.dir });
     cleanups.push(() => h2.stop());
-    const spent = [spend, held].reduce((s, id) => s + h2.hub.ctx.store.get(id)!.cost_usd, 0);
+    const spent = (await Promise.all([spend, held].map((id) => job(h2.hub, id)))).reduce((s, j) => s + j.cost_usd, 0);
     const r = await h2.callRaw('spawn_agent', { prompt: '@script:quick', budget_usd: 0.7 });
     assert.equal(r.isError, true);
     const f = figures(r.text);
@@ -195,16 +198,16 @@ describe('the house budget with reservations', () => {
     assert.ok(near(f.spent, spent, 1e-4), `spent ${f.spent} = what the jobs before the restart spent (${spent})`);
     assert.equal(f.reserved, 0.4, 'the waiting job still holds its reservation');
     // A label's budget refuses by its name, before anything is created.
-    const jobs = count(h2.hub, 'SELECT COUNT(*) AS c FROM jobs');
+    const jobs = await count(h2.hub, sql`SELECT COUNT(*) AS c FROM jobs`);
     const l = await h2.callRaw('spawn_agent', { prompt: '@script:quick', labels: ['docs'], budget_usd: 0.2 });
     assert.match(l.text, /^budget_exceeded: Spawning this agent would exceed the budget of label "docs" \(labelBudgets \/ OVERSEER_LABEL_BUDGETS\): limit \$0\.1000; spent \$0\.0000, reserved \$0\.0000 by 0 queued or running job\(s\), asked \$0\.2000/);
-    assert.equal(count(h2.hub, 'SELECT COUNT(*) AS c FROM jobs'), jobs);
+    assert.equal(await count(h2.hub, sql`SELECT COUNT(*) AS c FROM jobs`), jobs);
     // What is left of the house budget fits a smaller one.
     const ok = await h2.call('spawn_agent', { prompt: '@script:quick', budget_usd: 0.5 });
     await h2.call('wait_for_agents', { job_ids: [ok.job_id], timeout_s: 60 });
     // Cancelling the waiting job releases what it held.
     await h2.call('cancel_agent', { job_id: waiting.job_id });
-    const rel = await eventually('released', () => { const x = reservation(h2.hub, waiting.job_id); return x?.released_at ? x : undefined; });
+    const rel = await eventually('released', async () => { const x = await reservation(h2.hub, waiting.job_id); return x?.released_at ? x : undefined; });
     assert.equal(rel.booked_usd, 0);
   });
 });

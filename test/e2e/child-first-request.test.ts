@@ -6,6 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { job } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -39,7 +40,7 @@ test('first request of a child: no AskUserQuestion, ScheduleWakeup or ReportFind
   // Tool search is on: the rest of Overseer's tools stay deferred (not sent in full).
   const full = tools.filter((t) => t.name.startsWith('mcp__overseer__') && t.defer_loading !== true).map((t) => t.name);
   assert.ok(!full.includes('mcp__overseer__write_note'), `write_note should stay deferred: ${full.join(', ')}`);
-  assert.equal(h.hub.ctx.store.get(job_id)!.result, 'ok');
+  assert.equal((await job(h.hub, job_id)).result, 'ok');
 });
 
 test('a child cannot reach other Claude sessions: ListAgents and SendMessage are refused', { timeout: 120_000 }, async () => {

@@ -12,6 +12,7 @@ import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { waitForJob } from '../helpers/wait.js';
 import type { TestHub } from '../helpers/hub.js';
+import { job } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 before(buildCli);
@@ -52,7 +53,7 @@ describe('CLI verbs', () => {
     const paused = await overseer(h, ['pause', id2, '--json']);
     assert.equal(paused.code, 0, paused.err);
     assert.equal(JSON.parse(paused.out).status, 'frozen');
-    assert.equal(h.hub.ctx.store.get(id2)!.status, 'frozen');
+    assert.equal((await job(h.hub, id2)).status, 'frozen');
     const resumed = await overseer(h, ['resume', id2]);
     assert.equal(resumed.code, 0, resumed.err);
     assert.match(resumed.out, new RegExp(`${id2} running`));
@@ -75,12 +76,12 @@ describe('CLI verbs', () => {
     assert.equal(ok.code, 0, ok.err + ok.out);
     const okJson = JSON.parse(ok.out);
     assert.equal(okJson.done[0].status, 'succeeded');
-    assert.equal(h.hub.ctx.store.get(okJson.spawned.job_id)!.status, 'succeeded');
+    assert.equal((await job(h.hub, okJson.spawned.job_id)).status, 'succeeded');
     // Acting on a job that ended meanwhile says so (and changes nothing).
     const lateCancel = await overseer(h, ['cancel', okJson.spawned.job_id]);
     assert.equal(lateCancel.code, 0, lateCancel.err);
     assert.equal(lateCancel.out.trim(), `${okJson.spawned.job_id} had already ended (succeeded): nothing to cancel`);
-    assert.equal(h.hub.ctx.store.get(okJson.spawned.job_id)!.status, 'succeeded');
+    assert.equal((await job(h.hub, okJson.spawned.job_id)).status, 'succeeded');
     const lateMsg = await overseer(h, ['msg', okJson.spawned.job_id, 'are you there?']);
     assert.equal(lateMsg.code, 0, lateMsg.err);
     assert.match(lateMsg.out, new RegExp(`${okJson.spawned.job_id} has ended \\(succeeded\\): the message is kept and reaches it only if it is resumed`));

@@ -66,7 +66,7 @@ describe('commands_failed: a codex child none of whose commands started', () => 
 
     // A tick of the monitor after the end does not clear it (the live warnings are cleared then).
     await h.hub.health.tick();
-    const floor = await readFloor(h.hub.db, { now: Date.now(), hub: null, cap: 8, source: 'hub' });
+    const floor = await readFloor(h.hub.ctx.sql.db, { now: Date.now(), hub: null, cap: 8, source: 'hub' });
     const need = floor.needs_you.find((n) => n.kind === 'warning' && n.job_id === id);
     assert.ok(need, `NEEDS YOU lists it: ${JSON.stringify(floor.needs_you)}`);
     assert.match(need.text, /^commands_failed: none of its shell commands started/);

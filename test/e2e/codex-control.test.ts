@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { codexHubs } from '../helpers/codexHub.js';
 import { gate } from '../helpers/gate.js';
+import { job, undeliveredTo } from '../helpers/state.js';
 
 const { codexHub } = codexHubs();
 
@@ -42,7 +43,7 @@ describe('codex children: pause, resume, messages, cancel', () => {
     });
     const id = (await h.call('spawn_agent', { prompt: '@script:long work slowly', provider: 'codex' })).job_id;
     await openai.waitForRequest((r) => r.script === 'long' && r.step === 1, 60_000);
-    const session = h.hub.ctx.store.get(id)!.session_id;
+    const session = (await job(h.hub, id)).session_id;
     assert.ok(session, 'the thread id is recorded before the pause');
 
     const paused = await h.call('pause_agent', { job_id: id, mode: 'stop' });
@@ -80,12 +81,12 @@ describe('codex children: pause, resume, messages, cancel', () => {
     });
     const id = (await h.call('spawn_agent', { prompt: '@script:busy do the first part', provider: 'codex' })).job_id;
     await openai.waitForRequest((r) => r.script === 'busy' && r.step === 0, 60_000);
-    const session = h.hub.ctx.store.get(id)!.session_id;
+    const session = (await job(h.hub, id)).session_id;
 
     const m = await h.call('message_agent', { job_id: id, text: 'also handle note-4411' });
     assert.equal(m.delivered, false, 'codex cannot take input mid-turn');
     assert.equal(m.queued, true);
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'running');
+    assert.equal((await job(h.hub, id)).status, 'running');
     turnEnd.open();
 
     const req = await openai.waitForRequest((r) => r.script === 'busy' && r.prompt.includes('note-4411'), 60_000);
@@ -96,7 +97,7 @@ describe('codex children: pause, resume, messages, cancel', () => {
     const a = await h.call('get_agent', { job_id: id });
     assert.deepEqual(a.attempts.map((x: any) => [x.kind, x.status]), [['initial', 'succeeded'], ['resume', 'succeeded']]);
     assert.equal(a.session_id, session);
-    assert.deepEqual(h.hub.ctx.store.undeliveredMessages(id), [], 'the message is marked delivered');
+    assert.deepEqual((await undeliveredTo(h.hub, id)), [], 'the message is marked delivered');
     // The job's result is what the agent said last (after handling the message), not the text of
     // the turn that ended before the message was delivered.
     assert.match(a.result, /^got: .*note-4411/);
@@ -123,6 +124,6 @@ describe('codex children: pause, resume, messages, cancel', () => {
     }, 10_000).catch(() => agentProcesses(id));
     assert.deepEqual(left, [], `left behind: ${JSON.stringify(left)}`);
     assert.ok(Date.now() - t0 < 10_000);
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'cancelled');
+    assert.equal((await job(h.hub, id)).status, 'cancelled');
   });
 });

@@ -13,6 +13,7 @@ import { codexHubs } from '../helpers/codexHub.js';
 import { gate } from '../helpers/gate.js';
 import { FAKE_MODEL } from '../helpers/codex.js';
 import type { CodexScript } from '../../src/fakemodel/fakeOpenAI.js';
+import { job, jobs } from '../helpers/state.js';
 
 const { codexHub } = codexHubs();
 
@@ -35,8 +36,8 @@ describe('codex children: live spending and limits', () => {
     }, { config: { codexPrices: PRICES } });
     const id = (await h.call('spawn_agent', { prompt: '@script:two work', provider: 'codex' })).job_id;
     await openai.waitForRequest((r) => r.script === 'two' && r.step === 2, 60_000);
-    const live = await eventually('the running codex job shows its two calls', () => {
-      const j = h.hub.ctx.store.get(id)!;
+    const live = await eventually('the running codex job shows its two calls', async () => {
+      const j = await job(h.hub, id);
       return j.input_tokens === 201 ? j : undefined;
     }, 30_000);
     assert.equal(live.status, 'running');
@@ -82,13 +83,13 @@ describe('codex children: live spending and limits', () => {
 
   test('a budget on a codex model without a price is refused at spawn, and nothing is stored', async () => {
     const { h } = await codexHub({ endless });
-    const before = h.hub.ctx.store.list({ limit: 100 }).length;
+    const before = (await jobs(h.hub, { limit: 100 })).length;
     const r = await h.callRaw('spawn_agent', { prompt: '@script:endless go', provider: 'codex', budget_usd: 1 });
     assert.equal(r.isError, true);
     assert.match(r.text, /budget_usd cannot be enforced/);
     assert.match(r.text, /no known price/);
     assert.match(r.text, /OVERSEER_CODEX_PRICES/);
-    assert.equal(h.hub.ctx.store.list({ limit: 100 }).length, before, 'no job was stored');
+    assert.equal((await jobs(h.hub, { limit: 100 })).length, before, 'no job was stored');
     // With a price configured, the same spawn is accepted.
     const { h: priced } = await codexHub({ endless }, { config: { codexPrices: PRICES } });
     const ok = await priced.call('spawn_agent', { prompt: 'say hi', provider: 'codex', budget_usd: 1, max_turns: 1 });

@@ -21,6 +21,7 @@ import { settled } from '../helpers/workflow.js';
 import { fakeModelCatalog, startFakeOpenAI, type CodexScript, type FakeOpenAI } from '../../src/fakemodel/fakeOpenAI.js';
 import { startFakeAnthropic, type FakeAnthropic, type Script, type Step } from '../../src/fakemodel/fakeAnthropic.js';
 import { jobIdsIn } from '../../src/fakemodel/demoScripts.js';
+import { job } from '../helpers/state.js';
 
 const MODEL = 'fake-model';
 const REPO_ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
@@ -168,11 +169,11 @@ describe('workflow with a codex reviewer', () => {
     const w = await settled(h.hub, s.workflow_id, 180_000);
     assert.equal(w.status, 'succeeded', JSON.stringify(w.blocked_reason));
     assert.deepEqual(w.jobs.map((j: any) => `${j.phase}:${j.cycle}`), ['assess:0', 'review:1', 'implement:1', 'review:2', 'implement:2']);
-    const providers = w.jobs.map((j: any) => [j.phase, h.hub.ctx.store.get(j.job_id)!.provider, h.hub.ctx.store.get(j.job_id)!.model]);
+    const providers = await Promise.all(w.jobs.map(async (j: any) => { const row = await job(h.hub, j.job_id); return [j.phase, row.provider, row.model]; }));
     assert.deepEqual(providers, [['assess', 'claude', null], ['review', 'codex', MODEL], ['implement', 'claude', null], ['review', 'codex', MODEL], ['implement', 'claude', null]]);
     assert.equal(w.milestones_done, 2);
     for (const j of w.jobs.filter((x: any) => x.phase === 'review')) {
-      const row = h.hub.ctx.store.get(j.job_id)!;
+      const row = await job(h.hub, j.job_id);
       assert.equal(row.status, 'succeeded', row.error ?? '');
       assert.deepEqual(JSON.parse(row.structured_json!), { verdict: 'approve', notes: `codex review of cycle ${j.cycle}: fine`, reopen: null });
     }

@@ -13,6 +13,8 @@ import { gate } from '../helpers/gate.js';
 import { initRepo } from '../helpers/git.js';
 import type { CodexScript, CodexToolOutput } from '../../src/fakemodel/fakeOpenAI.js';
 import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
+import { job, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { codexHub } = codexHubs();
 
@@ -57,7 +59,7 @@ describe('codex children and file locks', () => {
 
     const w1 = await h.call('wait_for_agents', { job_ids: [patcher], timeout_s: 120 });
     assert.equal(w1.done[0].status, 'succeeded', w1.done[0].error);
-    assert.equal(h.hub.ctx.store.get(holder)!.status, 'running', 'the claude child still holds the lock');
+    assert.equal((await job(h.hub, holder)).status, 'running', 'the claude child still holds the lock');
     const held = (await h.call('list_locks', {})).locks;
     assert.deepEqual(held.map((l: any) => [l.path, l.holder]), [[shared, holder]]);
 
@@ -97,7 +99,7 @@ describe('codex children and file locks', () => {
     // patched.txt went through the hook (auto-locked); x.txt did not.
     assert.deepEqual(a.lock_violations.map((p: string) => basename(p)), ['x.txt']);
     assert.deepEqual(a.lock_violations, [join(a.worktree, 'x.txt')], 'the path in the job\'s worktree');
-    const events = h.hub.ctx.db.prepare("SELECT data_json FROM events WHERE job_id = ? AND kind = 'lock_violation'").all(id) as { data_json: string }[];
+    const events = await rows(h.hub, sql<{ data_json: string }>`SELECT data_json FROM events WHERE job_id = ${id} AND kind = 'lock_violation'`);
     assert.equal(events.length, 1);
   });
 });

@@ -15,6 +15,8 @@ import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { overlapsText, listOverlaps } from '../../src/branches/overlapView.js';
 import { buildFloor } from '../../src/floor/model.js';
 import { readFloorInput } from '../../src/floor/source.js';
+import { row, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith, cleanups } = scriptedHubs();
 
@@ -41,11 +43,11 @@ describe('the conflict guard', () => {
     // The same file name in another repository is no overlap.
     const solo = await h.call('spawn_agent', { prompt: '@script:solo', title: 'other repo', cwd: other, worktree: true });
 
-    const rows = await eventually('the overlap', () => {
-      const r = h.hub.db.prepare('SELECT * FROM overlaps').all() as { file: string; job_a: string; job_b: string; cleared_at: number | null }[];
+    const overlaps = await eventually('the overlap', async () => {
+      const r = await rows(h.hub, sql<{ file: string; job_a: string; job_b: string; cleared_at: number | null }>`SELECT * FROM overlaps`);
       return r.length ? r : undefined;
     }, 90_000);
-    assert.deepEqual(rows.map((r) => [r.file, [r.job_a, r.job_b].sort()]), [['shared.txt', [a.job_id, b.job_id].sort()]], 'one overlap: the pair and the file');
+    assert.deepEqual(overlaps.map((r) => [r.file, [r.job_a, r.job_b].sort()]), [['shared.txt', [a.job_id, b.job_id].sort()]], 'one overlap: the pair and the file');
     const ga = await h.call('get_agent', { job_id: a.job_id });
     assert.deepEqual(ga.overlaps, [{ with: b.job_id, title: 'edits b', files: ['shared.txt'], locks_conflict: false }]);
     const w = await h.call('wait_for_agents', { job_ids: [a.job_id, b.job_id, solo.job_id], timeout_s: 30 });
@@ -56,7 +58,7 @@ describe('the conflict guard', () => {
     const listed = await h.call('list_overlaps', {});
     assert.equal(listed.overlaps.length, 1);
     assert.match(overlapsText(await listOverlaps(h.hub.ctx.sql.db)), new RegExp(`! ${a.job_id}|! ${b.job_id}`));
-    const floor = buildFloor(await readFloorInput(h.hub.db, { now: Date.now(), hub: null, cap: 8, source: 'hub' }), Date.now());
+    const floor = buildFloor(await readFloorInput(h.hub.ctx.sql.db, { now: Date.now(), hub: null, cap: 8, source: 'hub' }), Date.now());
     assert.ok(floor.needs_you.some((n) => n.kind === 'overlap' && /shared\.txt/.test(n.text)), 'NEEDS YOU shows it (status, watch, the page)');
     found.open();
 
@@ -64,9 +66,9 @@ describe('the conflict guard', () => {
     assert.match(heard.get('a') ?? '', new RegExp(`agent ${b.job_id} \\("edits b"\\) is also changing shared\\.txt`), 'a is told about b');
     assert.match(heard.get('b') ?? '', new RegExp(`agent ${a.job_id} \\("edits a"\\) is also changing shared\\.txt`), 'b is told about a');
     assert.equal(heard.get('solo'), '', 'the agent in the other repository is told nothing');
-    const msgs = h.hub.db.prepare(`SELECT to_id FROM messages WHERE from_id = 'overseer' AND text LIKE '%conflict guard%' ORDER BY to_id`).pluck().all();
+    const msgs = (await rows(h.hub, sql<{ to_id: string }>`SELECT to_id FROM messages WHERE from_id = 'overseer' AND text LIKE '%conflict guard%' ORDER BY to_id`)).map((r) => r.to_id);
     assert.deepEqual(msgs, [a.job_id, b.job_id].sort(), 'one message to each, once');
-    await eventually('closed when the jobs ended', () => (h.hub.db.prepare('SELECT COUNT(*) FROM overlaps WHERE cleared_at IS NULL').pluck().get() as number) === 0, 10_000);
+    await eventually('closed when the jobs ended', async () => Number((await row(h.hub, sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM overlaps WHERE cleared_at IS NULL`))!.n) === 0, 10_000);
     assert.equal((await h.call('list_overlaps', {})).overlaps.length, 0);
     assert.equal((await h.call('list_overlaps', { all: true })).overlaps[0].open, false);
   });

@@ -14,6 +14,7 @@ import { subscribed } from '../helpers/bus.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { gate } from '../helpers/gate.js';
+import { job, jobOf } from '../helpers/state.js';
 
 const { cleanups, hubWith: scriptedHub } = scriptedHubs();
 
@@ -60,7 +61,7 @@ for (const confine of ['require', 'off'] as const) {
       const b = (await h.call('spawn_agent', { prompt: '@script:contender', title: 'Contender B' })).job_id;
 
       await lockWait; // B is blocked in lock_files while A still runs
-      assert.equal(h.hub.ctx.store.get(a)!.status, 'running');
+      assert.equal((await job(h.hub, a)).status, 'running');
       const held = (await h.call('list_locks', {})).locks;
       assert.deepEqual(held.map((l: any) => [l.path, l.holder, l.waiters]), [[shared, a, 1]], 'A holds shared.txt (hook auto-lock), B waits for it');
       aDone.open();
@@ -74,7 +75,7 @@ for (const confine of ['require', 'off'] as const) {
       assert.match(seen.denied.text, /lock_files/);
       assert.ok(seen.locked && !seen.locked.is_error, `lock_files failed: ${seen.locked?.text}`);
       assert.deepEqual(JSON.parse(seen.locked.text).acquired, [shared]);
-      assert.ok(seen.lockedAt! >= h.hub.ctx.store.get(a)!.ended_at!, 'granted only after A ended');
+      assert.ok(seen.lockedAt! >= (await job(h.hub, a)).ended_at!, 'granted only after A ended');
       assert.equal(readFileSync(shared, 'utf8'), 'from B\n');
       assert.match(w.done[1].result, /^B wrote shared\.txt: (?!ERROR)/);
       assert.deepEqual((await h.call('list_locks', {})).locks, [], 'both jobs ended: their locks are released');
@@ -114,7 +115,7 @@ for (const confine of ['require', 'off'] as const) {
       assert.ok(ms < 10_000, `refused in ${ms} ms, not after the 60 s timeout`);
       const root = realpathSync(h.project);
       assert.deepEqual(JSON.parse(got[winner]!.r.text).acquired, [`${root}/${winner === 'dla' ? 'y.txt' : 'x.txt'}`], 'the other got the file once the refused one ended');
-      assert.ok(got[winner]!.at >= h.hub.ctx.store.get(ids[loser])!.ended_at!, 'granted when the refused job ended and released its lock');
+      assert.ok(got[winner]!.at >= (await job(h.hub, ids[loser])).ended_at!, 'granted when the refused job ended and released its lock');
       assert.deepEqual(await h.hub.locks.waiting(), [], 'no lock request left waiting');
     });
 
@@ -134,7 +135,7 @@ for (const confine of ['require', 'off'] as const) {
           if (ctx.step === 1) {
             seen.r = lastResult(ctx);
             seen.at = Date.now();
-            seen.holderStatus = h.hub.ctx.store.get(holderId)?.status;
+            seen.holderStatus = (await jobOf(h.hub, holderId))?.status;
             return finish('got z');
           }
           return { text: 'done' };
@@ -151,7 +152,7 @@ for (const confine of ['require', 'off'] as const) {
       const lockedAt = h.fake.requests.find((r) => r.script === 'quiet' && r.step === 1)!.at;
       const waited = seen.at! - lockedAt;
       assert.ok(waited >= 4000 && waited < 20_000, `granted ${waited} ms after the 5 s lock was taken`);
-      assert.equal(h.hub.ctx.store.get(holderId)!.status, 'running');
+      assert.equal((await job(h.hub, holderId)).status, 'running');
       await h.call('cancel_agent', { job_id: holderId });
     });
 

@@ -16,7 +16,8 @@ import { subscribed } from '../helpers/bus.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { runOverseer } from '../helpers/overseerCli.js';
-import { requestRow } from '../helpers/requests.js';
+import { job, row, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { cleanups, hubWith } = scriptedHubs();
 
@@ -117,7 +118,7 @@ describe('requests and permissions', () => {
     assert.equal(w.attention[0].kind, 'approval');
     assert.equal(w.attention[0].job_id, id);
     assert.match(w.attention[0].summary, /migrate the users table/);
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'needs_input');
+    assert.equal((await job(h.hub, id)).status, 'needs_input');
 
     const listed = (await h.call('list_requests', {})).requests;
     assert.equal(listed.length, 1);
@@ -161,8 +162,8 @@ describe('requests and permissions', () => {
     const refused = await h.callRaw('respond', { request_id: item.request_id, decision: 'approved' });
     assert.equal(refused.isError, true);
     assert.match(refused.text, new RegExp(`^forbidden: Request ${item.request_id} is for the person .*nothing was changed\\..*overseer respond ${item.request_id}`));
-    assert.equal(requestRow(h.hub.ctx.db, item.request_id)!.status, 'pending', 'the refused respond changed nothing');
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'needs_input');
+    assert.equal((await row(h.hub, sql<{ status: string }>`SELECT status FROM requests WHERE id = ${item.request_id}`))!.status, 'pending', 'the refused respond changed nothing');
+    assert.equal((await job(h.hub, id)).status, 'needs_input');
     assert.equal(seen as ToolResultInfo | undefined, undefined, 'the child is still waiting');
 
     const cli = await runOverseer(h.home, ['respond', item.request_id, '--approve', '--comment', 'approved by me, MANGO-3', '--as-person']);
@@ -254,8 +255,8 @@ describe('messages', () => {
     assert.match(w.done[0].result, /Message from the lead: from the lead: PAPAYA/);
     assert.match(w.done[0].result, new RegExp(`Message from agent ${sib}: from your sibling: GUAVA`));
     assert.deepEqual(JSON.parse(w.done[1].result).delivered, [targetId]);
-    const rows = h.hub.db.prepare('SELECT from_id, to_id, text FROM messages WHERE to_id = ? ORDER BY id').all(targetId);
-    assert.deepEqual(rows, [
+    const stored = await rows(h.hub, sql`SELECT from_id, to_id, text FROM messages WHERE to_id = ${targetId} ORDER BY id`);
+    assert.deepEqual(stored, [
       { from_id: 'lead', to_id: targetId, text: 'from the lead: PAPAYA' },
       { from_id: sib, to_id: targetId, text: 'from your sibling: GUAVA' },
     ]);

@@ -8,6 +8,7 @@ import { FAKE_MODEL } from '../helpers/codex.js';
 import { debateSettled } from '../helpers/debate.js';
 import type { Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import type { CodexScript } from '../../src/fakemodel/fakeOpenAI.js';
+import { job as jobRow } from '../helpers/state.js';
 
 const { codexHub } = codexHubs();
 const roundOf = (prompt: string): number => Number(/— side [AB], round (\d+)/.exec(prompt)?.[1] ?? 0);
@@ -33,7 +34,7 @@ describe('debates across providers', () => {
       [['A', 'agree', 'CLAUDE-R2'], ['B', 'agree', 'CODEX-R2']],
     ]);
     const b2 = d.rounds[1]!.turns[1]!;
-    const job = h.hub.ctx.store.get(b2.job_id)!;
+    const job = await jobRow(h.hub, b2.job_id);
     assert.equal(job.provider, 'codex');
     assert.match(job.prompt, /CLAUDE-R1: cache in memory/);
     assert.doesNotMatch(job.prompt, /CLAUDE-R2/);

@@ -10,6 +10,7 @@ import { loggedIn } from '../helpers/dashboard.js';
 import { debateSettled } from '../helpers/debate.js';
 import { eventually } from '../helpers/wait.js';
 import type { Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { job } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 let browser: Browser;
@@ -41,7 +42,7 @@ describe('dashboard debates panel', () => {
     await page.getByRole('button', { name: 'Cancel debate' }).click();
     await page.locator(`[data-testid=debate][data-debate=${running.debate_id}][data-status=cancelled]`).waitFor({ timeout: 30_000 });
     assert.equal((await h.hub.debates.get(running.debate_id)).status, 'cancelled');
-    await eventually('its jobs cancelled', () => running.job_ids.every((id: string) => h.hub.ctx.store.get(id)!.status === 'cancelled'), 30_000);
+    await eventually('its jobs cancelled', async () => (await Promise.all(running.job_ids.map((id: string) => job(h.hub, id)))).every((j) => j.status === 'cancelled'), 30_000);
     await page.context().close();
   });
 });

@@ -10,6 +10,8 @@ import { eventually } from '../helpers/wait.js';
 import { debateSettled } from '../helpers/debate.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import { startFakeAnthropic, type Script, type Step, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { sql, type RawBuilder } from 'kysely';
+import { job, row, rows } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -53,7 +55,7 @@ async function hubWith(scripts: Record<string, Script>): Promise<{ h: TestHub; r
   return { h, repo };
 }
 
-const count = (h: TestHub, sql: string, ...args: unknown[]): number => (h.hub.db.prepare(sql).get(...args) as { c: number }).c;
+const count = async (h: TestHub, q: RawBuilder<{ c: number | string }>): Promise<number> => Number((await row(h.hub, q))!.c);
 
 describe('debates', () => {
   test('two rounds to consensus, then post-action in a worktree, reviewed and answered: rounds, rows and notes stored', async () => {
@@ -99,13 +101,13 @@ describe('debates', () => {
     assert.equal((await gitOut(repo, ['worktree', 'list'])).includes(s.debate_id), false, 'worktree removed, branch kept');
 
     // Rows: one turn per job, with verdicts and positions.
-    const turns = h.hub.db.prepare('SELECT loop, kind, round, side, job_id, status, verdict, position FROM debate_turns WHERE debate_id = ? ORDER BY kind, round, side').all(s.debate_id) as any[];
+    const turns = await rows(h.hub, sql<any>`SELECT loop, kind, round, side, job_id, status, verdict, position FROM debate_turns WHERE debate_id = ${s.debate_id} ORDER BY kind, round, side`);
     assert.equal(turns.length, 7);
-    for (const t of turns) assert.equal(h.hub.ctx.store.get(t.job_id)!.status, 'succeeded');
+    for (const t of turns) assert.equal((await job(h.hub, t.job_id)).status, 'succeeded');
     assert.deepEqual(turns.filter((t) => t.kind === 'answer').map((t) => [t.round, t.side, t.verdict, t.position.slice(0, 8)]),
       [[1, 0, null, 'POS-A-R1'], [1, 1, null, 'POS-B-R1'], [2, 0, 'agree', 'POS-A-R2'], [2, 1, 'agree', 'POS-B-R2']]);
     assert.equal(turns.find((t) => t.kind === 'review').verdict, 'concerns');
-    assert.deepEqual(JSON.parse(h.hub.ctx.store.get(turns[0].job_id)!.labels_json), ['debate', `debate:${s.debate_id}`]);
+    assert.deepEqual(JSON.parse((await job(h.hub, turns[0].job_id)).labels_json), ['debate', `debate:${s.debate_id}`]);
 
     // Notes, readable by agents through the note tools.
     const notes = await h.call('list_notes', { prefix: `debate/${s.debate_id}/` });
@@ -126,13 +128,13 @@ describe('debates', () => {
     const s = await h.call('start_debate', { task: '@script:disagree Tabs or spaces?', cwd: repo, sides: [{ provider: 'claude' }, { provider: 'claude', model: 'claude-sonnet-4-5' }], max_rounds: 2, project: 'style' });
     const d = await debateSettled(h.hub, s.debate_id);
     assert.equal(d.project, 'style');
-    assert.deepEqual([...new Set(d.rounds.flatMap((r) => r.turns.map((t) => h.hub.ctx.store.get(t.job_id)!.project)))], ['style'], 'every turn\'s job carries the debate\'s project');
+    assert.deepEqual([...new Set((await Promise.all(d.rounds.flatMap((r) => r.turns.map((t) => job(h.hub, t.job_id))))).map((j) => j.project))], ['style'], 'every turn\'s job carries the debate\'s project');
     assert.equal(d.status, 'disagreement', d.error ?? '');
     assert.equal(d.round, 2);
     assert.deepEqual(d.rounds.at(-1)!.turns.map((t) => t.verdict), ['partial', 'disagree']);
     assert.equal(seen.filter((x) => x.kind === 'answer').length, 4, 'no third round');
-    assert.equal(h.hub.ctx.store.get(d.rounds[0]!.turns[1]!.job_id)!.model, 'claude-sonnet-4-5', 'side B ran on its model');
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ?', s.debate_id), 4);
+    assert.equal((await job(h.hub, d.rounds[0]!.turns[1]!.job_id)).model, 'claude-sonnet-4-5', 'side B ran on its model');
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ${s.debate_id}`), 4);
     const final = await h.call('read_note', { key: `debate/${s.debate_id}/final` });
     assert.match(final.value, /outcome: disagreement\nrounds: 2 of at most 2/);
 
@@ -173,18 +175,18 @@ describe('debates', () => {
   test('a side\'s job that is cancelled fails the debate with the reason and stops the other side; cancel_debate stops one', async () => {
     const { h, repo } = await hubWith({ slow: () => ({ delayMs: 60_000, text: 'never' }) });
     const s = await h.call('start_debate', { task: '@script:slow think', cwd: repo, sides: [{ provider: 'claude' }, { provider: 'claude' }] });
-    await eventually('both sides running', () => s.job_ids.every((id: string) => h.hub.ctx.store.get(id)!.status === 'running'), 60_000);
+    await eventually('both sides running', async () => (await Promise.all(s.job_ids.map((id: string) => job(h.hub, id)))).every((j) => j.status === 'running'), 60_000);
     await h.call('cancel_agent', { job_id: s.job_ids[1], reason: 'test' });
     const d = await debateSettled(h.hub, s.debate_id);
     assert.equal(d.status, 'failed');
     assert.match(d.error!, /side B's round 1 answer \(job j-\w+\) cancelled/);
-    await eventually('side A stopped', () => h.hub.ctx.store.get(s.job_ids[0])!.status === 'cancelled', 30_000);
+    await eventually('side A stopped', async () => (await job(h.hub, s.job_ids[0])).status === 'cancelled', 30_000);
     assert.match((await h.call('read_note', { key: `debate/${s.debate_id}/final` })).value, /outcome: failed — side B/);
 
     const s2 = await h.call('start_debate', { task: '@script:slow think again', cwd: repo, sides: [{ provider: 'claude' }, { provider: 'claude' }] });
     const c = await h.call('cancel_debate', { debate_id: s2.debate_id });
     assert.equal(c.status, 'cancelled');
-    for (const id of s2.job_ids) assert.equal(h.hub.ctx.store.get(id)!.status, 'cancelled');
+    for (const id of s2.job_ids) assert.equal((await job(h.hub, id)).status, 'cancelled');
   });
 
   test('a side that answers without the structured result fails the debate, saying so', async () => {
@@ -193,7 +195,7 @@ describe('debates', () => {
     const d = await debateSettled(h.hub, s.debate_id);
     assert.equal(d.status, 'failed');
     assert.equal(d.error, `side B's round 1 answer (job ${s.job_ids[1]}) succeeded but it returned no structured answer (expected {position, reasoning, open_points?})`);
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ?', s.debate_id), 2, 'no second round');
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM debate_turns WHERE debate_id = ${s.debate_id}`), 2, 'no second round');
   });
 
   test('a debate survives a hub restart: interrupted turns run again and the debate finishes', async () => {
@@ -204,7 +206,7 @@ describe('debates', () => {
     closers.push(() => fake.close());
     const h1 = await startTestHub({ fake });
     const s = await h1.call('start_debate', { task: '@script:restart pick one', sides: [{ provider: 'claude' }, { provider: 'claude' }], max_rounds: 1 });
-    await eventually('both sides running', () => s.job_ids.every((id: string) => h1.hub.ctx.store.get(id)!.status === 'running'), 60_000);
+    await eventually('both sides running', async () => (await Promise.all(s.job_ids.map((id: string) => job(h1.hub, id)))).every((j) => j.status === 'running'), 60_000);
     await h1.stop({ keep: true });
     hold = false;
     const h2 = await startTestHub({ fake, dir: h1.dir });
@@ -212,7 +214,7 @@ describe('debates', () => {
     const d = await debateSettled(h2.hub, s.debate_id);
     assert.equal(d.status, 'disagreement', d.error ?? '');
     const now = d.rounds[0]!.turns.map((t) => t.job_id);
-    for (const id of s.job_ids) assert.equal(h2.hub.ctx.store.get(id)!.status, 'interrupted');
+    for (const id of s.job_ids) assert.equal((await job(h2.hub, id)).status, 'interrupted');
     assert.equal(now.filter((id) => s.job_ids.includes(id)).length, 0, 'each turn got a new job');
     assert.deepEqual(d.rounds[0]!.turns.map((t) => t.position?.slice(0, 8)), ['POS-A-R1', 'POS-B-R1']);
   });
@@ -238,8 +240,8 @@ describe('debates', () => {
       assert.equal(r.isError, true, JSON.stringify(args));
       assert.match(r.text, re, JSON.stringify(args));
     }
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM debates'), 0);
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM jobs'), 0);
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM debates`), 0);
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM jobs`), 0);
     const missing = await h.callRaw('get_debate', { debate_id: 'd-nope' });
     assert.match(missing.text, /No debate "d-nope"/);
   });

@@ -7,6 +7,8 @@ import { scriptedHubs } from '../helpers/scripted.js';
 import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { waitForJob } from '../helpers/wait.js';
+import { row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith } = scriptedHubs();
 
@@ -44,12 +46,12 @@ test('since you last looked: jobs that ended and requests that opened after an a
   // A request opened while the lead looked elsewhere; a result that shows it leaves it out.
   const askerId = (await h.call('spawn_agent', { prompt: '@script:asker', title: 'Asker' })).job_id;
   const req = await new Promise<string>((resolve) => {
-    const check = (): void => {
-      const r = h.hub.ctx.db.prepare("SELECT id FROM requests WHERE job_id = ? AND status = 'pending'").get(askerId) as { id: string } | undefined;
+    const check = async (): Promise<void> => {
+      const r = await row(h.hub, sql<{ id: string }>`SELECT id FROM requests WHERE job_id = ${askerId} AND status = 'pending'`);
       if (r) { off(); resolve(r.id); }
     };
-    const off = h.hub.ctx.bus.on('request', check);
-    check();
+    const off = h.hub.ctx.bus.on('request', () => void check());
+    void check();
   });
   const after = await h.call('list_notes', {});
   assert.equal(after.since_you_last_looked?.requests?.[0]?.request_id, req, JSON.stringify(after));

@@ -20,6 +20,8 @@ import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { startFakeAnthropic, type Script, type StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import type { TestHub } from '../helpers/hub.js';
 import { getRun } from '../../src/store/sql/runs.js';
+import { attempts, job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith, cleanups } = scriptedHubs();
 buildCli();
@@ -48,7 +50,7 @@ async function runEnded(h: TestHub, runId: string, timeoutMs = 120_000): Promise
   return h.call('get_run', { run_id: runId });
 }
 
-const spawnedAt = (h: TestHub, jobId: string): number => (h.hub.db.prepare("SELECT at FROM events WHERE job_id = ? AND kind = 'spawned'").get(jobId) as { at: number }).at;
+const spawnedAt = async (h: TestHub, jobId: string): Promise<number> => (await row(h.hub, sql<{ at: number }>`SELECT at FROM events WHERE job_id = ${jobId} AND kind = 'spawned'`))!.at;
 
 describe('batch dispatch from a file', () => {
   test('a → b, a → c runs to completion: b and c get jobs only after a succeeded, depending on a\'s job, labelled with the run', { timeout: 180_000 }, async () => {
@@ -63,14 +65,14 @@ describe('batch dispatch from a file', () => {
     assert.equal(run.status, 'succeeded', JSON.stringify(run, null, 1));
     assert.deepEqual(run.counts, { succeeded: 3 });
     const [a, b, c] = run.tasks as any[];
-    const aJob = h.hub.ctx.store.get(a.job_id)!;
+    const aJob = await job(h.hub, a.job_id);
     for (const t of [b, c]) {
-      const j = h.hub.ctx.store.get(t.job_id)!;
+      const j = await job(h.hub, t.job_id);
       assert.deepEqual(JSON.parse(j.depends_on_json), [a.job_id], `${t.task_id} depends on a's job`);
-      assert.ok(spawnedAt(h, j.id) >= aJob.ended_at!, `${t.task_id}'s job was created after a ended`);
+      assert.ok(await spawnedAt(h, j.id) >= aJob.ended_at!, `${t.task_id}'s job was created after a ended`);
       assert.ok(JSON.parse(j.labels_json).includes(`run:${r.run_id}`));
     }
-    assert.deepEqual(JSON.parse(h.hub.ctx.store.get(b.job_id)!.labels_json), ['mine', `run:${r.run_id}`]);
+    assert.deepEqual(JSON.parse((await job(h.hub, b.job_id)).labels_json), ['mine', `run:${r.run_id}`]);
     // The run keeps a snapshot of the file and shows up in list_runs.
     const row = (await getRun(h.hub.ctx.sql.db, r.run_id))!;
     assert.equal(row.content, readFileSync(file, 'utf8'));
@@ -111,13 +113,13 @@ describe('batch dispatch from a file', () => {
     const done = await runEnded(h, r.run_id);
     assert.equal(done.status, 'succeeded', JSON.stringify(done, null, 1));
     assert.equal(done.tasks[0].job_id, aJob, 'a continued its own job (its session)');
-    assert.equal(h.hub.ctx.store.attempts(aJob).length, 2);
+    assert.equal((await attempts(h.hub, aJob)).length, 2);
     const asked = h.fake.requests.filter((q) => q.script === 'flaky').map((q) => JSON.stringify(q.body.messages));
     assert.ok(asked.some((m) => m.includes('did not succeed (it ended failed')), 'the resumed session was told its previous attempt failed');
     assert.ok(asked.some((m) => m.includes('the build broke')), 'and it still has its first attempt in the conversation');
     for (const t of done.tasks.slice(1)) {
       assert.equal(t.status, 'succeeded');
-      assert.deepEqual(JSON.parse(h.hub.ctx.store.get(t.job_id)!.depends_on_json), [aJob]);
+      assert.deepEqual(JSON.parse((await job(h.hub, t.job_id)).depends_on_json), [aJob]);
     }
     const listed = await overseer(h.project, ['runs', '--json'], { OVERSEER_HOME: h.home });
     assert.equal(JSON.parse(listed.stdout).runs[0].status, 'succeeded');

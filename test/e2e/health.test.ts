@@ -13,25 +13,28 @@ import { waitForJob } from '../helpers/wait.js';
 import { claudeBin, makeTempDir } from '../helpers/claude.js';
 import type { TestHub } from '../helpers/hub.js';
 import type { WarningRow } from '../../src/store/warnings.js';
+import { events as eventRows, job, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith, cleanups } = scriptedHubs();
 
-const warningsOf = (h: TestHub, jobId: string): WarningRow[] =>
-  h.hub.ctx.db.prepare('SELECT * FROM job_warnings WHERE job_id = ? ORDER BY id').all(jobId) as WarningRow[];
+const warningsOf = (h: TestHub, jobId: string): Promise<WarningRow[]> =>
+  rows(h.hub, sql<WarningRow>`SELECT * FROM job_warnings WHERE job_id = ${jobId} ORDER BY id`);
 
 /** Resolves once `pred` holds for the job's warnings; re-checked on the hub's warning events. */
 function waitForWarnings(h: TestHub, jobId: string, pred: (ws: WarningRow[]) => boolean, timeoutMs = 30_000): Promise<WarningRow[]> {
   return new Promise((resolve, reject) => {
-    const check = (): void => {
-      const ws = warningsOf(h, jobId);
-      if (!pred(ws)) return;
+    let finished = false;
+    const check = async (): Promise<void> => {
+      const ws = await warningsOf(h, jobId);
+      if (finished || !pred(ws)) return;
       done();
       resolve(ws);
     };
-    const off = h.hub.ctx.bus.on('warning', check);
-    const t = setTimeout(() => { done(); reject(new Error(`timed out waiting for warnings of ${jobId}: ${JSON.stringify(warningsOf(h, jobId))}`)); }, timeoutMs);
-    const done = (): void => { off(); clearTimeout(t); };
-    check();
+    const off = h.hub.ctx.bus.on('warning', () => void check().catch(reject));
+    const t = setTimeout(() => { done(); void warningsOf(h, jobId).then((ws) => reject(new Error(`timed out waiting for warnings of ${jobId}: ${JSON.stringify(ws)}`)), reject); }, timeoutMs);
+    const done = (): void => { finished = true; off(); clearTimeout(t); };
+    void check().catch(reject);
   });
 }
 
@@ -86,7 +89,7 @@ describe('health monitor', () => {
     // The watch_notes child waited 10 s on Overseer with no output: never stalled.
     await h.fake.waitForRequest((r) => r.script === 'blocked' && r.step === 1, 60_000);
     await waitForJob(h.hub, blocked, (j) => j.status === 'succeeded', 60_000);
-    assert.deepEqual(warningsOf(h, blocked).map((x) => x.kind), []);
+    assert.deepEqual((await warningsOf(h, blocked)).map((x) => x.kind), []);
 
     // Output again clears the warning; the job ends with none open.
     answer.open();
@@ -94,9 +97,9 @@ describe('health monitor', () => {
     const ws = await waitForWarnings(h, stuck, (all) => all.length > 0 && all.every((x) => x.cleared_at !== null));
     assert.equal(ws[0]!.kind, 'stalled');
     assert.ok(ws[0]!.lead_seen_at, 'the lead saw it');
-    const events = h.hub.ctx.store.events(stuck, 50).map((e) => e.kind);
+    const events = (await eventRows(h.hub, stuck, 50)).map((e) => e.kind);
     assert.ok(events.includes('warning'), events.join(','));
-    assert.ok(h.hub.ctx.store.get(stuck)!.last_event_at, 'last_event_at persisted');
+    assert.ok((await job(h.hub, stuck)).last_event_at, 'last_event_at persisted');
   });
 
   test('reactions: stalled → message nudges the agent, turns_high → freeze, stalled → cancel', { timeout: 150_000 }, async () => {
@@ -131,7 +134,7 @@ describe('health monitor', () => {
     const counter = (await h2.call('spawn_agent', { prompt: '@script:counter', title: 'Counter', max_turns: 5 })).job_id;
     const frozen = await waitForJob(h2.hub, counter, (j) => j.status === 'frozen', 60_000);
     assert.ok(frozen.turns >= 4, `frozen at turn ${frozen.turns}`);
-    assert.equal(warningsOf(h2, counter)[0]!.kind, 'turns_high');
+    assert.equal((await warningsOf(h2, counter))[0]!.kind, 'turns_high');
     const stuck2 = (await h2.call('spawn_agent', { prompt: '@script:stuck2', title: 'Stuck 2' })).job_id;
     const cancelled = await waitForJob(h2.hub, stuck2, (j) => j.status === 'cancelled', 60_000);
     assert.match(cancelled.error!, /health warning stalled: no output for/);
@@ -158,6 +161,6 @@ describe('health monitor', () => {
     assert.equal(row.status, 'succeeded', row.error ?? '');
     assert.equal(row.result, 'quick and done');
     assert.ok(took < 10_000, `settled ${took} ms after the last model call`);
-    assert.ok(h.hub.ctx.store.events(id, 50).some((e) => e.kind === 'process_lost'), 'process_lost recorded');
+    assert.ok((await eventRows(h.hub, id, 50)).some((e) => e.kind === 'process_lost'), 'process_lost recorded');
   });
 });

@@ -16,6 +16,7 @@ import { alive, eventually, waitForJob } from '../helpers/wait.js';
 import { gitOut, initRepo, makeBareRemote } from '../helpers/git.js';
 import { finishStep } from '../helpers/holder.js';
 import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { byStatus, events, job } from '../helpers/state.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -61,7 +62,7 @@ describe('hub crash and restart', () => {
     const got = await h.call('get_agent', { job_id: jobId });
     assert.equal(got.status, 'interrupted');
     assert.equal(got.failure_class, 'interrupted');
-    assert.equal(h.hub.ctx.store.byStatus('running').length, 0, 'nothing left running');
+    assert.equal((await byStatus(h.hub, 'running')).length, 0, 'nothing left running');
 
     await h.call('resume_agent', { job_id: jobId, message: 'AFTER-CRASH: carry on' });
     const w = await h.call('wait_for_agents', { job_ids: [jobId], timeout_s: 60 });
@@ -114,13 +115,13 @@ describe('hub crash and restart', () => {
 
     const h = await startTestHub({ dir, fake });
     cleanups.push(() => h.stop({ keep: true }));
-    assert.equal(h.hub.ctx.store.get(after)!.status, 'waiting', 'the dependent waits while the worktree is closed again');
+    assert.equal((await job(h.hub, after)).status, 'waiting', 'the dependent waits while the worktree is closed again');
     writeFileSync(gate, '');
     await waitForJob(h.hub, after, (j) => j.status === 'succeeded', 90_000);
     assert.equal(seen, 'first\n', 'the dependent started from the dependency\'s committed branch');
-    const f = h.hub.ctx.store.get(first)!;
+    const f = await job(h.hub, first);
     assert.match(f.diff_stat ?? '', /shared\.txt/);
-    assert.ok(h.hub.ctx.store.events(first).some((e) => e.kind === 'worktree_closed'), 'the restart closed it');
+    assert.ok((await events(h.hub, first)).some((e) => e.kind === 'worktree_closed'), 'the restart closed it');
   });
 
   test('stopping the hub ends its children and marks them interrupted', async () => {
@@ -128,13 +129,11 @@ describe('hub crash and restart', () => {
     const id = (await h.call('spawn_agent', { prompt: '@script:r' })).job_id;
     await h.fake.waitForRequest((q) => q.script === 'r' && q.step === 1, 30_000);
     const pid = (await waitForJob(h.hub, id, (j) => j.pid !== null)).pid!;
-    const store = h.hub.ctx.store;
     await h.hub.stop();
     assert.equal(alive(pid), false, 'child ended with the hub');
     const db = new Database(join(h.home, 'state.db'), { readonly: true });
     const row = db.prepare('SELECT status FROM jobs WHERE id = ?').get(id) as { status: string };
     db.close();
-    void store;
     assert.equal(row.status, 'interrupted');
     await h.fake.close();
     rmSync(h.dir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { claudeBin, claudeEnv, runClaude } from '../helpers/claude.js';
 import type { Script } from '../../src/fakemodel/fakeAnthropic.js';
+import { job as jobRow } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -58,7 +59,7 @@ describe('memory and templates', () => {
     const req = h.fake.requests.find((r) => r.script === 'tpl')!;
     assert.equal(req.body.model, 'claude-careful-1');
     assert.match(JSON.stringify(req.body.messages), /## Guidelines\\n\\nAlways run the tests with TZ=UTC/);
-    const job = h.hub.ctx.store.get(s.job_id)!;
+    const job = await jobRow(h.hub, s.job_id);
     assert.equal(job.template, 'careful');
     assert.equal(job.max_turns, 7);
     const bad = await h.callRaw('spawn_agent', { prompt: 'x', template: 'nope' });

@@ -19,6 +19,8 @@ import { gate } from '../helpers/gate.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { finishStep } from '../helpers/holder.js';
 import { agentProcess, waitEnded } from '../helpers/wait.js';
+import { events as eventRows, job, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const bwrap = probeBwrap();
 if (!bwrap.ok) throw new Error(`these tests need bubblewrap (.ci/run installs it): ${bwrap.reason}`);
@@ -85,7 +87,7 @@ async function handOver(mode: Mode, confine: 'require' | 'off'): Promise<void> {
   else assert.equal(h.hub.confinement?.status.active, false);
   if (mode === 'release') holderGo.open();
   if (mode === 'cancel') await h.call('cancel_agent', { job_id: a, reason: 'hand-over test' });
-  if (mode === 'kill') process.kill(agentProcess(h.hub.ctx.store.get(a)!.pid!), 'SIGKILL');
+  if (mode === 'kill') process.kill(agentProcess((await job(h.hub, a)).pid!), 'SIGKILL');
 
   const w = await waitEnded(h, [a, b], 120);
   const statusA = w.done.find((d: any) => d.job_id === a)?.status;
@@ -199,10 +201,10 @@ describe('a lock handed over is writable at once', () => {
     assert.match(seen.pyOut ?? '', /Read-only file system/, 'python3 was stopped by the mount');
     assert.equal(readFileSync(file, 'utf8'), 'A\n');
     assert.equal(seen.sawNotice, true, 'B\'s conversation got the lock\'s words');
-    const events = h.hub.ctx.store.events(b).filter((e) => e.kind === 'lock_refused');
+    const events = (await eventRows(h.hub, b)).filter((e) => e.kind === 'lock_refused');
     assert.equal(events.length, 1, 'told once');
     assert.deepEqual(JSON.parse(events[0]!.data_json ?? '{}').files, [file]);
-    const notice = h.hub.ctx.db.prepare("select text from messages where to_id = ? and from_id = 'overseer'").all(b) as { text: string }[];
+    const notice = await rows(h.hub, sql<{ text: string }>`select text from messages where to_id = ${b} and from_id = 'overseer'`);
     assert.equal(notice.length, 1);
     assert.match(notice[0]!.text, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is held by agent ${a} \\("Holder A"\\) for "A owns it"`));
   });

@@ -11,6 +11,7 @@ import { initRepo, gitOut } from '../helpers/git.js';
 import { waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
 import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { events } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 
@@ -43,7 +44,7 @@ describe('merge queue with real agents', () => {
     assert.equal(readFileSync(join(repo, 'small.txt'), 'utf8'), 'small\n');
     assert.equal(readFileSync(join(repo, 'large.txt'), 'utf8'), 'l1\nl2\nl3\nl4\n');
     assert.equal(await gitOut(repo, ['rev-parse', 'main']), r.merged[1].commit);
-    const ev = h.hub.ctx.store.events(jl.id).find((e) => e.kind === 'merged');
+    const ev = (await events(h.hub, jl.id)).find((e) => e.kind === 'merged');
     assert.deepEqual(JSON.parse(ev!.data_json!).checks, ['command:test -f large.txt']);
     assert.deepEqual((await h.call('merge_queue', {})).queue, []);
     await assert.rejects(h.call('merge_branch', { job_id: js.id }), /already merged/);

@@ -16,6 +16,7 @@ import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { usageReport } from '../../src/money/usageReport.js';
 import { spentIn } from '../../src/store/sql/budgets.js';
 import { ToolError } from '../helpers/hub.js';
+import { events } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 
@@ -103,7 +104,7 @@ describe('model auto-choice', () => {
     const child = h.fake.requests.filter((r) => r.script === 'slow' && !JSON.stringify(r.body.messages).includes('Decide which model tier'));
     assert.ok(child.length >= 1);
     assert.deepEqual([...new Set(child.map((r) => r.body.model))], ['claude-sonnet-5']);
-    const row = h.hub.ctx.store.events(id, 50).find((e) => e.kind === 'model_chosen');
+    const row = (await events(h.hub, id, 50)).find((e) => e.kind === 'model_chosen');
     assert.ok(row && JSON.parse(row.data_json!).fallback === true);
 
     // Cancelled while it classifies: it ends cancelled without starting a child, and quickly. On a

@@ -14,13 +14,14 @@ import type { ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { lastResult } from '../helpers/steps.js';
 import type { TestHub } from '../helpers/hub.js';
+import { events } from '../helpers/state.js';
 
 const { cleanups, hubWith } = scriptedHubs();
 const finish = (result: string) => ({ tools: [{ name: 'mcp__overseer__finish', input: { result, outcome: 'success' } }] });
 
 /** The `permission` events of a job, as recorded by the hub. */
-function permissionEvents(h: TestHub, jobId: string): { tool: string; action: string; via: string; target: string }[] {
-  return h.hub.ctx.store.events(jobId).filter((e) => e.kind === 'permission').map((e) => JSON.parse(e.data_json ?? '{}'));
+async function permissionEvents(h: TestHub, jobId: string): Promise<{ tool: string; action: string; via: string; target: string }[]> {
+  return (await events(h.hub, jobId)).filter((e) => e.kind === 'permission').map((e) => JSON.parse(e.data_json ?? '{}'));
 }
 
 describe('the policy answered in the hook', () => {
@@ -52,7 +53,7 @@ describe('the policy answered in the hook', () => {
     assert.match(got.escape!.text, /hook error: Denied by Overseer policy: .*work tree/);
     assert.equal(existsSync(join(outside, 'escaped.txt')), false, 'nothing written outside the work tree');
 
-    const perms = permissionEvents(h, id);
+    const perms = await permissionEvents(h, id);
     assert.deepEqual(perms.map((p) => [p.tool, p.action, p.via]), [['Write', 'allow', 'hook'], ['Write', 'deny', 'hook']], JSON.stringify(perms));
     assert.equal((await h.call('list_requests', { status: 'all' })).requests.length, 0, 'nothing was asked of the lead');
   });
@@ -82,7 +83,7 @@ describe('the policy answered in the hook', () => {
     assert.equal(done.done[0]?.status, 'succeeded', JSON.stringify(done));
     assert.equal(got.write?.is_error, false, got.write?.text);
     assert.equal(readFileSync(join(repo, 'asked.txt'), 'utf8'), 'ok\n');
-    const perms = permissionEvents(h, id);
+    const perms = await permissionEvents(h, id);
     assert.deepEqual(perms.map((p) => [p.tool, p.action, p.via]), [['Write', 'ask', 'check_permission']], 'one event for the ask, from check_permission');
   });
 });

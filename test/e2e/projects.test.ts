@@ -16,6 +16,8 @@ import { initRepo } from '../helpers/git.js';
 import { eventually } from '../helpers/wait.js';
 import { runOverseer } from '../helpers/overseerCli.js';
 import type { StepContext, ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
+import { job, jobs, row, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith, cleanups } = scriptedHubs();
 
@@ -62,7 +64,7 @@ describe('projects', () => {
     await eventually('the three agents wait in their turn', () => waiting.size === 3, 90_000);
 
     // Inheritance: the kid is in alpha; the agent could not put one in beta.
-    const kids = h.hub.ctx.store.list({ parentId: P, limit: 100 });
+    const kids = await jobs(h.hub, { parentId: P, limit: 100 });
     assert.equal(kids.length, 1, 'only the kid was spawned');
     const K = kids[0]!.id;
     assert.equal(kids[0]!.project, 'alpha');
@@ -85,9 +87,9 @@ describe('projects', () => {
     const b = await h.call('message_agent', { to: '*', project: 'alpha', text: 'ALPHA-BROADCAST: wrap up' });
     assert.deepEqual(b.recipients, [P, K]);
     assert.deepEqual(b.delivered, [P, K]);
-    const rows = h.hub.db.prepare("SELECT to_id, from_id, delivered_at FROM messages WHERE text LIKE 'ALPHA-BROADCAST%' ORDER BY to_id").all() as { to_id: string; from_id: string; delivered_at: number | null }[];
-    assert.deepEqual(rows.map((r) => r.to_id).sort(), [P, K].sort());
-    for (const r of rows) { assert.equal(r.from_id, 'lead'); assert.ok(r.delivered_at, 'delivered into the running conversation'); }
+    const stored = await rows(h.hub, sql<{ to_id: string; from_id: string; delivered_at: number | null }>`SELECT to_id, from_id, delivered_at FROM messages WHERE text LIKE 'ALPHA-BROADCAST%' ORDER BY to_id`);
+    assert.deepEqual(stored.map((r) => r.to_id).sort(), [P, K].sort());
+    for (const r of stored) { assert.equal(r.from_id, 'lead'); assert.ok(r.delivered_at, 'delivered into the running conversation'); }
     // Bad broadcasts change nothing.
     const both = await h.callRaw('message_agent', { to: '*', job_id: P, text: 'x' });
     assert.equal(both.isError, true);
@@ -106,10 +108,12 @@ describe('projects', () => {
     assert.equal(result(B).result, 'heard BETA-NOTE', 'beta\'s agent never got alpha\'s broadcast');
 
     // Usage by project and by template: the recorded attempt costs.
-    const db = h.hub.db;
-    const cost = (where: string) => (db.prepare(`SELECT TOTAL(a.cost_usd) AS c, COUNT(*) AS n FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE ${where}`).get() as { c: number; n: number });
-    const alpha = cost("j.project = 'alpha'");
-    const beta = cost("j.project = 'beta'");
+    const cost = async (project: string) => {
+      const r = (await row(h.hub, sql<{ c: number | string; n: number | string }>`SELECT COALESCE(SUM(a.cost_usd), 0) AS c, COUNT(*) AS n FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE j.project = ${project}`))!;
+      return { c: Number(r.c), n: Number(r.n) };
+    };
+    const alpha = await cost('alpha');
+    const beta = await cost('beta');
     assert.ok(alpha.c > 0 && beta.c > 0, `costs were recorded: ${alpha.c}, ${beta.c}`);
     const byProject = await h.call('usage', { by: 'project' });
     const bucket = (bs: { key: string; cost_usd: number; runs: number; jobs: number }[], k: string) => bs.find((x) => x.key === k)!;
@@ -138,7 +142,8 @@ describe('projects', () => {
     const st2 = await runOverseer(h.home, ['status']);
     assert.ok(!st2.stdout.includes(B) && st2.stdout.includes(P), st2.stdout);
     assert.match(st2.stdout, /1 job\(s\) of archived projects hidden/);
-    const jobsBefore = (db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c;
+    const jobCount = async (): Promise<number> => Number((await row(h.hub, sql<{ c: number | string }>`SELECT COUNT(*) AS c FROM jobs`))!.c);
+    const jobsBefore = await jobCount();
     const no = await h.callRaw('spawn_agent', { prompt: '@script:member late', project: 'beta' });
     assert.equal(no.isError, true);
     assert.match(no.text, /project "beta" is archived .*Nothing was started; unarchive it first/);
@@ -146,7 +151,7 @@ describe('projects', () => {
     const noWf = await h.callRaw('start_workflow', { task: 'build it', cwd: repo, worktree: false, project: 'beta' });
     assert.equal(noWf.isError, true);
     assert.match(noWf.text, /project "beta" is archived/);
-    assert.equal((db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c, jobsBefore, 'the refusals left no job');
+    assert.equal(await jobCount(), jobsBefore, 'the refusals left no job');
     const listed = (await h.call('list_projects', {})).projects as { name: string; archived: boolean; flagged: boolean; note: string | null; by_status: Record<string, number>; cost_usd: number; last_activity: string }[];
     assert.deepEqual(listed.map((p) => [p.name, p.archived, p.flagged, p.note, p.by_status]), [['alpha', false, false, null, { succeeded: 2 }], ['beta', true, true, 'on hold', { succeeded: 1 }]]);
     assert.ok(Math.abs(listed[0]!.cost_usd - alpha.c) < 1e-6);
@@ -156,7 +161,7 @@ describe('projects', () => {
 
     // A workflow's phase jobs carry its project.
     const wf = await h.call('start_workflow', { task: 'build it', cwd: repo, worktree: false, project: 'alpha' });
-    assert.equal(h.hub.ctx.store.get(wf.assess_job_id)!.project, 'alpha');
+    assert.equal((await job(h.hub, wf.assess_job_id)).project, 'alpha');
     await h.call('cancel_workflow', { workflow_id: wf.workflow_id });
   });
 });

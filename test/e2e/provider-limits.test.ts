@@ -10,15 +10,16 @@ import { startFakeAnthropic, type Step, type StepContext } from '../../src/fakem
 import { rateLimited, usageLimited } from '../helpers/fakeLimits.js';
 import { countsAgainstRetries } from '../../src/domain/failure.js';
 import type { LimitRow } from '../../src/limits/store.js';
-import type { Db } from '../../src/store/db.js';
 import { readFloor } from '../../src/floor/source.js';
 import { statusJson, statusText } from '../../src/cli/status.js';
 import { waitAll } from '../helpers/waitAll.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { attempts as attemptRows, byStatus, events, job, rows } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 
-/** The limiter rows as the hub wrote them (read synchronously inside bus listeners). */
-const limitRows = (db: Db): LimitRow[] => db.prepare('SELECT * FROM provider_limits ORDER BY provider, account').all() as LimitRow[];
+/** The limiter rows as the hub wrote them. */
+const limitRows = (h: TestHub): Promise<LimitRow[]> => rows(h.hub, sql<LimitRow>`SELECT * FROM provider_limits ORDER BY provider, account`);
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -73,18 +74,18 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
 
   // Six run, four wait for a slot; every running child has sent its first request.
   await h.fake.waitForRequest(() => new Set(h.fake.requests.filter((r) => r.script === 'crew').map((r) => JSON.stringify(r.body.messages[0]))).size >= 6, 120_000);
-  assert.equal(h.hub.ctx.store.byStatus('queued').length, 4);
+  assert.equal((await byStatus(h.hub, 'queued')).length, 4);
 
   // What the floor said while the limit held, each time the limiter changed: its row, the floor
   // model's `limits` and queued jobs' why (what status --floor, watch and the dashboard show), and
   // the text of `overseer status`.
   const seen: { phase: string; kind: string | null; until: number | null; queued: number; frozen: number; line?: string; why: (string | null)[]; status: string }[] = [];
-  const state = { sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined };
+  const state = { sql: h.hub.ctx.sql, home: h.home, close: async () => undefined };
   const off = h.hub.ctx.bus.on('limit', async () => {
-    const r = limitRows(h.hub.db).find((x) => x.provider === 'claude');
-    const queued = h.hub.ctx.store.byStatus('queued').length;
-    const frozen = h.hub.ctx.store.byStatus('frozen').length;
-    const f = await readFloor(h.hub.db, { now: Date.now(), hub: null, cap: 6, source: 'hub' });
+    const r = (await limitRows(h)).find((x) => x.provider === 'claude');
+    const queued = (await byStatus(h.hub, 'queued')).length;
+    const frozen = (await byStatus(h.hub, 'frozen')).length;
+    const f = await readFloor(h.hub.ctx.sql.db, { now: Date.now(), hub: null, cap: 6, source: 'hub' });
     if (r) {
       seen.push({
         phase: r.phase, kind: r.kind, until: r.until_at, queued, frozen,
@@ -92,7 +93,7 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
       });
     }
   });
-  const queuedAtOpen = h.hub.ctx.store.byStatus('queued').map((j) => j.id);
+  const queuedAtOpen = (await byStatus(h.hub, 'queued')).map((j) => j.id);
   win.open(2000, 5000);
 
   const w = await waitAll(h, ids, 200);
@@ -108,7 +109,7 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   // No retry budget spent: each job has exactly one attempt that counts; the others ended on the
   // limit and were resumed in the same session.
   for (const id of ids) {
-    const attempts = h.hub.ctx.store.attempts(id);
+    const attempts = await attemptRows(h.hub, id);
     assert.equal(attempts.filter(countsAgainstRetries).length, 1, `${id}: ${JSON.stringify(attempts.map((a) => [a.n, a.kind, a.status, a.failure_class]))}`);
     const limited = attempts.filter((a) => !countsAgainstRetries(a));
     for (const a of limited) assert.equal(attempts.find((b) => b.n === a.n + 1)?.kind, 'resume', `${id}: the attempt after a limit resumes`);
@@ -119,7 +120,7 @@ test('6 running + 4 queued claude children ride out a 429-then-usage-limit windo
   // The requests during the window: one per running child (the one that met the wall), plus
   // the limiter's probes, one at a time. The four queued jobs sent none.
   const inWindow = h.fake.requests.filter((r) => r.script === 'crew' && win.inside(r.at));
-  const probes = ids.flatMap((id) => h.hub.ctx.store.events(id)).filter((e) => (e.kind === 'limit_resumed' || e.kind === 'limit_probe') && win.inside(e.at)).length;
+  const probes = (await Promise.all(ids.map((id) => events(h.hub, id)))).flat().filter((e) => (e.kind === 'limit_resumed' || e.kind === 'limit_probe') && win.inside(e.at)).length;
   const fromJob = (id: string) => (r: { body: any }) => JSON.stringify(r.body.messages[0]).includes(`task ${ids.indexOf(id)}"`) || JSON.stringify(r.body.messages[0]).includes(`task ${ids.indexOf(id)}\\n`);
   for (const id of queuedAtOpen) assert.equal(inWindow.filter(fromJob(id)).length, 0, `queued job ${id} sent nothing while the limit held`);
   const label = `${inWindow.length} requests in the window, ${probes} probes: ${inWindow.map((r) => `${r.at - win.from}ms:${r.status}`).join(' ')}`;
@@ -168,16 +169,17 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   const first = (await a.call('spawn_agent', { prompt: '@script:limit first job' })).job_id as string;
   // Its attempt ends on the usage limit: the breaker opens until the reset, the job waits to resume.
   await new Promise<void>((resolve) => {
-    const check = (): void => { if (limitRows(a.hub.db).some((r) => r.phase === 'open')) { off(); resolve(); } };
-    const off = a.hub.ctx.bus.on('limit', check);
-    check();
+    const check = async (): Promise<void> => { if ((await limitRows(a)).some((r) => r.phase === 'open')) { off(); resolve(); } };
+    const off = a.hub.ctx.bus.on('limit', () => void check());
+    void check();
   });
-  assert.equal(Math.abs(limitRows(a.hub.db)[0]!.until_at! - resetAt) < 1000, true, JSON.stringify(limitRows(a.hub.db)));
+  const opened = await limitRows(a);
+  assert.equal(Math.abs(opened[0]!.until_at! - resetAt) < 1000, true, JSON.stringify(opened));
   const more: string[] = [];
   for (let i = 0; i < 3; i++) more.push((await a.call('spawn_agent', { prompt: `@script:limit job ${i}` })).job_id);
-  assert.deepEqual([first, ...more].map((id) => a.hub.ctx.store.get(id)!.status), ['queued', 'queued', 'queued', 'queued'], 'nothing starts while it is open');
+  assert.deepEqual((await Promise.all([first, ...more].map((id) => job(a.hub, id)))).map((j) => j.status), ['queued', 'queued', 'queued', 'queued'], 'nothing starts while it is open');
   // overseer status --json marks each job the limit holds.
-  const json = await statusJson({ sql: a.hub.ctx.sql, db: a.hub.db }, {});
+  const json = await statusJson({ sql: a.hub.ctx.sql }, {});
   assert.deepEqual(json.map((j) => String(j.waiting_on_limit).replace(/\d\d:\d\d:\d\d/, 'T')), [0, 1, 2, 3].map(() => 'claude: usage limit reached until T — 4 agents waiting'));
   await a.stop({ keep: true });
 
@@ -185,7 +187,7 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   const sentBefore = fake.requests.length;
   const b = await startTestHub({ dir: a.dir, fake, config: { maxAgents: 4 } });
   hubs.push(b);
-  const row = limitRows(b.hub.db)[0]!;
+  const row = (await limitRows(b))[0]!;
   assert.equal(row.phase, 'open', 'the breaker is open again at start');
   const phases: { phase: string; at: number }[] = [];
   b.hub.ctx.bus.on('limit', (e) => phases.push({ phase: e.phase, at: Date.now() }));
@@ -199,8 +201,8 @@ test('a hub closed while the breaker is open reopens it from the store at start:
   // One probe: one job started before the breaker closed, every other one after.
   const closedAt = phases.find((p) => p.phase === 'closed')?.at;
   assert.ok(closedAt, JSON.stringify(phases));
-  const starts = [first, ...more].map((id) => b.hub.ctx.store.events(id).filter((e) => e.kind === 'started' && e.at >= restartedAt)[0]!.at);
+  const starts = (await Promise.all([first, ...more].map((id) => events(b.hub, id)))).map((evs) => evs.filter((e) => e.kind === 'started' && e.at >= restartedAt)[0]!.at);
   assert.equal(starts.filter((t) => t < closedAt).length, 1, `one probe before the close (${starts.map((t) => t - closedAt).join(', ')})`);
-  assert.equal([first, ...more].flatMap((id) => b.hub.ctx.store.events(id)).filter((e) => e.kind === 'limit_probe').length, 1);
+  assert.equal((await Promise.all([first, ...more].map((id) => events(b.hub, id)))).flat().filter((e) => e.kind === 'limit_probe').length, 1);
   assert.equal(sent.filter((r) => r.at < closedAt).length, 1, 'one request before the limit was known to have passed');
 });

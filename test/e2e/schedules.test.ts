@@ -15,6 +15,8 @@ import { readFloor } from '../../src/floor/source.js';
 import { schedulesLine } from '../../src/runs/scheduleText.js';
 import type { Clock } from '../../src/clock.js';
 import { overseer } from '../helpers/cli.js';
+import { sql, type RawBuilder } from 'kysely';
+import { attempts, events, job as jobRow, row } from '../helpers/state.js';
 
 const scripts: Record<string, Script> = {
   quick: [finishStep('ran on time'), { text: 'done' }],
@@ -29,7 +31,7 @@ function movableClock(): Clock & { advance(ms: number): void } {
 
 const MIN = 60_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
-const count = (h: TestHub, sql: string, ...args: unknown[]): number => (h.hub.db.prepare(sql).get(...args) as { c: number }).c;
+const count = async (h: TestHub, q: RawBuilder<{ c: number | string }>): Promise<number> => Number((await row(h.hub, q))!.c);
 
 let fake: FakeAnthropic;
 const cleanups: (() => Promise<void>)[] = [];
@@ -65,16 +67,16 @@ describe('schedules', () => {
     assert.equal(h.hub.schedules.wakeAt, runAt, 'the timer is armed for its time');
     const listed = (await h.call('list_agents', { status: 'waiting' })).agents;
     assert.deepEqual(listed.map((a: any) => [a.job_id, a.run_at]), [[job.job_id, iso(runAt)]]);
-    const floor = await readFloor(h.hub.db, { now: clock.now(), hub: null, cap: 8, source: 'hub' });
+    const floor = await readFloor(h.hub.ctx.sql.db, { now: clock.now(), hub: null, cap: 8, source: 'hub' });
     const row = floor.queued.find((f) => f.job_id === job.job_id)!;
     assert.equal(row.why_waiting, `scheduled: runs at ${iso(runAt)}`);
     assert.equal(row.run_at, runAt);
-    assert.equal(h.hub.ctx.store.attempts(job.job_id).length, 0, 'never started');
+    assert.equal((await attempts(h.hub, job.job_id)).length, 0, 'never started');
 
     // One minute short of its time: still waiting. Past it: it runs.
     clock.advance(29 * MIN);
     await h.hub.schedules.tick();
-    assert.equal(h.hub.ctx.store.get(job.job_id)!.status, 'waiting');
+    assert.equal((await jobRow(h.hub, job.job_id)).status, 'waiting');
     clock.advance(1 * MIN + 1000);
     await h.hub.schedules.tick();
     const done = await waitForJob(h.hub, job.job_id, (j) => j.status === 'succeeded', 60_000);
@@ -111,8 +113,8 @@ describe('schedules', () => {
     const h2 = await hub(clock, h1.dir);
     const done = await waitForJob(h2.hub, job.job_id, (j) => j.status === 'succeeded', 60_000);
     assert.ok(done.started_at! >= runAt);
-    assert.equal(h2.hub.ctx.store.attempts(job.job_id).length, 1, 'it ran once');
-    const due = h2.hub.ctx.store.events(job.job_id).filter((e) => e.kind === 'due').map((e) => JSON.parse(e.data_json!) as { run_at: string; late_ms: number });
+    assert.equal((await attempts(h2.hub, job.job_id)).length, 1, 'it ran once');
+    const due = (await events(h2.hub, job.job_id)).filter((e) => e.kind === 'due').map((e) => JSON.parse(e.data_json!) as { run_at: string; late_ms: number });
     assert.equal(due.length, 1);
     assert.equal(due[0]!.run_at, iso(runAt));
     assert.ok(due[0]!.late_ms >= 60 * MIN, `late by ${due[0]!.late_ms} ms`);
@@ -126,7 +128,7 @@ describe('schedules', () => {
     // As if the hub died between the run's end and the next run's creation: nobody listens.
     h1.hub.schedules.close();
     await waitForJob(h1.hub, first.job_id, (j) => j.status === 'succeeded', 60_000);
-    assert.equal(count(h1, 'SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ?', first.schedule_id), 1);
+    assert.equal(await count(h1, sql`SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ${first.schedule_id}`), 1);
     await h1.stop({ keep: true });
 
     clock.advance(10 * MIN + 5000); // ten grid times missed
@@ -138,7 +140,7 @@ describe('schedules', () => {
     const expected = firstAt + Math.ceil((clock.now() - firstAt) / MIN) * MIN;
     assert.equal(s.next_run_at, iso(expected));
     assert.ok(Date.parse(s.next_run_at) > clock.now() && Date.parse(s.next_run_at) <= clock.now() + MIN);
-    assert.equal(h2.hub.ctx.store.get(s.current_job_id)!.status, 'waiting');
+    assert.equal((await jobRow(h2.hub, s.current_job_id)).status, 'waiting');
     await h2.call('cancel_schedule', { schedule_id: first.schedule_id });
   });
 
@@ -176,7 +178,7 @@ describe('schedules', () => {
     assert.equal(end.stop_reason, 'max_runs reached (2 runs)');
     assert.equal(end.next_run_at, null);
     assert.deepEqual(end.occurrences.map((o: any) => [o.n, o.status]), [[1, 'succeeded'], [2, 'succeeded']]);
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ?', first.schedule_id), 2, 'no third run');
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ${first.schedule_id}`), 2, 'no third run');
     assert.equal((await schedulesLine(h.hub.ctx.sql.db)), undefined, 'no active schedule left to show');
   });
 
@@ -188,7 +190,7 @@ describe('schedules', () => {
     const stopped = (await h.call('list_schedules', { schedule_id: bad.schedule_id })).schedules[0];
     assert.equal(stopped.status, 'stopped');
     assert.match(stopped.stop_reason, new RegExp(`^run 1 \\(${bad.job_id}\\) failed \\(reported_failure\\).*the series stops`));
-    assert.equal(count(h, 'SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ?', bad.schedule_id), 1, 'no next run after a failure');
+    assert.equal(await count(h, sql`SELECT COUNT(*) AS c FROM jobs WHERE schedule_id = ${bad.schedule_id}`), 1, 'no next run after a failure');
 
     const later = await h.call('spawn_agent', { prompt: '@script:quick', cron: '*/5 * * * *', at: iso(clock.now() + 10 * MIN) });
     assert.equal(later.status, 'waiting');
@@ -196,7 +198,7 @@ describe('schedules', () => {
     assert.equal(c.status, 'cancelled');
     assert.equal(c.stop_reason, 'cancelled: not needed');
     assert.match(c.note, /was cancelled/);
-    assert.equal(h.hub.ctx.store.get(later.job_id)!.status, 'cancelled');
+    assert.equal((await jobRow(h.hub, later.job_id)).status, 'cancelled');
     await h.hub.schedules.idle();
     assert.equal(h.hub.schedules.wakeAt, undefined, 'nothing left to wake for');
     const again = await h.call('cancel_schedule', { schedule_id: later.schedule_id });
@@ -238,8 +240,8 @@ describe('schedules', () => {
   test('bad input is refused before anything is created; agents cannot schedule', { timeout: 60_000 }, async () => {
     const clock = movableClock();
     const h = await hub(clock);
-    const rows = (): number[] => [count(h, 'SELECT COUNT(*) AS c FROM jobs'), count(h, 'SELECT COUNT(*) AS c FROM schedules'), count(h, 'SELECT COUNT(*) AS c FROM events')];
-    const before = rows();
+    const rows = async (): Promise<number[]> => [await count(h, sql`SELECT COUNT(*) AS c FROM jobs`), await count(h, sql`SELECT COUNT(*) AS c FROM schedules`), await count(h, sql`SELECT COUNT(*) AS c FROM events`)];
+    const before = await rows();
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ at: iso(clock.now() - 1000) }, /^invalid_input: at .* is in the past \(it is .* now\): pass a future time, or omit at to start now/],
       [{ cron: '0 0 30 2 *' }, /cron "0 0 30 2 \*" never fires/],
@@ -262,6 +264,6 @@ describe('schedules', () => {
     assert.match((forbidden.content as { text: string }[])[0]!.text, /at, every_s, cron, max_runs and until are for the lead/);
     const tools = (await agent.listTools()).tools.map((t) => t.name);
     assert.ok(!tools.includes('list_schedules') && !tools.includes('cancel_schedule'), 'schedule tools are the lead\'s');
-    assert.deepEqual(rows(), before, 'no job, schedule or event was written');
+    assert.deepEqual(await rows(), before, 'no job, schedule or event was written');
   });
 });

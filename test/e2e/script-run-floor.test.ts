@@ -14,6 +14,7 @@ import { runOverseer } from '../helpers/overseerCli.js';
 import { startTerminal } from '../helpers/tmux.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { loggedIn } from '../helpers/dashboard.js';
+import { job } from '../helpers/state.js';
 
 const f = scriptFloorSuite();
 const { held, terminals } = f;
@@ -92,7 +93,7 @@ describe('a script run on the floor', () => {
     t.keys(['y']);
     await t.waitFor('the cancel confirmed', (s) => new RegExp(`run "watched run" \\(${run_id}\\) cancelled`).test(s));
     assert.equal((await f.h.hub.scripts.view(run_id))!.status, 'cancelled');
-    await eventually('its running agent cancelled', () => (f.h.hub.ctx.store.get(slowJob)!.status === 'cancelled' ? true : undefined), 15_000);
+    await eventually('its running agent cancelled', async () => ((await job(f.h.hub, slowJob)).status === 'cancelled' ? true : undefined), 15_000);
     await t.waitFor('the run shown cancelled', (s) => /▾ watched run +cancelled/.test(s));
     t.keys(['q']);
     await eventually('watch to exit on q', () => (t.exited().dead ? true : undefined), 10_000);

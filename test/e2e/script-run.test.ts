@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { finishStep } from '../helpers/holder.js';
 import type { Script, Step } from '../../src/fakemodel/fakeAnthropic.js';
+import { attempts } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 
@@ -44,6 +45,6 @@ return { reviews, verdict }`,
     // One conversation per agent: a conversation starts with a step-0 request; three reviews and one judge.
     const starts = h.fake.requests.filter((q) => q.step === 0 && (q.script === 'review' || q.script === 'judge'));
     assert.deepEqual(starts.map((q) => q.script).sort(), ['judge', 'review', 'review', 'review']);
-    for (const c of v.calls) assert.equal(h.hub.ctx.store.attempts(c.job_id).length, 1, `${c.job_id} ran more than once`);
+    for (const c of v.calls) assert.equal((await attempts(h.hub, c.job_id)).length, 1, `${c.job_id} ran more than once`);
   });
 });

@@ -13,6 +13,8 @@ import { scriptedHubs } from '../helpers/scripted.js';
 import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { waitForJob } from '../helpers/wait.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith } = scriptedHubs();
 before(buildCli);
@@ -61,7 +63,7 @@ describe('search_output', () => {
 
     // While it runs: both phrases are found (the indexer writes every ≤100 ms; no event marks that).
     const said = await searchUntilFound(() => h.call('search_output', { query: SAID }), 'the text');
-    assert.equal(h.hub.ctx.store.get(talker)!.status, 'running', 'found before the job ended');
+    assert.equal((await job(h.hub, talker)).status, 'running', 'found before the job ended');
     assert.equal(said.results.length, 1);
     const t = said.results[0];
     assert.deepEqual([t.job_id, t.title, t.attempt, t.kind, t.tool], [talker, 'Talker', 1, 'text', undefined]);
@@ -134,7 +136,7 @@ describe('search_output', () => {
     release.open();
     hold.open();
     await waitForJob(h.hub, talker, (j) => j.status === 'succeeded', 120_000);
-    assert.deepEqual(h.hub.db.prepare('SELECT done FROM transcript_index_state WHERE job_id = ? AND attempt = 1').get(talker), { done: 1 });
+    assert.equal(Number((await row(h.hub, sql<{ done: number | boolean }>`SELECT done FROM transcript_index_state WHERE job_id = ${talker} AND attempt = 1`))?.done), 1);
     const finished = await h.call('search_output', { query: 'mcp overseer finish talked', job_id: talker });
     assert.equal(finished.results[0].kind, 'tool_call');
     assert.equal(finished.results[0].tool, 'mcp__overseer__finish');

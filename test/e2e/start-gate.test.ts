@@ -5,11 +5,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { events, job } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
 
-const firstOf = (h: TestHub, id: string, kind: string) => h.hub.ctx.store.events(id).find((e) => e.kind === kind);
 
 test('startConcurrency 1: three children spawned at once start one after the other, in order, and all succeed', { timeout: 180_000 }, async () => {
   const h = await startTestHub({ scripts: { hi: [{ text: 'done' }] }, config: { startConcurrency: 1 } });
@@ -19,15 +19,17 @@ test('startConcurrency 1: three children spawned at once start one after the oth
   assert.deepEqual(w.done.map((d: { status: string }) => d.status), ['succeeded', 'succeeded', 'succeeded'], JSON.stringify(w));
 
   // The order the runner started their attempts in (the spawns ran concurrently).
-  const order = [...ids].sort((a, b) => firstOf(h, a, 'started')!.id - firstOf(h, b, 'started')!.id);
+  const logs = new Map(await Promise.all(ids.map(async (id) => [id, await events(h.hub, id)] as const)));
+  const firstOf = (id: string, kind: string) => logs.get(id)!.find((e) => e.kind === kind);
+  const order = [...ids].sort((a, b) => firstOf(a, 'started')!.id - firstOf(b, 'started')!.id);
   // The first took the free slot; the others waited behind it, each one place further back.
-  assert.equal(firstOf(h, order[0]!, 'start_wait'), undefined, 'the first child did not wait');
-  assert.deepEqual([1, 2].map((i) => JSON.parse(firstOf(h, order[i]!, 'start_wait')!.data_json!).ahead), [0, 1]);
+  assert.equal(firstOf(order[0]!, 'start_wait'), undefined, 'the first child did not wait');
+  assert.deepEqual([1, 2].map((i) => JSON.parse(firstOf(order[i]!, 'start_wait')!.data_json!).ahead), [0, 1]);
   // Slots given in that order: the second's before the third's.
-  const slots = [1, 2].map((i) => firstOf(h, order[i]!, 'start_slot')!);
+  const slots = [1, 2].map((i) => firstOf(order[i]!, 'start_slot')!);
   assert.ok(slots[0]!.id < slots[1]!.id, 'the second child got its slot before the third');
   // The status line was cleared once each started.
-  for (const id of ids) assert.equal(h.hub.ctx.store.get(id)!.status_message, null);
+  for (const id of ids) assert.equal((await job(h.hub, id)).status_message, null);
   // Each child really reached the model.
   for (const n of ['one', 'two', 'three']) {
     assert.ok(h.fake.requests.some((r) => JSON.stringify(r.body.messages).includes(`say hi (${n})`)), `child ${n} sent a request`);

@@ -18,11 +18,14 @@ import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
 import { eventually } from '../helpers/wait.js';
 import { openDb, type Db } from '../../src/store/db.js';
-import { JobStore, type NewJob } from '../../src/store/jobs.js';
+import type { NewJob } from '../../src/store/jobs.js';
+import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
 import { raiseWarning } from '../../src/store/sql/warnings.js';
-import { sqlOver } from '../../src/store/sql/open.js';
+import { sqlOver, type SqlDb } from '../../src/store/sql/open.js';
 import type { Floor } from '../../src/floor/types.js';
 import { insertRequestRow } from '../helpers/requests.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith } = scriptedHubs();
 before(buildCli);
@@ -86,7 +89,7 @@ describe('status --watch with a hub', () => {
 
   test('renders on every change from the hub\'s stream: a question needs you, then it is answered and the agent reports', { timeout: 120_000 }, async () => {
     const id = (await h.call('spawn_agent', { prompt: '@script:asker', title: 'Schema work' })).job_id as string;
-    const req = await eventually('the question to be pending', () => h.hub.ctx.db.prepare("SELECT * FROM requests WHERE status = 'pending' ORDER BY created_at LIMIT 1").get() as { id: string } | undefined, 60_000);
+    const req = await eventually('the question to be pending', () => row(h.hub, sql<{ id: string }>`SELECT * FROM requests WHERE status = 'pending' ORDER BY created_at LIMIT 1`), 60_000);
 
     const w = watch(h.home, ['status', '--watch']);
     const first = await w.until((t) => t.includes('Which database should I target?'), 'the question in a render');
@@ -97,7 +100,12 @@ describe('status --watch with a hub', () => {
     // Answered: the agent goes on and reports; the render after that no longer has the question.
     const mark = w.out().length;
     let reportedAt = NaN;
-    const off = h.hub.ctx.bus.on('progress', (e) => { if (Number.isNaN(reportedAt) && e.jobId === id && h.hub.ctx.store.get(id)!.status_message === 'migrating to sqlite') reportedAt = performance.now(); });
+    // The moment of the event, kept across the read that says it is the one looked for.
+    const off = h.hub.ctx.bus.on('progress', (e) => {
+      const at = performance.now();
+      if (!Number.isNaN(reportedAt) || e.jobId !== id) return;
+      void job(h.hub, id).then((j) => { if (Number.isNaN(reportedAt) && j.status_message === 'migrating to sqlite') reportedAt = at; });
+    });
     await h.call('respond', { request_id: req.id, answer: 'sqlite' });
     const next = await w.until((t) => t.includes('migrating to sqlite'), 'the new status line in a render', 60_000, mark);
     off();
@@ -139,7 +147,7 @@ describe('status without a hub', () => {
   let dir: string;
   let home: string;
   let db: Db;
-  let store: JobStore;
+  let layer: SqlDb;
   const NOW = Date.now();
   const job = (id: string, o: Partial<NewJob> = {}): NewJob => ({
     id, parent_id: null, depth: 1, title: `title ${id}`, prompt: 'p', provider: 'claude', model: null, cwd: '/r', work_dir: null, repo_root: null, worktree: 0,
@@ -152,10 +160,10 @@ describe('status without a hub', () => {
     dir = mkdtempSync(join(tmpdir(), 'ovs-status-watch-'));
     home = join(dir, 'state');
     db = openDb(join(home, 'state.db'));
-    store = new JobStore(db);
-    store.insertJob(job('j-aaaa0001', { title: 'Stuck agent' }), NOW - 60_000);
-    store.update('j-aaaa0001', { started_at: NOW - 60_000, status_message: 'thinking' }, NOW - 60_000);
-    await raiseWarning(sqlOver(db).db, 'j-aaaa0001', 'stalled', 'no output for 600 s', NOW - 1000);
+    layer = sqlOver(db);
+    await insertJob(layer.db, job('j-aaaa0001', { title: 'Stuck agent' }), NOW - 60_000);
+    await updateJob(layer.db, 'j-aaaa0001', { started_at: NOW - 60_000, status_message: 'thinking' }, NOW - 60_000);
+    await raiseWarning(layer.db, 'j-aaaa0001', 'stalled', 'no output for 600 s', NOW - 1000);
     insertRequestRow(db, { id: 'r-bbbb', job_id: 'j-aaaa0001', kind: 'approval', summary: 'push to origin', plan_json: null, options_json: null, created_at: NOW - 500, tool_name: null, tool_input_json: null, expires_at: null, who: 'person' });
   });
   after(() => {
@@ -180,7 +188,7 @@ describe('status without a hub', () => {
     assert.match(first.text, /from the database \(no hub running\)/);
     const before = w.out().length;
     const t0 = performance.now();
-    store.insertJob(job('j-cccc0002', { title: 'Newcomer', status: 'queued' }), Date.now());
+    await insertJob(layer.db, job('j-cccc0002', { title: 'Newcomer', status: 'queued' }), Date.now());
     const next = await w.until((t) => t.includes('Newcomer'), 'a render with the new job', 5000, before);
     assert.ok(next.at - t0 < 1500, `rendered ${(next.at - t0).toFixed(0)} ms after the write (polls every 250 ms)`);
     assert.match(next.text, /j-cccc0002\s+queued/);
@@ -221,7 +229,7 @@ describe('status without a hub', () => {
     // Several polls (250 ms each) of an unchanged database: PRAGMA data_version says nothing changed.
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal(w.out().trim().split('\n').length, 1, 'no floor while nothing changed');
-    store.update('j-aaaa0001', { status_message: 'unstuck' }, Date.now());
+    await updateJob(layer.db, 'j-aaaa0001', { status_message: 'unstuck' }, Date.now());
     await w.until((t) => t.includes('unstuck'), 'a floor with the new status line');
     const floors = w.out().trim().split('\n').map((l) => JSON.parse(l) as Floor);
     assert.equal(floors.length, 2);

@@ -15,6 +15,8 @@ import { finishStep } from '../helpers/holder.js';
 import { lastResult } from '../helpers/steps.js';
 import { alive, eventually, waitForJob } from '../helpers/wait.js';
 import { startTerminal, type Terminal } from '../helpers/tmux.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith } = scriptedHubs();
 const terminals: Terminal[] = [];
@@ -77,7 +79,7 @@ describe('overseer watch in a terminal', () => {
     const long = (await h.call('spawn_agent', { prompt: '@script:long', title: 'Long runner' })).job_id as string;
     await h.fake.waitForRequest((r) => r.script === 'long' && r.step === 0, 60_000);
     await waitForJob(h.hub, asker, (j) => j.status === 'needs_input', 60_000);
-    const requestId = (h.hub.ctx.db.prepare(`SELECT id FROM requests WHERE job_id = ? AND status = 'pending'`).get(asker) as { id: string }).id;
+    const requestId = (await row(h.hub, sql<{ id: string }>`SELECT id FROM requests WHERE job_id = ${asker} AND status = 'pending'`))!.id;
 
     const env = cliEnv({ OVERSEER_HOME: h.home, TERM: 'xterm-256color' });
     const t = startTerminal([process.execPath, MAIN, 'watch'], { cwd: h.project, env, width: 100, height: 30 });
@@ -92,23 +94,23 @@ describe('overseer watch in a terminal', () => {
     await select(t, /Asker: migrate the users table/, 'the request');
     t.keys(['a']);
     await t.waitFor('the approval to be confirmed in the status bar', (s) => new RegExp(`${requestId}: approved`).test(s));
-    const req = h.hub.ctx.db.prepare('SELECT status, decision, answered_by FROM requests WHERE id = ?').get(requestId) as { status: string; decision: string; answered_by: string };
+    const req = await row(h.hub, sql<{ status: string; decision: string; answered_by: string }>`SELECT status, decision, answered_by FROM requests WHERE id = ${requestId}`);
     assert.deepEqual(req, { status: 'answered', decision: 'approved', answered_by: 'person (cli)' });
     const done = await waitForJob(h.hub, asker, (j) => j.status === 'succeeded', 60_000);
     assert.match(done.result ?? '', /approved/, 'the child got the decision and went on');
     await t.waitFor('the request to leave NEEDS YOU', (s) => !/NEEDS YOU/.test(s) && /DONE/.test(s));
 
     // Cancel: select the long job, press c, answer y.
-    const pid = h.hub.ctx.store.get(long)!.pid!;
+    const pid = (await job(h.hub, long)).pid!;
     assert.ok(pid && alive(pid), 'the long job runs');
     await select(t, /Long runner/, 'the long job');
     t.keys(['c']);
     await t.waitFor('the y/n question naming the job', (s) => new RegExp(`cancel "Long runner" \\(${long}\\) and its sub-agents\\? y/n`).test(s));
-    assert.equal(h.hub.ctx.store.get(long)!.status, 'running', 'nothing happens before the answer');
+    assert.equal((await job(h.hub, long)).status, 'running', 'nothing happens before the answer');
     t.keys(['y']);
     await t.waitFor('the cancel to be confirmed', (s) => new RegExp(`"Long runner" \\(${long}\\) cancelled`).test(s));
-    const row = await waitForJob(h.hub, long, (j) => j.status === 'cancelled', 30_000);
-    assert.match(row.error ?? '', /cancelled by the person from overseer watch/);
+    const cancelled = await waitForJob(h.hub, long, (j) => j.status === 'cancelled', 30_000);
+    assert.match(cancelled.error ?? '', /cancelled by the person from overseer watch/);
     await eventually(`the long job's process ${pid} to be gone`, () => !alive(pid), 15_000);
     await t.waitFor('the cancelled job in DONE', (s) => /DONE \(2\)/.test(s) && /Long runner +cancelled/.test(s));
 

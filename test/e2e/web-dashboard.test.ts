@@ -17,6 +17,8 @@ import { launchBrowser } from '../helpers/browser.js';
 import { initRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith, cleanups } = scriptedHubs();
 let browser: Browser;
@@ -102,8 +104,8 @@ describe('the dashboard', () => {
     const done = await waitForJob(h.hub, asker, (j) => j.status === 'succeeded', 60_000);
     assert.equal(done.result, 'dropped it');
     assert.match(approvedSeen, /approved/);
-    const row = h.hub.ctx.db.prepare('SELECT decision, answered_by FROM requests WHERE job_id = ?').get(asker) as { decision: string; answered_by: string };
-    assert.deepEqual(row, { decision: 'approved', answered_by: 'person (web)' });
+    const answered = await row(h.hub, sql<{ decision: string; answered_by: string }>`SELECT decision, answered_by FROM requests WHERE job_id = ${asker}`);
+    assert.deepEqual(answered, { decision: 'approved', answered_by: 'person (web)' });
     await page.close();
   });
 
@@ -130,12 +132,12 @@ describe('the dashboard', () => {
     assert.equal(noOrigin.status, 403);
     const cookieOnMcp = await fetch(`${base}/mcp`, { method: 'POST', headers: { cookie: `overseer_${port}=${cookie.value}`, origin: base, 'content-type': 'application/json' }, body: '{}' });
     assert.equal(cookieOnMcp.status, 401, 'a session cookie never opens /mcp');
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'running', 'nothing changed');
+    assert.equal((await job(h.hub, id)).status, 'running', 'nothing changed');
 
     // The page's own request, with its token, works; cancelling twice says it had ended.
     const ok = await page.evaluate(async ([jobId, token]) => { const r = await fetch(`/api/web/jobs/${jobId}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token! }, body: '{"reason":"from the test"}' }); return [r.status, await r.text()]; }, [id, csrf]);
     assert.equal(ok[0], 200, JSON.stringify([ok, await page.context().cookies()]));
-    assert.equal(h.hub.ctx.store.get(id)!.status, 'cancelled');
+    assert.equal((await job(h.hub, id)).status, 'cancelled');
     const again = await page.evaluate(async ([jobId, token]) => { const r = await fetch(`/api/web/jobs/${jobId}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token! }, body: '{}' }); return [r.status, ((await r.json()) as any).error.message]; }, [id, csrf]);
     assert.equal(again[0], 409);
     assert.match(String(again[1]), /had already ended \(cancelled\): nothing to cancel/);

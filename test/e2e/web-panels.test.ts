@@ -17,6 +17,8 @@ import { initRepo } from '../helpers/git.js';
 import { settled } from '../helpers/workflow.js';
 import { loggedIn } from '../helpers/dashboard.js';
 import type { Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { sql, type RawBuilder } from 'kysely';
+import { row } from '../helpers/state.js';
 
 const { hubWith } = scriptedHubs();
 let browser: Browser;
@@ -160,9 +162,13 @@ describe('dashboard panels', () => {
     const flaky = (await h.call('spawn_agent', { prompt: '@script:flaky do it', title: 'Flaky', retry: 'analyze', labels: ['infra'] })).job_id;
     const after = (await h.call('spawn_agent', { prompt: '@script:plain', title: 'After flaky', depends_on: [flaky], labels: ['infra', 'docs'] })).job_id;
     await waitForJob(h.hub, after, (j) => j.status === 'succeeded', 90_000);
-    const db = h.hub.ctx.db;
-    const a = db.prepare('SELECT SUM(cost_usd) c, SUM(input_tokens) i, SUM(output_tokens) o, COUNT(*) n FROM attempts').get() as { c: number; i: number; o: number; n: number };
-    const u = db.prepare("SELECT SUM(cost_usd) c, SUM(input_tokens) i, SUM(output_tokens) o, COUNT(*) n FROM usage WHERE kind = 'diagnosis'").get() as { c: number; i: number; o: number; n: number };
+    type Sums = { c: number; i: number; o: number; n: number };
+    const sums = async (q: RawBuilder<Record<keyof Sums, number | string | null>>): Promise<Sums> => {
+      const r = (await row(h.hub, q))!;
+      return { c: Number(r.c), i: Number(r.i), o: Number(r.o), n: Number(r.n) };
+    };
+    const a = await sums(sql`SELECT SUM(cost_usd) AS c, SUM(input_tokens) AS i, SUM(output_tokens) AS o, COUNT(*) AS n FROM attempts`);
+    const u = await sums(sql`SELECT SUM(cost_usd) AS c, SUM(input_tokens) AS i, SUM(output_tokens) AS o, COUNT(*) AS n FROM usage WHERE kind = 'diagnosis'`);
     assert.equal(u.n, 1, 'the diagnosis run was recorded');
     assert.equal(a.n, 3, 'two attempts of Flaky, one of After');
 

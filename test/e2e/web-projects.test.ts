@@ -9,6 +9,7 @@ import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { loggedIn } from '../helpers/dashboard.js';
 import { eventually } from '../helpers/wait.js';
+import { job } from '../helpers/state.js';
 
 let browser: Browser;
 let h: TestHub | undefined;
@@ -21,7 +22,7 @@ describe('dashboard projects', () => {
     const a1 = (await h.call('spawn_agent', { prompt: 'a1', title: 'Alpha one', project: 'alpha' })).job_id as string;
     const a2 = (await h.call('spawn_agent', { prompt: 'a2', title: 'Alpha two', project: 'alpha' })).job_id as string;
     const b1 = (await h.call('spawn_agent', { prompt: 'b1', title: 'Beta one', project: 'beta' })).job_id as string;
-    await eventually('all three run', () => [a1, a2, b1].every((id) => h!.hub.ctx.store.get(id)!.status === 'running'), 30_000);
+    await eventually('all three run', async () => (await Promise.all([a1, a2, b1].map((id) => job(h!.hub, id)))).every((j) => j.status === 'running'), 30_000);
 
     const page = await loggedIn(browser, h);
     const running = page.locator('section[data-section=running] li.card');

@@ -12,6 +12,7 @@ import { waitForJob } from '../helpers/wait.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { loggedIn, originOf } from '../helpers/dashboard.js';
+import { job } from '../helpers/state.js';
 
 let browser: Browser;
 const hubs: TestHub[] = [];
@@ -49,7 +50,7 @@ describe('the dashboard across a hub restart', () => {
     await page.locator('[data-testid=connection]', { hasText: /^live$/ }).waitFor({ timeout: 20_000 });
     assert.equal(await page.locator('[data-testid=down]').count(), 0);
     await page.locator(`li.card[data-job="${id}"][data-status=interrupted]`).waitFor({ timeout: 10_000 });
-    assert.equal(h2.hub.ctx.store.get(id)!.status, 'interrupted');
+    assert.equal((await job(h2.hub, id)).status, 'interrupted');
     await page.locator(`[data-testid=panel][data-job="${id}"] .meta`, { hasText: 'interrupted' }).waitFor({ timeout: 10_000 });
 
     const fresh = (await h2.call('spawn_agent', { prompt: '@script:quick', title: 'After the restart' })).job_id;

@@ -10,6 +10,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
 import { getRun, runTasks } from '../../src/store/sql/runs.js';
+import { attempts } from '../helpers/state.js';
 
 let browser: Browser;
 const hubs: TestHub[] = [];
@@ -36,7 +37,7 @@ describe('the Runs panel', () => {
     await page.getByRole('button', { name: 'Resume what did not succeed' }).click();
     await eventually('the run succeeded', async () => (await getRun(h.hub.ctx.sql.db, r.run_id))?.status === 'succeeded', 15_000);
     const firstJob = (await runTasks(h.hub.ctx.sql.db, r.run_id))[0]!.job_id!;
-    assert.equal(h.hub.ctx.store.attempts(firstJob).length, 2, 'the failed job was continued, not replaced');
+    assert.equal((await attempts(h.hub, firstJob)).length, 2, 'the failed job was continued, not replaced');
     await page.locator('[data-testid=run-tasks] tr[data-task=second]', { hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
   });
 });

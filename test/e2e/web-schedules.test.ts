@@ -14,6 +14,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { ScriptedLauncher } from '../helpers/fakeLauncher.js';
 import { eventually } from '../helpers/wait.js';
 import type { Clock } from '../../src/clock.js';
+import { job } from '../helpers/state.js';
 
 const HOUR = 3_600_000;
 let browser: Browser;
@@ -36,7 +37,7 @@ describe('the Schedules panel', () => {
     await h.hub.schedules.tick(); // not due yet: it stays waiting
     const s = await h.hub.schedules.get(id);
     const second = s.current_job!;
-    assert.equal(h.hub.ctx.store.get(second)!.status, 'waiting');
+    assert.equal((await job(h.hub, second)).status, 'waiting');
     const nextAt = new Date(Date.parse(first.run_at) + HOUR).toISOString();
 
     const page = await loggedIn(browser, h, { hash: '#/schedules' });
@@ -68,8 +69,8 @@ describe('the Schedules panel', () => {
     await detail.getByRole('button', { name: 'Cancel schedule' }).click();
     await eventually('the schedule is cancelled', async () => (await h.hub.schedules.get(id)).status === 'cancelled', 10_000);
     assert.equal((await h.hub.schedules.get(id)).stop_reason, 'cancelled: not needed');
-    assert.equal(h.hub.ctx.store.get(second)!.status, 'cancelled', 'the occurrence waiting for its time is cancelled');
-    assert.equal(h.hub.ctx.store.get(first.job_id)!.status, 'succeeded');
+    assert.equal((await job(h.hub, second)).status, 'cancelled', 'the occurrence waiting for its time is cancelled');
+    assert.equal((await job(h.hub, first.job_id)).status, 'succeeded');
     await page.locator('[role=alert]', { hasText: `its next run ${second} was cancelled` }).waitFor({ timeout: 5_000 });
     // The active filter no longer lists it; all does, with why it ended.
     await page.getByText('No active schedules.').waitFor({ timeout: 5_000 });

@@ -11,6 +11,7 @@ import { gitOut, initRepo } from '../helpers/git.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { settled } from '../helpers/workflow.js';
 import type { Script, Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { job } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop(); });
@@ -82,7 +83,7 @@ describe('workflow check-offs with real claude phases', () => {
     assert.match(log1, /^completed: true \(checked off: add alpha\.txt\)$/m);
     assert.match(log1, new RegExp(`^plan note: ${w.jobs[2].job_id} edited the plan note \\(version \\d+\\) outside the hub; restored it: "add alpha\\.txt" was checked, but no implement phase reported it completed$`, 'm'));
     // The second implementer was offered beta, not a milestone the hub had wrongly checked.
-    assert.match(h.hub.ctx.store.get(w.jobs[4].job_id)!.prompt, /## Your milestone\n- \[ \] add beta\.txt/);
+    assert.match((await job(h.hub, w.jobs[4].job_id)).prompt, /## Your milestone\n- \[ \] add beta\.txt/);
   });
 
   test('(b) implementers that leave the note alone: the hub checks each milestone off from the structured result', async () => {

@@ -14,6 +14,7 @@ import { gitOut, initRepo } from '../helpers/git.js';
 import { cwdOf } from '../helpers/steps.js';
 import { settled } from '../helpers/workflow.js';
 import { promptOf, type Script, type Step } from '../../src/fakemodel/fakeAnthropic.js';
+import { job } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs.reverse()) await h.stop(); });
@@ -59,7 +60,7 @@ async function startHanging(h: TestHub, repo: string): Promise<{ id: string; imp
   assert.equal(w.phase, 'implement');
   const impl = w.jobs.find((j) => j.phase === 'implement');
   assert.ok(impl);
-  assert.equal(h.hub.ctx.store.get(impl.job_id)!.status, 'running');
+  assert.equal((await job(h.hub, impl.job_id)).status, 'running');
   return { id: s.workflow_id, implJob: impl.job_id };
 }
 

@@ -11,6 +11,8 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { initRepo } from '../helpers/git.js';
 import type { Script, Step, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { settled as settledWithin } from '../helpers/workflow.js';
+import { job, row } from '../helpers/state.js';
+import { sql, type RawBuilder } from 'kysely';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -74,7 +76,7 @@ describe('workflows', () => {
     const w = await settled(h.hub, s.workflow_id);
     assert.equal(w.status, 'succeeded');
     assert.deepEqual(w.jobs.slice(0, 2).map((j: any) => j.phase), ['assess', 'assess']);
-    const repairPrompt = h.hub.ctx.store.get(w.jobs[1].job_id)!.prompt;
+    const repairPrompt = (await job(h.hub, w.jobs[1].job_id)).prompt;
     assert.match(repairPrompt, /## Repair[\s\S]*no "- \[ \] …" milestone/);
   });
 
@@ -105,7 +107,7 @@ describe('workflows', () => {
     const c = await h.call('cancel_workflow', { workflow_id: s.workflow_id });
     assert.equal(c.status, 'cancelled');
     assert.equal(existsSync(before.worktree), false);
-    assert.equal(h.hub.ctx.store.get(s.assess_job_id)!.status, 'cancelled');
+    assert.equal((await job(h.hub, s.assess_job_id)).status, 'cancelled');
     assert.ok(execFileSync('git', ['branch', '--list', before.branch], { cwd: repo, encoding: 'utf8' }).includes(before.branch));
     const { h: h2, repo: repo2 } = await setup(crew());
     const ok = await h2.call('start_workflow', { task: '@script:wf', cwd: repo2 });
@@ -129,8 +131,9 @@ describe('workflows', () => {
       assert.equal(r.isError, true);
       assert.match(r.text, re);
     }
-    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM workflows').get() as { c: number }).c, 0);
-    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c, 0);
+    const count = async (q: RawBuilder<{ c: number | string }>): Promise<number> => Number((await row(h.hub, q))!.c);
+    assert.equal(await count(sql`SELECT COUNT(*) AS c FROM workflows`), 0);
+    assert.equal(await count(sql`SELECT COUNT(*) AS c FROM jobs`), 0);
     assert.equal(existsSync(join(repo, '.overseer-worktrees')) ? execFileSync('ls', [join(repo, '.overseer-worktrees')], { encoding: 'utf8' }).trim() : '', '');
   });
 });

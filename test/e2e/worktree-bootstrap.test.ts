@@ -13,6 +13,8 @@ import { waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
 import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 import { statusText } from '../../src/cli/status.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith } = scriptedHubs();
 
@@ -42,7 +44,7 @@ describe('worktree bootstrap', () => {
     const b = await h.call('spawn_agent', { prompt: '@script:look', title: 'bare', cwd: repo, worktree: true, bootstrap: false });
     for (const id of [a.job_id, b.job_id]) await waitForJob(h.hub, id, (j) => j.status === 'succeeded', 90_000);
 
-    const wa = h.hub.ctx.store.get(a.job_id)!;
+    const wa = await job(h.hub, a.job_id);
     const first = seen.find((s) => s.dir === wa.work_dir);
     assert.ok(first, `the child of ${a.job_id} made a request from its worktree ${wa.work_dir}: ${JSON.stringify(seen)}`);
     assert.equal(first.env, 'API_KEY=abc\n', '.env was in the worktree at the first request');
@@ -60,9 +62,9 @@ describe('worktree bootstrap', () => {
     assert.ok(ga.setup.duration_ms >= 0);
     const gb = await h.call('get_agent', { job_id: b.job_id });
     assert.equal(gb.setup.status, 'skipped');
-    const ev = h.hub.db.prepare(`SELECT data_json FROM events WHERE job_id = ? AND kind = 'setup'`).get(a.job_id) as { data_json: string };
+    const ev = (await row(h.hub, sql<{ data_json: string }>`SELECT data_json FROM events WHERE job_id = ${a.job_id} AND kind = 'setup'`))!;
     assert.equal(JSON.parse(ev.data_json).status, 'ok');
-    const state = { sql: h.hub.ctx.sql, db: h.hub.db, home: h.home, close: () => undefined };
+    const state = { sql: h.hub.ctx.sql, home: h.home, close: async () => undefined };
     assert.match(await statusText(state, {}), new RegExp(`${a.job_id}.*setup \\d+\\.\\ds`), 'status shows the setup time');
   });
 

@@ -13,6 +13,8 @@ import { initRepo } from '../helpers/git.js';
 import { cwdOf } from '../helpers/steps.js';
 import { repoWorktreesDir } from '../../src/git/worktree.js';
 import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { updateJob } from '../../src/store/sql/jobs.js';
+import { job } from '../helpers/state.js';
 
 const hubs: TestHub[] = [];
 after(async () => { for (const h of hubs) await h.stop(); });
@@ -30,7 +32,7 @@ describe('worktree placement', () => {
     const repo = await initRepo(join(h.dir, 'repo'), { 'test/a.test.js': 'x\n' });
     const { job_id } = await h.call('spawn_agent', { prompt: '@script:slow', cwd: repo, worktree: true, title: 'Slow one' });
     // work_dir is set while the job runs, with no event of its own: check the row until it is there.
-    const wt = await eventually('the worktree', () => { const j = h.hub.ctx.store.get(job_id)!; return j.status === 'running' && j.work_dir !== null ? j.work_dir : undefined; }, 60_000);
+    const wt = await eventually('the worktree', async () => { const j = await job(h.hub, job_id); return j.status === 'running' && j.work_dir !== null ? j.work_dir : undefined; }, 60_000);
     const slot = repoWorktreesDir(join(h.dir, 'worktrees'), repo);
     assert.ok(wt.startsWith(slot + sep), `${wt} is under ${slot}`);
     assert.ok(!wt.startsWith(repo + sep), 'outside the repository');
@@ -65,7 +67,7 @@ describe('worktree placement', () => {
     // As an older Overseer left it: the job's worktree under <repo>/.overseer-worktrees/<job id>.
     const old = join(repo, '.overseer-worktrees', job_id);
     execFileSync('git', ['worktree', 'add', '-q', old, branch], { cwd: repo });
-    h.hub.ctx.store.update(job_id, { work_dir: old }, Date.now());
+    await updateJob(h.hub.ctx.sql.db, job_id, { work_dir: old }, Date.now());
 
     await h.call('resume_agent', { job_id, message: 'write two.txt' });
     await waitForJob(h.hub, job_id, (j) => j.status === 'succeeded' && j.ended_at !== null && j.diff_stat !== null && j.diff_stat.includes('two.txt'), 60_000);

@@ -12,6 +12,8 @@ import { initRepo, gitOut, makeBareRemote } from '../helpers/git.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { finishStep } from '../helpers/holder.js';
 import type { Script, StepContext } from '../../src/fakemodel/fakeAnthropic.js';
+import { job, row } from '../helpers/state.js';
+import { sql } from 'kysely';
 
 const { hubWith } = scriptedHubs();
 
@@ -51,13 +53,13 @@ describe('stacked dependencies', () => {
     const merged = await spawn('merged', { depends_on: [one.job_id, other.job_id] });
     const conflicted = await spawn('conflicted', { depends_on: [one.job_id, two.job_id] });
     const based = await spawn('based', { base: other.job_id });
-    assert.deepEqual(h.hub.ctx.store.get(based.job_id)!.depends_on_json, JSON.stringify([other.job_id]), 'base: <job id> makes it a dependency');
+    assert.deepEqual((await job(h.hub, based.job_id)).depends_on_json, JSON.stringify([other.job_id]), 'base: <job id> makes it a dependency');
 
     const m = await waitForJob(h.hub, merged.job_id, (j) => j.status === 'succeeded' && j.diff_stat !== null, 180_000);
     const seenMerged = seen.get('merged')!;
     assert.deepEqual(seenMerged.files, { 'shared.txt': 'one\n', 'other.txt': 'other\n' }, 'both dependencies\' commits are in the worktree at the first request');
-    const jOne = h.hub.ctx.store.get(one.job_id)!;
-    const jOther = h.hub.ctx.store.get(other.job_id)!;
+    const jOne = await job(h.hub, one.job_id);
+    const jOther = await job(h.hub, other.job_id);
     assert.match(seenMerged.prompt, /## Results of your dependencies/);
     for (const d of [jOne, jOther]) {
       assert.ok(seenMerged.prompt.includes(`### ${d.title} (${d.id}, succeeded)`), `names ${d.id}`);
@@ -71,7 +73,7 @@ describe('stacked dependencies', () => {
 
     const c = await waitForJob(h.hub, conflicted.job_id, (j) => j.status === 'failed', 60_000);
     assert.equal(c.failure_class, 'dependency_conflict');
-    assert.match(c.error!, new RegExp(`merging ${h.hub.ctx.store.get(two.job_id)!.branch} \\(${two.job_id}\\) into ${jOne.branch} \\(${one.job_id}\\) conflicts in shared\\.txt`));
+    assert.match(c.error!, new RegExp(`merging ${(await job(h.hub, two.job_id)).branch} \\(${two.job_id}\\) into ${jOne.branch} \\(${one.job_id}\\) conflicts in shared\\.txt`));
     assert.equal(seen.has('conflicted'), false, 'the conflicted job\'s child never started');
     const w = await h.call('wait_for_agents', { job_ids: [conflicted.job_id], timeout_s: 5 });
     const item = w.attention.find((a: { kind: string }) => a.kind === 'dependency_conflict');
@@ -113,8 +115,8 @@ describe('stacked dependencies', () => {
       first = await h.call('spawn_agent', { prompt: '@script:first', title: 'first', cwd: repo, worktree: true });
       after = await h.call('spawn_agent', { prompt: '@script:after', title: 'after', cwd: repo, worktree: true, depends_on: [first.job_id] });
       await eventually('the push of the first job\'s branch', () => existsSync(entered), 60_000);
-      assert.equal(h.hub.ctx.store.get(first.job_id)!.status, 'succeeded', 'the end is written before the worktree is closed');
-      assert.equal(h.hub.ctx.store.get(after.job_id)!.status, 'waiting', 'the dependent is not queued while its dependency\'s worktree closes');
+      assert.equal((await job(h.hub, first.job_id)).status, 'succeeded', 'the end is written before the worktree is closed');
+      assert.equal((await job(h.hub, after.job_id)).status, 'waiting', 'the dependent is not queued while its dependency\'s worktree closes');
       late = await h.call('spawn_agent', { prompt: '@script:after', title: 'late', cwd: repo, worktree: true, depends_on: [first.job_id] });
       assert.equal(late.status, 'waiting', 'a job spawned on it meanwhile waits too');
       const w = await h.call('wait_for_agents', { job_ids: [first.job_id], timeout_s: 1 });
@@ -125,14 +127,15 @@ describe('stacked dependencies', () => {
     const done = await waitForJob(h.hub, after.job_id, (j) => j.status === 'succeeded', 60_000);
     await waitForJob(h.hub, late.job_id, (j) => j.status === 'succeeded', 60_000);
     assert.equal(seen.get('after'), 'first\n', 'the dependent started from the dependency\'s committed branch');
-    assert.equal(h.hub.ctx.store.get(first.job_id)!.diff_stat?.includes('shared.txt'), true);
+    assert.equal((await job(h.hub, first.job_id)).diff_stat?.includes('shared.txt'), true);
     assert.ok(done.branch);
   });
 
   test('bad base: not a worktree job, unknown, or without worktree: a clear error and no job', { timeout: 60_000 }, async () => {
     const h = await hubWith({});
     const repo = await initRepo(join(h.dir, 'repo'));
-    const before = (h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c;
+    const jobCount = async (): Promise<number> => Number((await row(h.hub, sql<{ c: number | string }>`SELECT COUNT(*) AS c FROM jobs`))!.c);
+    const before = await jobCount();
     const bad = async (args: Record<string, unknown>, re: RegExp): Promise<void> => {
       const r = await h.callRaw('spawn_agent', { prompt: 'x', cwd: repo, ...args });
       assert.equal(r.isError, true, JSON.stringify(args));
@@ -141,9 +144,9 @@ describe('stacked dependencies', () => {
     await bad({ worktree: true, base: 'no-such-branch' }, /base "no-such-branch" is neither a job id nor a branch of .*Pass a worktree job's id/);
     await bad({ base: 'main' }, /base is only used with worktree: true/);
     await bad({ bootstrap: false }, /bootstrap is only used with worktree: true/);
-    assert.equal((h.hub.db.prepare('SELECT COUNT(*) AS c FROM jobs').get() as { c: number }).c, before, 'nothing was created');
+    assert.equal(await jobCount(), before, 'nothing was created');
     const ok = await h.call('spawn_agent', { prompt: '@script:none', cwd: repo, worktree: true, base: 'main', title: 'on main' });
-    assert.equal(h.hub.db.prepare('SELECT base FROM job_setup WHERE job_id = ?').pluck().get(ok.job_id), 'branch:main');
+    assert.equal((await row(h.hub, sql<{ base: string }>`SELECT base FROM job_setup WHERE job_id = ${ok.job_id}`))?.base, 'branch:main');
     await h.call('cancel_agent', { job_id: ok.job_id });
   });
 });

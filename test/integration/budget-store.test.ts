@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { openDb, type Db } from '../../src/store/db.js';
-import { layerOf, type SqlDb } from '../../src/store/sql/open.js';
+import { sqlOver, type SqlDb } from '../../src/store/sql/open.js';
 import { transact } from '../../src/store/sql/tx.js';
 import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
 import { addUsage } from '../../src/store/sql/usage.js';
@@ -168,11 +168,11 @@ describe('overseer status', () => {
     await insertJob(q, newJob('j-a', { labels_json: '["tests"]', status: 'running' }), 1);
     await updateJob(q, 'j-a', { cost_usd: 1.25 }, 1);
     await holdReservation(q, 'j-a', 2, 0, 'test', 1);
-    assert.equal(await budgetsLine(layerOf(db), { labelBudgets: {} }), undefined);
-    assert.equal(await budgetsLine(layerOf(db), { budgetUsd: 10, labelBudgets: { tests: 1, docs: 2 } }),
+    assert.equal(await budgetsLine(sqlOver(db).db, { labelBudgets: {} }), undefined);
+    assert.equal(await budgetsLine(sqlOver(db).db, { budgetUsd: 10, labelBudgets: { tests: 1, docs: 2 } }),
       'budgets: house $10.00: $1.25 spent, $0.75 reserved, $8.00 left · label tests $1.00: $1.25 spent, $0.75 reserved, $0.00 left · label docs $2.00: $0.00 spent, $0.00 reserved, $2.00 left');
     db.exec('DROP TABLE budget_reservations');
-    assert.match((await budgetsLine(layerOf(db), { budgetUsd: 10, labelBudgets: {} }))!, /^budgets: \(not readable here: no such table: budget_reservations\)$/);
+    assert.match((await budgetsLine(sqlOver(db).db, { budgetUsd: 10, labelBudgets: {} }))!, /^budgets: \(not readable here: no such table: budget_reservations\)$/);
     db.close();
   });
 });

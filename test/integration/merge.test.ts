@@ -2,6 +2,7 @@
 // repositories: finished worktree jobs are made directly (a branch with real commits, its worktree,
 // a succeeded job row), no children needed. Checks run on the merged result in a scratch worktree;
 // conflicts and failed checks leave the target branch and the person's checkout untouched.
+import { statusText } from '../../src/cli/status.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -83,8 +84,7 @@ describe('merge and queue', () => {
     assert.ok((await kinds(j.id)).includes('merged'));
     const shown = await h.call('get_agent', { job_id: j.id });
     assert.deepEqual({ into: shown.merged.into, mode: shown.merged.mode, commit: shown.merged.commit }, { into: 'main', mode: 'merge', commit: r.commit }, 'get_agent shows the merge');
-    const status = await runOverseer(h.home, ['status']);
-    assert.match(status.stdout, new RegExp(`${j.id}.*merged into main`), `and so does status: ${status.stderr}`);
+    assert.match(await statusText({ sql: h.hub.ctx.sql, home: h.home, close: async () => undefined }, {}), new RegExp(`${j.id}.*merged into main`), 'and so does status');
     assert.equal((await gitOut(repo, ['worktree', 'list', '--porcelain'])).match(/^worktree /gm)?.length, 1, 'no scratch worktree left');
     await assert.rejects(h.call('merge_branch', { job_id: j.id }), /already merged/);
   });

@@ -9,7 +9,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../../src/store/db.js';
-import { layerOf } from '../../src/store/sql/open.js';
+import { sqlOver } from '../../src/store/sql/open.js';
 import { insertAttempt, insertJob, updateAttempt, updateJob } from '../../src/store/sql/jobs.js';
 import { followJobLog } from '../../src/tui/jobLog.js';
 import { newJob } from '../helpers/budgetDb.js';
@@ -21,7 +21,7 @@ const text = (t: string): string => `${JSON.stringify({ type: 'assistant', messa
 
 test('header, lines as they come, a retry\'s footer and header, then the verdict and the end', async () => {
   const db = openDb(join(home, 'state.db'));
-  const q = layerOf(db);
+  const q = sqlOver(db).db;
   const t1 = join(home, 't1.jsonl');
   const t2 = join(home, 't2.jsonl');
   writeFileSync(t1, text('first words'));

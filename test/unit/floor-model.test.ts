@@ -321,8 +321,9 @@ describe('readFloor on a real database', () => {
       const ro = new Database(file, { readonly: true, fileMustExist: true });
       try {
         const o = { now: NOW, hub: null, cap: 8, source: 'database' as const, doneLimit: 5 };
-        const rows = await readFloorInput(ro, o);
-        const f = await readFloor(ro, o);
+        const q = sqlOver(ro).db;
+        const rows = await readFloorInput(q, o);
+        const f = await readFloor(q, o);
         assert.deepEqual(f, buildFloor(rows, NOW));
         assert.deepEqual(tree(f.running), [{ 'lead-child': ['grand'] }]);
         assert.deepEqual(f.queued.map((j) => [j.job_id, j.why_waiting]), [['dep-wait', 'waiting on dependency grand (running)']]);

@@ -92,6 +92,8 @@ describe('overseer kb with a PostgreSQL database configured', () => {
     drop = fresh.drop;
     pgDir = mkdtempSync(join(tmpdir(), 'kb-cli-pg-'));
     pgEnv = { OVERSEER_HOME: join(pgDir, 'state'), XDG_DATA_HOME: join(pgDir, 'xdg'), HOME: join(pgDir, 'home'), OVERSEER_DATABASE_URL: fresh.url };
+    // The schema, as a hub creates it when it starts: `overseer kb` never migrates.
+    await (await openSql({ home: join(pgDir, 'state'), databaseUrl: fresh.url })).close();
   });
   after(async () => {
     await drop();

@@ -83,7 +83,7 @@ describe('the floor, status and watch', () => {
     const db = openDb(':memory:');
     const acct = claudeAccount({ ANTHROPIC_API_KEY: 'k', HOME: '/h' });
     await saveLimitState(sqlOver(db).db, acct, onLimit(CLOSED, { kind: 'usage_limit', status: 429, resetAt: NOW + 3_600_000, message: 'usage limit reached' }, NOW, DEFAULT_SETTINGS, 0), ['j-x'], NOW);
-    const f = await readFloor(db, { now: NOW, hub: null, cap: 4, source: 'database' });
+    const f = await readFloor(sqlOver(db).db, { now: NOW, hub: null, cap: 4, source: 'database' });
     assert.equal(f.limits?.[0]?.line, 'claude: usage limit reached until 17:30 — 1 agent waiting');
     assert.equal(f.limits?.[0]?.basis, 'reset');
     db.close();

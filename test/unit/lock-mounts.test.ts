@@ -7,10 +7,15 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockMounts } from '../../src/confine/lockMounts.js';
+import { ChildScopes } from '../../src/confine/childScopes.js';
+import type { HeldLock } from '../../src/confine/lockMap.js';
 import { silentLogger } from '../../src/log.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'overseer-lockmounts-')));
 after(() => rmSync(dir, { recursive: true, force: true }));
+/** Locks outside any repository (keyed by their path) and children working in `dir` (no repository). */
+const keyed = (held: { path: string; holder: string }[]): HeldLock[] => held.map((h) => ({ repo: '', rel: h.path, ...h }));
+const inDir = (running: { jobId: string; pid: number }[]) => running.map((r) => ({ tree: dir, ...r }));
 const f = (name: string): string => {
   const p = join(dir, name);
   writeFileSync(p, name);
@@ -23,7 +28,7 @@ function world() {
   const calls: string[][] = [];
   let fail: string | undefined;
   const m = new LockMounts({
-    held: async () => held, running: async () => running, nsPid: (pid) => pid + 1000, log: silentLogger, now: () => 0,
+    held: async () => keyed(held), running: async () => inDir(running), scopes: new ChildScopes(), nsPid: (pid) => pid + 1000, log: silentLogger, now: () => 0,
     helper: async (args) => {
       calls.push(args);
       if (fail && args.includes(fail)) return { ok: false, stderr: `bind ${fail}: Permission denied\n` };
@@ -98,7 +103,7 @@ test('a path the helper could not bind is not counted and is tried again next pa
 test('a helper that fails without naming a path (could not start) leaves every path undone', async () => {
   const d = f('d.txt');
   const m = new LockMounts({
-    held: async () => [{ path: d, holder: 'j-y' }], running: async () => [{ jobId: 'j-e', pid: 5 }], nsPid: () => 9, log: silentLogger, now: () => 0,
+    held: async () => keyed([{ path: d, holder: 'j-y' }]), running: async () => inDir([{ jobId: 'j-e', pid: 5 }]), scopes: new ChildScopes(), nsPid: () => 9, log: silentLogger, now: () => 0,
     helper: async () => ({ ok: false, stderr: '' }),
   });
   await m.sync();
@@ -115,7 +120,7 @@ function heldWorld() {
   const warnings: string[] = [];
   const log = { ...silentLogger, warn: (_o: unknown, msg?: string) => { warnings.push(String(msg)); } } as unknown as typeof silentLogger;
   const m = new LockMounts({
-    held: async () => held, running: async () => running, nsPid: (pid) => pid + 1000, log, now: () => 0,
+    held: async () => keyed(held), running: async () => inDir(running), scopes: new ChildScopes(), nsPid: (pid) => pid + 1000, log, now: () => 0,
     helper: (args) => new Promise((done) => {
       calls.push(args);
       queue.push({ args, done });

@@ -12,7 +12,7 @@
 // The events are a type parameter: the bus's BusEvents live in src/services, above this layer, so
 // the hub names them (`Notifier<BusEvents & LayerEvents>`); LayerEvents are this layer's own.
 import pg from 'pg';
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from '../../log.js';
 import type { Schema } from './schema.js';
 import { scrub } from './url.js';
@@ -41,15 +41,30 @@ export interface Listening {
 export interface Notifier<E extends object> {
   /** This hub's id: the origin of what it sends, skipped by its own listeners. */
   readonly hubId: string;
+  /** Whether anything can cross at all (false on SQLite: one hub per database, so the relay does nothing). */
+  readonly crosses: boolean;
   /** Send `event` when `trx` commits (never if it rolls back). */
   send<K extends keyof E & string>(trx: Transaction<Schema>, event: K, data: E[K]): Promise<void>;
+  /**
+   * Send events whose changes have committed already, in order, in one statement on `q` (the
+   * relay of the hub's bus: src/services/relay.ts; docs/decisions.md "Events across hubs").
+   */
+  publish(q: Kysely<Schema>, events: readonly Sent<E>[]): Promise<void>;
   /** Hear the other hubs' events; resolves once listening (PostgreSQL: rejects if the first connect fails). */
   listen(fn: (heard: Heard<E>) => void): Promise<Listening>;
 }
 
+/** An event to publish. */
+export type Sent<E> = { [K in keyof E & string]: { event: K; data: E[K] } }[keyof E & string];
+
 /** The payload of an event, checked: a transaction that is one, and a payload PostgreSQL takes. */
 function payload(hubId: string, trx: Transaction<Schema>, event: string, data: unknown): string {
   if (!trx.isTransaction) throw new Error(`notify ${event}: send it inside the transaction that made the change (got a plain connection)`);
+  return encode(hubId, event, data);
+}
+
+/** The payload of an event, checked: one PostgreSQL takes. */
+function encode(hubId: string, event: string, data: unknown): string {
   const text = JSON.stringify({ h: hubId, e: event, d: data });
   const bytes = Buffer.byteLength(text);
   if (bytes > NOTIFY_MAX_BYTES) throw new Error(`notify ${event}: payload of ${bytes} bytes is over PostgreSQL's ${NOTIFY_MAX_BYTES}; send ids and let the receiver read the rows`);
@@ -58,10 +73,15 @@ function payload(hubId: string, trx: Transaction<Schema>, event: string, data: u
 
 /** SQLite: one hub per state file, nothing to cross. Checks what it is given as the PostgreSQL one does. */
 export class LocalNotifier<E extends object> implements Notifier<E> {
+  readonly crosses = false;
   constructor(readonly hubId: string) {}
 
   async send<K extends keyof E & string>(trx: Transaction<Schema>, event: K, data: E[K]): Promise<void> {
     payload(this.hubId, trx, event, data);
+  }
+
+  async publish(_q: Kysely<Schema>, events: readonly Sent<E>[]): Promise<void> {
+    for (const e of events) encode(this.hubId, e.event, e.data);
   }
 
   async listen(): Promise<Listening> {
@@ -84,6 +104,7 @@ export interface PgNotifierOptions {
 
 export class PgNotifier<E extends object> implements Notifier<E> {
   readonly hubId: string;
+  readonly crosses = true;
   private readonly channel: string;
   constructor(private readonly o: PgNotifierOptions) {
     this.hubId = o.hubId;
@@ -92,6 +113,13 @@ export class PgNotifier<E extends object> implements Notifier<E> {
 
   async send<K extends keyof E & string>(trx: Transaction<Schema>, event: K, data: E[K]): Promise<void> {
     await sql`SELECT pg_notify(${this.channel}, ${payload(this.hubId, trx, event, data)})`.execute(trx);
+  }
+
+  async publish(q: Kysely<Schema>, events: readonly Sent<E>[]): Promise<void> {
+    if (events.length === 0) return;
+    const texts = events.map((e) => encode(this.hubId, e.event, e.data));
+    // One statement, one commit: delivered together, in this order (unnest yields in order).
+    await sql`SELECT pg_notify(${this.channel}, t.p) FROM unnest(${texts}::text[]) AS t(p)`.execute(q);
   }
 
   async listen(fn: (heard: Heard<E>) => void): Promise<Listening> {

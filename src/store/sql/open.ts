@@ -2,13 +2,13 @@
 // SQLite (the default) on the state file through the synchronous store's openDb — the same WAL,
 // busy timeout and migrations — and PostgreSQL through a pg Pool, connected and migrated before
 // openSql returns, so a wrong URL fails here with the URL (password masked) and what to check.
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { openDb, type Db } from '../db.js';
 import { ImmediateSqliteDialect } from './sqlite.js';
 import { InvalidInputError } from '../../errors.js';
 import { sqlTarget, scrub } from './url.js';
-import { migratePostgres } from './migrate.js';
+import { migratePostgres, PG_MIGRATIONS, PG_MIGRATION_TABLE } from './migrate.js';
 import { registerSqlite } from './tx.js';
 import type { Schema } from './schema.js';
 
@@ -37,36 +37,26 @@ const pgTypes = {
     oid === PG_INT8 && format !== 'binary' ? int8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-/** The layer over a SQLite connection the synchronous store already opened (the hub's, during
- * the move): the two share it, so their transactions exclude each other; close leaves it open. */
+/** The layer over a SQLite connection opened elsewhere (the CLI's read-only handle, a test's file);
+ * close leaves the connection open for its opener to close. */
 export function sqlOver(sqlite: Db): SqlDb {
   const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(sqlite, false) });
   registerSqlite(db, sqlite);
-  if (!layers.has(sqlite)) layers.set(sqlite, db);
-  return {
-    db, dialect: 'sqlite', close: () => {
-      if (layers.get(sqlite) === db) layers.delete(sqlite);
-      return db.destroy();
-    },
-  };
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
-/** The first open layer over each SQLite connection (the hub's `ctx.sql.db` over its own). */
-const layers = new WeakMap<Db, Kysely<Schema>>();
-
-/**
- * mixed period (until the readers take the layer from their caller): the layer over a SQLite
- * connection a synchronous reader was given — the one already open over it (one Kysely per
- * connection, so their transactions queue on one mutex instead of nesting), else a new one kept
- * for the connection's life.
- */
-export function layerOf(sqlite: Db): Kysely<Schema> {
-  return layers.get(sqlite) ?? sqlOver(sqlite).db;
+export interface OpenSqlOptions {
+  /** false: never migrate (a CLI reader): PostgreSQL's schema must be there and current, else
+   * the open fails saying to start a hub once (src/store/sql/readOnly.ts). SQLite's read-only
+   * open is readOnly.ts's own, so false there is a mistake. Default true. */
+  migrate?: boolean;
 }
 
-export async function openSql(config: { home: string; databaseUrl?: string | undefined }): Promise<SqlDb> {
+export async function openSql(config: { home: string; databaseUrl?: string | undefined }, o: OpenSqlOptions = {}): Promise<SqlDb> {
   const target = sqlTarget(config);
+  const migrate = o.migrate ?? true;
   if (target.dialect === 'sqlite') {
+    if (!migrate) throw new Error('openSql({ migrate: false }) is for PostgreSQL; open a SQLite state read-only with openReadOnly (src/store/sql/readOnly.ts)');
     const raw = openDb(target.file);
     const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect(raw, true) });
     registerSqlite(db, raw);
@@ -94,12 +84,26 @@ export async function openSql(config: { home: string; databaseUrl?: string | und
   }
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   try {
-    await migratePostgres(db as Kysely<unknown>);
+    if (migrate) await migratePostgres(db as Kysely<unknown>);
+    else await requireSchema(db, target.shown);
   } catch (err) {
     await db.destroy().catch(() => undefined);
-    throw new InvalidInputError(`cannot migrate the database ${target.shown}: ${scrub((err as Error).message, target.url)}`);
+    if (!migrate && err instanceof InvalidInputError) throw err;
+    throw new InvalidInputError(`cannot ${migrate ? 'migrate' : 'read'} the database ${target.shown}: ${scrub((err as Error).message, target.url)}`);
   }
   return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+const START_HUB = 'start a hub of this version on it once (overseer serve, or the lead\'s overseer mcp, with the same databaseUrl / OVERSEER_DATABASE_URL)';
+
+/** A reader's open (no migration): the schema is there and has every migration this overseer
+ * knows, else an InvalidInputError saying a hub creates or upgrades it. Newer is fine to read. */
+async function requireSchema(db: Kysely<Schema>, shown: string): Promise<void> {
+  const has = (await sql<{ t: string | null }>`SELECT to_regclass(${PG_MIGRATION_TABLE})::text AS t`.execute(db)).rows[0]?.t;
+  if (!has) throw new InvalidInputError(`the database ${shown} has no Overseer schema yet (a reader never creates it): ${START_HUB} to create it`);
+  const applied = new Set((await sql<{ name: string }>`SELECT name FROM ${sql.table(PG_MIGRATION_TABLE)}`.execute(db)).rows.map((r) => r.name));
+  const missing = Object.keys(PG_MIGRATIONS).filter((k) => !applied.has(k));
+  if (missing.length) throw new InvalidInputError(`the database ${shown} has an older Overseer schema (without ${missing.join(', ')}; a reader never migrates): ${START_HUB} to upgrade it`);
 }
 
 const CHECK = 'Check: the host and port are reachable from here, the user name and password (percent-encoded in the URL), that the database exists (createdb), and the TLS parameters (sslmode, sslrootcert) match the server';

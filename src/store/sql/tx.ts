@@ -31,10 +31,6 @@ export function registerSqlite(q: Q, raw: Db): void {
   sqliteOf.set(q, raw);
 }
 
-/** mixed period, tests only (the hub's `ctx.store` until the tests read through the layer): the SQLite connection under `q`, if any. */
-export function sqliteUnder(q: Q): Db | undefined {
-  return sqliteOf.get(q);
-}
 
 /**
  * Writes that must land together and need nothing read in between (a job's change and its event,
