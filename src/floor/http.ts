@@ -88,6 +88,10 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   let closed = false;
   /** Changes seen (a stream's first read compares before and after). */
   let changes = 0;
+  /** Streams still reading their first frame: not in `streams` yet, but listening already. */
+  let opening = 0;
+  /** No stream open nor opening: the bus may be let go. */
+  const idle = (): boolean => streams.size === 0 && opening === 0;
 
   const read = (doneLimit?: number, project?: string): Promise<Floor> => readFloor(o.sql.db, { now: o.now(), hub: o.hub(), cap: o.cap, source: 'hub', doneLimit, ...(project !== undefined ? { project } : {}) });
 
@@ -97,12 +101,14 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   };
 
   /** One frame to every stream; streams asking for another DONE length get their own build.
-   * The timer stays set while the floor is read, so changes meanwhile wait for the next frame. */
+   * The timer stays set while the floor is read, so changes meanwhile wait for the next frame —
+   * which the end of the read schedules: no later change may come to send it. */
   const flush = async (): Promise<void> => {
     if (closed || streams.size === 0) {
       timer = undefined;
       return;
     }
+    const seen = changes;
     lastSent = performance.now();
     seq++;
     const id = currentId();
@@ -123,14 +129,20 @@ export function floorApi(o: FloorApiOptions): FloorApi {
       if (!closed) o.log.error({ err }, 'could not build the floor for its streams');
     } finally {
       timer = undefined;
+      if (changes !== seen) schedule();
     }
   };
 
-  /** A change: a frame now if the last one is older than the gap, else at the gap's end. */
-  const changed = (): void => {
-    changes++;
+  /** A frame now if the last one is older than the gap, else at the gap's end; one at a time. */
+  const schedule = (): void => {
     if (timer || closed) return;
     timer = setTimeout(() => void flush(), Math.max(0, lastSent + minGap - performance.now()));
+  };
+
+  /** A change: the next frame shows it. */
+  const changed = (): void => {
+    changes++;
+    schedule();
   };
 
   const attach = (): void => {
@@ -150,20 +162,24 @@ export function floorApi(o: FloorApiOptions): FloorApi {
 
   const open = async (req: IncomingMessage, res: ServerResponse, doneLimit: number | undefined, project: string | undefined): Promise<void> => {
     // Listening before the first read (an await): a change during it is sent as the next frame.
+    // Counted as opening meanwhile: another stream closing during this read must not let the bus go.
     if (detach.length === 0) attach();
     const before = changes;
     let first: string;
+    opening++;
     try {
       const id = currentId();
       first = frameOf(await read(doneLimit, project), id);
     } catch (err) {
-      if (streams.size === 0) release();
+      opening--;
+      if (idle()) release();
       o.log.error({ err }, 'could not build the floor');
       fail(res, 500, 'internal', `could not read the floor: ${(err as Error).message}`);
       return;
     }
+    opening--;
     if (closed || res.destroyed) {
-      if (streams.size === 0) release();
+      if (idle()) release();
       return;
     }
     req.socket.setNoDelay(true);
@@ -181,7 +197,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     });
     res.once('close', () => {
       streams.delete(s);
-      if (streams.size === 0) release();
+      if (idle()) release();
     });
   };
 

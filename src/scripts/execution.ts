@@ -232,16 +232,22 @@ export class ScriptExecution {
       throw new ScriptCallError('TypeError', `agent() option ${i.path.join('.') || '(opts)'}: ${i.message}`);
     }
     const o = parsed.data;
-    const release = await this.slots.take(signal);
+    // Under a run budget, calls reserve in the order the script made them: each takes its place in
+    // the chain before its first await. Taken after them (the slot, the pause check), a later call
+    // could overtake an earlier one on PostgreSQL, where those reads run on the pool's separate
+    // connections and finish in any order (SQLite's one connection answered them in turn).
     let spawned = (): void => undefined;
+    let before: Promise<void> = Promise.resolve();
+    if (this.rules.budget_usd !== null) {
+      before = this.spawning;
+      this.spawning = new Promise((resolve) => { spawned = resolve; });
+    }
+    let release = (): void => undefined;
     try {
+      release = await this.slots.take(signal);
       await this.whilePaused('agent', args);
       if (signal.aborted) throw new ScriptCallError('Cancelled', 'the run has ended');
-      if (this.rules.budget_usd !== null) {
-        const before = this.spawning;
-        this.spawning = new Promise((resolve) => { spawned = resolve; });
-        await before;
-      }
+      await before;
       let seq = 0;
       const spawn = this.d.jobs.spawn({
         prompt, title: o.label ?? prompt.split('\n')[0]!.slice(0, 80), provider: o.provider, model: o.model, worktree: o.worktree, cwd: o.cwd, checks: o.checks,

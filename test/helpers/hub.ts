@@ -47,6 +47,11 @@ async function testDatabase(home: string): Promise<string | undefined> {
   return d.url;
 }
 
+/** The PostgreSQL URL of the test hub whose state directory is `home` (none on SQLite): a CLI run against that state needs it (test/helpers/overseerCli.ts). */
+export function testDatabaseUrl(home: string): string | undefined {
+  return databases.get(home)?.url;
+}
+
 async function dropTestDatabase(home: string): Promise<void> {
   const d = databases.get(home);
   databases.delete(home);

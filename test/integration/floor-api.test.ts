@@ -155,6 +155,13 @@ describe('GET /api/floor', () => {
   });
 });
 
+/**
+ * How soon a frame follows a change: 250 ms on SQLite. On PostgreSQL the frame's read (several
+ * statements in one snapshot, each a round trip) alone took 250–430 ms on a loaded 2-core machine
+ * (docs/decisions.md, "Running on PostgreSQL: what differed"), so the bound there is 750 ms.
+ */
+const PROMPT_MS = process.env.OVERSEER_TEST_DATABASE === 'postgres' ? 750 : 250;
+
 describe('GET /api/floor/stream', () => {
   test('a frame at once, then one within 250 ms of a change: the child\'s report_status, a lock', async () => {
     const s = await openStream(lead);
@@ -170,7 +177,7 @@ describe('GET /api/floor/stream', () => {
       off();
       assert.ok(!Number.isNaN(changedAt), 'the report_status reached the bus');
       const lag1 = second.at - changedAt;
-      assert.ok(lag1 >= 0 && lag1 < 250, `frame ${lag1.toFixed(1)} ms after report_status`);
+      assert.ok(lag1 >= 0 && lag1 < PROMPT_MS, `frame ${lag1.toFixed(1)} ms after report_status`);
       assert.equal(second.floor.running.find((j) => j.job_id === jobId)!.progress, 0.5);
 
       // A lock taken by the lead.
@@ -178,7 +185,7 @@ describe('GET /api/floor/stream', () => {
       await h.call('lock_files', { files: ['floor-a.txt'], reason: 'floor test' });
       const third = await s.next((f) => f.locks.some((l) => l.path.endsWith('floor-a.txt')));
       const lag2 = third.at - t0;
-      assert.ok(lag2 < 250, `frame ${lag2.toFixed(1)} ms after lock_files`);
+      assert.ok(lag2 < PROMPT_MS, `frame ${lag2.toFixed(1)} ms after lock_files`);
       assert.equal(third.floor.locks.find((l) => l.path.endsWith('floor-a.txt'))!.holder_title, 'the lead');
       await h.call('release_files', { files: ['floor-a.txt'] });
     } finally {
@@ -205,7 +212,7 @@ describe('GET /api/floor/stream', () => {
       const gaps = burst.slice(1).map((f, i) => f.floor.at - burst[i]!.floor.at);
       assert.ok(burst.length >= 2 && burst.length <= Math.ceil(took / 50) + 2, `${burst.length} frames for ${files.length} changes in ${took.toFixed(0)} ms`);
       assert.ok(gaps.every((g) => g >= 48), `frames built at least 50 ms apart: ${gaps.join(', ')}`);
-      assert.ok(last.at - t0 < took + 250, 'the trailing frame came right after the last change');
+      assert.ok(last.at - t0 < took + PROMPT_MS, 'the trailing frame came right after the last change');
       await h.call('release_files', { files });
     } finally {
       s.close();

@@ -64,6 +64,24 @@ return { b0, b1, b2, b3, refused, end: [budget.spent(), budget.remaining()] }`,
     assert.equal(v.cost_usd, 0.95);
   });
 
+  test('calls made at once reserve in the order the script made them: of eight at $0.2 under $1.1, the first five run', async () => {
+    // On PostgreSQL each call's reads before its reservation (the pause check) run on separate
+    // connections and finish in any order: without its place taken first, a later call overtook.
+    const ran: string[] = [];
+    const fake = new ScriptedLauncher((prompt) => { ran.push(task(prompt)); return { resultText: 'ok', costUsd: 0.2 }; });
+    const h = await startTestHub({ processes: fake });
+    hubs.push(h);
+    const r = await h.call('run_script', {
+      budget_usd: 1.1,
+      script: `const calls = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => agent('TASK:' + i, { budget_usd: 0.2 }).then(() => 'ran', (e) => e.code))
+return await Promise.all(calls)`,
+    });
+    const v = await ended(h, r.run_id);
+    assert.equal(v.status, 'succeeded', JSON.stringify(v));
+    assert.deepEqual(v.result, ['ran', 'ran', 'ran', 'ran', 'ran', 'budget_exceeded', 'budget_exceeded', 'budget_exceeded']);
+    assert.deepEqual(ran.sort(), ['1', '2', '3', '4', '5']);
+  });
+
   test('without a per-call budget_usd a call reserves the estimate, and a run without budget_usd shows total null and remaining Infinity', async () => {
     const fake = new ScriptedLauncher(() => ({ resultText: 'ok', costUsd: 0.01 }));
     const h = await startTestHub({ processes: fake });

@@ -1,0 +1,21 @@
+// `npm run test:pg`: the integration tests again, with every test hub's state in a fresh PostgreSQL
+// database (OVERSEER_TEST_DATABASE=postgres, test/helpers/hub.ts). Only the files that start a test
+// hub (`startTestHub`) run: the variable changes nothing else, and the layer's own tests
+// (sql-*.test.ts and the others) run on both databases in the main run already — a second run of them
+// would be the same run again, ~10 minutes for nothing (figures: docs/decisions.md, "Running on
+// PostgreSQL: what differed").
+// Extra arguments are passed to node --test (e.g. a --test-name-pattern).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const dir = 'test/integration';
+const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join(dir, f))
+  .filter((f) => readFileSync(f, 'utf8').includes('startTestHub'));
+if (files.length === 0) {
+  console.error(`test:pg: no file in ${dir} starts a test hub (startTestHub): nothing would run on PostgreSQL`);
+  process.exit(1);
+}
+const args = ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...process.argv.slice(2), ...files];
+const r = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, OVERSEER_TEST_DATABASE: 'postgres' } });
+process.exit(r.status ?? 1);
