@@ -158,6 +158,8 @@ export const ConfigSchema = z
     classifierTimeoutS: intFromString(1, 600).default(30),
     /** Child starts in flight at once (src/launch/startGate.ts): "auto" (default: one per core, more when others overload the machine), a number, or 0 (no gate: every child starts at once). */
     startConcurrency: z.union([z.literal('auto'), intFromString(0, 256)]).default('auto'),
+    /** The longest one start holds its slot when its child does not open its MCP session sooner (ms; src/launch/startGate.ts). */
+    startHoldMs: intFromString(100, 600_000).default(1500),
     /** The provider limiter (src/limits, docs/limits.md): backoff when a limit answer names no wait, the probe's lease. */
     limits: z.preprocess(jsonText, LimitsSchema).default({}),
     /** Optional capabilities switched on or off, e.g. {"debates": false} (all on by default). */
@@ -209,6 +211,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_CLASSIFIER_MODEL: 'classifierModel',
   OVERSEER_CLASSIFIER_TIMEOUT_S: 'classifierTimeoutS',
   OVERSEER_START_CONCURRENCY: 'startConcurrency',
+  OVERSEER_START_HOLD_MS: 'startHoldMs',
   OVERSEER_LIMITS: 'limits',
   OVERSEER_CAPABILITIES: 'capabilities',
   OVERSEER_DATABASE_URL: 'databaseUrl',

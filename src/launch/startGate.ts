@@ -139,11 +139,11 @@ export function autoStartConcurrency(parallelism: number, load1: number, ownInFl
 export const START_HOLD_MS = 1500;
 
 /** The hub's gate for a config value: undefined for 0 (no gate). */
-export function makeStartGate(setting: number | 'auto', timers?: GateTimers): StartGate | undefined {
+export function makeStartGate(setting: number | 'auto', timers?: GateTimers, holdMs = START_HOLD_MS): StartGate | undefined {
   let gate: StartGate | undefined;
   const concurrency = gateConcurrency(setting, () => gate);
   if (!concurrency) return undefined;
-  gate = new StartGate({ concurrency, holdMs: START_HOLD_MS, ...(timers ? { timers } : {}) });
+  gate = new StartGate({ concurrency, holdMs, ...(timers ? { timers } : {}) });
   return gate;
 }
 

@@ -117,7 +117,7 @@ export class Runner {
   constructor(private readonly ctx: HubContext, private readonly d: RunnerDeps) {
     this.hubId = d.hubId;
     this.worktrees = new JobWorktrees(ctx);
-    this.startGate = makeStartGate(ctx.config.startConcurrency);
+    this.startGate = makeStartGate(ctx.config.startConcurrency, undefined, ctx.config.startHoldMs);
     this.limits = d.limits;
     this.children = d.children;
   }

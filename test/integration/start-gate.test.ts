@@ -54,7 +54,8 @@ const eventData = async (h: TestHub, id: string, kind: string): Promise<any> => 
 describe('start gate in the runner', () => {
   test('concurrency 1: the next start waits (status line + event) until the first child prints, in order; cancel while waiting ends it unlaunched', async () => {
     const fake = new HeldLauncher();
-    const h = await startTestHub({ processes: fake, config: { startConcurrency: 1, maxAgents: 3 } });
+    // The slot is held until the child prints, whatever the machine's speed: not for the default 1.5 s.
+    const h = await startTestHub({ processes: fake, config: { startConcurrency: 1, maxAgents: 3, startHoldMs: 120_000 } });
     hubs.push(h);
     const ids: string[] = [];
     for (const n of ['a', 'b', 'c']) ids.push((await h.call('spawn_agent', { prompt: `child ${n}` })).job_id);

@@ -78,6 +78,7 @@ describe('loadConfigFrom', () => {
       classifierModel: 'claude-haiku-4-5',
       classifierTimeoutS: 30,
       startConcurrency: 'auto',
+      startHoldMs: 1500,
       limits: { backoffBaseMs: 1000, backoffCapMs: 300_000, probeLeaseMs: 120_000 },
       capabilities: { debates: true, schedules: true, search: true, takeover: true },
       hubBeatMs: 5000,
