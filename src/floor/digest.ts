@@ -6,10 +6,7 @@
 import type { HubContext } from '../services/context.js';
 import type { CallScope } from '../contract/call.js';
 import { isoTime } from '../clock.js';
-import { endedBetween } from '../store/sql/jobs.js';
-import { pendingOpenedBetween } from '../store/sql/requests.js';
-import { unseenRaisedBetween } from '../store/sql/warnings.js';
-import { snapshot } from '../store/sql/tx.js';
+import { digestBetween } from '../store/sql/digest.js';
 
 /** At most this many lines per kind; the rest is counted. */
 const MAX_ITEMS = 8;
@@ -74,9 +71,8 @@ export class LeadDigest {
   /** What happened in [since, until) that no delivered result showed after it happened. */
   async digest(since: number, until: number, showing: Set<string>): Promise<Digest | undefined> {
     const unseen = (id: string, at: number): boolean => !showing.has(id) && !((this.shown.get(id) ?? -1) >= at);
-    const rows = await snapshot(this.ctx.sql.db, async (r) => ({
-      ended: await endedBetween(r, since, until), requests: await pendingOpenedBetween(r, since, until), warnings: await unseenRaisedBetween(r, since, until),
-    }));
+    // One statement, one snapshot: what ended, opened and was raised in [since, until).
+    const rows = await digestBetween(this.ctx.sql.db, since, until);
     const ended = rows.ended.filter((j) => unseen(j.id, j.ended_at!));
     const requests = rows.requests.filter((r) => unseen(r.id, r.created_at));
     const warnings = rows.warnings;

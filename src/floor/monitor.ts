@@ -108,6 +108,12 @@ export class HealthMonitor {
       const liveIds = new Set(live.map((j) => j.id));
       await this.persistActivity(live.map((j) => j.id));
       for (const j of live) await this.watchdog(j.id, now);
+      // The open warnings, read once: the pass raises only what is not open and clears only what is
+      // (one statement a tick, not one per kind per live job: each is a round trip on PostgreSQL).
+      // Only a pass raises and clears the live kinds (one at a time per hub); one that another hub's
+      // pass opened after this read is cleared, if it should be, at the next tick.
+      const open = await openWarnings(q);
+      const isOpen = new Set(open.map((w) => `${w.job_id}\n${w.kind}`));
       const raised: WarningRow[] = [];
       for (const j of live) {
         const sup = this.actions.live(j.id);
@@ -123,19 +129,21 @@ export class HealthMonitor {
         const want = assessHealth(facts, this.cfg, now);
         for (const kind of LIVE_KINDS) {
           const detail = want[kind];
+          const wasOpen = isOpen.has(`${j.id}\n${kind}`);
           if (detail !== undefined) {
-            const row = await raiseWarning(this.ctx.sql.db, j.id, kind, detail, now);
+            if (wasOpen) continue; // raising an open warning again is a no-op
+            const row = await raiseWarning(q, j.id, kind, detail, now);
             if (row) raised.push(row);
-          } else if (await clearWarning(this.ctx.sql.db, j.id, kind, now)) {
+          } else if (wasOpen && await clearWarning(q, j.id, kind, now)) {
             this.ctx.bus.emit('warning', { jobId: j.id, kind, raised: false });
           }
         }
       }
       // Jobs that left running (ended, frozen, queued for a retry) keep no warnings about how they
       // run; those about the work they did (commands_failed) stay.
-      for (const w of await openWarnings(this.ctx.sql.db)) {
+      for (const w of open) {
         if (liveIds.has(w.job_id) || OUTCOME_WARNINGS.has(w.kind)) continue;
-        if (await clearWarning(this.ctx.sql.db, w.job_id, w.kind, now)) this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
+        if (await clearWarning(q, w.job_id, w.kind, now)) this.ctx.bus.emit('warning', { jobId: w.job_id, kind: w.kind, raised: false });
       }
       for (const id of new Set([...this.lastEvent.keys(), ...this.calls.keys()])) if (!liveIds.has(id) && !this.actions.live(id)) this.forget(id);
       for (const w of raised) await this.onRaised(w);

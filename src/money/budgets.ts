@@ -13,9 +13,10 @@ import { BudgetExceededError, InvalidInputError } from '../errors.js';
 import type { Q } from '../store/sql/tx.js';
 import { transact } from '../store/sql/tx.js';
 import {
-  ancestorsOf, finishedCostsOf, holdReservation, liveIn, lockSpawns, releaseReservation, reservationOf, runLabelsUp, spentIn, strayReservations, useOf,
+  ancestorsOf, finishedCostsOf, holdReservation, liveIn, lockSpawns, releaseReservation, reservationOf, reservationsOf, runLabelsUp, spentIn, strayReservations, useOf,
 } from '../store/sql/budgets.js';
 import { addEvent, getJob } from '../store/sql/jobs.js';
+import type { BudgetReservationsTable } from '../store/sql/schema.js';
 import {
   applicableBudgets, budgetFacts, budgetName, crossedMessage, estimateCost, isCrossed, refusalMessage, refusals,
   ESTIMATE_SAMPLE, LIVE_STATUSES, runIdsOf, TYPICAL_JOB_TOKENS, type BudgetRef, type BudgetState, type Estimate,
@@ -229,14 +230,23 @@ export class Budgets {
 
   /** A job's reservation for get_agent / list_agents: what it reserved, and while held what is left of it (JobService.withHealth). */
   async view(q: Q, j: { id: string; status: string; cost_usd: number }): Promise<Record<string, unknown> | undefined> {
-    const r = await reservationOf(q, j.id);
-    if (!r) return undefined;
-    const held = r.released_at === null && (LIVE_STATUSES as readonly string[]).includes(j.status);
-    const cost = j.cost_usd;
-    return held
-      ? { reserved_usd: round(r.amount_usd), left_usd: round(Math.max(0, r.amount_usd - (cost - r.base_cost_usd))), basis: r.basis }
-      : { reserved_usd: round(r.amount_usd), released: true, booked_usd: round(r.booked_usd ?? Math.max(0, cost - r.base_cost_usd)), basis: r.basis };
+    return reservationView(await reservationOf(q, j.id), j);
   }
+
+  /** The views of a page of jobs (list_agents), their reservations read in one statement. */
+  async views(q: Q, jobs: readonly { id: string; status: string; cost_usd: number }[]): Promise<Map<string, Record<string, unknown> | undefined>> {
+    const rs = await reservationsOf(q, jobs.map((j) => j.id));
+    return new Map(jobs.map((j) => [j.id, reservationView(rs.get(j.id), j)]));
+  }
+}
+
+function reservationView(r: BudgetReservationsTable | undefined, j: { status: string; cost_usd: number }): Record<string, unknown> | undefined {
+  if (!r) return undefined;
+  const held = r.released_at === null && (LIVE_STATUSES as readonly string[]).includes(j.status);
+  const cost = j.cost_usd;
+  return held
+    ? { reserved_usd: round(r.amount_usd), left_usd: round(Math.max(0, r.amount_usd - (cost - r.base_cost_usd))), basis: r.basis }
+    : { reserved_usd: round(r.amount_usd), released: true, booked_usd: round(r.booked_usd ?? Math.max(0, cost - r.base_cost_usd)), basis: r.basis };
 }
 
 const round = (v: number): number => Math.round(v * 1e6) / 1e6;

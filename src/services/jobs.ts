@@ -171,12 +171,12 @@ export class JobService {
   }
 
   /** A summary with its job's open health warnings and last activity (live jobs). */
-  /** `warnings`: the job's open warnings when they were read already (a page of list_agents reads them in one statement). */
-  private async withHealth(sum: AgentSummary, j: JobRow, warnings?: readonly WarningRow[]): Promise<AgentSummary> {
+  /** `pre`: the job's open warnings and reservation view when they were read already (a page of list_agents reads each in one statement). */
+  private async withHealth(sum: AgentSummary, j: JobRow, pre?: { warnings: readonly WarningRow[]; reservation: Record<string, unknown> | undefined }): Promise<AgentSummary> {
     const q = this.ctx.sql.db;
-    const open = warnings ?? await openWarnings(q, j.id);
+    const open = pre ? pre.warnings : await openWarnings(q, j.id);
     const live = !isTerminal(j.status as JobStatus);
-    const reservation = await this.budgets.view(q, j);
+    const reservation = pre ? pre.reservation : await this.budgets.view(q, j);
     const setup = j.worktree === 1 ? setupView(await setupReport(q, j.id)) : undefined;
     const pairs = j.worktree === 1 ? byPair(await openOverlaps(q, j.id)) : [];
     const others = pairs.map((o) => (o.jobs[0] === j.id ? o.jobs[1] : o.jobs[0]));
@@ -581,8 +581,9 @@ export class JobService {
     const page = rows.slice(0, input.limit);
     const attempts = await attemptsOfJobs(q, page.map((j) => j.id));
     const warnings = await openWarningsOfJobs(q, page.map((j) => j.id));
+    const reservations = await this.budgets.views(q, page);
     for (const j of page) {
-      const sum = await this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j, warnings.get(j.id) ?? []);
+      const sum = await this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j, { warnings: warnings.get(j.id) ?? [], reservation: reservations.get(j.id) });
       const len = JSON.stringify(sum, null, 1).length;
       if (agents.length > 0 && size + len > LIST_BUDGET) break;
       agents.push(sum);

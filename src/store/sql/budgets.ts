@@ -152,3 +152,10 @@ export async function strayReservations(q: Q): Promise<string[]> {
 export async function reservationOf(q: Q, jobId: string): Promise<BudgetReservationsTable | undefined> {
   return q.selectFrom('budget_reservations').selectAll().where('job_id', '=', jobId).executeTakeFirst();
 }
+
+/** The reservations of these jobs by job id, in one statement (a page of list_agents). */
+export async function reservationsOf(q: Q, jobIds: readonly string[]): Promise<Map<string, BudgetReservationsTable>> {
+  if (!jobIds.length) return new Map();
+  const rows = await q.selectFrom('budget_reservations').selectAll().where('job_id', 'in', [...new Set(jobIds)]).execute();
+  return new Map(rows.map((r) => [r.job_id, r]));
+}

@@ -28,13 +28,6 @@ export async function insertJob(q: Q, j: NewJob, now: number): Promise<void> {
   if (deps.length) await q.insertInto('job_deps').values(deps.map((d) => ({ job_id: j.id, dep_id: d }))).execute();
 }
 
-/** Jobs that ended in [since, until), oldest end first (the lead's digest, src/floor/digest.ts). */
-export async function endedBetween(q: Q, since: number, until: number): Promise<Pick<JobRow, 'id' | 'title' | 'status' | 'failure_class' | 'result' | 'error' | 'ended_at'>[]> {
-  return (await q.selectFrom('jobs').select(['id', 'title', 'status', 'failure_class', 'result', 'error', 'ended_at'])
-    .where('ended_at', '>=', since).where('ended_at', '<', until).where('status', 'in', ['succeeded', 'failed', 'cancelled', 'interrupted'])
-    .orderBy('ended_at').execute()) as never;
-}
-
 /** The job whose agent token has this hash now, if `hubId` runs it (src/server/tokenAuth.ts): another hub's agent calls its own hub. */
 export async function jobIdByTokenHash(q: Q, hash: string, hubId: string): Promise<string | undefined> {
   return (await q.selectFrom('jobs').select('id').where('token_hash', '=', hash).where('hub_id', '=', hubId).executeTakeFirst())?.id;

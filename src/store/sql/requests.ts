@@ -127,12 +127,6 @@ export async function pendingWithJobs(q: Q): Promise<{ id: string; job_id: strin
     .where('requests.status', '=', 'pending').orderBy('requests.created_at').orderBy('requests.id').execute();
 }
 
-/** Requests still pending that opened in [since, until), oldest first (the lead's digest). */
-export async function pendingOpenedBetween(q: Q, since: number, until: number): Promise<Pick<FullRequestRow, 'id' | 'job_id' | 'kind' | 'summary' | 'created_at'>[]> {
-  return q.selectFrom('requests').select(['id', 'job_id', 'kind', 'summary', 'created_at'])
-    .where('status', '=', 'pending').where('created_at', '>=', since).where('created_at', '<', until).orderBy('created_at').execute();
-}
-
 export async function getRequest(q: Q, id: string): Promise<FullRequestRow | undefined> {
   return (await q.selectFrom('requests').selectAll().where('id', '=', id).executeTakeFirst()) as FullRequestRow | undefined;
 }

@@ -17,12 +17,6 @@ export async function openWarnings(q: Q, jobId?: string): Promise<WarningRow[]> 
 }
 
 /** Raise `kind` on a job unless it is open already; returns the new row, or undefined. */
-/** Open warnings the lead has not seen, raised in [since, until) (the lead's digest). */
-export async function unseenRaisedBetween(q: Q, since: number, until: number): Promise<Pick<WarningRow, 'job_id' | 'kind' | 'detail' | 'raised_at'>[]> {
-  return q.selectFrom('job_warnings').select(['job_id', 'kind', 'detail', 'raised_at'])
-    .where('cleared_at', 'is', null).where('lead_seen_at', 'is', null).where('raised_at', '>=', since).where('raised_at', '<', until).orderBy('id').execute() as never;
-}
-
 export async function raiseWarning(q: Q, jobId: string, kind: WarningKind, detail: string, now: number): Promise<WarningRow | undefined> {
   // One statement: inserted only when none is open. On SQLite a statement is atomic (no
   // transaction needed); on PostgreSQL the job's row lock makes the NOT EXISTS current.
