@@ -18,7 +18,7 @@ import { subscribed } from '../helpers/bus.js';
 import { gate } from '../helpers/gate.js';
 import { cwdOf, lastResult } from '../helpers/steps.js';
 import { finishStep } from '../helpers/holder.js';
-import { agentProcess, waitEnded } from '../helpers/wait.js';
+import { agentProcess, eventually, waitEnded } from '../helpers/wait.js';
 import { events as eventRows, job, rows } from '../helpers/state.js';
 import { sql } from 'kysely';
 
@@ -83,7 +83,12 @@ async function handOver(mode: Mode, confine: 'require' | 'off'): Promise<void> {
   const a = (await h.call('spawn_agent', { prompt: '@script:holder', title: 'Holder A', retry: 'none' })).job_id;
   b = (await h.call('spawn_agent', { prompt: '@script:waiter', title: 'Waiter B' })).job_id;
   await waiting; // B waits in lock_files while A holds all four
-  if (confine === 'require') assert.deepEqual(h.hub.confinement!.lockMounts!.mountedFor(b), FILES.map((f) => join(root, f)).sort(), 'the held files are read-only in B\'s sandbox while A holds them');
+  // The hub's mount pass for the lock runs beside this test's listener: look until it has bound them,
+  // well within A's shortest hold (the 5 s TTL).
+  if (confine === 'require') {
+    const want = FILES.map((f) => join(root, f)).sort();
+    await eventually('the held files read-only in B\'s sandbox while A holds them', () => JSON.stringify(h.hub.confinement!.lockMounts!.mountedFor(b)) === JSON.stringify(want), 3_000);
+  }
   else assert.equal(h.hub.confinement?.status.active, false);
   if (mode === 'release') holderGo.open();
   if (mode === 'cancel') await h.call('cancel_agent', { job_id: a, reason: 'hand-over test' });
