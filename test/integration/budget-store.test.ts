@@ -32,6 +32,17 @@ const fresh = (): { db: Db; file: string } => {
 };
 const near = (a: number, b: number): boolean => Math.abs(a - b) < 1e-9;
 
+/** root (budget 5) → child (label tests) → grandchild, and an unrelated finished job, with what each spent. */
+async function seedScopes(q: Parameters<typeof insertJob>[0]): Promise<void> {
+  await insertJob(q, newJob('j-root', { budget_usd: 5, status: 'running' }), 1);
+  await insertJob(q, newJob('j-child', { parent_id: 'j-root', depth: 2, labels_json: '["tests"]', status: 'running' }), 2);
+  await insertJob(q, newJob('j-grand', { parent_id: 'j-child', depth: 3, status: 'queued' }), 3);
+  await insertJob(q, newJob('j-other', { labels_json: '["tests"]', status: 'succeeded' }), 4);
+  await updateJob(q, 'j-root', { cost_usd: 0.5 }, 5);
+  await updateJob(q, 'j-child', { cost_usd: 0.25 }, 5);
+  await updateJob(q, 'j-other', { cost_usd: 2 }, 5);
+}
+
 describe('what a budget\'s scope holds', () => {
   test('a script run\'s budget covers its agents (label run:<id>) and what they spawn; a sub-agent of one reserves under it', async () => {
     const { db } = fresh();
@@ -55,13 +66,7 @@ describe('what a budget\'s scope holds', () => {
     const { db } = fresh();
     const { q } = budgetsOn(db, { budgetUsd: 100, labelBudgets: { tests: 10 } });
     // root (budget 5) → child (label tests) → grandchild; and an unrelated finished job.
-    await insertJob(q, newJob('j-root', { budget_usd: 5, status: 'running' }), 1);
-    await insertJob(q, newJob('j-child', { parent_id: 'j-root', depth: 2, labels_json: '["tests"]', status: 'running' }), 2);
-    await insertJob(q, newJob('j-grand', { parent_id: 'j-child', depth: 3, status: 'queued' }), 3);
-    await insertJob(q, newJob('j-other', { labels_json: '["tests"]', status: 'succeeded' }), 4);
-    await updateJob(q, 'j-root', { cost_usd: 0.5 }, 5);
-    await updateJob(q, 'j-child', { cost_usd: 0.25 }, 5);
-    await updateJob(q, 'j-other', { cost_usd: 2 }, 5);
+    await seedScopes(q);
     await holdReservation(q, 'j-root', 1, 0, 'test', 5);
     await holdReservation(q, 'j-child', 1, 0, 'test', 5);
     await holdReservation(q, 'j-grand', 0.75, 0, 'test', 5);
@@ -185,13 +190,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const { s } = await open(t);
       const q = s.db;
       const { budgets } = budgetsOver(s, { budgetUsd: 100, labelBudgets: { tests: 10 } });
-      await insertJob(q, newJob('j-root', { budget_usd: 5, status: 'running' }), 1);
-      await insertJob(q, newJob('j-child', { parent_id: 'j-root', depth: 2, labels_json: '["tests"]', status: 'running' }), 2);
-      await insertJob(q, newJob('j-grand', { parent_id: 'j-child', depth: 3, status: 'queued' }), 3);
-      await insertJob(q, newJob('j-other', { labels_json: '["tests"]', status: 'succeeded' }), 4);
-      await updateJob(q, 'j-root', { cost_usd: 0.5 }, 5);
-      await updateJob(q, 'j-child', { cost_usd: 0.25 }, 5);
-      await updateJob(q, 'j-other', { cost_usd: 2 }, 5);
+      await seedScopes(q);
       for (const [id, usd] of [['j-root', 1], ['j-child', 1], ['j-grand', 0.75], ['j-other', 3]] as const) await holdReservation(q, id, usd, 0, 'test', 5);
       await addUsage(q, { jobId: 'j-child', kind: 'diagnosis', usage: { costUsd: 0.125, tokens: { input: 1, output: 1 } }, now: 6 });
       await addUsage(q, { jobId: null, kind: 'triage', usage: { costUsd: 0.0625, tokens: { input: 1, output: 1 } }, now: 6 });
