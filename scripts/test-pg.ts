@@ -4,18 +4,29 @@
 // (sql-*.test.ts and the others) run on both databases in the main run already — a second run of them
 // would be the same run again, ~10 minutes for nothing (figures: docs/decisions.md, "Running on
 // PostgreSQL: what differed").
-// Extra arguments are passed to node --test (e.g. a --test-name-pattern).
+// `--core`: only the files of CORE (what `npm test` runs, to keep CI under 30 minutes on 2 cores: the
+// whole set takes ~10 minutes there); `npm run test:pg` alone runs them all.
+// Other extra arguments are passed to node --test (e.g. a --test-name-pattern).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const dir = 'test/integration';
+/** The hub-level files that drive what the store decides: locks, notes, requests, waits, runs, scripts, workflows, merges, the floor, the HTTP path. */
+const CORE = ['locks', 'locks-repo', 'notes', 'requests', 'wait-tool', 'runs-engine', 'script-runs', 'script-budget', 'workflow-engine', 'merge', 'http-native', 'floor-api', 'run-attention', 'permissions'];
+const core = process.argv.includes('--core');
+const passed = process.argv.slice(2).filter((a) => a !== '--core');
 const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join(dir, f))
-  .filter((f) => readFileSync(f, 'utf8').includes('startTestHub'));
+  .filter((f) => readFileSync(f, 'utf8').includes('startTestHub'))
+  .filter((f) => !core || CORE.some((c) => f === join(dir, `${c}.test.ts`)));
+if (core && files.length !== CORE.length) {
+  console.error(`test:pg --core: ${CORE.length - files.length} of its files are missing or start no test hub: ${CORE.join(', ')}`);
+  process.exit(1);
+}
 if (files.length === 0) {
   console.error(`test:pg: no file in ${dir} starts a test hub (startTestHub): nothing would run on PostgreSQL`);
   process.exit(1);
 }
-const args = ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...process.argv.slice(2), ...files];
+const args = ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...passed, ...files];
 const r = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, OVERSEER_TEST_DATABASE: 'postgres' } });
 process.exit(r.status ?? 1);

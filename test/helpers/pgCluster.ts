@@ -237,7 +237,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     chownTree(data, who);
     const settings: Record<string, string> = {
       listen_addresses: '127.0.0.1', unix_socket_directories: dir,
-      fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '150',
+      fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '400',
       ...opts.settings,
     };
     // A port found free can be taken before the server binds it: try a few.
