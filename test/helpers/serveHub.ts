@@ -26,9 +26,10 @@ export interface ServedHub {
   stop(): Promise<void>;
 }
 
-export async function serveHub(o: { dir: string; name: string; env: Record<string, string> }): Promise<ServedHub> {
+/** `cwd`: the project it serves (default: a directory of its own beside its state). */
+export async function serveHub(o: { dir: string; name: string; env: Record<string, string>; cwd?: string }): Promise<ServedHub> {
   const home = join(o.dir, o.name, 'state');
-  const cwd = join(o.dir, o.name);
+  const cwd = o.cwd ?? join(o.dir, o.name);
   const { mkdirSync } = await import('node:fs');
   mkdirSync(cwd, { recursive: true });
   const proc = spawn(process.execPath, [MAIN, 'serve', '-p', '0'], { cwd, env: cliEnv({ ...o.env, OVERSEER_HOME: home }), stdio: ['ignore', 'pipe', 'pipe'] });
