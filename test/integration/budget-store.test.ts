@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { openDb, type Db } from '../../src/store/db.js';
-import { sqlOver, type SqlDb } from '../../src/store/sql/open.js';
+import { openSql, sqlOver, type SqlDb } from '../../src/store/sql/open.js';
 import { transact } from '../../src/store/sql/tx.js';
 import { insertJob, updateJob } from '../../src/store/sql/jobs.js';
 import { addUsage } from '../../src/store/sql/usage.js';
@@ -211,6 +211,34 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await updateJob(q, 'j-done', { cost_usd: 0.3, turns: 2, ended_at: 11 }, 11);
       assert.deepEqual(await finishedCostsOf(q, 10, 'claude', null), [0.3]);
       assert.deepEqual(await finishedCostsOf(q, 10, 'claude', null, null), [0.3]);
+    });
+
+    test('a job that ends while a check reads is counted once: reserved before, spent after (one snapshot)', async (t) => {
+      const { s, home, url } = await open(t);
+      const other = await openSql({ home, databaseUrl: url });
+      t.after(() => other.close());
+      await insertJob(s.db, newJob('j-flip', { status: 'running' }), 1);
+      await holdReservation(s.db, 'j-flip', 0.2, 0, 'test', 1);
+      // Another connection ends the job (its cost booked with its status, as an attempt's end does) and
+      // starts it again, over and over; every read of the house must see 0.2 in one place or the other.
+      let flipping = true;
+      const flips = (async () => {
+        for (let i = 0; i < 300; i++) {
+          await transact(other.db, (trx) => updateJob(trx, 'j-flip', { cost_usd: 0.2, status: 'succeeded' }, 2));
+          await transact(other.db, (trx) => updateJob(trx, 'j-flip', { cost_usd: 0, status: 'running' }, 3));
+        }
+        flipping = false;
+      })();
+      const seen: number[] = [];
+      let reads = 0;
+      while (flipping) {
+        const u = await useOf(s.db, { kind: 'house', key: 'house' });
+        reads++;
+        if (!near(u.jobsUsd + u.reservedUsd, 0.2)) seen.push(u.jobsUsd + u.reservedUsd);
+      }
+      await flips;
+      assert.ok(reads > 20, `the reads ran alongside the flips (${reads})`);
+      assert.deepEqual(seen, [], `of ${reads} reads, these saw the job nowhere or twice`);
     });
 
     test('8 workers, each with its own connection, race for a house budget that allows 3: exactly 3 pass', { timeout: 90_000 }, async (t) => {

@@ -80,13 +80,21 @@ export async function spentIn(q: Q, b: Scope): Promise<Pick<ScopeUse, 'jobsUsd' 
  */
 export async function useOf(q: Q, b: Scope): Promise<ScopeUse> {
   const pg = isPostgres(q);
-  const spent = await spentIn(q, b);
   const { cte, cond } = scope(pg, b);
   const rootOut = b.kind === 'subtree' ? sql`AND r.job_id <> ${b.key}` : sql``;
-  const r = await sql<{ usd: number; n: number }>`${cte} SELECT COALESCE(SUM(${greatest(pg)}(0, r.amount_usd - (j.cost_usd - r.base_cost_usd))), 0) AS usd, COUNT(*) AS n
+  const hubUsd = b.kind === 'house'
+    ? sql`(SELECT COALESCE(SUM(cost_usd), 0) FROM usage)`
+    : sql`(SELECT COALESCE(SUM(u.cost_usd), 0) FROM usage u JOIN jobs j ON j.id = u.job_id WHERE ${cond})`;
+  // One statement, so one snapshot on PostgreSQL (READ COMMITTED takes one per statement): read
+  // apart, a job that ended between the reads (its cost booked, its status no longer live) was
+  // counted neither as spent nor as reserved, and a call over the budget was let through.
+  const r = await sql<{ jobs: number; hub: number; usd: number; n: number }>`${cte} SELECT
+      (SELECT COALESCE(SUM(j.cost_usd), 0) FROM jobs j WHERE ${cond}) AS jobs, ${hubUsd} AS hub, x.usd, x.n
+    FROM (SELECT COALESCE(SUM(${greatest(pg)}(0, r.amount_usd - (j.cost_usd - r.base_cost_usd))), 0) AS usd, COUNT(*) AS n
       FROM budget_reservations r JOIN jobs j ON j.id = r.job_id
-      WHERE r.released_at IS NULL AND j.status IN ${LIVE} AND ${cond} ${rootOut}`.execute(q);
-  return { ...spent, reservedUsd: Number(r.rows[0]!.usd), reservedJobs: Number(r.rows[0]!.n) };
+      WHERE r.released_at IS NULL AND j.status IN ${LIVE} AND ${cond} ${rootOut}) x`.execute(q);
+  const row = r.rows[0]!;
+  return { jobsUsd: Number(row.jobs), hubUsd: Number(row.hub), reservedUsd: Number(row.usd), reservedJobs: Number(row.n) };
 }
 
 /** The live jobs of a budget's scope, oldest first (what is left running when it is crossed). */
