@@ -92,6 +92,7 @@ if (process.argv[2] !== 'mcp') {
   (await import('./attach.js')).registerAttach(program);
   (await import('./merge.js')).registerMerge(program);
   (await import('./queue.js')).registerQueue(program);
+  (await import('./housekeeping.js')).registerHousekeeping(program);
 }
 
 program.parseAsync(process.argv).catch((err: unknown) => {
