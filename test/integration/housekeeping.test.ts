@@ -38,24 +38,24 @@ const eventsOf = (id: string): Promise<number> => count(h.hub, sql`SELECT COUNT(
 
 describe('housekeeping: overseer gc and overseer backup on a busy hub', () => {
   test('gc forgets only old ended jobs nothing needs; the crew runs on; backup copies while the hub writes', async () => {
-    const ids: Record<string, string> = {};
-    for (const name of ['old1', 'old2', 'old3']) {
+    const ids = { old1: '', old2: '', old3: '', live: '', waiting: '' };
+    for (const name of ['old1', 'old2', 'old3'] as const) {
       ids[name] = (await h.call('spawn_agent', { prompt: `TASK:${name}` })).job_id;
-      await waitForStatus(h, ids[name]!, 'succeeded');
+      await waitForStatus(h, ids[name], 'succeeded');
     }
     ids.live = (await h.call('spawn_agent', { prompt: 'TASK:live' })).job_id;
     await waitForStatus(h, ids.live, 'running');
     // Waits for the live job and for old2: old2's result still feeds a job to come.
-    ids.waiting = (await h.call('spawn_agent', { prompt: 'TASK:waiting', depends_on: [ids.live, ids.old2!] })).job_id;
+    ids.waiting = (await h.call('spawn_agent', { prompt: 'TASK:waiting', depends_on: [ids.live, ids.old2] })).job_id;
     const db = h.hub.ctx.sql.db;
     const longAgo = Date.now() - 40 * DAY;
-    await db.updateTable('jobs').set({ ended_at: longAgo }).where('id', 'in', [ids.old1!, ids.old2!, ids.old3!]).execute();
+    await db.updateTable('jobs').set({ ended_at: longAgo }).where('id', 'in', [ids.old1, ids.old2, ids.old3]).execute();
     // old3 has a branch that never merged: work waiting to ship.
-    await db.updateTable('jobs').set({ worktree: 1, branch: 'overseer/old3' }).where('id', '=', ids.old3!).execute();
-    await db.insertInto('messages').values({ from_id: ids.old1!, to_id: 'lead', text: 'done long ago', created_at: longAgo, delivered_at: longAgo, read_at: longAgo } as never).execute();
-    const transcript = (await attempts(h.hub, ids.old1!))[0]!.transcript;
+    await db.updateTable('jobs').set({ worktree: 1, branch: 'overseer/old3' }).where('id', '=', ids.old3).execute();
+    await db.insertInto('messages').values({ from_id: ids.old1, to_id: 'lead', text: 'done long ago', created_at: longAgo, delivered_at: longAgo, read_at: longAgo } as never).execute();
+    const transcript = (await attempts(h.hub, ids.old1))[0]!.transcript;
     assert.ok(existsSync(transcript), 'the old job has its transcript file');
-    const before = { old1: await eventsOf(ids.old1!), old2: await eventsOf(ids.old2!), old3: await eventsOf(ids.old3!), live: await eventsOf(ids.live) };
+    const before = { old1: await eventsOf(ids.old1), old2: await eventsOf(ids.old2), old3: await eventsOf(ids.old3), live: await eventsOf(ids.live) };
     assert.ok(before.old1 > 0 && before.live > 0, JSON.stringify(before));
 
     const dry = await runOverseer(h.home, ['gc', '--older-than', '30d', '--json']);
@@ -66,7 +66,7 @@ describe('housekeeping: overseer gc and overseer backup on a busy hub', () => {
     assert.equal(plan.counts.events, before.old1);
     assert.equal(plan.counts.messages, 1);
     assert.ok(plan.transcript_files >= 1 && plan.transcript_bytes > 0, dry.stdout);
-    assert.equal(await eventsOf(ids.old1!), before.old1, 'a dry run removes nothing');
+    assert.equal(await eventsOf(ids.old1), before.old1, 'a dry run removes nothing');
     assert.ok(existsSync(transcript));
     const text = await runOverseer(h.home, ['gc']);
     assert.equal(text.code, 0, text.stderr);
@@ -76,11 +76,11 @@ describe('housekeeping: overseer gc and overseer backup on a busy hub', () => {
     assert.equal(applied.code, 0, applied.stdout + applied.stderr);
     const done = JSON.parse(applied.stdout);
     assert.deepEqual(done.counts, plan.counts, 'it removed what the dry run said');
-    assert.equal(await eventsOf(ids.old1!), 0);
+    assert.equal(await eventsOf(ids.old1), 0);
     assert.ok(!existsSync(transcript), 'the transcript file is gone');
-    assert.equal((await job(h.hub, ids.old1!)).result, 'did old1', 'the job row stays, with its result');
-    assert.equal(await count(h.hub, sql`SELECT COUNT(*) AS n FROM messages WHERE from_id = ${ids.old1!}`), 0);
-    assert.deepEqual([await eventsOf(ids.old2!), await eventsOf(ids.old3!)], [before.old2, before.old3], 'what something still needs is untouched');
+    assert.equal((await job(h.hub, ids.old1)).result, 'did old1', 'the job row stays, with its result');
+    assert.equal(await count(h.hub, sql`SELECT COUNT(*) AS n FROM messages WHERE from_id = ${ids.old1}`), 0);
+    assert.deepEqual([await eventsOf(ids.old2), await eventsOf(ids.old3)], [before.old2, before.old3], 'what something still needs is untouched');
     assert.ok(await eventsOf(ids.live) >= before.live);
 
     // Backup while the live job runs and the hub writes (SQLite only: PostgreSQL is pg_dump's job).
