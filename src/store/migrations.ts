@@ -710,7 +710,8 @@ export const MIGRATIONS: readonly Migration[] = [
         started_at   INTEGER NOT NULL,  -- ms since the epoch, all on the database's clock
         heartbeat_at INTEGER NOT NULL,
         stopped_at   INTEGER,           -- stopped cleanly (SIGTERM)
-        lost_at      INTEGER            -- a hub found its lease ended and took its jobs back (once)
+        lost_at      INTEGER,           -- a hub found its lease ended and took its jobs back (once)
+        hub_id       TEXT               -- its process's row in hubs once it runs agents (liveness, tokens, ownership of the jobs it claimed)
       );
     `,
   },

@@ -82,7 +82,8 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
         started_at   BIGINT NOT NULL,
         heartbeat_at BIGINT NOT NULL,
         stopped_at   BIGINT,
-        lost_at      BIGINT
+        lost_at      BIGINT,
+        hub_id       TEXT COLLATE "C"
       );
   `),
 };

@@ -221,6 +221,8 @@ export interface WorkersTable {
   heartbeat_at: number;
   stopped_at: number | null;
   lost_at: number | null;
+  /** The worker process's row in `hubs` once it runs agents (docs/workers-plan.md); NULL until then. */
+  hub_id: string | null;
 }
 
 /** job_commands (migration 27): what another hub asks of a job's owner; done_at once the owner ran it. */

@@ -46,14 +46,14 @@ export async function registerWorker(q: Q, dialect: SqlDialect, w: WorkerIdentit
   const values = {
     name: w.name, host: w.host, pid: w.pid, capacity: w.capacity, labels_json: JSON.stringify(w.labels),
     clis_json: JSON.stringify(w.clis), version: w.version, lease_ms: w.leaseMs, epoch: 1, state: 'live' as const,
-    started_at: now, heartbeat_at: now, stopped_at: null, lost_at: null,
+    started_at: now, heartbeat_at: now, stopped_at: null, lost_at: null, hub_id: null,
   };
   const row = await q.insertInto('workers').values(values)
     .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({
       host: eb.ref('excluded.host'), pid: eb.ref('excluded.pid'), capacity: eb.ref('excluded.capacity'),
       labels_json: eb.ref('excluded.labels_json'), clis_json: eb.ref('excluded.clis_json'), version: eb.ref('excluded.version'),
       lease_ms: eb.ref('excluded.lease_ms'), epoch: sql<number>`workers.epoch + 1`, state: 'live',
-      started_at: eb.ref('excluded.started_at'), heartbeat_at: eb.ref('excluded.heartbeat_at'), stopped_at: null, lost_at: null,
+      started_at: eb.ref('excluded.started_at'), heartbeat_at: eb.ref('excluded.heartbeat_at'), stopped_at: null, lost_at: null, hub_id: null,
     })).where((eb) => eb.or([eb('workers.state', '<>', 'live'), eb.not(leaseHeld(dialect))])))
     .returning('epoch').executeTakeFirst();
   if (row) return { ok: true, epoch: Number(row.epoch) };
