@@ -24,7 +24,8 @@ export interface RawWorkerOptions {
 export class WorkerOptionError extends Error {}
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-const LABEL = /^[a-z0-9][a-z0-9._-]{0,31}$/;
+// No '.' or '_': a label set is part of a pg-boss queue's name (docs/workers-plan.md §2).
+const LABEL = /^[a-z0-9][a-z0-9-]{0,31}$/;
 export const DEFAULT_LEASE_S = 30;
 
 export function parseWorkerOptions(o: RawWorkerOptions): WorkerOptions {
@@ -51,6 +52,6 @@ function seconds(flag: string, text: string, min: number, max: number): number {
 function parseLabels(text: string): string[] {
   const labels = text.split(',').map((l) => l.trim()).filter((l) => l !== '');
   const bad = labels.filter((l) => !LABEL.test(l));
-  if (bad.length) throw new WorkerOptionError(`--labels: ${bad.map((b) => JSON.stringify(b)).join(', ')} ${bad.length === 1 ? 'is not a label' : 'are not labels'}: lower-case letters, digits, '.', '_' or '-', up to 32 each, separated by commas (e.g. --labels gpu,big-disk)`);
+  if (bad.length) throw new WorkerOptionError(`--labels: ${bad.map((b) => JSON.stringify(b)).join(', ')} ${bad.length === 1 ? 'is not a label' : 'are not labels'}: lower-case letters, digits or '-', up to 32 each, separated by commas (e.g. --labels gpu,big-disk)`);
   return [...new Set(labels)].sort();
 }
