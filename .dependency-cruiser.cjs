@@ -7,7 +7,9 @@
 /** The layers, from the top. `dirs` are folders under src/, `files` single files in src/. */
 const LAYERS = [
   { name: 'commands', dirs: ['cli'], files: [] },
-  { name: 'entry', dirs: ['hubproc', 'tui'], files: ['index'] },
+  // worker: `overseer worker`'s process (issue 30), an entry beside the hub's (hubproc): it will compose
+  // a runner of its own, so it sits above the composition layer.
+  { name: 'entry', dirs: ['hubproc', 'tui', 'worker'], files: ['index'] },
   { name: 'composition', dirs: [], files: ['hub', 'compose'] },
   { name: 'transport', dirs: ['server', 'mcp', 'web'], files: [] },
   { name: 'tools', dirs: ['tools'], files: [] },

@@ -78,6 +78,12 @@ program.command('debate <id>').description('one debate: every round\'s positions
 program.command('dashboard').description('a one-time login link for the dashboard the running hub serves on 127.0.0.1')
   .option('--open', 'open it in the browser').option('--revoke', 'end every dashboard session instead').option('--json', 'machine-readable output')
   .action(async (o: { open?: boolean; revoke?: boolean; json?: boolean }) => (await import('./dashboard.js')).runDashboard(o));
+program.command('worker').description('a worker host for the crew in OVERSEER_DATABASE_URL: registers (name, capacity, labels, its agent CLIs), heartbeats, stops cleanly on SIGTERM')
+  .option('--name <name>', 'its name in overseer hosts and for placement (default: this machine\'s host name)').option('--capacity <n>', 'children it runs at once (default: the number of cores)')
+  .option('--labels <a,b>', 'placement labels a job may ask for').option('--lease <seconds>', 'how long a heartbeat holds its lease (default 30; it beats every sixth of it)')
+  .action(async (o: { name?: string; capacity?: string; labels?: string; lease?: string }) => (await import('./worker.js')).runWorker(o));
+program.command('hosts').description('the worker hosts: name, capacity, running, heartbeat age, labels, state (live, stopped, lost)').option('--json', 'machine-readable output')
+  .action(async (o: { json?: boolean }) => (await import('./hosts.js')).runHosts(o));
 program.command('demo').description('a real orchestration: a lead claude fans out to three child claudes (offline fake model unless --live)')
   .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
   .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });

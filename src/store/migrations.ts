@@ -692,4 +692,27 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE lock_waits ADD COLUMN keys_json TEXT;  -- [repo, rel_path] of each of paths_json (which stays the waiter's paths); NULL: keyed by the paths
     `,
   },
+  {
+    version: 30,
+    name: 'worker hosts (issue 30, docs/workers-plan.md): one row per `overseer worker` name with its host, capacity, labels, CLIs and their versions, its heartbeat on the database\'s clock, the lease it holds (lease_ms) and the lease epoch that fences an older process under the same name',
+    up: `
+      CREATE TABLE workers (
+        name         TEXT PRIMARY KEY,  -- --name, default the host name
+        host         TEXT NOT NULL,     -- os.hostname() of its machine
+        pid          INTEGER NOT NULL,
+        capacity     INTEGER NOT NULL CHECK (capacity > 0),  -- children it runs at once
+        labels_json  TEXT NOT NULL DEFAULT '[]',  -- placement labels (--labels a,b)
+        clis_json    TEXT NOT NULL DEFAULT '{}',  -- {"claude": "<--version>", "codex": ...}: what it can run
+        version      TEXT NOT NULL,     -- overseer-mcp's version
+        lease_ms     INTEGER NOT NULL CHECK (lease_ms > 0),  -- a heartbeat older than this: the lease ended
+        epoch        INTEGER NOT NULL,  -- lease epoch: +1 at each registration under this name
+        state        TEXT NOT NULL CHECK (state IN ('live', 'stopped', 'lost')),
+        started_at   INTEGER NOT NULL,  -- ms since the epoch, all on the database's clock
+        heartbeat_at INTEGER NOT NULL,
+        stopped_at   INTEGER,           -- stopped cleanly (SIGTERM)
+        lost_at      INTEGER,           -- a hub found its lease ended and took its jobs back (once)
+        hub_id       TEXT               -- its process's row in hubs once it runs agents (liveness, tokens, ownership of the jobs it claimed)
+      );
+    `,
+  },
 ];

@@ -66,6 +66,26 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
       CREATE INDEX locks_path ON locks(path);
       ALTER TABLE lock_waits ADD COLUMN keys_json TEXT COLLATE "C";
   `),
+  // SQLite's version 30: worker hosts (src/store/sql/workers.ts, docs/workers-plan.md).
+  '0030-workers': raw(`
+      CREATE TABLE workers (
+        name         TEXT COLLATE "C" PRIMARY KEY,
+        host         TEXT COLLATE "C" NOT NULL,
+        pid          BIGINT NOT NULL,
+        capacity     BIGINT NOT NULL CHECK (capacity > 0),
+        labels_json  TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+        clis_json    TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+        version      TEXT COLLATE "C" NOT NULL,
+        lease_ms     BIGINT NOT NULL CHECK (lease_ms > 0),
+        epoch        BIGINT NOT NULL,
+        state        TEXT COLLATE "C" NOT NULL CHECK (state IN ('live', 'stopped', 'lost')),
+        started_at   BIGINT NOT NULL,
+        heartbeat_at BIGINT NOT NULL,
+        stopped_at   BIGINT,
+        lost_at      BIGINT,
+        hub_id       TEXT COLLATE "C"
+      );
+  `),
 };
 
 /** Apply every pending PostgreSQL migration; throws with what went wrong (the caller adds where). */

@@ -200,6 +200,31 @@ export interface HubsTable {
   dead_at: number | null;
 }
 
+/** workers (migration 30): the worker hosts (`overseer worker`, issue 30; docs/workers-plan.md). One row per
+ * name; `epoch` (the lease epoch) grows at each registration under that name, and every write a worker
+ * makes for its own row carries it, so an older process under the same name is fenced. */
+export interface WorkersTable {
+  name: string;
+  host: string;
+  pid: number;
+  capacity: number;
+  /** JSON array of strings. */
+  labels_json: string;
+  /** JSON object: CLI name → its `--version` line. */
+  clis_json: string;
+  version: string;
+  /** How long a heartbeat holds the lease, ms (the worker's own `--lease`). */
+  lease_ms: number;
+  epoch: number;
+  state: 'live' | 'stopped' | 'lost';
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
+  lost_at: number | null;
+  /** The worker process's row in `hubs` once it runs agents (docs/workers-plan.md); NULL until then. */
+  hub_id: string | null;
+}
+
 /** job_commands (migration 27): what another hub asks of a job's owner; done_at once the owner ran it. */
 export interface JobCommandsTable {
   id: Generated<number>;
@@ -460,6 +485,7 @@ export interface Schema {
   script_calls: ScriptCallsTable;
   script_log: ScriptLogTable;
   hubs: HubsTable;
+  workers: WorkersTable;
   job_commands: JobCommandsTable;
   workflows: WorkflowsTable;
   workflow_milestones: WorkflowMilestonesTable;

@@ -1,0 +1,84 @@
+// One `overseer worker` process's hold on its row (issue 30; docs/workers-plan.md): registered at
+// start under its name and the next lease epoch, a heartbeat every sixth of the lease, and a
+// clean stop. A beat that matches nothing means the lease ended (cut off or paused longer than
+// the lease, or another process took the name after that): the worker is fenced — whatever it
+// ran under that epoch is no longer its to record (nothing yet: dispatch to workers is a later
+// step) — and it registers again under a new epoch. A holder that is live under the name refuses
+// the registration: two processes never share one name.
+import type { Logger } from '../log.js';
+import type { SqlDb } from '../store/sql/open.js';
+import { beatWorker, registerWorker, stopWorker, type WorkerIdentity } from '../store/sql/workers.js';
+
+/** Another live process holds the name (exit, do not retry). */
+export class WorkerNameTaken extends Error {}
+
+export interface WorkerHostOptions {
+  sql: SqlDb;
+  identity: WorkerIdentity;
+  log: Logger;
+  /** The name was taken by another live process while this one was fenced: it cannot go on. */
+  onLostName(err: WorkerNameTaken): void;
+}
+
+export class WorkerHost {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  private constructor(private readonly o: WorkerHostOptions, private epochNow: number) {}
+
+  /** Register and start beating; WorkerNameTaken when a live worker holds the name. */
+  static async start(o: WorkerHostOptions): Promise<WorkerHost> {
+    const h = new WorkerHost(o, await register(o));
+    h.schedule();
+    return h;
+  }
+
+  get epoch(): number {
+    return this.epochNow;
+  }
+
+  get beatMs(): number {
+    return Math.max(100, Math.floor(this.o.identity.leaseMs / 6));
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick().finally(() => this.schedule());
+    }, this.beatMs);
+  }
+
+  private async tick(): Promise<void> {
+    const { sql, identity, log } = this.o;
+    try {
+      if (await beatWorker(sql.db, sql.dialect, identity.name, this.epochNow)) return;
+      if (this.stopped) return;
+      log.warn({ worker: identity.name, epoch: this.epochNow }, 'this worker\'s lease ended (no heartbeat within the lease): fenced; registering again under a new epoch');
+      this.epochNow = await register(this.o);
+      log.warn({ worker: identity.name, epoch: this.epochNow }, 'registered again');
+    } catch (err) {
+      if (err instanceof WorkerNameTaken) {
+        this.stopped = true;
+        this.o.onLostName(err);
+        return;
+      }
+      log.warn({ err: (err as Error).message, worker: identity.name }, 'worker heartbeat failed: trying again next beat');
+    }
+  }
+
+  /** Stop beating and mark the row stopped (under this epoch only). */
+  async stop(): Promise<boolean> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+    return stopWorker(this.o.sql.db, this.o.sql.dialect, this.o.identity.name, this.epochNow);
+  }
+}
+
+async function register(o: WorkerHostOptions): Promise<number> {
+  const r = await registerWorker(o.sql.db, o.sql.dialect, o.identity);
+  if (r.ok) return r.epoch;
+  const h = r.holder;
+  throw new WorkerNameTaken(`a worker named ${h.name} is live on host ${h.host} (pid ${h.pid}, heartbeat ${(r.ageMs / 1000).toFixed(1)} s ago, lease ${Number(h.lease_ms) / 1000} s): give this one another --name, or stop that one first`);
+}

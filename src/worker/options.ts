@@ -1,0 +1,57 @@
+// `overseer worker`'s options, checked before anything connects: a bad value changes nothing and
+// says what was wrong and how to fix it.
+import { availableParallelism, hostname } from 'node:os';
+
+export interface WorkerOptions {
+  /** The worker's name in `overseer hosts` and for placement (`host`); default this machine's name. */
+  name: string;
+  /** Children it runs at once. */
+  capacity: number;
+  /** Placement labels: lower-case words a job's `labels` must all be among. */
+  labels: string[];
+  /** How long a heartbeat holds the lease, ms; the worker beats every sixth of it. */
+  leaseMs: number;
+}
+
+export interface RawWorkerOptions {
+  name?: string;
+  capacity?: string;
+  labels?: string;
+  lease?: string;
+}
+
+/** What was wrong with an option, said so that the person can fix it. */
+export class WorkerOptionError extends Error {}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+// No '.' or '_': a label set is part of a pg-boss queue's name (docs/workers-plan.md §2).
+const LABEL = /^[a-z0-9][a-z0-9-]{0,31}$/;
+export const DEFAULT_LEASE_S = 30;
+
+export function parseWorkerOptions(o: RawWorkerOptions): WorkerOptions {
+  const name = o.name ?? hostname();
+  if (!NAME.test(name)) throw new WorkerOptionError(`--name ${JSON.stringify(name)} is not a worker name: 1–63 letters, digits, '.', '_' or '-', starting with a letter or digit (e.g. --name gpu-box-1)`);
+  const capacity = o.capacity === undefined ? availableParallelism() : wholeNumber('--capacity', o.capacity, 1, 1024, 'the number of children this worker runs at once, e.g. --capacity 4');
+  const labels = o.labels === undefined ? [] : parseLabels(o.labels);
+  const leaseS = o.lease === undefined ? DEFAULT_LEASE_S : seconds('--lease', o.lease, 1, 3600);
+  return { name, capacity, labels, leaseMs: Math.round(leaseS * 1000) };
+}
+
+function wholeNumber(flag: string, text: string, min: number, max: number, what: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new WorkerOptionError(`${flag} ${JSON.stringify(text)} must be a whole number from ${min} to ${max}: ${what}`);
+  return n;
+}
+
+function seconds(flag: string, text: string, min: number, max: number): number {
+  const n = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!(n >= min && n <= max)) throw new WorkerOptionError(`${flag} ${JSON.stringify(text)} must be a number of seconds from ${min} to ${max} (how long a heartbeat holds the worker's lease; default ${DEFAULT_LEASE_S})`);
+  return n;
+}
+
+function parseLabels(text: string): string[] {
+  const labels = text.split(',').map((l) => l.trim()).filter((l) => l !== '');
+  const bad = labels.filter((l) => !LABEL.test(l));
+  if (bad.length) throw new WorkerOptionError(`--labels: ${bad.map((b) => JSON.stringify(b)).join(', ')} ${bad.length === 1 ? 'is not a label' : 'are not labels'}: lower-case letters, digits or '-', up to 32 each, separated by commas (e.g. --labels gpu,big-disk)`);
+  return [...new Set(labels)].sort();
+}
