@@ -18,6 +18,7 @@ import { silentLogger, type Logger } from './log.js';
 import type { SqlDb } from './store/sql/open.js';
 import { Bus, type BusEvents } from './services/bus.js';
 import { relayBus } from './services/relay.js';
+import { CommandService, commandPoster } from './services/commands.js';
 import { notifierFor, type LayerEvents } from './store/sql/notify.js';
 import { sqlTarget } from './store/sql/url.js';
 import { newHubId } from './store/sql/hubs.js';
@@ -129,7 +130,7 @@ export interface Services {
   schedules?: Schedules;
   takeover?: TakeoverService;
   /** Started and stopped by the hub, in its order; NOTHING for those switched off. */
-  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle };
+  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle };
   /** Whether a person works on an agent's session (keeps the hub up); never, without takeover. */
   /** `load` reads the jobs a person took over under an earlier hub (at the hub's start, before it listens). */
   takenOver: { active(): boolean; load(): Promise<void> };
@@ -191,15 +192,13 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   // The bus across hubs on one PostgreSQL database (src/services/relay.ts); nothing on SQLite.
   const hubId = newHubId();
   const target = sqlTarget(config);
-  const relay = relayBus({
-    bus: ctx.bus, db: sql.db, log,
-    notifier: notifierFor<BusEvents & LayerEvents>(target.dialect === 'postgres' ? { dialect: 'postgres', url: target.url } : { dialect: 'sqlite' }, hubId, log),
-  });
+  const notifier = notifierFor<BusEvents & LayerEvents>(target.dialect === 'postgres' ? { dialect: 'postgres', url: target.url } : { dialect: 'sqlite' }, hubId, log);
+  const relay = relayBus({ bus: ctx.bus, db: sql.db, log, notifier });
   const search = caps.search ? createSearch({ sql: ctx.sql, now: () => ctx.clock.now(), log }) : undefined;
 
   // The children and what only talks to them: built before the runner, which needs them.
   const children = new LiveChildren(ctx);
-  const messages = new MessageService(ctx, children);
+  const messages = new MessageService(ctx, children, hubId);
   const lockGuard = guardLocks(ctx, messages, confinement?.lockMounts);
   const hookLedger = new HookLedger();
   const budgets = new Budgets(ctx, { actions: { stop: (id, error) => children.stopForBudget(id, error) }, autoModels: (p) => autoModels(config, p), runBudget: scriptRunBudget });
@@ -236,7 +235,10 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     bashPolicy: (jobId, command) => permissions.decideBash(jobId, command),
     takeover: attachments ?? NO_TAKEOVER,
     confinement: confinement ? spawnConfinement(confinement.status) : NOT_CONFINABLE,
+    commands: commandPoster(sql.db, notifier, () => ctx.clock.now()),
   });
+  // Commands other hubs leave for this hub's jobs (cancel, stop, freeze, thaw: docs/store-plan.md §3.5).
+  const commands = new CommandService(ctx, hubId, jobs, relay);
   const schedules = caps.schedules ? new Schedules(ctx, jobs, runner) : undefined;
   const digest = new LeadDigest(ctx);
   const overlaps = new OverlapGuard(ctx, (to, text) => { messages.notify('overseer', to, text); });
@@ -265,6 +267,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
       search: search ? { start: () => search.start(), stop: () => search.close() } : NOTHING,
       relay,
+      commands,
     },
     takenOver: takeover ?? { active: () => false, load: async () => undefined },
   };

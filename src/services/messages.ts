@@ -9,7 +9,7 @@ import { isTerminal } from '../domain/job.js';
 import type { MessageView } from '../contract/coord.js';
 import { addMessage, inbox, markMessagesRead, takeUndelivered, untake } from '../store/sql/messages.js';
 import { appendEvent } from '../store/sql/events.js';
-import { getJob, inSubtree, listJobs } from '../store/sql/jobs.js';
+import { getJob, inSubtree, jobsByStatus, listJobs } from '../store/sql/jobs.js';
 
 export type { MessageView };
 
@@ -29,20 +29,46 @@ export interface Conversations {
 }
 
 export class MessageService {
-  constructor(private readonly ctx: HubContext, private readonly conversations: Conversations) {}
+  /**
+   * `hubId`: this hub. A message to a job whose child runs on another hub is stored undelivered
+   * (the caller hears `queued`), and that hub pushes it into the conversation when it hears the
+   * `message` event (remote) — or, after its listener came back, for every job it runs.
+   */
+  constructor(private readonly ctx: HubContext, private readonly conversations: Conversations, private readonly hubId: string) {
+    const all = (): Promise<void> => this.pushAllMine().catch((err: unknown) => ctx.log.warn({ err }, 'could not push the messages left for this hub\'s agents'));
+    ctx.bus.on('message', (e) => {
+      void this.pushIfMine(e.to).catch((err: unknown) => ctx.log.warn({ err, to: e.to }, 'could not push a message another hub left for this hub\'s agent'));
+    }, { remote: 'only', resync: all });
+  }
+
+  /** Whether `job` runs here (or nowhere yet): only this hub can push into its conversation. */
+  private mine(job: { hub_id?: string | null }): boolean {
+    return !job.hub_id || job.hub_id === this.hubId;
+  }
+
+  private async pushIfMine(to: string): Promise<void> {
+    const job = await getJob(this.ctx.sql.db, to);
+    if (job && job.hub_id === this.hubId) await this.pushPending(to);
+  }
+
+  private async pushAllMine(): Promise<void> {
+    for (const j of await jobsByStatus(this.ctx.sql.db, 'running', 'needs_input')) if (j.hub_id === this.hubId) await this.pushPending(j.id);
+  }
 
   /** Store a message for a job and push it into its conversation when it is running. */
   async deliver(from: string, to: string, text: string): Promise<{ message_id: number; delivered: boolean }> {
     // The status is read, then the push decided at once (no await between): a job that ends after
     // the read has no conversation left to push into (push says false), and the message waits.
     const job = await getJob(this.ctx.sql.db, to);
+    // Another hub's child: stored undelivered, that hub pushes it when it hears the `message` event.
+    const here = job !== undefined && this.mine(job);
     // needs_input: the child is blocked in request_approval/ask_lead, its stdin is still open.
-    const delivered = (job?.status === 'running' || job?.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
+    const delivered = here && (job.status === 'running' || job.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
     const now = this.ctx.clock.now();
     const id = await addMessage(this.ctx.sql.db, { from, to, text, now, delivered });
     // Not pushed, and the recipient may have started between the read above and the insert (its
     // start took the undelivered messages before this one was there): look again.
-    const pushed = delivered || (job !== undefined && !isTerminal(job.status) && (await this.pushPending(to)).includes(id));
+    const pushed = delivered || (here && !isTerminal(job.status) && (await this.pushPending(to)).includes(id));
     await appendEvent(this.ctx.sql.db, to, now, 'message', { from, delivered: pushed });
     this.ctx.bus.emit('message', { to });
     return { message_id: id, delivered: pushed };
