@@ -22,6 +22,7 @@ import { CommandService, commandPoster } from './services/commands.js';
 import { notifierFor, type LayerEvents } from './store/sql/notify.js';
 import { sqlTarget } from './store/sql/url.js';
 import { newHubId } from './store/sql/hubs.js';
+import { leadOf } from './domain/lead.js';
 import type { HubContext } from './services/context.js';
 import { JobService, NOT_CONFINABLE, NO_TAKEOVER, spawnConfinement } from './services/jobs.js';
 import { NO_TRANSCRIPT_SINK, Runner } from './services/runner.js';
@@ -224,7 +225,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
 
   // The job engine's callers. Bus listeners run in the order services are built: locks release
   // a settled job's files before its requests are cancelled, as they always have.
-  const locks = new LockService(ctx, confinement?.lockMounts ?? OPEN_GATE);
+  const locks = new LockService(ctx, confinement?.lockMounts ?? OPEN_GATE, leadOf(hubId, sql.dialect === 'postgres'));
   const notes = new NoteService(ctx);
   const requests = new RequestService(ctx, elicitor);
   const permissions = new PermissionService(ctx, requests);

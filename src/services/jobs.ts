@@ -454,7 +454,7 @@ export class JobService {
     const tree: string[] = [];
     for (const id of ids) tree.push(id, ...(await descendants(q, id)).map((d) => d.id));
     const senders = [...new Set(tree)];
-    const me = senderOf(caller);
+    const me = this.messages.inboxOf(caller);
     // Each read below is awaited, so a change may land between two of them (a job ends after its
     // row was read, a message after the messages were): waitUntil runs one more check after any
     // event that came during a check, so what one check missed the next one sees, before the
@@ -479,7 +479,7 @@ export class JobService {
       const runs = caller.role === 'lead' ? await this.runNews.untold() : { items: [], ack: async () => undefined };
       return {
         settled, pending,
-        attention: [...requests.items, ...runs.items, ...limits.items, ...warns.map((w) => warningItem(w, titles.get(w.job_id))), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...pairs.map((o) => overlapItem(o, titles)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        attention: [...requests.items, ...runs.items, ...limits.items, ...warns.map((w) => warningItem(w, titles.get(w.job_id))), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...pairs.map((o) => overlapItem(o, titles)), ...msgs.map((m) => ({ kind: 'message' as const, ...this.messages.view(m) }))],
         wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0 || limits.items.length > 0 || runs.items.length > 0,
         ack: async () => {
           const now = this.ctx.clock.now();

@@ -9,6 +9,7 @@ import { isTerminal } from '../domain/job.js';
 import type { MessageView } from '../contract/coord.js';
 import { addMessage, inbox, markMessagesRead, takeUndelivered, untake } from '../store/sql/messages.js';
 import { appendEvent } from '../store/sql/events.js';
+import { LEAD, leadOf } from '../domain/lead.js';
 import { getJob, inSubtree, jobsByStatus, listJobs } from '../store/sql/jobs.js';
 
 export type { MessageView };
@@ -34,7 +35,11 @@ export class MessageService {
    * (the caller hears `queued`), and that hub pushes it into the conversation when it hears the
    * `message` event (remote) — or, after its listener came back, for every job it runs.
    */
+  /** This hub's lead as a recipient (src/domain/lead.ts): agents' messages `to: "lead"` land here, and this hub's lead reads only these. */
+  readonly lead: string;
+
   constructor(private readonly ctx: HubContext, private readonly conversations: Conversations, private readonly hubId: string) {
+    this.lead = leadOf(hubId, ctx.sql.dialect === 'postgres');
     const all = (): Promise<void> => this.pushAllMine().catch((err: unknown) => ctx.log.warn({ err }, 'could not push the messages left for this hub\'s agents'));
     ctx.bus.on('message', (e) => {
       void this.pushIfMine(e.to).catch((err: unknown) => ctx.log.warn({ err, to: e.to }, 'could not push a message another hub left for this hub\'s agent'));
@@ -97,8 +102,9 @@ export class MessageService {
     const from = senderOf(caller);
     if (to === 'lead') {
       if (caller.role === 'lead') throw new InvalidInputError('to: "lead" is you. Send to a job id, or use message_agent.');
-      const id = await addMessage(this.ctx.sql.db, { from, to: 'lead', text, now: this.ctx.clock.now(), delivered: false });
-      this.ctx.bus.emit('message', { to: 'lead' });
+      // The agent calls the hub that runs it: its lead is this hub's.
+      const id = await addMessage(this.ctx.sql.db, { from, to: this.lead, text, now: this.ctx.clock.now(), delivered: false });
+      this.ctx.bus.emit('message', { to: this.lead });
       return { message_id: id, message_ids: [id], recipients: ['lead'], delivered: [] };
     }
     let recipients: string[];
@@ -125,10 +131,21 @@ export class MessageService {
     return target === mine.parent_id || targetParent === mine.parent_id || inSubtree(this.ctx.sql.db, me, target);
   }
 
+  /** A message as its reader sees it: this hub's lead is `lead` (another hub's keeps its hub: src/domain/lead.ts). */
+  view(m: MessageRow): MessageView {
+    const v = messageView(m);
+    return v.to === this.lead ? { ...v, to: LEAD } : v;
+  }
+
+  /** Whose messages `caller` reads: its job's, or this hub's lead's. */
+  inboxOf(caller: Caller): string {
+    return caller.role === 'agent' ? caller.jobId : this.lead;
+  }
+
   /** The caller's inbox, newest last; marks what it returns as read. */
   async read(caller: Caller, unreadOnly: boolean, limit = 100): Promise<{ messages: MessageView[] }> {
-    const rows = await inbox(this.ctx.sql.db, senderOf(caller), { unreadOnly, limit });
+    const rows = await inbox(this.ctx.sql.db, this.inboxOf(caller), { unreadOnly, limit });
     await markMessagesRead(this.ctx.sql.db, rows.map((r) => r.id), this.ctx.clock.now());
-    return { messages: rows.reverse().map(messageView) };
+    return { messages: rows.reverse().map((m) => this.view(m)) };
   }
 }
