@@ -18,9 +18,11 @@ import { silentLogger, type Logger } from './log.js';
 import type { SqlDb } from './store/sql/open.js';
 import { Bus, type BusEvents } from './services/bus.js';
 import { relayBus } from './services/relay.js';
+import { CommandService, commandPoster } from './services/commands.js';
 import { notifierFor, type LayerEvents } from './store/sql/notify.js';
 import { sqlTarget } from './store/sql/url.js';
 import { newHubId } from './store/sql/hubs.js';
+import { leadOf } from './domain/lead.js';
 import type { HubContext } from './services/context.js';
 import { JobService, NOT_CONFINABLE, NO_TAKEOVER, spawnConfinement } from './services/jobs.js';
 import { NO_TRANSCRIPT_SINK, Runner } from './services/runner.js';
@@ -129,7 +131,7 @@ export interface Services {
   schedules?: Schedules;
   takeover?: TakeoverService;
   /** Started and stopped by the hub, in its order; NOTHING for those switched off. */
-  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle };
+  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle };
   /** Whether a person works on an agent's session (keeps the hub up); never, without takeover. */
   /** `load` reads the jobs a person took over under an earlier hub (at the hub's start, before it listens). */
   takenOver: { active(): boolean; load(): Promise<void> };
@@ -191,15 +193,13 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   // The bus across hubs on one PostgreSQL database (src/services/relay.ts); nothing on SQLite.
   const hubId = newHubId();
   const target = sqlTarget(config);
-  const relay = relayBus({
-    bus: ctx.bus, db: sql.db, log,
-    notifier: notifierFor<BusEvents & LayerEvents>(target.dialect === 'postgres' ? { dialect: 'postgres', url: target.url } : { dialect: 'sqlite' }, hubId, log),
-  });
+  const notifier = notifierFor<BusEvents & LayerEvents>(target.dialect === 'postgres' ? { dialect: 'postgres', url: target.url } : { dialect: 'sqlite' }, hubId, log);
+  const relay = relayBus({ bus: ctx.bus, db: sql.db, log, notifier });
   const search = caps.search ? createSearch({ sql: ctx.sql, now: () => ctx.clock.now(), log }) : undefined;
 
   // The children and what only talks to them: built before the runner, which needs them.
   const children = new LiveChildren(ctx);
-  const messages = new MessageService(ctx, children);
+  const messages = new MessageService(ctx, children, hubId);
   const lockGuard = guardLocks(ctx, messages, confinement?.lockMounts);
   const hookLedger = new HookLedger();
   const budgets = new Budgets(ctx, { actions: { stop: (id, error) => children.stopForBudget(id, error) }, autoModels: (p) => autoModels(config, p), runBudget: scriptRunBudget });
@@ -225,7 +225,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
 
   // The job engine's callers. Bus listeners run in the order services are built: locks release
   // a settled job's files before its requests are cancelled, as they always have.
-  const locks = new LockService(ctx, confinement?.lockMounts ?? OPEN_GATE);
+  const locks = new LockService(ctx, confinement?.lockMounts ?? OPEN_GATE, leadOf(hubId, sql.dialect === 'postgres'));
   const notes = new NoteService(ctx);
   const requests = new RequestService(ctx, elicitor);
   const permissions = new PermissionService(ctx, requests);
@@ -236,7 +236,10 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     bashPolicy: (jobId, command) => permissions.decideBash(jobId, command),
     takeover: attachments ?? NO_TAKEOVER,
     confinement: confinement ? spawnConfinement(confinement.status) : NOT_CONFINABLE,
+    commands: commandPoster(sql.db, notifier, () => ctx.clock.now()),
   });
+  // Commands other hubs leave for this hub's jobs (cancel, stop, freeze, thaw: docs/store-plan.md §3.5).
+  const commands = new CommandService(ctx, hubId, jobs, relay);
   const schedules = caps.schedules ? new Schedules(ctx, jobs, runner) : undefined;
   const digest = new LeadDigest(ctx);
   const overlaps = new OverlapGuard(ctx, (to, text) => { messages.notify('overseer', to, text); });
@@ -265,6 +268,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
       search: search ? { start: () => search.start(), stop: () => search.close() } : NOTHING,
       relay,
+      commands,
     },
     takenOver: takeover ?? { active: () => false, load: async () => undefined },
   };

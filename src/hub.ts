@@ -95,7 +95,7 @@ export class Hub {
   private readonly digest: LeadDigest;
   /** The optional capabilities switched on (config.capabilities; src/compose.ts). */
   private readonly caps: { debates?: DebateService; search?: Search; schedules?: Schedules };
-  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle };
+  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle };
   /** Agents a person took over with overseer attach (src/takeover); never any without the capability. */
   private readonly takenOver: { active(): boolean; load(): Promise<void> };
   private readonly promptDeps: PromptDeps;
@@ -244,6 +244,8 @@ export class Hub {
     await this.runner.resumeSettling();
     await this.runner.limits.ready(); // the limits in force before this hub, before anything starts
     await this.runner.dispatch();
+    // Commands other hubs left for this hub's jobs (its predecessors' are its own now).
+    await this.lifecycle.commands.start();
     await this.runs.start();
     // Script runs a previous hub left running: their scripts run again, the journal answers what was done.
     await this.scripts.resumeAll();
@@ -318,6 +320,7 @@ export class Hub {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.health.stop();
+      await this.lifecycle.commands.stop();
       // First: nothing new is queued while the children stop (the next hub catches up).
       await this.lifecycle.schedules.stop();
       this.runs.close();

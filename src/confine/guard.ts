@@ -19,6 +19,7 @@ import { RefusalNotices, type BoundLock } from './mountRefusal.js';
 import { isoTime } from '../clock.js';
 import { addEvent, jobsByStatus, titlesOf } from '../store/sql/jobs.js';
 import { addMessage } from '../store/sql/messages.js';
+import { isLead, leadHub } from '../domain/lead.js';
 
 export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: LockMounts): LockGuard {
   // The locks and their holders' titles as the last lock change read them. RefusalNotices asks
@@ -29,7 +30,7 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
   // it current), else the guard's own, forgotten as children end.
   const scopes = mounts?.scopes ?? new ChildScopes();
   const holderText = (holder: string): string => {
-    if (holder === 'lead') return 'the lead';
+    if (isLead(holder)) return holder === messages.lead ? 'the lead' : `the lead on hub ${leadHub(holder) ?? '?'}`;
     const title = view.titles.get(holder);
     return title === undefined ? `agent ${holder}` : `agent ${holder} ("${title}")`;
   };
@@ -53,11 +54,11 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
     held: async () => {
       try {
         const locks = await allLocks(ctx.sql.db);
-        view = { locks, titles: await titlesOf(ctx.sql.db, locks.map((l) => l.holder).filter((h) => h !== 'lead')) };
+        view = { locks, titles: await titlesOf(ctx.sql.db, locks.map((l) => l.holder).filter((h) => !isLead(h))) };
         const running = await jobsByStatus(ctx.sql.db, 'running');
         if (!mounts) scopes.keep(new Set(running.map((j) => j.id)));
         const children = await Promise.all(running.map(async (j) => ({ jobId: j.id, scope: await scopes.of(j.id, treeOf(j)) })));
-        const held = locks.filter((l) => l.holder !== 'lead').map((l) => ({ path: l.path, holder: l.holder, repo: l.repo, rel: l.rel_path }));
+        const held = locks.filter((l) => !isLead(l.holder)).map((l) => ({ path: l.path, holder: l.holder, repo: l.repo, rel: l.rel_path }));
         return protectedFiles(held, children);
       } catch (err) {
         ctx.log.warn({ err }, 'lock guard: the locks could not be read; held files are guarded as before until the next lock change');
@@ -69,8 +70,8 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
     report: (v) => void reportViolation(ctx, {
       deliver: (from, to, text) => messages.notify(from, to, text),
       toLead: (about, text) => {
-        addMessage(ctx.sql.db, { from: about, to: 'lead', text, now: ctx.clock.now(), delivered: false })
-          .then(() => ctx.bus.emit('message', { to: 'lead' }), (err: unknown) => ctx.log.warn({ err, about }, 'message to the lead not stored'));
+        addMessage(ctx.sql.db, { from: about, to: messages.lead, text, now: ctx.clock.now(), delivered: false })
+          .then(() => ctx.bus.emit('message', { to: messages.lead }), (err: unknown) => ctx.log.warn({ err, about }, 'message to the lead not stored'));
       },
     }, v).catch((err: unknown) => ctx.log.error({ err, writer: v.writer, path: v.path }, 'lock guard: reporting an undone write failed')),
   });

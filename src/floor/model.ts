@@ -21,6 +21,7 @@ import type { Floor, FloorJob, FloorLock, FloorRun, FloorTotals, FloorWarning, F
 import { OUTCOME_WARNINGS } from './health.js';
 import type { LimitRow } from '../limits/store.js';
 import { floorLimit } from '../limits/view.js';
+import { isLead, leadHub } from '../domain/lead.js';
 
 /** The hub's own facts (null when the floor is read from the database with no hub running). */
 /** The tier of an auto-chosen model ("fallback" when classification failed), for the floor's model column. */
@@ -107,7 +108,7 @@ export function narrowToProject(input: FloorInput): FloorInput {
     warnings: input.warnings.filter((w) => ids.has(w.job_id)),
     workflows,
     milestones: input.milestones.filter((m) => wfIds.has(m.workflow_id)),
-    locks: input.locks.filter((l) => ids.has(l.holder) || (l.holder === 'lead' && project === undefined)),
+    locks: input.locks.filter((l) => ids.has(l.holder) || (isLead(l.holder) && project === undefined)),
     lockWaits: input.lockWaits.filter((w) => ids.has(w.holder)),
     deps: input.deps.filter((d) => ids.has(d.job_id)),
     // A script run belongs to no project: shown on the whole floor, not on one project's.
@@ -268,7 +269,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     });
 
   const floorLocks: FloorLock[] = locks.map((l) => ({
-    path: l.path, holder: l.holder, holder_title: l.holder === 'lead' ? 'the lead' : byId.get(l.holder)?.title ?? null, expires_at: l.expires_at,
+    path: l.path, holder: l.holder, holder_title: isLead(l.holder) ? (l.holder === 'lead' ? 'the lead' : `the lead on hub ${leadHub(l.holder) ?? '?'}`) : byId.get(l.holder)?.title ?? null, expires_at: l.expires_at,
     waiters: [...new Set(input.lockWaits.filter((w) => w.status === 'waiting' && parseList(w.paths_json).includes(l.path)).sort((a, b) => a.id - b.id).map((w) => w.holder))],
   }));
 

@@ -11,6 +11,7 @@ import type { HubContext } from './context.js';
 import type { Schema } from '../store/sql/schema.js';
 import type { HubRow } from '../store/sql/hubs.js';
 import { releaseOwned } from '../store/sql/claims.js';
+import { leadOf } from '../domain/lead.js';
 import { closeCommandsOf } from '../store/sql/commands.js';
 import { attemptsOf, eventInsert, attemptUpdate, jobUpdate } from '../store/sql/jobs.js';
 import { dropWaitsOf, release } from '../store/sql/locks.js';
@@ -44,6 +45,10 @@ export function deadHubReconciler(ctx: HubContext, me: string): {
         for (const requestId of await cancelPendingOf(trx, id, now, DETACHED)) c.requests.push({ jobId: id, requestId });
         c.jobs.push(id);
       }
+      // Its lead's locks and lock waits (docs/decisions.md "Steering across hubs"): that lead is gone with it.
+      const lead = leadOf(dead.id, true);
+      if ((await release(trx, lead)).length) c.lockHolders.push(lead);
+      await dropWaitsOf(trx, lead);
       const released = await releaseOwned(trx, dead.id);
       const commands = await closeCommandsOf(trx, dead.id, 'its owner hub died', now);
       ctx.log.warn({ dead: dead.id, interrupted: c.jobs, released, commands }, 'reconciled a dead hub');

@@ -32,6 +32,9 @@ import { isoTime } from '../clock.js';
 import { limitLine } from '../limits/view.js';
 import type { Provider } from '../limits/account.js';
 import { waitUntil } from './wait.js';
+import { COMMAND_DONE, COMMAND_REFUSED, type CommandPoster } from './commands.js';
+import { finishCommand, getCommand, hubOf } from '../store/sql/commands.js';
+import type { JobCommandKind } from '../store/sql/schema.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
@@ -141,6 +144,8 @@ export interface JobDeps {
   bashPolicy: BashPolicy;
   takeover: TakenOver;
   confinement: SpawnConfinement;
+  /** Leaves commands for the hub that runs a job (src/services/commands.ts): steering another hub's job. */
+  commands: CommandPoster;
 }
 
 export class JobService {
@@ -154,6 +159,7 @@ export class JobService {
   private readonly bashPolicy: BashPolicy;
   private readonly takeover: TakenOver;
   private readonly confinement: SpawnConfinement;
+  private readonly commands: CommandPoster;
   private readonly runNews: RunAttention;
 
   constructor(private readonly ctx: HubContext, d: JobDeps) {
@@ -167,6 +173,7 @@ export class JobService {
     this.bashPolicy = d.bashPolicy;
     this.takeover = d.takeover;
     this.confinement = d.confinement;
+    this.commands = d.commands;
     this.runNews = new RunAttention(ctx.sql.db);
   }
 
@@ -447,7 +454,7 @@ export class JobService {
     const tree: string[] = [];
     for (const id of ids) tree.push(id, ...(await descendants(q, id)).map((d) => d.id));
     const senders = [...new Set(tree)];
-    const me = senderOf(caller);
+    const me = this.messages.inboxOf(caller);
     // Each read below is awaited, so a change may land between two of them (a job ends after its
     // row was read, a message after the messages were): waitUntil runs one more check after any
     // event that came during a check, so what one check missed the next one sees, before the
@@ -472,7 +479,7 @@ export class JobService {
       const runs = caller.role === 'lead' ? await this.runNews.untold() : { items: [], ack: async () => undefined };
       return {
         settled, pending,
-        attention: [...requests.items, ...runs.items, ...limits.items, ...warns.map((w) => warningItem(w, titles.get(w.job_id))), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...pairs.map((o) => overlapItem(o, titles)), ...msgs.map((m) => ({ kind: 'message' as const, ...messageView(m) }))],
+        attention: [...requests.items, ...runs.items, ...limits.items, ...warns.map((w) => warningItem(w, titles.get(w.job_id))), ...settled.filter((j) => j.failure_class === 'dependency_conflict').map((j) => conflictItem(j)), ...pairs.map((o) => overlapItem(o, titles)), ...msgs.map((m) => ({ kind: 'message' as const, ...this.messages.view(m) }))],
         wake: requests.wake || msgs.length > 0 || warns.length > 0 || overlaps.length > 0 || limits.items.length > 0 || runs.items.length > 0,
         ack: async () => {
           const now = this.ctx.clock.now();
@@ -628,7 +635,12 @@ export class JobService {
       if (isTerminal(cur.status)) continue;
       live.push(t.id);
       const sup = this.children.get(t.id);
-      if (sup) {
+      if (!sup && this.ownedElsewhere(cur)) {
+        // Its child runs on another hub: that hub cancels it (one target, the cascade is walked here).
+        waits.push(this.steerRemote(cur, 'cancel', reason, caller).then(async (r) => {
+          if (r === 'owner died' && !isTerminal((await getJob(q, t.id))!.status)) await this.markCancelled(t.id, reason);
+        }));
+      } else if (sup) {
         this.runner.cancelReasons.set(t.id, reason);
         sup.stop('cancelled');
         waits.push(sup.done.then(() => this.settledOnce(t.id)));
@@ -645,6 +657,53 @@ export class JobService {
     const now = this.ctx.clock.now();
     for (const id of live) await updateJobIf(q, id, ['cancelled'], { error: `cancelled: ${reason}` }, now);
     return this.summary(j.id);
+  }
+
+  /**
+   * Run a command another hub left for a job this hub owns (src/services/commands.ts), through the
+   * same code path as a local call; the poster checked the caller's rights.
+   */
+  async steerLocal(kind: JobCommandKind, jobId: string, reason: string | null): Promise<void> {
+    const lead: Caller = { role: 'lead' };
+    if (kind === 'cancel') await this.cancel({ job_id: jobId, cascade: false, ...(reason === null ? {} : { reason }) }, lead);
+    else if (kind === 'stop' || kind === 'freeze') await this.pause({ job_id: jobId, mode: kind }, lead);
+    else await this.thaw((await this.visibleJob(jobId, lead)));
+  }
+
+  /** Whether the job's child runs on another hub (only its owner has it: docs/store-plan.md §3.5). */
+  private ownedElsewhere(j: JobRow): boolean {
+    return !!j.hub_id && j.hub_id !== this.runner.hubId && ['running', 'frozen', 'needs_input'].includes(j.status);
+  }
+
+  /**
+   * Leave a command for the hub that runs `j` and wait until it ran it (its `progress` after marking
+   * it crosses; the job's own events do too), with settledOnce's deadline. 'owner died': its hub was
+   * found dead meanwhile and its reconcile closed the command (the job is interrupted now).
+   */
+  private async steerRemote(j: JobRow, kind: JobCommandKind, reason: string | null, caller: Caller): Promise<'done' | 'owner died'> {
+    const q = this.ctx.sql.db;
+    const id = await this.commands.post({ jobId: j.id, kind, reason, by: senderOf(caller) });
+    const timeoutMs = this.ctx.config.killGraceMs + 30_000;
+    const r = await waitUntil({
+      bus: this.ctx.bus, events: ['job', 'progress'], timeoutMs,
+      check: async () => {
+        const c = await getCommand(q, id);
+        return c?.done_at !== null && c?.done_at !== undefined ? c : undefined;
+      },
+    });
+    let c = r.ok ? r.value : undefined;
+    if (!c) {
+      // Nobody ran it in time: take it back (unless the owner marks it at this very moment).
+      if (await finishCommand(q, id, `expired: the caller stopped waiting after ${timeoutMs / 1000} s`, this.ctx.clock.now())) {
+        const hub = await hubOf(q, j.hub_id!);
+        const seen = hub ? `on ${hub.host} (pid ${hub.pid}), last heartbeat ${isoTime(hub.heartbeat_at)}${hub.dead_at !== null ? ', found dead' : hub.stopped_at !== null ? ', stopped' : ''}` : '(no longer registered)';
+        throw new InvalidStateError(`Job ${j.id} runs on hub ${j.hub_id} ${seen}, which did not ${kind} it within ${timeoutMs / 1000} s; the command was withdrawn, nothing changed. If that hub is alive, ask again or use its own lead; if it is gone, it is found dead within its heartbeat timeout and the job becomes interrupted, after which ${kind === 'cancel' ? 'cancel_agent ends it here' : 'there is nothing left to ' + kind}.`);
+      }
+      c = (await getCommand(q, id))!;
+    }
+    if (c.outcome === COMMAND_DONE) return 'done';
+    if (c.outcome?.startsWith(COMMAND_REFUSED)) throw new InvalidStateError(`Hub ${j.hub_id}, which runs job ${j.id}: ${c.outcome.slice(COMMAND_REFUSED.length)}`);
+    return 'owner died';
   }
 
   /** Resolves once the job's attempt has been fully processed by the runner. */
@@ -665,6 +724,12 @@ export class JobService {
   async pause(input: PauseInput, caller: Caller): Promise<AgentSummary> {
     const j = await this.visibleJob(input.job_id, caller);
     const sup = this.children.get(j.id);
+    if (!sup && this.ownedElsewhere(j)) {
+      if (input.mode === 'freeze' && j.status === 'frozen') return this.summary(j.id);
+      if (await this.steerRemote(j, input.mode, null, caller) === 'owner died') throw this.ownerDied(j.id, input.mode);
+      if (input.mode === 'stop') await this.settledOnce(j.id);
+      return this.summary(j.id);
+    }
     if (!sup || !['running', 'needs_input', 'frozen'].includes(j.status)) {
       throw new InvalidStateError(`Job ${j.id} is ${j.status}, not running: only a running agent can be paused.${isTerminal(j.status) ? ' Use resume_agent to continue its session.' : ''}`);
     }
@@ -680,14 +745,28 @@ export class JobService {
     return this.summary(j.id);
   }
 
+  private ownerDied(jobId: string, kind: string): InvalidStateError {
+    return new InvalidStateError(`Job ${jobId}'s hub was found dead before it could ${kind} it: the job is interrupted now (get_agent shows it); resume_agent continues its session on a hub where its directory is.`);
+  }
+
+  /** A frozen job runs on (SIGCONT): here, or through its owner. */
+  private async thaw(j: JobRow, caller: Caller = { role: 'lead' }): Promise<void> {
+    const sup = this.children.get(j.id);
+    if (!sup && this.ownedElsewhere(j)) {
+      if (await this.steerRemote(j, 'thaw', null, caller) === 'owner died') throw this.ownerDied(j.id, 'thaw');
+      return;
+    }
+    if (j.status !== 'frozen') throw new InvalidStateError(`Job ${j.id} is ${j.status}, not frozen: there is nothing to thaw.`);
+    if (!sup?.thaw()) throw new InvalidStateError(`Job ${j.id} is frozen but its process is gone.`);
+    await this.setStatus(j.id, 'running', 'thawed');
+    await this.children.flushQueued(j.id);
+  }
+
   async resume(input: ResumeInput, caller: Caller): Promise<AgentSummary> {
     const j = await this.visibleJob(input.job_id, caller);
     if (j.status === 'frozen') {
-      const sup = this.children.get(j.id);
-      if (!sup?.thaw()) throw new InvalidStateError(`Job ${j.id} is frozen but its process is gone.`);
-      await this.setStatus(j.id, 'running', 'thawed');
+      await this.thaw(j, caller);
       if (input.message) await this.message(j.id, input.message, caller);
-      await this.children.flushQueued(j.id);
       return this.summary(j.id);
     }
     if (j.status === 'running' || j.status === 'needs_input') {

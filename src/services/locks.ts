@@ -9,6 +9,7 @@
 import type { Caller, HubContext } from './context.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import type { Q } from '../store/sql/tx.js';
+import { hubsOf, renameHolder } from '../store/sql/locks.js';
 import { allLocks, dropAllWaits, dropWait, dropWaitsOf, expire, getWait, heldAmong, holders, holdsOrWaits, lockTx, nextExpiry, rekey, related, release, renew, under, waiting } from '../store/sql/locks.js';
 import { acquireOrWait, endWait, grantWaiting, hookDecide, hookVerdict } from '../store/sql/lockDecisions.js';
 import { waitItems } from '../store/sql/locks.js';
@@ -21,13 +22,14 @@ import { isInside } from '../domain/paths.js';
 import { resolveLockPaths } from './realPaths.js';
 import { describeCycle } from '../domain/waitGraph.js';
 import { isActive } from '../domain/job.js';
+import { LEAD, isLead, leadHub } from '../domain/lead.js';
+import { hostname } from 'node:os';
 import { addEvent, getJob, titlesOf } from '../store/sql/jobs.js';
 import { addMessage } from '../store/sql/messages.js';
 import type { LockFilesInput, ListLocksInput, ReleaseFilesInput } from '../contract/locks.js';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 
-export const holderOf = (c: Caller): string => (c.role === 'agent' ? c.jobId : 'lead');
 
 /**
  * Whether a file a job now holds can be written in its sandbox. With confinement, a file another
@@ -77,7 +79,11 @@ export class LockService {
   private holderSet?: Set<string>;
   private generation = 0;
 
-  constructor(private readonly ctx: HubContext, private readonly gate: WriteGate, private readonly scopes: RepoScopes = new RepoScopes()) {
+  /**
+   * `lead`: this hub's lead as a lock holder (src/domain/lead.ts): `lead` on SQLite, `lead@<hub id>`
+   * on PostgreSQL, where each hub has a lead and two leads must exclude each other.
+   */
+  constructor(private readonly ctx: HubContext, private readonly gate: WriteGate, private readonly lead: string, private readonly scopes: RepoScopes = new RepoScopes()) {
     // A job that is no longer running holds nothing and waits for nothing. The promise is
     // returned: the engine's `emitSettled('job', …)` waits for the release before it reports the end.
     // It starts at once: on SQLite the whole release runs before any I/O callback, so the job's
@@ -90,6 +96,16 @@ export class LockService {
 
   private get q(): Q {
     return this.ctx.sql.db;
+  }
+
+  /** Who holds locks for `c`: its job, or this hub's lead. */
+  holderOf(c: Caller): string {
+    return c.role === 'agent' ? c.jobId : this.lead;
+  }
+
+  /** A lead holder as the caller reads it: this hub's lead is `lead`, another hub's keeps its hub (docs/decisions.md "Steering across hubs"). */
+  private shown(holder: string): string {
+    return holder === this.lead ? LEAD : holder;
   }
 
   private failed(err: unknown, what: string): void {
@@ -141,9 +157,10 @@ export class LockService {
    * when called inside one (on SQLite the layer has one connection: a read outside it would wait for it). */
   private async conflictText(rows: LockRow[], items: readonly LockItem[] = [], q: Q = this.q): Promise<string> {
     const known = new Map(items.map((i) => [keyString(i), i.path]));
-    const titles = await titlesOf(q, rows.map((r) => r.holder).filter((h) => h !== 'lead'));
+    const titles = await titlesOf(q, rows.map((r) => r.holder).filter((h) => !isLead(h)));
     const describeHolder = (holder: string): string => {
-      if (holder === 'lead') return 'the lead';
+      if (holder === this.lead) return 'the lead';
+      if (isLead(holder)) return `the lead on hub ${leadHub(holder) ?? '?'}`;
       const title = titles.get(holder);
       return title === undefined ? `agent ${holder}` : `agent ${holder} ("${title}")`;
     };
@@ -155,7 +172,7 @@ export class LockService {
   }
 
   async acquire(i: LockFilesInput, caller: Caller, signal?: AbortSignal, progress?: (ms: number) => void): Promise<{ acquired: string[]; acquired_count: number; expires_at: string; not_writable?: NotWritable }> {
-    const me = holderOf(caller);
+    const me = this.holderOf(caller);
     const paths = await this.resolve(caller, i.files);
     const items = await this.items(paths);
     const reason = i.reason ?? null;
@@ -235,17 +252,17 @@ export class LockService {
     this.ctx.log.warn({ jobId, files: stuck }, `locks: job ${jobId} holds ${list} but it is still read-only in its sandbox`);
     try {
       await addEvent(this.q, jobId, now, 'lock_not_writable', { files: stuck.map((s) => s.path), errors: stuck.map((s) => s.error) });
-      await addMessage(this.q, { from: jobId, to: 'lead', text: `Overseer could not make ${list} writable in the sandbox of ${jobId}, which holds the lock: its writes there fail until it ends. Cancel or restart it if it needs the file.`, now, delivered: false });
+      await addMessage(this.q, { from: jobId, to: this.lead, text: `Overseer could not make ${list} writable in the sandbox of ${jobId}, which holds the lock: its writes there fail until it ends. Cancel or restart it if it needs the file.`, now, delivered: false });
     } catch (err) {
       // The grant stands: what could not be recorded is in the log above, and the caller is told in its result.
       this.failed(err, `recording that ${jobId}'s files are not writable`);
       return;
     }
-    this.ctx.bus.emit('message', { to: 'lead' });
+    this.ctx.bus.emit('message', { to: this.lead });
   }
 
   async release(i: ReleaseFilesInput, caller: Caller): Promise<{ released: string[] }> {
-    const me = holderOf(caller);
+    const me = this.holderOf(caller);
     let released: string[];
     if (i.files) {
       const paths = await this.resolve(caller, i.files);
@@ -286,7 +303,7 @@ export class LockService {
       locks: locks.map((l) => {
         const path = scope?.repo && l.repo === scope.repo ? absPath(scope, l.rel_path) : l.path;
         return {
-          path, holder: l.holder, reason: l.reason, acquired_at: isoTime(l.acquired_at), expires_at: isoTime(l.expires_at),
+          path, holder: this.shown(l.holder), reason: l.reason, acquired_at: isoTime(l.acquired_at), expires_at: isoTime(l.expires_at),
           waiters: waiters.get(keyString({ repo: l.repo, rel: l.rel_path })) ?? 0, repo: l.repo || null, ...(path === l.path ? {} : { holder_path: l.path }),
         };
       }),
@@ -306,7 +323,7 @@ export class LockService {
   /** Any call of a holder renews its locks. Nothing at all (not even a promise) for a caller known
    * to hold none: every tool call of the hub comes here. */
   renew(caller: Caller): Promise<void> | undefined {
-    const me = holderOf(caller);
+    const me = this.holderOf(caller);
     if (this.holderSet && !this.holderSet.has(me)) return undefined;
     return (async () => {
       if (await this.mayHold(this.q, me)) await this.renewIn(this.q, me, this.ctx.clock.now());
@@ -365,15 +382,29 @@ export class LockService {
    */
   async reconcile(): Promise<string[]> {
     const dead = await lockTx(this.q, async (trx) => {
+      // Leads of hubs that no longer serve: a predecessor of this hub (same state directory and
+      // host) was this same lead, its locks become this lead's; another hub's lead's go.
+      const leadHubs = await hubsOf(trx, [...new Set([...(await holders(trx)), ...(await waiting(trx)).map((w) => w.holder)].map(leadHub).filter((h): h is string => h !== undefined))]);
+      const goneLead = (h: string): boolean => {
+        const hub = leadHub(h);
+        return hub !== undefined && h !== this.lead && !leadHubs.get(hub)?.live;
+      };
       // One hub per database on SQLite: every wait was a call of the stopped hub. On PostgreSQL other
-      // hubs' calls wait too: only the waits of agents that no longer run go (docs/decisions.md "Hubs own their jobs").
+      // hubs' calls wait too: only the waits of agents that no longer run, and of leads whose hub is gone, go (docs/decisions.md "Hubs own their jobs").
       if (this.ctx.sql.dialect === 'sqlite') await dropAllWaits(trx);
-      else for (const w of await waiting(trx)) if (w.holder !== 'lead' && !isActive(((await getJob(trx, w.holder))?.status ?? 'failed') as never)) await dropWait(trx, w.id);
+      else for (const w of await waiting(trx)) if (isLead(w.holder) ? goneLead(w.holder) : !isActive(((await getJob(trx, w.holder))?.status ?? 'failed') as never)) await dropWait(trx, w.id);
       // The holders' jobs are read inside the decision, with its connection: at a hub's start no
       // job of it runs yet (reconcile settled them before), so a status read here stays true until the release.
       const gone: string[] = [];
+      const me = leadHub(this.lead);
+      const here = me === undefined ? undefined : { host: hostname(), stateDir: this.ctx.config.home };
       for (const h of await holders(trx)) {
-        if (h !== 'lead' && !isActive(((await getJob(trx, h))?.status ?? 'failed') as never)) gone.push(h);
+        if (isLead(h)) {
+          if (!goneLead(h)) continue;
+          const was = leadHubs.get(leadHub(h)!);
+          if (here && was && was.host === here.host && was.stateDir === here.stateDir) await renameHolder(trx, h, this.lead);
+          else gone.push(h);
+        } else if (!isActive(((await getJob(trx, h))?.status ?? 'failed') as never)) gone.push(h);
       }
       for (const h of gone) await release(trx, h);
       return gone;
@@ -399,7 +430,7 @@ export class LockService {
    */
   async hookCheck(caller: Caller, paths: readonly string[], unknown?: string): Promise<{ decision: 'none' | 'deny'; reason?: string; locked?: string[]; unchecked?: string }> {
     const mode = this.ctx.config.lockMode;
-    const me = holderOf(caller);
+    const me = this.holderOf(caller);
     const now = this.ctx.clock.now();
     if (mode === 'off') {
       await this.renew(caller);

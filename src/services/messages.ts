@@ -9,7 +9,8 @@ import { isTerminal } from '../domain/job.js';
 import type { MessageView } from '../contract/coord.js';
 import { addMessage, inbox, markMessagesRead, takeUndelivered, untake } from '../store/sql/messages.js';
 import { appendEvent } from '../store/sql/events.js';
-import { getJob, inSubtree, listJobs } from '../store/sql/jobs.js';
+import { LEAD, leadOf } from '../domain/lead.js';
+import { getJob, inSubtree, jobsByStatus, listJobs } from '../store/sql/jobs.js';
 
 export type { MessageView };
 
@@ -29,20 +30,50 @@ export interface Conversations {
 }
 
 export class MessageService {
-  constructor(private readonly ctx: HubContext, private readonly conversations: Conversations) {}
+  /**
+   * `hubId`: this hub. A message to a job whose child runs on another hub is stored undelivered
+   * (the caller hears `queued`), and that hub pushes it into the conversation when it hears the
+   * `message` event (remote) — or, after its listener came back, for every job it runs.
+   */
+  /** This hub's lead as a recipient (src/domain/lead.ts): agents' messages `to: "lead"` land here, and this hub's lead reads only these. */
+  readonly lead: string;
+
+  constructor(private readonly ctx: HubContext, private readonly conversations: Conversations, private readonly hubId: string) {
+    this.lead = leadOf(hubId, ctx.sql.dialect === 'postgres');
+    const all = (): Promise<void> => this.pushAllMine().catch((err: unknown) => ctx.log.warn({ err }, 'could not push the messages left for this hub\'s agents'));
+    ctx.bus.on('message', (e) => {
+      void this.pushIfMine(e.to).catch((err: unknown) => ctx.log.warn({ err, to: e.to }, 'could not push a message another hub left for this hub\'s agent'));
+    }, { remote: 'only', resync: all });
+  }
+
+  /** Whether `job` runs here (or nowhere yet): only this hub can push into its conversation. */
+  private mine(job: { hub_id?: string | null }): boolean {
+    return !job.hub_id || job.hub_id === this.hubId;
+  }
+
+  private async pushIfMine(to: string): Promise<void> {
+    const job = await getJob(this.ctx.sql.db, to);
+    if (job && job.hub_id === this.hubId) await this.pushPending(to);
+  }
+
+  private async pushAllMine(): Promise<void> {
+    for (const j of await jobsByStatus(this.ctx.sql.db, 'running', 'needs_input')) if (j.hub_id === this.hubId) await this.pushPending(j.id);
+  }
 
   /** Store a message for a job and push it into its conversation when it is running. */
   async deliver(from: string, to: string, text: string): Promise<{ message_id: number; delivered: boolean }> {
     // The status is read, then the push decided at once (no await between): a job that ends after
     // the read has no conversation left to push into (push says false), and the message waits.
     const job = await getJob(this.ctx.sql.db, to);
+    // Another hub's child: stored undelivered, that hub pushes it when it hears the `message` event.
+    const here = job !== undefined && this.mine(job);
     // needs_input: the child is blocked in request_approval/ask_lead, its stdin is still open.
-    const delivered = (job?.status === 'running' || job?.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
+    const delivered = here && (job.status === 'running' || job.status === 'needs_input') && this.conversations.push(to, frameMessage(from, text));
     const now = this.ctx.clock.now();
     const id = await addMessage(this.ctx.sql.db, { from, to, text, now, delivered });
     // Not pushed, and the recipient may have started between the read above and the insert (its
     // start took the undelivered messages before this one was there): look again.
-    const pushed = delivered || (job !== undefined && !isTerminal(job.status) && (await this.pushPending(to)).includes(id));
+    const pushed = delivered || (here && !isTerminal(job.status) && (await this.pushPending(to)).includes(id));
     await appendEvent(this.ctx.sql.db, to, now, 'message', { from, delivered: pushed });
     this.ctx.bus.emit('message', { to });
     return { message_id: id, delivered: pushed };
@@ -71,8 +102,9 @@ export class MessageService {
     const from = senderOf(caller);
     if (to === 'lead') {
       if (caller.role === 'lead') throw new InvalidInputError('to: "lead" is you. Send to a job id, or use message_agent.');
-      const id = await addMessage(this.ctx.sql.db, { from, to: 'lead', text, now: this.ctx.clock.now(), delivered: false });
-      this.ctx.bus.emit('message', { to: 'lead' });
+      // The agent calls the hub that runs it: its lead is this hub's.
+      const id = await addMessage(this.ctx.sql.db, { from, to: this.lead, text, now: this.ctx.clock.now(), delivered: false });
+      this.ctx.bus.emit('message', { to: this.lead });
       return { message_id: id, message_ids: [id], recipients: ['lead'], delivered: [] };
     }
     let recipients: string[];
@@ -99,10 +131,21 @@ export class MessageService {
     return target === mine.parent_id || targetParent === mine.parent_id || inSubtree(this.ctx.sql.db, me, target);
   }
 
+  /** A message as its reader sees it: this hub's lead is `lead` (another hub's keeps its hub: src/domain/lead.ts). */
+  view(m: MessageRow): MessageView {
+    const v = messageView(m);
+    return v.to === this.lead ? { ...v, to: LEAD } : v;
+  }
+
+  /** Whose messages `caller` reads: its job's, or this hub's lead's. */
+  inboxOf(caller: Caller): string {
+    return caller.role === 'agent' ? caller.jobId : this.lead;
+  }
+
   /** The caller's inbox, newest last; marks what it returns as read. */
   async read(caller: Caller, unreadOnly: boolean, limit = 100): Promise<{ messages: MessageView[] }> {
-    const rows = await inbox(this.ctx.sql.db, senderOf(caller), { unreadOnly, limit });
+    const rows = await inbox(this.ctx.sql.db, this.inboxOf(caller), { unreadOnly, limit });
     await markMessagesRead(this.ctx.sql.db, rows.map((r) => r.id), this.ctx.clock.now());
-    return { messages: rows.reverse().map(messageView) };
+    return { messages: rows.reverse().map((m) => this.view(m)) };
   }
 }

@@ -6,6 +6,8 @@
 // (re)connect of its listening connection, `bus.resync` makes every remote subscriber re-read.
 // What crosses carries ids only (the receivers read the database); `progress` crosses at most once
 // per `progressGapMs` per job (the last one of a window is sent at its end, never dropped).
+// The layer's own `command` (another hub left a command for one of this hub's jobs: job_commands,
+// src/services/commands.ts) is not a bus event: the relay hands it, and every resync, to `onCommand`.
 // On SQLite nothing can cross (one hub per database): the relay does nothing, not even tap.
 import type { Kysely } from 'kysely';
 import type { Logger } from '../log.js';
@@ -32,6 +34,8 @@ export interface Relay {
   idle(): Promise<void>;
   /** What crossed so far, both ways (figures and tests). */
   counts(): { sent: number; heard: number; resyncs: number };
+  /** Hear the commands other hubs leave for this hub's jobs, and each resync (lost ones are re-read); returns the unsubscribe. */
+  onCommand(fn: (heard: LayerEvents['command'] | 'resync') => void): () => void;
 }
 
 /** At most this many events in one statement. */
@@ -47,7 +51,21 @@ function idsOnly<K extends keyof BusEvents>(name: K, ev: BusEvents[K]): BusEvent
 
 export function relayBus(o: RelayOptions): Relay {
   const counts = { sent: 0, heard: 0, resyncs: 0 };
-  if (!o.notifier.crosses) return { start: async () => undefined, stop: async () => undefined, idle: async () => undefined, counts: () => ({ ...counts }) };
+  const commandFns = new Set<(heard: LayerEvents['command'] | 'resync') => void>();
+  const onCommand = (fn: (heard: LayerEvents['command'] | 'resync') => void): (() => void) => {
+    commandFns.add(fn);
+    return () => commandFns.delete(fn);
+  };
+  const toCommands = (heard: LayerEvents['command'] | 'resync'): void => {
+    for (const fn of commandFns) {
+      try {
+        fn(heard);
+      } catch (err) {
+        o.log.error({ err }, 'a listener of another hub\'s command failed');
+      }
+    }
+  };
+  if (!o.notifier.crosses) return { start: async () => undefined, stop: async () => undefined, idle: async () => undefined, counts: () => ({ ...counts }), onCommand };
   const gap = o.progressGapMs ?? 1000;
   const queue: Sent<BusEvents>[] = [];
   /** Jobs whose progress crossed within the gap; `pending`: another came meanwhile. */
@@ -116,6 +134,10 @@ export function relayBus(o: RelayOptions): Relay {
           if (h.kind === 'resync') {
             counts.resyncs++;
             o.bus.resync(onError);
+            toCommands('resync');
+          } else if (h.event === 'command') {
+            counts.heard++;
+            toCommands(h.data as LayerEvents['command']);
           } else if (KNOWN.has(h.event)) {
             counts.heard++;
             o.bus.emitRemote(h.event as keyof BusEvents, h.data as never, onError);
@@ -137,5 +159,6 @@ export function relayBus(o: RelayOptions): Relay {
       listening = undefined;
     },
     counts: () => ({ ...counts }),
+    onCommand,
   };
 }

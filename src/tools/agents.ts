@@ -61,7 +61,7 @@ export function agentTools(jobs: JobService): ToolDef[] {
     }),
     defineTool({
       name: 'message_agent', roles: BOTH, title: 'Message an agent',
-      description: 'Send text to an agent (job_id): delivered into its conversation at once when it is running, otherwise queued for its next turn. Or broadcast (to: "*", optionally project and status, default status running) to every matching agent; returns the ids it went to.',
+      description: 'Send text to an agent (job_id): delivered into its conversation at once when it is running, otherwise queued for its next turn; one running on another hub (many hubs on one database) answers delivered: false, queued: true, and that hub pushes it into the conversation a moment later. Or broadcast (to: "*", optionally project and status, default status running) to every matching agent; returns the ids it went to.',
       input: MessageAgentInput,
       handler: (i, c) => (i.to === '*' ? jobs.broadcast({ project: i.project, status: i.status, text: i.text }, c) : jobs.message(i.job_id!, i.text, c)),
     }),

@@ -14,6 +14,7 @@ import type { HubContext } from '../../src/services/context.js';
 import { LiveChildren } from '../../src/services/children.js';
 import { MessageService } from '../../src/services/messages.js';
 import { Runner, type ActivitySink, type TranscriptSink } from '../../src/services/runner.js';
+import { NO_POSTER } from '../../src/services/commands.js';
 import { JobService, NOT_CONFINABLE, NO_TAKEOVER, type SpawnSchedules, type TakenOver } from '../../src/services/jobs.js';
 import { RequestService } from '../../src/approvals/service.js';
 import { PermissionService } from '../../src/services/permissions.js';
@@ -101,7 +102,7 @@ export async function startEngine(o: {
   });
   const heard = new Heard();
   const children = new LiveChildren(ctx);
-  const messages = new MessageService(ctx, children);
+  const messages = new MessageService(ctx, children, 'h-engine');
   const budgets = new Budgets(ctx, { actions: { stop: (id, e) => children.stopForBudget(id, e) }, autoModels: (p) => autoModels(config, p), runBudget: async () => undefined });
   const models = new ModelChooser(ctx, budgets);
   const limits = new Limits(
@@ -121,6 +122,7 @@ export async function startEngine(o: {
     bashPolicy: (id, cmd) => permissions.decideBash(id, cmd),
     takeover: o.takeover ?? NO_TAKEOVER,
     confinement: NOT_CONFINABLE,
+    commands: NO_POSTER,
   });
   await limits.ready(); // as the hub does before its first dispatch
   const job = async (id: string): Promise<JobRow> => {

@@ -20,6 +20,7 @@ import { callAs, ok } from '../helpers/mcp.js';
 import { makeTempDir } from '../helpers/claude.js';
 import { gitOut, initRepo, testGitEnv } from '../helpers/git.js';
 import { TokenRecorder } from '../helpers/tokens.js';
+import { leadOf } from '../../src/domain/lead.js';
 
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 const HOOK = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'hooks', 'overseer-hook.mjs');
@@ -199,7 +200,8 @@ describe('a lock taken before migration 29 (keyed by its absolute path) is re-ke
       const rows = await allRows(h2.hub, sql<{ repo: string; rel_path: string; path: string; holder: string }>`SELECT repo, rel_path, path, holder FROM locks`);
       assert.equal(rows.length, 1);
       assert.match(rows[0]!.repo, /^file:.*\/origin@main$/);
-      assert.deepEqual([rows[0]!.rel_path, rows[0]!.path, rows[0]!.holder], ['/keep.txt', join(a, 'keep.txt'), 'lead']);
+      // The lead of the restarted hub holds it (on PostgreSQL each hub's lead is lead@<hub id>: src/domain/lead.ts).
+      assert.deepEqual([rows[0]!.rel_path, rows[0]!.path, rows[0]!.holder], ['/keep.txt', join(a, 'keep.txt'), leadOf(h2.hub.hubId, h2.hub.ctx.sql.dialect === 'postgres')]);
       const id = (await h2.call('spawn_agent', { prompt: '@script:hang', title: 'In B', cwd: b })).job_id as string;
       await waitForJob(h2.hub, id, (j) => j.status === 'running');
       const agent = await h2.connect({ role: 'agent', jobId: id });

@@ -15,6 +15,7 @@ import { count, reopen } from '../helpers/state.js';
 import { sql } from 'kysely';
 import { callAs, ok } from '../helpers/mcp.js';
 import { makeTempDir } from '../helpers/claude.js';
+import { leadOf } from '../../src/domain/lead.js';
 
 const HANG = { hang: [{ delayMs: 120_000, text: 'never' }] };
 
@@ -372,7 +373,7 @@ describe('lock_files as a blocking tool', () => {
     } finally {
       clearTimeout(deadline);
     }
-    assert.equal(await waitRows(h, 'lead'), 1);
+    assert.equal(await waitRows(h, leadOf(h.hub.hubId, h.hub.ctx.sql.dialect === 'postgres')), 1); // lead@<hub> on PostgreSQL (src/domain/lead.ts)
     assert.match(seen[0]!.message ?? '', /waiting \d+s/);
     assert.ok(seen[2]!.progress >= seen[0]!.progress, 'progress does not go backwards');
     ac.abort();

@@ -7,7 +7,7 @@
 // recorded once: run commands one at a time per hub; cancel/stop/freeze/thaw of a job already in
 // that state are no-ops anyway.
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { JobCommandKind, JobCommandsTable, Schema } from './schema.js';
+import type { HubsTable, JobCommandKind, JobCommandsTable, Schema } from './schema.js';
 import type { LayerEvents, Notifier } from './notify.js';
 
 export type JobCommandRow = Selectable<JobCommandsTable>;
@@ -25,7 +25,7 @@ export interface JobCommand {
 }
 
 /** Leave a command for the job's owner and tell it when the transaction commits; returns its id. */
-export async function postCommand(trx: Transaction<Schema>, notifier: Notifier<LayerEvents>, c: JobCommand): Promise<number> {
+export async function postCommand(trx: Transaction<Schema>, notifier: Pick<Notifier<LayerEvents>, 'send'>, c: JobCommand): Promise<number> {
   if (!JOB_COMMAND_KINDS.includes(c.kind)) throw new Error(`job command kind ${JSON.stringify(c.kind)} is not one of ${JOB_COMMAND_KINDS.join(', ')}`);
   const row = await trx.insertInto('job_commands')
     .values({ job_id: c.jobId, kind: c.kind, reason: c.reason ?? null, by: c.by, created_at: c.now, done_at: null, outcome: null })
@@ -56,4 +56,14 @@ export async function closeCommandsOf(trx: Transaction<Schema>, hubId: string, o
     .where('job_id', 'in', (eb) => eb.selectFrom('jobs').select('jobs.id').where('jobs.hub_id', '=', hubId))
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/** One command as it is now (the poster reads it while it waits for the owner). */
+export function getCommand(db: Kysely<Schema>, id: number): Promise<JobCommandRow | undefined> {
+  return db.selectFrom('job_commands').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The hub a command waits on, as registered (the poster names it when it does not answer). */
+export function hubOf(db: Kysely<Schema>, hubId: string): Promise<Selectable<HubsTable> | undefined> {
+  return db.selectFrom('hubs').selectAll().where('id', '=', hubId).executeTakeFirst();
 }

@@ -210,3 +210,16 @@ export async function dropWaitsOf(q: Q, holder: string): Promise<void> {
 export async function dropAllWaits(q: Q): Promise<void> {
   await q.deleteFrom('lock_waits').execute();
 }
+
+/** Hand every lock of `from` to `to` (a restarted hub's lead takes its predecessor's: docs/decisions.md "Steering across hubs"); how many. */
+export async function renameHolder(q: Q, from: string, to: string): Promise<number> {
+  const r = await q.updateTable('locks').set({ holder: to }).where('holder', '=', from).executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** The hubs named, with whether each still serves (neither stopped nor found dead) and where it ran. */
+export async function hubsOf(q: Q, ids: readonly string[]): Promise<Map<string, { live: boolean; host: string; stateDir: string }>> {
+  if (!ids.length) return new Map();
+  const rows = await q.selectFrom('hubs').select(['id', 'host', 'state_dir', 'stopped_at', 'dead_at']).where('id', 'in', [...ids]).execute();
+  return new Map(rows.map((r) => [r.id, { live: r.stopped_at === null && r.dead_at === null, host: r.host, stateDir: r.state_dir }]));
+}

@@ -9,6 +9,7 @@ import type { LockService } from '../../services/locks.js';
 import { isoTime } from '../../clock.js';
 import { PASS, methodNotAllowed, parseQuery } from './http.js';
 import { titlesOf } from '../../store/sql/jobs.js';
+import { isLead, leadHub } from '../../domain/lead.js';
 
 export function lockRoutes(d: { ctx: HubContext; locks: LockService }) {
   return async (req: IncomingMessage, _res: ServerResponse, url: URL): Promise<unknown> => {
@@ -18,8 +19,8 @@ export function lockRoutes(d: { ctx: HubContext; locks: LockService }) {
     const held = (await d.locks.list({})).locks; // expires what is past its TTL first
     const waits = (await d.locks.waiting()).map((w) => ({ ...w, paths: JSON.parse(w.paths_json) as string[] }));
     const byPath = new Map(held.map((l) => [l.path, l.holder]));
-    const titles = await titlesOf(d.ctx.sql.db, [...held.map((l) => l.holder), ...waits.map((w) => w.holder)].filter((h) => h !== 'lead'));
-    const titleOf = (holder: string): string | null => (holder === 'lead' ? 'the lead' : titles.get(holder) ?? null);
+    const titles = await titlesOf(d.ctx.sql.db, [...held.map((l) => l.holder), ...waits.map((w) => w.holder)].filter((h) => !isLead(h)));
+    const titleOf = (holder: string): string | null => (holder === 'lead' ? 'the lead' : isLead(holder) ? `the lead on hub ${leadHub(holder) ?? '?'}` : titles.get(holder) ?? null);
     return {
       locks: held.map((l) => ({
         path: l.path, holder: l.holder, holder_title: titleOf(l.holder), reason: l.reason, acquired_at: l.acquired_at, expires_at: l.expires_at,
