@@ -6,14 +6,18 @@
 // PostgreSQL: what differed").
 // `--core`: only the files of CORE (what `npm test` runs, to keep CI under 30 minutes on 2 cores: the
 // whole set takes ~10 minutes there); `npm run test:pg` alone runs them all.
+// E2E: end-to-end files about what a hub does with its state across a restart or a crash (they read the
+// state through the layer, test/helpers/state.ts): in the whole set, not in --core. They run the built
+// CLI (dist/: npm run build first), as in the main run.
 // Other extra arguments are passed to node --test (e.g. a --test-name-pattern).
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const dir = 'test/integration';
 /** The hub-level files that drive what the store decides: locks, notes, requests, waits, runs, scripts, workflows, merges, the floor, the HTTP path. */
 const CORE = ['locks', 'locks-repo', 'notes', 'requests', 'wait-tool', 'runs-engine', 'script-runs', 'script-budget', 'workflow-engine', 'merge', 'http-native', 'floor-api', 'run-attention', 'permissions'];
+const E2E = ['budgets', 'hub-crash'].map((f) => join('test/e2e', `${f}.test.ts`));
 const core = process.argv.includes('--core');
 const passed = process.argv.slice(2).filter((a) => a !== '--core');
 const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join(dir, f))
@@ -23,6 +27,12 @@ if (core && files.length !== CORE.length) {
   console.error(`test:pg --core: ${CORE.length - files.length} of its files are missing or start no test hub: ${CORE.join(', ')}`);
   process.exit(1);
 }
+const lost = E2E.filter((f) => !existsSync(f) || !readFileSync(f, 'utf8').includes('startTestHub'));
+if (lost.length) {
+  console.error(`test:pg: ${lost.join(', ')} missing or start no test hub: fix the E2E list in scripts/test-pg.ts`);
+  process.exit(1);
+}
+if (!core) files.push(...E2E);
 if (files.length === 0) {
   console.error(`test:pg: no file in ${dir} starts a test hub (startTestHub): nothing would run on PostgreSQL`);
   process.exit(1);

@@ -231,6 +231,7 @@ export class Hub {
       auth: tokenAuth(this.ctx.sql.db, leadHash, sha, this.hubId),
     });
     this.url = this.http.url;
+    await this.registry.setUrl(this.http.url);
     port = this.http.port;
     rememberPort(this.o.config.home, port);
     if (this.o.writeHubInfo !== false) {

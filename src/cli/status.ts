@@ -18,6 +18,8 @@ import { readFloor } from '../floor/source.js';
 import { schedulesLine } from '../runs/scheduleText.js';
 import type { Floor, FloorLimit, FloorRun, NeedsYouItem } from '../floor/types.js';
 import { debateStatusLines } from '../debate/status.js';
+import { liveHubs } from '../store/sql/hubs.js';
+import type { SqlDb } from '../store/sql/open.js';
 
 export { CliError } from './errors.js';
 
@@ -125,7 +127,8 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
     // A script run may have no agent yet (its first call waits for the person, or it is paused).
     let runs: string[] = [];
     try { runs = (floor?.runs ?? (await readFloor(q, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).runs ?? []).map(runStatusLine); } catch { /* an older database */ }
-    return `No jobs yet.\n${hiddenLine}${runs.length ? `\n${runs.join('\n')}\n` : ''}`;
+    const hubs = await hubLines(state.sql);
+    return `No jobs yet.\n${hiddenLine}${hubs.length ? `${hubs.join('\n')}\n` : ''}${runs.length ? `\n${runs.join('\n')}\n` : ''}`;
   }
   // A PROJECT column when some job has one (src/projects).
   const withProject = f.project === undefined && rows.some((j) => j.project);
@@ -154,7 +157,17 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
   const budgets = state.config ? await budgetsLine(q, state.config) : undefined;
   const schedules = await schedulesLine(q);
   const debates = filtered ? [] : await debateStatusLines(q, Date.now());
-  return `${table([['JOB', 'STATUS', 'PARENT', ...(withProject ? ['PROJECT'] : []), 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${hiddenLine}${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${debates.length ? `${debates.join('\n')}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+  const hubs = await hubLines(state.sql);
+  return `${table([['JOB', 'STATUS', 'PARENT', ...(withProject ? ['PROJECT'] : []), 'TURNS', 'COST', 'AGE', 'TITLE', 'LAST'], ...body])}\n${totalsLine(rows)}\n${hiddenLine}${hubs.length ? `${hubs.join('\n')}\n` : ''}${budgets ? `${budgets}\n` : ''}${schedules ? `${schedules}\n` : ''}${debates.length ? `${debates.join('\n')}\n` : ''}${lines.length ? `\n${lines.join('\n')}\n` : ''}`;
+}
+
+/** PostgreSQL: one line per hub serving the crew (id, host, pid, url, heartbeat age); none on SQLite (one hub per state
+ * directory, shown by its hub.json) or on a database from before the hubs table. */
+export async function hubLines(s: SqlDb): Promise<string[]> {
+  if (s.dialect !== 'postgres') return [];
+  let hubs;
+  try { hubs = await liveHubs(s.db, s.dialect); } catch { return []; }
+  return hubs.map((h) => `hub ${h.id} on ${h.host} pid ${h.pid} ${h.url ?? '(no url yet: starting)'} · heartbeat ${(Math.max(0, h.heartbeat_age_ms) / 1000).toFixed(1)}s ago`);
 }
 
 /** A scheduled job still waiting for its time (docs/schedules.md): when it runs. */

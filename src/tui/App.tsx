@@ -280,7 +280,7 @@ function LogScreen({ job, open, height, onBack }: { job: JobRef; open: (id: stri
       }).finally(() => { polling = false; });
     };
     open(job.job_id).then((s) => {
-      if (!live) return s.close();
+      if (!live) { void s.close().catch(() => undefined); return; }
       src = s;
       t = setInterval(pull, 250);
       pull();
@@ -289,7 +289,7 @@ function LogScreen({ job, open, height, onBack }: { job: JobRef; open: (id: stri
       setLines([(err as Error).message]);
       setEnded(true);
     });
-    return () => { live = false; clearInterval(t); src?.close(); };
+    return () => { live = false; clearInterval(t); void src?.close().catch(() => undefined); };
   }, [job.job_id]);
   const maxTop = Math.max(0, lines.length - page);
   const shownTop = Math.min(top, maxTop);

@@ -1,10 +1,9 @@
 // A job's transcript for the watch's log view, rendered as `overseer logs -f` renders it (the
 // same header and footer per attempt, the same event lines, the hub's verdict at the end),
-// read from the state database read-only and the transcript files as they grow.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// read from the state read-only (SQLite's file or the PostgreSQL database, src/store/sql/readOnly.ts)
+// and the transcript files as they grow.
 import type { AttemptRow } from '../store/jobs.js';
-import { openReadOnly } from '../store/sql/readOnly.js';
+import { openStateReadOnly, stateWhere } from '../store/sql/readOnly.js';
 import { attemptsOf, getJob, lastAttempt } from '../store/sql/jobs.js';
 import { renderLine } from '../launch/claude/transcript.js';
 import { isSettled } from '../domain/job.js';
@@ -15,21 +14,25 @@ export interface LogSource {
   poll(): Promise<string[]>;
   /** True once the job has ended and its last lines and verdict were returned. */
   readonly ended: boolean;
-  close(): void;
+  close(): Promise<void>;
 }
+
+/** Where the watch reads the state: the state directory and, on PostgreSQL, the database (config databaseUrl). */
+export interface StateAt { home: string; databaseUrl?: string | undefined }
 
 /** Most lines the first poll returns (older ones are not read into the view). */
 const FIRST_TAIL = 500;
 
-/** Follows job `jobId` of the state in `home`. Throws when there is no database or no such job. */
-export async function followJobLog(home: string, jobId: string): Promise<LogSource> {
-  const file = join(home, 'state.db');
-  if (!existsSync(file)) throw new Error(`no state database at ${file}: nothing to show`);
-  const s = openReadOnly(file);
+/** Follows job `jobId` of the state `at`. Throws when there is no database or no such job. */
+export async function followJobLog(at: StateAt, jobId: string): Promise<LogSource> {
+  const where = stateWhere(at);
+  const s = await openStateReadOnly(at);
+  if (!s) throw new Error(`no state database at ${where}: nothing to show`);
   const q = s.sql.db;
-  if (!(await getJob(q, jobId).catch((err: unknown) => { s.close(); throw err; }))) {
-    s.close();
-    throw new Error(`job ${jobId} is not in ${file}`);
+  const found = await getJob(q, jobId).catch(async (err: unknown) => { await s.close(); throw err; });
+  if (!found) {
+    await s.close();
+    throw new Error(`job ${jobId} is not in ${where}`);
   }
   let cur: AttemptRow | undefined;
   let cursor: LineCursor | undefined;
@@ -75,6 +78,6 @@ export async function followJobLog(home: string, jobId: string): Promise<LogSour
       }
       return out;
     },
-    close() { s.close(); },
+    close: () => s.close(),
   };
 }

@@ -21,8 +21,8 @@ export interface WatchOptions {
 export async function runWatchApp(o: WatchOptions): Promise<void> {
   const feed = (h: Parameters<typeof startFeed>[1]) => startFeed({ home: o.home, databaseUrl: o.databaseUrl, cap: o.cap, project: o.project }, h);
   // The log and diff readers (transcript renderer, git) load when first opened.
-  const openLog = async (id: string): Promise<LogSource> => (await import('./jobLog.js')).followJobLog(o.home, id);
-  const openDiff = async (id: string) => (await import('./diff.js')).jobDiff(o.home, id);
+  const openLog = async (id: string): Promise<LogSource> => (await import('./jobLog.js')).followJobLog({ home: o.home, databaseUrl: o.databaseUrl }, id);
+  const openDiff = async (id: string) => (await import('./diff.js')).jobDiff({ home: o.home, databaseUrl: o.databaseUrl }, id);
   const app = render(
     <App feed={feed} crew={hubCrew(o.home, o.hub)} openLog={openLog} openDiff={openDiff} />,
     // Not ink's incrementalRendering: with a frame one line shorter than the terminal (so ink

@@ -119,6 +119,7 @@ describe('adversarial: crash faults of a real hub process', { timeout: 120_000 }
     const s1 = await serve();
     assert.ok(s1.url, s1.stderr);
     await writeAndKill(s1, 4, 40);
+    // About SQLite itself (its write-ahead log lost): there is no such file on PostgreSQL.
     for (const f of ['state.db-wal', 'state.db-shm']) rmSync(join(home, f), { force: true });
     const s2 = await serve();
     servesOrRefusesClearly(c, 'start after the WAL was deleted', s2);

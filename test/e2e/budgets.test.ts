@@ -8,7 +8,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { startTestHub } from '../helpers/hub.js';
 import { gate } from '../helpers/gate.js';
@@ -18,7 +17,7 @@ import { eventually, waitForJob } from '../helpers/wait.js';
 import { startFakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import type { Hub } from '../../src/hub.js';
 import { sql, type RawBuilder } from 'kysely';
-import { events, job, jobs, row } from '../helpers/state.js';
+import { events, job, jobs, reopen, row } from '../helpers/state.js';
 
 const { hubWith, cleanups } = scriptedHubs();
 
@@ -183,9 +182,8 @@ describe('the house budget with reservations', () => {
     await h1.stop({ keep: true });
 
     // Between hubs: the database keeps the waiting job's reservation; the interrupted one is released.
-    const db = new Database(join(h1.home, 'state.db'), { readonly: true });
-    const rows = db.prepare('SELECT job_id, amount_usd, released_at FROM budget_reservations ORDER BY reserved_at').all() as { job_id: string; amount_usd: number; released_at: number | null }[];
-    db.close();
+    const between = await reopen(h1.hub);
+    const rows = await between.db.selectFrom('budget_reservations').select(['job_id', 'amount_usd', 'released_at']).orderBy('reserved_at').execute().finally(() => between.close());
     assert.deepEqual(rows.map((r) => [r.job_id, r.amount_usd, r.released_at === null]), [[spend, 0.1, false], [held, 0.3, false], [waiting.job_id, 0.4, true]]);
 
     const h2 = await startTestHub({ fake, config, dir: h1.dir });

@@ -1,12 +1,13 @@
 // End-to-end: the hub itself going away. kill -9 of a hub process (the one `overseer mcp`
 // started for the lead) leaves an orphaned child; the next hub on the same state directory reconciles it
 // (process ended, job interrupted, nothing left running) and resume_agent continues the
-// child's session. A clean hub stop marks running children interrupted.
+// child's session. A clean hub stop marks running children interrupted. On SQLite, and on
+// PostgreSQL with OVERSEER_TEST_DATABASE=postgres (npm run test:pg): the `overseer mcp` hub and the
+// next one are given the same database, and the rows are read through the layer.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startFakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
@@ -16,10 +17,26 @@ import { alive, eventually, waitForJob } from '../helpers/wait.js';
 import { gitOut, initRepo, makeBareRemote } from '../helpers/git.js';
 import { finishStep } from '../helpers/holder.js';
 import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
-import { byStatus, events, job } from '../helpers/state.js';
+import { byStatus, events, job, reopen } from '../helpers/state.js';
+import { freshDatabase } from '../helpers/postgres.js';
+import { openSql } from '../../src/store/sql/open.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
+
+/** The crew's database when this run is on PostgreSQL (dropped after everything else), else undefined (SQLite in the state directory). */
+async function crewDatabase(): Promise<string | undefined> {
+  if (process.env.OVERSEER_TEST_DATABASE !== 'postgres') return undefined;
+  const d = await freshDatabase();
+  cleanups.unshift(() => d.drop());
+  return d.url;
+}
+
+/** What a crashed hub left in its state, read as the next hub will open it. */
+async function stateRows<T>(home: string, databaseUrl: string | undefined, read: (q: Awaited<ReturnType<typeof openSql>>['db']) => Promise<T>): Promise<T> {
+  const s = await openSql({ home, databaseUrl });
+  try { return await read(s.db); } finally { await s.close(); }
+}
 
 const resumable: Script = (ctx) => {
   if (ctx.userTexts.some((t) => t.includes('AFTER-CRASH'))) return { text: `resumed after ${ctx.body.messages.filter((m: any) => m.role === 'assistant').length} assistant turns` };
@@ -34,7 +51,8 @@ describe('hub crash and restart', () => {
     const dir = await makeTempDir('ovs-crash');
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const home = join(dir, 'state');
-    const env = { ...claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url }), OVERSEER_HOME: home, CLAUDE_BIN: claudeBin() } as Record<string, string>;
+    const url = await crewDatabase();
+    const env = { ...claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url }), OVERSEER_HOME: home, CLAUDE_BIN: claudeBin(), ...(url ? { OVERSEER_DATABASE_URL: url } : {}) } as Record<string, string>;
     const transport = new StdioClientTransport({ command: process.execPath, args: [join(process.cwd(), 'dist/cli/main.js'), 'mcp'], env, cwd: dir, stderr: 'ignore' });
     const lead = new Client({ name: 'crash-test', version: '1' });
     await lead.connect(transport);
@@ -42,9 +60,7 @@ describe('hub crash and restart', () => {
     const jobId = JSON.parse((r.content as any)[0].text).job_id as string;
     await fake.waitForRequest((q) => q.script === 'r' && q.step === 1, 30_000);
     const hubPid = JSON.parse(readFileSync(join(home, 'hub.json'), 'utf8')).pid as number;
-    const db = new Database(join(home, 'state.db'), { readonly: true });
-    const childPid = (db.prepare('SELECT pid FROM jobs WHERE id = ?').get(jobId) as { pid: number }).pid;
-    db.close();
+    const childPid = (await stateRows(home, url, (q) => q.selectFrom('jobs').select('pid').where('id', '=', jobId).executeTakeFirstOrThrow())).pid!;
     assert.ok(childPid > 0);
 
     // The lead's window goes first (its bridge would otherwise start a new hub at once), then the hub.
@@ -54,7 +70,7 @@ describe('hub crash and restart', () => {
     await eventually('hub gone', () => !alive(hubPid), 5000);
     assert.ok(alive(childPid), 'the child outlives the killed hub (own process group)');
 
-    const h = await startTestHub({ dir, fake });
+    const h = await startTestHub({ dir, fake, ...(url ? { config: { databaseUrl: url } } : {}) });
     cleanups.push(() => h.stop({ keep: true }));
     assert.deepEqual(h.hub.reconciled?.interrupted, [jobId]);
     assert.ok(h.hub.reconciled?.killed.includes(childPid));
@@ -97,7 +113,8 @@ describe('hub crash and restart', () => {
     chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
     await gitOut(repo, ['remote', 'add', 'origin', remote]);
 
-    const env = { ...claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url }), OVERSEER_HOME: home, CLAUDE_BIN: claudeBin() } as Record<string, string>;
+    const url = await crewDatabase();
+    const env = { ...claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url }), OVERSEER_HOME: home, CLAUDE_BIN: claudeBin(), ...(url ? { OVERSEER_DATABASE_URL: url } : {}) } as Record<string, string>;
     const lead = new Client({ name: 'crash-wt-test', version: '1' });
     await lead.connect(new StdioClientTransport({ command: process.execPath, args: [join(process.cwd(), 'dist/cli/main.js'), 'mcp'], env, cwd: dir, stderr: 'ignore' }));
     const spawn = async (args: Record<string, unknown>): Promise<string> => JSON.parse(((await lead.callTool({ name: 'spawn_agent', arguments: { cwd: repo, worktree: true, ...args } })).content as any)[0].text).job_id as string;
@@ -108,12 +125,10 @@ describe('hub crash and restart', () => {
     await lead.close().catch(() => undefined);
     process.kill(hubPid, 'SIGKILL');
     await eventually('hub gone', () => !alive(hubPid), 5000);
-    const db = new Database(join(home, 'state.db'), { readonly: true });
-    const rows = db.prepare('SELECT id, status, diff_stat FROM jobs ORDER BY seq').all() as { id: string; status: string; diff_stat: string | null }[];
-    db.close();
+    const rows = await stateRows(home, url, (q) => q.selectFrom('jobs').select(['id', 'status', 'diff_stat']).orderBy('seq').execute());
     assert.deepEqual(rows, [{ id: first, status: 'succeeded', diff_stat: null }, { id: after, status: 'waiting', diff_stat: null }], 'the hub died between the end and the closed worktree');
 
-    const h = await startTestHub({ dir, fake });
+    const h = await startTestHub({ dir, fake, ...(url ? { config: { databaseUrl: url } } : {}) });
     cleanups.push(() => h.stop({ keep: true }));
     assert.equal((await job(h.hub, after)).status, 'waiting', 'the dependent waits while the worktree is closed again');
     writeFileSync(gate, '');
@@ -131,9 +146,8 @@ describe('hub crash and restart', () => {
     const pid = (await waitForJob(h.hub, id, (j) => j.pid !== null)).pid!;
     await h.hub.stop();
     assert.equal(alive(pid), false, 'child ended with the hub');
-    const db = new Database(join(h.home, 'state.db'), { readonly: true });
-    const row = db.prepare('SELECT status FROM jobs WHERE id = ?').get(id) as { status: string };
-    db.close();
+    const s = await reopen(h.hub);
+    const row = await s.db.selectFrom('jobs').select('status').where('id', '=', id).executeTakeFirstOrThrow().finally(() => s.close());
     assert.equal(row.status, 'interrupted');
     await h.fake.close();
     rmSync(h.dir, { recursive: true, force: true });

@@ -159,6 +159,8 @@ describe('status without a hub', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ovs-status-watch-'));
     home = join(dir, 'state');
+    // SQLite's own file on purpose: this suite is about the watch polling SQLite's data_version with
+    // no hub; its PostgreSQL twin is test/e2e/cli-postgres.test.ts ("status --watch sees a job added").
     db = openDb(join(home, 'state.db'));
     layer = sqlOver(db);
     await insertJob(layer.db, job('j-aaaa0001', { title: 'Stuck agent' }), NOW - 60_000);

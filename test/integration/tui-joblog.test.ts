@@ -2,26 +2,23 @@
 // state file a hub wrote, the first poll gives the attempt's header and its transcript so far,
 // later polls the new lines, a retry's attempt gets the previous one's footer and its own
 // header, and once the job has ended (and two polls found nothing new) the hub's verdict comes
-// and the source says it ended. An unknown job is refused with the file named.
-import { test, after } from 'node:test';
+// and the source says it ended. An unknown job is refused with the state named. On both
+// databases: SQLite's file, and a PostgreSQL database given as the watch gets it (config databaseUrl).
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDb } from '../../src/store/db.js';
-import { sqlOver } from '../../src/store/sql/open.js';
 import { insertAttempt, insertJob, updateAttempt, updateJob } from '../../src/store/sql/jobs.js';
 import { followJobLog } from '../../src/tui/jobLog.js';
 import { newJob } from '../helpers/budgetDb.js';
-
-const home = mkdtempSync(join(tmpdir(), 'ovs-joblog-'));
-after(() => rmSync(home, { recursive: true, force: true }));
+import { openDialect } from '../helpers/sqlDialect.js';
 
 const text = (t: string): string => `${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: t }] } })}\n`;
 
-test('header, lines as they come, a retry\'s footer and header, then the verdict and the end', async () => {
-  const db = openDb(join(home, 'state.db'));
-  const q = sqlOver(db).db;
+for (const dialect of ['sqlite', 'postgres'] as const) test(`${dialect}: header, lines as they come, a retry's footer and header, then the verdict and the end`, async (t) => {
+  const { s, home, url } = await openDialect(dialect, t);
+  const q = s.db;
+  const at = { home, databaseUrl: url };
   const t1 = join(home, 't1.jsonl');
   const t2 = join(home, 't2.jsonl');
   writeFileSync(t1, text('first words'));
@@ -29,8 +26,8 @@ test('header, lines as they come, a retry\'s footer and header, then the verdict
   const attempt = (n: number, transcript: string) => ({ job_id: 'j-log1', n, kind: n === 1 ? 'initial' as const : 'retry' as const, status: 'running', started_at: n * 1000, ended_at: null, session_id: null, pid: null, exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null, transcript, stderr: null });
   await insertAttempt(q, attempt(1, t1));
 
-  await assert.rejects(followJobLog(home, 'j-nope'), /job j-nope is not in .*state\.db/);
-  const src = await followJobLog(home, 'j-log1');
+  await assert.rejects(followJobLog(at, 'j-nope'), dialect === 'sqlite' ? /job j-nope is not in .*state\.db/ : /job j-nope is not in postgres:\/\//);
+  const src = await followJobLog(at, 'j-log1');
   try {
     const first = await src.poll();
     assert.match(first[0]!, /^── attempt 1 \(initial\) started/);
@@ -54,7 +51,6 @@ test('header, lines as they come, a retry\'s footer and header, then the verdict
     assert.match(end.join('\n'), /── attempt 2 ended .*succeeded[\s\S]*overseer: job j-log1 succeeded after 2 attempts, 3 turns/);
     assert.deepEqual(await src.poll(), [], 'nothing after the end');
   } finally {
-    src.close();
-    db.close();
+    await src.close();
   }
 });

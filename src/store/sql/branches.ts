@@ -56,7 +56,7 @@ export async function unmergedBranches(q: Q): Promise<JobRow[]> {
 /** The overlaps recorded between these jobs and others (the queue orders by them). */
 export async function overlapsOfJobs(q: Q, ids: readonly string[]): Promise<{ a: string; b: string; file: string }[]> {
   if (ids.length === 0) return [];
-  return q.selectFrom('overlaps').select(['job_a as a', 'job_b as b', 'file']).where('job_a', 'in', [...ids]).execute();
+  return q.selectFrom('overlaps').select(['job_a as a', 'job_b as b', 'file']).where('job_a', 'in', [...ids]).orderBy('id').execute();
 }
 
 /** Settled worktree jobs whose worktree was never closed (the end written, the commit and diff not: a stopped hub). */
@@ -66,7 +66,7 @@ export async function unclosedWorktrees(q: Q): Promise<string[]> {
     .where('branch', 'is not', null).where('base_commit', 'is not', null).orderBy('seq').execute()).map((r) => r.id);
 }
 
-/** The paths a holder has locked (the conflict guard counts them as files its branch changes). */
+/** The paths a holder has locked, by path (the conflict guard counts them as files its branch changes). */
 export async function lockedPathsOf(q: Q, holder: string): Promise<string[]> {
-  return (await q.selectFrom('locks').select('path').where('holder', '=', holder).execute()).map((r) => r.path);
+  return (await q.selectFrom('locks').select('path').where('holder', '=', holder).orderBy('path').execute()).map((r) => r.path);
 }

@@ -180,6 +180,11 @@ export class HubRegistry {
     return Math.min(2 * this.o.beatMs, this.o.timeoutMs);
   }
 
+  /** The hub's HTTP endpoint, once its listener has its port (it registers before: its start reconciles first). */
+  async setUrl(url: string): Promise<void> {
+    await this.o.db.updateTable('hubs').set({ url }).where('id', '=', this.id).execute();
+  }
+
   /** This hub's row as it is now. */
   row(): Promise<HubRow | undefined> {
     return this.o.db.selectFrom('hubs').selectAll().where('id', '=', this.id).executeTakeFirst();
@@ -271,4 +276,16 @@ class Liveness {
     this.client = undefined;
     if (c) await endClient(c);
   }
+}
+
+/** A hub that has neither stopped nor been found dead, and how old its last heartbeat is (on the database's clock). */
+export type LiveHub = Pick<HubRow, 'id' | 'host' | 'pid' | 'url' | 'started_at'> & { heartbeat_age_ms: number };
+
+/** The hubs serving the crew as the registry knows them, oldest first (`overseer status` on PostgreSQL). */
+export async function liveHubs(q: Kysely<Schema>, dialect: SqlDialect): Promise<LiveHub[]> {
+  const rows = await q.selectFrom('hubs')
+    .select(['id', 'host', 'pid', 'url', 'started_at', sql<number>`${dbNow(dialect)} - heartbeat_at`.as('heartbeat_age_ms')])
+    .where('dead_at', 'is', null).where('stopped_at', 'is', null)
+    .orderBy('started_at').orderBy('id').execute();
+  return rows.map((r) => ({ ...r, heartbeat_age_ms: Number(r.heartbeat_age_ms) }));
 }

@@ -223,15 +223,15 @@ export async function dependents(q: Q, depId: string): Promise<JobRow[]> {
   return (await q.selectFrom('jobs').innerJoin('job_deps', 'job_deps.job_id', 'jobs.id').selectAll('jobs').where('job_deps.dep_id', '=', depId).orderBy('jobs.seq').execute()) as JobRow[];
 }
 
-/** The dependencies of a job, with their status. */
+/** The dependencies of a job, with their status, oldest first (PostgreSQL returns rows in no set order: the first failed one names a job's failure). */
 export async function depsOf(q: Q, jobId: string): Promise<{ id: string; status: JobStatus }[]> {
-  return (await q.selectFrom('job_deps').innerJoin('jobs', 'jobs.id', 'job_deps.dep_id').select(['jobs.id', 'jobs.status']).where('job_deps.job_id', '=', jobId).execute()) as { id: string; status: JobStatus }[];
+  return (await q.selectFrom('job_deps').innerJoin('jobs', 'jobs.id', 'job_deps.dep_id').select(['jobs.id', 'jobs.status']).where('job_deps.job_id', '=', jobId).orderBy('jobs.seq').execute()) as { id: string; status: JobStatus }[];
 }
 
-/** These jobs' status (those that exist). */
+/** These jobs' status (those that exist), oldest first. */
 export async function statusOf(q: Q, ids: readonly string[]): Promise<{ id: string; status: JobStatus }[]> {
   if (!ids.length) return [];
-  return (await q.selectFrom('jobs').select(['id', 'status']).where('id', 'in', [...ids]).execute()) as { id: string; status: JobStatus }[];
+  return (await q.selectFrom('jobs').select(['id', 'status']).where('id', 'in', [...ids]).orderBy('seq').execute()) as { id: string; status: JobStatus }[];
 }
 
 // attempts
