@@ -9,6 +9,7 @@ import { builtinRole, globWithin, readOnly, roleRefusal, widerThan, type RoleSpe
 import { customRoleNames, parseRoleFile, resolveRole } from '../../src/roles/load.js';
 import { roleColumns, roleForSpawn } from '../../src/roles/spawn.js';
 import { InvalidInputError, ForbiddenError } from '../../src/errors.js';
+import { checkDispatch } from '../../src/runs/file.js';
 
 const spec = (r: Omit<RoleSpec, 'instructions'>): RoleSpec => ({ ...r, instructions: '' });
 const implementer = spec(builtinRole('implementer'));
@@ -145,4 +146,20 @@ describe('what a role refuses', () => {
     assert.match(roleRefusal(lim, 'Bash', none)!, /your role "lim" may not use Bash/);
     assert.match(roleRefusal(lim, 'WebFetch', none)!, /may use only Read, mcp__ctx__\* \(and Overseer's tools\), not WebFetch/);
   });
+});
+
+test('a dispatch file: role is a task field; an unknown role or a bad role file is a problem with its line, and nothing starts', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'roles-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'roles'));
+  writeFileSync(join(dir, 'roles', 'bad.md'), '---\nwrites: 3\n---\n');
+  const text = ['[[task]]', 'id = "a"', 'prompt = "review"', 'role = "reviewer"', '', '[[task]]', 'id = "b"', 'prompt = "x"', 'role = "auditor"', '', '[[task]]', 'id = "c"', 'prompt = "y"', 'role = "bad"', ''].join('\n');
+  const r = checkDispatch(text, 'toml', { baseDir: dir, templatesDir: join(dir, 'templates') });
+  assert.equal(r.spec, undefined);
+  assert.deepEqual(r.problems.map((p) => [p.line, p.path]), [[9, 'task[1].role'], [14, 'task[2].role']]);
+  assert.match(r.problems[0]!.message, /task "b": unknown role "auditor": known roles: implementer, reviewer, planner, bad/);
+  assert.match(r.problems[1]!.message, /task "c": Invalid role file .*bad\.md:\n\s+.*bad\.md:2: writes = 3/);
+  const ok = checkDispatch(text.split('\n').slice(0, 5).join('\n'), 'toml', { baseDir: dir, templatesDir: join(dir, 'templates') });
+  assert.deepEqual(ok.problems, []);
+  assert.equal(ok.spec?.tasks[0]?.role, 'reviewer');
 });
