@@ -103,12 +103,13 @@ export function registerVerbs(program: Command): void {
     }));
   program.command('spawn').description('start an agent, as the lead would').requiredOption('--prompt <text>', 'the task')
     .option('--title <text>').option('--provider <name>', 'claude or codex').option('--model <name>').option('--worktree', 'in its own git worktree')
+    .option('--role <name>', 'implementer (default), reviewer, planner, or a role of .overseer/roles/<name>.md')
     .option('--wait', 'wait until it ends (exit code as for overseer wait)').option('--timeout <s>', 'with --wait: longest to wait, seconds', '3600').option('--json', 'machine-readable output')
     .option('--at <time>', 'not before this ISO time, e.g. 2030-01-31T09:00:00Z (docs/schedules.md)').option('--every <s>', 'repeat every N seconds (at least 60) after each successful run').option('--cron <expr>', 'repeat on a 5-field cron expression')
     .option('--max-runs <n>', 'with --every/--cron: runs in all').option('--until <time>', 'with --every/--cron: no run starts after this ISO time')
-    .action(async (o: Common & { prompt: string; title?: string; provider?: string; model?: string; worktree?: boolean; wait?: boolean; timeout: string } & ScheduleOpts) => withHub(async (h) => {
+    .action(async (o: Common & { prompt: string; title?: string; provider?: string; model?: string; worktree?: boolean; role?: string; wait?: boolean; timeout: string } & ScheduleOpts) => withHub(async (h) => {
       const timeoutS = seconds(o.timeout, 3600);
-      const r = await h.call('spawn_agent', { prompt: o.prompt, ...(o.title ? { title: o.title } : {}), ...(o.provider ? { provider: o.provider } : {}), ...(o.model ? { model: o.model } : {}), ...(o.worktree ? { worktree: true } : {}), ...scheduleArgs(o) });
+      const r = await h.call('spawn_agent', { prompt: o.prompt, ...(o.title ? { title: o.title } : {}), ...(o.provider ? { provider: o.provider } : {}), ...(o.model ? { model: o.model } : {}), ...(o.worktree ? { worktree: true } : {}), ...(o.role ? { role: o.role } : {}), ...scheduleArgs(o) });
       if (!o.wait) return print(o, r, `${r.job_id} ${r.status}${r.schedule_id ? ` (schedule ${r.schedule_id}, runs at ${r.run_at})` : ''}${r.warning ? `\nwarning: ${r.warning}` : ''}`);
       const w = await waitFor(h, [r.job_id], { timeoutS });
       print(o, { spawned: r, ...w }, waitLines(w));

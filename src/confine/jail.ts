@@ -90,7 +90,7 @@ function sessionDirs(env: NodeJS.ProcessEnv, claudeDirs: readonly string[]): str
 
 /** The plan for a child started in `cwd` with environment `env`. Throws ConfineError when the
  * child's own tree lies inside what it must not see. */
-export function planFor(cwd: string, env: NodeJS.ProcessEnv, o: JailInputs): ConfinePlan {
+export function planFor(cwd: string, env: NodeJS.ProcessEnv, o: JailInputs, role: { readOnlyTree?: boolean } = {}): ConfinePlan {
   const tree = real(cwd) ?? path.resolve(cwd);
   const hide = outermost([o.stateDir, o.stateRoot].map((d) => (d ? real(d) : undefined)).filter((d): d is string => !!d));
   for (const h of hide) {
@@ -159,5 +159,11 @@ export function planFor(cwd: string, env: NodeJS.ProcessEnv, o: JailInputs): Con
   const dbFiles = [...databaseCredentialFiles(o.hubEnv ?? process.env, [o.databaseUrl]), ...(home ? [path.join(home, '.pgpass')] : [])]
     .map((f) => real(f)).filter((f): f is string => !!f && isFile(f));
   const hideFiles = [...new Set([...(o.secretFiles ?? []).map((f) => real(f)), ...dbFiles])].filter((f): f is string => !!f && !hidden(f));
-  return { hide, hideFiles, reveal, readOnly: outermost(ro), private: sessionDirs(env, claudeDirs) };
+  // A role that writes nothing (src/roles): the whole tree, and the repository's git directory
+  // (a worktree's lives outside it: `git commit` would write there), are read-only.
+  if (role.readOnlyTree && common) add(common);
+  return {
+    hide, hideFiles, reveal, readOnly: outermost(ro), private: sessionDirs(env, claudeDirs),
+    ...(role.readOnlyTree ? { readOnlyTree: tree } : {}),
+  };
 }

@@ -66,7 +66,8 @@ export class ConfinedLauncher implements ProcessLauncher {
     }
     let plan;
     try {
-      plan = planFor(cmd.cwd, cmd.env, this.inputs);
+      // A role that writes nothing (src/roles): its whole tree is read-only, so no program it runs can write there.
+      plan = planFor(cmd.cwd, cmd.env, this.inputs, { readOnlyTree: cmd.readOnlyTree });
     } catch (err) {
       if (!(err instanceof ConfineError)) throw err;
       return failed(`cannot confine this agent: ${err.message}`);

@@ -24,6 +24,9 @@ export interface ConfinePlan {
   readOnly: string[];
   /** Files other agents hold when the child starts (read-only too; kept current by lockMounts.ts). */
   held?: string[];
+  /** The child's whole work tree, read-only (a reviewer's or planner's, src/roles): bound first,
+   * so every hide, reveal and bind below still applies inside it. */
+  readOnlyTree?: string;
 }
 
 /** Capabilities a child never has (they only matter when the person runs agents as root). */
@@ -37,6 +40,7 @@ export function bwrapArgs(plan: ConfinePlan): string[] {
   // A child running as root keeps no capability to undo that (unmount, raw I/O, modules, ptrace).
   // CAP_SETUID/SETGID stay: Codex's own sandbox (a nested bwrap) needs them to map its user.
   const args = ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', ...DROPPED_CAPS.flatMap((c) => ['--cap-drop', c])];
+  if (plan.readOnlyTree) args.push('--ro-bind', plan.readOnlyTree, plan.readOnlyTree);
   for (const d of plan.hide) args.push('--tmpfs', d);
   for (const d of plan.reveal) args.push('--bind', d, d);
   for (const d of plan.hide) args.push('--remount-ro', d);

@@ -81,6 +81,8 @@ export interface AgentSummary {
   labels: string[];
   /** The job's project (src/projects); null: none. */
   project: string | null;
+  /** What the agent may do (src/roles): implementer, reviewer, planner or a role of .overseer/roles/. */
+  role: string;
   depends_on: string[];
   priority: number;
   attempts: AttemptSummary[];

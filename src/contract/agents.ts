@@ -72,6 +72,8 @@ export const SpawnInput = z.object({
     .describe('With every_s or cron: no run starts after this ISO 8601 time with a zone, e.g. "2030-02-01T00:00:00Z" (default: no end).'),
   project: project().optional()
     .describe('The project the agent belongs to, e.g. "web" (letters, digits, -_./; default: none). Filters list_agents, status and usage by it. A sub-agent always belongs to its parent\'s project. Refused for an archived project.'),
+  role: z.string().min(1).max(64).optional()
+    .describe('What the agent may do, enforced by the hub: "implementer" (default: reads and writes as the policy allows), "reviewer" (reads and runs commands that change nothing; every write refused and its work tree mounted read-only), "planner" (Claude Code\'s plan mode, Codex\'s read-only sandbox; writes nothing), or a role defined in .overseer/roles/<name>.md (allowed/denied tools, the paths writes may touch, model, provider; its body is added to the first prompt). An agent may give its sub-agents only its own role or a narrower one.'),
 }).strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;
 

@@ -10,6 +10,8 @@ export interface SpawnCmd {
   env: NodeJS.ProcessEnv;
   /** 'pipe' keeps stdin open for stream-json input; 'ignore' is /dev/null. */
   stdin: 'pipe' | 'ignore';
+  /** Its role writes nothing (src/roles): a confined child gets its work tree (cwd) mounted read-only. */
+  readOnlyTree?: boolean;
 }
 
 export interface ExitInfo {
@@ -125,6 +127,10 @@ export interface LaunchSpec {
   jsonSchema?: string;
   /** The thread's usage before this invocation (for resumed Codex threads). */
   priorUsage?: TokenUsage;
+  /** What the agent's role allows (src/roles), as the CLI can be told it: `plan` = Claude Code's
+   * plan mode; `readOnly` = Codex's read-only sandbox; `disallowedTools` = tools it never gets;
+   * `tools` = the only built-in tools it has (Claude Code's --tools). */
+  role?: { plan?: boolean; readOnly?: boolean; disallowedTools?: readonly string[]; tools?: readonly string[] };
 }
 
 export interface AgentLauncher {

@@ -5,13 +5,14 @@
 // there is none. Pure except for the file-system facts it checks (directories, templates).
 import { planSchedule, type ScheduleFields } from './scheduleTiming.js';
 import { existsSync, statSync } from 'node:fs';
-import { extname, isAbsolute, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type * as Toml from 'smol-toml';
 import type * as Yaml from 'yaml';
 import { lazyRequire } from '../lazy.js';
 import { SpawnInput } from '../contract/agents.js';
 import { getTemplate } from '../templates/templates.js';
+import { resolveRole } from '../roles/index.js';
 
 /** The parsers, loaded by the first dispatch file of their format (src/lazy.ts). */
 const toml = lazyRequire<typeof Toml>('smol-toml');
@@ -309,6 +310,10 @@ export function checkDispatch(text: string, format: DispatchFormat, o: CheckOpti
     if (merged.branch !== undefined && merged.worktree !== true) add([...at, 'branch'], `${who}: branch is only used with worktree = true; set worktree = true or remove branch`);
     if (typeof merged.template === 'string') {
       try { getTemplate(o.templatesDir, merged.template); } catch (err) { add([...at, 'template'], `${who}: ${(err as Error).message}`); }
+    }
+    // A role (src/roles): known, and its file valid, before anything runs (roles sit beside templates in the settings directory).
+    if (typeof merged.role === 'string') {
+      try { resolveRole(merged.role, join(dirname(o.templatesDir), 'roles'), () => ''); } catch (err) { add([...at, 'role'], `${who}: ${(err as Error).message}`); }
     }
     // Schedules (at, every_s, cron, max_runs, until): the same checks spawn_agent makes, before anything runs.
     try {

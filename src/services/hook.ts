@@ -13,6 +13,7 @@ import type { HubContext } from './context.js';
 import type { PermissionService } from './permissions.js';
 import type { HookLedger } from '../confine/hookLedger.js';
 import type { LockGuard } from '../confine/lockGuard.js';
+import { roleOfJob, roleRefusal } from '../roles/index.js';
 
 export interface HookInput {
   tool_name?: string;
@@ -130,6 +131,14 @@ export class HookService {
       // Any tool, Bash and Codex's shell included: naming the hub's state is refused (stateGuard.ts).
       const secret = secretRefusal(this.ctx, h.tool_name ?? '', h.tool_input ?? {}, [base, root]);
       if (secret) return { paths: [], verdict: { decision: 'deny', reason: secret } };
+      // The agent's role (src/roles): a reviewer's or planner's writes, a tool its role denies.
+      const role = await roleOfJob(this.ctx.sql.db, caller.jobId);
+      if (role) {
+        const why = roleRefusal(role, h.tool_name ?? '', {
+          paths: targets.paths.map((t) => realTarget(t, base) ?? t), unknown: targets.unknown, tree: realTarget(root, '/') ?? root, command: commandOf(h),
+        });
+        if (why) return { paths: [], verdict: { decision: 'deny', reason: why } };
+      }
       if (h.tool_name && READ_TOOLS.test(h.tool_name)) return { paths: [], verdict: { decision: 'none' } };
     }
     for (const t of targets.paths) {
@@ -142,6 +151,13 @@ export class HookService {
     // hookCheck renews the caller's locks too (inside its transaction when it has one).
     return { paths: unique, verdict: await this.locks.hookCheck(caller, unique, targets.unknown ? describeUnknown(h) : undefined) };
   }
+}
+
+/** A shell call's command line, else undefined. */
+function commandOf(h: HookInput): string | undefined {
+  if (h.tool_name !== 'Bash' && h.tool_name !== 'shell') return undefined;
+  const c = h.tool_input?.command;
+  return typeof c === 'string' ? c : Array.isArray(c) ? c.map(String).join(' ') : undefined;
 }
 
 /** What an unnameable write was, for the agent and the events table. */

@@ -42,6 +42,7 @@ import { branchNameProblem } from '../git/refname.js';
 import { isInside } from '../domain/paths.js';
 import { realTarget } from './realPaths.js';
 import { applyTemplate, getTemplate, withGuidelines } from '../templates/templates.js';
+import { roleColumns, roleForSpawn } from '../roles/index.js';
 import { readTailLines } from '../launch/readTail.js';
 import { renderTranscript, tailJson } from '../launch/claude/transcript.js';
 import { toEventView, type EventView } from '../events/view.js';
@@ -252,8 +253,10 @@ export class JobService {
       guidelines = t.guidelines;
       merged = t as SpawnInput;
     }
-    const input = { ...merged, provider: merged.provider ?? 'claude', worktree: merged.worktree ?? false, checks: merged.checks ?? [], retry: merged.retry ?? 'none' };
     const parent = caller.role === 'agent' ? await this.job(caller.jobId) : undefined;
+    // The role (src/roles): known, valid, no wider than the parent's; its model and provider fill in what is left.
+    const role = roleForSpawn({ settingsDir: settingsDirOf(ctx.config), prompts: ctx.prompts }, raw.role, parent);
+    const input = { ...merged, provider: merged.provider ?? role.provider ?? 'claude', model: merged.model ?? role.model, worktree: merged.worktree ?? false, checks: merged.checks ?? [], retry: merged.retry ?? 'none' };
     const depth = parent ? parent.depth + 1 : 1;
     if (depth > ctx.config.maxDepth) {
       throw new ForbiddenError(`Agents may nest ${ctx.config.maxDepth} level(s) deep (OVERSEER_MAX_DEPTH); ${caller.role === 'agent' ? caller.jobId : 'this job'} is at depth ${depth - 1}. Do the work yourself or report back to your parent.`);
@@ -282,6 +285,7 @@ export class JobService {
       context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
       checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
       depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: extra.jsonSchema ?? null, project,
+      ...roleColumns(role),
       ...(input.bootstrap === false ? { skipBootstrap: true } : {}),
       ...(stackOn ? { base: stackOn } : {}),
     };

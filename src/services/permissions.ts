@@ -13,6 +13,9 @@ import { realTarget } from './realPaths.js';
 import { protectedReason } from '../domain/protectedPaths.js';
 import { protectedContextOf, secretRefusal } from './stateGuard.js';
 import { addEvent, getJob } from '../store/sql/jobs.js';
+import { roleOfRow, roleRefusal } from '../roles/index.js';
+import type { WriteFacts } from '../roles/role.js';
+import { bashWriteTargets } from '../domain/bashTargets.js';
 
 /** The policy's answer now: allow, deny (with the message the agent sees) or ask the lead. */
 export type Judgement = { action: 'allow' | 'ask'; reason: string } | { action: 'deny'; message: string };
@@ -80,6 +83,15 @@ export class PermissionService {
       });
       return { action: 'deny', message: `Denied by ${secret}` };
     }
+    // The agent's role (src/roles) before any rule: no policy widens it.
+    const role = job ? roleOfRow(job) : undefined;
+    const byRole = role ? roleRefusal(role, toolName, roleWrites(toolName, input, workDir)) : undefined;
+    if (byRole) {
+      await addEvent(q, caller.jobId, this.ctx.clock.now(), 'permission', {
+        tool: toolName, action: 'deny', rule: null, rule_tool: null, guard: 'role', reason: byRole, target: summarizeInput(input).slice(0, 200), via: o.via ?? 'check_permission',
+      });
+      return { action: 'deny', message: byRole };
+    }
     const policy = this.policy();
     if ('error' in policy) return { action: 'deny', message: `Overseer's policy file ${this.file} is invalid (${policy.error}); every permission prompt is denied until it is fixed.` };
     // The policy matches paths as text: give it where each write really lands (symlinks and
@@ -121,6 +133,14 @@ export class PermissionService {
     if (approved) return { behavior: 'allow', updatedInput: input };
     return { behavior: 'deny', message: r.status === 'answered' ? `The lead rejected this${r.comment ? `: ${r.comment}` : '.'}` : `No decision (${r.status})${r.comment ? `: ${r.comment}` : ''}.` };
   }
+}
+
+/** The writes of a tool call as the role check takes them (paths where they really land). */
+function roleWrites(toolName: string, input: Record<string, unknown>, workDir: string): WriteFacts {
+  const command = (toolName === 'Bash' || toolName === 'shell') && typeof input.command === 'string' ? input.command : undefined;
+  const files = ['file_path', 'notebook_path'].map((f) => input[f]).filter((v): v is string => typeof v === 'string');
+  const t = command !== undefined ? bashWriteTargets(command) : { paths: /^(Edit|Write|MultiEdit|NotebookEdit)$/.test(toolName) ? files : [], unknown: false };
+  return { paths: t.paths.map((p) => realTarget(p, workDir) ?? p), unknown: t.unknown, tree: workDir, ...(command ? { command } : {}) };
 }
 
 function summarizeInput(input: Record<string, unknown>): string {

@@ -6,6 +6,7 @@
 // Its writes go through the asynchronous layer (src/store/sql/jobs.ts): a queued job starts by the
 // claim (`UPDATE … WHERE status = 'queued'`), so a job starts once however many dispatchers race;
 // one dispatch runs at a time here, and a call during it makes it run once more.
+import { launchRole, parseStoredRole, roleSection } from '../roles/index.js';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -338,6 +339,7 @@ export class Runner {
       token,
       appendSystemPrompt: this.preamble(job, workDir),
       jsonSchema: job.json_schema ?? undefined,
+      role: launchRole(job),
       priorUsage: resume && job.thread_usage_json ? (JSON.parse(job.thread_usage_json) as TokenUsage) : undefined,
       // Always: with lock mode off the hub still answers the hook for the protected paths.
       settings: hookSettings(ctx.mcpUrl(), { readDenied: [realTarget(ctx.config.home, '/') ?? ctx.config.home], writeDenied: [join(realTarget(workDir, '/') ?? workDir, '.claude')] }),
@@ -375,6 +377,8 @@ export class Runner {
         const keys = Object.keys(ctxMap);
         if (keys.length) parts.push(['## Context', ...keys.map((k) => `### ${k}\n${ctxMap[k]}`)].join('\n\n'));
       }
+      const roleText = roleSection(this.ctx, parseStoredRole(job.role_json));
+      if (roleText) parts.push(roleText);
       if (facts.memory) parts.push(facts.memory);
       const depIds = JSON.parse(job.depends_on_json) as string[];
       if (depIds.length) {

@@ -67,6 +67,7 @@ export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CA
     git_note: j.git_note,
     labels: JSON.parse(j.labels_json) as string[],
     project: j.project ?? null,
+    role: j.role ?? 'implementer',
     depends_on: JSON.parse(j.depends_on_json) as string[],
     priority: j.priority,
     attempts: attempts.map((a) => ({

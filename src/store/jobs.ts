@@ -82,6 +82,10 @@ export interface JobRow {
   occurrence?: number | null;
   /** The project the job belongs to (src/projects); null: none. */
   project?: string | null;
+  /** Its role (migration 31, src/roles): a name; null: implementer (every job before roles). */
+  role?: string | null;
+  /** The role as resolved when it was spawned (src/roles/role.ts RoleSpec); null: an implementer. */
+  role_json?: string | null;
 }
 
 export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens' | 'thread_usage_json' | 'lock_violations_json' | 'last_event_at' | 'last_activity' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id' | 'project'> & { session_id: string; project?: string | null };

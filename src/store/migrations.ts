@@ -715,4 +715,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 31,
+    name: 'roles (issue 31): a job\'s role — implementer, reviewer, planner or a role of .overseer/roles/ — and the role as it was resolved when the job was spawned, which the hook, the permission policy and the confinement enforce (src/roles, docs/decisions.md "Roles")',
+    up: `
+      ALTER TABLE jobs ADD COLUMN role TEXT;       -- NULL: implementer (jobs before roles)
+      ALTER TABLE jobs ADD COLUMN role_json TEXT;  -- src/roles/role.ts RoleSpec; NULL: an implementer
+    `,
+  },
 ];

@@ -27,6 +27,10 @@ const RUNNER_VARS: Record<string, Record<string, string | number>> = {
     error: 'Reached maximum number of turns (20)',
     diagnosis: 'Diagnosis of that attempt:\nIt looped on the same failing test.\n',
   },
+  // Runner.firstMessage() of a job with a role (src/roles/spawn.ts roleSection)
+  'role-reviewer': {},
+  'role-planner': {},
+  'role-custom': { name: 'docs-writer', limits: 'You may write only docs/** (paths in your work tree); other writes are refused.\n\n', instructions: 'Write clear docs.' },
   // Runner.endAttempt() of an attempt that ended on a provider limit (src/limits): its resume message
   'limit-resume': { provider: 'claude', what: 'a rate limit' },
   // Runner.firstMessage() of a job with dependencies (src/prompts/dependencies.ts)

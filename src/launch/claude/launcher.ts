@@ -117,12 +117,14 @@ export class ClaudeLauncher implements AgentLauncher {
       ...(spec.resume ? ['--resume', spec.sessionId] : ['--session-id', spec.sessionId]),
       '--mcp-config', JSON.stringify(mcpConfig),
       '--strict-mcp-config',
-      '--permission-mode', 'default',
+      // A planner (src/roles) runs in Claude Code's plan mode: no tool that changes anything.
+      '--permission-mode', spec.role?.plan ? 'plan' : 'default',
       '--permission-prompt-tool', PERMISSION_PROMPT_TOOL,
       '--allowedTools', ...CHILD_ALLOWED_TOOLS,
-      '--disallowedTools', ...CHILD_DISALLOWED_TOOLS,
+      '--disallowedTools', ...CHILD_DISALLOWED_TOOLS, ...(spec.role?.disallowedTools ?? []),
       '--append-system-prompt', spec.appendSystemPrompt,
     ];
+    if (spec.role?.tools) args.push('--tools', spec.role.tools.join(','));
     if (spec.settings) args.push('--settings', spec.settings);
     if (spec.model) args.push('--model', spec.model);
     if (spec.maxTurns !== undefined) args.push('--max-turns', String(spec.maxTurns));
@@ -132,6 +134,7 @@ export class ClaudeLauncher implements AgentLauncher {
       bin,
       args,
       cwd: spec.cwd,
+      ...(spec.role?.readOnly ? { readOnlyTree: true } : {}),
       stdin: 'pipe',
       // MCP tools of the hub can block for a long time (waits, locks): progress keeps the
       // idle timer alive, the per-server timeout above covers the hard one.

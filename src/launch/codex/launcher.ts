@@ -78,7 +78,7 @@ export class CodexLauncher implements AgentLauncher {
 
   build(spec: LaunchSpec, bin: string): SpawnCmd {
     const model = spec.model ?? this.o.model;
-    const args = ['exec', '--json', '--skip-git-repo-check', '-C', spec.cwd, '-s', this.o.sandbox ?? 'workspace-write',
+    const args = ['exec', '--json', '--skip-git-repo-check', '-C', spec.cwd, '-s', spec.role?.readOnly || spec.role?.plan ? 'read-only' : this.o.sandbox ?? 'workspace-write',
       '-o', join(this.o.codexHome, 'last', `${spec.jobId}.txt`), '--disable', 'unbounded_connection_retries'];
     if (model) args.push('-m', model);
     const mcp = (k: string, v: string): void => { args.push('-c', `mcp_servers.overseer.${k}=${v}`); };
@@ -100,6 +100,7 @@ export class CodexLauncher implements AgentLauncher {
       bin,
       args,
       cwd: spec.cwd,
+      ...(spec.role?.readOnly ? { readOnlyTree: true } : {}),
       stdin: 'pipe',
       env: agentEnv(spec, { CODEX_HOME: this.o.codexHome, ...this.helperPath(bin, spec.env.PATH) }),
     };

@@ -86,6 +86,11 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
         hub_id       TEXT COLLATE "C"
       );
   `),
+  // SQLite's version 31: a job's role and the role as resolved at spawn (src/roles).
+  '0031-roles': raw(`
+      ALTER TABLE jobs ADD COLUMN role TEXT COLLATE "C";
+      ALTER TABLE jobs ADD COLUMN role_json TEXT COLLATE "C";
+  `),
 };
 
 /** Apply every pending PostgreSQL migration; throws with what went wrong (the caller adds where). */
