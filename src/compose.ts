@@ -243,10 +243,10 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
   // The implement/review workflow is a bundled script on the script engine (src/workflow/steps.ts).
   const workflowCore = new WorkflowCore(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
-  const runs = new RunService(ctx, jobs, budgets);
+  const runs = new RunService(ctx, jobs, budgets, hubId);
   const scripts = new ScriptRuns(ctx, jobs, requests, new BundledScripts([workflowCore.script]), hubId);
-  const workflows = new WorkflowService(ctx, jobs, workflowCore, scripts);
-  const debates = caps.debates ? new DebateService(ctx, jobs, notes) : undefined;
+  const workflows = new WorkflowService(ctx, jobs, workflowCore, scripts, hubId);
+  const debates = caps.debates ? new DebateService(ctx, jobs, notes, hubId) : undefined;
   const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
 
   const now = (): number => ctx.clock.now();

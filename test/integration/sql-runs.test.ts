@@ -19,10 +19,10 @@ import { raceWorkers } from '../helpers/workerRace.js';
 import type { RaceOp } from '../helpers/runsRacer.js';
 
 const schedule = (id: string) => ({ id, title: `t ${id}`, created_by: 'lead', kind: 'every' as const, every_s: 60, cron: null, first_at: 1, until_at: null, max_runs: null, spec_json: '{}' });
-const run = (id: string, at: number) => ({ id, title: `run ${id}`, file: null, content: 'x', format: 'toml', rules_json: '{}', status: 'running' as const, deadline_at: null, created_at: at });
+const run = (id: string, at: number) => ({ id, title: `run ${id}`, file: null, content: 'x', format: 'toml', rules_json: '{}', status: 'running' as const, deadline_at: null, created_at: at, hub_id: 'h-test' });
 const debate = (id: string, at: number) => ({
   id, title: `debate ${id}`, task: 'which?', status: 'running' as const, cwd: '/repo', repo_root: null, worktree_path: null, branch: null, base_commit: null,
-  sides_json: '[]', max_rounds: 3, loops: 1, post_action: null, post_action_side: 0, verify: 0, error: null, project: null, created_at: at, ended_at: null,
+  sides_json: '[]', max_rounds: 3, loops: 1, post_action: null, post_action_side: 0, verify: 0, error: null, project: null, created_at: at, ended_at: null, hub_id: 'h-test',
 });
 
 /** Two racers, one connection each, released together on `keys`; what each won. */
