@@ -237,7 +237,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     takeover: attachments ?? NO_TAKEOVER,
     confinement: confinement ? spawnConfinement(confinement.status) : NOT_CONFINABLE,
   });
-  const schedules = caps.schedules ? new Schedules(ctx, jobs, runner) : undefined;
+  const schedules = caps.schedules ? new Schedules(ctx, jobs, runner, hubId) : undefined;
   const digest = new LeadDigest(ctx);
   const overlaps = new OverlapGuard(ctx, (to, text) => { messages.notify('overseer', to, text); });
   const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
