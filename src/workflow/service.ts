@@ -112,6 +112,9 @@ export class WorkflowService {
       if (await adopt(q, 'workflows', w.id, this.hubId)) {
         this.ctx.log.info({ workflow: w.id, run: runId }, 'workflow adopted with its run');
         taken.push(w.id);
+        // A plan approval answered after its script took up the wait and before this adoption was heard by nobody: applied now (once: a CAS move).
+        const req = w.approval_request;
+        if (w.status === 'waiting_approval' && req && !(await this.engine.approvalPending(req))) void this.engine.serial(w.id, async () => { await this.engine.approvalAnswered(w.id); });
       }
     }
     return taken;
