@@ -240,16 +240,16 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   });
   // Commands other hubs leave for this hub's jobs (cancel, stop, freeze, thaw: docs/store-plan.md §3.5).
   const commands = new CommandService(ctx, hubId, jobs, relay);
-  const schedules = caps.schedules ? new Schedules(ctx, jobs, runner) : undefined;
+  const schedules = caps.schedules ? new Schedules(ctx, jobs, runner, hubId) : undefined;
   const digest = new LeadDigest(ctx);
   const overlaps = new OverlapGuard(ctx, (to, text) => { messages.notify('overseer', to, text); });
   const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
   // The implement/review workflow is a bundled script on the script engine (src/workflow/steps.ts).
   const workflowCore = new WorkflowCore(ctx, jobs, notes, requests, workflowTemplates(join(settingsDirOf(config), 'templates')));
-  const runs = new RunService(ctx, jobs, budgets);
+  const runs = new RunService(ctx, jobs, budgets, hubId);
   const scripts = new ScriptRuns(ctx, jobs, requests, new BundledScripts([workflowCore.script]), hubId);
-  const workflows = new WorkflowService(ctx, jobs, workflowCore, scripts);
-  const debates = caps.debates ? new DebateService(ctx, jobs, notes) : undefined;
+  const workflows = new WorkflowService(ctx, jobs, workflowCore, scripts, hubId);
+  const debates = caps.debates ? new DebateService(ctx, jobs, notes, hubId) : undefined;
   const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
 
   const now = (): number => ctx.clock.now();

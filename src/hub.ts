@@ -115,6 +115,8 @@ export class Hub {
   readonly hubId: string;
   private registry?: HubRegistry;
   private stopping?: Promise<void>;
+  /** Adoptions of what dead hubs drove, one after another; undefined until start() has taken up its own. */
+  private adoption?: Promise<void>;
   /** OS confinement of children (undefined with an injected process launcher). */
   readonly confinement?: Confinement;
   private detachConfinement?: () => void;
@@ -252,17 +254,38 @@ export class Hub {
     await this.scripts.resumeAll();
     // After them: only a workflow from before workflows ran as a script gets a run here.
     await this.workflows.reconcile();
+    await this.workflows.adopt(); // the workflows whose runs were adopted above follow them
     this.lifecycle.debates.start();
+    // A hub found dead while this one started: its runs were released after the take-ups above read.
+    this.adoption = Promise.resolve();
+    void this.adoptOrphans();
     this.health.start();
     await this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.lifecycle.search.start();
   }
 
+  /**
+   * Runs, workflows and debates left without a driver (a hub this one found dead, or unowned):
+   * adopted by compare-and-set and driven on as a start takes up its own (docs/decisions.md "Runs,
+   * workflows and debates across hubs"). One adoption at a time; none before start() took up its own.
+   */
+  private adoptOrphans(): Promise<void> {
+    if (!this.adoption) return Promise.resolve();
+    this.adoption = this.adoption.then(async () => {
+      if (this.stopping) return;
+      await this.runs.adopt();
+      await this.scripts.resumeAll();
+      await this.workflows.adopt();
+      await this.caps.debates?.adopt();
+    }).catch((err: unknown) => this.ctx.log.error({ err }, 'could not adopt what a dead hub drove'));
+    return this.adoption;
+  }
+
   /** This hub's row in `hubs`, beating; on both dialects (on SQLite the rows are bookkeeping: one hub per database). */
   private register(): Promise<HubRegistry> {
     const { config } = this.o;
-    const dead = deadHubReconciler(this.ctx, this.hubId);
+    const dead = deadHubReconciler(this.ctx, this.hubId, () => this.adoptOrphans());
     return HubRegistry.start({
       id: this.hubId, db: this.ctx.sql.db, dialect: this.ctx.sql.dialect, url: config.databaseUrl, log: this.ctx.log,
       identity: { host: hostname(), pid: process.pid, url: null, stateDir: config.home, version: this.version },

@@ -15,8 +15,9 @@ import { isSettled } from '../domain/job.js';
 import { errorMessage, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
 import { getJob } from '../store/sql/jobs.js';
 import {
-  deleteDebate, endDebate, getDebate, insertDebate, listDebates, recentDebateIds, recordTurn, settleTurn, turnByJob, turnsOf, type TurnResult,
+  deleteDebate, endDebate, getDebate, insertDebate, listDebates, recentDebateIds, recordTurn, runningDebates, settleTurn, turnByJob, turnsOf, type TurnResult,
 } from '../store/sql/debates.js';
+import { adopt, drives } from '../store/sql/claims.js';
 import { placeRun, removeWorktree } from '../git/worktree.js';
 import { gitOut } from '../git/exec.js';
 import type { CancelInput } from '../contract/agents.js';
@@ -44,11 +45,18 @@ export class DebateService {
     await this.fail(id, `internal error while advancing the debate: ${errorMessage(err)}`).catch((e: unknown) => this.ctx.log.error({ err: e, debate: id }, 'could not fail the debate'));
   });
 
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly notes: NoteService) {
+  /** `hubId`: this hub, the driver of the debates it starts or adopts (docs/store-plan.md §3.4). */
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly notes: NoteService, private readonly hubId: string) {
+    // remote: a turn's job may run on another hub than the debate's (a dead hub's interrupted or
+    // queued job is unowned, any hub may claim it), so its end can arrive from there; only the
+    // debates this hub drives advance here (their steps are compare-and-set besides).
     ctx.bus.on('job', (e) => {
       if (!isSettled(e.status as never)) return;
-      void turnByJob(this.q, e.jobId).then((t) => { if (t) void this.serial(t.debate_id, () => this.onJobSettled(e.jobId)); }, (err: unknown) => ctx.log.error({ err, jobId: e.jobId }, 'debate: could not read the turn of a job'));
-    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
+      void (async () => {
+        const t = await turnByJob(this.q, e.jobId);
+        if (t && (await drives(this.q, 'debates', t.debate_id, this.hubId))) void this.serial(t.debate_id, () => this.onJobSettled(e.jobId));
+      })().catch((err: unknown) => ctx.log.error({ err, jobId: e.jobId }, 'debate: could not read the turn of a job'));
+    }, { remote: true, resync: () => this.catchUp() });
   }
 
   private get q() {
@@ -102,7 +110,7 @@ export class DebateService {
       await insertDebate(this.q, {
         id, title, task: i.task, status: 'running', cwd, repo_root: repoRoot, worktree_path: worktreePath, branch, base_commit: baseCommit,
         sides_json: JSON.stringify(i.sides), max_rounds: i.max_rounds, loops: i.loops, post_action: i.post_action ?? null,
-        post_action_side: i.post_action_side ?? 0, verify: i.verify ? 1 : 0, error: null, project: i.project ?? null, created_at: now, ended_at: null,
+        post_action_side: i.post_action_side ?? 0, verify: i.verify ? 1 : 0, error: null, project: i.project ?? null, created_at: now, ended_at: null, hub_id: this.hubId,
       });
       this.changed(id, 'running');
       // The first round's two jobs, through the same step as every later one.
@@ -156,16 +164,44 @@ export class DebateService {
     return this.get(id);
   }
 
-  /** At hub start: every running debate takes up what happened while no hub ran. Resolves once their steps are queued. */
+  /** At hub start: every running debate this hub drives (its predecessors' became its own) or may
+   * adopt takes up what happened while no hub ran. Resolves once their steps are queued. */
   reconcile(): Promise<void> {
-    const p = this.reconcileAll().then(() => undefined, (err: unknown) => this.ctx.log.error({ err }, 'debates: could not take up the running debates'));
+    return this.takeUp(true);
+  }
+
+  /** Debates whose hub died (found by this hub: src/services/hubReconcile.ts) or left unowned: adopted, once, and taken up as at a start. */
+  adopt(): Promise<void> {
+    return this.takeUp(false);
+  }
+
+  /** Events may have been lost (the relay reconnected): the turns of this hub's debates whose jobs ended meanwhile are taken up, as their events would have been. */
+  private async catchUp(): Promise<void> {
+    try {
+      for (const d of await runningDebates(this.q)) {
+        if (d.hub_id !== this.hubId) continue;
+        for (const t of (await turnsOf(this.q, d.id)).filter((x) => x.status === 'running')) {
+          const j = await getJob(this.q, t.job_id);
+          if (j && isSettled(j.status)) void this.serial(d.id, () => this.onJobSettled(j.id));
+        }
+      }
+    } catch (err) {
+      this.ctx.log.error({ err }, 'debates: could not catch up after lost events');
+    }
+  }
+
+  private takeUp(own: boolean): Promise<void> {
+    const p = this.reconciling.then(() => this.reconcileAll(own)).then(() => undefined, (err: unknown) => this.ctx.log.error({ err }, 'debates: could not take up the running debates'));
     this.reconciling = p;
     return p;
   }
 
-  private async reconcileAll(): Promise<string[]> {
+  /** `own`: this hub's own running debates too (a start, or a resync after lost events), else only the adopted ones. */
+  private async reconcileAll(own: boolean): Promise<string[]> {
     const touched: string[] = [];
-    for (const d of await listDebates(this.q, 'running', 1000)) {
+    for (const d of await runningDebates(this.q)) {
+      if (d.hub_id === this.hubId ? !own : !(await adopt(this.q, 'debates', d.id, this.hubId))) continue;
+      if (d.hub_id !== this.hubId) this.ctx.log.info({ debate: d.id, from: d.hub_id }, 'debate adopted');
       touched.push(d.id);
       void this.serial(d.id, async () => {
         for (const t of (await turnsOf(this.q, d.id)).filter((x) => x.status === 'running')) {

@@ -2,7 +2,9 @@
 // jobs through JobService, as the lead, each once its dependencies have succeeded (depends_on
 // maps to their job ids), while the run has a free slot (concurrency) and money left (budget),
 // until its deadline (timeout). Driven by the bus's job events; state in runs/run_tasks, so a
-// new hub picks running runs up where the old one left them.
+// new hub picks running runs up where the old one left them. With many hubs on one database a run
+// is driven by one hub (runs.hub_id): the one that dispatched or resumed it, or adopted it when
+// its hub died (docs/decisions.md "Runs, workflows and debates across hubs").
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { HubContext } from '../services/context.js';
@@ -10,6 +12,7 @@ import type { JobService } from '../services/jobs.js';
 import type { Budgets } from '../money/budgets.js';
 import type { JobRow } from '../store/jobs.js';
 import { attemptsOf } from '../store/sql/jobs.js';
+import { adopt } from '../store/sql/claims.js';
 import type { Q } from '../store/sql/tx.js';
 import { claimTask, getRun, reopenRun, insertRun, jobsById, listRuns, runIds, runOfJob, runTasks, runningRuns, setTask, updateRun } from '../store/sql/runs.js';
 import { settingsDirOf } from '../config.js';
@@ -45,7 +48,8 @@ export class RunService {
   private detach?: () => void;
 
   /** `budgets`: what a task is estimated to cost (a run's total before it starts). */
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly budgets: Budgets) {}
+  /** `hubId`: this hub, the driver of the runs it dispatches or adopts (docs/store-plan.md §3.4). */
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, private readonly budgets: Budgets, private readonly hubId: string) {}
 
   private get q() {
     return this.ctx.sql.db;
@@ -53,13 +57,41 @@ export class RunService {
 
   // ---- life cycle ------------------------------------------------------------------------
 
-  /** Follow job events; pick up the runs a previous hub left running (interrupted jobs continue). */
+  /**
+   * Follow job events; pick up the runs this hub drives (its predecessors' on this state
+   * directory became its own in the start reconcile) and the adoptable ones (unowned, or their
+   * hub dead or stopped: `adopt`). Another live hub's run is driven there, never here.
+   */
   async start(): Promise<void> {
+    // remote: a task's job may run on another hub than the run's (an interrupted or queued job of
+    // a dead hub is unowned and any hub may claim it), so its end can arrive from there; only the
+    // runs this hub drives (`live`) move (docs/store-plan.md §3.1, §3.4).
     this.detach = this.ctx.bus.on('job', ({ jobId }) => {
       if (!this.live.size) return;
-      void runOfJob(this.q, jobId).then((runId) => { if (runId) void this.pump(runId); }, (err: unknown) => this.ctx.log.error({ err, jobId }, 'run: could not read the run of a job'));
-    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
+      void runOfJob(this.q, jobId).then((runId) => { if (runId && this.live.has(runId)) void this.pump(runId); }, (err: unknown) => this.ctx.log.error({ err, jobId }, 'run: could not read the run of a job'));
+    }, { remote: true, resync: () => { for (const id of this.live) void this.pump(id); } });
+    // remote: cancel_run of a run this hub drives may come from a lead on another hub; the pass finds it ended and lets it go.
+    const offRun = this.ctx.bus.on('run', ({ runId, status }) => {
+      if (status !== 'running' && this.live.has(runId)) void this.pump(runId);
+    }, { remote: true, resync: null });
+    const offJob = this.detach;
+    this.detach = () => { offJob(); offRun(); };
+    await this.takeUp(true);
+  }
+
+  /** Runs whose hub died, found by this hub (src/services/hubReconcile.ts), or left unowned: adopted, once, and driven on. */
+  adopt(): Promise<string[]> {
+    return this.takeUp(false);
+  }
+
+  /** `own`: at start, this hub's own running runs too. A run is taken up as a restarted hub does: interrupted jobs continue, the deadline is armed, a pass. */
+  private async takeUp(own: boolean): Promise<string[]> {
+    const taken: string[] = [];
     for (const run of await runningRuns(this.q)) {
+      if (this.live.has(run.id)) continue;
+      if (run.hub_id === this.hubId ? !own : !(await adopt(this.q, 'runs', run.id, this.hubId))) continue;
+      if (run.hub_id !== this.hubId) this.ctx.log.info({ run: run.id, from: run.hub_id }, 'run adopted');
+      taken.push(run.id);
       this.live.add(run.id);
       const tasks = await runTasks(this.q, run.id);
       const jobs = await jobsById(this.q, jobIdsOf(tasks));
@@ -76,6 +108,7 @@ export class RunService {
       this.arm(run);
       await this.pump(run.id);
     }
+    return taken;
   }
 
   close(): void {
@@ -111,7 +144,7 @@ export class RunService {
     const id = await this.newRunId();
     const now = ctx.clock.now();
     const title = req.title ?? spec.rules.title ?? (file ? file.split('/').pop()! : `run of ${spec.tasks.length} task(s)`);
-    const run = { id, title, file, content, format, rules_json: JSON.stringify(spec.rules), status: 'running' as const, deadline_at: spec.rules.timeout_s ? now + spec.rules.timeout_s * 1000 : null, created_at: now };
+    const run = { id, title, file, content, format, rules_json: JSON.stringify(spec.rules), status: 'running' as const, deadline_at: spec.rules.timeout_s ? now + spec.rules.timeout_s * 1000 : null, created_at: now, hub_id: this.hubId };
     await insertRun(this.q, run, spec.tasks);
     this.live.add(id);
     ctx.log.info({ run: id, tasks: spec.tasks.length, file }, 'run dispatched');
@@ -153,7 +186,10 @@ export class RunService {
   private async pass(runId: string): Promise<void> {
     const { ctx } = this;
     const run = await getRun(this.q, runId);
-    if (!run || run.status !== 'running') return;
+    if (!run || run.status !== 'running') {
+      this.letGo(runId); // ended elsewhere (cancel_run on another hub): nothing left to drive here
+      return;
+    }
     if (run.deadline_at !== null && ctx.clock.now() >= run.deadline_at) return this.timeOut(run);
     const rules = rulesOf(run);
     const tasks = await runTasks(this.q, runId);
@@ -269,11 +305,16 @@ export class RunService {
   private async end(run: RunRow, status: RunStatus, note: string | null): Promise<void> {
     const now = this.ctx.clock.now();
     await updateRun(this.q, run.id, { status, note, ended_at: now }, now);
-    this.live.delete(run.id);
-    clearTimeout(this.timers.get(run.id));
-    this.timers.delete(run.id);
+    this.letGo(run.id);
     this.ctx.log.info({ run: run.id, status, note }, 'run ended');
     this.ctx.bus.emit('run', { runId: run.id, status });
+  }
+
+  /** This hub no longer drives the run: it has ended. */
+  private letGo(runId: string): void {
+    this.live.delete(runId);
+    clearTimeout(this.timers.get(runId));
+    this.timers.delete(runId);
   }
 
   /** A timer for the run's deadline (the engine also checks it on every pass). */
@@ -335,7 +376,10 @@ export class RunService {
       const j = t.state === 'started' && t.job_id ? jobs.get(t.job_id) : undefined;
       return !(j?.status === 'succeeded' || continueJobs.some((c) => c.task.task_id === t.task_id) || (j && !isTerminal(j.status as JobStatus)));
     });
-    await reopenRun(this.q, run.id, reset.map((t) => t.task_id), rules.timeout_s ? now + rules.timeout_s * 1000 : null, now);
+    // This hub drives it from now on, whichever drove it before it ended; of two resumes at once, one.
+    if (!(await reopenRun(this.q, run.id, reset.map((t) => t.task_id), rules.timeout_s ? now + rules.timeout_s * 1000 : null, now, this.hubId))) {
+      throw new InvalidStateError(`Run ${run.id} is running again already (resumed meanwhile); get_run shows it.`);
+    }
     this.live.add(run.id);
     const tpl = ctx.prompts.get('run-resume');
     for (const { job } of continueJobs) {

@@ -74,8 +74,8 @@ export class Schedules {
   /** The engine's work, one step at a time (a tick, an occurrence's end, a re-arm): each reads what the one before wrote. */
   private chain: Promise<void> = Promise.resolve();
 
-  /** `tz`: the time zone cron expressions are read in (default: the hub's local one). */
-  constructor(private readonly ctx: HubContext, private readonly jobs: ScheduleJobs, private readonly runner: WaitingJobs, private readonly tz?: string) {}
+  /** `hubId`: this hub; it queues the due jobs it would run (its own and unowned ones), another hub's are that hub's. `tz`: the time zone cron expressions are read in (default: the hub's local one). */
+  constructor(private readonly ctx: HubContext, private readonly jobs: ScheduleJobs, private readonly runner: WaitingJobs, private readonly hubId: string, private readonly tz?: string) {}
 
   // ---- lifecycle ---------------------------------------------------------------------------
 
@@ -84,7 +84,11 @@ export class Schedules {
     this.off.push(this.ctx.bus.on('job', (ev) => {
       if (SETTLED.has(ev.status)) void this.step(() => this.onSettled(ev.jobId));
       else if (ev.status === 'waiting') void this.step(() => this.arm());
-    }, { remote: true, resync: null })); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
+    }, { remote: true, resync: () => void this.step(() => this.arm()) }));
+    // remote: an occurrence may run on any hub (the one that made it, or whichever claimed it
+    // unowned), and every hub takes its end up: the next occurrence is made in one transaction
+    // with `advanceSchedule`, which moves the series only from that occurrence, so of the hubs
+    // that try, one makes it (the others' jobs roll back). A series has no driver to adopt.
     void this.step(async () => {
       for (const s of await activeSchedules(this.ctx.sql.db)) {
         if (s.current_job && s.current_status && SETTLED.has(s.current_status)) await this.guarded(() => this.onSettled(s.current_job!));
@@ -114,7 +118,7 @@ export class Schedules {
       const { ctx } = this;
       const now = ctx.clock.now();
       let queued = 0;
-      for (const j of await dueWaiting(ctx.sql.db, now)) {
+      for (const j of await dueWaiting(ctx.sql.db, now, this.hubId)) {
         const st = this.runner.depState(await depsOf(ctx.sql.db, j.id));
         if (st === 'blocked') continue; // its last dependency's end queues it (Runner.settleDependents)
         if (st !== 'ready') {
@@ -150,7 +154,7 @@ export class Schedules {
   private async arm(): Promise<void> {
     if (this.closed) return;
     const now = this.ctx.clock.now();
-    const next = await nextDue(this.ctx.sql.db, now);
+    const next = await nextDue(this.ctx.sql.db, now, this.hubId);
     clearTimeout(this.timer);
     this.timer = undefined;
     this.wakeAt = next;

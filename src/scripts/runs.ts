@@ -86,6 +86,7 @@ export class ScriptRuns {
   /** Continues every script run a previous hub left running. */
   async resumeAll(): Promise<void> {
     for (const r of await runningScriptRuns(this.q)) {
+      if (this.live.has(r.id)) continue; // driven here already (called again to adopt a dead hub's runs)
       // Another live hub's run is driven there; an unowned one or a dead or stopped hub's is taken over here, once.
       if (r.hub_id !== this.hubId && !(await adopt(this.q, 'runs', r.id, this.hubId))) continue;
       // The agents the stopped hub left interrupted go on in their sessions; the script waits for them again.

@@ -2,8 +2,9 @@
 // the transaction that marked it, do for it what a restarted hub's reconcile does (./reconcile.ts)
 // — its running, frozen and needs_input jobs become `interrupted` with their tokens cleared, the
 // jobs' locks and lock waits are released, their pending requests cancelled — then what it owned
-// and nobody drives any more is released (`releaseOwned`: queued jobs, runs, workflows, debates)
-// and its pending commands closed. Its processes are on its machine: if it was only paused, it
+// and nobody drives any more is released (`releaseOwned`: queued and waiting jobs, runs, workflows,
+// debates) and its pending commands closed; after the commit this hub adopts those runs, workflows
+// and debates and drives them on (Hub.adoptOrphans). Its processes are on its machine: if it was only paused, it
 // fences itself when it wakes. After the commit, the bus hears what changed, so waiters wake and
 // the job's other reactions (the budget's reservation) run here.
 import type { Transaction } from 'kysely';
@@ -22,7 +23,8 @@ const DETACHED = 'overseer:detached';
 
 interface Changed { jobs: string[]; lockHolders: string[]; requests: { jobId: string; requestId: string }[] }
 
-export function deadHubReconciler(ctx: HubContext, me: string): {
+/** `adoptOrphans`: after the commit, what the dead hub drove (released here) is adopted and driven on by this hub. */
+export function deadHubReconciler(ctx: HubContext, me: string, adoptOrphans: () => Promise<void>): {
   reconcile(trx: Transaction<Schema>, dead: HubRow): Promise<void>;
   onReconciled(dead: HubRow): void;
 } {
@@ -63,6 +65,7 @@ export function deadHubReconciler(ctx: HubContext, me: string): {
       for (const jobId of c.jobs) {
         void ctx.bus.emitSettled('job', { jobId, status: 'interrupted' }, (err) => ctx.log.error({ err, jobId }, 'a reaction to a dead hub\'s job failed'));
       }
+      void adoptOrphans();
     },
   };
 }

@@ -23,7 +23,8 @@ export class WorkflowRows {
     return getWorkflow(this.q, id);
   }
 
-  insert(w: NewWorkflow): Promise<void> {
+  /** `hub_id`: the hub that drives it (its script run's, docs/store-plan.md §3.4). */
+  insert(w: NewWorkflow & { hub_id: string }): Promise<void> {
     return insertWorkflow(this.q, w);
   }
 

@@ -16,6 +16,7 @@ import { WorkflowRows, type WorkflowRow } from './rows.js';
 import { getJob } from '../store/sql/jobs.js';
 import { updateWorkflow } from '../store/sql/workflows.js';
 import { transact } from '../store/sql/tx.js';
+import { adopt, drives, takeOver } from '../store/sql/claims.js';
 import { freshCounters, type Phase } from '../domain/workflow.js';
 import { isSettled } from '../domain/job.js';
 import { BudgetExceededError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
@@ -60,26 +61,63 @@ export class WorkflowService {
   private readonly requests: RequestService;
   private readonly templates: Guidelines;
 
-  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, core: WorkflowCore, private readonly scripts: ScriptRuns) {
+  /** `hubId`: this hub; it drives the workflows whose script run it drives (docs/store-plan.md §3.4). */
+  constructor(private readonly ctx: HubContext, private readonly jobs: JobService, core: WorkflowCore, private readonly scripts: ScriptRuns, private readonly hubId: string) {
     ({ store: this.store, ledger: this.ledger, engine: this.engine, steps: this.steps, requests: this.requests, templates: this.templates } = core);
+    // Each listener hears every hub (remote) and acts only on a workflow this hub drives
+    // (`mine`): the plan note may be written by an agent of another hub, the plan approval
+    // answered by a lead on another hub, the run cancelled from another hub; the workflow's
+    // serial chain and its script run live in its driver only.
     // Whoever writes a plan note, the hub's record wins: the note is reconciled at once.
     ctx.bus.on('note', (e) => {
       const id = planKeyOwner(e.key);
-      if (id) void this.engine.serial(id, async () => { if (await this.store.get(id)) await this.engine.reconcilePlan(id); });
-    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
+      if (id) {
+        void this.mine(id).then((yes) => {
+          if (yes) void this.engine.serial(id, async () => { if (await this.store.get(id)) await this.engine.reconcilePlan(id); });
+        }, (err: unknown) => ctx.log.warn({ err, workflow: id }, 'workflow: could not read who drives it'));
+      }
+    }, { remote: true, resync: null });
     // The lead's answer to a plan approval takes effect as it arrives; the script's wf.approval call waits for it (steps.ts).
     ctx.bus.on('request', (e) => {
       void (async () => {
         const w = (await this.store.byStatus('waiting_approval')).find((x) => x.approval_request === e.requestId);
-        if (w && !(await this.engine.approvalPending(e.requestId))) void this.engine.serial(w.id, async () => { await this.engine.approvalAnswered(w.id); });
+        if (w && (await this.mine(w.id)) && !(await this.engine.approvalPending(e.requestId))) void this.engine.serial(w.id, async () => { await this.engine.approvalAnswered(w.id); });
       })().catch((err: unknown) => ctx.log.warn({ err, request: e.requestId }, 'workflow: could not read its plan approval'));
-    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
+    }, { remote: true, resync: null });
     // The workflow's run ended under it (the script failed, or cancel_run): the workflow does not stay running without a driver.
     ctx.bus.on('run', (e) => {
-      void this.workflowOfRun(e.runId).then((id) => {
-        if (id) void this.engine.serial(id, async () => this.runEnded(id, e.runId, e.status));
-      }, (err: unknown) => ctx.log.warn({ err, run: e.runId }, 'workflow: could not read the run that ended'));
-    }, { remote: true, resync: null }); // remote: ownership filtering (only what this hub drives) comes with hub ids, step 9 second half (docs/store-plan.md §3.1)
+      void (async () => {
+        const id = await this.workflowOfRun(e.runId);
+        if (id && (await this.mine(id))) void this.engine.serial(id, async () => this.runEnded(id, e.runId, e.status));
+      })().catch((err: unknown) => ctx.log.warn({ err, run: e.runId }, 'workflow: could not read the run that ended'));
+    }, { remote: true, resync: null });
+  }
+
+  /** This hub drives the workflow. */
+  private mine(id: string): Promise<boolean> {
+    return drives(this.ctx.sql.db, 'workflows', id, this.hubId);
+  }
+
+  /**
+   * A workflow follows its script run: one whose run this hub drives now (ScriptRuns adopted it,
+   * at a start or when its hub died) is adopted, once, so the listeners above act on it here. Call
+   * it after the script runs were taken up.
+   */
+  async adopt(): Promise<string[]> {
+    const q = this.ctx.sql.db;
+    const taken: string[] = [];
+    for (const w of await this.store.byStatus('running', 'waiting_approval')) {
+      const runId = readState(w).runId;
+      if (!runId || (await this.mine(w.id)) || !(await drives(q, 'runs', runId, this.hubId))) continue;
+      if (await adopt(q, 'workflows', w.id, this.hubId)) {
+        this.ctx.log.info({ workflow: w.id, run: runId }, 'workflow adopted with its run');
+        taken.push(w.id);
+        // A plan approval answered after its script took up the wait and before this adoption was heard by nobody: applied now (once: a CAS move).
+        const req = w.approval_request;
+        if (w.status === 'waiting_approval' && req && !(await this.engine.approvalPending(req))) void this.engine.serial(w.id, async () => { await this.engine.approvalAnswered(w.id); });
+      }
+    }
+    return taken;
   }
 
   /** Wait until queued work on a workflow is done (tests, shutdown). */
@@ -127,7 +165,7 @@ export class WorkflowService {
         approve_plan: i.approve_plan ? 1 : 0, plan_approved: 0, checks_json: JSON.stringify(i.checks.length ? i.checks : tpl?.checks ?? []),
         template: i.template ?? null, phase_limits_json: i.phase_limits ? JSON.stringify(i.phase_limits) : null,
         state_json: JSON.stringify(freshCounters()), blocked_json: null, current_job: null, approval_request: null,
-        pr_url: null, git_note: null, created_at: this.ctx.clock.now(), ended_at: null, plan_text: null, project: i.project ?? null,
+        pr_url: null, git_note: null, created_at: this.ctx.clock.now(), ended_at: null, plan_text: null, project: i.project ?? null, hub_id: this.hubId,
       });
       inserted = true;
       // On the workflow's chain, so the run's first calls that decide wait for the launch; its failure is this call's.
@@ -265,6 +303,8 @@ export class WorkflowService {
     if (cycle > w.max_cycles) throw new InvalidInputError(`cycle ${cycle} is past max_cycles (${w.max_cycles}).`);
     // The old run is no longer the workflow's before it is cancelled: its end is not the workflow's.
     await this.store.update(w.id, { state_json: JSON.stringify({ ...readState(w), runId: null }) });
+    // Its new run is this hub's, so this hub drives it from now on (a forced resume takes it from a live hub too).
+    await takeOver(this.ctx.sql.db, 'workflows', w.id, this.hubId);
     await this.stopRun(w, 'workflow resumed');
     await this.idle(w.id);
     if (w.approval_request) await this.requests.cancel(w.approval_request, 'the workflow was resumed');
@@ -288,6 +328,7 @@ export class WorkflowService {
     const touched: string[] = [];
     for (const w of await this.store.byStatus('running')) {
       if (readState(w).runId) continue; // its run continues on its own
+      if (!(await adopt(this.ctx.sql.db, 'workflows', w.id, this.hubId))) continue; // another live hub's
       touched.push(w.id);
       void this.engine.serial(w.id, async () => {
         const cur = await this.workflow(w.id);

@@ -20,8 +20,9 @@ export interface HubProc {
   exited: Promise<void>;
 }
 
-export async function startHubProc(deadlineMs = 30_000): Promise<HubProc> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** `script`: the child to run (default hubProc.ts; crewHub.ts is a whole hub) — any that speaks the same lines. */
+export async function startHubProc(deadlineMs = 30_000, script = CHILD): Promise<HubProc> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   const replies = new Map<number, (s: Said) => void>();
   const events: Said[] = [];
   const watchers = new Set<(e: Said) => void>();

@@ -19,10 +19,10 @@ import { raceWorkers } from '../helpers/workerRace.js';
 import type { RaceOp } from '../helpers/runsRacer.js';
 
 const schedule = (id: string) => ({ id, title: `t ${id}`, created_by: 'lead', kind: 'every' as const, every_s: 60, cron: null, first_at: 1, until_at: null, max_runs: null, spec_json: '{}' });
-const run = (id: string, at: number) => ({ id, title: `run ${id}`, file: null, content: 'x', format: 'toml', rules_json: '{}', status: 'running' as const, deadline_at: null, created_at: at });
+const run = (id: string, at: number) => ({ id, title: `run ${id}`, file: null, content: 'x', format: 'toml', rules_json: '{}', status: 'running' as const, deadline_at: null, created_at: at, hub_id: 'h-test' });
 const debate = (id: string, at: number) => ({
   id, title: `debate ${id}`, task: 'which?', status: 'running' as const, cwd: '/repo', repo_root: null, worktree_path: null, branch: null, base_commit: null,
-  sides_json: '[]', max_rounds: 3, loops: 1, post_action: null, post_action_side: 0, verify: 0, error: null, project: null, created_at: at, ended_at: null,
+  sides_json: '[]', max_rounds: 3, loops: 1, post_action: null, post_action_side: 0, verify: 0, error: null, project: null, created_at: at, ended_at: null, hub_id: 'h-test',
 });
 
 /** Two racers, one connection each, released together on `keys`; what each won. */
@@ -70,10 +70,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const s1 = (await getSchedule(q, 's-1'))!;
       assert.deepEqual([s1.seq, s1.runs, s1.current_job, s1.current_status, s1.current_not_before, s1.status], [1, 1, 'j-s1', 'waiting', 100, 'active']);
       assert.deepEqual([(await getJob(q, 'j-s1'))!.schedule_id, (await getJob(q, 'j-s1'))!.occurrence], ['s-1', 1]);
-      assert.deepEqual((await dueWaiting(q, 99)).map((j) => j.id), []);
-      assert.deepEqual((await dueWaiting(q, 100)).map((j) => j.id), ['j-s1']);
-      assert.equal(await nextDue(q, 50), 100);
-      assert.equal(await nextDue(q, 100), undefined);
+      assert.deepEqual((await dueWaiting(q, 99, 'h-me')).map((j) => j.id), []);
+      assert.deepEqual((await dueWaiting(q, 100, 'h-me')).map((j) => j.id), ['j-s1'], 'an unowned job: any hub queues it');
+      assert.equal(await nextDue(q, 50, 'h-me'), 100);
+      assert.equal(await nextDue(q, 100, 'h-me'), undefined);
+      // Another hub's due job is that hub's to queue (its runner starts it); this hub's own are its.
+      await q.updateTable('jobs').set({ hub_id: 'h-other' }).where('id', '=', 'j-s1').execute();
+      assert.deepEqual((await dueWaiting(q, 100, 'h-me')).map((j) => j.id), []);
+      assert.equal(await nextDue(q, 50, 'h-me'), undefined);
+      assert.deepEqual((await dueWaiting(q, 100, 'h-other')).map((j) => j.id), ['j-s1']);
+      assert.equal(await nextDue(q, 50, 'h-other'), 100);
       assert.deepEqual((await occurrences(q, 's-1')).map((o) => [o.id, o.occurrence]), [['j-s1', 1]]);
       assert.equal(await endSchedule(q, s1, 'cancelled', 'not needed', 40), true);
       assert.equal(await endSchedule(q, s1, 'done', 'again', 41), false, 'ended once');

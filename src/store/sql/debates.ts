@@ -18,8 +18,14 @@ const DEBATE_COLUMNS = ['id', 'title', 'task', 'status', 'cwd', 'repo_root', 'wo
 /** Newest first; on SQLite ties in the same millisecond by insertion (rowid), on PostgreSQL by id. */
 const tie = (q: Q) => (isPostgres(q) ? sql`id` : sql`rowid`);
 
-export async function insertDebate(q: Q, d: Omit<DebateRow, 'updated_at'>): Promise<void> {
+/** `hub_id`: the hub that drives it (docs/store-plan.md §3.4). */
+export async function insertDebate(q: Q, d: Omit<DebateRow, 'updated_at'> & { hub_id: string }): Promise<void> {
   await q.insertInto('debates').values({ ...d, updated_at: d.created_at }).execute();
+}
+
+/** Running debates, oldest first, with the hub that drives each (null: nobody, adoptable). */
+export async function runningDebates(q: Q): Promise<{ id: string; hub_id: string | null }[]> {
+  return q.selectFrom('debates').select(['id', 'hub_id']).where('status', '=', 'running').orderBy('created_at').orderBy('id').execute();
 }
 
 export async function getDebate(q: Q, id: string): Promise<DebateRow | undefined> {

@@ -3,7 +3,7 @@
 // a task is claimed once (`claimTask`, pending → started, in the transaction that creates its job),
 // so two passes over one run — of this hub or of two hubs — never give a task two jobs.
 import { sql } from 'kysely';
-import { batch, isPostgres, type Q } from './tx.js';
+import { batch, isPostgres, transact, type Q } from './tx.js';
 import type { JobRow } from '../jobs.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'stopped' | 'timed_out' | 'cancelled';
@@ -41,8 +41,8 @@ const RUN_COLUMNS = ['id', 'title', 'file', 'content', 'format', 'rules_json', '
 /** Newest first; on SQLite ties in the same millisecond by insertion (rowid), on PostgreSQL by id. */
 const newestFirst = (q: Q) => (isPostgres(q) ? sql`id` : sql`rowid`);
 
-/** A run with its tasks (each pending), together. */
-export async function insertRun(q: Q, run: Omit<RunRow, 'updated_at' | 'ended_at' | 'note'>, tasks: readonly { id: string }[]): Promise<void> {
+/** A run with its tasks (each pending), together; `hub_id`: the hub that drives it (docs/store-plan.md §3.4). */
+export async function insertRun(q: Q, run: Omit<RunRow, 'updated_at' | 'ended_at' | 'note'> & { hub_id: string }, tasks: readonly { id: string }[]): Promise<void> {
   await batch(q, [
     q.insertInto('runs').values({ ...run, kind: 'dispatch', note: null, updated_at: run.created_at, ended_at: null }),
     ...tasks.map((t, n) => q.insertInto('run_tasks').values({ run_id: run.id, task_id: t.id, n, spec_json: JSON.stringify(t), state: 'pending', job_id: null, job_ids_json: '[]', error: null })),
@@ -58,9 +58,9 @@ export async function listRuns(q: Q, limit: number): Promise<(RunRow & { kind: s
   return await q.selectFrom('runs').select([...RUN_COLUMNS, 'kind']).orderBy('created_at', 'desc').orderBy(newestFirst(q), 'desc').limit(limit).execute() as (RunRow & { kind: string })[];
 }
 
-/** Dispatch runs still running. */
-export async function runningRuns(q: Q): Promise<RunRow[]> {
-  return await q.selectFrom('runs').select(RUN_COLUMNS).where('status', '=', 'running').where('kind', '=', 'dispatch').execute() as RunRow[];
+/** Dispatch runs still running, with the hub that drives each (null: nobody, adoptable). */
+export async function runningRuns(q: Q): Promise<(RunRow & { hub_id: string | null })[]> {
+  return await q.selectFrom('runs').select([...RUN_COLUMNS, 'hub_id']).where('status', '=', 'running').where('kind', '=', 'dispatch').orderBy('created_at').execute() as (RunRow & { hub_id: string | null })[];
 }
 
 /** Ids of runs that start with `prefix` (for CLI prefixes and "did you mean"), newest first. */
@@ -111,10 +111,17 @@ export async function jobsById(q: Q, ids: readonly string[]): Promise<Map<string
   return new Map(rows.map((j) => [j.id, j]));
 }
 
-/** resume: the tasks in `taskIds` pending again and the run running, together. */
-export async function reopenRun(q: Q, runId: string, taskIds: readonly string[], deadlineAt: number | null, now: number): Promise<void> {
-  await batch(q, [
-    ...taskIds.map((id) => q.updateTable('run_tasks').set({ state: 'pending', job_id: null, error: null }).where('run_id', '=', runId).where('task_id', '=', id)),
-    q.updateTable('runs').set({ status: 'running', note: null, ended_at: null, deadline_at: deadlineAt, updated_at: now }).where('id', '=', runId),
-  ]);
+/**
+ * resume: the run running again, driven by `hubId`, and the tasks in `taskIds` pending again,
+ * together — only from an ended run: of two resumes at once (two leads, two hubs) one gets true,
+ * the other false and changes nothing.
+ */
+export async function reopenRun(q: Q, runId: string, taskIds: readonly string[], deadlineAt: number | null, now: number, hubId: string): Promise<boolean> {
+  return transact(q, async (trx) => {
+    const r = await trx.updateTable('runs').set({ status: 'running', note: null, ended_at: null, deadline_at: deadlineAt, updated_at: now, hub_id: hubId })
+      .where('id', '=', runId).where('status', '<>', 'running').executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return false;
+    for (const id of taskIds) await trx.updateTable('run_tasks').set({ state: 'pending', job_id: null, error: null }).where('run_id', '=', runId).where('task_id', '=', id).execute();
+    return true;
+  });
 }

@@ -84,10 +84,13 @@ export async function endSchedule(q: Q, s: { id: string; current_job: string | n
   });
 }
 
-/** Waiting jobs whose time has come (their dependencies may still hold them). */
-export async function dueWaiting(q: Q, now: number): Promise<JobRow[]> {
+/** A job `hubId` may queue: its own, or one nobody owns (a dead hub's, released: src/store/sql/claims.ts releaseOwned). */
+const mayRun = (hubId: string) => sql<boolean>`(hub_id = ${hubId} OR hub_id IS NULL)`;
+
+/** Waiting jobs whose time has come that `hubId` would run (their dependencies may still hold them): another hub's are its to queue (its runner starts them). */
+export async function dueWaiting(q: Q, now: number, hubId: string): Promise<JobRow[]> {
   return await q.selectFrom('jobs').selectAll().where('status', '=', 'waiting').where('not_before', 'is not', null).where('not_before', '<=', now)
-    .orderBy('not_before').orderBy('seq').execute() as JobRow[];
+    .where(mayRun(hubId)).orderBy('not_before').orderBy('seq').execute() as JobRow[];
 }
 
 /**
@@ -106,9 +109,9 @@ export async function queueDue(q: Q, jobId: string, now: number): Promise<boolea
   });
 }
 
-/** The earliest time a waiting job becomes due after `now`, if any. */
-export async function nextDue(q: Q, now: number): Promise<number | undefined> {
-  const r = await q.selectFrom('jobs').select((e) => e.fn.min('not_before').as('t')).where('status', '=', 'waiting').where('not_before', '>', now).executeTakeFirst();
+/** The earliest time a waiting job `hubId` would run becomes due after `now`, if any. */
+export async function nextDue(q: Q, now: number, hubId: string): Promise<number | undefined> {
+  const r = await q.selectFrom('jobs').select((e) => e.fn.min('not_before').as('t')).where('status', '=', 'waiting').where('not_before', '>', now).where(mayRun(hubId)).executeTakeFirst();
   return r?.t === null || r?.t === undefined ? undefined : Number(r.t);
 }
 

@@ -24,7 +24,7 @@ const isUniqueViolation = (err: unknown): boolean => ['23505', 'SQLITE_CONSTRAIN
 
 /** A new workflow, numbered after the last: two starts at once (two connections, or two calls of one hub
  * interleaved between the read and the insert) may take one number; `seq` is UNIQUE, the loser numbers again. */
-export async function insertWorkflow(q: Q, w: NewWorkflow): Promise<void> {
+export async function insertWorkflow(q: Q, w: NewWorkflow & { hub_id?: string | null }): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const next = await q.selectFrom('workflows').select(sql<number>`COALESCE(MAX(seq), 0) + 1`.as('s')).executeTakeFirstOrThrow();
     try {
