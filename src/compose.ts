@@ -257,7 +257,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     sql: ctx.sql.db, now, bus: ctx.bus, log, prompts: ctx.prompts, merges,
     resume: (jobId, message) => jobs.resume({ job_id: jobId, message }, { role: 'lead' }),
     ask: (jobId, summary, plan) => requests.openDetached({ jobId, kind: 'question', summary, plan }),
-    rounds: config.sendBackRounds, onFailure: config.mergeOnFailure, worktree: config.worktree, env: ctx.childEnv,
+    closing: (id) => runner.isClosing(id), rounds: config.sendBackRounds, onFailure: config.mergeOnFailure, worktree: config.worktree, env: ctx.childEnv,
   });
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
@@ -274,7 +274,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
       search: search ? { start: () => search.start(), stop: () => search.close() } : NOTHING,
       relay,
-      sendBack: { start: () => undefined, stop: () => sendBack.stop() },
+      sendBack: { start: () => sendBack.start(), stop: () => sendBack.stop() },
     },
     takenOver: takeover ?? { active: () => false, load: async () => undefined },
   };

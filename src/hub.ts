@@ -254,6 +254,7 @@ export class Hub {
     await this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.lifecycle.search.start();
+    this.lifecycle.sendBack.start(); // sent-back jobs that ended while no hub listened are merged again
   }
 
   /** This hub's row in `hubs`, beating; on both dialects (on SQLite the rows are bookkeeping: one hub per database). */

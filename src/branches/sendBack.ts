@@ -13,7 +13,7 @@ import type { PromptLibrary } from '../prompts/load.js';
 import type { JobRow } from '../store/jobs.js';
 import type { Q } from '../store/sql/tx.js';
 import { addEvent, getJob } from '../store/sql/jobs.js';
-import { getSendBack, giveBackRound, moveSendBack, recordFailure, takeRound, type SendBackReason, type SendBackRow } from '../store/sql/sendBacks.js';
+import { getSendBack, giveBackRound, moveSendBack, outButEnded, recordFailure, takeRound, type SendBackReason, type SendBackRow } from '../store/sql/sendBacks.js';
 import { InvalidInputError, InvalidStateError, NotFoundError, errorMessage } from '../errors.js';
 import { attachWorktree } from '../git/attach.js';
 import { bootstrapWorktree, setupFailure, type BootstrapConfig } from '../git/bootstrap.js';
@@ -41,6 +41,8 @@ export interface SendBackDeps {
   resume(jobId: string, message: string): Promise<unknown>;
   /** Open a request to the person about the job (it does not block). */
   ask(jobId: string, summary: string, plan: Record<string, unknown>): Promise<string>;
+  /** Is the job's worktree still being committed and closed after its end (its `job` event follows)? */
+  closing(jobId: string): boolean;
   /** config.sendBackRounds and config.mergeOnFailure. */
   rounds: number;
   onFailure: OnFailure;
@@ -62,9 +64,7 @@ export class SendBackService {
     // A sent-back job's end: merge it again (it succeeded), or stop sending it back (it did not).
     d.bus.on('job', (e) => {
       if (this.stopped || !['succeeded', 'failed', 'cancelled'].includes(e.status)) return;
-      const p = this.ended(e.jobId, e.status).catch((err: unknown) => d.log.error({ err, jobId: e.jobId }, 'a sent-back job\'s re-merge failed'));
-      this.inFlight.add(p);
-      void p.finally(() => this.inFlight.delete(p));
+      this.track(this.ended(e.jobId, e.status).catch((err: unknown) => d.log.error({ err, jobId: e.jobId }, 'a sent-back job\'s re-merge failed')));
     });
   }
 
@@ -89,6 +89,24 @@ export class SendBackService {
     const row = await getSendBack(this.d.sql, job.id);
     this.refuse(job, row);
     return { job_id: job.id, ...(await this.send(job, row!)) };
+  }
+
+  /**
+   * At the hub's start: a sent-back job that ended while no hub listened (this one stopped between
+   * its end and its re-merge) is merged again now — claimed by the same conditional update, so
+   * with many hubs starting, one merges it.
+   */
+  start(): void {
+    const p = outButEnded(this.d.sql).then(async (ended) => {
+      // A job whose worktree is still being closed is merged when its end is heard, not before its leftovers are committed.
+      for (const e of ended) if (!this.stopped && !this.d.closing(e.job_id)) await this.ended(e.job_id, e.status);
+    }).catch((err: unknown) => this.d.log.error({ err }, 'merging again the sent-back jobs that ended while the hub was down failed'));
+    this.track(p);
+  }
+
+  private track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
   }
 
   /** Stop starting re-merges; wait for those in flight. */

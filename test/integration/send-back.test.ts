@@ -15,6 +15,8 @@ import { ScriptedLauncher, type ScriptedTurn } from '../helpers/fakeLauncher.js'
 import { eventually, waitEnded } from '../helpers/wait.js';
 import { events, job, rows } from '../helpers/state.js';
 import type { SpawnCmd } from '../../src/launch/types.js';
+import { runOverseer } from '../helpers/overseerCli.js';
+import { recordFailure, takeRound } from '../../src/store/sql/sendBacks.js';
 
 /** What the scripted agent of a job does with each prompt; keyed by a word in its task. */
 type Agent = (prompt: string, cmd: SpawnCmd) => ScriptedTurn | Promise<ScriptedTurn>;
@@ -160,5 +162,84 @@ describe('send back', () => {
     const g = await h.call('get_agent', { job_id: gone.id });
     assert.deepEqual([g.status, g.send_back.round, g.send_back.status], ['succeeded', 0, 'failed'], 'nothing changed');
     assert.ok(!(await kinds(gone.id)).includes('sent_back'));
+  });
+});
+
+describe('send back from the queue, the CLI, and across a hub restart', () => {
+  let h: TestHub;
+  let repo = '';
+  const byCwd = new Map<string, Agent>();
+  const agents = new Map<string, Agent>();
+  const launcher = new ScriptedLauncher((prompt, cmd) => {
+    const key = [...agents.keys()].find((k) => prompt.includes(`task ${k}`));
+    const a = (key ? agents.get(key) : undefined) ?? byCwd.get(cmd.cwd);
+    if (key && a) byCwd.set(cmd.cwd, a);
+    return a ? a(prompt, cmd) : { resultText: 'done' };
+  });
+  before(async () => {
+    const dir = await makeTempDir('ovs-sendback-q');
+    repo = await initRepo(join(dir, 'repo'), { 'app.txt': 'start\n', 'check.sh': 'exit 0\n' });
+    h = await startTestHub({ project: repo, processes: launcher });
+  });
+  after(async () => { await h?.stop(); });
+  const merges = (id: string) => rows(h.hub, sql<{ commit_sha: string }>`SELECT commit_sha FROM job_merges WHERE job_id = ${id}`);
+  async function spawnFinished(key: string, checks: string[]): Promise<string> {
+    const s = await h.call('spawn_agent', { prompt: `task ${key}`, title: key, worktree: true, checks });
+    const w = await waitEnded(h, [s.job_id]);
+    assert.equal(w.done[0]?.status, 'succeeded', JSON.stringify(w.done[0]));
+    return s.job_id as string;
+  }
+
+  test('queue --ship --on-failure send-back merges what passes, sends the failing branch back and goes on; it merges when its agent is done', async () => {
+    agents.set('passer', () => ({ writeFiles: { 'p.txt': 'p\n' }, gitCommit: 'p' }));
+    agents.set('failer', (prompt) => prompt.includes('NOT merged') ? { writeFiles: { 'app.txt': 'fixed\n' }, gitCommit: 'fix' } : { writeFiles: { 'app.txt': 'broken\n' }, gitCommit: 'app' });
+    const p = await spawnFinished('passer', []);
+    const f = await spawnFinished('failer', ['command:sh check.sh']);
+    await writeFile(join(repo, 'check.sh'), 'grep -q fixed app.txt || { echo NOT-FIXED; exit 1; }\n');
+    await gitOut(repo, ['commit', '-qam', 'stricter check']);
+    const bad = await runOverseer(h.home, ['merge', f, '--on-failure', 'later']);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--on-failure "later": use stop or send-back/);
+    const ship = await runOverseer(h.home, ['queue', '--ship', '--on-failure', 'send-back', '--json']);
+    assert.equal(ship.code, 0, ship.stderr);
+    const r = JSON.parse(ship.stdout);
+    assert.deepEqual(r.merged.map((m: { job_id: string }) => m.job_id), [p]);
+    assert.deepEqual(r.carried.map((c: { job_id: string; reason: string }) => [c.job_id, c.reason]), [[f, 'checks_failed']]);
+    assert.match(r.carried[0].message, /sent back to its agent \(round 1 of 2\)/);
+    assert.equal(r.failed, undefined);
+    const m = await eventually('the sent-back branch merged', async () => (await merges(f))[0], 60_000);
+    assert.equal(await gitOut(repo, ['rev-parse', 'main']), m.commit_sha);
+    assert.equal(await readFile(join(repo, 'app.txt'), 'utf8'), 'fixed\n');
+    const refused = await runOverseer(h.home, ['send-back', p]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /no failed merge to send back/);
+  });
+
+  test('overseer send-back after a merge that stopped; a hub restarted between the agent\'s end and the re-merge merges it when it starts', async () => {
+    agents.set('late', (prompt) => prompt.includes('NOT merged') ? { writeFiles: { 'late.txt': 'fixed\n' }, gitCommit: 'fix' } : { writeFiles: { 'late.txt': 'broken\n' }, gitCommit: 'late' });
+    const id = await spawnFinished('late', ['command:grep -q fixed late.txt || git symbolic-ref -q HEAD >/dev/null']);
+    const r = await runOverseer(h.home, ['merge', id, '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(JSON.parse(r.stdout).reason, 'checks_failed');
+    const sent = await runOverseer(h.home, ['send-back', id]);
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.match(sent.stdout, /sent back to its agent \(round 1 of 2\)/);
+    await eventually('the re-merge', async () => (await merges(id))[0], 60_000);
+
+    // The same state once more, as a hub that stopped right after the agent's end leaves it: sent back (out), the job succeeded.
+    const again = await spawnFinished('late', ['command:grep -q fixed late.txt || git symbolic-ref -q HEAD >/dev/null']);
+    await recordFailure(h.hub.ctx.sql.db, again, { reason: 'checks_failed', detail: { target: 'main', failed_checks: [{ check: 'x' }] }, options: { mode: 'merge' }, maxRounds: 2, now: Date.now() });
+    assert.equal(await takeRound(h.hub.ctx.sql.db, again, Date.now()), 1);
+    // late.txt was 'broken' on its branch; fix it there as its agent would have, then restart.
+    const wd = (await job(h.hub, again)).work_dir!;
+    await gitOut(repo, ['worktree', 'add', '-q', wd, (await job(h.hub, again)).branch!]);
+    await writeFile(join(wd, 'late.txt'), 'fixed\n');
+    await gitOut(wd, ['commit', '-qam', 'fixed while no hub ran']);
+    await gitOut(repo, ['worktree', 'remove', wd]);
+    await h.stop({ keep: true });
+    h = await startTestHub({ dir: h.dir, project: repo, processes: launcher });
+    const m = await eventually('the re-merge by the new hub', async () => (await merges(again))[0], 60_000);
+    assert.equal(await gitOut(repo, ['rev-parse', 'main']), m.commit_sha);
+    assert.equal((await h.call('get_agent', { job_id: again })).send_back.status, 'merged');
   });
 });

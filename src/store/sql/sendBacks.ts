@@ -75,3 +75,10 @@ export function sendBackView(row: SendBackRow | undefined): { round: number; max
   if (!row) return undefined;
   return { round: row.round, max: row.max_rounds, status: row.status, reason: row.reason, ...(row.request_id ? { request_id: row.request_id } : {}) };
 }
+
+/** Sent-back jobs whose end no hub acted on (the hub stopped between the job's end and its re-merge): id and how the job ended. */
+export async function outButEnded(q: Q): Promise<{ job_id: string; status: string }[]> {
+  return q.selectFrom('job_send_backs').innerJoin('jobs', 'jobs.id', 'job_send_backs.job_id')
+    .select(['job_send_backs.job_id as job_id', 'jobs.status as status'])
+    .where('job_send_backs.status', '=', 'out').where('jobs.status', 'in', ['succeeded', 'failed', 'cancelled']).execute();
+}
