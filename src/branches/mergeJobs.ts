@@ -236,8 +236,8 @@ export class MergeService {
       const q = await this.queue({ into: o.into });
       const head = q.queue.find((e) => !passed.has(e.job_id));
       if (!head) {
-        const done = summary();
-        return { merged, left: [], order, ...(carried.length ? { carried } : {}), message: done ? `${done}\nthe queue has nothing else to merge` : 'the queue is empty: no finished, unmerged worktree branch' };
+        if (!carried.length) return { merged, left: [], order, message: merged.length ? `merged ${merged.length} branch${merged.length === 1 ? '' : 'es'}: ${merged.map((m) => m.branch).join(', ')}; the queue is empty` : 'the queue is empty: no finished, unmerged worktree branch' };
+        return { merged, left: [], order, carried, message: `${summary()}\nthe queue has nothing else to merge` };
       }
       let r: JobMergeResult;
       try {
