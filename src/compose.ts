@@ -40,6 +40,7 @@ import { DebateService } from './debate/index.js';
 import { debateTools } from './tools/debates.js';
 import { mergeTools } from './tools/merge.js';
 import { MergeService } from './branches/mergeJobs.js';
+import { SendBackService } from './branches/sendBack.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { memorySection } from './kb/memory.js';
@@ -131,7 +132,7 @@ export interface Services {
   schedules?: Schedules;
   takeover?: TakeoverService;
   /** Started and stopped by the hub, in its order; NOTHING for those switched off. */
-  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle };
+  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle; sendBack: Lifecycle };
   /** Whether a person works on an agent's session (keeps the hub up); never, without takeover. */
   /** `load` reads the jobs a person took over under an earlier hub (at the hub's start, before it listens). */
   takenOver: { active(): boolean; load(): Promise<void> };
@@ -253,12 +254,20 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
 
   const now = (): number => ctx.clock.now();
+  const merges = new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv });
+  // A failed merge goes back to the job's own agent (issue 31): resumed through the engine, the person asked at the bound.
+  const sendBack = new SendBackService({
+    sql: ctx.sql.db, now, bus: ctx.bus, log, prompts: ctx.prompts, merges,
+    resume: (jobId, message) => jobs.resume({ job_id: jobId, message }, { role: 'lead' }),
+    ask: (jobId, summary, plan) => requests.openDetached({ jobId, kind: 'question', summary, plan }),
+    closing: (id) => runner.isClosing(id), rounds: config.sendBackRounds, onFailure: config.mergeOnFailure, worktree: config.worktree, env: ctx.childEnv,
+  });
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
     ...(search ? searchTools(search.service) : []), ...overlapTools(ctx.sql.db), ...(schedules ? scheduleTools(schedules) : []),
     ...projectTools({ projects: new ProjectService(ctx.sql.db, now), sql: ctx.sql.db, now }), ...runTools(runs, scripts, ctx.bus, ctx.progressEveryMs), ...(debates ? debateTools(debates) : []),
     ...(takeover ? takeoverTools(takeover) : []),
-    ...mergeTools(new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
+    ...mergeTools(merges, sendBack, ctx.progressEveryMs),
   ];
   return {
     ctx, hubId, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
@@ -269,6 +278,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
       search: search ? { start: () => search.start(), stop: () => search.close() } : NOTHING,
       relay,
       commands,
+      sendBack: { start: () => sendBack.start(), stop: () => sendBack.stop() },
     },
     takenOver: takeover ?? { active: () => false, load: async () => undefined },
   };

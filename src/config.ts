@@ -170,6 +170,10 @@ export const ConfigSchema = z
     /** Many hubs on one database (docs/store-plan.md §3.6): how often a hub beats, and how old a heartbeat makes a dead hub (ms). */
     hubBeatMs: intFromString(50, 600_000).default(5000),
     hubTimeoutMs: intFromString(100, 3_600_000).default(30_000),
+    /** What merge_branch / merge_queue / `overseer merge` do when a branch's checks fail or it conflicts, when the call does not say: stop (report it) or send_back (resume its agent with the failure, src/branches/sendBack.ts). */
+    mergeOnFailure: z.enum(['stop', 'send_back']).default('stop'),
+    /** How many times one job's branch is sent back to its agent before Overseer stops and asks the person. */
+    sendBackRounds: intFromString(0, 20).default(2),
   })
   .strict();
 
@@ -186,6 +190,8 @@ const ENV_KEYS: Record<string, keyof Config> = {
   OVERSEER_MAX_DEPTH: 'maxDepth',
   OVERSEER_DEFAULT_TIMEOUT_S: 'defaultTimeoutS',
   OVERSEER_KILL_GRACE_MS: 'killGraceMs',
+  OVERSEER_MERGE_ON_FAILURE: 'mergeOnFailure',
+  OVERSEER_SEND_BACK_ROUNDS: 'sendBackRounds',
   OVERSEER_MAX_ATTEMPTS: 'maxAttempts',
   OVERSEER_MAX_WAIT_S: 'maxWaitS',
   OVERSEER_NOTE_MAX_BYTES: 'noteMaxBytes',

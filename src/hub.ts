@@ -95,7 +95,7 @@ export class Hub {
   private readonly digest: LeadDigest;
   /** The optional capabilities switched on (config.capabilities; src/compose.ts). */
   private readonly caps: { debates?: DebateService; search?: Search; schedules?: Schedules };
-  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle };
+  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle; sendBack: Lifecycle };
   /** Agents a person took over with overseer attach (src/takeover); never any without the capability. */
   private readonly takenOver: { active(): boolean; load(): Promise<void> };
   private readonly promptDeps: PromptDeps;
@@ -263,6 +263,7 @@ export class Hub {
     await this.overlaps.start();
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.lifecycle.search.start();
+    this.lifecycle.sendBack.start(); // sent-back jobs that ended while no hub listened are merged again
   }
 
   /**
@@ -355,6 +356,7 @@ export class Hub {
       // After the children were interrupted: nobody waits a timeout for this hub.
       await this.registry?.stop().catch((err: unknown) => this.ctx.log.warn({ err }, 'could not mark this hub stopped'));
       await this.workflows.drain();
+      await this.lifecycle.sendBack.stop(); // re-merges of sent-back jobs that finished: done before the database closes
       await this.lifecycle.debates.stop();
       await this.lifecycle.relay.stop(); // after the children's interruptions: their events reach the other hubs
       this.budgets.close();

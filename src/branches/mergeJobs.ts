@@ -49,6 +49,8 @@ export interface ShipReport {
   left: { job_id: string; title: string; branch: string }[];
   /** The order proposed when the ship started. */
   order: string[];
+  /** Branches that failed and were handed on (sent back to their agents, or to the person), the ship going on past them. */
+  carried?: { job_id: string; branch: string; reason: string; message: string }[];
   message: string;
 }
 
@@ -214,30 +216,57 @@ export class MergeService {
     return { queue, skipped };
   }
 
-  /** `queue --ship`: merge the head of the queue, recompute, again; stop at the first failure. */
-  async ship(o: MergeOptions = {}): Promise<ShipReport> {
+  /**
+   * `queue --ship`: merge the head of the queue, recompute, again; stop at the first failure —
+   * unless `via.carryOn` takes it (a send-back: the job leaves the queue while its agent works),
+   * then go on with the rest. `via.merge` merges one job (default: mergeJob).
+   */
+  async ship(o: MergeOptions = {}, via: ShipVia = {}): Promise<ShipReport> {
+    const mergeOne = via.merge ?? ((id: string, m: MergeOptions) => this.mergeJob(id, m));
     const first = await this.queue({ into: o.into });
     const order = first.queue.map((e) => e.job_id);
     const merged: ShipReport['merged'] = [];
+    const carried: NonNullable<ShipReport['carried']> = [];
+    const passed = new Set<string>();
+    const summary = (): string => [
+      merged.length ? `merged ${merged.length} branch${merged.length === 1 ? '' : 'es'}: ${merged.map((m) => m.branch).join(', ')}` : '',
+      ...carried.map((c) => `not merged: ${c.branch} (${c.job_id}): ${c.message}`),
+    ].filter(Boolean).join('\n');
     for (;;) {
       const q = await this.queue({ into: o.into });
-      const head = q.queue[0];
-      if (!head) return { merged, left: [], order, message: merged.length ? `merged ${merged.length} branch${merged.length === 1 ? '' : 'es'}: ${merged.map((m) => m.branch).join(', ')}; the queue is empty` : 'the queue is empty: no finished, unmerged worktree branch' };
+      const head = q.queue.find((e) => !passed.has(e.job_id));
+      if (!head) {
+        if (!carried.length) return { merged, left: [], order, message: merged.length ? `merged ${merged.length} branch${merged.length === 1 ? '' : 'es'}: ${merged.map((m) => m.branch).join(', ')}; the queue is empty` : 'the queue is empty: no finished, unmerged worktree branch' };
+        return { merged, left: [], order, carried, message: `${summary()}\nthe queue has nothing else to merge` };
+      }
       let r: JobMergeResult;
       try {
-        r = await this.mergeJob(head.job_id, { ...o, leaveConflicts: false });
+        r = await mergeOne(head.job_id, { ...o, leaveConflicts: false });
       } catch (err) {
         r = { merged: false, job_id: head.job_id, title: head.title, branch: head.branch, target: head.target, reason: 'apply_failed', message: errText(err) };
       }
       if (!r.merged) {
-        const left = q.queue.slice(1).map((e) => ({ job_id: e.job_id, title: e.title, branch: e.branch }));
+        if (via.carryOn?.(r)) {
+          passed.add(r.job_id);
+          carried.push({ job_id: r.job_id, branch: r.branch, reason: r.reason, message: r.message });
+          continue;
+        }
+        const left = q.queue.filter((e) => e.job_id !== head.job_id && !passed.has(e.job_id)).map((e) => ({ job_id: e.job_id, title: e.title, branch: e.branch }));
         const done = merged.length ? `merged ${merged.map((m) => `${m.branch} (${m.job_id})`).join(', ')}; ` : 'merged nothing; ';
-        return { merged, failed: r, left, order,
-          message: `${done}stopped at ${head.branch} (job ${head.job_id}: ${head.title}): ${r.message}\nleft in the queue: ${left.length ? left.map((l) => `${l.branch} (${l.job_id})`).join(', ') : 'nothing'}` };
+        const also = carried.length ? `${carried.map((c) => `not merged: ${c.branch} (${c.job_id}): ${c.message}`).join('\n')}\n` : '';
+        return { merged, failed: r, left, order, ...(carried.length ? { carried } : {}),
+          message: `${also}${done}stopped at ${head.branch} (job ${head.job_id}: ${head.title}): ${r.message}\nleft in the queue: ${left.length ? left.map((l) => `${l.branch} (${l.job_id})`).join(', ') : 'nothing'}` };
       }
       merged.push({ job_id: r.job_id, title: r.title, branch: r.branch, target: r.target, commit: r.commit });
     }
   }
+}
+
+/** How a ship merges each branch and which failures it goes on past. */
+export interface ShipVia {
+  merge?: (jobId: string, o: MergeOptions) => Promise<JobMergeResult>;
+  /** true: this failure was handed on (sent back, or to the person); the ship goes on with the rest. */
+  carryOn?: (r: JobMergeResult & { merged: false }) => boolean;
 }
 
 function alreadyMerged(job: JobRow, done: MergeRow): InvalidStateError {

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { QueueView, ShipReport } from '../branches/mergeJobs.js';
 import { MERGE_TIMEOUT_MS, mergeArgs, withHub, type MergeCliOpts } from './merge.js';
-import { CliError } from './errors.js';
+import { CliError, UsageError } from './errors.js';
 
 export function queueText(v: QueueView): string {
   const lines = v.queue.length === 0 ? ['The merge queue is empty: no finished, unmerged worktree branch.'] : v.queue.map((e) => {
@@ -21,8 +21,10 @@ export function registerQueue(program: Command): void {
     .option('--rebase', 'with --ship: rebase each branch').option('--squash', 'with --ship: squash each branch')
     .option('--strategy <side>', 'with --ship: ours|theirs (git -X)')
     .option('--into <branch>', 'target branch (default: the branch checked out in each repository)')
+    .option('--on-failure <what>', 'with --ship: stop|send-back: stop at the first failure (default: config mergeOnFailure), or send the failing branch back to its agent and go on')
     .option('--json', 'machine-readable output')
     .action(async (o: MergeCliOpts & { ship?: boolean }) => {
+      if (o.onFailure !== undefined && !o.ship) throw new UsageError('--on-failure is for --ship: showing the queue merges nothing');
       const args = { ship: !!o.ship, ...mergeArgs(o) };
       const r = o.ship ? await withHub((h) => h.call('merge_queue', args, MERGE_TIMEOUT_MS)) : await showQueue(args);
       if (o.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);

@@ -92,6 +92,8 @@ export interface AgentSummary {
   setup?: SetupView;
   /** Its branch was merged (overseer merge / merge_branch, docs/merge.md): into which branch, how, the new tip, when. */
   merged?: { into: string; mode: string; commit: string; at: string };
+  /** Its merge failed (checks or a conflict) and it was or may be sent back to its agent (src/branches/sendBack.ts): rounds taken of the bound, where it stands (failed | out | merging | asked | merged | stopped), why, the request to the person at the bound. */
+  send_back?: { round: number; max: number; status: string; reason: string; request_id?: string };
   /** Files its branch and another live branch both change (the conflict guard, docs/worktrees.md). */
   overlaps?: { with: string; title: string; files: string[]; locks_conflict: boolean }[];
   /** When the child last printed anything, and what it last did (running jobs). */

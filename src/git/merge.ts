@@ -276,3 +276,27 @@ export async function mergeLeavingConflicts(r: MergeRequest): Promise<{ files: s
   const abort = r.mode === 'squash' ? `cd ${q(res.root)} && git reset --merge` : `cd ${q(res.root)} && git merge --abort`;
   return { files, finish, abort, target: res.target, root: res.root };
 }
+
+/**
+ * Send back (docs/decisions.md "Send back"): merge the target into a job's own worktree, so its
+ * agent works on what the merge will see. A clean merge is committed; a conflicted one is LEFT
+ * (MERGE_HEAD and the markers) for the agent to resolve and commit. Never a rebase: one
+ * resolution step, the branch's history kept, and finishing is a plain commit.
+ */
+export async function mergeTargetIntoWorktree(worktree: string, target: string, message: string): Promise<{ state: 'up_to_date' | 'merged' } | { state: 'conflicts'; files: string[] }> {
+  const before = await revParse(worktree, 'HEAD');
+  const ident = await identity(worktree);
+  try {
+    await gitOut([...ident, ...NO_HOOKS, 'merge', '--no-ff', '--no-edit', `--message=${message}`, `refs/heads/${target}`], { cwd: worktree });
+  } catch (err) {
+    const files = outLines((await tryGit(worktree, ['diff', '--name-only', '--diff-filter=U'])) ?? '');
+    if (files.length === 0) throw new MergeRefused(`could not merge ${target} into the worktree ${worktree}: ${firstLine(errText(err))}`);
+    return { state: 'conflicts', files };
+  }
+  return { state: (await revParse(worktree, 'HEAD')) === before ? 'up_to_date' : 'merged' };
+}
+
+/** Abort a merge left in a worktree (a send-back whose resume was refused). */
+export async function abortWorktreeMerge(worktree: string): Promise<void> {
+  await tryGit(worktree, ['merge', '--abort']);
+}

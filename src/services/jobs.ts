@@ -50,6 +50,7 @@ import { assertProjectOpen, projectForSpawn } from '../projects/service.js';
 import { ensureProject } from '../store/sql/projects.js';
 import { broadcast, type BroadcastInput, type BroadcastResult } from '../projects/broadcast.js';
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../contract/agents.js';
+import { getSendBack, sendBackView } from '../store/sql/sendBacks.js';
 import type { AgentLauncher } from '../launch/types.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
@@ -192,10 +193,12 @@ export class JobService {
     const overlaps = pairs.map((o, i) => ({ with: others[i]!, title: titles.get(others[i]!) ?? others[i]!, files: o.files, locks_conflict: o.locks_conflict }));
     const schedule = await this.schedules.view(j);
     const merged = j.worktree === 1 ? await lastMergeOf(q, j.id) : undefined;
+    const sendBack = j.worktree === 1 ? sendBackView(await getSendBack(q, j.id)) : undefined;
     return {
       ...sum,
       ...schedule,
       ...(merged ? { merged: { into: merged.target, mode: merged.mode, commit: merged.commit_sha, at: isoTime(merged.merged_at) } } : {}),
+      ...(sendBack ? { send_back: sendBack } : {}),
       ...(setup ? { setup } : {}),
       ...(overlaps.length ? { overlaps } : {}),
       ...(reservation ? { reservation } : {}),

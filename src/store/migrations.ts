@@ -723,4 +723,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN role_json TEXT;  -- src/roles/role.ts RoleSpec; NULL: an implementer
     `,
   },
+  {
+    version: 32,
+    name: 'send-backs: a worktree job whose merge failed (checks or a conflict) and, when it was sent back to its agent, how many rounds (src/branches/sendBack.ts, docs/decisions.md "Send back")',
+    up: `
+      CREATE TABLE job_send_backs (
+        job_id       TEXT PRIMARY KEY REFERENCES jobs(id),
+        round        INTEGER NOT NULL DEFAULT 0, -- times sent back to its agent
+        max_rounds   INTEGER NOT NULL,           -- the bound (config sendBackRounds when it was first recorded)
+        status       TEXT NOT NULL,              -- failed | out | merging | asked | merged | stopped
+        reason       TEXT NOT NULL,              -- the last failure: checks_failed | conflict
+        detail_json  TEXT NOT NULL,              -- {target, files?, failed_checks?}: what failed, bounded
+        options_json TEXT NOT NULL,              -- the merge's options ({mode, strategy?, into?}): a re-merge uses them
+        request_id   TEXT,                       -- the question to the person once the bound is reached
+        updated_at   INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -83,6 +83,8 @@ describe('loadConfigFrom', () => {
       capabilities: { debates: true, schedules: true, search: true, takeover: true },
       hubBeatMs: 5000,
       hubTimeoutMs: 30000,
+      mergeOnFailure: 'stop',
+      sendBackRounds: 2,
     });
     assert.equal(c.claudeBin, undefined);
     assert.equal(c.budgetUsd, undefined, 'no house budget unless one is set');

@@ -11,6 +11,9 @@ const PROMPTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..',
 
 /** The variables runner.ts passes to each prompt (keep in sync with src/services/runner.ts). */
 const RUNNER_VARS: Record<string, Record<string, string | number>> = {
+  // SendBackService.message() (src/branches/sendBack.ts): a failed check, or a conflict left in the worktree
+  'send-back-checks': { branch: 'overseer/j-1', target: 'main', round: 1, max: 2, target_note: 'Overseer merged main into your branch first.', failures: '- npm test:\n```\nFAIL\n```' },
+  'send-back-conflict': { branch: 'overseer/j-1', target: 'main', round: 1, max: 2, files: '- src/a.ts' },
   // Runner.preamble()
   'child-preamble': {
     job_id: 'j-7f3a9c01',

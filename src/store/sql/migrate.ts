@@ -91,6 +91,20 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
       ALTER TABLE jobs ADD COLUMN role TEXT COLLATE "C";
       ALTER TABLE jobs ADD COLUMN role_json TEXT COLLATE "C";
   `),
+  // SQLite's version 32: send-backs of worktree jobs whose merge failed (src/store/sql/sendBacks.ts).
+  '0032-send-backs': raw(`
+      CREATE TABLE job_send_backs (
+        job_id       TEXT COLLATE "C" PRIMARY KEY REFERENCES jobs(id),
+        round        BIGINT NOT NULL DEFAULT 0,
+        max_rounds   BIGINT NOT NULL,
+        status       TEXT COLLATE "C" NOT NULL,
+        reason       TEXT COLLATE "C" NOT NULL,
+        detail_json  TEXT COLLATE "C" NOT NULL,
+        options_json TEXT COLLATE "C" NOT NULL,
+        request_id   TEXT COLLATE "C",
+        updated_at   BIGINT NOT NULL
+      );
+  `),
 };
 
 /** Apply every pending PostgreSQL migration; throws with what went wrong (the caller adds where). */

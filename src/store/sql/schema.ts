@@ -440,6 +440,19 @@ export interface UsageTable {
   created_at: number;
 }
 
+/** job_send_backs: a worktree job whose merge failed, and its rounds back to its agent (src/branches/sendBack.ts). */
+export interface JobSendBacksTable {
+  job_id: string;
+  round: Generated<number>;
+  max_rounds: number;
+  status: string;
+  reason: string;
+  detail_json: string;
+  options_json: string;
+  request_id: string | null;
+  updated_at: number;
+}
+
 /** job_merges: a worktree job's branch merged (src/branches/mergeJobs.ts): at most one row per job. */
 export interface JobMergesTable {
   id: Generated<number>;
@@ -508,6 +521,7 @@ export interface Schema {
   budget_reservations: BudgetReservationsTable;
   usage: UsageTable;
   job_merges: JobMergesTable;
+  job_send_backs: JobSendBacksTable;
   locks: LocksTable;
   lock_waits: LockWaitsTable;
 }
