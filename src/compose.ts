@@ -38,6 +38,7 @@ import { DebateService } from './debate/index.js';
 import { debateTools } from './tools/debates.js';
 import { mergeTools } from './tools/merge.js';
 import { MergeService } from './branches/mergeJobs.js';
+import { ShipLane } from './floor/ship.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { memorySection } from './kb/memory.js';
@@ -135,6 +136,8 @@ export interface Services {
   takenOver: { active(): boolean; load(): Promise<void> };
   /** The tools offered, in the order of tools/list. */
   tools: ToolDef[];
+  /** READY TO SHIP's verbs on the floor's API (ship through the merge service, dismiss). */
+  ship: ShipLane;
   /** This hub's id (docs/store-plan.md §3.4): the owner of what it creates, its row in `hubs` once it starts, the origin of the events it relays. */
   hubId: string;
 }
@@ -250,16 +253,19 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
 
   const now = (): number => ctx.clock.now();
+  const merges = new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv });
+  // READY TO SHIP's verbs (the floor's watch keys and dashboard buttons) merge through the same service as merge_branch.
+  const ship = new ShipLane(ctx.sql.db, merges, ctx.bus, now);
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
     ...(search ? searchTools(search.service) : []), ...overlapTools(ctx.sql.db), ...(schedules ? scheduleTools(schedules) : []),
     ...projectTools({ projects: new ProjectService(ctx.sql.db, now), sql: ctx.sql.db, now }), ...runTools(runs, scripts, ctx.bus, ctx.progressEveryMs), ...(debates ? debateTools(debates) : []),
     ...(takeover ? takeoverTools(takeover) : []),
-    ...mergeTools(new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv }), ctx.progressEveryMs),
+    ...mergeTools(merges, ctx.progressEveryMs),
   ];
   return {
     ctx, hubId, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
-    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools,
+    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools, ship,
     lifecycle: {
       schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,
