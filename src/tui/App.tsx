@@ -163,10 +163,10 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
         setStatus({ text: `cancel ${a.what} of run ${a.run.run_id}? The script sees it fail with code "cancelled". y/n`, tone: 'ask' });
         return setMode({ kind: 'confirm', no: `not cancelled: ${a.what}`, yes: () => run(`cancelling ${a.what}`, () => crew.cancelCall(a.run, a.seq)) });
       case 'ship':
-        setStatus({ text: `ship "${a.job.title}" (${a.job.job_id}): merge ${a.branch} through the merge queue, its checks run on the result? y/n`, tone: 'ask' });
+        setStatus({ text: `ship "${a.job.title}" (${a.job.job_id}) through the merge queue? y/n — merges ${a.branch}, its checks run on the result`, tone: 'ask' });
         return setMode({ kind: 'confirm', no: `not shipped: ${a.job.job_id}`, yes: () => run(`shipping ${a.job.job_id}`, () => crew.ship(a.job)) });
       case 'dismiss':
-        setStatus({ text: `dismiss "${a.job.title}" (${a.job.job_id}) from READY TO SHIP, keeping ${a.branch}? y/n`, tone: 'ask' });
+        setStatus({ text: `dismiss "${a.job.title}" (${a.job.job_id}) from READY TO SHIP? y/n — its branch ${a.branch} is kept`, tone: 'ask' });
         return setMode({ kind: 'confirm', no: `not dismissed: ${a.job.job_id}`, yes: () => run(`dismissing ${a.job.job_id}`, () => crew.dismiss(a.job)) });
       case 'info': return setStatus({ text: a.message, tone: 'info' });
       case 'follow': return setMode({ kind: 'log', job: a.job });
