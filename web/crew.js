@@ -12,7 +12,7 @@ import { ReadyToShip } from './ship.js';
 const PLAN = [['rationale', 'Rationale'], ['resources', 'Resources'], ['risks', 'Risks'], ['rollback', 'Rollback']];
 
 /** An approval's plan (request_approval's rationale, resources, risks, rollback) as labelled sections; a list section as a list. */
-function Plan({ plan }) {
+export function Plan({ plan }) {
   if (!plan) return null;
   return html`<dl class="plan" data-testid="plan">${PLAN.filter(([k]) => plan[k] !== undefined).map(([k, label]) => html`
     <dt data-plan=${k}>${label}</dt><dd data-plan-text=${k}>${Array.isArray(plan[k]) ? html`<ul>${plan[k].map((x) => html`<li>${x}</li>`)}</ul>` : html`<span class="pre">${plan[k]}</span>`}</dd>`)}</dl>`;

@@ -80,7 +80,7 @@ describe('READY TO SHIP', () => {
     const running = await finishedJob({ 'e.txt': 'e\n' }, { status: 'running' });
     await insertJob(q(), newJob('job-nowt', { title: 'no worktree', cwd: repo, status: 'succeeded' }), Date.now());
     // The conflict guard saw `plain` and the live `running` job change the same file.
-    await sql`INSERT INTO overlaps (repo_root, file, job_a, job_b, locks_conflict, detected_at, cleared_at, lead_seen_at) VALUES (${repo}, 'a.txt', ${plain.id}, ${running.id}, 0, ${Date.now()}, NULL, NULL)`.execute(q());
+    await q().insertInto('overlaps').values({ repo_root: repo, file: 'a.txt', job_a: plain.id, job_b: running.id, locks_conflict: 0, detected_at: Date.now(), cleared_at: null, lead_seen_at: null }).execute();
 
     const l = await lane();
     const ids = l.map((x) => x.job_id);
