@@ -41,6 +41,7 @@ import { debateTools } from './tools/debates.js';
 import { mergeTools } from './tools/merge.js';
 import { MergeService } from './branches/mergeJobs.js';
 import { SendBackService } from './branches/sendBack.js';
+import { ShipLane } from './floor/ship.js';
 import { workflowTemplates } from './templates/templates.js';
 import { KnowledgeBase, globalKbPath } from './kb/service.js';
 import { memorySection } from './kb/memory.js';
@@ -138,6 +139,8 @@ export interface Services {
   takenOver: { active(): boolean; load(): Promise<void> };
   /** The tools offered, in the order of tools/list. */
   tools: ToolDef[];
+  /** READY TO SHIP's verbs on the floor's API (ship through the merge service, dismiss). */
+  ship: ShipLane;
   /** This hub's id (docs/store-plan.md §3.4): the owner of what it creates, its row in `hubs` once it starts, the origin of the events it relays. */
   hubId: string;
 }
@@ -262,6 +265,8 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     ask: (jobId, summary, plan) => requests.openDetached({ jobId, kind: 'question', summary, plan }),
     closing: (id) => runner.isClosing(id), rounds: config.sendBackRounds, onFailure: config.mergeOnFailure, worktree: config.worktree, env: ctx.childEnv,
   });
+  // READY TO SHIP's verbs (the floor's watch keys and dashboard buttons) merge through the same service as merge_branch.
+  const ship = new ShipLane(ctx.sql.db, merges, ctx.bus, now);
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
     ...(search ? searchTools(search.service) : []), ...overlapTools(ctx.sql.db), ...(schedules ? scheduleTools(schedules) : []),
@@ -271,7 +276,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   ];
   return {
     ctx, hubId, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
-    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools,
+    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools, ship,
     lifecycle: {
       schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,

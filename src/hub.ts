@@ -1,6 +1,7 @@
 // Composition root: builds the hub's services (src/compose.ts, every one through its
 // constructor), reconciles the database, opens the children's HTTP endpoint and hands out MCP
 // servers per caller. Used by `overseer mcp`, `overseer serve`, the tests and the demo.
+import type { ShipLane } from './floor/ship.js';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { packageRoot, type Config } from './config.js';
@@ -103,6 +104,8 @@ export class Hub {
   private readonly elicitor = new LeadElicitor();
   private mcpServer?: NativeMcpServer;
   readonly tools: ToolDef[];
+  /** READY TO SHIP's verbs (src/floor/ship.ts), served on the floor's API. */
+  private readonly ship: ShipLane;
   readonly version: string;
   /** The dashboard (src/web), once started. */
   web?: Web;
@@ -167,6 +170,7 @@ export class Hub {
     this.lifecycle = s.lifecycle;
     this.takenOver = s.takenOver;
     this.tools = s.tools;
+    this.ship = s.ship;
     this.hubId = s.hubId;
     this.version = packageVersion();
     this.promptDeps = { templatesDir: join(settingsDirOf(o.config), 'templates'), promptsDir: join(packageRoot(), 'prompts'), log: s.ctx.log };
@@ -213,7 +217,7 @@ export class Hub {
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);
     const startedAt = this.ctx.clock.now();
-    this.floor = floorApi({ sql: this.ctx.sql, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
+    this.floor = floorApi({ sql: this.ctx.sql, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, ship: this.ship, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
     this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, tools: this.tools, debates: this.caps.debates, schedules: this.caps.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({

@@ -7,6 +7,16 @@ import { useState } from 'preact/hooks';
 import { enc, post } from './api.js';
 import { ago, tokens, tone, usd } from './format.js';
 import { runMeta, ScriptRun } from './scriptRun.js';
+import { ReadyToShip } from './ship.js';
+
+const PLAN = [['rationale', 'Rationale'], ['resources', 'Resources'], ['risks', 'Risks'], ['rollback', 'Rollback']];
+
+/** An approval's plan (request_approval's rationale, resources, risks, rollback) as labelled sections; a list section as a list. */
+export function Plan({ plan }) {
+  if (!plan) return null;
+  return html`<dl class="plan" data-testid="plan">${PLAN.filter(([k]) => plan[k] !== undefined).map(([k, label]) => html`
+    <dt data-plan=${k}>${label}</dt><dd data-plan-text=${k}>${Array.isArray(plan[k]) ? html`<ul>${plan[k].map((x) => html`<li>${x}</li>`)}</ul>` : html`<span class="pre">${plan[k]}</span>`}</dd>`)}</dl>`;
+}
 
 function Card({ job, open, onOpen, depth = 0 }) {
   return html`<li class=${`card ${tone(job.status)}${job.job_id === open ? ' selected' : ''}`} style=${`--depth:${depth}`} data-job=${job.job_id} data-status=${job.status}>
@@ -44,7 +54,9 @@ export function Answer({ request, say }) {
 function NeedItem({ item, onOpen, say }) {
   return html`<li class=${`need need-item ${item.kind}`} data-key=${item.key}>
     <div><b>${item.kind.replace('_', ' ')}</b> · ${item.title}</div>
-    <div class="text">${item.text}</div>
+    <div class="text">${item.summary && item.summary.includes('\n') ? html`<span class="pre">${item.summary}</span>` : item.text}</div>
+    <${Plan} plan=${item.plan} />
+    ${item.options?.length ? html`<div class="muted" data-testid="options">options: ${item.options.join(' · ')}</div>` : ''}
     <div class="row">
       ${item.request_id ? html`<${Answer} request=${item} say=${say} />` : ''}
       ${item.job_id ? html`<button onClick=${() => onOpen(item.job_id)}>Open agent</button>` : ''}
@@ -66,11 +78,12 @@ export function Crew({ floor, open, onOpen, say }) {
   const projects = [...new Set([...floor.running, ...floor.queued, ...floor.done].map((j) => j.project).filter(Boolean))].sort();
   const keep = (j) => (!project || j.project === project) && (!f || `${j.title} ${j.job_id} ${j.status} ${j.labels.join(' ')} ${j.project ?? ''} ${j.last_line ?? ''}`.toLowerCase().includes(f));
   const cards = (jobs) => html`<ul class="cards">${jobs.filter(keep).map((j) => html`<${Card} key=${j.job_id} job=${j} open=${open} onOpen=${onOpen} />`)}</ul>`;
-  const empty = !floor.running.length && !floor.queued.length && !floor.done.length && !floor.needs_you.length && !(floor.runs ?? []).length;
+  const empty = !floor.running.length && !floor.queued.length && !floor.done.length && !floor.needs_you.length && !(floor.runs ?? []).length && !(floor.ready_to_ship ?? []).length;
   return html`<div class="crew" data-nav-group>
     <div class="toolbar"><input type="search" placeholder="Filter agents" aria-label="Filter agents" value=${filter} onInput=${(e) => setFilter(e.target.value)} />
       ${projects.length ? html`<label>Project <select aria-label="Project" data-testid="project-filter" value=${project} onChange=${(e) => setProject(e.target.value)}><option value="">all</option>${projects.map((p) => html`<option value=${p}>${p}</option>`)}</select></label>` : ''}</div>
     <${Section} name="needs_you" label="Needs you" count=${floor.needs_you.length}><ul class="needs">${floor.needs_you.map((n) => html`<${NeedItem} key=${n.key} item=${n} onOpen=${onOpen} say=${say} />`)}</ul><//>
+    <${Section} name="ready_to_ship" label="Ready to ship" count=${(floor.ready_to_ship ?? []).length}><${ReadyToShip} items=${floor.ready_to_ship ?? []} onOpen=${onOpen} say=${say} /><//>
     <${Section} name="running" label="Running" count=${floor.running.filter(keep).length}>${cards(floor.running)}<//>
     <${Section} name="runs" label="Script runs" count=${(floor.runs ?? []).length}><ul class="script-runs">${(floor.runs ?? []).map((r) => html`<li key=${r.run_id}>
       <details data-run=${r.run_id} open=${r.status === 'running'}><summary><span class=${`dot ${tone(r.status)}`}></span><b>${r.title}</b> <span class="muted">${r.run_id}</span> · ${runMeta(r)}</summary>

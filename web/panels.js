@@ -93,7 +93,7 @@ function Patch({ file }) {
     <pre class=${`diff lang-${lang ?? 'plain'}`}>${rows.map((r) => html`<div class=${r.cls}>${r.sign ?? ''}${r.tokens.map(([c, s]) => (c ? html`<span class=${`t-${c}`}>${s}</span>` : s))}</div>`)}${more > 0 ? html`<div class="meta">… ${more} more lines</div>` : ''}</pre></details>`;
 }
 
-function Changes({ jobId, status }) {
+export function Changes({ jobId, status }) {
   const [diff, setDiff] = useState(null);
   const [err, setErr] = useState('');
   useEffect(() => { setDiff(null); setErr(''); get(`/api/web/jobs/${enc(jobId)}/diff`).then(setDiff, (e) => setErr(e.message)); }, [jobId, status]);

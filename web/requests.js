@@ -4,7 +4,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { useLive } from './hooks.js';
-import { Answer } from './crew.js';
+import { Answer, Plan } from './crew.js';
 import { tone, when } from './format.js';
 
 export default function Requests({ tick, onOpen, say }) {
@@ -21,6 +21,7 @@ export default function Requests({ tick, onOpen, say }) {
       <div class="head"><span class=${`dot ${tone(r.status)}`}></span><b>${r.kind}</b> · ${r.status}${r.decision ? ` (${r.decision})` : ''} · for ${r.who === 'any' ? 'the lead or you' : r.who === 'person' ? 'you only' : 'the lead'}
         · <button class="link nav-item" data-job=${r.job_id} onClick=${() => onOpen(r.job_id)}>${r.agent_title ?? r.job_id}</button> <span class="muted">${when(r.created_at)}</span></div>
       <div class="text">${r.summary}</div>
+      <${Plan} plan=${r.plan} />
       ${r.tool_name ? html`<div class="muted">tool ${r.tool_name}${r.tool_input ? html` <code>${JSON.stringify(r.tool_input).slice(0, 300)}</code>` : ''}</div>` : ''}
       ${r.options?.length ? html`<div class="muted">options: ${r.options.join(' · ')}</div>` : ''}
       ${r.status === 'pending' ? html`<div class="row"><${Answer} request=${r} say=${say} />${r.expires_at ? html`<span class="muted">times out ${when(r.expires_at)}</span>` : ''}</div>`

@@ -5,6 +5,10 @@
 //                                     X: only that project's, else without archived projects' jobs)
 //   GET /api/floor/stream[?done=N]  → text/event-stream: `event: floor` + `data: <Floor JSON>` at
 //                                     once, then after every change on the bus; `: ping` every 15 s
+//   POST /api/floor/ready/<job>/ship     → READY TO SHIP's ship: the merge result (`merged` true, or false
+//                                     with its reason: conflict, checks failed on the merged result);
+//                                     a job whose checks failed, or not in the lane: 409, nothing merged
+//   POST /api/floor/ready/<job>/dismiss  → takes it out of the lane, its branch kept (src/floor/ship.ts)
 // One feed per hub serves every stream: it subscribes to the bus while a stream is open, builds
 // the floor once per frame for all of them, and sends frames at most every `minGapMs` (50 ms)
 // — a change inside the gap is sent at its end (trailing edge), never dropped. A stream that
@@ -21,6 +25,8 @@ import type { FloorHubInfo } from './model.js';
 import type { Floor } from './types.js';
 import { PROJECT_NAME } from '../contract/projectNames.js';
 import { SSE_HEADERS, sseComment, sseFrame } from '../http/sse.js';
+import type { ShipLane } from './ship.js';
+import { OverseerError } from '../errors.js';
 
 const PING = sseComment('ping');
 
@@ -35,6 +41,8 @@ export interface FloorApiOptions {
   cap: number;
   hub: () => FloorHubInfo;
   log: Logger;
+  /** READY TO SHIP's verbs (ship, dismiss): the merge queue's own code. */
+  ship: ShipLane;
   /** Least time between two frames of a stream (default 50 ms). */
   minGapMs?: number;
   /** Comment line sent on idle streams (default 15 s). */
@@ -68,6 +76,7 @@ const send = (res: ServerResponse, status: number, body: unknown): true => {
   return true;
 };
 const fail = (res: ServerResponse, status: number, code: string, message: string): true => send(res, status, { error: { code, message } });
+const VERB_STATUS: Readonly<Record<string, number>> = { invalid_input: 400, not_found: 404, invalid_state: 409, conflict: 409 };
 
 /** A frame: the whole floor, with its id (`<feed>.<n>`) for Last-Event-ID. */
 export const frameOf = (f: Floor, id?: string): string => sseFrame({ event: 'floor', data: JSON.stringify(f), ...(id ? { id } : {}) });
@@ -201,7 +210,24 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     });
   };
 
+  /** A verb on a READY TO SHIP row; the services' typed errors become their status, nothing changed. */
+  const verb = async (res: ServerResponse, what: 'ship' | 'dismiss', jobId: string): Promise<true> => {
+    try {
+      return send(res, 200, what === 'ship' ? await o.ship.ship(jobId) : await o.ship.dismiss(jobId));
+    } catch (err) {
+      if (err instanceof OverseerError && VERB_STATUS[err.code]) return fail(res, VERB_STATUS[err.code]!, err.code, err.message);
+      throw err;
+    }
+  };
+
   const handle: ApiHandler = async (caller: Caller, req, res, url) => {
+    const v = /^\/api\/floor\/ready\/([^/]+)\/(ship|dismiss)\/?$/.exec(url.pathname);
+    if (v) {
+      if (caller.role !== 'lead') return fail(res, 403, 'forbidden', 'READY TO SHIP\'s verbs take the lead token (<state>/lead.token) or a dashboard session: an agent cannot merge the crew\'s branches from here');
+      if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', `POST ${url.pathname}`);
+      if (closed) return fail(res, 503, 'unavailable', 'the hub is stopping');
+      return verb(res, v[2] as 'ship' | 'dismiss', decodeURIComponent(v[1]!));
+    }
     const m = /^\/api\/floor(\/stream)?\/?$/.exec(url.pathname);
     if (!m) return false;
     if (caller.role !== 'lead') return fail(res, 403, 'forbidden', 'the floor API takes the lead token (<state>/lead.token): an agent cannot read the floor of the crew');

@@ -17,11 +17,13 @@ import type { WorkflowRow } from '../store/workflows.js';
 import type { LockRow, WaitRow } from '../store/locks.js';
 import { cliHint } from '../approvals/rules.js';
 import { byPair, type OverlapRow } from '../store/overlaps.js';
-import type { Floor, FloorJob, FloorLock, FloorRun, FloorTotals, FloorWarning, FloorWorkflow, NeedKind, NeedsYouItem } from './types.js';
+import type { Floor, FloorJob, FloorLock, FloorRun, FloorTotals, FloorWarning, FloorWorkflow, NeedKind, NeedsYouItem, RequestPlan } from './types.js';
 import { OUTCOME_WARNINGS } from './health.js';
 import type { LimitRow } from '../limits/store.js';
 import { floorLimit } from '../limits/view.js';
 import { isLead, leadHub } from '../domain/lead.js';
+import type { ShipRows } from './ship.js';
+import { shipItems } from './shipView.js';
 
 /** The hub's own facts (null when the floor is read from the database with no hub running). */
 /** The tier of an auto-chosen model ("fallback" when classification failed), for the floor's model column. */
@@ -89,6 +91,8 @@ export interface FloorInput {
   limits?: readonly LimitRow[];
   /** Script runs, as src/floor/runs.ts reads them (running first, then recently ended). */
   runs?: readonly FloorRun[];
+  /** READY TO SHIP's rows (src/floor/ship.ts); absent: the lane is empty. */
+  ship?: ShipRows;
 }
 
 /** The input narrowed to one project, or without the archived projects' jobs (unchanged when neither applies). */
@@ -113,6 +117,7 @@ export function narrowToProject(input: FloorInput): FloorInput {
     deps: input.deps.filter((d) => ids.has(d.job_id)),
     // A script run belongs to no project: shown on the whole floor, not on one project's.
     runs: project === undefined ? input.runs : [],
+    ...(input.ship ? { ship: { ...input.ship, jobs: input.ship.jobs.filter((j) => keep(j.project)) } } : {}),
   };
 }
 
@@ -283,6 +288,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     },
     totals: totals(input.counts ?? countsOf(jobs), input.cap, needsYou.length),
     needs_you: needsYou,
+    ready_to_ship: shipItems(input.ship, now),
     running,
     queued,
     done,
@@ -291,6 +297,27 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     locks: floorLocks,
     limits,
   };
+}
+
+/** request_approval's plan, as its labelled sections (the ones it gave, non-empty). */
+function planOf(json: string | null): { plan?: RequestPlan } {
+  if (!json) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch {
+    return {};
+  }
+  if (!v || typeof v !== 'object') return {};
+  const p = v as Record<string, unknown>;
+  const plan: RequestPlan = {};
+  const text = (x: unknown): string | undefined => (typeof x === 'string' && x.trim() ? x : undefined);
+  const items = (x: unknown): string | string[] | undefined => (Array.isArray(x) ? (x.length ? x.map(String) : undefined) : text(x));
+  if (text(p.rationale)) plan.rationale = text(p.rationale)!;
+  if (items(p.resources)) plan.resources = items(p.resources)!;
+  if (items(p.risks)) plan.risks = items(p.risks)!;
+  if (text(p.rollback)) plan.rollback = text(p.rollback)!;
+  return Object.keys(plan).length ? { plan } : {};
 }
 
 function whyQueued(rank: number, free: number, active: number, cap: number, higherAhead: number): string {
@@ -378,7 +405,7 @@ function needs(input: FloorInput, jobs: readonly JobRow[], byId: Map<string, Job
       kind: r.kind as NeedKind, key: `req:${r.id}`, job_id: r.job_id, title: run ? `run ${run.run_id} "${run.title}"` : title(r.job_id), ...(run ? { run_id: run.run_id } : {}),
       text: `${r.who === 'person' ? 'for you only: ' : r.who === 'lead' ? 'for the lead: ' : ''}${firstLine(r.summary) ?? r.kind}`,
       request_id: r.id, ...(wf ? { workflow_id: wf } : {}), ...(options ? { options } : {}),
-      at: r.created_at, command: cliHint(r), who: r.who, expires_at: r.expires_at,
+      at: r.created_at, command: cliHint(r), who: r.who, expires_at: r.expires_at, summary: r.summary, ...planOf(r.plan_json),
     });
   }
 

@@ -8,6 +8,7 @@ import type { WorkflowRow } from '../store/workflows.js';
 import { buildFloor, DEFAULT_DONE_LIMIT, DEFAULT_FAILED_WINDOW_MS, type FloorHubInfo, type FloorInput, type StatusCount } from './model.js';
 import type { Floor } from './types.js';
 import { readFloorRuns } from './runs.js';
+import { readShipRows } from './ship.js';
 import type { LimitRow } from '../limits/store.js';
 import { floorRows } from '../store/sql/floor.js';
 import { snapshot, type Q } from '../store/sql/tx.js';
@@ -64,6 +65,7 @@ export async function readFloorInput(q: Q, o: FloorReadOptions): Promise<FloorIn
       ...(rows.archived.length ? { archived: rows.archived } : {}),
       limits: rows.limits as LimitRow[],
       runs: await readFloorRuns(r, since),
+      ship: await readShipRows(r, { project: o.project }),
     };
   });
 }

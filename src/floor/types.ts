@@ -5,7 +5,7 @@ import type { FloorLimit } from '../limits/view.js';
 
 export type { FloorLimit } from '../limits/view.js';
 
-export type SectionName = 'needs_you' | 'running' | 'queued' | 'done';
+export type SectionName = 'needs_you' | 'ready_to_ship' | 'running' | 'queued' | 'done';
 
 /** Why a row is in NEEDS YOU. */
 export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'failed' | 'workflow_blocked' | 'workflow_approval' | 'lock_violation' | 'overlap' | 'run_failed';
@@ -95,6 +95,44 @@ export interface NeedsYouItem {
   who?: 'person' | 'lead' | 'any';
   /** Requests: when the request times out (null: never). */
   expires_at?: number | null;
+  /** Requests: the whole summary (`text` is its first line). */
+  summary?: string;
+  /** An approval's plan (request_approval's `plan`): the sections it gave, each as text or a list. */
+  plan?: RequestPlan;
+}
+
+/** request_approval's plan as the floor shows it: labelled sections, each one text or a list of items. */
+export interface RequestPlan {
+  rationale?: string;
+  resources?: string | string[];
+  risks?: string | string[];
+  rollback?: string;
+}
+
+/** What a finished job's completion checks said: `passed`, `failed` (the job failed on them), or `not_run` (it has none). */
+export type ShipChecks = 'passed' | 'failed' | 'not_run';
+
+/** A row of READY TO SHIP: a finished worktree job whose branch is not merged and not dismissed. */
+export interface ShipItem {
+  job_id: string;
+  title: string;
+  /** succeeded, or failed when its checks failed. */
+  status: string;
+  branch: string;
+  repo_root: string;
+  diff_stat: string | null;
+  checks: ShipChecks;
+  /** The checks it has (`command: npm test`, …) and, when they failed, the first line of why. */
+  check_names: string[];
+  check_detail: string | null;
+  /** Other unmerged or live branches the conflict guard saw changing the same files. */
+  overlaps: { job_id: string; title: string; files: string[] }[];
+  ended_at: number | null;
+  /** ms since it ended. */
+  age_ms: number | null;
+  project: string | null;
+  /** The CLI command that merges it. */
+  command: string;
 }
 
 export interface FloorWorkflow {
@@ -187,6 +225,8 @@ export interface Floor {
   hub: { url: string | null; pid: number | null; started_at: number | null; uptime_ms: number | null; version: string | null };
   totals: FloorTotals;
   needs_you: NeedsYouItem[];
+  /** Finished worktree jobs whose branch is not merged and not dismissed (src/floor/ship.ts), oldest first. */
+  ready_to_ship?: ShipItem[];
   /** Roots of the RUNNING tree (lead's children first), each with its `children`. */
   running: FloorJob[];
   queued: FloorJob[];

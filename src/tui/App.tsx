@@ -44,7 +44,7 @@ interface View {
   expanded: ReadonlySet<string>;
 }
 
-const HINT = '? keys · ↑↓ select · a/r approve/reject · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
+const HINT = '? keys · ↑↓ select · a/r approve/reject · s ship · x dismiss · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
 /** How long a result stays in the status bar. */
 const STATUS_MS = 10_000;
 
@@ -162,6 +162,13 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
       case 'call_cancel':
         setStatus({ text: `cancel ${a.what} of run ${a.run.run_id}? The script sees it fail with code "cancelled". y/n`, tone: 'ask' });
         return setMode({ kind: 'confirm', no: `not cancelled: ${a.what}`, yes: () => run(`cancelling ${a.what}`, () => crew.cancelCall(a.run, a.seq)) });
+      case 'ship':
+        setStatus({ text: `ship "${a.job.title}" (${a.job.job_id}) through the merge queue? y/n — merges ${a.branch}, its checks run on the result`, tone: 'ask' });
+        return setMode({ kind: 'confirm', no: `not shipped: ${a.job.job_id}`, yes: () => run(`shipping ${a.job.job_id}`, () => crew.ship(a.job)) });
+      case 'dismiss':
+        setStatus({ text: `dismiss "${a.job.title}" (${a.job.job_id}) from READY TO SHIP? y/n — its branch ${a.branch} is kept`, tone: 'ask' });
+        return setMode({ kind: 'confirm', no: `not dismissed: ${a.job.job_id}`, yes: () => run(`dismissing ${a.job.job_id}`, () => crew.dismiss(a.job)) });
+      case 'info': return setStatus({ text: a.message, tone: 'info' });
       case 'follow': return setMode({ kind: 'log', job: a.job });
       case 'diff': return setMode({ kind: 'diff', job: a.job });
       case 'refuse': return setStatus({ text: a.message, tone: 'error' });
@@ -187,7 +194,7 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
     if (keys.current.length) setKeyTick((n) => n + 1);
   });
 
-  const lines = useMemo(() => allLines(view.rows, now, width), [view.rows, now, width]);
+  const lines = useMemo(() => allLines(view.rows, now, width, view.sel.key), [view.rows, now, width, view.sel.key]);
   top.current = scrollTop(lines, view.sel.key, bodyHeight, top.current);
   const back = (): void => setMode({ kind: 'list' });
 

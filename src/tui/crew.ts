@@ -38,6 +38,9 @@ export interface Crew {
   cancelRun(run: RunRef): Promise<string>;
   pauseRun(run: RunRef, paused: boolean): Promise<string>;
   cancelCall(run: RunRef, seq: number): Promise<string>;
+  /** READY TO SHIP (the floor's API, src/floor/http.ts): merge the job's branch through the merge queue, or dismiss it. */
+  ship(job: JobRef): Promise<string>;
+  dismiss(job: JobRef): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -127,6 +130,18 @@ export function hubCrew(home: string, connector: HubConnector): Crew {
       const c = (v.calls as { seq: number; status: string; job_status: string | null }[] | undefined)?.find((x) => x.seq === seq);
       return `call #${seq} of run ${r.run_id} cancelled${c ? ` (${c.job_status ?? c.status})` : ''}; the run goes on (${v.status})`;
     },
+    async ship(j) {
+      const r = await (await api()).post(`/api/floor/ready/${encodeURIComponent(j.job_id)}/ship`, {});
+      if (r.status !== 200) throw apiError(r);
+      const m = r.body as { merged: boolean; message: string };
+      if (!m.merged) throw new Error(`not shipped: ${m.message.split('\n').join(' ')}`);
+      return `shipped ${short(j)}: ${m.message}`;
+    },
+    async dismiss(j) {
+      const r = await (await api()).post(`/api/floor/ready/${encodeURIComponent(j.job_id)}/dismiss`, {});
+      if (r.status !== 200) throw apiError(r);
+      return (r.body as { message: string }).message;
+    },
     async close() {
       const t = tools;
       tools = undefined;
@@ -140,5 +155,5 @@ export function noHubCrew(home: string): Crew {
   const no = async (): Promise<never> => {
     throw new Error(`actions need a running hub; none runs for ${home} (start your lead's Claude Code, or overseer serve)`);
   };
-  return { request: no, respond: no, message: no, pause: no, resume: no, cancel: no, cancelRun: no, pauseRun: no, cancelCall: no, close: async () => undefined };
+  return { request: no, respond: no, message: no, pause: no, resume: no, cancel: no, cancelRun: no, pauseRun: no, cancelCall: no, ship: no, dismiss: no, close: async () => undefined };
 }

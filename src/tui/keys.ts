@@ -20,6 +20,10 @@ export type Action =
   | { kind: 'toggle_locks' }
   | { kind: 'approve' | 'reject' | 'answer'; req: RequestRef }
   | { kind: 'message' | 'pause' | 'stop' | 'resume' | 'cancel' | 'follow' | 'diff'; job: JobRef }
+  /** READY TO SHIP: merge the branch through the hub's merge queue (after y/n), or take it out of the lane keeping the branch. */
+  | { kind: 'ship' | 'dismiss'; job: JobRef; branch: string }
+  /** Say how to take over the agent (the interactive session needs a terminal of its own). */
+  | { kind: 'info'; message: string }
   /** A script run: show or hide its calls and log; cancel it; pause or unpause it; cancel one call. */
   | { kind: 'expand'; run: RunRef }
   | { kind: 'run_cancel'; run: RunRef }
@@ -30,7 +34,7 @@ export type Action =
   | { kind: 'none' };
 
 /** Keys that change something in the crew (refused right after the selection moved by itself). */
-export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel', 'run_cancel', 'run_pause', 'call_cancel']);
+export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel', 'run_cancel', 'run_pause', 'call_cancel', 'ship', 'dismiss']);
 
 /** How long after the selection moved by itself acting keys are refused. */
 export const SETTLE_MS = 400;
@@ -51,6 +55,10 @@ export const KEY_HELP: readonly [string, string][] = [
   ['enter', 'on a script run: show or hide its calls and log'],
   ['p  u', 'on a script run: pause it (no new call starts) / unpause it'],
   ['c', 'on a script run: cancel it; on one of its calls: cancel that call (asks y/n)'],
+  ['s', 'in READY TO SHIP: ship the branch — merge it through the merge queue, its checks run (asks y/n)'],
+  ['x', 'in READY TO SHIP: dismiss it — out of the lane, its branch kept (asks y/n)'],
+  ['t', 'in READY TO SHIP: how to take over (attach to) its agent'],
+  ['↑ ↓', 'on a request: its plan (rationale, resources, risks, rollback) and options show under it'],
   ['l', 'show or hide locks (holders and waiters)'],
   ['/', 'filter: words, label:x, status:y (Esc clears)'],
   ['?', 'this help'],
@@ -79,6 +87,7 @@ export function keyAction(input: string, key: Keys, row: ViewRow | undefined): A
     const a = runKey(input, key, row);
     if (a) return a;
   }
+  if (input === 's' || input === 'x' || input === 't') return shipKey(input, row);
   const t = row ? targetOf(row) : undefined;
   const isAnswerKey = input === 'a' || input === 'r' || key.return;
   if (!isAnswerKey && !(input in JOB_VERBS)) return { kind: 'none' };
@@ -118,6 +127,18 @@ function runKey(input: string, key: Keys, row: Extract<ViewRow, { kind: 'run' | 
   if (ended) return { kind: 'refuse', message: `run ${run.run_id} has ended (${row.run.status}): nothing to cancel` };
   if (c.status !== 'running') return { kind: 'refuse', message: `${what} has ended (${c.status}): nothing to cancel` };
   return { kind: 'call_cancel', run, seq: c.seq, what };
+}
+
+/** s, x and t: verbs of a READY TO SHIP row. */
+function shipKey(input: 's' | 'x' | 't', row: ViewRow | undefined): Action {
+  const verb = input === 's' ? 'ships' : input === 'x' ? 'dismisses' : 'attaches to';
+  if (row?.kind !== 'ship') return { kind: 'refuse', message: `${input} ${verb} a finished branch: select one in READY TO SHIP` };
+  const s = row.item;
+  const job: JobRef = { job_id: s.job_id, title: s.title };
+  if (input === 't') return { kind: 'info', message: `take over "${s.title}" in a terminal of your own: overseer attach ${s.job_id}` };
+  if (input === 'x') return { kind: 'dismiss', job, branch: s.branch };
+  if (s.checks === 'failed') return { kind: 'refuse', message: `not shipped: the checks of "${s.title}" (${s.job_id}) failed${s.check_detail ? ` (${s.check_detail})` : ''}; a branch whose checks did not pass is never merged` };
+  return { kind: 'ship', job, branch: s.branch };
 }
 
 /** Refuses an acting key pressed right after the selection moved by itself (its row vanished),

@@ -2,21 +2,23 @@
 // items, the RUNNING tree, workflows, locks, queued and done jobs), filtered, with a selection
 // keyed by each row's stable key — never by its index — so the cursor stays on the same item
 // while the list changes under it. Pure: no React, no I/O.
-import type { Floor, FloorJob, FloorLimit, FloorLock, FloorRun, FloorRunCall, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
+import type { Floor, FloorJob, FloorLimit, FloorLock, FloorRun, FloorRunCall, FloorWorkflow, NeedsYouItem, ShipItem } from '../floor/types.js';
 
-export type Block = 'limits' | 'needs_you' | 'running' | 'runs' | 'workflows' | 'locks' | 'queued' | 'done';
+export type Block = 'limits' | 'needs_you' | 'ship' | 'running' | 'runs' | 'workflows' | 'locks' | 'queued' | 'done';
 
 export const BLOCK_TITLE: Record<Block, string> = {
-  limits: 'PROVIDER LIMITS', needs_you: 'NEEDS YOU', running: 'RUNNING', runs: 'SCRIPT RUNS', workflows: 'WORKFLOWS', locks: 'LOCKS', queued: 'QUEUED / WAITING', done: 'DONE',
+  limits: 'PROVIDER LIMITS', needs_you: 'NEEDS YOU', ship: 'READY TO SHIP', running: 'RUNNING', runs: 'SCRIPT RUNS', workflows: 'WORKFLOWS', locks: 'LOCKS', queued: 'QUEUED / WAITING', done: 'DONE',
 };
 
 /** Screen order: a provider limit holding the crew first (src/limits), what needs the person, then live work, then the past. */
-export const BLOCK_ORDER: readonly Block[] = ['limits', 'needs_you', 'running', 'runs', 'workflows', 'locks', 'queued', 'done'];
+export const BLOCK_ORDER: readonly Block[] = ['limits', 'needs_you', 'ship', 'running', 'runs', 'workflows', 'locks', 'queued', 'done'];
 
 export type ViewRow =
   | { kind: 'heading'; key: string; block: Block; count: number }
   | { kind: 'need'; key: string; block: 'needs_you'; need: NeedsYouItem }
   | { kind: 'job'; key: string; block: 'running' | 'queued' | 'done'; job: FloorJob }
+  /** A finished worktree job whose branch waits to be shipped (READY TO SHIP). */
+  | { kind: 'ship'; key: string; block: 'ship'; item: ShipItem }
   | { kind: 'workflow'; key: string; block: 'workflows'; workflow: FloorWorkflow }
   /** A script run; `expanded`: its calls and log lines follow it. */
   | { kind: 'run'; key: string; block: 'runs'; run: FloorRun; expanded: boolean }
@@ -26,7 +28,7 @@ export type ViewRow =
   | { kind: 'limit'; key: string; block: 'limits'; limit: FloorLimit };
 
 /** Rows the cursor can rest on (headings, locks and limits are information only). */
-export const selectable = (r: ViewRow): boolean => r.kind === 'need' || r.kind === 'job' || r.kind === 'workflow' || r.kind === 'run' || r.kind === 'call';
+export const selectable = (r: ViewRow): boolean => r.kind === 'need' || r.kind === 'job' || r.kind === 'ship' || r.kind === 'workflow' || r.kind === 'run' || r.kind === 'call';
 
 // ---- filter ------------------------------------------------------------------------------
 
@@ -133,6 +135,9 @@ export function buildRows(f: Floor, o: RowOptions = {}): ViewRow[] {
     // Never filtered away: a limit holds every agent of its provider, whatever the filter shows.
     limits: (f.limits ?? []).map((limit) => ({ kind: 'limit', key: `limit:${limit.provider}:${limit.key_hash}`, block: 'limits', limit })),
     needs_you: f.needs_you.filter(keepNeed).map((need) => ({ kind: 'need', key: `need:${need.key}`, block: 'needs_you', need })),
+    ship: (f.ready_to_ship ?? [])
+      .filter((s) => all || matches(filter, { text: `${s.job_id} ${s.title} ${s.branch} ${s.checks} ${s.diff_stat ?? ''}`.toLowerCase(), labels: jobs.get(s.job_id)?.labels.map((l) => l.toLowerCase()) ?? [], statuses: [s.status, `checks_${s.checks}`] }))
+      .map((item) => ({ kind: 'ship', key: `ship:${item.job_id}`, block: 'ship', item })),
     running: flattenTree(f.running, keepJob).map((job) => ({ kind: 'job', key: `running:${job.job_id}`, block: 'running', job })),
     runs: (f.runs ?? [])
       .filter((r) => all || matches(filter, { text: `${r.run_id} ${r.title} ${r.phase ?? ''} ${r.calls.map((c) => `${c.label ?? ''} ${c.job_id ?? ''}`).join(' ')}`.toLowerCase(), labels: [`run:${r.run_id}`], statuses: [r.status] }))
@@ -231,6 +236,8 @@ export function targetOf(r: ViewRow): Target | undefined {
     }
     case 'job':
       return { job_id: r.job.job_id, request_id: null, request_kind: null, title: r.job.title, status: r.job.status };
+    case 'ship':
+      return { job_id: r.item.job_id, request_id: null, request_kind: null, title: r.item.title, status: r.item.status };
     case 'workflow':
       return { job_id: r.workflow.current_job, request_id: null, request_kind: null, title: r.workflow.title, status: null };
     case 'run':

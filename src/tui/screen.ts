@@ -1,6 +1,7 @@
 // The list screen as lines: each row's text fitted to the width (one or two lines per row),
 // and the window of lines that fits the terminal with the selected row inside it. Pure.
 import { BLOCK_TITLE, type ViewRow } from './rows.js';
+import { requestDetail, shipLines } from './detail.js';
 import { doneLines, fit, lockLine, needLine, queuedLines, runCallLine, runLine, runLogLine, runningLines, workflowLine } from './format.js';
 
 /** How a line is drawn (the component maps tones to colours). */
@@ -24,14 +25,19 @@ function jobTone(status: string): Tone {
   return 'text';
 }
 
-/** The lines of one row at `width` columns (the gutter excluded). */
-export function rowLines(r: ViewRow, now: number, width: number): Line[] {
+/** The lines of one row at `width` columns (the gutter excluded); `selected`: a request shows its detail pane under it. */
+export function rowLines(r: ViewRow, now: number, width: number, selected = false): Line[] {
   const line = (text: string, tone: Tone): Line => ({ key: r.key, text, tone });
   switch (r.kind) {
     case 'heading':
       return [line(fit(`${BLOCK_TITLE[r.block]} (${r.count})`, width), 'heading')];
     case 'need':
-      return [line(needLine(r.need, width), 'need')];
+      return [line(needLine(r.need, width), 'need'), ...(selected ? requestDetail(r.need, width).map((t) => line(t, 'text')) : [])];
+    case 'ship': {
+      const l = shipLines(r.item, width);
+      const tone: Tone = r.item.checks === 'failed' ? 'bad' : r.item.overlaps.length ? 'warn' : 'good';
+      return l.detail ? [line(l.main, tone), line(l.detail, r.item.checks === 'failed' ? 'bad' : 'dim')] : [line(l.main, tone)];
+    }
     case 'workflow':
       return [line(workflowLine(r.workflow, width), r.workflow.status === 'blocked' ? 'warn' : 'text')];
     case 'run': {
@@ -56,9 +62,9 @@ export function rowLines(r: ViewRow, now: number, width: number): Line[] {
   }
 }
 
-/** Every row's lines, in order. */
-export function allLines(rows: readonly ViewRow[], now: number, width: number): Line[] {
-  return rows.flatMap((r) => rowLines(r, now, width - GUTTER));
+/** Every row's lines, in order; the selected request (`selKey`) with its detail pane. */
+export function allLines(rows: readonly ViewRow[], now: number, width: number, selKey: string | null = null): Line[] {
+  return rows.flatMap((r) => rowLines(r, now, width - GUTTER, r.key === selKey));
 }
 
 /**

@@ -117,7 +117,7 @@ describe('keys', () => {
     assert.equal(keyAction('?', keys(), undefined).kind, 'help');
     assert.equal(keyAction('/', keys(), undefined).kind, 'filter');
     assert.equal(keyAction('l', keys(), undefined).kind, 'toggle_locks');
-    assert.equal(keyAction('x', keys(), on('running:j-kid')).kind, 'none');
+    assert.equal(keyAction('z', keys(), on('running:j-kid')).kind, 'none');
   });
 
   test('an acting key right after the selection moved by itself is refused; moving on purpose clears it', () => {
