@@ -9,7 +9,8 @@
 // E2E: end-to-end files about what a hub does with its state across a restart or a crash (they read the
 // state through the layer, test/helpers/state.ts): in the whole set, not in --core. They run the built
 // CLI (dist/: npm run build first), as in the main run.
-// Other extra arguments are passed to node --test (e.g. a --test-name-pattern).
+// Test files named on the command line run alone, on PostgreSQL; other extra arguments are passed
+// to node --test (e.g. a --test-name-pattern).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -19,7 +20,10 @@ const dir = 'test/integration';
 const CORE = ['locks', 'locks-repo', 'notes', 'requests', 'wait-tool', 'runs-engine', 'script-runs', 'script-budget', 'workflow-engine', 'merge', 'http-native', 'floor-api', 'run-attention', 'permissions'];
 const E2E = ['budgets', 'hub-crash'].map((f) => join('test/e2e', `${f}.test.ts`));
 const core = process.argv.includes('--core');
-const passed = process.argv.slice(2).filter((a) => a !== '--core');
+const extra = process.argv.slice(2).filter((a) => a !== '--core');
+// Named test files run alone (`npm run test:pg -- test/integration/x.test.ts`); other arguments go to node --test.
+const named = extra.filter((a) => a.endsWith('.test.ts'));
+const passed = extra.filter((a) => !a.endsWith('.test.ts'));
 const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join(dir, f))
   .filter((f) => readFileSync(f, 'utf8').includes('startTestHub'))
   .filter((f) => !core || CORE.some((c) => f === join(dir, `${c}.test.ts`)));
@@ -33,6 +37,7 @@ if (lost.length) {
   process.exit(1);
 }
 if (!core) files.push(...E2E);
+if (named.length) files.splice(0, files.length, ...named);
 if (files.length === 0) {
   console.error(`test:pg: no file in ${dir} starts a test hub (startTestHub): nothing would run on PostgreSQL`);
   process.exit(1);

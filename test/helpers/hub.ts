@@ -82,7 +82,8 @@ export async function startTestHub(o: {
   const fake = o.fake ?? (await startFakeAnthropic({ scripts: o.scripts }));
   if (o.fake && o.scripts) for (const [k, v] of Object.entries(o.scripts)) fake.addScript(k, v);
   // Worktrees go under the test's own directory, never into the developer's ~/.local/share.
-  const databaseUrl = o.config?.databaseUrl ?? (await testDatabase(home));
+  // A config that names databaseUrl — even undefined: SQLite — decides; otherwise the run's choice.
+  const databaseUrl = o.config && 'databaseUrl' in o.config ? o.config.databaseUrl : await testDatabase(home);
   const config = loadConfigFrom({ home, claudeBin: claudeBin(), killGraceMs: 2000, worktreesDir: join(dir, 'worktrees'), ...o.config, ...(databaseUrl ? { databaseUrl } : {}) });
   const childEnv = claudeEnv({ home: join(dir, 'home'), baseUrl: fake.url, extra: o.extraEnv });
   const hub = await (o.hubClass ?? Hub).open({ config, projectDir: project, childEnv, processes: o.processes, progressEveryMs: o.progressEveryMs, kbGlobalDb: join(dir, 'global-kb.db'), log: o.log, clock: o.clock });

@@ -49,7 +49,7 @@ for (const dialect of ['sqlite', 'postgres'] as Dialect[]) {
       // PostgreSQL: a database of its own for the two hubs of one state directory (restarted).
       const d = dialect === 'postgres' ? await freshDatabase() : undefined;
       if (d) t.after(() => d.drop());
-      const config = d ? { databaseUrl: d.url } : {};
+      const config = { databaseUrl: d?.url }; // undefined: SQLite, whatever the run's database
       const h1 = await startTestHub({ config });
       let h2: Awaited<ReturnType<typeof startTestHub>> | undefined;
       t.after(async () => {
@@ -109,7 +109,7 @@ describe('two hubs on one PostgreSQL database: each lead holds its own', () => {
     const db = two.hub.ctx.sql.db;
     await eventually('lead 1 waits for other.txt', async () => ((await db.selectFrom('lock_waits').select('holder').execute()).some((w) => w.holder === `lead@${one.hub.hubId}`) ? true : undefined), 10_000);
     const row = await db.selectFrom('hubs').selectAll().where('id', '=', one.hub.hubId).executeTakeFirstOrThrow();
-    const dead = deadHubReconciler(two.hub.ctx, two.hub.hubId);
+    const dead = deadHubReconciler(two.hub.ctx, two.hub.hubId, async () => undefined);
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('hubs').set({ dead_at: Date.now() }).where('id', '=', row.id).execute();
       await dead.reconcile(trx, row);
