@@ -490,6 +490,10 @@ describe('faster detection on PostgreSQL: the hub\'s session lock', () => {
       WHERE a.application_name = ${`overseer-hub ${a.id}`} AND l.locktype = 'advisory' AND l.classid = 5 AND l.granted`.execute(d.s.db)).rows[0]?.pid;
     const first = await holder();
     assert.ok(first, 'the hub holds its lock on a connection named for it');
+    // a beats every 60 s, b's fast path looks every 100 ms: while a's lock is free (killed, not yet
+    // taken again: long on a loaded machine) a's beat must be fresh, as a hub of b's own beat keeps
+    // it — or b's own round takes a for dead in that window, which is not what this test is about.
+    await d.s.db.updateTable('hubs').set({ heartbeat_at: Date.now() + 60_000 }).where('id', '=', a.id).execute();
     await sql`SELECT pg_terminate_backend(${first})`.execute(d.s.db);
     const until = Date.now() + 10_000;
     let again: number | undefined;
@@ -497,7 +501,7 @@ describe('faster detection on PostgreSQL: the hub\'s session lock', () => {
       if (Date.now() > until) throw new Error('the lock was not taken again within 10 s');
     }
     // Its beat a second old (past b's two beats), but its lock held again: not dead.
-    await d.s.db.updateTable('hubs').set({ heartbeat_at: sql<number>`heartbeat_at - 1000` }).where('id', '=', a.id).execute();
+    await d.s.db.updateTable('hubs').set({ heartbeat_at: Date.now() - 1000 }).where('id', '=', a.id).execute();
     assert.deepEqual(await b.detect(), []);
     assert.equal((await a.row())!.dead_at, null);
     // The control: with its lock gone for good, the same old beat is a dead hub.
