@@ -2,8 +2,8 @@
 // safe while the hub runs; PostgreSQL is pg_dump's job) and `overseer gc` (what ended jobs leave
 // behind past an age: their logs, the search index of what they said, their transcript files and
 // closed side rows; a dry run unless --apply; then the database is vacuumed). What gc may remove is
-// decided in src/store/sql/gc.ts; the numbers it prints are the ones it then removes.
-import type { Command } from 'commander';
+// decided in src/store/sql/gc.ts; the numbers it prints are the ones it then removes. The commands are
+// declared in ./main.ts, which loads this module only when one of them runs.
 import Database from 'better-sqlite3';
 import { existsSync, statSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -15,20 +15,10 @@ import { gcApply, gcPlan, type GcCounts, type GcResult } from '../store/sql/gc.j
 import { parseSince } from '../search/query.js';
 import { CliError, UsageError } from './errors.js';
 
-export function registerHousekeeping(program: Command): void {
-  program.command('backup <file>').description('copy the state database to <file> while the hub runs (SQLite\'s online backup; on PostgreSQL use pg_dump)')
-    .option('--force', 'replace <file> if it exists').option('--json', 'machine-readable output')
-    .action(async (file: string, o: { force?: boolean; json?: boolean }) => runBackup(file, o));
-  program.command('gc').description('forget what jobs that ended long ago leave behind (logs, search index, transcripts, closed items); a dry run unless --apply')
-    .option('--older-than <age>', 'jobs that ended before this long ago: 30d, 12h, 2w, or an ISO time (default 30d)')
-    .option('--apply', 'remove it (without: say what would go, change nothing)').option('--json', 'machine-readable output')
-    .action(async (o: { olderThan?: string; apply?: boolean; json?: boolean }) => runGc(o));
-}
-
 const mb = (bytes: number): string => (bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
 const size = (f: string): number => { try { return statSync(f).size; } catch { return 0; } };
 
-async function runBackup(file: string, o: { force?: boolean; json?: boolean }): Promise<void> {
+export async function runBackup(file: string, o: { force?: boolean; json?: boolean }): Promise<void> {
   const config = loadConfig();
   const t = sqlTarget(config);
   if (t.dialect === 'postgres') {
@@ -68,7 +58,7 @@ const LABELS: Record<keyof GcCounts, string> = {
   request_late_answers: 'late answer(s)', job_warnings: 'warning(s)', job_commands: 'done command(s)', budget_reservations: 'released reservation(s)', overlaps: 'cleared overlap(s)',
 };
 
-async function runGc(o: { olderThan?: string; apply?: boolean; json?: boolean }): Promise<void> {
+export async function runGc(o: { olderThan?: string; apply?: boolean; json?: boolean }): Promise<void> {
   const config = loadConfig();
   const now = Date.now();
   let cutoff: number;

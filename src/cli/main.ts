@@ -84,6 +84,13 @@ program.command('worker').description('a worker host for the crew in OVERSEER_DA
   .action(async (o: { name?: string; capacity?: string; labels?: string; lease?: string }) => (await import('./worker.js')).runWorker(o));
 program.command('hosts').description('the worker hosts: name, capacity, running, heartbeat age, labels, state (live, stopped, lost)').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./hosts.js')).runHosts(o));
+program.command('backup <file>').description('copy the state database to <file> while the hub runs (SQLite\'s online backup; on PostgreSQL use pg_dump)')
+  .option('--force', 'replace <file> if it exists').option('--json', 'machine-readable output')
+  .action(async (file: string, o: { force?: boolean; json?: boolean }) => (await import('./housekeeping.js')).runBackup(file, o));
+program.command('gc').description('forget what jobs that ended long ago leave behind (logs, search index, transcripts, closed items); a dry run unless --apply')
+  .option('--older-than <age>', 'jobs that ended before this long ago: 30d, 12h, 2w, or an ISO time (default 30d)')
+  .option('--apply', 'remove it (without: say what would go, change nothing)').option('--json', 'machine-readable output')
+  .action(async (o: { olderThan?: string; apply?: boolean; json?: boolean }) => (await import('./housekeeping.js')).runGc(o));
 program.command('demo').description('a real orchestration: a lead claude fans out to three child claudes (offline fake model unless --live)')
   .option('--live', 'use the real model (needs ANTHROPIC_API_KEY or a logged-in claude)').option('--keep', 'keep the temp repo and state')
   .action(async (o: { live?: boolean; keep?: boolean }) => { await (await import('./demo.js')).runDemo(o); });
@@ -98,7 +105,6 @@ if (process.argv[2] !== 'mcp') {
   (await import('./attach.js')).registerAttach(program);
   (await import('./merge.js')).registerMerge(program);
   (await import('./queue.js')).registerQueue(program);
-  (await import('./housekeeping.js')).registerHousekeeping(program);
 }
 
 program.parseAsync(process.argv).catch((err: unknown) => {
