@@ -99,6 +99,8 @@ if (process.argv[2] !== 'mcp') {
   (await import('./merge.js')).registerMerge(program);
   (await import('./queue.js')).registerQueue(program);
   (await import('./housekeeping.js')).registerHousekeeping(program);
+  (await import('./workflowCommands.js')).registerWorkflowCommands(program);
+  (await import('./debateCommands.js')).registerDebateCommands(program);
 }
 
 program.parseAsync(process.argv).catch((err: unknown) => {
