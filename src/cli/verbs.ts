@@ -3,8 +3,7 @@
 // tool's JSON with --json. Exit codes: 0 done; 1 runtime failure (no hub); 2 refused or bad input;
 // `wait`: 0 when every job succeeded, 1 when one did not, 124 on timeout.
 import { Option, type Command } from 'commander';
-import { SpawnInput } from '../contract/agents.js';
-import { addSchemaFlags, schemaArgs } from './schemaFlags.js';
+import { wanted } from './wanted.js';
 import type { HubTools } from './hubTools.js';
 import { UsageError } from './errors.js';
 
@@ -55,7 +54,7 @@ function waitLines(r: { done: any[]; pending: string[]; timed_out: boolean }): s
 
 const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
-export function registerVerbs(program: Command): void {
+export async function registerVerbs(program: Command, argv: readonly string[] = process.argv): Promise<void> {
   program.command('msg <job> <text...>').description('send a message into an agent\'s conversation; job \'*\': to every running agent (--project, --status narrow it)').option('--json', 'machine-readable output')
     .option('--project <name>', 'with \'*\': only agents of this project').option('--status <status>', 'with \'*\': only agents in this status (default running)')
     .action(async (job: string, text: string[], o: Common & { project?: string; status?: string }) => withHub(async (h) => {
@@ -92,6 +91,10 @@ export function registerVerbs(program: Command): void {
   const spawn = program.command('spawn').description('start an agent, as the lead would: every spawn_agent option as a flag named as its field (docs/cli.md)')
     .option('--wait', 'wait until it ends (exit code as for overseer wait)').option('--timeout <s>', 'with --wait: longest to wait, seconds', '3600').option('--json', 'machine-readable output')
     .addOption(new Option('--every <s>', 'the former name of --every-s').hideHelp());
+  // Every spawn_agent field is a flag (schemaFlags.ts); the schema (zod) loads only for `overseer spawn`.
+  if (!wanted('spawn', argv)) return registerWait(program);
+  const { SpawnInput } = await import('../contract/agents.js');
+  const { addSchemaFlags, schemaArgs } = await import('./schemaFlags.js');
   const flags = addSchemaFlags(spawn, SpawnInput, { splitOff: ['checks'] });
   spawn.action(async (o: Common & { wait?: boolean; timeout: string; every?: string } & Record<string, unknown>) => {
     const timeoutS = seconds(o.timeout, 3600);
@@ -105,6 +108,10 @@ export function registerVerbs(program: Command): void {
       process.exitCode = waitExitCode(w);
     });
   });
+  registerWait(program);
+}
+
+function registerWait(program: Command): void {
   program.command('wait <jobs...>').description('wait until agents end: exit 0 when all succeeded, 1 when one did not, 124 on timeout')
     .option('--any', 'return when the first one ends').option('--timeout <s>', 'longest to wait, seconds', '3600').option('--json', 'machine-readable output')
     .action(async (jobs: string[], o: WaitOpts) => withHub(async (h) => {

@@ -15,20 +15,23 @@ import { registerDebateCommands } from '../../src/cli/debateCommands.js';
 import { addSchemaFlags, kebab, objectShape, schemaArgs } from '../../src/cli/schemaFlags.js';
 import { UsageError } from '../../src/cli/errors.js';
 
-function program(): Command {
+/** The commands as main.ts registers them for a run of `overseer <argv…>`. */
+async function program(...argv: string[]): Promise<Command> {
   const p = new Command();
   p.command('debate <id>').action(() => undefined); // as main.ts registers it
-  registerVerbs(p);
-  registerWorkflowCommands(p);
-  registerDebateCommands(p);
+  const full = ['node', 'overseer', ...argv];
+  await registerVerbs(p, full);
+  await registerWorkflowCommands(p, full);
+  await registerDebateCommands(p, full);
   return p;
 }
 
 const sub = (c: Command, ...path: string[]): Command => path.reduce((at, name) => at.commands.find((x) => x.name() === name)!, c);
 
-test('every field of spawn_agent, start_workflow and start_debate has its flag on the command', () => {
-  const p = program();
-  const cases: [Command, z.ZodTypeAny][] = [[sub(p, 'spawn'), SpawnInput], [sub(p, 'workflow', 'start'), StartWorkflowInput], [sub(p, 'debate', 'start'), StartDebateInput]];
+test('every field of spawn_agent, start_workflow and start_debate has its flag on the command', async () => {
+  const cases: [Command, z.ZodTypeAny][] = [
+    [sub(await program('spawn'), 'spawn'), SpawnInput], [sub(await program('workflow', 'start'), 'workflow', 'start'), StartWorkflowInput],
+    [sub(await program('help', 'debate'), 'debate', 'start'), StartDebateInput]];
   for (const [cmd, schema] of cases) {
     const longs = new Set(cmd.options.map((o) => o.long));
     const fields = Object.keys(objectShape(schema));
@@ -36,7 +39,9 @@ test('every field of spawn_agent, start_workflow and start_debate has its flag o
     for (const f of fields) assert.ok(longs.has(`--${kebab(f)}`), `${cmd.name()}: no --${kebab(f)} for the field ${f}`);
   }
   // The CLI's own options stay: --wait, --timeout (of the wait) and the former --every.
-  const spawnLongs = sub(p, 'spawn').options.map((o) => o.long);
+  const spawnLongs = sub(await program('spawn', '--prompt', 'x'), 'spawn').options.map((o) => o.long);
+  // Another command's run does not load the schemas: spawn is there without its schema flags.
+  assert.equal(sub(await program('status'), 'spawn').options.some((o) => o.long === '--priority'), false);
   for (const own of ['--wait', '--timeout', '--json', '--every', '--timeout-s', '--budget-usd', '--depends-on']) assert.ok(spawnLongs.includes(own), own);
 });
 
