@@ -159,7 +159,7 @@ function App() {
     <div key="frame" class=${`frame${route.job ? ' with-panel' : ''}`}>
     <main id="main" class=${`view-${route.tab}`}>${view}</main>
     ${route.job ? html`<${AgentPanel} key=${route.job} jobId=${route.job} floorJob=${jobs.find((j) => j.job_id === route.job)} attempt=${route.attempt} find=${findRef.current} epoch=${epoch} tick=${tick}
-      onAttempt=${(a) => go({ attempt: a })} onClose=${() => go({ job: null, attempt: null })} say=${say} />` : ''}
+      onAttempt=${(a) => go({ attempt: a })} onOpen=${onOpen} onClose=${() => go({ job: null, attempt: null })} say=${say} />` : ''}
     </div>
   </div>`;
 }

@@ -8,6 +8,7 @@ import { enc, post } from './api.js';
 import { ago, tokens, tone, usd } from './format.js';
 import { runMeta, ScriptRun } from './scriptRun.js';
 import { ReadyToShip } from './ship.js';
+import { NewAgent } from './newAgent.js';
 
 const PLAN = [['rationale', 'Rationale'], ['resources', 'Resources'], ['risks', 'Risks'], ['rollback', 'Rollback']];
 
@@ -80,7 +81,7 @@ export function Crew({ floor, open, onOpen, say }) {
   const cards = (jobs) => html`<ul class="cards">${jobs.filter(keep).map((j) => html`<${Card} key=${j.job_id} job=${j} open=${open} onOpen=${onOpen} />`)}</ul>`;
   const empty = !floor.running.length && !floor.queued.length && !floor.done.length && !floor.needs_you.length && !(floor.runs ?? []).length && !(floor.ready_to_ship ?? []).length;
   return html`<div class="crew" data-nav-group>
-    <div class="toolbar"><input type="search" placeholder="Filter agents" aria-label="Filter agents" value=${filter} onInput=${(e) => setFilter(e.target.value)} />
+    <div class="toolbar"><input type="search" placeholder="Filter agents" aria-label="Filter agents" value=${filter} onInput=${(e) => setFilter(e.target.value)} /><${NewAgent} onOpen=${onOpen} say=${say} />
       ${projects.length ? html`<label>Project <select aria-label="Project" data-testid="project-filter" value=${project} onChange=${(e) => setProject(e.target.value)}><option value="">all</option>${projects.map((p) => html`<option value=${p}>${p}</option>`)}</select></label>` : ''}</div>
     <${Section} name="needs_you" label="Needs you" count=${floor.needs_you.length}><ul class="needs">${floor.needs_you.map((n) => html`<${NeedItem} key=${n.key} item=${n} onOpen=${onOpen} say=${say} />`)}</ul><//>
     <${Section} name="ready_to_ship" label="Ready to ship" count=${(floor.ready_to_ship ?? []).length}><${ReadyToShip} items=${floor.ready_to_ship ?? []} onOpen=${onOpen} say=${say} /><//>
@@ -90,6 +91,6 @@ export function Crew({ floor, open, onOpen, say }) {
         <${ScriptRun} run=${r} onOpen=${onOpen} say=${say} compact /></details></li>`)}</ul><//>
     <${Section} name="queued" label="Queued / waiting" count=${floor.queued.filter(keep).length}>${cards(floor.queued)}<//>
     <${Section} name="done" label="Done" count=${floor.done.filter(keep).length}>${cards(floor.done)}<//>
-    ${empty ? html`<p class="muted">No agents yet. Ask the lead to spawn some.</p>` : ''}
+    ${empty ? html`<p class="muted">No agents yet. Ask the lead to spawn some, or start one with New agent.</p>` : ''}
   </div>`;
 }

@@ -134,7 +134,7 @@ const fromSummary = (s) => s && ({
   elapsed_ms: s.started_at ? (s.ended_at ? Date.parse(s.ended_at) : Date.now()) - Date.parse(s.started_at) : null,
 });
 
-export function AgentPanel({ jobId, floorJob, attempt, find, epoch, tick, onAttempt, onClose, say }) {
+export function AgentPanel({ jobId, floorJob, attempt, find, epoch, tick, onAttempt, onClose, onOpen, say }) {
   const [tab, setTab] = useState('output');
   const [text, setText] = useState('');
   const [d, setD] = useState(null);
@@ -158,6 +158,9 @@ export function AgentPanel({ jobId, floorJob, attempt, find, epoch, tick, onAtte
         <input aria-label="Message to the agent" placeholder="Message…" value=${text} onInput=${(e) => setText(e.target.value)} /><button>Send</button></form>` : ''}
       ${job.status === 'running' ? html`<button onClick=${() => act('pause', { mode: 'freeze' })}>Pause</button>` : ''}
       ${job.status === 'frozen' || job.status === 'interrupted' ? html`<button onClick=${() => act('resume', {})}>Resume</button>` : ''}
+      ${ended ? html`<form data-testid="continue" onSubmit=${(e) => { e.preventDefault(); if (text.trim()) { act('resume', { message: text }); setText(''); } }}>
+        <input aria-label="Continue with a message" placeholder="Continue with…" value=${text} onInput=${(e) => setText(e.target.value)} /><button>Continue</button></form>
+        <button data-testid="rerun" onClick=${async () => { try { const r = await post(`/api/web/jobs/${enc(jobId)}/rerun`, {}); say(`re-run as ${r.job_id}`); onOpen?.(r.job_id); } catch (e) { say(e.message, true); } }}>Re-run</button>` : ''}
       ${!ended ? html`<button class="danger" onClick=${() => { if (confirm(`Cancel "${job.title}" and its sub-agents?`)) act('cancel', {}); }}>Cancel</button>` : ''}
     </div>
     <nav role="tablist" aria-label="Agent views">${['output', 'changes', 'details'].map((t) => html`<button role="tab" aria-selected=${tab === t} onClick=${() => setTab(t)}>${t[0].toUpperCase() + t.slice(1)}</button>`)}</nav>

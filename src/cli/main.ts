@@ -99,12 +99,14 @@ program.command('demo').description('a real orchestration: a lead claude fans ou
 // answers): it skips loading the other commands (about 60 ms, docs/performance.md).
 if (process.argv[2] !== 'mcp') {
   (await import('./respond.js')).registerRespond(program);
-  (await import('./verbs.js')).registerVerbs(program);
+  await (await import('./verbs.js')).registerVerbs(program);
   (await import('./projectCommands.js')).registerProjects(program);
   (await import('./runs.js')).registerRuns(program);
   (await import('./attach.js')).registerAttach(program);
   (await import('./merge.js')).registerMerge(program);
   (await import('./queue.js')).registerQueue(program);
+  await (await import('./workflowCommands.js')).registerWorkflowCommands(program);
+  await (await import('./debateCommands.js')).registerDebateCommands(program);
 }
 
 program.parseAsync(process.argv).catch((err: unknown) => {

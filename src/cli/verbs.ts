@@ -2,7 +2,8 @@
 // the lead's chat, through the hub's own tools (hubTools.ts). Every verb prints one line, or the
 // tool's JSON with --json. Exit codes: 0 done; 1 runtime failure (no hub); 2 refused or bad input;
 // `wait`: 0 when every job succeeded, 1 when one did not, 124 on timeout.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { wanted } from './wanted.js';
 import type { HubTools } from './hubTools.js';
 import { UsageError } from './errors.js';
 
@@ -51,23 +52,9 @@ function waitLines(r: { done: any[]; pending: string[]; timed_out: boolean }): s
   return lines.join('\n');
 }
 
-interface ScheduleOpts { at?: string; every?: string; cron?: string; maxRuns?: string; until?: string }
-
-/** spawn_agent's schedule fields from `overseer spawn`'s options (the hub checks them). */
-function scheduleArgs(o: ScheduleOpts): Record<string, unknown> {
-  const num = (flag: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isInteger(n)) throw new UsageError(`${flag} ${JSON.stringify(v)} is not a whole number`);
-    return n;
-  };
-  const args = { at: o.at, every_s: num('--every', o.every), cron: o.cron, max_runs: num('--max-runs', o.maxRuns), until: o.until };
-  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
-}
-
 const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
-export function registerVerbs(program: Command): void {
+export async function registerVerbs(program: Command, argv: readonly string[] = process.argv): Promise<void> {
   program.command('msg <job> <text...>').description('send a message into an agent\'s conversation; job \'*\': to every running agent (--project, --status narrow it)').option('--json', 'machine-readable output')
     .option('--project <name>', 'with \'*\': only agents of this project').option('--status <status>', 'with \'*\': only agents in this status (default running)')
     .action(async (job: string, text: string[], o: Common & { project?: string; status?: string }) => withHub(async (h) => {
@@ -101,20 +88,30 @@ export function registerVerbs(program: Command): void {
       const r = await h.call('cancel_agent', { job_id: job, ...(o.reason ? { reason: o.reason } : {}), cascade: o.cascade !== false });
       print(o, r, r.status === 'cancelled' ? `${job} cancelled` : `${job} had already ended (${r.status}): nothing to cancel`);
     }));
-  program.command('spawn').description('start an agent, as the lead would').requiredOption('--prompt <text>', 'the task')
-    .option('--title <text>').option('--provider <name>', 'claude or codex').option('--model <name>').option('--worktree', 'in its own git worktree')
-    .option('--role <name>', 'implementer (default), reviewer, planner, or a role of .overseer/roles/<name>.md')
+  const spawn = program.command('spawn').description('start an agent, as the lead would: every spawn_agent option as a flag named as its field (docs/cli.md)')
     .option('--wait', 'wait until it ends (exit code as for overseer wait)').option('--timeout <s>', 'with --wait: longest to wait, seconds', '3600').option('--json', 'machine-readable output')
-    .option('--at <time>', 'not before this ISO time, e.g. 2030-01-31T09:00:00Z (docs/schedules.md)').option('--every <s>', 'repeat every N seconds (at least 60) after each successful run').option('--cron <expr>', 'repeat on a 5-field cron expression')
-    .option('--max-runs <n>', 'with --every/--cron: runs in all').option('--until <time>', 'with --every/--cron: no run starts after this ISO time')
-    .action(async (o: Common & { prompt: string; title?: string; provider?: string; model?: string; worktree?: boolean; role?: string; wait?: boolean; timeout: string } & ScheduleOpts) => withHub(async (h) => {
-      const timeoutS = seconds(o.timeout, 3600);
-      const r = await h.call('spawn_agent', { prompt: o.prompt, ...(o.title ? { title: o.title } : {}), ...(o.provider ? { provider: o.provider } : {}), ...(o.model ? { model: o.model } : {}), ...(o.worktree ? { worktree: true } : {}), ...(o.role ? { role: o.role } : {}), ...scheduleArgs(o) });
+    .addOption(new Option('--every <s>', 'the former name of --every-s').hideHelp());
+  // Every spawn_agent field is a flag (schemaFlags.ts); the schema (zod) loads only for `overseer spawn`.
+  if (!wanted('spawn', argv)) return registerWait(program);
+  const { SpawnInput } = await import('../contract/agents.js');
+  const { addSchemaFlags, schemaArgs } = await import('./schemaFlags.js');
+  const flags = addSchemaFlags(spawn, SpawnInput, { splitOff: ['checks'] });
+  spawn.action(async (o: Common & { wait?: boolean; timeout: string; every?: string } & Record<string, unknown>) => {
+    const timeoutS = seconds(o.timeout, 3600);
+    if (o.every !== undefined && o.everyS === undefined) o.everyS = o.every;
+    const args = schemaArgs(SpawnInput, flags, o); // bad flags exit 2 here: nothing is spawned
+    return withHub(async (h) => {
+      const r = await h.call('spawn_agent', args);
       if (!o.wait) return print(o, r, `${r.job_id} ${r.status}${r.schedule_id ? ` (schedule ${r.schedule_id}, runs at ${r.run_at})` : ''}${r.warning ? `\nwarning: ${r.warning}` : ''}`);
       const w = await waitFor(h, [r.job_id], { timeoutS });
       print(o, { spawned: r, ...w }, waitLines(w));
       process.exitCode = waitExitCode(w);
-    }));
+    });
+  });
+  registerWait(program);
+}
+
+function registerWait(program: Command): void {
   program.command('wait <jobs...>').description('wait until agents end: exit 0 when all succeeded, 1 when one did not, 124 on timeout')
     .option('--any', 'return when the first one ends').option('--timeout <s>', 'longest to wait, seconds', '3600').option('--json', 'machine-readable output')
     .action(async (jobs: string[], o: WaitOpts) => withHub(async (h) => {

@@ -31,6 +31,7 @@ import type { WebAuth } from './auth.js';
 import { header } from './pages.js';
 import { HttpError, PASS, answer, fail, methodNotAllowed } from './api/http.js';
 import { jobRoutes } from './api/jobs.js';
+import { spawnRoutes } from './api/spawn.js';
 import { workflowRoutes } from './api/workflows.js';
 import { debateRoutes } from './api/debates.js';
 import type { DebateService } from '../debate/index.js';
@@ -80,6 +81,7 @@ export function webApi(d: WebApiDeps): ApiHandler & { closeStreams(): void } {
   const jobs = jobRoutes(d);
   const routes: Route[] = [
     jobs.route,
+    spawnRoutes(d),
     workflowRoutes(d.services),
     noteRoutes({ ctx: d.ctx, notes: d.services.notes }),
     lockRoutes({ ctx: d.ctx, locks: d.services.locks }),
