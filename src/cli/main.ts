@@ -99,6 +99,7 @@ if (process.argv[2] !== 'mcp') {
   (await import('./merge.js')).registerMerge(program);
   (await import('./queue.js')).registerQueue(program);
   (await import('./housekeeping.js')).registerHousekeeping(program);
+  (await import('./brief.js')).registerBrief(program);
 }
 
 program.parseAsync(process.argv).catch((err: unknown) => {
