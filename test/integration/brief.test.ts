@@ -15,6 +15,9 @@ import { runOverseer } from '../helpers/overseerCli.js';
 import { sql } from 'kysely';
 import type { ChildHandle, SpawnCmd } from '../../src/launch/types.js';
 import { BRIEF_MAX_CHARS } from '../../src/contract/brief.js';
+import { freshDatabase } from '../helpers/postgres.js';
+import { makeTempDir } from '../helpers/claude.js';
+import { rmSync } from 'node:fs';
 
 /** A hanging scripted launcher that records every line the hub writes to each child's stdin. */
 class RecordingLauncher extends ScriptedLauncher {
@@ -119,5 +122,29 @@ describe('the crew brief', () => {
     const childC = await launcher.launched((c) => c.prompt?.startsWith('task C') === true);
     assert.doesNotMatch(childC.prompt!, /crew brief|BRIEF-/);
     assert.equal(launcher.pushes(childA, 'was cleared'), 1, 'a second clear told nobody');
+  });
+
+  test('on two hubs (PostgreSQL): a brief set on hub two reaches hub one\'s running child once, pushed by its owner', { timeout: 120_000 }, async (t) => {
+    const pg = await freshDatabase();
+    t.after(() => pg.drop());
+    const dir = await makeTempDir('ovs-brief-hubs');
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const launchers = [new RecordingLauncher(), new RecordingLauncher()];
+    const hubs: TestHub[] = [];
+    t.after(async () => { for (const x of hubs.reverse()) await x.stop({ keep: true }).catch(() => undefined); });
+    for (const [i, name] of ['one', 'two'].entries()) {
+      hubs.push(await startTestHub({ dir: join(dir, name), project: dir, processes: launchers[i], config: { databaseUrl: pg.url } }));
+    }
+    const [one, two] = hubs as [TestHub, TestHub];
+    const A = (await one.call('spawn_agent', { prompt: 'task on one', title: 'A' })).job_id as string;
+    const childA = await launchers[0]!.launched((c) => c.prompt?.startsWith('task on one') === true);
+    await eventually('A runs on hub one', async () => (await job(one.hub, A)).status === 'running', 30_000);
+    const set = await two.call('set_brief', { text: 'CROSS-HUB-BRIEF: ship small.' });
+    assert.deepEqual(set.sent_to, [A]);
+    await eventually('hub one pushed it into A', () => launchers[0]!.pushes(childA, 'CROSS-HUB-BRIEF') === 1, 20_000);
+    await eventually('stored as delivered', async () => (await rows(one.hub, sql<{ n: number }>`SELECT COUNT(*) AS n FROM messages WHERE to_id = ${A} AND delivered_at IS NOT NULL`)).map((r) => Number(r.n))[0] === 1, 10_000);
+    assert.equal((await one.call('get_brief', {})).text, 'CROSS-HUB-BRIEF: ship small.', 'one brief for the database');
+    assert.equal(launchers[1]!.children.length, 0, 'hub two ran nothing');
+    assert.equal(launchers[0]!.pushes(childA, 'CROSS-HUB-BRIEF'), 1, 'once');
   });
 });
