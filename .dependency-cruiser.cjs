@@ -18,7 +18,7 @@ const LAYERS = [
     dirs: [
       'services', 'workflow', 'debate', 'runs', 'scripts', 'approvals', 'kb', 'limits', 'search', 'floor',
       'money', 'models', 'projects', 'takeover', 'templates', 'retry', 'branches', 'confine',
-      'doctor', 'events', 'roles',
+      'doctor', 'events', 'roles', 'brief',
     ],
     files: [],
   },

@@ -53,6 +53,8 @@ import { kbTools } from './tools/kb.js';
 import { createSearch, type Search } from './search/index.js';
 import { searchTools } from './tools/search.js';
 import { overlapTools } from './tools/overlaps.js';
+import { briefTools } from './tools/brief.js';
+import { BriefService } from './brief/service.js';
 import { Schedules } from './runs/schedules.js';
 import { ScheduleBook, SCHEDULES_OFF } from './runs/scheduleBook.js';
 import { scheduleTools } from './tools/schedules.js';
@@ -141,6 +143,8 @@ export interface Services {
   tools: ToolDef[];
   /** READY TO SHIP's verbs on the floor's API (ship through the merge service, dismiss). */
   ship: ShipLane;
+  /** The crew brief (src/brief): set by the lead's tool and the person's API, sent to running agents. */
+  brief: BriefService;
   /** This hub's id (docs/store-plan.md §3.4): the owner of what it creates, its row in `hubs` once it starts, the origin of the events it relays. */
   hubId: string;
 }
@@ -267,16 +271,17 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   });
   // READY TO SHIP's verbs (the floor's watch keys and dashboard buttons) merge through the same service as merge_branch.
   const ship = new ShipLane(ctx.sql.db, merges, ctx.bus, now);
+  const brief = new BriefService(ctx, messages);
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),
     ...(search ? searchTools(search.service) : []), ...overlapTools(ctx.sql.db), ...(schedules ? scheduleTools(schedules) : []),
     ...projectTools({ projects: new ProjectService(ctx.sql.db, now), sql: ctx.sql.db, now }), ...runTools(runs, scripts, ctx.bus, ctx.progressEveryMs), ...(debates ? debateTools(debates) : []),
     ...(takeover ? takeoverTools(takeover) : []),
-    ...mergeTools(merges, sendBack, ctx.progressEveryMs),
+    ...mergeTools(merges, sendBack, ctx.progressEveryMs), ...briefTools(brief),
   ];
   return {
     ctx, hubId, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
-    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools, ship,
+    overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools, ship, brief,
     lifecycle: {
       schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,
       debates: debates ? { start: () => debates.reconcile(), stop: () => debates.drain() } : NOTHING,

@@ -30,6 +30,7 @@ import type { Runner } from './services/runner.js';
 import type { LiveChildren } from './services/children.js';
 import { personApi } from './approvals/http.js';
 import { floorApi, type FloorApi } from './floor/http.js';
+import type { BriefService } from './brief/service.js';
 import { checkHookInput } from './domain/hookInput.js';
 import { settingsDirOf } from './config.js';
 import type { PromptDeps } from './mcp/prompts.js';
@@ -106,6 +107,8 @@ export class Hub {
   readonly tools: ToolDef[];
   /** READY TO SHIP's verbs (src/floor/ship.ts), served on the floor's API. */
   private readonly ship: ShipLane;
+  /** The crew brief (src/brief): the lead's tool and the person's API set it. */
+  readonly brief: BriefService;
   readonly version: string;
   /** The dashboard (src/web), once started. */
   web?: Web;
@@ -171,6 +174,7 @@ export class Hub {
     this.takenOver = s.takenOver;
     this.tools = s.tools;
     this.ship = s.ship;
+    this.brief = s.brief;
     this.hubId = s.hubId;
     this.version = packageVersion();
     this.promptDeps = { templatesDir: join(settingsDirOf(o.config), 'templates'), promptsDir: join(packageRoot(), 'prompts'), log: s.ctx.log };
@@ -217,7 +221,7 @@ export class Hub {
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);
     const startedAt = this.ctx.clock.now();
-    this.floor = floorApi({ sql: this.ctx.sql, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, ship: this.ship, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
+    this.floor = floorApi({ sql: this.ctx.sql, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, ship: this.ship, brief: this.brief, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
     this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, tools: this.tools, debates: this.caps.debates, schedules: this.caps.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({

@@ -9,6 +9,7 @@ import { ago, tokens, tone, usd } from './format.js';
 import { runMeta, ScriptRun } from './scriptRun.js';
 import { ReadyToShip } from './ship.js';
 import { NewAgent } from './newAgent.js';
+import { CrewBrief } from './brief.js';
 
 const PLAN = [['rationale', 'Rationale'], ['resources', 'Resources'], ['risks', 'Risks'], ['rollback', 'Rollback']];
 
@@ -83,6 +84,7 @@ export function Crew({ floor, open, onOpen, say }) {
   return html`<div class="crew" data-nav-group>
     <div class="toolbar"><input type="search" placeholder="Filter agents" aria-label="Filter agents" value=${filter} onInput=${(e) => setFilter(e.target.value)} /><${NewAgent} onOpen=${onOpen} say=${say} />
       ${projects.length ? html`<label>Project <select aria-label="Project" data-testid="project-filter" value=${project} onChange=${(e) => setProject(e.target.value)}><option value="">all</option>${projects.map((p) => html`<option value=${p}>${p}</option>`)}</select></label>` : ''}</div>
+    <${CrewBrief} floor=${floor} say=${say} />
     <${Section} name="needs_you" label="Needs you" count=${floor.needs_you.length}><ul class="needs">${floor.needs_you.map((n) => html`<${NeedItem} key=${n.key} item=${n} onOpen=${onOpen} say=${say} />`)}</ul><//>
     <${Section} name="ready_to_ship" label="Ready to ship" count=${(floor.ready_to_ship ?? []).length}><${ReadyToShip} items=${floor.ready_to_ship ?? []} onOpen=${onOpen} say=${say} /><//>
     <${Section} name="running" label="Running" count=${floor.running.filter(keep).length}>${cards(floor.running)}<//>

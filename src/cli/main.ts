@@ -107,6 +107,7 @@ if (process.argv[2] !== 'mcp') {
   (await import('./queue.js')).registerQueue(program);
   await (await import('./workflowCommands.js')).registerWorkflowCommands(program);
   await (await import('./debateCommands.js')).registerDebateCommands(program);
+  (await import('./brief.js')).registerBrief(program);
 }
 
 program.parseAsync(process.argv).catch((err: unknown) => {

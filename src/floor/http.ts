@@ -9,6 +9,10 @@
 //                                     with its reason: conflict, checks failed on the merged result);
 //                                     a job whose checks failed, or not in the lane: 409, nothing merged
 //   POST /api/floor/ready/<job>/dismiss  → takes it out of the lane, its branch kept (src/floor/ship.ts)
+//   GET  /api/floor/brief        → the crew brief (src/brief): {text|null, set_by, set_at, version}
+//   POST /api/floor/brief {text} → the person sets it (src/contract/brief.ts SetBriefInput; 400, nothing
+//                                     changed, on bad input): {…, sent_to: the running agents told}
+//   POST /api/floor/brief/clear  → the person clears it
 // One feed per hub serves every stream: it subscribes to the bus while a stream is open, builds
 // the floor once per frame for all of them, and sends frames at most every `minGapMs` (50 ms)
 // — a change inside the gap is sent at its end (trailing edge), never dropped. A stream that
@@ -26,6 +30,8 @@ import type { Floor } from './types.js';
 import { PROJECT_NAME } from '../contract/projectNames.js';
 import { SSE_HEADERS, sseComment, sseFrame } from '../http/sse.js';
 import type { ShipLane } from './ship.js';
+import type { BriefService } from '../brief/service.js';
+import { BodyError, readBody } from '../http/body.js';
 import { OverseerError } from '../errors.js';
 
 const PING = sseComment('ping');
@@ -43,6 +49,8 @@ export interface FloorApiOptions {
   log: Logger;
   /** READY TO SHIP's verbs (ship, dismiss): the merge queue's own code. */
   ship: ShipLane;
+  /** The crew brief: the person reads and sets it here (the dashboard, `overseer brief`). */
+  brief: BriefService;
   /** Least time between two frames of a stream (default 50 ms). */
   minGapMs?: number;
   /** Comment line sent on idle streams (default 15 s). */
@@ -220,7 +228,28 @@ export function floorApi(o: FloorApiOptions): FloorApi {
     }
   };
 
+  /** The crew brief's routes: set and cleared by the person (the lead token or a dashboard session). */
+  const brief = async (caller: Caller, req: IncomingMessage, res: ServerResponse, what: string | undefined): Promise<true> => {
+    if (caller.role !== 'lead') return fail(res, 403, 'forbidden', 'the crew brief is set by the lead and the person only (the lead token or a dashboard session): an agent cannot change it');
+    if (closed) return fail(res, 503, 'unavailable', 'the hub is stopping');
+    try {
+      if (what === 'clear') {
+        if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', 'POST /api/floor/brief/clear');
+        return send(res, 200, await o.brief.clear('person', caller));
+      }
+      if (req.method === 'GET') return send(res, 200, await o.brief.get());
+      if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', 'GET or POST /api/floor/brief');
+      return send(res, 200, await o.brief.set(await readBody(req, { limit: 256 * 1024 }), 'person', caller));
+    } catch (err) {
+      if (err instanceof BodyError) return fail(res, err.status, 'invalid_input', err.message);
+      if (err instanceof OverseerError && VERB_STATUS[err.code]) return fail(res, VERB_STATUS[err.code]!, err.code, err.message);
+      throw err;
+    }
+  };
+
   const handle: ApiHandler = async (caller: Caller, req, res, url) => {
+    const b = /^\/api\/floor\/brief(?:\/(clear))?\/?$/.exec(url.pathname);
+    if (b) return brief(caller, req, res, b[1]);
     const v = /^\/api\/floor\/ready\/([^/]+)\/(ship|dismiss)\/?$/.exec(url.pathname);
     if (v) {
       if (caller.role !== 'lead') return fail(res, 403, 'forbidden', 'READY TO SHIP\'s verbs take the lead token (<state>/lead.token) or a dashboard session: an agent cannot merge the crew\'s branches from here');

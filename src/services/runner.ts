@@ -28,6 +28,8 @@ import { runChecks } from './checks.js';
 import { headCommit } from '../git/worktree.js';
 import { DependencyConflict, JobWorktrees, SetupFailed } from '../branches/jobWorktrees.js';
 import { dependencySection } from '../prompts/dependencies.js';
+import { readBrief, type BriefRow } from '../brief/store.js';
+import { briefSection } from '../brief/service.js';
 import { setupReport, setupStack } from '../store/sql/setup.js';
 import { undelivered } from '../store/sql/messages.js';
 import { allLocks } from '../store/sql/locks.js';
@@ -70,6 +72,8 @@ interface LaunchFacts {
   stack: StackRecord | undefined;
   pending: MessageRow[];
   memory: string | undefined;
+  /** The crew brief at launch (src/brief), for a new session's first prompt. */
+  brief: BriefRow | undefined;
 }
 
 /** What the Runner is built with besides the context (src/compose.ts builds it). */
@@ -295,7 +299,9 @@ export class Runner {
         this.ctx.log.warn({ err, jobId: job.id }, 'memory section failed');
       }
     }
-    return { attempts, deps, resume, stack, pending, memory };
+    // A resumed session got the brief in its first prompt or as a message when it changed.
+    const brief = resume ? undefined : await readBrief(q);
+    return { attempts, deps, resume, stack, pending, memory, brief };
   }
 
   private launchWith(job: JobRow, n: number, kind: string, token: string, facts: LaunchFacts): void {
@@ -379,6 +385,8 @@ export class Runner {
       }
       const roleText = roleSection(this.ctx, parseStoredRole(job.role_json));
       if (roleText) parts.push(roleText);
+      const briefText = briefSection(this.ctx, facts.brief);
+      if (briefText) parts.push(briefText);
       if (facts.memory) parts.push(facts.memory);
       const depIds = JSON.parse(job.depends_on_json) as string[];
       if (depIds.length) {

@@ -740,4 +740,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 33,
+    name: 'the crew brief (issue 31): one standing text the lead or the person sets, in every new agent\'s first prompt and sent to the running ones when it changes; a hub-owned row no agent can write (src/brief, docs/floor.md "The crew brief")',
+    up: `
+      CREATE TABLE crew_brief (
+        id       INTEGER PRIMARY KEY CHECK (id = 1), -- one brief per state
+        text     TEXT,                                -- NULL: cleared
+        set_by   TEXT NOT NULL,                       -- lead | person
+        version  INTEGER NOT NULL,                    -- +1 at every set or clear
+        set_at   INTEGER NOT NULL
+      );
+    `,
+  },
 ];
+

@@ -33,6 +33,9 @@ const RUNNER_VARS: Record<string, Record<string, string | number>> = {
   // Runner.firstMessage() of a job with a role (src/roles/spawn.ts roleSection)
   'role-reviewer': {},
   'role-planner': {},
+  brief: { text: 'Use pnpm.', set_by: 'the lead' },
+  'brief-changed': { text: 'Use pnpm.', set_by: 'the person running the crew' },
+  'brief-cleared': { set_by: 'the lead' },
   'role-custom': { name: 'docs-writer', limits: 'You may write only docs/** (paths in your work tree); other writes are refused.\n\n', instructions: 'Write clear docs.' },
   // Runner.endAttempt() of an attempt that ended on a provider limit (src/limits): its resume message
   'limit-resume': { provider: 'claude', what: 'a rate limit' },

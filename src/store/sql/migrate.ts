@@ -105,6 +105,16 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
         updated_at   BIGINT NOT NULL
       );
   `),
+  // SQLite's version 33: the crew brief (src/brief/store.ts).
+  '0033-crew-brief': raw(`
+      CREATE TABLE crew_brief (
+        id       BIGINT PRIMARY KEY CHECK (id = 1),
+        text     TEXT COLLATE "C",
+        set_by   TEXT COLLATE "C" NOT NULL,
+        version  BIGINT NOT NULL,
+        set_at   BIGINT NOT NULL
+      );
+  `),
 };
 
 /** Apply every pending PostgreSQL migration; throws with what went wrong (the caller adds where). */

@@ -486,6 +486,15 @@ export interface LockWaitsTable {
   created_at: number;
 }
 
+/** crew_brief: the one standing text of the crew (src/brief/store.ts, migration 33): at most one row, id 1. */
+export interface CrewBriefTable {
+  id: number;
+  text: string | null;
+  set_by: string;
+  version: number;
+  set_at: number;
+}
+
 export interface Schema {
   notes: NotesTable;
   requests: RequestsTable;
@@ -524,4 +533,5 @@ export interface Schema {
   job_send_backs: JobSendBacksTable;
   locks: LocksTable;
   lock_waits: LockWaitsTable;
+  crew_brief: CrewBriefTable;
 }
