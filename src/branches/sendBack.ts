@@ -125,6 +125,7 @@ export class SendBackService {
     const detail = { target: r.target, ...(r.files ? { files: r.files } : {}), ...(r.failed_checks ? { failed_checks: r.failed_checks.map((c) => ({ check: c.check, ...(c.detail ? { detail: tail(c.detail) } : {}) })) } : {}) };
     const options = { mode: o.mode ?? 'merge', ...(o.strategy ? { strategy: o.strategy } : {}), ...(o.into ? { into: o.into } : {}) };
     await recordFailure(q, r.job_id, { reason: r.reason as SendBackReason, detail, options, maxRounds: this.d.rounds, now: this.d.now() });
+    this.d.bus.emit('progress', { jobId: r.job_id }); // the floor's READY TO SHIP row shows the failed merge
     if (onFailure !== 'send_back') return r;
     const job = (await getJob(q, r.job_id))!;
     try {

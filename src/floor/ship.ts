@@ -67,6 +67,8 @@ const firstLine = (s: string | null): string => (s ?? '').split('\n')[0]!.trim()
 /** The send-back service's verb the lane calls (src/branches/sendBack.ts: the same code as the send_back tool). */
 export interface SendBackVerb {
   sendBack(idOrPrefix: string): Promise<SendBackOutcome & { job_id: string }>;
+  /** The merge through the send-back service: a failed merge is recorded (the row can send it back), never sent back by itself here. */
+  merge(idOrPrefix: string, o: { onFailure: 'stop' }): Promise<JobMergeResult>;
 }
 
 export class ShipLane {
@@ -96,7 +98,7 @@ export class ShipLane {
       throw new InvalidStateError(`refused to ship job ${job.id} (${job.title}): its checks failed (${firstLine(job.error) || 'check_failed'}), and a branch whose checks did not pass is never merged. Nothing was merged; fix the branch (resume the agent with the failure, or work in ${job.work_dir ?? job.branch}) and let its checks pass, or dismiss it`);
     }
     try {
-      return await this.merges.mergeJob(job.id);
+      return await this.sendBacks.merge(job.id, { onFailure: 'stop' });
     } finally {
       this.bus.emit('progress', { jobId: job.id });
     }
