@@ -270,7 +270,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     closing: (id) => runner.isClosing(id), rounds: config.sendBackRounds, onFailure: config.mergeOnFailure, worktree: config.worktree, env: ctx.childEnv,
   });
   // READY TO SHIP's verbs (the floor's watch keys and dashboard buttons) merge through the same service as merge_branch.
-  const ship = new ShipLane(ctx.sql.db, merges, ctx.bus, now);
+  const ship = new ShipLane(ctx.sql.db, merges, sendBack, ctx.bus, now);
   const brief = new BriefService(ctx, messages);
   const tools = [
     ...agentTools(jobs), ...coordTools({ messages, locks, notes, requests, permissions }), ...workflowTools(workflows), ...kbTools(kb),

@@ -23,7 +23,7 @@ export function Plan({ plan }) {
 function Card({ job, open, onOpen, depth = 0 }) {
   return html`<li class=${`card ${tone(job.status)}${job.job_id === open ? ' selected' : ''}`} style=${`--depth:${depth}`} data-job=${job.job_id} data-status=${job.status}>
     <button class="card-main nav-item" onClick=${() => onOpen(job.job_id)} aria-label=${`${job.title}, ${job.status}`} aria-expanded=${job.job_id === open}>
-      <span class="title"><span class=${`dot ${tone(job.status)}`}></span>${job.title}</span>
+      <span class="title"><span class=${`dot ${tone(job.status)}`}></span>${job.title}${job.role ? html` <span class="badge role" data-testid="role">${job.role}</span>` : ''}</span>
       <span class="meta">${job.status} · ${job.provider}${job.model ? `/${job.model}` : ''}${job.model_tier ? ` (auto: ${job.model_tier})` : ''} · ${ago(job.elapsed_ms)} · ${job.turns}${job.max_turns ? `/${job.max_turns}` : ''} turns · ${usd(job.cost_usd, job.cost_unknown)} · ${tokens(job.input_tokens + job.output_tokens)} tok</span>
       <progress max="1" value=${job.progress ?? 0} aria-label="progress" class=${job.progress === null ? 'none' : ''}></progress>
       <span class="last">${job.warnings?.length ? html`<b class="warn">${job.warnings.map((w) => w.kind).join(', ')}</b> ` : ''}${job.why_waiting ?? job.result_line ?? job.last_line ?? ''}</span>

@@ -17,7 +17,7 @@ import { getSendBack, giveBackRound, moveSendBack, outButEnded, recordFailure, t
 import { InvalidInputError, InvalidStateError, NotFoundError, errorMessage } from '../errors.js';
 import { attachWorktree } from '../git/attach.js';
 import { bootstrapWorktree, setupFailure, type BootstrapConfig } from '../git/bootstrap.js';
-import { abortWorktreeMerge, branchExists, mergeTargetIntoWorktree } from '../git/merge.js';
+import { abortWorktreeMerge, branchExists, leftoverMarkers, mergeTargetIntoWorktree } from '../git/merge.js';
 import { realPathOrUndefined } from '../git/exec.js';
 import type { JobMergeResult, MergeOptions, MergeService, ShipReport } from './mergeJobs.js';
 
@@ -125,6 +125,7 @@ export class SendBackService {
     const detail = { target: r.target, ...(r.files ? { files: r.files } : {}), ...(r.failed_checks ? { failed_checks: r.failed_checks.map((c) => ({ check: c.check, ...(c.detail ? { detail: tail(c.detail) } : {}) })) } : {}) };
     const options = { mode: o.mode ?? 'merge', ...(o.strategy ? { strategy: o.strategy } : {}), ...(o.into ? { into: o.into } : {}) };
     await recordFailure(q, r.job_id, { reason: r.reason as SendBackReason, detail, options, maxRounds: this.d.rounds, now: this.d.now() });
+    this.d.bus.emit('progress', { jobId: r.job_id }); // the floor's READY TO SHIP row shows the failed merge
     if (onFailure !== 'send_back') return r;
     const job = (await getJob(q, r.job_id))!;
     try {
@@ -222,6 +223,35 @@ export class SendBackService {
     return { sent: false, round: row.round, max: row.max_rounds, reason: row.reason, request_id: requestId, message: `not sent back: it went back ${row.round} time(s), the bound (sendBackRounds ${row.max_rounds}); the person is asked to decide (request ${requestId})` };
   }
 
+  /**
+   * The refused merge of a sent-back branch that still adds conflict markers (`git diff --check`
+   * against its target), as a failed check; undefined when it has none. A job that is not a
+   * worktree job any more, or a branch git cannot read, goes to the merge, which says why.
+   */
+  private async markersLeft(jobId: string, row: SendBackRow): Promise<(JobMergeResult & { merged: false }) | undefined> {
+    const job = await getJob(this.d.sql, jobId);
+    if (!job?.branch || !job.repo_root) return undefined;
+    const target = (JSON.parse(row.detail_json) as { target?: string }).target;
+    if (!target) return undefined;
+    const root = (await realPathOrUndefined(job.repo_root)) ?? job.repo_root;
+    let found;
+    try {
+      found = await leftoverMarkers(root, job.branch, target);
+    } catch {
+      return undefined;
+    }
+    if (!found.length) return undefined;
+    const files = [...new Set(found.map((m) => m.file))];
+    const shown = found.slice(0, MARKERS_SHOWN).map((m) => `${m.file}:${m.line}: ${m.text}`).join('\n');
+    const detail = `${shown}${found.length > MARKERS_SHOWN ? `\n… and ${found.length - MARKERS_SHOWN} more` : ''}\nRemove every conflict marker line (<<<<<<<, =======, >>>>>>>), keeping the right content from both sides, and commit.`;
+    await addEvent(this.d.sql, jobId, this.d.now(), 'merge_refused_markers', { round: row.round, target, files });
+    return {
+      merged: false, job_id: job.id, title: job.title, branch: job.branch, target, reason: 'checks_failed',
+      failed_checks: [{ check: MARKERS_CHECK, detail }],
+      message: `not merged: ${job.branch} (job ${job.id}: ${job.title}) still holds conflict markers in ${files.join(', ')} (${found.length} line${found.length === 1 ? '' : 's'}); a branch with conflict markers is never merged`,
+    };
+  }
+
   /** A job ended: if it was sent back, merge it again (it succeeded) or stop there (it did not). */
   private async ended(jobId: string, status: string): Promise<void> {
     const q = this.d.sql;
@@ -237,7 +267,9 @@ export class SendBackService {
     const options = JSON.parse(row.options_json) as MergeOptions;
     let r: MergeWithSendBack;
     try {
-      r = await this.merge(jobId, { ...options, onFailure: 'send_back' });
+      // Conflict markers left in the branch: never merged, checks or not — the next round (or the person at the bound).
+      const left = await this.markersLeft(jobId, row);
+      r = left ? await this.after(left, options, 'send_back') : await this.merge(jobId, { ...options, onFailure: 'send_back' });
     } catch (err) {
       await moveSendBack(q, jobId, ['merging'], 'stopped', this.d.now());
       await addEvent(q, jobId, this.d.now(), 'send_back_stopped', { round: row.round, error: errorMessage(err) });
@@ -251,6 +283,12 @@ export class SendBackService {
     }
   }
 }
+
+/** How many marker lines a refusal names (the rest are counted). */
+const MARKERS_SHOWN = 20;
+
+/** The check a branch with conflict markers fails (as a send-back's failing check). */
+export const MARKERS_CHECK = 'no conflict markers left (git diff --check)';
 
 /** The end of a check's output, bounded. */
 function tail(s: string): string {

@@ -5,9 +5,13 @@
 // unencrypted, and when a password reaches the hub (in the URL or PGPASSWORD) while children run
 // unconfined: they could read it from the hub's environment. Without a URL there is nothing to
 // check here (the "state db" check covers SQLite).
+import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import { confineStatus, probeBwrap } from '../confine/launcher.js';
 import { probePostgres, type PgProbe } from '../store/sql/probe.js';
+import { openSql } from '../store/sql/open.js';
+import { liveHubs } from '../store/sql/hubs.js';
+import { sizeText } from './io.js';
 import type { Check, DoctorDeps } from './types.js';
 
 const NAME = 'database';
@@ -32,6 +36,26 @@ function exposure(url: URL, config: Config, deps: Pick<DoctorDeps, 'env' | 'prob
   };
 }
 
+/**
+ * The database's size (pg_database_size) and the live hubs the registry knows (id, host, how old
+ * their heartbeat is), read without changing anything; what could not be read is said instead.
+ */
+async function sizeAndHubs(config: Config): Promise<string> {
+  let layer;
+  try {
+    layer = await openSql(config, { migrate: false });
+    const size = Number((await sql<{ n: string | number }>`SELECT pg_database_size(current_database()) AS n`.execute(layer.db)).rows[0]!.n);
+    const hubs = await liveHubs(layer.db, layer.dialect).catch(() => undefined);
+    const list = hubs === undefined ? 'live hubs: unknown (no hubs table yet)'
+      : hubs.length ? `live hubs: ${hubs.map((h) => `${h.id} on ${h.host} (heartbeat ${Math.round(h.heartbeat_age_ms / 1000)} s ago)`).join(', ')}` : 'live hubs: none';
+    return `; size ${sizeText(size)}; ${list}`;
+  } catch (err) {
+    return `; size and hubs unknown (${(err as Error).message.split('\n')[0]})`;
+  } finally {
+    await layer?.close();
+  }
+}
+
 export async function checkDatabase(config: Config | undefined, deps: Pick<DoctorDeps, 'env' | 'probeConfine'>): Promise<Check | undefined> {
   const url = config?.databaseUrl;
   if (!config || !url) return undefined;
@@ -46,8 +70,9 @@ export async function checkDatabase(config: Config | undefined, deps: Pick<Docto
   const schema = p.schema.applied === 0
     ? 'schema: none yet (a hub creates it when it starts; overseer status and the other readers need it)'
     : `schema: ${p.schema.applied} migration${p.schema.applied === 1 ? '' : 's'} applied${p.schema.pending.length ? `, ${p.schema.pending.length} to apply when a hub starts` : ' (current)'}`;
+  const usage = p.schema.applied > 0 ? await sizeAndHubs(config) : '';
   const detail = `${p.shown}: PostgreSQL ${p.serverVersion}, connected in ${Math.round(p.connectMs)} ms, ${tls}${p.tls.sslmode ? ` (sslmode=${p.tls.sslmode})` : ''}; `
-    + `${schema}${p.listen ? '' : '; LISTEN refused'}${p.advisoryLocks ? '' : '; advisory locks refused'}`;
+    + `${schema}${p.listen ? '' : '; LISTEN refused'}${p.advisoryLocks ? '' : '; advisory locks refused'}${usage}`;
   if (p.schema.unknown.length) {
     return { name: NAME, status: 'fail', detail: `${detail}; the database has migrations this overseer does not know (${p.schema.unknown.join(', ')}): a newer overseer uses it`, fix: 'upgrade overseer-mcp to the version the other hubs run' };
   }

@@ -8,7 +8,7 @@ import { loadConfig, resolveSettingsDir, resolveStateDir, settingsDirOf, type Co
 import { MIGRATIONS } from '../store/migrations.js';
 import { readHubInfo } from '../hubfiles/hubLock.js';
 import { openReadOnly, type ReadOnlyState } from '../store/sql/readOnly.js';
-import { firstLine } from './io.js';
+import { firstLine, sizeText } from './io.js';
 import type { Check, DoctorDeps } from './types.js';
 
 export interface ConfigOutcome {
@@ -100,7 +100,7 @@ export async function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION, d
     const tables = new Set((await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('schema_migrations', 'jobs')`.execute(q)).rows.map((r) => r.name));
     const version = tables.has('schema_migrations') ? Number((await sql<{ v: number }>`SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations`.execute(q)).rows[0]!.v) : 0;
     const jobs = tables.has('jobs') ? Number((await q.selectFrom('jobs').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) : 0;
-    const count = `${jobs} job${jobs === 1 ? '' : 's'}`;
+    const count = `${jobs} job${jobs === 1 ? '' : 's'}, ${stateSize(file)}`;
     if (version > known) {
       return {
         name, status: 'fail',
@@ -124,6 +124,14 @@ export async function checkStateDb(home: string, known = KNOWN_SCHEMA_VERSION, d
   } finally {
     await s?.close();
   }
+}
+
+/** The SQLite state's size on disk: the file and its write-ahead log (what `overseer gc` would shrink). */
+export function stateSize(file: string): string {
+  const size = (f: string): number => { try { return statSync(f).size; } catch { return 0; } };
+  const db = size(file);
+  const wal = size(`${file}-wal`);
+  return `${sizeText(db + wal)} on disk (${sizeText(db)} + WAL ${sizeText(wal)})`;
 }
 
 export function checkHub(home: string, deps: Pick<DoctorDeps, 'pidAlive'>): Check {

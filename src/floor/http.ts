@@ -9,6 +9,7 @@
 //                                     with its reason: conflict, checks failed on the merged result);
 //                                     a job whose checks failed, or not in the lane: 409, nothing merged
 //   POST /api/floor/ready/<job>/dismiss  → takes it out of the lane, its branch kept (src/floor/ship.ts)
+//   POST /api/floor/ready/<job>/send-back → its last failed merge back to its agent (the send_back tool's code)
 //   GET  /api/floor/brief        → the crew brief (src/brief): {text|null, set_by, set_at, version}
 //   POST /api/floor/brief {text} → the person sets it (src/contract/brief.ts SetBriefInput; 400, nothing
 //                                     changed, on bad input): {…, sent_to: the running agents told}
@@ -219,9 +220,9 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   };
 
   /** A verb on a READY TO SHIP row; the services' typed errors become their status, nothing changed. */
-  const verb = async (res: ServerResponse, what: 'ship' | 'dismiss', jobId: string): Promise<true> => {
+  const verb = async (res: ServerResponse, what: 'ship' | 'dismiss' | 'send-back', jobId: string): Promise<true> => {
     try {
-      return send(res, 200, what === 'ship' ? await o.ship.ship(jobId) : await o.ship.dismiss(jobId));
+      return send(res, 200, what === 'ship' ? await o.ship.ship(jobId) : what === 'dismiss' ? await o.ship.dismiss(jobId) : await o.ship.sendBack(jobId));
     } catch (err) {
       if (err instanceof OverseerError && VERB_STATUS[err.code]) return fail(res, VERB_STATUS[err.code]!, err.code, err.message);
       throw err;
@@ -250,12 +251,12 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   const handle: ApiHandler = async (caller: Caller, req, res, url) => {
     const b = /^\/api\/floor\/brief(?:\/(clear))?\/?$/.exec(url.pathname);
     if (b) return brief(caller, req, res, b[1]);
-    const v = /^\/api\/floor\/ready\/([^/]+)\/(ship|dismiss)\/?$/.exec(url.pathname);
+    const v = /^\/api\/floor\/ready\/([^/]+)\/(ship|dismiss|send-back)\/?$/.exec(url.pathname);
     if (v) {
       if (caller.role !== 'lead') return fail(res, 403, 'forbidden', 'READY TO SHIP\'s verbs take the lead token (<state>/lead.token) or a dashboard session: an agent cannot merge the crew\'s branches from here');
       if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', `POST ${url.pathname}`);
       if (closed) return fail(res, 503, 'unavailable', 'the hub is stopping');
-      return verb(res, v[2] as 'ship' | 'dismiss', decodeURIComponent(v[1]!));
+      return verb(res, v[2] as 'ship' | 'dismiss' | 'send-back', decodeURIComponent(v[1]!));
     }
     const m = /^\/api\/floor(\/stream)?\/?$/.exec(url.pathname);
     if (!m) return false;

@@ -187,6 +187,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     const activity = j.last_activity ? firstLine(j.last_activity) : null;
     return {
       job_id: j.id, title: j.title, status: j.status, parent_id: j.parent_id, depth: j.depth, provider: j.provider, model: j.model, ...modelTier(j.model_choice_json),
+      ...(j.role && j.role !== 'implementer' ? { role: j.role } : {}),
       labels: parseList(j.labels_json), created_at: j.created_at, started_at: j.started_at, ended_at: j.ended_at,
       elapsed_ms: j.started_at === null || PENDING.has(j.status) ? null : Math.max(0, (ended ? j.ended_at ?? now : now) - j.started_at),
       turns: j.turns, max_turns: j.max_turns, cost_usd: j.cost_usd, cost_unknown: !!j.cost_unknown, budget_usd: j.budget_usd,

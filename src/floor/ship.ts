@@ -11,8 +11,10 @@ import type { OverlapRow } from '../store/overlaps.js';
 import type { Q } from '../store/sql/tx.js';
 import { addEvent } from '../store/sql/jobs.js';
 import { mergesOf } from '../store/sql/branches.js';
+import { sendBacksOf, type SendBackRow } from '../store/sql/sendBacks.js';
 import type { Bus } from '../services/bus.js';
 import type { JobMergeResult, MergeService } from '../branches/mergeJobs.js';
+import type { SendBackOutcome } from '../branches/sendBack.js';
 import { InvalidInputError, InvalidStateError } from '../errors.js';
 
 /** The event that takes a job out of the lane. */
@@ -27,6 +29,8 @@ export interface ShipRows {
   overlaps: OverlapRow[];
   /** The other jobs of those overlaps: their title, status and whether their branch is merged. */
   others: { id: string; title: string; status: string; merged: number | string }[];
+  /** Their failed merges and send-back rounds (table job_send_backs), for the jobs that have one. */
+  sendBacks?: SendBackRow[];
 }
 
 /** The lane's condition on a job row (`j`), the same in the read and in the verbs. */
@@ -39,7 +43,7 @@ const LANE = sql`j.worktree = 1 AND j.branch IS NOT NULL AND j.repo_root IS NOT 
 export async function readShipRows(q: Q, o: { project?: string | undefined } = {}): Promise<ShipRows> {
   const project = o.project !== undefined ? sql` AND j.project = ${o.project}` : sql``;
   const jobs = (await sql<JobRow>`SELECT j.* FROM jobs j WHERE ${LANE}${project} ORDER BY j.seq LIMIT ${SHIP_LIMIT}`.execute(q)).rows;
-  if (!jobs.length) return { jobs, overlaps: [], others: [] };
+  if (!jobs.length) return { jobs, overlaps: [], others: [], sendBacks: [] };
   const ids = jobs.map((j) => j.id);
   const overlaps = await q.selectFrom('overlaps').selectAll().where((w) => w.or([w('job_a', 'in', ids), w('job_b', 'in', ids)])).orderBy('id').execute() as OverlapRow[];
   const inLane = new Set(ids);
@@ -47,7 +51,8 @@ export async function readShipRows(q: Q, o: { project?: string | undefined } = {
   const others = otherIds.length
     ? (await sql<ShipRows['others'][number]>`SELECT j.id, j.title, j.status, (SELECT COUNT(*) FROM job_merges m WHERE m.job_id = j.id) AS merged FROM jobs j WHERE j.id IN (${sql.join(otherIds)})`.execute(q)).rows
     : [];
-  return { jobs, overlaps, others };
+  const sendBacks = [...(await sendBacksOf(q, ids)).values()];
+  return { jobs, overlaps, others, sendBacks };
 }
 
 /** Is this job in the lane now? (the read's condition, for one job) */
@@ -59,11 +64,18 @@ async function inLane(q: Q, jobId: string): Promise<boolean> {
 const firstLine = (s: string | null): string => (s ?? '').split('\n')[0]!.trim();
 
 /** The lane's verbs, as the watch and the dashboard call them through the hub (src/floor/http.ts). */
+/** The send-back service's verb the lane calls (src/branches/sendBack.ts: the same code as the send_back tool). */
+export interface SendBackVerb {
+  sendBack(idOrPrefix: string): Promise<SendBackOutcome & { job_id: string }>;
+  /** The merge through the send-back service: a failed merge is recorded (the row can send it back), never sent back by itself here. */
+  merge(idOrPrefix: string, o: { onFailure: 'stop' }): Promise<JobMergeResult>;
+}
+
 export class ShipLane {
-  constructor(private readonly q: Q, private readonly merges: MergeService, private readonly bus: Bus, private readonly now: () => number) {}
+  constructor(private readonly q: Q, private readonly merges: MergeService, private readonly sendBacks: SendBackVerb, private readonly bus: Bus, private readonly now: () => number) {}
 
   /** Why a job is not in the lane, as an error saying what to do; nothing when it is. */
-  private async refuseOutOfLane(job: JobRow, verb: 'ship' | 'dismiss'): Promise<void> {
+  private async refuseOutOfLane(job: JobRow, verb: 'ship' | 'dismiss' | 'send back'): Promise<void> {
     const name = `job ${job.id} (${job.title})`;
     if (!job.worktree || !job.branch || !job.repo_root) throw new InvalidInputError(`cannot ${verb} ${name}: it did not work on a branch of its own (spawn_agent worktree: true), so there is nothing to ${verb}`);
     const merged = (await mergesOf(this.q, job.id)).at(0);
@@ -86,7 +98,23 @@ export class ShipLane {
       throw new InvalidStateError(`refused to ship job ${job.id} (${job.title}): its checks failed (${firstLine(job.error) || 'check_failed'}), and a branch whose checks did not pass is never merged. Nothing was merged; fix the branch (resume the agent with the failure, or work in ${job.work_dir ?? job.branch}) and let its checks pass, or dismiss it`);
     }
     try {
-      return await this.merges.mergeJob(job.id);
+      return await this.sendBacks.merge(job.id, { onFailure: 'stop' });
+    } finally {
+      this.bus.emit('progress', { jobId: job.id });
+    }
+  }
+
+  /**
+   * Send the job's last failed merge (checks failed on the merged result, or a conflict) back to
+   * its own agent — the send_back tool's code: its worktree, its session, the failure in its
+   * message; at the bound the person is asked instead. Refused, nothing changed, out of the lane or
+   * with no failed merge on record.
+   */
+  async sendBack(idOrPrefix: string): Promise<SendBackOutcome & { job_id: string }> {
+    const job = await this.merges.resolveJob(idOrPrefix);
+    await this.refuseOutOfLane(job, 'send back');
+    try {
+      return await this.sendBacks.sendBack(job.id);
     } finally {
       this.bus.emit('progress', { jobId: job.id });
     }

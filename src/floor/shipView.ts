@@ -5,6 +5,7 @@
 //   overlaps: the conflict guard's pairs (table overlaps, open or cleared since) with another
 //   branch that is still live or not merged — a merged or dismissed-and-gone branch is no risk.
 import type { ShipRows } from './ship.js';
+import type { SendBackRow } from '../store/sql/sendBacks.js';
 import type { ShipItem } from './types.js';
 
 const LIVE = new Set(['queued', 'waiting', 'running', 'frozen', 'needs_input']);
@@ -23,6 +24,12 @@ const line = (s: string | null): string | null => {
   return l ? (l.length > 200 ? `${l.slice(0, 199)}…` : l) : null;
 };
 
+/** A lane row's send-back: sendable only from a failed merge on record (not while asked, merged or stopped). */
+function sendBackOf(r: SendBackRow | undefined): ShipItem['send_back'] {
+  if (!r) return null;
+  return { round: r.round, max: r.max_rounds, status: r.status, reason: r.reason, sendable: r.status === 'failed', request_id: r.request_id };
+}
+
 /** The lane, oldest first (the order the jobs were created in: the read's order). */
 export function shipItems(rows: ShipRows | undefined, now: number): ShipItem[] {
   if (!rows) return [];
@@ -36,6 +43,7 @@ export function shipItems(rows: ShipRows | undefined, now: number): ShipItem[] {
     return !!o && (LIVE.has(o.status) || Number(o.merged) === 0);
   };
   const titleOf = (id: string): string => lane.get(id)?.title ?? others.get(id)?.title ?? id;
+  const sendBacks = new Map((rows.sendBacks ?? []).map((r) => [r.job_id, r]));
   return jobs.map((j): ShipItem => {
     const shared = new Map<string, Set<string>>();
     for (const r of rows.overlaps) {
@@ -54,6 +62,8 @@ export function shipItems(rows: ShipRows | undefined, now: number): ShipItem[] {
       overlaps: [...shared].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, files]) => ({ job_id: id, title: titleOf(id), files: [...files].sort() })),
       ended_at: j.ended_at, age_ms: j.ended_at === null ? null : Math.max(0, now - j.ended_at), project: j.project ?? null,
       command: `overseer merge ${j.id}`,
+      send_back: sendBackOf(sendBacks.get(j.id)),
+      role: j.role && j.role !== 'implementer' ? j.role : null,
     };
   });
 }

@@ -27,6 +27,8 @@ export interface FloorJob {
   model: string | null;
   /** For a job spawned with model "auto" once decided: its tier, or "fallback" (src/models). */
   model_tier?: string;
+  /** Its role when not the default implementer (reviewer, planner, a custom role); absent for an implementer. */
+  role?: string;
   labels: string[];
   created_at: number;
   started_at: number | null;
@@ -133,6 +135,13 @@ export interface ShipItem {
   project: string | null;
   /** The CLI command that merges it. */
   command: string;
+  /**
+   * Its last failed merge and the rounds it was sent back (src/branches/sendBack.ts), null when none
+   * is on record. `sendable`: a failed merge the lane's "send back" verb can return to its agent.
+   */
+  send_back: { round: number; max: number; status: string; reason: string; sendable: boolean; request_id: string | null } | null;
+  /** Its role, when not the default implementer (docs/decisions.md "Roles"). */
+  role: string | null;
 }
 
 export interface FloorWorkflow {

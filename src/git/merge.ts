@@ -300,3 +300,29 @@ export async function mergeTargetIntoWorktree(worktree: string, target: string, 
 export async function abortWorktreeMerge(worktree: string): Promise<void> {
   await tryGit(worktree, ['merge', '--abort']);
 }
+
+/** A line a merge conflict left: `<<<<<<< `, `=======` or `>>>>>>> ` at the start of a line the branch adds. */
+export interface ConflictMarker { file: string; line: number; text: string }
+
+/**
+ * Conflict markers a branch still adds relative to `target` (their merge base): git's own
+ * `git diff --check`, which names each leftover marker (its whitespace findings are ignored).
+ * A branch sent back over a conflict and "resolved" with its markers left must never merge,
+ * whether or not it has checks (docs/decisions.md "Send back").
+ */
+export async function leftoverMarkers(repo: string, branch: string, target: string): Promise<ConflictMarker[]> {
+  const r = await git(['-c', 'core.whitespace=-trailing-space,-space-before-tab,-indent-with-non-tab,-tab-in-indent,-blank-at-eof', 'diff', '--check', '--no-renames', '--no-color', `refs/heads/${target}...refs/heads/${branch}`, '--'], { cwd: repo, allowFail: true });
+  if (r.code !== 0 && r.code !== 2) throw new MergeRefused(`could not look for conflict markers in ${branch}: ${firstLine(r.stderr) || `git diff --check exited ${r.code}`}`);
+  const found: ConflictMarker[] = [];
+  for (const l of outLines(r.stdout)) {
+    const m = /^(.*):(\d+): leftover conflict marker$/.exec(l);
+    if (m) found.push({ file: m[1]!, line: Number(m[2]), text: '' });
+  }
+  // git names the line, not its text: read each file once at the branch's tip.
+  for (const file of new Set(found.map((f) => f.file))) {
+    const text = (await tryGit(repo, ['show', `refs/heads/${branch}:${file}`])) ?? '';
+    const lines = text.split('\n');
+    for (const f of found) if (f.file === file) f.text = (lines[f.line - 1] ?? '').slice(0, 120);
+  }
+  return found;
+}

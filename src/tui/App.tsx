@@ -168,6 +168,9 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
       case 'dismiss':
         setStatus({ text: `dismiss "${a.job.title}" (${a.job.job_id}) from READY TO SHIP? y/n — its branch ${a.branch} is kept`, tone: 'ask' });
         return setMode({ kind: 'confirm', no: `not dismissed: ${a.job.job_id}`, yes: () => run(`dismissing ${a.job.job_id}`, () => crew.dismiss(a.job)) });
+      case 'send_back':
+        setStatus({ text: `send "${a.job.title}" (${a.job.job_id}) back to its agent with its failed merge? y/n — ${a.branch} is merged again when it finishes`, tone: 'ask' });
+        return setMode({ kind: 'confirm', no: `not sent back: ${a.job.job_id}`, yes: () => run(`sending back ${a.job.job_id}`, () => crew.sendBack(a.job)) });
       case 'info': return setStatus({ text: a.message, tone: 'info' });
       case 'follow': return setMode({ kind: 'log', job: a.job });
       case 'diff': return setMode({ kind: 'diff', job: a.job });

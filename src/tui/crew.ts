@@ -41,6 +41,8 @@ export interface Crew {
   /** READY TO SHIP (the floor's API, src/floor/http.ts): merge the job's branch through the merge queue, or dismiss it. */
   ship(job: JobRef): Promise<string>;
   dismiss(job: JobRef): Promise<string>;
+  /** READY TO SHIP: send the job's last failed merge back to its agent (the send_back tool's code). */
+  sendBack(job: JobRef): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -142,6 +144,11 @@ export function hubCrew(home: string, connector: HubConnector): Crew {
       if (r.status !== 200) throw apiError(r);
       return (r.body as { message: string }).message;
     },
+    async sendBack(j) {
+      const r = await (await api()).post(`/api/floor/ready/${encodeURIComponent(j.job_id)}/send-back`, {});
+      if (r.status !== 200) throw apiError(r);
+      return `${short(j)}: ${(r.body as { message: string }).message}`;
+    },
     async close() {
       const t = tools;
       tools = undefined;
@@ -155,5 +162,5 @@ export function noHubCrew(home: string): Crew {
   const no = async (): Promise<never> => {
     throw new Error(`actions need a running hub; none runs for ${home} (start your lead's Claude Code, or overseer serve)`);
   };
-  return { request: no, respond: no, message: no, pause: no, resume: no, cancel: no, cancelRun: no, pauseRun: no, cancelCall: no, ship: no, dismiss: no, close: async () => undefined };
+  return { request: no, respond: no, message: no, pause: no, resume: no, cancel: no, cancelRun: no, pauseRun: no, cancelCall: no, ship: no, dismiss: no, sendBack: no, close: async () => undefined };
 }

@@ -8,13 +8,25 @@ const CHECKS: Record<ShipItem['checks'], string> = { passed: 'checks ✓ passed'
 
 /** A READY TO SHIP row: title, branch, checks, age; under it the diff stat, why its checks failed, its overlaps. */
 export function shipLines(s: ShipItem, w: number): { main: string; detail: string | null } {
-  const main = fit(`⇪ ${s.title}  ⎇ ${s.branch}  ${CHECKS[s.checks]}  ended ${duration(s.age_ms)} ago  ${s.job_id}`, w);
+  const role = s.role ? `  [${s.role}]` : '';
+  const main = fit(`⇪ ${s.title}${role}  ⎇ ${s.branch}  ${CHECKS[s.checks]}  ended ${duration(s.age_ms)} ago  ${s.job_id}`, w);
   const bits = [
     s.diff_stat ? oneLine(s.diff_stat) : 'no diff stat',
+    sendBackText(s.send_back),
     s.check_detail ? oneLine(s.check_detail) : '',
     s.overlaps.length ? `overlaps ${s.overlaps.map((o) => `${o.job_id} (${o.files.join(', ')})`).join('; ')}` : '',
   ].filter(Boolean);
   return { main, detail: fit(`  ${bits.join(' · ')}`, w) };
+}
+
+/** A row's send-back: the merge that failed and the rounds (x/max); what b does when it can. */
+function sendBackText(b: ShipItem['send_back']): string {
+  if (!b) return '';
+  const why = b.reason === 'conflict' ? 'merge conflicted' : 'merge checks failed';
+  const rounds = `sent back ${b.round}/${b.max}`;
+  if (b.status === 'failed') return `${why} · ${rounds} · b sends it back`;
+  if (b.status === 'asked') return `${why} · ${rounds}: the bound, the person decides${b.request_id ? ` (${b.request_id})` : ''}`;
+  return `${rounds} (${b.status})`;
 }
 
 const LABEL_W = 10;

@@ -99,6 +99,9 @@ function troubles(j: FloorJob): string[] {
   return out;
 }
 
+/** A job's title with its role when it is not an implementer: `Review auth [reviewer]`. */
+export const titleOf = (j: FloorJob): string => (j.role ? `${j.title} [${j.role}]` : j.title);
+
 /** The RUNNING columns right of the title, widest terminals first: [width, text] each. */
 function runningColumns(j: FloorJob, now: number, w: number): { cells: [number, string][]; modelShown: boolean } {
   const elapsed: [number, string] = [6, duration(elapsedOf(j, now))];
@@ -117,7 +120,7 @@ export function runningLines(j: FloorJob, now: number, w: number): JobLines {
   const status = j.status === 'running' ? '' : `[${j.status}] `;
   const { cells, modelShown } = runningColumns(j, now, w);
   const right = cells.map(([cw, t]) => `  ${t.padStart(cw)}`).join('');
-  const main = `${pad(`${indent}${status}${j.title}`, Math.max(1, w - cols(right)))}${right}`;
+  const main = `${pad(`${indent}${status}${titleOf(j)}`, Math.max(1, w - cols(right)))}${right}`;
   const detail = [modelShown ? '' : model(j), ...troubles(j), j.last_line ? `↳ ${oneLine(j.last_line)}` : ''].filter(Boolean).join('  ');
   return { main: fit(main, w), detail: detail ? fit(`${indent}  ${detail}`, w) : null };
 }
@@ -125,14 +128,14 @@ export function runningLines(j: FloorJob, now: number, w: number): JobLines {
 /** A QUEUED / WAITING row: title, status, why. */
 export function queuedLines(j: FloorJob, w: number): JobLines {
   const why = j.why_waiting ? oneLine(j.why_waiting) : '';
-  const head = fitParts(j.title, [j.status], [model(j)], Math.min(w, Math.max(24, Math.floor(w / 2))));
+  const head = fitParts(titleOf(j), [j.status], [model(j)], Math.min(w, Math.max(24, Math.floor(w / 2))));
   return { main: fit(why ? `${head}  ${why}` : head, w), detail: null };
 }
 
 /** A DONE row: title, status (failure class), duration, cost, result line; branch/diff/PR below. */
 export function doneLines(j: FloorJob, w: number): JobLines {
   const status = j.failure_class && j.failure_class !== j.status ? `${j.status} (${j.failure_class})` : j.status;
-  const head = fitParts(j.title, [status, money(j.cost_usd, j.cost_unknown)], [duration(j.elapsed_ms), turns(j)], Math.min(w, Math.max(40, Math.floor((w * 3) / 5))));
+  const head = fitParts(titleOf(j), [status, money(j.cost_usd, j.cost_unknown)], [duration(j.elapsed_ms), turns(j)], Math.min(w, Math.max(40, Math.floor((w * 3) / 5))));
   const result = j.result_line ? oneLine(j.result_line) : '';
   const git = [j.branch ? `⎇ ${j.branch}` : '', j.diff_stat ? oneLine(j.diff_stat) : '', j.pr_url ?? ''].filter(Boolean).join('  ');
   return { main: fit(result ? `${head}  ${result}` : head, w), detail: git ? fit(`  ${git}`, w) : null };

@@ -21,7 +21,7 @@ export type Action =
   | { kind: 'approve' | 'reject' | 'answer'; req: RequestRef }
   | { kind: 'message' | 'pause' | 'stop' | 'resume' | 'cancel' | 'follow' | 'diff'; job: JobRef }
   /** READY TO SHIP: merge the branch through the hub's merge queue (after y/n), or take it out of the lane keeping the branch. */
-  | { kind: 'ship' | 'dismiss'; job: JobRef; branch: string }
+  | { kind: 'ship' | 'dismiss' | 'send_back'; job: JobRef; branch: string }
   /** Say how to take over the agent (the interactive session needs a terminal of its own). */
   | { kind: 'info'; message: string }
   /** A script run: show or hide its calls and log; cancel it; pause or unpause it; cancel one call. */
@@ -34,7 +34,7 @@ export type Action =
   | { kind: 'none' };
 
 /** Keys that change something in the crew (refused right after the selection moved by itself). */
-export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel', 'run_cancel', 'run_pause', 'call_cancel', 'ship', 'dismiss']);
+export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel', 'run_cancel', 'run_pause', 'call_cancel', 'ship', 'dismiss', 'send_back']);
 
 /** How long after the selection moved by itself acting keys are refused. */
 export const SETTLE_MS = 400;
@@ -58,6 +58,7 @@ export const KEY_HELP: readonly [string, string][] = [
   ['s', 'in READY TO SHIP: ship the branch — merge it through the merge queue, its checks run (asks y/n)'],
   ['x', 'in READY TO SHIP: dismiss it — out of the lane, its branch kept (asks y/n)'],
   ['t', 'in READY TO SHIP: how to take over (attach to) its agent'],
+  ['b', 'in READY TO SHIP, after a failed merge: send it back to its agent with the failure (asks y/n)'],
   ['↑ ↓', 'on a request: its plan (rationale, resources, risks, rollback) and options show under it'],
   ['l', 'show or hide locks (holders and waiters)'],
   ['/', 'filter: words, label:x, status:y (Esc clears)'],
@@ -87,7 +88,7 @@ export function keyAction(input: string, key: Keys, row: ViewRow | undefined): A
     const a = runKey(input, key, row);
     if (a) return a;
   }
-  if (input === 's' || input === 'x' || input === 't') return shipKey(input, row);
+  if (input === 's' || input === 'x' || input === 't' || input === 'b') return shipKey(input, row);
   const t = row ? targetOf(row) : undefined;
   const isAnswerKey = input === 'a' || input === 'r' || key.return;
   if (!isAnswerKey && !(input in JOB_VERBS)) return { kind: 'none' };
@@ -129,14 +130,18 @@ function runKey(input: string, key: Keys, row: Extract<ViewRow, { kind: 'run' | 
   return { kind: 'call_cancel', run, seq: c.seq, what };
 }
 
-/** s, x and t: verbs of a READY TO SHIP row. */
-function shipKey(input: 's' | 'x' | 't', row: ViewRow | undefined): Action {
-  const verb = input === 's' ? 'ships' : input === 'x' ? 'dismisses' : 'attaches to';
+/** s, x, t and b: verbs of a READY TO SHIP row. */
+function shipKey(input: 's' | 'x' | 't' | 'b', row: ViewRow | undefined): Action {
+  const verb = input === 's' ? 'ships' : input === 'x' ? 'dismisses' : input === 't' ? 'attaches to' : 'sends back';
   if (row?.kind !== 'ship') return { kind: 'refuse', message: `${input} ${verb} a finished branch: select one in READY TO SHIP` };
   const s = row.item;
   const job: JobRef = { job_id: s.job_id, title: s.title };
   if (input === 't') return { kind: 'info', message: `take over "${s.title}" in a terminal of your own: overseer attach ${s.job_id}` };
   if (input === 'x') return { kind: 'dismiss', job, branch: s.branch };
+  if (input === 'b') {
+    if (!s.send_back?.sendable) return { kind: 'refuse', message: `not sent back: "${s.title}" (${s.job_id}) has no failed merge to send back${s.send_back ? ` (its send-back is ${s.send_back.status})` : ''}; ship it first (s): a merge whose checks fail or that conflicts can go back to its agent` };
+    return { kind: 'send_back', job, branch: s.branch };
+  }
   if (s.checks === 'failed') return { kind: 'refuse', message: `not shipped: the checks of "${s.title}" (${s.job_id}) failed${s.check_detail ? ` (${s.check_detail})` : ''}; a branch whose checks did not pass is never merged` };
   return { kind: 'ship', job, branch: s.branch };
 }

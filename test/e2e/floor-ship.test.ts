@@ -6,7 +6,7 @@
 // the page or the hub's state, with deadlines.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { sql } from 'kysely';
@@ -19,7 +19,7 @@ import { waitForJob, eventually } from '../helpers/wait.js';
 import { startTerminal, type Terminal } from '../helpers/tmux.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { loggedIn } from '../helpers/dashboard.js';
-import { row } from '../helpers/state.js';
+import { events, row } from '../helpers/state.js';
 import type { TestHub } from '../helpers/hub.js';
 import type { StepContext } from '../../src/fakemodel/fakeAnthropic.js';
 
@@ -44,6 +44,15 @@ async function finished(h: TestHub, script: string, title: string, checks?: stri
   assert.equal(j.status, checks ? 'failed' : 'succeeded', j.error ?? '');
   return { id, branch: j.branch!, repo };
 }
+
+/** Commit `file` on main in `repo` with other content than the job's: its branch now conflicts. */
+async function conflictOnMain(repo: string, file: string): Promise<void> {
+  writeFileSync(join(repo, file), 'main says otherwise\n');
+  await gitOut(repo, ['add', file]);
+  await gitOut(repo, ['commit', '-q', '-m', `main: ${file}`]);
+}
+
+const sentBack = async (h: TestHub, id: string) => (await events(h.hub, id)).find((e) => e.kind === 'sent_back');
 
 const mergedRow = (h: TestHub, id: string) => row(h.hub, sql<{ branch: string; target: string }>`SELECT branch, target FROM job_merges WHERE job_id = ${id}`);
 
@@ -119,6 +128,50 @@ describe('READY TO SHIP end to end', () => {
     assert.equal(refused.status, 409);
     assert.match(refused.body.error.message, /its checks failed .*Nothing was merged/);
     assert.equal(await mergedRow(h, bad.id), undefined);
+    await page.context().close();
+  });
+  test('watch in tmux: a ship that conflicts leaves the row with its failed merge; b then y sends it back to its agent (round 1 of 2)', { timeout: 180_000 }, async () => {
+    const h = await hubWith({ back: writer('back.txt') });
+    const { id, repo } = await finished(h, 'back', 'Back work');
+    await conflictOnMain(repo, 'back.txt');
+    const t = startTerminal([process.execPath, MAIN, 'watch'], { cwd: h.project, env: cliEnv({ OVERSEER_HOME: h.home, TERM: 'xterm-256color' }), width: 140, height: 30 });
+    terminals.push(t);
+    await t.waitFor('the lane row selected', (s) => s.split('\n').some((l) => l.startsWith('▶') && /Back work/.test(l)));
+    t.keys(['b']);
+    await t.waitFor('b refused before any failed merge', (s) => /not sent back: "Back work" .* has no failed merge to send back/.test(s));
+    t.keys(['s']);
+    await t.waitFor('the y/n question', (s) => /ship "Back work" .* y\/n/.test(s));
+    t.keys(['y']);
+    await t.waitFor('the conflict: not shipped, and the row offers b with its rounds', (s) => /not shipped/.test(s) && /merge conflicted · sent back 0\/2 · b sends it back/.test(s), 60_000);
+    assert.equal(await mergedRow(h, id), undefined, 'nothing merged');
+    t.keys(['b']);
+    await t.waitFor('the send-back question', (s) => new RegExp(`send "Back work" \\(${id}\\) back to its agent with its failed merge\\? y/n`).test(s));
+    t.keys(['y']);
+    await t.waitFor('sent back, round 1 of 2', (s) => /sent back to its agent \(round 1 of 2\): the conflicts in back\.txt/.test(s), 60_000);
+    const e = await eventually('the sent_back event', () => sentBack(h, id), 30_000);
+    const data = JSON.parse(e.data_json ?? '{}') as { round: number; files: string[] };
+    assert.deepEqual([data.round, data.files], [1, ['back.txt']]);
+    t.keys(['q']);
+    await eventually('watch to exit', () => (t.exited().dead ? true : undefined), 10_000);
+  });
+
+  test('dashboard in Chromium: a row whose merge conflicted shows its rounds and a Send back button that sends it back', { timeout: 180_000 }, async () => {
+    const h = await hubWith({ backweb: writer('web.txt') });
+    const { id, repo } = await finished(h, 'backweb', 'Web back');
+    await conflictOnMain(repo, 'web.txt');
+    browser ??= await launchBrowser();
+    const page = await loggedIn(browser, h);
+    const item = page.locator(`section[data-section=ready_to_ship] li[data-ship="${id}"]`);
+    await item.waitFor({ timeout: 15_000 });
+    assert.equal(await item.getByRole('button', { name: 'Send back' }).count(), 0, 'no Send back before a failed merge');
+    const r = await h.call('merge_branch', { job_id: id });
+    assert.equal(r.reason, 'conflict');
+    await item.locator('[data-testid=ship-send-back]', { hasText: 'merge conflicted · sent back 0/2' }).waitFor({ timeout: 15_000 });
+    page.once('dialog', (d) => { assert.match(d.message(), /Send Web back back to its agent .*round 1 of 2/); void d.accept(); });
+    await item.getByRole('button', { name: 'Send back' }).click();
+    const e = await eventually('the sent_back event', () => sentBack(h, id), 30_000);
+    assert.equal((JSON.parse(e.data_json ?? '{}') as { round: number }).round, 1);
+    assert.equal(await mergedRow(h, id), undefined, 'nothing merged');
     await page.context().close();
   });
 });

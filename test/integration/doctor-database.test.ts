@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { checkDatabase } from '../../src/doctor/database.js';
 import { loadConfigFrom } from '../../src/config.js';
+import { sql } from 'kysely';
 import { openSql } from '../../src/store/sql/open.js';
 import { PG_MIGRATIONS, PG_MIGRATION_TABLE } from '../../src/store/sql/migrate.js';
 import { freshDatabase, postgresTls } from '../helpers/postgres.js';
@@ -49,8 +50,17 @@ describe('doctor: the database check', () => {
     assert.equal(c.status, 'ok', 'an empty database is fine: a hub creates the schema');
 
     const s = await openSql({ home, databaseUrl: d.url });
+    const migrated0 = (await check(config(d.url)))!;
+    assert.match(migrated0.detail, /; size \d+(\.\d)? (KB|MB); live hubs: none/, 'the state\'s size and no live hub');
+    // A live hub (its heartbeat 3 s old on the database's clock) and a dead one: only the live one is listed.
+    const now = Number((await sql<{ n: string }>`SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS n`.execute(s.db)).rows[0]!.n);
+    await s.db.insertInto('hubs').values([
+      { id: 'hub-live', host: 'box-a', pid: 1, url: null, state_dir: home, version: 'x', started_at: now - 60_000, heartbeat_at: now - 3000, stopped_at: null, dead_at: null },
+      { id: 'hub-dead', host: 'box-b', pid: 2, url: null, state_dir: home, version: 'x', started_at: now - 60_000, heartbeat_at: now - 60_000, stopped_at: null, dead_at: now - 1000 },
+    ]).execute();
     await s.close();
     const migrated = (await check(config(d.url)))!;
+    assert.match(migrated.detail, /live hubs: hub-live on box-a \(heartbeat [3-9] s ago\)$/);
     assert.match(migrated.detail, new RegExp(`schema: ${known} migrations? applied \\(current\\)`));
     assert.doesNotMatch(migrated.detail, /to apply|refused/);
     assert.equal(migrated.status, 'ok', 'a reachable, migrated database is OK');

@@ -135,6 +135,33 @@ describe('send back', () => {
     assert.match(resumed, /- shared\.txt/);
   });
 
+  test('conflict markers left in the branch: never merged (no checks at all); the next round says where they are, and it merges once they are gone', async () => {
+    agents.set('marker', async (prompt) => {
+      if (!prompt.includes('NOT merged')) return { writeFiles: { 'marks.txt': 'one\nagent two\nthree\n' }, gitCommit: 'marks' };
+      // Round 1: commits the conflicted file as it is, markers and all. Round 2 (told about the markers): resolves it.
+      if (!prompt.includes('no conflict markers left')) return { gitCommit: 'resolved (not really)' };
+      return { writeFiles: { 'marks.txt': 'one\nagent and main two\nthree\n' }, gitCommit: 'resolved' };
+    });
+    const j = await spawnFinished('marker', []);
+    await commitOnMain('marks.txt', 'one\nmain two\nthree\n');
+    const before = await tip();
+    const r = await h.call('merge_branch', { job_id: j.id, on_failure: 'send_back' });
+    assert.equal(r.reason, 'conflict');
+    assert.deepEqual(r.send_back?.files, ['marks.txt'], r.message);
+    // The first re-merge finds the markers the agent committed: refused, and the job goes back for round 2.
+    const refused = await eventually('the re-merge refused over the markers', async () => (await events(h.hub, j.id)).find((e) => e.kind === 'merge_refused_markers'), 60_000);
+    assert.deepEqual((JSON.parse(refused.data_json ?? '{}') as { files: string[] }).files, ['marks.txt']);
+    assert.equal(await tip(), before, 'a branch with conflict markers was not merged');
+    const merged = await eventually('the merge after the markers were removed', async () => (await mergeRows(j.id))[0], 60_000);
+    assert.equal(await tip(), merged.commit_sha);
+    assert.equal(await readFile(join(repo, 'marks.txt'), 'utf8'), 'one\nagent and main two\nthree\n');
+    const round2 = prompts((c) => c.cwd === j.wd).find((p) => p.includes('no conflict markers left')) ?? '';
+    assert.match(round2, /marks\.txt:\d+: <<<<<<< /, 'the agent is told where the markers are');
+    assert.match(round2, /round 2 of 2/);
+    const sent = (await events(h.hub, j.id)).filter((e) => e.kind === 'sent_back');
+    assert.equal(sent.length, 2);
+  });
+
   test('refused, nothing changed: a job still running, one without a worktree, one with no failed merge, one whose worktree and branch were removed', async () => {
     agents.set('hanger', () => ({ hang: true }));
     const live = await h.call('spawn_agent', { prompt: 'task hanger', title: 'hanger', worktree: true });

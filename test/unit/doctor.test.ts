@@ -330,11 +330,13 @@ describe('doctor: state directory, database, hub', () => {
     openDb(join(cur, 'state.db')).close();
     const c = await checkStateDb(cur);
     assert.equal(c.status, 'ok');
-    assert.equal(c.detail, `${join(cur, 'state.db')}: schema version ${KNOWN_SCHEMA_VERSION} (current), 0 jobs`);
+    assert.match(c.detail, new RegExp(`^${join(cur, 'state.db').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: schema version ${KNOWN_SCHEMA_VERSION} \\(current\\), 0 jobs, \\d+\\.\\d KB on disk \\(\\d+\\.\\d KB \\+ WAL \\d+( B|\\.\\d KB)\\)$`));
+    writeFileSync(join(cur, 'state.db-wal'), Buffer.alloc(2048));
+    assert.match((await checkStateDb(cur)).detail, /\+ WAL 2\.0 KB\)$/, 'the write-ahead log counts');
 
     const old = fresh();
     openDb(join(old, 'state.db'), MIGRATIONS.slice(0, 1)).close();
-    assert.match((await checkStateDb(old)).detail, new RegExp(`schema version 1, 0 jobs; migrated to ${KNOWN_SCHEMA_VERSION} when the hub next starts`));
+    assert.match((await checkStateDb(old)).detail, new RegExp(`schema version 1, 0 jobs, [^;]+ on disk [^;]+; migrated to ${KNOWN_SCHEMA_VERSION} when the hub next starts`));
     assert.match((await checkStateDb(old, 1)).detail, /schema version 1 \(current\)/);
 
     const newer = fresh();

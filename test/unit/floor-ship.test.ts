@@ -5,6 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildFloor, type FloorInput } from '../../src/floor/model.js';
+import type { SendBackRow } from '../../src/store/sql/sendBacks.js';
 import type { JobRow } from '../../src/store/jobs.js';
 import type { FullRequestRow } from '../../src/store/sql/requests.js';
 import type { OverlapRow } from '../../src/store/overlaps.js';
@@ -26,6 +27,20 @@ function job(id: string, o: Partial<JobRow> = {}): JobRow {
 const overlap = (id: number, a: string, b: string, file: string): OverlapRow => ({ id, repo_root: '/r', file, job_a: a, job_b: b, locks_conflict: 0, detected_at: NOW - 1000, cleared_at: NOW - 500, lead_seen_at: null });
 const input = (o: Partial<FloorInput>): FloorInput => ({ jobs: [], requests: [], warnings: [], workflows: [], milestones: [], locks: [], lockWaits: [], deps: [], hub: null, cap: 8, source: 'database', ...o });
 
+describe('roles on the floor', () => {
+  test('a job row carries its role when it is not implementer, and watch shows it after the title (running, queued, done)', async () => {
+    const { runningLines, queuedLines, doneLines } = await import('../../src/tui/format.js');
+    const f = buildFloor(input({ jobs: [job('r', { status: 'running', role: 'reviewer' } as Partial<JobRow>), job('i', { status: 'running', role: 'implementer' } as Partial<JobRow>), job('q', { status: 'queued', role: 'planner' } as Partial<JobRow>), job('d', { role: 'auditor' } as Partial<JobRow>)] }), NOW);
+    const r = f.running.find((j) => j.job_id === 'r')!;
+    assert.equal(r.role, 'reviewer');
+    assert.equal('role' in f.running.find((j) => j.job_id === 'i')!, false, 'an implementer has no role field');
+    assert.match(runningLines(r, NOW, 120).main, /T r \[reviewer\]/);
+    assert.doesNotMatch(runningLines(f.running.find((j) => j.job_id === 'i')!, NOW, 120).main, /\[implementer\]/);
+    assert.match(queuedLines(f.queued.find((j) => j.job_id === 'q')!, 120).main, /T q \[planner\]/);
+    assert.match(doneLines(f.done.find((j) => j.job_id === 'd')!, 120).main, /T d \[auditor\]/);
+  });
+});
+
 describe('READY TO SHIP in the floor model', () => {
   test('each row: branch, diff stat, checks passed / failed / not run with why, age, the merge command', () => {
     const a = job('a');
@@ -36,6 +51,14 @@ describe('READY TO SHIP in the floor model', () => {
     const r = f.ready_to_ship![0]!;
     assert.deepEqual([r.branch, r.diff_stat, r.age_ms, r.command, r.repo_root], ['overseer/a', '1 file changed, 2 insertions(+)', 120_000, 'overseer merge a', '/r']);
     assert.deepEqual(f.ready_to_ship![1]!.check_names, ['command:npm test']);
+  });
+
+  test('a failed merge on record: its round x/max, sendable only while failed; the role when not implementer', () => {
+    const sb = (job_id: string, status: string, round: number) => ({ job_id, round, max_rounds: 2, status, reason: 'checks_failed', detail_json: '{}', options_json: '{}', request_id: status === 'asked' ? 'r-1' : null, updated_at: NOW }) as SendBackRow;
+    const f = buildFloor(input({ ship: { jobs: [job('a', { role: 'reviewer' } as Partial<JobRow>), job('b', { role: 'implementer' } as Partial<JobRow>), job('c')], overlaps: [], others: [], sendBacks: [sb('a', 'failed', 1), sb('c', 'asked', 2)] } }), NOW);
+    assert.deepEqual(f.ready_to_ship!.map((x) => [x.job_id, x.role, x.send_back && [x.send_back.round, x.send_back.max, x.send_back.status, x.send_back.sendable]]),
+      [['a', 'reviewer', [1, 2, 'failed', true]], ['b', null, null], ['c', null, [2, 2, 'asked', false]]]);
+    assert.equal(f.ready_to_ship![2]!.send_back!.request_id, 'r-1');
   });
 
   test('overlaps: with another lane branch or a live one, not with a merged one; files grouped per other job', () => {

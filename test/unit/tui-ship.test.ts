@@ -13,7 +13,7 @@ const NOW = 1_800_000_000_000;
 
 const item = (id: string, o: Partial<ShipItem> = {}): ShipItem => ({
   job_id: id, title: `Ship ${id}`, status: 'succeeded', branch: `overseer/${id}`, repo_root: '/r', diff_stat: '2 files changed, 5 insertions(+)', checks: 'passed',
-  check_names: ['command:npm test'], check_detail: null, overlaps: [], ended_at: NOW - 180_000, age_ms: 180_000, project: null, command: `overseer merge ${id}`, ...o,
+  check_names: ['command:npm test'], check_detail: null, overlaps: [], ended_at: NOW - 180_000, age_ms: 180_000, project: null, command: `overseer merge ${id}`, send_back: null, role: null, ...o,
 });
 const approval: NeedsYouItem = {
   kind: 'approval', key: 'req:r-1', job_id: 'j-1', title: 'Pusher', text: 'push fix/login', request_id: 'r-1', at: NOW, command: 'overseer respond r-1', who: 'any',
@@ -49,6 +49,27 @@ describe('READY TO SHIP in watch', () => {
     assert.equal(refused.kind, 'refuse');
     assert.match((refused as { message: string }).message, /not shipped: the checks of "Ship j-b" \(j-b\) failed \(completion checks failed: npm test\); a branch whose checks did not pass is never merged/);
     assert.deepEqual(keyAction('s', keys(), on('need:req:r-1')), { kind: 'refuse', message: 's ships a finished branch: select one in READY TO SHIP' });
+  });
+});
+
+describe('send back on a READY TO SHIP row in watch', () => {
+  const failed = { round: 1, max: 2, status: 'failed', reason: 'conflict', sendable: true, request_id: null };
+  const f = floor({ ready_to_ship: [item('j-c', { send_back: failed, role: 'reviewer' }), item('j-d'), item('j-e', { send_back: { ...failed, round: 2, status: 'asked', sendable: false, request_id: 'r-9' } })] });
+  const rows = buildRows(f);
+  const on = (key: string) => rows.find((r) => r.key === key);
+
+  test('b sends back a row with a failed merge on record; refused with no failed merge, or at the bound; shown with its round x/max and its role', () => {
+    assert.deepEqual(keyAction('b', keys(), on('ship:j-c')), { kind: 'send_back', job: { job_id: 'j-c', title: 'Ship j-c' }, branch: 'overseer/j-c' });
+    const none = keyAction('b', keys(), on('ship:j-d'));
+    assert.equal(none.kind, 'refuse');
+    assert.match((none as { message: string }).message, /not sent back: "Ship j-d" \(j-d\) has no failed merge to send back; ship it first/);
+    const asked = keyAction('b', keys(), on('ship:j-e'));
+    assert.match((asked as { message: string }).message, /its send-back is asked/);
+    assert.deepEqual(keyAction('b', keys(), undefined), { kind: 'refuse', message: 'b sends back a finished branch: select one in READY TO SHIP' });
+    const text = allLines(rows, NOW, 140).map((l) => l.text).join('\n');
+    assert.match(text, /⇪ Ship j-c {2}\[reviewer\] {2}⎇ overseer\/j-c/);
+    assert.match(text, /merge conflicted · sent back 1\/2 · b sends it back/);
+    assert.match(text, /sent back 2\/2: the bound, the person decides \(r-9\)/);
   });
 });
 
