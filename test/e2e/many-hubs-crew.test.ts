@@ -9,16 +9,12 @@
 // times out. Ordering comes from the fake model's requests and the database, never a sleep.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
-import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { buildCli } from '../helpers/cli.js';
-import { serveHub, type ServedHub } from '../helpers/serveHub.js';
-import { freshDatabase } from '../helpers/postgres.js';
+import { crewGround, serveCrewHub, type ServedHub } from '../helpers/serveHub.js';
 import { eventually } from '../helpers/wait.js';
 import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
@@ -28,22 +24,11 @@ const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
 
 /** `overseer serve` for its own state directory on the shared database, serving `project`, its lead connected over HTTP. */
-async function serve(name: string, o: { dir: string; project: string; url: string; fake: FakeAnthropic }): Promise<ServedHub> {
-  const env = claudeEnv({ home: join(o.dir, `${name}-home`), baseUrl: o.fake.url, extra: { OVERSEER_DATABASE_URL: o.url, CLAUDE_BIN: claudeBin() } });
-  mkdirSync(join(o.dir, `${name}-home`), { recursive: true });
-  const h = await serveHub({ dir: o.dir, name, env: env as Record<string, string>, cwd: o.project });
-  cleanups.push(() => h.stop());
-  return h;
-}
+const serve = (name: string, o: { dir: string; project: string; url: string; fake: FakeAnthropic }): Promise<ServedHub> => serveCrewHub(name, o, cleanups);
 
 test('two hubs on one PostgreSQL database serve one crew: a note and a wait cross hubs, two hubs\' children take turns on one lock', { timeout: 300_000 }, async () => {
   buildCli();
-  const db = await freshDatabase();
-  cleanups.push(() => db.drop());
-  const dir = await makeTempDir('ovs-many-hubs');
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  const project = join(dir, 'project');
-  mkdirSync(project);
+  const { url: dbUrl, dir, project } = await crewGround('ovs-many-hubs', cleanups);
   const releaseA = gate();
   let fake!: FakeAnthropic;
   const scripts: Record<string, Script> = {
@@ -71,9 +56,9 @@ test('two hubs on one PostgreSQL database serve one crew: a note and a wait cros
   fake = await startFakeAnthropic({ scripts });
   cleanups.push(() => fake.close());
 
-  const one = await serve('hub1', { dir, project, url: db.url, fake });
-  const two = await serve('hub2', { dir, project, url: db.url, fake });
-  let pg: SqlDb | undefined = await openSql({ home: join(dir, 'reader'), databaseUrl: db.url });
+  const one = await serve('hub1', { dir, project, url: dbUrl, fake });
+  const two = await serve('hub2', { dir, project, url: dbUrl, fake });
+  let pg: SqlDb | undefined = await openSql({ home: join(dir, 'reader'), databaseUrl: dbUrl });
   cleanups.push(async () => pg?.close());
   const resultOf = async (id: string): Promise<string> => (await sql<{ result: string | null }>`SELECT result FROM jobs WHERE id = ${id}`.execute(pg!.db)).rows[0]?.result ?? '';
 

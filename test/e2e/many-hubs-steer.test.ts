@@ -9,28 +9,18 @@
 // freeze times out with the hub named; without the push the message never reaches the child.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
 import { openSql, type SqlDb } from '../../src/store/sql/open.js';
-import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
 import { buildCli } from '../helpers/cli.js';
-import { serveHub, type ServedHub } from '../helpers/serveHub.js';
-import { freshDatabase } from '../helpers/postgres.js';
+import { crewGround, serveCrewHub, type ServedHub } from '../helpers/serveHub.js';
 import { agentProcess, alive, eventually, procStopped } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
 
-async function serve(name: string, o: { dir: string; project: string; url: string; fake: FakeAnthropic }): Promise<ServedHub> {
-  const env = claudeEnv({ home: join(o.dir, `${name}-home`), baseUrl: o.fake.url, extra: { OVERSEER_DATABASE_URL: o.url, CLAUDE_BIN: claudeBin() } });
-  mkdirSync(join(o.dir, `${name}-home`), { recursive: true });
-  const h = await serveHub({ dir: o.dir, name, env: env as Record<string, string>, cwd: o.project });
-  cleanups.push(() => h.stop());
-  return h;
-}
+const serve = (name: string, o: { dir: string; project: string; url: string; fake: FakeAnthropic }): Promise<ServedHub> => serveCrewHub(name, o, cleanups);
 
 /** Whether the process group `pgid` has any process left. */
 function groupAlive(pgid: number): boolean {
@@ -44,12 +34,7 @@ function groupAlive(pgid: number): boolean {
 
 test('lead 2 steers hub 1\'s running child: a message reaches its conversation, freeze and thaw stop and continue its process, cancel ends it once', { timeout: 300_000 }, async () => {
   buildCli();
-  const db = await freshDatabase();
-  cleanups.push(() => db.drop());
-  const dir = await makeTempDir('ovs-many-hubs-steer');
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  const project = join(dir, 'project');
-  mkdirSync(project);
+  const { url: dbUrl, dir, project } = await crewGround('ovs-many-hubs-steer', cleanups);
   const scripts: Record<string, Script> = {
     // Works on (a short Bash call per turn) until it is stopped; says when it heard the word.
     busy: (ctx) => ({ text: ctx.userTexts.some((t) => t.includes('PAPAYA')) ? 'heard PAPAYA' : 'working', tools: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] }),
@@ -57,9 +42,9 @@ test('lead 2 steers hub 1\'s running child: a message reaches its conversation, 
   const fake = await startFakeAnthropic({ scripts });
   cleanups.push(() => fake.close());
 
-  const one = await serve('hub1', { dir, project, url: db.url, fake });
-  const two = await serve('hub2', { dir, project, url: db.url, fake });
-  let pg: SqlDb | undefined = await openSql({ home: join(dir, 'reader'), databaseUrl: db.url });
+  const one = await serve('hub1', { dir, project, url: dbUrl, fake });
+  const two = await serve('hub2', { dir, project, url: dbUrl, fake });
+  let pg: SqlDb | undefined = await openSql({ home: join(dir, 'reader'), databaseUrl: dbUrl });
   cleanups.push(async () => pg?.close());
   const row = async (id: string): Promise<{ status: string; pid: number | null; hub_id: string | null }> =>
     (await sql<{ status: string; pid: number | null; hub_id: string | null }>`SELECT status, pid, hub_id FROM jobs WHERE id = ${id}`.execute(pg!.db)).rows[0]!;

@@ -10,7 +10,7 @@
 // A child: "@gate:<name>" waits for that gate, then succeeds; a workflow phase answers as a
 // one-milestone crew (plan "add alpha.txt", approving review, an implementer that adds alpha.txt);
 // anything else (a resumed job's message) succeeds at once.
-import { createInterface } from 'node:readline';
+import { commandLoop } from './childLoop.js';
 import { startTestHub, type TestHub } from './hub.js';
 import { ScriptedLauncher, type ScriptedTurn } from './fakeLauncher.js';
 
@@ -43,7 +43,6 @@ const fake = new ScriptedLauncher(async (prompt): Promise<ScriptedTurn> => {
 });
 
 let h: TestHub | undefined;
-const say = (o: unknown): void => void process.stdout.write(JSON.stringify(o) + '\n');
 
 async function run(cmd: Record<string, unknown>): Promise<Record<string, unknown>> {
   switch (cmd.op) {
@@ -68,13 +67,4 @@ async function run(cmd: Record<string, unknown>): Promise<Record<string, unknown
   }
 }
 
-say({ event: 'ready' });
-for await (const line of createInterface({ input: process.stdin })) {
-  const cmd = JSON.parse(line) as Record<string, unknown>;
-  try {
-    say({ n: cmd.n, ...(await run(cmd)) });
-  } catch (err) {
-    say({ n: cmd.n, error: (err as Error).stack ?? String(err) });
-  }
-  if (cmd.op === 'stop') process.exit(0);
-}
+await commandLoop(run, 'stop');

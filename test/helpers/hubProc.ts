@@ -11,7 +11,7 @@
 //   {op: 'close'}                                   → {}, then exits
 // Events: {event: 'reconciled', hub, released, commands} from inside the reconcile transaction;
 //         {event: 'committed', hub} once it committed; {event: 'fenced', deadAt}.
-import { createInterface } from 'node:readline';
+import { commandLoop, say } from './childLoop.js';
 import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -24,7 +24,6 @@ import { closeCommandsOf } from '../../src/store/sql/commands.js';
 let s: SqlDb | undefined;
 let url: string | undefined;
 let reg: HubRegistry | undefined;
-const say = (o: unknown): void => void process.stdout.write(JSON.stringify(o) + '\n');
 const log = pino({ level: process.env.HUB_PROC_LOG ?? 'error' }, pino.destination(2));
 
 async function run(cmd: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -74,13 +73,4 @@ async function run(cmd: Record<string, unknown>): Promise<Record<string, unknown
   }
 }
 
-say({ event: 'ready' });
-for await (const line of createInterface({ input: process.stdin })) {
-  const cmd = JSON.parse(line) as Record<string, unknown>;
-  try {
-    say({ n: cmd.n, ...(await run(cmd)) });
-  } catch (err) {
-    say({ n: cmd.n, error: (err as Error).stack ?? String(err) });
-  }
-  if (cmd.op === 'close') process.exit(0);
-}
+await commandLoop(run, 'close');

@@ -2,13 +2,16 @@
 // lead connected to it over HTTP with that directory's lead token: the many-hubs e2e tests
 // (test/e2e/many-hubs.test.ts) start several on one PostgreSQL database.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAIN, cliEnv } from './cli.js';
 import { eventually } from './wait.js';
 import { ok } from './mcp.js';
+import { claudeBin, claudeEnv, makeTempDir } from './claude.js';
+import { freshDatabase } from './postgres.js';
 
 export interface ServedHub {
   proc: ChildProcess;
@@ -60,4 +63,26 @@ export async function serveHub(o: { dir: string; name: string; env: Record<strin
       clearTimeout(t);
     },
   };
+}
+
+/** One crew's ground for the many-hubs e2e tests: a fresh PostgreSQL database and a temp directory with a
+ * `project` folder; `cleanups` (run by the test file's `after`) drops and removes them. */
+export async function crewGround(prefix: string, cleanups: (() => Promise<unknown>)[]): Promise<{ url: string; dir: string; project: string }> {
+  const db = await freshDatabase();
+  cleanups.push(() => db.drop());
+  const dir = await makeTempDir(prefix);
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const project = join(dir, 'project');
+  mkdirSync(project);
+  return { url: db.url, dir, project };
+}
+
+/** `overseer serve` for its own state directory on the crew's database, serving `project`, its claude children
+ * on the fake model `fake`; its lead connected over HTTP; stopped by `cleanups`. */
+export async function serveCrewHub(name: string, o: { dir: string; project: string; url: string; fake: { url: string } }, cleanups: (() => Promise<unknown>)[]): Promise<ServedHub> {
+  const env = claudeEnv({ home: join(o.dir, `${name}-home`), baseUrl: o.fake.url, extra: { OVERSEER_DATABASE_URL: o.url, CLAUDE_BIN: claudeBin() } });
+  mkdirSync(join(o.dir, `${name}-home`), { recursive: true });
+  const h = await serveHub({ dir: o.dir, name, env: env as Record<string, string>, cwd: o.project });
+  cleanups.push(() => h.stop());
+  return h;
 }

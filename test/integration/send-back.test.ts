@@ -21,11 +21,12 @@ import { recordFailure, takeRound } from '../../src/store/sql/sendBacks.js';
 /** What the scripted agent of a job does with each prompt; keyed by a word in its task. */
 type Agent = (prompt: string, cmd: SpawnCmd) => ScriptedTurn | Promise<ScriptedTurn>;
 
-describe('send back', () => {
-  let h: TestHub;
-  let repo = '';
+/**
+ * Scripted agents keyed by a word of their task (`task <key>` in the prompt). A resumed session's
+ * prompt does not repeat its task: its agent is found by the worktree it runs in.
+ */
+function scriptedAgents(): { agents: Map<string, Agent>; launcher: ScriptedLauncher } {
   const agents = new Map<string, Agent>();
-  // A resumed session's prompt does not repeat its task: its agent is found by the worktree it runs in.
   const byCwd = new Map<string, Agent>();
   const launcher = new ScriptedLauncher((prompt, cmd) => {
     const key = [...agents.keys()].find((k) => prompt.includes(`task ${k}`));
@@ -33,6 +34,13 @@ describe('send back', () => {
     if (key && a) byCwd.set(cmd.cwd, a);
     return a ? a(prompt, cmd) : { resultText: 'done' };
   });
+  return { agents, launcher };
+}
+
+describe('send back', () => {
+  let h: TestHub;
+  let repo = '';
+  const { agents, launcher } = scriptedAgents();
 
   before(async () => {
     const dir = await makeTempDir('ovs-sendback');
@@ -195,14 +203,7 @@ describe('send back', () => {
 describe('send back from the queue, the CLI, and across a hub restart', () => {
   let h: TestHub;
   let repo = '';
-  const byCwd = new Map<string, Agent>();
-  const agents = new Map<string, Agent>();
-  const launcher = new ScriptedLauncher((prompt, cmd) => {
-    const key = [...agents.keys()].find((k) => prompt.includes(`task ${k}`));
-    const a = (key ? agents.get(key) : undefined) ?? byCwd.get(cmd.cwd);
-    if (key && a) byCwd.set(cmd.cwd, a);
-    return a ? a(prompt, cmd) : { resultText: 'done' };
-  });
+  const { agents, launcher } = scriptedAgents();
   before(async () => {
     const dir = await makeTempDir('ovs-sendback-q');
     repo = await initRepo(join(dir, 'repo'), { 'app.txt': 'start\n', 'check.sh': 'exit 0\n' });
