@@ -221,7 +221,7 @@ export class Hub {
     this.leadToken = ensureLeadToken(this.o.config.home, () => this.ctx.ids.token());
     const leadHash = sha(this.leadToken);
     const startedAt = this.ctx.clock.now();
-    this.floor = floorApi({ sql: this.ctx.sql, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, ship: this.ship, brief: this.brief, hub: () => ({ url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
+    this.floor = floorApi({ sql: this.ctx.sql, bus: this.ctx.bus, now: () => this.ctx.clock.now(), cap: this.o.config.maxAgents, log: this.ctx.log, ship: this.ship, brief: this.brief, hub: () => ({ id: this.hubId, url: this.http?.url ?? null, pid: process.pid, started_at: startedAt, version: this.version }) });
     let port = 0;
     this.web = createWeb({ ctx: this.ctx, jobs: this.jobs, services: { workflows: this.workflows, notes: this.notes, locks: this.locks, kb: this.kb, runs: this.runs, tools: this.tools, debates: this.caps.debates, schedules: this.caps.schedules }, packageRoot: packageRoot(), port: () => port, url: () => this.http?.url ?? '', version: this.version });
     this.http = await startHttp({

@@ -38,6 +38,8 @@ function modelTier(json: string | null | undefined): { model_tier?: string } {
 }
 
 export interface FloorHubInfo {
+  /** The hub's id (its lead's locks are `lead@<id>` on PostgreSQL: shown as "the lead" on its own floor). */
+  id?: string | null;
   url: string | null;
   pid: number | null;
   started_at: number | null;
@@ -275,7 +277,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     });
 
   const floorLocks: FloorLock[] = locks.map((l) => ({
-    path: l.path, holder: l.holder, holder_title: isLead(l.holder) ? (l.holder === 'lead' ? 'the lead' : `the lead on hub ${leadHub(l.holder) ?? '?'}`) : byId.get(l.holder)?.title ?? null, expires_at: l.expires_at,
+    path: l.path, holder: l.holder, holder_title: isLead(l.holder) ? (l.holder === 'lead' || (input.hub?.id && leadHub(l.holder) === input.hub.id) ? 'the lead' : `the lead on hub ${leadHub(l.holder) ?? '?'}`) : byId.get(l.holder)?.title ?? null, expires_at: l.expires_at,
     waiters: [...new Set(input.lockWaits.filter((w) => w.status === 'waiting' && parseList(w.paths_json).includes(l.path)).sort((a, b) => a.id - b.id).map((w) => w.holder))],
   }));
 
