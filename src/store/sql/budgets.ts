@@ -62,16 +62,19 @@ function scope(pg: boolean, b: Scope): { cte: RawBuilder<unknown>; cond: RawBuil
 
 const greatest = (pg: boolean): RawBuilder<unknown> => sql.raw(pg ? 'GREATEST' : 'MAX');
 
+/** What a scope's jobs and the hub's own runs for them spent, as two scalar subqueries (the house's hub runs include those that served no job). */
+function spentColumns(b: Scope, cond: RawBuilder<unknown>): RawBuilder<unknown> {
+  const hub = b.kind === 'house'
+    ? sql`(SELECT COALESCE(SUM(cost_usd), 0) FROM usage)`
+    : sql`(SELECT COALESCE(SUM(u.cost_usd), 0) FROM usage u JOIN jobs j ON j.id = u.job_id WHERE ${cond})`;
+  return sql`(SELECT COALESCE(SUM(j.cost_usd), 0) FROM jobs j WHERE ${cond}) AS jobs, ${hub} AS hub`;
+}
+
 /** What was spent in a budget's scope (no reservations): the mid-run check. */
 export async function spentIn(q: Q, b: Scope): Promise<Pick<ScopeUse, 'jobsUsd' | 'hubUsd'>> {
-  const pg = isPostgres(q);
-  const { cte, cond } = scope(pg, b);
-  const jobs = await sql<{ usd: number }>`${cte} SELECT COALESCE(SUM(j.cost_usd), 0) AS usd FROM jobs j WHERE ${cond}`.execute(q);
-  // The house's hub runs include those that served no job (job_id null).
-  const hub = b.kind === 'house'
-    ? await sql<{ usd: number }>`SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM usage`.execute(q)
-    : await sql<{ usd: number }>`${cte} SELECT COALESCE(SUM(u.cost_usd), 0) AS usd FROM usage u JOIN jobs j ON j.id = u.job_id WHERE ${cond}`.execute(q);
-  return { jobsUsd: Number(jobs.rows[0]!.usd), hubUsd: Number(hub.rows[0]!.usd) };
+  const { cte, cond } = scope(isPostgres(q), b);
+  const row = (await sql<{ jobs: number; hub: number }>`${cte} SELECT ${spentColumns(b, cond)}`.execute(q)).rows[0]!;
+  return { jobsUsd: Number(row.jobs), hubUsd: Number(row.hub) };
 }
 
 /**
@@ -82,14 +85,11 @@ export async function useOf(q: Q, b: Scope): Promise<ScopeUse> {
   const pg = isPostgres(q);
   const { cte, cond } = scope(pg, b);
   const rootOut = b.kind === 'subtree' ? sql`AND r.job_id <> ${b.key}` : sql``;
-  const hubUsd = b.kind === 'house'
-    ? sql`(SELECT COALESCE(SUM(cost_usd), 0) FROM usage)`
-    : sql`(SELECT COALESCE(SUM(u.cost_usd), 0) FROM usage u JOIN jobs j ON j.id = u.job_id WHERE ${cond})`;
   // One statement, so one snapshot on PostgreSQL (READ COMMITTED takes one per statement): read
   // apart, a job that ended between the reads (its cost booked, its status no longer live) was
   // counted neither as spent nor as reserved, and a call over the budget was let through.
   const r = await sql<{ jobs: number; hub: number; usd: number; n: number }>`${cte} SELECT
-      (SELECT COALESCE(SUM(j.cost_usd), 0) FROM jobs j WHERE ${cond}) AS jobs, ${hubUsd} AS hub, x.usd, x.n
+      ${spentColumns(b, cond)}, x.usd, x.n
     FROM (SELECT COALESCE(SUM(${greatest(pg)}(0, r.amount_usd - (j.cost_usd - r.base_cost_usd))), 0) AS usd, COUNT(*) AS n
       FROM budget_reservations r JOIN jobs j ON j.id = r.job_id
       WHERE r.released_at IS NULL AND j.status IN ${LIVE} AND ${cond} ${rootOut}) x`.execute(q);
