@@ -1,5 +1,5 @@
-// End to end (a real confined claude reviewer on the fake model): Continue on an ended reviewer
-// (the dashboard's Continue and resume_agent with a message) resumes its own conversation. The
+// End to end (a real confined claude reviewer on the fake model, the dashboard in real Chromium):
+// the dashboard's Continue on an ended reviewer (resume_agent with a message) resumes its own conversation. The
 // test hub's HOME lies inside the project, as in every test hub: the reviewer's read-only tree
 // covered Claude's session file, the first attempt could not write it, and the resume failed with
 // "No conversation found with session ID". The reviewer still writes nothing in the project.
@@ -13,6 +13,8 @@ import { finishStep } from '../helpers/holder.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
 import { lastResult } from '../helpers/steps.js';
 import { attempts } from '../helpers/state.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { loggedIn } from '../helpers/dashboard.js';
 
 const CONTINUE = 'CONTINUE-R7: now look at the tests too';
 
@@ -40,7 +42,17 @@ test('Continue on an ended reviewer whose HOME lies inside its read-only tree: t
     assert.equal(first.status, 'succeeded', first.status_message ?? '');
     assert.equal(writeRefused, true, 'the reviewer\'s write was refused');
 
-    await h.call('resume_agent', { job_id: spawned.job_id, message: CONTINUE });
+    // The dashboard's Continue, in real Chromium (POST /api/web/jobs/<id>/resume, as resume_agent).
+    const browser = await launchBrowser();
+    try {
+      const page = await loggedIn(browser, h, { hash: `#/crew/${spawned.job_id}` });
+      const cont = page.getByTestId('continue');
+      await cont.locator('input').fill(CONTINUE);
+      await cont.getByRole('button', { name: 'Continue' }).click();
+      await eventually('the resume to start', async () => ((await attempts(h.hub, spawned.job_id)).length === 2 ? true : undefined), 30_000);
+    } finally {
+      await browser.close();
+    }
     const tries = await eventually('the resumed attempt to end', async () => {
       const a = await attempts(h.hub, spawned.job_id);
       return a.length === 2 && a[1]!.status !== 'running' ? a : undefined;
