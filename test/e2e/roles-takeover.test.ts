@@ -7,10 +7,10 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StepContext, ToolResultInfo } from '../../src/fakemodel/fakeAnthropic.js';
-import { claudeEnv } from '../helpers/claude.js';
+import { claudeEnv, skipFirstRun } from '../helpers/claude.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { finishStep } from '../helpers/holder.js';
 import { eventually, waitForJob } from '../helpers/wait.js';
@@ -24,16 +24,6 @@ after(() => { for (const t of terminals) t.kill(); });
 
 const PERSON = 'TAKEOVER-9: write the fix yourself';
 const REPLY = 'REVIEWER-CANNOT-WRITE-9';
-
-/** Interactive Claude Code's first-run screens skipped (as in attach-tmux.test.ts, docs/attach.md). */
-function skipFirstRun(home: string, trusted: string): void {
-  mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, '.claude.json'), JSON.stringify({
-    hasCompletedOnboarding: true, theme: 'dark',
-    customApiKeyResponses: { approved: ['sk-test'], rejected: [] },
-    projects: { [trusted]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-  }));
-}
 
 /** The last tool the model called in this conversation (the assistant message before the last user one). */
 const lastTool = (ctx: StepContext): string | undefined => {
