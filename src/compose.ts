@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { packageRoot, projectRoot, settingsDirOf } from './config.js';
 import { setupConfinement, type Confinement } from './confine/setup.js';
+import { UNCONFINED } from './confine/launcher.js';
 import { HookLedger } from './confine/hookLedger.js';
 import { guardLocks } from './confine/guard.js';
 import type { LockGuard } from './confine/lockGuard.js';
@@ -258,7 +259,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   const scripts = new ScriptRuns(ctx, jobs, requests, new BundledScripts([workflowCore.script]), hubId);
   const workflows = new WorkflowService(ctx, jobs, workflowCore, scripts, hubId);
   const debates = caps.debates ? new DebateService(ctx, jobs, notes, hubId) : undefined;
-  const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
+  const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments, confinement?.commands ?? UNCONFINED) : undefined;
 
   const now = (): number => ctx.clock.now();
   const merges = new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv });
