@@ -22,6 +22,7 @@ import { markWorkerLost, workerOfHub, type WorkerRow } from '../store/sql/worker
 import { attemptUpdate, attemptsOf, eventInsert, jobUpdate, updateJob } from '../store/sql/jobs.js';
 import { bossDb, ensureQueue, openAttemptQueue, sendAttempt } from '../store/sql/queue.js';
 import { transcriptTail } from '../store/sql/transcriptTail.js';
+import { countsAgainstRetries } from '../domain/failure.js';
 
 /** The reason a lost worker's attempt ended, first in its error and the kind of the job's event. */
 export const WORKER_LOST = 'worker_lost';
@@ -63,11 +64,13 @@ export async function loseJob(trx: Transaction<Schema>, jobId: string, f: LostJo
   const beat = f.worker ? Number(f.worker.heartbeat_at) : Number(f.dead.heartbeat_at);
   const error = `${WORKER_LOST}: worker ${name} (host ${host}, hub ${f.dead.id}) stopped heartbeating; last heartbeat ${new Date(beat).toISOString()}; found lost by hub ${f.me}`;
   if (last && last.ended_at === null) await attemptUpdate(trx, jobId, last.n, { status: 'interrupted', ended_at: f.now, failure_class: 'interrupted', error }).execute();
-  const again = attempts.length < f.maxAttempts;
+  // Counted as the runner counts a retry's attempts (a provider limit's wait is no attempt used up).
+  const used = attempts.filter(countsAgainstRetries).length;
+  const again = used < f.maxAttempts;
   const data = { attempt: last?.n ?? null, worker: name, host, heartbeat_at: beat, dead_hub: f.dead.id, by: f.me, to: again ? 'queued' : 'interrupted' };
   const cleared = { pid: null, token_hash: null, hub_id: null, worker: null, worker_epoch: null };
   if (!again) {
-    const why = `${error}; not queued again: it ran ${attempts.length} attempt(s), the most a job gets (maxAttempts ${f.maxAttempts}); resume_agent runs it again`;
+    const why = `${error}; not queued again: it ran ${used} attempt(s), the most a job gets (maxAttempts ${f.maxAttempts}); resume_agent runs it again`;
     await jobUpdate(trx, jobId, { ...cleared, status: 'interrupted', ended_at: f.now, failure_class: 'interrupted', error: why }, f.now).execute();
     await eventInsert(trx, jobId, f.now, WORKER_LOST, data).execute();
     return 'interrupted';
