@@ -44,6 +44,7 @@ import type { TokenUsage } from '../launch/types.js';
 import type { LockGuard } from '../confine/lockGuard.js';
 import type { HookLedger } from '../confine/hookLedger.js';
 import { diagnose } from '../retry/diagnose.js';
+import { workerLostSeed } from './workerLost.js';
 import { makeStartGate, type StartGate } from '../launch/startGate.js';
 import type { Limits } from '../limits/service.js';
 import { limitOfText } from '../limits/signals.js';
@@ -74,6 +75,8 @@ interface LaunchFacts {
   memory: string | undefined;
   /** The crew brief at launch (src/brief), for a new session's first prompt. */
   brief: BriefRow | undefined;
+  /** After an attempt lost with its worker: what it did, for the new session's first prompt (src/services/workerLost.ts). */
+  seed: string | undefined;
 }
 
 /** What the Runner is built with besides the context (src/compose.ts builds it). */
@@ -301,7 +304,8 @@ export class Runner {
     }
     // A resumed session got the brief in its first prompt or as a message when it changed.
     const brief = resume ? undefined : await readBrief(q);
-    return { attempts, deps, resume, stack, pending, memory, brief };
+    const seed = resume ? undefined : await workerLostSeed(q, this.ctx.prompts, job.id, kind, attempts);
+    return { attempts, deps, resume, stack, pending, memory, brief, seed };
   }
 
   private launchWith(job: JobRow, n: number, kind: string, token: string, facts: LaunchFacts): void {
@@ -406,6 +410,7 @@ export class Runner {
           }));
         }
       }
+      if (facts.seed) parts.push(facts.seed);
       if (job.resume_message) parts.push(job.resume_message);
     }
     if (queued.length) parts.push(['## Messages received while you were not running', ...queued.map((t) => `- ${t}`)].join('\n'));
