@@ -18,6 +18,7 @@ import { setSetupBase } from '../../src/store/sql/setup.js';
 import { WorkerRepos } from '../../src/worker/repos.js';
 import { SetupFailed } from '../../src/branches/jobWorktrees.js';
 import { RemoteError, originUrl } from '../../src/git/remote.js';
+import { diffOfJob } from '../../src/branches/jobDiff.js';
 
 describe('a worker\'s repositories', () => {
   let h: TestHub;
@@ -138,6 +139,26 @@ describe('a worker\'s repositories', () => {
     const again = await other.prepare(await row(a.id));
     assert.equal(await gitOut(again.workDir, ['rev-parse', 'HEAD']), pushed);
     assert.equal(again.baseCommit, pa.baseCommit);
+  });
+
+  test('a job depending on two workers\' jobs starts from the first\'s pushed branch with the second\'s merged in; the lane\'s diff of a worker\'s job reads the fetched branch', async () => {
+    const w = new WorkerRepos(h.hub.ctx, join(dir, 'worker-d'));
+    const [a, b] = [await job(), await job()];
+    for (const [j, f] of [[a, 'dep-a.txt'], [b, 'dep-b.txt']] as const) {
+      const p = await w.prepare(j);
+      await writeFile(join(p.workDir, f), `${f}\n`);
+      await w.publish(j);
+    }
+    const c = await job({ depends_on_json: JSON.stringify([a.id, b.id]) });
+    const pc = await new WorkerRepos(h.hub.ctx, join(dir, 'worker-e')).prepare(c);
+    assert.equal(await readFile(join(pc.workDir, 'dep-a.txt'), 'utf8'), 'dep-a.txt\n');
+    assert.equal(await readFile(join(pc.workDir, 'dep-b.txt'), 'utf8'), 'dep-b.txt\n');
+    assert.equal(await gitOut(pc.workDir, ['rev-parse', 'HEAD^1']), await remoteTip(`refs/heads/${a.branch}`), 'on a\'s branch, b merged in');
+    assert.equal(pc.baseCommit, await gitOut(pc.workDir, ['rev-parse', 'HEAD']), 'its diff is measured from after the merges, as on the hub');
+
+    const d = await diffOfJob(await row(a.id));
+    assert.deepEqual(d.files.map((f) => f.path), ['dep-a.txt'], d.title);
+    assert.match(d.title, new RegExp(`branch ${a.branch!.replace('/', '\\/')} against`));
   });
 
   test('two prepares at once on one repository (first time on this worker) both succeed, with one clone', async () => {
