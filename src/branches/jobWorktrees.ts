@@ -91,7 +91,7 @@ export class JobWorktrees {
       wt = await createWorktree({ repoRoot: site.repoRoot, jobId: job.id, branch: job.branch!, worktreesDir: ctx.config.worktreesDir, base: start });
     } catch (err) {
       if (plan.base) throw new SetupFailed(`could not start the worktree from ${plan.base.ref}${plan.base.jobId ? ` (the branch of ${plan.base.jobId})` : ''}: ${errorMessage(err)}`);
-      if (err instanceof RemoteError) throw new SetupFailed(`could not start the worktree: ${err.message}`);
+      if (err instanceof RemoteError && err.kind !== 'unreachable') throw new SetupFailed(`could not start the worktree: ${err.message}`);
       throw err;
     }
     if (!plan.base) return wt;

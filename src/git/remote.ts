@@ -28,9 +28,14 @@ export async function originUrl(repoRoot: string): Promise<string | undefined> {
   return local && !path.isAbsolute(url) ? path.resolve(repoRoot, url) : url;
 }
 
-/** A refused or failed fetch / push, in words that say what to do. */
+/**
+ * A refused or failed fetch / push, in words that say what to do. `kind`: `missing` — the remote
+ * lacks what was asked (a branch, a commit, a default branch); `refused` — a push or an update
+ * that would overwrite another's work; `unreachable` — git could not do it at all (network,
+ * credentials), which may pass when tried again.
+ */
 export class RemoteError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, readonly kind: 'missing' | 'refused' | 'unreachable', options?: ErrorOptions) {
     super(message, options);
     this.name = 'RemoteError';
   }
@@ -47,7 +52,7 @@ export async function cloneOnce(url: string, dir: string): Promise<boolean> {
     await rename(tmp, dir);
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });
-    throw new RemoteError(`could not clone ${url} into ${dir}: ${firstLine(errText(err))}. Check that this machine reaches the remote and may read it (git clone ${url}).`, { cause: err });
+    throw new RemoteError(`could not clone ${url} into ${dir}: ${firstLine(errText(err))}. Check that this machine reaches the remote and may read it (git clone ${url}).`, 'unreachable', { cause: err });
   }
   return true;
 }
@@ -62,8 +67,8 @@ export async function fetchBranches(dir: string, branches: readonly string[]): P
     const msg = errText(err);
     const missing = /couldn't find remote ref (?:refs\/heads\/)?(\S+)/i.exec(msg)?.[1];
     const url = await originUrl(dir);
-    if (missing) throw new RemoteError(`the branch ${missing} is not on the remote ${url}: push it there (git push origin ${missing}) so a worker can start from it`, { cause: err });
-    throw new RemoteError(`could not fetch ${wanted.join(', ')} from ${url}: ${firstLine(msg)}`, { cause: err });
+    if (missing) throw new RemoteError(`the branch ${missing} is not on the remote ${url}: push it there (git push origin ${missing}) so a worker can start from it`, 'missing', { cause: err });
+    throw new RemoteError(`could not fetch ${wanted.join(', ')} from ${url}: ${firstLine(msg)}`, 'unreachable', { cause: err });
   }
 }
 
@@ -74,16 +79,19 @@ export async function fetchCommit(dir: string, sha: string): Promise<void> {
     await gitOut(['fetch', '--quiet', '--no-tags', 'origin', sha], { cwd: dir, timeout: NET_TIMEOUT_MS });
   } catch (err) {
     const url = await originUrl(dir);
-    throw new RemoteError(`the commit ${sha.slice(0, 12)} is not on the remote ${url} (${firstLine(errText(err))}): push the branch that holds it (git push origin <branch>) so a worker can start from it`, { cause: err });
+    const msg = errText(err);
+    if (!/not our ref|unadvertised object|no such remote ref|couldn't find remote ref/i.test(msg)) throw new RemoteError(`could not fetch the commit ${sha.slice(0, 12)} from ${url}: ${firstLine(msg)}`, 'unreachable', { cause: err });
+    throw new RemoteError(`the commit ${sha.slice(0, 12)} is not on the remote ${url} (${firstLine(msg)}): push the branch that holds it (git push origin <branch>) so a worker can start from it`, 'missing', { cause: err });
   }
-  if (!(await hasCommit(dir, sha))) throw new RemoteError(`the commit ${sha.slice(0, 12)} was fetched from ${await originUrl(dir)} but is not there`);
+  if (!(await hasCommit(dir, sha))) throw new RemoteError(`the commit ${sha.slice(0, 12)} was fetched from ${await originUrl(dir)} but is not there`, 'missing');
 }
 
 /** The remote's default branch (what its HEAD names) as fetched into the clone: refs/remotes/origin/<name>. */
 export async function remoteDefault(dir: string): Promise<string> {
   const r = await git(['ls-remote', '--symref', 'origin', 'HEAD'], { cwd: dir, allowFail: true, timeout: NET_TIMEOUT_MS });
+  if (r.code !== 0) throw new RemoteError(`could not ask ${await originUrl(dir)} for its default branch: ${firstLine(r.stderr)}`, 'unreachable');
   const name = /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(r.stdout)?.[1];
-  if (r.code !== 0 || !name) throw new RemoteError(`the remote ${await originUrl(dir)} names no default branch (its HEAD)${r.code !== 0 ? `: ${firstLine(r.stderr)}` : ''}; spawn with base: "<branch>"`);
+  if (!name) throw new RemoteError(`the remote ${await originUrl(dir)} names no default branch (its HEAD); spawn with base: "<branch>"`, 'missing');
   await fetchBranches(dir, [name]);
   return `${REMOTE_REFS}/${name}`;
 }
@@ -110,9 +118,9 @@ export async function pushToOrigin(dir: string, branch: string): Promise<void> {
   const url = await originUrl(dir);
   const text = `${r.stdout}\n${r.stderr}`;
   if (/\[rejected\]|non-fast-forward|fetch first|stale info/i.test(text)) {
-    throw new RemoteError(`the remote ${url} refused the push of ${branch}: its ${branch} has commits this branch does not (someone else pushed to it). Nothing was overwritten; fetch it and merge, or push under another branch name`);
+    throw new RemoteError(`the remote ${url} refused the push of ${branch}: its ${branch} has commits this branch does not (someone else pushed to it). Nothing was overwritten; fetch it and merge, or push under another branch name`, 'refused');
   }
-  throw new RemoteError(`could not push ${branch} to ${url}: ${firstLine(r.stderr || r.stdout)}`);
+  throw new RemoteError(`could not push ${branch} to ${url}: ${firstLine(r.stderr || r.stdout)}`, 'unreachable');
 }
 
 /** What the hub's fetch of a pushed branch did. */
@@ -128,13 +136,13 @@ export type FetchedBranch = { branch: string; commit: string; local: 'created' |
 export async function fetchBranchHere(repoRoot: string, branch: string): Promise<FetchedBranch> {
   const scratch = `refs/overseer/fetched/${branch}`;
   const url = await originUrl(repoRoot);
-  if (!url) throw new RemoteError(`${repoRoot} has no remote named origin to fetch ${branch} from; add it (git remote add origin <url>) and merge again`);
+  if (!url) throw new RemoteError(`${repoRoot} has no remote named origin to fetch ${branch} from; add it (git remote add origin <url>) and merge again`, 'missing');
   try {
     await gitOut(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${branch}:${scratch}`], { cwd: repoRoot, timeout: NET_TIMEOUT_MS });
   } catch (err) {
     const msg = errText(err);
-    if (/couldn't find remote ref/i.test(msg)) throw new RemoteError(`the branch ${branch} is not on the remote ${url}: the worker has not pushed it (see the job's git note)`, { cause: err });
-    throw new RemoteError(`could not fetch ${branch} from ${url}: ${firstLine(msg)}`, { cause: err });
+    if (/couldn't find remote ref/i.test(msg)) throw new RemoteError(`the branch ${branch} is not on the remote ${url}: the worker has not pushed it (see the job's git note)`, 'missing', { cause: err });
+    throw new RemoteError(`could not fetch ${branch} from ${url}: ${firstLine(msg)}`, 'unreachable', { cause: err });
   }
   try {
     const remote = (await tip(repoRoot, scratch))!;
@@ -142,10 +150,10 @@ export async function fetchBranchHere(repoRoot: string, branch: string): Promise
     if (local === remote) return { branch, commit: remote, local: 'same' };
     if (local && (await isAncestor(repoRoot, remote, local))) return { branch, commit: local, local: 'ahead' };
     if (local && !(await isAncestor(repoRoot, local, remote))) {
-      throw new RemoteError(`the local branch ${branch} in ${repoRoot} (${local.slice(0, 12)}) and the one on ${url} (${remote.slice(0, 12)}) went different ways; it was not overwritten. Merge or reset one of them (git fetch origin ${branch}, then git merge or git branch -f ${branch} origin/${branch}), then merge again`);
+      throw new RemoteError(`the local branch ${branch} in ${repoRoot} (${local.slice(0, 12)}) and the one on ${url} (${remote.slice(0, 12)}) went different ways; it was not overwritten. Merge or reset one of them (git fetch origin ${branch}, then git merge or git branch -f ${branch} origin/${branch}), then merge again`, 'refused');
     }
     if (local && (await checkedOut(repoRoot, branch))) {
-      throw new RemoteError(`the local branch ${branch} is checked out in ${repoRoot} or one of its worktrees and is behind the one on ${url}; pull there (git pull origin ${branch}), then merge again`);
+      throw new RemoteError(`the local branch ${branch} is checked out in ${repoRoot} or one of its worktrees and is behind the one on ${url}; pull there (git pull origin ${branch}), then merge again`, 'refused');
     }
     // A compare-and-set: the local branch moves only from what was read here.
     await gitOut(['update-ref', '-m', `overseer: fetched from ${url}`, `refs/heads/${branch}`, remote, local ?? ''], { cwd: repoRoot });

@@ -76,7 +76,8 @@ export class WorkerRepos {
       const wt = await this.continued(job, dir) ?? await this.worktrees.make({ ...job, base_commit: null }, this.site(job, dir));
       return { workDir: wt.path, branch: wt.branch, baseCommit: wt.baseCommit };
     } catch (err) {
-      if (err instanceof RemoteError) throw new SetupFailed(err.message, { cause: err });
+      // What the remote lacks or refuses fails the job (setup_failed); a remote out of reach is a crash its retry policy may retry.
+      if (err instanceof RemoteError && err.kind !== 'unreachable') throw new SetupFailed(err.message, { cause: err });
       throw err;
     }
   }
@@ -107,7 +108,7 @@ export class WorkerRepos {
     const start = await this.serial(dir, async () => {
       await git(['worktree', 'prune'], { cwd: dir, allowFail: true }); // folders removed by hand no longer hold their branch
       const remote = await fetchBranches(dir, [branch]).then(() => tip(dir, `${REMOTE_REFS}/${branch}`), (err: unknown) => {
-        if (err instanceof RemoteError && /is not on the remote/.test(err.message)) return undefined;
+        if (err instanceof RemoteError && err.kind === 'missing') return undefined;
         throw err;
       });
       const local = await tip(dir, `refs/heads/${branch}`);

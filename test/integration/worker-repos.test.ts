@@ -110,6 +110,18 @@ describe('a worker\'s repositories', () => {
     await gitOut(lead, ['push', '-q', 'origin', 'main']);
   });
 
+  test('a remote out of reach is not a setup failure (the retry policy may try again): it says it could not clone, and leaves no clone', async () => {
+    const repos = new WorkerRepos(h.hub.ctx, join(dir, 'worker-x'));
+    await assert.rejects(repos.prepare(await job({ repo_remote: join(dir, 'no-such-remote.git') })), (err: Error) => {
+      assert.ok(err instanceof RemoteError && !(err instanceof SetupFailed), String(err));
+      assert.equal(err.kind, 'unreachable');
+      assert.match(err.message, /could not clone .*no-such-remote\.git/);
+      return true;
+    });
+    assert.equal(repos.clones, 0);
+    assert.deepEqual(await readdir(join(dir, 'worker-x', 'repos')), [], 'no half clone left');
+  });
+
   test('publish commits the agent\'s work and pushes the branch; a job based on it (on another worker) starts from the pushed branch', async () => {
     const repos = new WorkerRepos(h.hub.ctx, join(dir, 'worker-a'));
     const a = await job();
