@@ -135,6 +135,15 @@ test('PostgreSQL with a worker registered: labels place a job in the worker queu
   assert.deepEqual(qr.map((j) => [j.id, j.data]), [[resumed.queue_id, { jobId: e.job_id, attempt: 2 }]], 'one queue job for the resume');
   assert.equal(launcher.spawned.length, 0, 'still nothing launched on the hub');
 
+  // A schedule's occurrence: waiting until its time, then queued by the schedules' tick with one queue job.
+  const at = new Date(Date.now() + 1500).toISOString();
+  const later = await h.call('spawn_agent', { prompt: 'at its time', worktree: true, labels: ['gpu'], at });
+  assert.equal(later.status, 'waiting');
+  assert.equal(await queueJobs(h, later.job_id), 0, 'nothing sent before its time');
+  await waitForJob(h.hub, later.job_id, (j) => j.status === 'queued', 15_000);
+  const due = await worker.fetch(gpuQueue, { batchSize: 10 });
+  assert.deepEqual(due.map((j) => j.data), [{ jobId: later.job_id, attempt: 1 }], 'one queue job for the due occurrence');
+
   // A job that asks nothing and cannot leave (no worktree) runs on the hub even with workers registered.
   const plain = await h.call('spawn_agent', { prompt: 'here' });
   await waitForJob(h.hub, plain.job_id, (j) => j.status === 'succeeded');
@@ -174,4 +183,14 @@ test('SQLite: a host is refused, labels are tags, everything else unchanged', as
   const done = await waitForJob(h.hub, a.job_id, (j) => j.status === 'succeeded');
   assert.equal(done.placement, null, 'no placement written on SQLite');
   assert.equal(launcher.spawned.length, 1);
+  // A script's agent() takes labels and host too: the host refused the same way, the labels kept as tags beside run:<id>.
+  const r = await h.call('run_script', { script: `let refused = ''
+try { await agent('x', { host: 'gpu-box' }) } catch (e) { refused = String(e.message) }
+const ok = await agent('tagged by a script', { labels: ['gpu'] })
+return { refused, ok }` });
+  const v = await h.call('get_run', { run_id: r.run_id, wait_s: 60 });
+  assert.equal(v.status, 'succeeded', JSON.stringify(v));
+  assert.match(v.result.refused, /no worker host is registered/);
+  const tagged = (await h.call('list_agents', { label: 'gpu' })).agents.map((x: { title: string; labels: string[] }) => [x.title, [...x.labels].sort()]);
+  assert.deepEqual(tagged.find((x: [string, string[]]) => x[0] === 'tagged by a script')?.[1], ['gpu', `run:${r.run_id}`]);
 });
