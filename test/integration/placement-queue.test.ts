@@ -63,7 +63,9 @@ test('PostgreSQL with a worker registered: labels place a job in the worker queu
   const gpuQueue = queueName('claude', null, ['gpu']);
 
   // A worktree job in a repository with an origin, labels ["gpu"]: the queue, exactly one queue job.
+  const t0 = Date.now();
   const a = await h.call('spawn_agent', { prompt: 'on the gpu', worktree: true, labels: ['gpu', 'team:ml'] });
+  t.diagnostic(`first spawn into the queue (opens the hub's pg-boss, creates its schema and the queue): ${Date.now() - t0} ms`);
   assert.equal(a.status, 'queued');
   const rowA = await job(h.hub, a.job_id);
   assert.equal(rowA.placement, 'queue');
@@ -93,7 +95,9 @@ test('PostgreSQL with a worker registered: labels place a job in the worker queu
   assert.equal(await allQueueJobs(h), queueBefore, 'no queue job sent');
 
   // Cancel of a queued job of the queue withdraws its queue job in the same transaction.
+  const t1 = Date.now();
   const b = await h.call('spawn_agent', { prompt: 'to cancel', worktree: true, labels: ['gpu'] });
+  t.diagnostic(`a later spawn into the same queue: ${Date.now() - t1} ms`);
   const rowB = await job(h.hub, b.job_id);
   await h.call('cancel_agent', { job_id: b.job_id });
   assert.equal((await job(h.hub, b.job_id)).status, 'cancelled');
