@@ -98,7 +98,7 @@ export class Hub {
   private readonly digest: LeadDigest;
   /** The optional capabilities switched on (config.capabilities; src/compose.ts). */
   private readonly caps: { debates?: DebateService; search?: Search; schedules?: Schedules };
-  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle; sendBack: Lifecycle };
+  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle; sendBack: Lifecycle; queue: Lifecycle };
   /** Agents a person took over with overseer attach (src/takeover); never any without the capability. */
   private readonly takenOver: { active(): boolean; load(): Promise<void> };
   private readonly promptDeps: PromptDeps;
@@ -372,6 +372,7 @@ export class Hub {
       await this.lifecycle.sendBack.stop(); // re-merges of sent-back jobs that finished: done before the database closes
       await this.lifecycle.debates.stop();
       await this.lifecycle.relay.stop(); // after the children's interruptions: their events reach the other hubs
+      await this.lifecycle.queue.stop(); // the worker queue's pg-boss, if this hub opened it
       this.budgets.close();
       await this.notifier?.close();
       await this.lifecycle.search.stop();
