@@ -110,6 +110,8 @@ export const NOTHING: Lifecycle = { start: () => undefined, stop: () => undefine
 /** Every service of one hub, built. */
 export interface Services {
   ctx: HubContext;
+  /** Placement and the worker queue (src/services/attemptQueue.ts). */
+  queue: AttemptQueueService;
   /** OS confinement of children (undefined with an injected process launcher: nothing to confine). */
   confinement: Confinement | undefined;
   lockGuard: LockGuard;
@@ -288,7 +290,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     ...mergeTools(merges, sendBack, ctx.progressEveryMs), ...briefTools(brief),
   ];
   return {
-    ctx, hubId, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
+    ctx, hubId, queue, confinement, lockGuard, children, runner, jobs, messages, locks, notes, requests, permissions, hook, workflows, kb, health,
     overlaps, budgets, runs, scripts, digest, debates, search, schedules, takeover, tools, ship, brief,
     lifecycle: {
       schedules: schedules ? { start: () => schedules.start(), stop: () => schedules.close() } : NOTHING,

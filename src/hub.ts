@@ -39,7 +39,7 @@ import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
 import { deadHubReconciler } from './services/hubReconcile.js';
-import { bossRequeue, NO_REQUEUE } from './services/workerLost.js';
+import type { AttemptQueueService } from './services/attemptQueue.js';
 import { HubRegistry } from './store/sql/hubs.js';
 import { hostname } from 'node:os';
 import { writeCodexHome } from './launch/codex/launcher.js';
@@ -121,8 +121,8 @@ export class Hub {
   /** This hub's id and its row in `hubs` (heartbeat, dead hubs: src/store/sql/hubs.ts). */
   readonly hubId: string;
   private registry?: HubRegistry;
-  /** A lost worker's jobs back into the worker queue (src/services/workerLost.ts); PostgreSQL only. */
-  private requeuer = NO_REQUEUE;
+  /** Placement and the worker queue: a lost worker's jobs go back into it (src/services/workerLost.ts). */
+  private readonly queue: AttemptQueueService;
   private stopping?: Promise<void>;
   /** Adoptions of what dead hubs drove, one after another; undefined until start() has taken up its own. */
   private adoption?: Promise<void>;
@@ -153,6 +153,7 @@ export class Hub {
   private constructor(private readonly o: HubOptions, sql: SqlDb) {
     const s = compose(o, sql, this.elicitor, () => this.url);
     this.ctx = s.ctx;
+    this.queue = s.queue;
     this.confinement = s.confinement;
     this.lockGuard = s.lockGuard;
     this.children = s.children;
@@ -297,8 +298,7 @@ export class Hub {
   /** This hub's row in `hubs`, beating; on both dialects (on SQLite the rows are bookkeeping: one hub per database). */
   private register(): Promise<HubRegistry> {
     const { config } = this.o;
-    if (config.databaseUrl) this.requeuer = bossRequeue({ url: config.databaseUrl, log: this.ctx.log, defaultTimeoutS: config.defaultTimeoutS });
-    const dead = deadHubReconciler(this.ctx, this.hubId, () => this.adoptOrphans(), this.requeuer.requeue);
+    const dead = deadHubReconciler(this.ctx, this.hubId, () => this.adoptOrphans(), (trx, id, replacing) => this.queue.queued(trx, id, replacing));
     return HubRegistry.start({
       id: this.hubId, db: this.ctx.sql.db, dialect: this.ctx.sql.dialect, url: config.databaseUrl, log: this.ctx.log,
       identity: { host: hostname(), pid: process.pid, url: null, stateDir: config.home, version: this.version },
@@ -367,7 +367,6 @@ export class Hub {
       await this.runner.shutdown();
       // After the children were interrupted: nobody waits a timeout for this hub.
       await this.registry?.stop().catch((err: unknown) => this.ctx.log.warn({ err }, 'could not mark this hub stopped'));
-      await this.requeuer.stop();
       await this.workflows.drain();
       await this.lifecycle.sendBack.stop(); // re-merges of sent-back jobs that finished: done before the database closes
       await this.lifecycle.debates.stop();

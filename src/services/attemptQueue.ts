@@ -9,10 +9,10 @@
 //   occurrence coming due), and withdrawn in the transaction that cancels or fails it. pg-boss is
 //   opened at the first job placed in the queue (a crew without workers never opens it) and
 //   stopped with the hub.
-import { git } from '../git/exec.js';
+import { originUrl } from '../git/remote.js';
 import { place, placementLabels, type Placement, type WorkerSeat } from '../domain/placement.js';
 import { listWorkers } from '../store/sql/workers.js';
-import { cancelAttempt, ensureQueue, openAttemptQueue, sendAttempt } from '../store/sql/queue.js';
+import { cancelAttempt, ensureQueue, failAttempt, openAttemptQueue, sendAttempt } from '../store/sql/queue.js';
 import { getJob, lastAttempt, updateJob } from '../store/sql/jobs.js';
 import type { Q } from '../store/sql/tx.js';
 import type { SqlDb } from '../store/sql/open.js';
@@ -51,8 +51,9 @@ export interface AttemptQueueService {
   /** Before a transaction that queues `job` again (resume, retry, dependent, due): make its queue. */
   prepare(job: Pick<JobRow, 'placement' | 'queue_name'>): Promise<void>;
   /** `jobId` became queued in `trx`: a job of the queue gets its queue job there (and is nobody's
-   * until a worker claims it). The one helper every path that queues a job calls. */
-  queued(trx: Q, jobId: string): Promise<void>;
+   * until a worker claims it). The one helper every path that queues a job calls. `replacing`: the
+   * queue job of an attempt that will never complete (its worker was lost), failed in `trx`. */
+  queued(trx: Q, jobId: string, replacing?: string | null): Promise<void>;
   /** `jobId` stops being queued in `trx` (cancelled, failed before it started): its queue job is withdrawn. */
   withdraw(trx: Q, jobId: string): Promise<void>;
   stop(): Promise<void>;
@@ -71,13 +72,6 @@ export const HUB_ONLY: AttemptQueueService = {
   withdraw: async () => undefined,
   stop: async () => undefined,
 };
-
-/** origin's fetch URL of the repository at `repoRoot`, or null when it has none. */
-export async function originUrl(repoRoot: string): Promise<string | null> {
-  const r = await git(['remote', 'get-url', 'origin'], { cwd: repoRoot, allowFail: true });
-  const url = r.code === 0 ? r.stdout.trim() : '';
-  return url || null;
-}
 
 type Boss = Awaited<ReturnType<typeof openAttemptQueue>>;
 
@@ -124,7 +118,7 @@ export class WorkerQueue implements AttemptQueueService {
     const workers = await seats(this.o.sql.db, this.o.sql);
     // No worker registered and no host asked: the hub's, as before (no git, no pg-boss).
     if (!workers.length && !ask.host) return { ask, remote: null, workers: false };
-    const remote = ask.worktree && ask.repoRoot ? await originUrl(ask.repoRoot) : null;
+    const remote = ask.worktree && ask.repoRoot ? (await originUrl(ask.repoRoot)) ?? null : null;
     const planned = { ask, remote, workers: true };
     const r = this.decide(planned, workers);
     if (r.where === 'queue') await ensureQueue(await this.open(), r.queue);
@@ -145,13 +139,14 @@ export class WorkerQueue implements AttemptQueueService {
     if (job.placement === 'queue' && job.queue_name) await ensureQueue(await this.open(), job.queue_name);
   }
 
-  async queued(trx: Q, jobId: string): Promise<void> {
+  async queued(trx: Q, jobId: string, replacing?: string | null): Promise<void> {
     const job = await getJob(trx, jobId);
     if (!job || job.placement !== 'queue' || !job.queue_name) return;
     // Made before the transaction by plan/prepare; a queue this process has not made yet is made
     // here on pg-boss's own connections (its DDL never joins our transaction).
     const boss = await this.open();
     await ensureQueue(boss, job.queue_name);
+    if (replacing) await failAttempt(trx, boss, job.queue_name, replacing, 'its worker was lost');
     const attempt = ((await lastAttempt(trx, jobId))?.n ?? 0) + 1;
     const expire = (job.timeout_s ?? this.o.defaultTimeoutS) + 5 * 60;
     const id = await sendAttempt(trx, boss, job.queue_name, { jobId, attempt }, expire);

@@ -10,17 +10,14 @@
 //   machine is not the agent's failure, and with the session file gone the requeue is the resume;
 // - the next attempt is a new session whose first prompt carries what the lost attempt said and
 //   did, from `transcript_rows` (workerLostSeed, read by the runner's launch).
-import PgBoss from 'pg-boss';
 import type { Transaction } from 'kysely';
 import type { Schema } from '../store/sql/schema.js';
 import type { Q } from '../store/sql/tx.js';
 import type { HubRow } from '../store/sql/hubs.js';
-import type { AttemptRow, JobRow } from '../store/jobs.js';
-import type { Logger } from '../log.js';
+import type { AttemptRow } from '../store/jobs.js';
 import type { PromptLibrary } from '../prompts/load.js';
 import { markWorkerLost, workerOfHub, type WorkerRow } from '../store/sql/workers.js';
-import { attemptUpdate, attemptsOf, eventInsert, jobUpdate, updateJob } from '../store/sql/jobs.js';
-import { bossDb, ensureQueue, openAttemptQueue, sendAttempt } from '../store/sql/queue.js';
+import { attemptUpdate, attemptsOf, eventInsert, jobUpdate } from '../store/sql/jobs.js';
 import { transcriptTail } from '../store/sql/transcriptTail.js';
 import { countsAgainstRetries } from '../domain/failure.js';
 
@@ -28,10 +25,11 @@ import { countsAgainstRetries } from '../domain/failure.js';
 export const WORKER_LOST = 'worker_lost';
 
 /**
- * Send attempt `attempt` of `job` (now queued again in `trx`) into its queue, in `trx`: the queue
- * job exists exactly when the requeue commits. One function, injected: the hub's attempt queue.
+ * `jobId`, queued again in `trx`, gets its next queue job there (the queue job exists exactly when
+ * the requeue commits), and `replacing` — the lost attempt's queue job, fetched by the lost worker —
+ * is failed there. The hub's attempt queue (src/services/attemptQueue.ts `queued`).
  */
-export type Requeue = (trx: Transaction<Schema>, job: JobRow, attempt: number) => Promise<void>;
+export type Requeue = (trx: Transaction<Schema>, jobId: string, replacing: string | null) => Promise<void>;
 
 /** The worker a dead hub was, marked lost in `trx`; undefined for a plain hub (or a worker that registered again under a new epoch). */
 export async function loseWorker(trx: Transaction<Schema>, dialect: 'sqlite' | 'postgres', dead: HubRow): Promise<WorkerRow | undefined> {
@@ -77,8 +75,8 @@ export async function loseJob(trx: Transaction<Schema>, jobId: string, f: LostJo
   }
   await jobUpdate(trx, jobId, { ...cleared, status: 'queued', ended_at: null, outcome: null, failure_class: 'interrupted', error }, f.now).execute();
   await eventInsert(trx, jobId, f.now, WORKER_LOST, data).execute();
-  const job = (await trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow()) as JobRow;
-  await f.requeue(trx, job, (last?.n ?? 0) + 1);
+  const job = await trx.selectFrom('jobs').select('queue_id').where('id', '=', jobId).executeTakeFirstOrThrow();
+  await f.requeue(trx, jobId, job.queue_id ?? null);
   return 'queued';
 }
 
@@ -107,47 +105,3 @@ export async function workerLostSeed(q: Q, prompts: PromptLibrary, jobId: string
     heartbeat: d.heartbeat_at ? new Date(d.heartbeat_at).toISOString() : 'unknown', transcript, omitted,
   });
 }
-
-export interface BossRequeueOptions {
-  url: string;
-  log: Logger;
-  /** A job's timeout when it has none (config defaultTimeoutS): the queue job's expiry backstop. */
-  defaultTimeoutS: number;
-}
-
-/**
- * The hub's Requeue over pg-boss (src/store/sql/queue.ts), opened at its first use. The queue
- * already exists (the job was sent to it at spawn); ensureQueue runs on pg-boss's own connection.
- * The lost attempt's queue job (active: the lost worker fetched it) is failed in the same
- * transaction. Stand-in for the hub's attempt queue service (src/services/attemptQueue.ts,
- * `send(trx, job, attempt)`), which replaces it.
- */
-export function bossRequeue(o: BossRequeueOptions): { requeue: Requeue; stop(): Promise<void> } {
-  let boss: Promise<PgBoss> | undefined;
-  const open = (): Promise<PgBoss> => (boss ??= openAttemptQueue({ url: o.url, log: o.log }).catch((err: unknown) => {
-    boss = undefined;
-    throw err;
-  }));
-  return {
-    async requeue(trx, job, attempt) {
-      if (!job.queue_name) throw new Error(`job ${job.id} came from the worker queue but names no queue (jobs.queue_name): cannot queue it again`);
-      const b = await open();
-      await ensureQueue(b, job.queue_name);
-      if (job.queue_id) await b.fail(job.queue_name, job.queue_id, { reason: WORKER_LOST }, { db: bossDb(trx) });
-      const id = await sendAttempt(trx, b, job.queue_name, { jobId: job.id, attempt }, (job.timeout_s ?? o.defaultTimeoutS) + 5 * 60);
-      if (id) await updateJob(trx, job.id, { queue_id: id }, job.updated_at);
-    },
-    async stop() {
-      const b = boss;
-      boss = undefined;
-      const started = await b?.catch(() => undefined);
-      await started?.stop({ graceful: false, wait: true }).catch((err: unknown) => o.log.warn({ err }, 'the requeue\'s pg-boss did not stop cleanly'));
-    },
-  };
-}
-
-/** SQLite: no worker queue (workers need PostgreSQL), so no job of one to queue again. */
-export const NO_REQUEUE: { requeue: Requeue; stop(): Promise<void> } = {
-  requeue: async (_trx, job) => { throw new Error(`job ${job.id} came from the worker queue, which needs PostgreSQL; this hub runs on SQLite`); },
-  stop: async () => undefined,
-};

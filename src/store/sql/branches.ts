@@ -63,7 +63,9 @@ export async function overlapsOfJobs(q: Q, ids: readonly string[]): Promise<{ a:
 export async function unclosedWorktrees(q: Q): Promise<string[]> {
   return (await q.selectFrom('jobs').select('id').where('worktree', '=', 1).where('status', 'in', ['succeeded', 'failed', 'cancelled'])
     .where('diff_stat', 'is', null).where('git_note', 'is', null).where('work_dir', 'is not', null).where('repo_root', 'is not', null)
-    .where('branch', 'is not', null).where('base_commit', 'is not', null).orderBy('seq').execute()).map((r) => r.id);
+    .where('branch', 'is not', null).where('base_commit', 'is not', null)
+    // A worker's job is closed (committed, pushed) by its worker (src/worker/repos.ts publish), never by a hub.
+    .where('worker', 'is', null).orderBy('seq').execute()).map((r) => r.id);
 }
 
 /** The paths a holder has locked, by path (the conflict guard counts them as files its branch changes). */

@@ -76,3 +76,8 @@ export async function sendAttempt(q: Kysely<Schema>, boss: PgBoss, queue: string
 export async function cancelAttempt(q: Kysely<Schema>, boss: PgBoss, queue: string, id: string): Promise<void> {
   await boss.cancel(queue, id, { db: bossDb(q) });
 }
+
+/** Fail a fetched queue job that will never complete (its worker was lost), in `q`'s transaction. */
+export async function failAttempt(q: Kysely<Schema>, boss: PgBoss, queue: string, id: string, reason: string): Promise<void> {
+  await boss.fail(queue, id, { reason }, { db: bossDb(q) });
+}
