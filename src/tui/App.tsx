@@ -6,8 +6,8 @@
 // changed since.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Text, useApp, useInput, useStdout, type Key } from 'ink';
-import type { Floor, FloorJob } from '../floor/types.js';
-import { SECONDS_SHOWN_MS } from './format.js';
+import type { Floor, FloorBrief, FloorJob } from '../floor/types.js';
+import { SECONDS_SHOWN_MS, wrapText } from './format.js';
 import type { FeedHandlers } from './feed.js';
 import { closedLine, type Crew } from './crew.js';
 import type { LogSource } from './jobLog.js';
@@ -32,7 +32,8 @@ type Mode =
   | { kind: 'prompt'; label: string; initial: string; submit: (text: string) => void }
   | { kind: 'confirm'; yes: () => void; no: string }
   | { kind: 'log'; job: JobRef }
-  | { kind: 'diff'; job: JobRef };
+  | { kind: 'diff'; job: JobRef }
+  | { kind: 'brief' };
 
 interface View {
   floor: Floor | null;
@@ -44,7 +45,7 @@ interface View {
   expanded: ReadonlySet<string>;
 }
 
-const HINT = '? keys · ↑↓ select · a/r approve/reject · s ship · x dismiss · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
+const HINT = '? keys · ↑↓ select · a/r approve/reject · s ship · x dismiss · t attach · i brief · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
 /** How long a result stays in the status bar. */
 const STATUS_MS = 10_000;
 
@@ -133,6 +134,9 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
       case 'page': return setView((v) => ({ ...v, sel: move(v.rows, v.sel, a.dir * Math.max(1, Math.floor(bodyHeight / 2))) }));
       case 'help': return setMode({ kind: 'help' });
       case 'toggle_locks': return relist({ showLocks: !view.showLocks });
+      case 'brief':
+        if (!view.floor?.brief) return setStatus({ text: 'no crew brief: the lead sets one (set_brief), or you with overseer brief set <text|@file>', tone: 'info' });
+        return setMode({ kind: 'brief' });
       case 'filter':
         return setMode({ kind: 'prompt', label: 'filter (words, label:x, status:y): ', initial: filterText(view.filter), submit: (t) => relist({ filter: parseFilter(t) }) });
       case 'clear_filter':
@@ -179,7 +183,8 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
     }
   };
 
-  const bodyHeight = Math.max(3, height - 4);
+  // The header is two lines, three with a crew brief.
+  const bodyHeight = Math.max(3, height - 4 - (view.floor?.brief ? 1 : 0));
   // Keys typed faster than a frame arrive in one chunk ("ja"): they are queued and taken one
   // per render, so each key acts on the screen as the key before it left it.
   const keys = useRef<{ input: string; key: Key }[]>([]);
@@ -204,6 +209,7 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
   if (mode.kind === 'help') return <HelpScreen height={height - 1} onBack={back} />;
   if (mode.kind === 'log') return <LogScreen job={mode.job} open={openLog} height={height} onBack={back} />;
   if (mode.kind === 'diff') return <DiffScreen job={mode.job} open={openDiff} height={height} onBack={back} />;
+  if (mode.kind === 'brief') return <BriefScreen brief={view.floor?.brief ?? null} width={width} height={height} onBack={back} />;
 
   const filtered = isEmptyFilter(view.filter) ? '' : `filter: ${filterText(view.filter)} (Esc clears) · `;
   const empty = !view.floor || view.rows.length ? null
@@ -310,6 +316,21 @@ function LogScreen({ job, open, height, onBack }: { job: JobRef; open: (id: stri
   });
   const state = ended ? 'ended' : top === Infinity ? 'following' : 'paused (G follows)';
   return <Pager title={`log of "${job.title}" (${job.job_id}) · ${state}`} lines={lines} top={shownTop} height={page} footer="q/Esc back · ↑↓ PgUp PgDn scroll · G follow" />;
+}
+
+/** The crew brief whole, as it is now (a change on the floor shows here too; cleared: it says so). */
+function BriefScreen({ brief, width, height, onBack }: { brief: FloorBrief | null; width: number; height: number; onBack: () => void }): React.JSX.Element {
+  const [top, setTop] = useState(0);
+  const page = Math.max(3, height - 3);
+  const lines = brief ? wrapText(brief.text, Math.max(10, width)) : ['(the crew brief was cleared)'];
+  const maxTop = Math.max(0, lines.length - page);
+  useInput((input, key) => {
+    if (input === 'q' || key.escape || input === 'i') return onBack();
+    const to = scroll(input, key, Math.min(top, maxTop), page);
+    if (to !== undefined) setTop(Math.min(to, maxTop));
+  });
+  const title = brief ? `crew brief v${brief.version} · set by ${brief.set_by === 'lead' ? 'the lead' : 'the person'} at ${new Date(brief.set_at).toLocaleString()}` : 'crew brief: none';
+  return <Pager title={title} lines={lines} top={Math.min(top, maxTop)} height={page} footer="q/Esc back · ↑↓ PgUp PgDn scroll · the lead sets it (set_brief), you with overseer brief set" />;
 }
 
 /** A job's diff against the commit it started from. */

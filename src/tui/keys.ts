@@ -18,6 +18,8 @@ export type Action =
   | { kind: 'filter' }
   | { kind: 'clear_filter' }
   | { kind: 'toggle_locks' }
+  /** The crew brief, whole, full-screen (the header shows its first line). */
+  | { kind: 'brief' }
   | { kind: 'approve' | 'reject' | 'answer'; req: RequestRef }
   | { kind: 'message' | 'pause' | 'stop' | 'resume' | 'cancel' | 'follow' | 'diff'; job: JobRef }
   /** READY TO SHIP: merge the branch through the hub's merge queue (after y/n), or take it out of the lane keeping the branch. */
@@ -61,6 +63,7 @@ export const KEY_HELP: readonly [string, string][] = [
   ['b', 'in READY TO SHIP, after a failed merge: send it back to its agent with the failure (asks y/n)'],
   ['↑ ↓', 'on a request: its plan (rationale, resources, risks, rollback) and options show under it'],
   ['l', 'show or hide locks (holders and waiters)'],
+  ['i', 'the crew brief, whole (the header shows its first line)'],
   ['/', 'filter: words, label:x, status:y (Esc clears)'],
   ['?', 'this help'],
   ['q', 'quit'],
@@ -83,6 +86,7 @@ export function keyAction(input: string, key: Keys, row: ViewRow | undefined): A
   if (input === '/') return { kind: 'filter' };
   if (key.escape) return { kind: 'clear_filter' };
   if (input === 'l') return { kind: 'toggle_locks' };
+  if (input === 'i') return { kind: 'brief' };
 
   if (row?.kind === 'run' || row?.kind === 'call') {
     const a = runKey(input, key, row);
