@@ -23,8 +23,21 @@ export interface AppProps {
   crew: Crew;
   openLog: (jobId: string) => Promise<LogSource>;
   openDiff: (jobId: string) => Promise<JobDiff>;
+  /**
+   * Take over an agent (`t`): attach_agent through the hub while the screen is up (a refusal
+   * rejects, and its message is the status line); resolves with the person's part, which
+   * `leave` runs once the screen is gone (src/tui/run.tsx).
+   */
+  takeOver: (jobId: string) => Promise<() => Promise<string>>;
+  /** Leave the screen to run `handOver` on this terminal; the watch comes back with `kept`. */
+  leave: (kept: Kept, handOver: () => Promise<string>) => void;
+  /** The view to come back to (after a takeover), with the line saying how it ended. */
+  kept?: Kept & { status: Status };
   clock?: () => number;
 }
+
+/** What the watch keeps while it is away: the view (floor, rows, selection, filter, expanded runs), the scroll and the source. */
+export interface Kept { view: View; top: number; source: string }
 
 type Mode =
   | { kind: 'list' }
@@ -35,7 +48,7 @@ type Mode =
   | { kind: 'diff'; job: JobRef }
   | { kind: 'brief' };
 
-interface View {
+export interface View {
   floor: Floor | null;
   rows: ViewRow[];
   sel: Selection;
@@ -45,7 +58,7 @@ interface View {
   expanded: ReadonlySet<string>;
 }
 
-const HINT = '? keys · ↑↓ select · a/r approve/reject · s ship · x dismiss · t attach · i brief · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
+const HINT = '? keys · ↑↓ select · a/r approve/reject · s ship · x dismiss · t take over · i brief · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
 /** How long a result stays in the status bar. */
 const STATUS_MS = 10_000;
 
@@ -62,15 +75,18 @@ function useSize(): { width: number; height: number } {
   return size;
 }
 
-export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProps): React.JSX.Element {
+export function App({ feed, crew, openLog, openDiff, takeOver, leave, kept, clock = Date.now }: AppProps): React.JSX.Element {
   const { exit } = useApp();
   const { width, height } = useSize();
-  const [view, setView] = useState<View>({ floor: null, rows: [], sel: NO_SELECTION, filter: NO_FILTER, showLocks: false, expanded: new Set() });
-  const [source, setSource] = useState('connecting…');
+  const [view, setView] = useState<View>(kept?.view ?? { floor: null, rows: [], sel: NO_SELECTION, filter: NO_FILTER, showLocks: false, expanded: new Set() });
+  const [source, setSource] = useState(kept?.source ?? 'connecting…');
   const [mode, setMode] = useState<Mode>({ kind: 'list' });
-  const [status, setStatus] = useState<Status | null>(null);
+  const [status, setStatus] = useState<Status | null>(kept?.status ?? null);
   const [now, setNow] = useState(clock);
-  const top = useRef(0);
+  const top = useRef(kept?.top ?? 0);
+  // The view as last rendered, for what outlives a render (the takeover leaves with it).
+  const current = useRef(view);
+  current.current = view;
 
   // Floors in: the rows are rebuilt and the selection reconciled in one state update.
   useEffect(() => {
@@ -175,7 +191,12 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
       case 'send_back':
         setStatus({ text: `send "${a.job.title}" (${a.job.job_id}) back to its agent with its failed merge? y/n — ${a.branch} is merged again when it finishes`, tone: 'ask' });
         return setMode({ kind: 'confirm', no: `not sent back: ${a.job.job_id}`, yes: () => run(`sending back ${a.job.job_id}`, () => crew.sendBack(a.job)) });
-      case 'info': return setStatus({ text: a.message, tone: 'info' });
+      case 'attach':
+        setStatus({ text: `taking over "${a.job.title}" (${a.job.job_id})…`, tone: 'info' });
+        return void takeOver(a.job.job_id).then(
+          (handOver) => leave({ view: current.current, top: top.current, source }, handOver),
+          (err: unknown) => setStatus({ text: `not taken over: ${(err as Error).message}`, tone: 'error' }),
+        );
       case 'follow': return setMode({ kind: 'log', job: a.job });
       case 'diff': return setMode({ kind: 'diff', job: a.job });
       case 'refuse': return setStatus({ text: a.message, tone: 'error' });

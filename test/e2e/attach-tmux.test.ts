@@ -6,11 +6,11 @@
 // conversation and finishes. Without a hub, attach says how to start one. Waits are on the screen, the fake's requests or the hub's state.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCli, MAIN, overseer } from '../helpers/cli.js';
-import { claudeEnv } from '../helpers/claude.js';
+import { claudeEnv, skipFirstRun } from '../helpers/claude.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { gate } from '../helpers/gate.js';
 import { finishStep } from '../helpers/holder.js';
@@ -27,20 +27,6 @@ after(() => { for (const t of terminals) t.kill(); });
 const PERSON = 'hello from the person';
 const REPLY = 'PERSON-REPLY-42';
 const userTexts = (r: RecordedRequest): string => JSON.stringify(r.body?.messages ?? []);
-
-/**
- * Interactive Claude Code in a fresh HOME shows first-run screens (theme, "use this API key?",
- * folder trust). ~/.claude.json with these keys skips them (docs/attach.md); the hub's `-p`
- * children keep what is there when they write the file.
- */
-function skipFirstRun(home: string, trusted: string): void {
-  mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, '.claude.json'), JSON.stringify({
-    hasCompletedOnboarding: true, theme: 'dark',
-    customApiKeyResponses: { approved: ['sk-test'], rejected: [] },
-    projects: { [trusted]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-  }));
-}
 
 describe('overseer attach in a terminal', () => {
   test('takes over a running job on its own session, the person talks to it, hands it back and it resumes headless on the same conversation', { timeout: 240_000 }, async () => {

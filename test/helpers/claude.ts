@@ -1,6 +1,6 @@
 // Harness for running the real `claude` CLI (devDependency) in tests, against the fake
 // Anthropic API: a clean environment, a fresh HOME, its own process group, killed at the end.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,4 +65,18 @@ export async function runClaude(
 ): Promise<ClaudeRun> {
   const stdin = opts.stdin?.map((line) => (line.endsWith('\n') ? line : `${line}\n`)).join('');
   return runProcess(claudeBin(), args, { cwd: opts.cwd, env: opts.env, timeoutMs: opts.timeoutMs, stdin });
+}
+
+/**
+ * Interactive Claude Code in a fresh HOME shows first-run screens (theme, "use this API key?",
+ * folder trust). ~/.claude.json with these keys skips them (docs/attach.md); the hub's `-p`
+ * children keep what is there when they write the file.
+ */
+export function skipFirstRun(home: string, trusted: string): void {
+  mkdirSync(home, { recursive: true });
+  writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
+    hasCompletedOnboarding: true, theme: 'dark',
+    customApiKeyResponses: { approved: ['sk-test'], rejected: [] },
+    projects: { [trusted]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+  }));
 }
