@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { packageRoot, projectRoot, settingsDirOf } from './config.js';
 import { setupConfinement, type Confinement } from './confine/setup.js';
+import { UNCONFINED } from './confine/launcher.js';
 import { HookLedger } from './confine/hookLedger.js';
 import { guardLocks } from './confine/guard.js';
 import type { LockGuard } from './confine/lockGuard.js';
@@ -27,6 +28,7 @@ import type { HubContext } from './services/context.js';
 import { JobService, NOT_CONFINABLE, NO_TAKEOVER, spawnConfinement } from './services/jobs.js';
 import { NO_TRANSCRIPT_SINK, Runner } from './services/runner.js';
 import { LiveChildren } from './services/children.js';
+import { HUB_ONLY, WorkerQueue, type AttemptQueueService } from './services/attemptQueue.js';
 import { MessageService } from './services/messages.js';
 import { LockService, OPEN_GATE } from './services/locks.js';
 import { NoteService } from './services/notes.js';
@@ -135,7 +137,7 @@ export interface Services {
   schedules?: Schedules;
   takeover?: TakeoverService;
   /** Started and stopped by the hub, in its order; NOTHING for those switched off. */
-  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle; sendBack: Lifecycle };
+  lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle; sendBack: Lifecycle; queue: Lifecycle };
   /** Whether a person works on an agent's session (keeps the hub up); never, without takeover. */
   /** `load` reads the jobs a person took over under an earlier hub (at the hub's start, before it listens). */
   takenOver: { active(): boolean; load(): Promise<void> };
@@ -203,6 +205,11 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   const target = sqlTarget(config);
   const notifier = notifierFor<BusEvents & LayerEvents>(target.dialect === 'postgres' ? { dialect: 'postgres', url: target.url } : { dialect: 'sqlite' }, hubId, log);
   const relay = relayBus({ bus: ctx.bus, db: sql.db, log, notifier });
+  // Placement and the worker queue (issue 30): pg-boss on PostgreSQL only (opened at the first job
+  // placed in the queue); on SQLite every job is the hub's and a host is refused.
+  const queue: AttemptQueueService = target.dialect === 'postgres'
+    ? new WorkerQueue({ sql, url: target.url, log, defaultTimeoutS: config.defaultTimeoutS, now: () => ctx.clock.now() })
+    : HUB_ONLY;
   const search = caps.search ? createSearch({ sql: ctx.sql, now: () => ctx.clock.now(), log }) : undefined;
 
   // The children and what only talks to them: built before the runner, which needs them.
@@ -226,7 +233,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     cancel: async (id, reason) => { await jobs.cancel({ job_id: id, reason, cascade: true }, { role: 'lead' }); },
   });
   const runner = new Runner(ctx, {
-    hubId, children, limits, models, lockGuard, hookLedger, activity: health,
+    hubId, children, limits, models, lockGuard, hookLedger, activity: health, queue,
     memory: (prompt) => memorySection(kb, prompt),
     transcripts: search ? search.indexer : NO_TRANSCRIPT_SINK,
   });
@@ -245,10 +252,11 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
     takeover: attachments ?? NO_TAKEOVER,
     confinement: confinement ? spawnConfinement(confinement.status) : NOT_CONFINABLE,
     commands: commandPoster(sql.db, notifier, () => ctx.clock.now()),
+    queue,
   });
   // Commands other hubs leave for this hub's jobs (cancel, stop, freeze, thaw: docs/store-plan.md §3.5).
   const commands = new CommandService(ctx, hubId, jobs, relay);
-  const schedules = caps.schedules ? new Schedules(ctx, jobs, runner, hubId) : undefined;
+  const schedules = caps.schedules ? new Schedules(ctx, jobs, runner, hubId, queue) : undefined;
   const digest = new LeadDigest(ctx);
   const overlaps = new OverlapGuard(ctx, (to, text) => { messages.notify('overseer', to, text); });
   const hook = new HookService(locks, ctx, permissions, { hookLedger, lockGuard });
@@ -258,7 +266,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   const scripts = new ScriptRuns(ctx, jobs, requests, new BundledScripts([workflowCore.script]), hubId);
   const workflows = new WorkflowService(ctx, jobs, workflowCore, scripts, hubId);
   const debates = caps.debates ? new DebateService(ctx, jobs, notes, hubId) : undefined;
-  const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments) : undefined;
+  const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments, confinement?.commands ?? UNCONFINED) : undefined;
 
   const now = (): number => ctx.clock.now();
   const merges = new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv, bus: ctx.bus });
@@ -289,6 +297,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
       relay,
       commands,
       sendBack: { start: () => sendBack.start(), stop: () => sendBack.stop() },
+      queue: { start: () => undefined, stop: () => queue.stop() },
     },
     takenOver: takeover ?? { active: () => false, load: async () => undefined },
   };

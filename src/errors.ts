@@ -37,6 +37,15 @@ export class NotFoundError extends OverseerError {
   }
 }
 
+/** A spawn that cannot be placed (issue 30: an unknown host, labels no worker has, a job that cannot
+ * leave the hub's machine): bad input, nothing written; the message lists the workers. */
+export class PlacementError extends InvalidInputError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlacementError';
+  }
+}
+
 /** The thing exists but cannot do that now (e.g. resume a running job). */
 export class InvalidStateError extends OverseerError {
   constructor(message: string) {

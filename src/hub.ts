@@ -39,6 +39,7 @@ import { LeadElicitor } from './server/elicit.js';
 import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
 import { deadHubReconciler } from './services/hubReconcile.js';
+import { bossRequeue, NO_REQUEUE } from './services/workerLost.js';
 import { HubRegistry } from './store/sql/hubs.js';
 import { hostname } from 'node:os';
 import { writeCodexHome } from './launch/codex/launcher.js';
@@ -97,7 +98,7 @@ export class Hub {
   private readonly digest: LeadDigest;
   /** The optional capabilities switched on (config.capabilities; src/compose.ts). */
   private readonly caps: { debates?: DebateService; search?: Search; schedules?: Schedules };
-  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle; sendBack: Lifecycle };
+  private readonly lifecycle: { schedules: Lifecycle; debates: Lifecycle; search: Lifecycle; relay: Lifecycle; commands: Lifecycle; sendBack: Lifecycle; queue: Lifecycle };
   /** Agents a person took over with overseer attach (src/takeover); never any without the capability. */
   private readonly takenOver: { active(): boolean; load(): Promise<void> };
   private readonly promptDeps: PromptDeps;
@@ -120,6 +121,8 @@ export class Hub {
   /** This hub's id and its row in `hubs` (heartbeat, dead hubs: src/store/sql/hubs.ts). */
   readonly hubId: string;
   private registry?: HubRegistry;
+  /** A lost worker's jobs back into the worker queue (src/services/workerLost.ts); PostgreSQL only. */
+  private requeuer = NO_REQUEUE;
   private stopping?: Promise<void>;
   /** Adoptions of what dead hubs drove, one after another; undefined until start() has taken up its own. */
   private adoption?: Promise<void>;
@@ -294,7 +297,8 @@ export class Hub {
   /** This hub's row in `hubs`, beating; on both dialects (on SQLite the rows are bookkeeping: one hub per database). */
   private register(): Promise<HubRegistry> {
     const { config } = this.o;
-    const dead = deadHubReconciler(this.ctx, this.hubId, () => this.adoptOrphans());
+    if (config.databaseUrl) this.requeuer = bossRequeue({ url: config.databaseUrl, log: this.ctx.log, defaultTimeoutS: config.defaultTimeoutS });
+    const dead = deadHubReconciler(this.ctx, this.hubId, () => this.adoptOrphans(), this.requeuer.requeue);
     return HubRegistry.start({
       id: this.hubId, db: this.ctx.sql.db, dialect: this.ctx.sql.dialect, url: config.databaseUrl, log: this.ctx.log,
       identity: { host: hostname(), pid: process.pid, url: null, stateDir: config.home, version: this.version },
@@ -363,10 +367,12 @@ export class Hub {
       await this.runner.shutdown();
       // After the children were interrupted: nobody waits a timeout for this hub.
       await this.registry?.stop().catch((err: unknown) => this.ctx.log.warn({ err }, 'could not mark this hub stopped'));
+      await this.requeuer.stop();
       await this.workflows.drain();
       await this.lifecycle.sendBack.stop(); // re-merges of sent-back jobs that finished: done before the database closes
       await this.lifecycle.debates.stop();
       await this.lifecycle.relay.stop(); // after the children's interruptions: their events reach the other hubs
+      await this.lifecycle.queue.stop(); // the worker queue's pg-boss, if this hub opened it
       this.budgets.close();
       await this.notifier?.close();
       await this.lifecycle.search.stop();

@@ -1,10 +1,12 @@
 // A job's changes: `git diff` of its work directory against the commit it started from (its
 // base_commit), split per file, plus the files it added that git does not track yet; when its
-// work tree is gone (a removed worktree), its branch against the base in the repository.
+// work tree is gone (a removed worktree), or it ran on a worker (its branch fetched from the
+// shared remote first), its branch against the base in the repository.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobRow } from '../store/jobs.js';
 import { git } from '../git/exec.js';
+import { fetchJobBranch } from './workerBranch.js';
 
 export interface FileDiff { path: string; patch: string }
 
@@ -50,9 +52,16 @@ export function newFilePatch(dir: string, path: string): FileDiff {
   return { path, patch: [`diff --git a/${path} b/${path}`, 'new file (untracked)', '--- /dev/null', `+++ b/${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`)].join('\n') };
 }
 
-export async function diffOfJob(j: Pick<JobRow, 'id' | 'work_dir' | 'cwd' | 'base_commit' | 'branch' | 'repo_root'>): Promise<JobDiff> {
+export async function diffOfJob(j: Pick<JobRow, 'id' | 'title' | 'work_dir' | 'cwd' | 'base_commit' | 'branch' | 'repo_root' | 'worktree' | 'worker'>): Promise<JobDiff> {
   const dir = j.work_dir ?? j.cwd;
-  if (existsSync(dir)) {
+  if (j.worker) {
+    // It ran on a worker: its branch is on the shared remote (src/branches/workerBranch.ts), its folder on that machine.
+    try {
+      await fetchJobBranch(j);
+    } catch (err) {
+      return { title: `branch ${j.branch} of job ${j.id}, which ran on the worker ${j.worker}, could not be fetched: ${(err as Error).message}`, stat: '', files: [], untracked: [] };
+    }
+  } else if (existsSync(dir)) {
     const g = async (args: string[]): Promise<string> => (await git(args, { cwd: dir })).stdout;
     const base = j.base_commit ?? 'HEAD';
     const [stat, patch, untracked] = await Promise.all([

@@ -16,6 +16,7 @@ import { removeWorktree } from '../git/create.js';
 import { errText, firstLine, gitOut, outLines, realPathOrUndefined, withLock } from '../git/exec.js';
 import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from '../git/merge.js';
 import { orderQueue } from './queue.js';
+import { fetchWorkerBranch, fetchWorkerBranches } from './workerBranch.js';
 import type { Bus } from '../services/bus.js';
 import type { QueueEntry, QueueView } from '../contract/merge.js';
 
@@ -92,6 +93,7 @@ export class MergeService {
   async mergeJob(idOrPrefix: string, o: MergeOptions = {}): Promise<JobMergeResult> {
     const job = await this.resolveJob(idOrPrefix);
     const { branch, repoRoot } = await this.mergeable(job);
+    await fetchWorkerBranch(job); // a worker's job: its branch is on the shared remote (src/branches/workerBranch.ts)
     const root = (await realPathOrUndefined(repoRoot)) ?? repoRoot;
     // Asked again under the repository's lock: a merge of the same job that held it first is recorded by now.
     return withLock(`merge:${root}`, async () => { await this.mergeable(job); return this.mergeLocked(job, branch, root, o); });
@@ -183,11 +185,14 @@ export class MergeService {
   /** The merge queue: succeeded, unmerged worktree branches, in the proposed order. */
   async queue(o: { into?: string } = {}): Promise<QueueView> {
     const rows = await unmergedBranches(this.deps.sql);
+    const unfetched = await fetchWorkerBranches(rows); // workers' branches come from the shared remote first
     const skipped: QueueView['skipped'] = [];
     const byRepo = new Map<string, { target: string; cands: { jobId: string; files: string[]; lines: number; endedAt: number; job: JobRow }[] }>();
     const repos = new Map<string, { target?: string; branches: Set<string> }>();
     const pending: { job: JobRow; root: string; target: string }[] = [];
     for (const job of rows) {
+      const why = unfetched.get(job.id);
+      if (why) { skipped.push({ job_id: job.id, title: job.title, branch: job.branch, reason: why }); continue; }
       const root = (await realPathOrUndefined(job.repo_root!)) ?? job.repo_root!;
       let repo = repos.get(root);
       if (!repo) {

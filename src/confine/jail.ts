@@ -88,6 +88,19 @@ function sessionDirs(env: NodeJS.ProcessEnv, claudeDirs: readonly string[]): str
   return outermost(dirs.map((d) => ensureDir(d, 0o700)).filter((d): d is string => !!d));
 }
 
+/**
+ * What the CLI itself writes that lies inside a read-only tree: its HOME (Claude Code's session
+ * files under ~/.claude/projects, ~/.claude.json, rewritten by rename in HOME), CLAUDE_CONFIG_DIR,
+ * CODEX_HOME, TMPDIR. Without them a reviewer whose HOME is in its project (a test hub) cannot
+ * save its conversation, and Continue finds none. The rules inside stay read-only (bound after).
+ */
+function cliStateIn(tree: string, env: NodeJS.ProcessEnv, hidden: (p: string) => boolean): string[] {
+  const dirs = [env.HOME, env.CLAUDE_CONFIG_DIR, env.CODEX_HOME, env.TMPDIR]
+    .map((d) => (d && path.isAbsolute(d) ? ensureDir(d) : undefined))
+    .filter((d): d is string => !!d && d !== tree && inside(d, tree) && !hidden(d));
+  return outermost(dirs);
+}
+
 /** The plan for a child started in `cwd` with environment `env`. Throws ConfineError when the
  * child's own tree lies inside what it must not see. */
 export function planFor(cwd: string, env: NodeJS.ProcessEnv, o: JailInputs, role: { readOnlyTree?: boolean } = {}): ConfinePlan {
@@ -164,6 +177,6 @@ export function planFor(cwd: string, env: NodeJS.ProcessEnv, o: JailInputs, role
   if (role.readOnlyTree && common) add(common);
   return {
     hide, hideFiles, reveal, readOnly: outermost(ro), private: sessionDirs(env, claudeDirs),
-    ...(role.readOnlyTree ? { readOnlyTree: tree } : {}),
+    ...(role.readOnlyTree ? { readOnlyTree: tree, writable: cliStateIn(tree, env, hidden) } : {}),
   };
 }

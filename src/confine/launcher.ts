@@ -51,36 +51,61 @@ export function confineStatus(mode: ConfineMode, probe: () => ReturnType<typeof 
   return p.ok ? { active: true, mode, bwrap: p.bwrap } : { active: false, mode, reason: p.reason };
 }
 
+/** Turns a command into the same command confined (a person's takeover of an agent, src/takeover). */
+export interface CommandConfiner {
+  /** `cmd` run under bubblewrap with its work tree's plan (its role's read-only tree included).
+   * Throws ConfineError when the tree cannot be confined. */
+  command(cmd: SpawnCmd): SpawnCmd;
+}
+
+/** No confinement (switched off, unavailable, or an injected process launcher): the command as it is. */
+export const UNCONFINED: CommandConfiner = { command: (cmd) => cmd };
+
 /** Wraps `inner` so each child runs under bubblewrap with the plan of its work tree. */
-export class ConfinedLauncher implements ProcessLauncher {
+export class ConfinedLauncher implements ProcessLauncher, CommandConfiner {
   constructor(private readonly inner: ProcessLauncher, private readonly bwrap: string, private readonly inputs: JailInputs, private readonly locks?: LockMounts) {}
 
   launch(cmd: SpawnCmd): ChildHandle {
     // Under bwrap a missing binary would be bwrap's own exit 1: say it the way an unconfined start would.
-    const bin = cmd.bin.includes('/') ? cmd.bin : which(cmd.bin, cmd.env.PATH) ?? cmd.bin;
+    const bin = binOf(cmd);
     try {
       accessSync(bin, constants.X_OK);
     } catch (err) {
       const code = (err as { code?: string }).code === 'ENOENT' ? 'ENOENT' : 'EACCES';
       return failed(`cannot run ${cmd.bin}: ${code === 'ENOENT' ? 'no such file' : 'permission denied'}`, code);
     }
-    let plan;
+    let confined;
     try {
-      // A role that writes nothing (src/roles): its whole tree is read-only, so no program it runs can write there.
-      plan = planFor(cmd.cwd, cmd.env, this.inputs, { readOnlyTree: cmd.readOnlyTree });
+      confined = this.confined(cmd, (jobId) => {
+        if (!this.locks) return [];
+        const held = this.locks.heldByOthers(jobId);
+        this.locks.seed(jobId, held);
+        return held;
+      });
     } catch (err) {
       if (!(err instanceof ConfineError)) throw err;
       return failed(`cannot confine this agent: ${err.message}`);
     }
-    const jobId = cmd.env.OVERSEER_AGENT_ID;
-    if (this.locks && jobId) {
-      plan.held = this.locks.heldByOthers(jobId);
-      this.locks.seed(jobId, plan.held);
-    }
-    const child = this.inner.launch({ ...cmd, bin: this.bwrap, args: [...bwrapArgs(plan), '--', bin, ...cmd.args] });
+    const child = this.inner.launch(confined);
     return { ...child, pid: child.pid, exited: child.exited.then(unwrapExit) };
   }
+
+  /** A person's takeover: the same plan, without the files other agents hold (their read-only
+   * mounts follow running children only; the lock hook still checks the person's edits). */
+  command(cmd: SpawnCmd): SpawnCmd {
+    return this.confined(cmd, () => []);
+  }
+
+  private confined(cmd: SpawnCmd, held: (jobId: string) => string[]): SpawnCmd {
+    // A role that writes nothing (src/roles): its whole tree is read-only, so no program it runs can write there.
+    const plan = planFor(cmd.cwd, cmd.env, this.inputs, { readOnlyTree: cmd.readOnlyTree });
+    const jobId = cmd.env.OVERSEER_AGENT_ID;
+    if (jobId) plan.held = held(jobId);
+    return { ...cmd, bin: this.bwrap, args: [...bwrapArgs(plan), '--', binOf(cmd), ...cmd.args] };
+  }
 }
+
+const binOf = (cmd: SpawnCmd): string => (cmd.bin.includes('/') ? cmd.bin : which(cmd.bin, cmd.env.PATH) ?? cmd.bin);
 
 /** bubblewrap exits with 128+N when the agent was killed by signal N: report the signal, as an
  * unconfined start would. */

@@ -27,6 +27,10 @@ export interface ConfinePlan {
   /** The child's whole work tree, read-only (a reviewer's or planner's, src/roles): bound first,
    * so every hide, reveal and bind below still applies inside it. */
   readOnlyTree?: string;
+  /** Inside a read-only tree, what the CLI itself must write (the child's HOME, Claude's and
+   * Codex's config directories, its TMPDIR, when they lie in the tree, as in a test hub): bound
+   * back writable right after the tree, so its session file is written and a resume finds it. */
+  writable?: string[];
 }
 
 /** Capabilities a child never has (they only matter when the person runs agents as root). */
@@ -41,6 +45,7 @@ export function bwrapArgs(plan: ConfinePlan): string[] {
   // CAP_SETUID/SETGID stay: Codex's own sandbox (a nested bwrap) needs them to map its user.
   const args = ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', ...DROPPED_CAPS.flatMap((c) => ['--cap-drop', c])];
   if (plan.readOnlyTree) args.push('--ro-bind', plan.readOnlyTree, plan.readOnlyTree);
+  for (const d of plan.writable ?? []) args.push('--bind', d, d);
   for (const d of plan.hide) args.push('--tmpfs', d);
   for (const d of plan.reveal) args.push('--bind', d, d);
   for (const d of plan.hide) args.push('--remount-ro', d);

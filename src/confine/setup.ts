@@ -10,12 +10,14 @@ import { allLocks } from '../store/sql/locks.js';
 import type { ProcessLauncher } from '../launch/types.js';
 import { which } from '../launch/which.js';
 import type { Bus } from '../services/bus.js';
-import { ConfinedLauncher, confineStatus, type ConfineStatus } from './launcher.js';
+import { ConfinedLauncher, confineStatus, UNCONFINED, type CommandConfiner, type ConfineStatus } from './launcher.js';
 import { LockMounts, pythonHelper } from './lockMounts.js';
 import { ChildScopes, treeOf } from './childScopes.js';
 
 export interface Confinement {
   processes: ProcessLauncher;
+  /** The same confinement for a command a person runs (overseer attach): the runner's code path. */
+  commands: CommandConfiner;
   status: ConfineStatus;
   lockMounts?: LockMounts;
   /** Start following lock and job changes. */
@@ -27,7 +29,7 @@ export function setupConfinement(o: {
   config: Config; q: Q; projectDir: string; packageRoot: string; kbGlobal: string; log: Logger; now: () => number; base: ProcessLauncher;
 }): Confinement {
   const status = confineStatus(o.config.confine);
-  if (!status.active) return { processes: o.base, status, attach: () => () => undefined };
+  if (!status.active) return { processes: o.base, commands: UNCONFINED, status, attach: () => () => undefined };
   const python = o.config.lockMode === 'off' ? undefined : which('python3');
   let lockMounts: LockMounts | undefined;
   if (o.config.lockMode === 'off') {
@@ -53,7 +55,7 @@ export function setupConfinement(o: {
     secretFiles: ['', '-wal', '-shm'].map((s) => `${o.kbGlobal}${s}`), databaseUrl: o.config.databaseUrl,
   }, lockMounts);
   return {
-    processes, status, lockMounts,
+    processes, commands: processes, status, lockMounts,
     attach: (bus) => {
       if (!lockMounts) return () => undefined;
       // Every lock and job change starts a pass, which reads both through the layer; the first

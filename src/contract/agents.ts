@@ -58,7 +58,9 @@ export const SpawnInput = z.object({
   retry: z.enum(['none', 'same', 'analyze']).optional()
     .describe('On failure: "none" = do not retry, "same" = run the same task again, "analyze" = diagnose the failure first and retry with that analysis; at most OVERSEER_MAX_ATTEMPTS attempts in all (default "none").'),
   labels: z.array(z.string().min(1).max(100)).max(50).default([])
-    .describe('Free-form tags to find the job by later with list_agents label (default: none).'),
+    .describe('Tags to find the job by later with list_agents label, and its placement when worker hosts are registered (overseer hosts): a worker runs the job only if it has every label without a ":" (e.g. "gpu"); a label with a ":" (e.g. "team:api") is only a tag. With no worker registered, every label is only a tag (default: none).'),
+  host: z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/, 'host must be a worker name as overseer hosts lists it (letters, digits, ".", "_", "-")').optional()
+    .describe('Run the agent on this worker host only (a name from overseer hosts); refused at spawn when no such worker is registered (default: any worker with room, or the hub\'s machine when none is registered).'),
   // Schedules (docs/schedules.md, src/runs/schedules.ts); the lead's only. Cross-field rules are checked by the service.
   at: z.string().min(1).max(64).optional()
     .describe('Run at this time, not before: an ISO 8601 time with a zone, e.g. "2030-01-31T09:00:00Z"; the job is `waiting` until then. With every_s or cron it is the first run. Lead only (default: now).'),

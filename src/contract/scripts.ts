@@ -28,7 +28,7 @@ export type RunScriptInput = z.infer<typeof RunScriptInput>;
 
 /** agent(prompt, opts): what a script may set. JSON Schema in `schema` makes the result an object. */
 export const ScriptAgentOptions = SpawnInput.pick({
-  provider: true, model: true, worktree: true, cwd: true, checks: true, timeout_s: true, max_turns: true, budget_usd: true, role: true,
+  provider: true, model: true, worktree: true, cwd: true, checks: true, timeout_s: true, max_turns: true, budget_usd: true, role: true, labels: true, host: true,
 }).extend({
   label: z.string().min(1).max(200).optional().describe('Shown for this call in the run\'s progress (default: the first words of the prompt).'),
   phase: z.string().min(1).max(200).optional().describe('The progress group of this call (default: the last phase() before it).'),

@@ -26,6 +26,8 @@ export interface AttachResult {
   /** The status the job had before (running jobs were stopped: it is `interrupted` now). */
   was: string;
   work_dir: string;
+  /** Its role when not an implementer (the command holds it: plan mode, a read-only tree). */
+  role?: string;
   /** The interactive command; `env` is only what to add to the person's own environment. */
   command: { bin: string; args: string[]; cwd: string; env: Record<string, string> };
   reattached_worktree: boolean;

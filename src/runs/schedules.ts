@@ -17,6 +17,8 @@
 import type { HubContext } from '../services/context.js';
 import type { JobService, JobSpec } from '../services/jobs.js';
 import type { WaitingJobs } from '../services/runner.js';
+import type { AttemptQueueService } from '../services/attemptQueue.js';
+import { transact } from '../store/sql/tx.js';
 import { isoTime } from '../clock.js';
 import { slugify } from '../domain/job.js';
 import { errorMessage, InvalidStateError, NotFoundError } from '../errors.js';
@@ -75,7 +77,7 @@ export class Schedules {
   private chain: Promise<void> = Promise.resolve();
 
   /** `hubId`: this hub; it queues the due jobs it would run (its own and unowned ones), another hub's are that hub's. `tz`: the time zone cron expressions are read in (default: the hub's local one). */
-  constructor(private readonly ctx: HubContext, private readonly jobs: ScheduleJobs, private readonly runner: WaitingJobs, private readonly hubId: string, private readonly tz?: string) {}
+  constructor(private readonly ctx: HubContext, private readonly jobs: ScheduleJobs, private readonly runner: WaitingJobs, private readonly hubId: string, private readonly queue: AttemptQueueService, private readonly tz?: string) {}
 
   // ---- lifecycle ---------------------------------------------------------------------------
 
@@ -126,7 +128,14 @@ export class Schedules {
           continue;
         }
         // Another tick (another hub's) may have queued it since the read: only the one that moves it tells.
-        if (!(await queueDue(ctx.sql.db, j.id, now))) continue;
+        // A job of the worker queue gets its queue job in the transaction that queues it.
+        await this.queue.prepare(j);
+        const won = await transact(ctx.sql.db, async (trx) => {
+          if (!(await queueDue(trx, j.id, now))) return false;
+          await this.queue.queued(trx, j.id);
+          return true;
+        });
+        if (!won) continue;
         ctx.bus.emit('job', { jobId: j.id, status: 'queued' });
         queued++;
       }

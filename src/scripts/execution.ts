@@ -251,7 +251,7 @@ export class ScriptExecution {
       let seq = 0;
       const spawn = this.d.jobs.spawn({
         prompt, title: o.label ?? prompt.split('\n')[0]!.slice(0, 80), provider: o.provider, model: o.model, worktree: o.worktree, cwd: o.cwd, checks: o.checks,
-        timeout_s: o.timeout_s, max_turns: o.max_turns, budget_usd: o.budget_usd, role: o.role, depends_on: [], priority: 0, labels: [`run:${runId}`],
+        timeout_s: o.timeout_s, max_turns: o.max_turns, budget_usd: o.budget_usd, role: o.role, depends_on: [], priority: 0, labels: [...new Set([...(o.labels ?? []), `run:${runId}`])], host: o.host,
       }, LEAD, {
         ...(o.schema ? { jsonSchema: JSON.stringify(o.schema) } : {}),
         // The call's row in the job's own transaction: a job of the run is never without its call, nor a call without its job.

@@ -52,6 +52,7 @@ import { broadcast, type BroadcastInput, type BroadcastResult } from '../project
 import type { CancelInput, ListAgentsInput, PauseInput, ReadOutputInput, ResumeInput, SpawnInput, WaitInput } from '../contract/agents.js';
 import { getSendBack, sendBackView } from '../store/sql/sendBacks.js';
 import type { AgentLauncher } from '../launch/types.js';
+import type { AttemptQueueService } from './attemptQueue.js';
 
 /** Characters of summaries one list_agents page may carry (the result cap is 20,000). */
 const LIST_BUDGET = 17_000;
@@ -148,6 +149,8 @@ export interface JobDeps {
   confinement: SpawnConfinement;
   /** Leaves commands for the hub that runs a job (src/services/commands.ts): steering another hub's job. */
   commands: CommandPoster;
+  /** Placement and the worker queue (src/services/attemptQueue.ts): where a job runs, its queue job sent and withdrawn. */
+  queue: AttemptQueueService;
 }
 
 export class JobService {
@@ -162,6 +165,7 @@ export class JobService {
   private readonly takeover: TakenOver;
   private readonly confinement: SpawnConfinement;
   private readonly commands: CommandPoster;
+  private readonly queue: AttemptQueueService;
   private readonly runNews: RunAttention;
 
   constructor(private readonly ctx: HubContext, d: JobDeps) {
@@ -176,6 +180,7 @@ export class JobService {
     this.takeover = d.takeover;
     this.confinement = d.confinement;
     this.commands = d.commands;
+    this.queue = d.queue;
     this.runNews = new RunAttention(ctx.sql.db);
   }
 
@@ -288,6 +293,7 @@ export class JobService {
       context_json: input.context ? JSON.stringify(input.context) : null, template: input.template ?? null,
       checks_json: JSON.stringify(input.checks), retry: input.retry, labels_json: JSON.stringify(input.labels),
       depends_on_json: JSON.stringify(deps), workflow_id: null, phase: null, cycle: null, json_schema: extra.jsonSchema ?? null, project,
+      place_host: input.host ?? null,
       ...roleColumns(role),
       ...(input.bootstrap === false ? { skipBootstrap: true } : {}),
       ...(stackOn ? { base: stackOn } : {}),
@@ -399,17 +405,23 @@ export class JobService {
     const status = this.initialStatus(depState, at.notBefore, now);
     // The project (src/projects): a valid name, not archived; its row is made with the first job.
     if (spec.project != null) await assertProjectOpen(ctx.sql.db, spec.project);
+    // Placement (src/services/attemptQueue.ts): refused here with the workers listed, nothing written;
+    // decided again from the workers read in the transaction, and a queue job sent in it.
+    const planned = await this.queue.plan({ cli: spec.provider, host: spec.place_host ?? null, labels: JSON.parse(spec.labels_json) as string[], worktree: spec.worktree === 1, repoRoot: spec.repo_root });
     const reserved = await transact(ctx.sql.db, async (trx) => {
       const r = await this.budgets.check(trx, this.budgetSpec(spec), spec.parent_id === null ? 'lead' : 'agent');
-      const { skipBootstrap, base, ...row } = spec;
+      const { skipBootstrap, base, place_host: _host, ...row } = spec;
       if (spec.project != null) await ensureProject(trx, spec.project, now);
-      await insertJob(trx, { ...row, id, status, session_id: ctx.ids.uuid(), token_hash: null, hub_id: this.runner.hubId }, now);
+      const placed = await this.queue.place(trx, planned);
+      // A job of the worker queue is nobody's until a worker claims it.
+      await insertJob(trx, { ...row, ...placed, id, status, session_id: ctx.ids.uuid(), token_hash: null, hub_id: placed.placement === 'queue' ? null : this.runner.hubId }, now);
       if (at.notBefore !== undefined) await updateJob(trx, id, { not_before: at.notBefore }, now);
       if (skipBootstrap) await setSetupSkip(trx, id, now);
       if (base) await setSetupBase(trx, id, base, now);
       await at.within?.(id, now, trx);
       if (r) await this.budgets.hold(trx, id, r, now);
-      await addEvent(trx, id, now, 'spawned', this.spawnedEvent(by, status, at.notBefore, r));
+      if (status === 'queued') await this.queue.queued(trx, id);
+      await addEvent(trx, id, now, 'spawned', { ...this.spawnedEvent(by, status, at.notBefore, r), ...(placed.placement === 'queue' ? { queue: placed.queue_name } : {}) });
       return r;
     });
     return this.created(id, spec, status, depState, reserved);
@@ -724,7 +736,10 @@ export class JobService {
   /** A job with no process (queued, waiting, interrupted …) ends cancelled; what must follow a job's end is done before this returns. */
   private async markCancelled(jobId: string, reason: string): Promise<void> {
     const now = this.ctx.clock.now();
-    await updateWithEvent(this.ctx.sql.db, jobId, { status: 'cancelled', failure_class: 'cancelled', error: `cancelled: ${reason}`, ended_at: now }, now, 'ended', { status: 'cancelled', reason });
+    await transact(this.ctx.sql.db, async (trx) => {
+      await updateWithEvent(trx, jobId, { status: 'cancelled', failure_class: 'cancelled', error: `cancelled: ${reason}`, ended_at: now }, now, 'ended', { status: 'cancelled', reason });
+      await this.queue.withdraw(trx, jobId); // its queue job, if it waited in the worker queue
+    });
     await this.runner.ended(jobId, 'cancelled');
   }
 
@@ -786,6 +801,7 @@ export class JobService {
       throw new InvalidStateError(`Job ${j.id} is taken over by a person (overseer attach): it is handed back when they exit their session. Message it instead (it reads messages when it resumes).`);
     }
     const now = this.ctx.clock.now();
+    await this.queue.prepare(j);
     await transact(this.ctx.sql.db, async (trx) => {
       // A resumed job spends again: it reserves again, under the same budgets as a spawn.
       const r = await this.budgets.check(trx, {
@@ -795,6 +811,7 @@ export class JobService {
       // Only from the ended state it was seen in: a concurrent resume (or another hub's) wins once.
       const won = await updateJobIf(trx, j.id, [j.status], { status: 'queued', resume_message: input.message ?? 'Continue where you left off.', ended_at: null, error: null, failure_class: null, outcome: null }, now);
       if (!won) throw new InvalidStateError(`Job ${j.id} changed while it was being resumed (someone else resumed or cancelled it): look at it with get_agent.`);
+      await this.queue.queued(trx, j.id);
       if (r) await this.budgets.hold(trx, j.id, r, now);
       await addEvent(trx, j.id, now, 'resumed', { message: input.message ?? null, ...(r ? { reserved_usd: r.usd } : {}) });
     });

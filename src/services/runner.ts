@@ -44,10 +44,12 @@ import type { TokenUsage } from '../launch/types.js';
 import type { LockGuard } from '../confine/lockGuard.js';
 import type { HookLedger } from '../confine/hookLedger.js';
 import { diagnose } from '../retry/diagnose.js';
+import { workerLostSeed } from './workerLost.js';
 import { makeStartGate, type StartGate } from '../launch/startGate.js';
 import type { Limits } from '../limits/service.js';
 import { limitOfText } from '../limits/signals.js';
 import { countsAgainstRetries } from '../domain/failure.js';
+import type { AttemptQueueService } from './attemptQueue.js';
 
 export const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
 
@@ -74,6 +76,8 @@ interface LaunchFacts {
   memory: string | undefined;
   /** The crew brief at launch (src/brief), for a new session's first prompt. */
   brief: BriefRow | undefined;
+  /** After an attempt lost with its worker: what it did, for the new session's first prompt (src/services/workerLost.ts). */
+  seed: string | undefined;
 }
 
 /** What the Runner is built with besides the context (src/compose.ts builds it). */
@@ -93,6 +97,9 @@ export interface RunnerDeps {
   hookLedger: Pick<HookLedger, 'unguarded' | 'forget'>;
   /** This hub (docs/store-plan.md §3.4): it starts only its own queued jobs and unowned ones, which its claim makes its own. */
   hubId: string;
+  /** The worker queue (src/services/attemptQueue.ts): a job of the queue queued again (a retry, a
+   * dependent whose dependencies ended) gets its queue job in that transaction. */
+  queue: AttemptQueueService;
 }
 
 /** What the schedules need of the Runner (src/runs/schedules.ts): waiting jobs whose time came. */
@@ -301,7 +308,8 @@ export class Runner {
     }
     // A resumed session got the brief in its first prompt or as a message when it changed.
     const brief = resume ? undefined : await readBrief(q);
-    return { attempts, deps, resume, stack, pending, memory, brief };
+    const seed = resume ? undefined : await workerLostSeed(q, this.ctx.prompts, job.id, kind, attempts);
+    return { attempts, deps, resume, stack, pending, memory, brief, seed };
   }
 
   private launchWith(job: JobRow, n: number, kind: string, token: string, facts: LaunchFacts): void {
@@ -406,6 +414,7 @@ export class Runner {
           }));
         }
       }
+      if (facts.seed) parts.push(facts.seed);
       if (job.resume_message) parts.push(job.resume_message);
     }
     if (queued.length) parts.push(['## Messages received while you were not running', ...queued.map((t) => `- ${t}`)].join('\n'));
@@ -474,7 +483,7 @@ export class Runner {
 
     const now = ctx.clock.now();
     const finalResult = ok ? (job.result ?? o.resultText ?? null) : job.result;
-    await batch(q, [
+    const writes = [
       attemptUpdate(q, jobId, n, {
         status: ok ? 'succeeded' : next === 'interrupted' || ridesOut ? 'interrupted' : failureClass === 'cancelled' ? 'cancelled' : 'failed',
         ended_at: now, exit_code: o.exit?.code ?? null, signal: o.exit?.signal ?? null,
@@ -497,7 +506,17 @@ export class Runner {
         } : {}),
       }, now),
       eventInsert(q, jobId, now, ridesOut ? 'limit_wait' : next === 'queued' ? 'retrying' : 'ended', { attempt: n, status: next, failure_class: failureClass ?? null }),
-    ]);
+    ];
+    if (next === 'queued' && job.placement === 'queue') {
+      // Requeued into the worker queue: the queue job lands with the row that says queued.
+      await this.d.queue.prepare(job);
+      await transact(q, async (trx) => {
+        await batch(trx, writes);
+        await this.d.queue.queued(trx, jobId);
+      });
+    } else {
+      await batch(q, writes);
+    }
     if (next !== 'queued' && next !== 'interrupted' && job.worktree === 1 && job.work_dir && job.repo_root) {
       await this.worktrees.close(jobId);
     }
@@ -593,8 +612,14 @@ export class Runner {
     const now = ctx.clock.now();
     if (st === 'ready' && d.not_before != null && d.not_before > now) return; // its time has not come: src/runs/schedules.ts queues it then
     if (st === 'ready') {
-      // Only from waiting: two dependencies ending at once queue it once.
-      if (await updateJobIf(ctx.sql.db, d.id, ['waiting'], { status: 'queued' }, now)) ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
+      // Only from waiting: two dependencies ending at once queue it once (and send its queue job once).
+      await this.d.queue.prepare(d);
+      const won = await transact(ctx.sql.db, async (trx) => {
+        if (!await updateJobIf(trx, d.id, ['waiting'], { status: 'queued' }, now)) return false;
+        await this.d.queue.queued(trx, d.id);
+        return true;
+      });
+      if (won) ctx.bus.emit('job', { jobId: d.id, status: 'queued' });
     } else if (st !== 'blocked') {
       await this.failWaiting(d.id, `dependency ${st.failed} ${st.status}`);
     }
@@ -605,6 +630,7 @@ export class Runner {
     const now = this.ctx.clock.now();
     const won = await transact(this.ctx.sql.db, async (trx) => {
       if (!await updateJobIf(trx, jobId, ['waiting', 'queued'], { status: 'failed', failure_class: failureClass, error: reason, ended_at: now }, now)) return false;
+      await this.d.queue.withdraw(trx, jobId);
       await addEvent(trx, jobId, now, 'ended', { status: 'failed', failure_class: failureClass, reason });
       return true;
     });

@@ -86,6 +86,19 @@ export interface JobRow {
   role?: string | null;
   /** The role as resolved when it was spawned (src/roles/role.ts RoleSpec); null: an implementer. */
   role_json?: string | null;
+  /** Placement (migration 34, src/worker/placement.ts, docs/workers-plan.md): null or 'hub' = the hub's
+   * machine; 'queue' = a worker takes it from queue_name (pg-boss job queue_id). */
+  placement?: 'hub' | 'queue' | null;
+  queue_name?: string | null;
+  queue_id?: string | null;
+  /** The worker (workers.name) that claimed its current attempt, and that worker's lease epoch then. */
+  worker?: string | null;
+  worker_epoch?: number | null;
+  /** The shared remote (origin's URL at spawn) a worker fetches the base from and pushes the branch to. */
+  repo_remote?: string | null;
+  /** What the spawn asked: this worker only (spawn_agent host), and the labels a worker must all have. */
+  place_host?: string | null;
+  place_labels_json?: string | null;
 }
 
 export type NewJob = Omit<JobRow, 'seq' | 'created_at' | 'structured_json' | 'input_tokens' | 'output_tokens' | 'cost_unknown' | 'cache_read_tokens' | 'cache_creation_tokens' | 'thread_usage_json' | 'lock_violations_json' | 'last_event_at' | 'last_activity' | 'status_message' | 'progress' | 'result' | 'outcome' | 'error' | 'failure_class' | 'turns' | 'cost_usd' | 'pid' | 'pr_url' | 'diff_stat' | 'git_note' | 'resume_message' | 'started_at' | 'ended_at' | 'updated_at' | 'session_id' | 'project'> & { session_id: string; project?: string | null };

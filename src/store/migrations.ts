@@ -753,5 +753,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 34,
+    name: 'placement (issue 30, docs/workers-plan.md §2–§4): where a job runs — the hub\'s machine or the worker queue (pg-boss) — what its spawn asked (host, labels), its queue and queue job, the worker and lease epoch that claimed it, and the shared remote its worktree is fetched from and pushed to',
+    up: `
+      ALTER TABLE jobs ADD COLUMN placement TEXT;          -- NULL or 'hub': the hub's machine; 'queue': a worker takes it from queue_name
+      ALTER TABLE jobs ADD COLUMN queue_name TEXT;         -- src/worker/placement.ts queueName(): att_<cli>[__h_<host hex>][__l_<labels>]
+      ALTER TABLE jobs ADD COLUMN queue_id TEXT;           -- the pg-boss job of its current queued attempt
+      ALTER TABLE jobs ADD COLUMN worker TEXT;             -- workers.name that runs (or ran) its current attempt
+      ALTER TABLE jobs ADD COLUMN worker_epoch INTEGER;    -- that worker's lease epoch when it claimed the attempt
+      ALTER TABLE jobs ADD COLUMN repo_remote TEXT;        -- the shared remote (the spawn's origin URL) a worker fetches the base from and pushes the branch to
+      ALTER TABLE jobs ADD COLUMN place_host TEXT;         -- spawn_agent host: this worker only
+      ALTER TABLE jobs ADD COLUMN place_labels_json TEXT;  -- the placement labels (labels without ':') a worker must all have; NULL: none
+    `,
+  },
 ];
-

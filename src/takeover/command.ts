@@ -2,6 +2,7 @@
 // headless invocation (src/launch/*/launcher.ts, so the MCP config, the lock hook settings and
 // the Overseer variables are exactly the child's), turned into the interactive form.
 import type { SpawnCmd } from '../launch/types.js';
+import { CHILD_DISALLOWED_TOOLS } from '../launch/claude/launcher.js';
 
 /** Headless-only flags of `claude -p …` and how many values each takes. */
 const CLAUDE_HEADLESS: Record<string, number> = {
@@ -16,8 +17,9 @@ const CLAUDE_VARIADIC = new Set(['--allowedTools', '--disallowedTools']);
 
 /**
  * `claude --resume <session> …` for a person: the child's command without its headless flags,
- * without `--permission-prompt-tool` (the person gets Claude Code's own prompts) and without
- * `--disallowedTools AskUserQuestion` (there is someone to answer now).
+ * without `--permission-prompt-tool` (the person gets Claude Code's own prompts) and without the
+ * tools every child goes without (AskUserQuestion: there is someone to answer now). The tools its
+ * role denies stay denied, and its `--permission-mode` (a planner's plan mode) and `--tools` stay.
  */
 export function interactiveClaude(cmd: SpawnCmd): string[] {
   const out: string[] = [];
@@ -26,7 +28,12 @@ export function interactiveClaude(cmd: SpawnCmd): string[] {
     const f = a[i]!;
     if (f in CLAUDE_HEADLESS) { i += CLAUDE_HEADLESS[f]!; continue; }
     if (f === '--disallowedTools') {
-      while (i + 1 < a.length && !a[i + 1]!.startsWith('--')) i++;
+      const role: string[] = [];
+      while (i + 1 < a.length && !a[i + 1]!.startsWith('--')) {
+        const t = a[++i]!;
+        if (!CHILD_DISALLOWED_TOOLS.includes(t)) role.push(t);
+      }
+      if (role.length) out.push(f, ...role);
       continue;
     }
     out.push(f);

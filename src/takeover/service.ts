@@ -20,6 +20,10 @@ import { errorMessage } from '../errors.js';
 import { isActive, isPending, isTerminal, type JobStatus } from '../domain/job.js';
 import { interactiveClaude, interactiveCodex, overseerEnv } from './command.js';
 import { TAKEN_OVER, type Attachments } from './attachments.js';
+import { launchRole } from '../roles/index.js';
+import { ConfineError } from '../confine/jail.js';
+import type { CommandConfiner } from '../confine/launcher.js';
+import type { AgentLauncher } from '../launch/types.js';
 import type { AttachResult } from '../contract/takeover.js';
 
 export type { AttachResult };
@@ -31,11 +35,12 @@ export type Then = 'resume' | 'finish' | 'leave';
 export class TakeoverService {
   /**
    * `attached`: jobs a person has taken over (since when): the hub stays up for them; JobService
-   * reads it too. `runner`: settles a job the person finished, as any attempt's end.
+   * reads it too. `runner`: settles a job the person finished, as any attempt's end. `confiner`:
+   * the hub's confinement of its children (src/confine), applied to the person's command too.
    */
   constructor(
     private readonly ctx: HubContext, private readonly jobs: JobService, private readonly runner: Pick<Runner, 'endAttempt'>,
-    private readonly attached: Attachments,
+    private readonly attached: Attachments, private readonly confiner: CommandConfiner,
   ) {}
 
   /** The jobs a person took over under an earlier hub (their mark outlives it): read once, at the hub's start. */
@@ -77,29 +82,47 @@ export class TakeoverService {
         throw new InvalidStateError(`Job ${j.id}'s worktree ${workDir} is gone and could not be re-attached from branch ${j.branch}: ${errorMessage(err)}. Check that the branch still exists (git branch --list ${j.branch}).`);
       }
     }
+    // The person's command before stopping anything: a job that cannot be confined stays as it is.
+    const token = ctx.ids.token();
+    const command = this.command(j, workDir, sessionId, token, launcher, bin);
     const was = j.status;
     if (isActive(j.status as JobStatus)) await this.jobs.pause({ job_id: j.id, mode: 'stop' } as never, LEAD);
     j = (await getJob(ctx.sql.db, j.id))!;
     if (isActive(j.status as JobStatus) || isPending(j.status as JobStatus)) {
       throw new InvalidStateError(`Job ${j.id} is ${j.status} again (something resumed it meanwhile): nothing was taken over. Try again.`);
     }
-    const token = ctx.ids.token();
     const now = ctx.clock.now();
     await updateWithEvent(ctx.sql.db, j.id, { token_hash: hashToken(token), status_message: TAKEN_OVER }, now, 'attached', { was, session_id: sessionId, ...(reattached ? { reattached_worktree: workDir } : {}) });
     this.attached.set(j.id, now);
     ctx.bus.emit('job', { jobId: j.id, status: j.status });
-    const spec = {
+    return {
+      job_id: j.id, title: j.title, provider: j.provider, session_id: sessionId, was, work_dir: workDir, reattached_worktree: reattached,
+      ...(j.role && j.role !== 'implementer' ? { role: j.role } : {}), command,
+    };
+  }
+
+  /**
+   * The interactive command: the launcher's own, with the job's role as the runner passes it
+   * (plan mode, a read-only tree and sandbox, the tools it never gets), confined as the agent's
+   * runs are (the same builder): a reviewer's tree is read-only for the person's session too.
+   */
+  private command(j: JobRow, workDir: string, sessionId: string, token: string, launcher: AgentLauncher, bin: string): AttachResult['command'] {
+    const { ctx } = this;
+    const cmd = launcher.build({
       jobId: j.id, message: '', cwd: workDir, model: j.model && j.model !== 'auto' ? j.model : undefined, sessionId, resume: true,
       mcpUrl: ctx.mcpUrl(), token, appendSystemPrompt: this.preamble(j, workDir),
       settings: hookSettings(ctx.mcpUrl(), { readDenied: [realTarget(ctx.config.home, '/') ?? ctx.config.home], writeDenied: [join(realTarget(workDir, '/') ?? workDir, '.claude')] }),
-      env: {}, mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
-    };
-    const cmd = launcher.build(spec, bin);
+      role: launchRole(j), env: ctx.childEnv, mcpTimeoutMs: (ctx.config.maxWaitS + 120) * 1000,
+    }, bin);
     const args = j.provider === 'codex' ? interactiveCodex(cmd, sessionId) : interactiveClaude(cmd);
-    return {
-      job_id: j.id, title: j.title, provider: j.provider, session_id: sessionId, was, work_dir: workDir, reattached_worktree: reattached,
-      command: { bin: cmd.bin, args, cwd: cmd.cwd, env: overseerEnv(cmd.env) },
-    };
+    let run;
+    try {
+      run = this.confiner.command({ ...cmd, args });
+    } catch (err) {
+      if (!(err instanceof ConfineError)) throw err;
+      throw new InvalidStateError(`Job ${j.id}'s session cannot be opened confined as its runs are: ${err.message}. Nothing was taken over.`);
+    }
+    return { bin: run.bin, args: run.args, cwd: cmd.cwd, env: overseerEnv(cmd.env) };
   }
 
   /** The person is done. `message` (resume) is what the agent reads first; `result`/`outcome` (finish) settle the job. */

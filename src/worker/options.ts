@@ -1,5 +1,6 @@
 // `overseer worker`'s options, checked before anything connects: a bad value changes nothing and
 // says what was wrong and how to fix it.
+import { WORKER_LABEL, WORKER_NAME } from '../domain/placement.js';
 import { availableParallelism, hostname } from 'node:os';
 
 export interface WorkerOptions {
@@ -23,9 +24,8 @@ export interface RawWorkerOptions {
 /** What was wrong with an option, said so that the person can fix it. */
 export class WorkerOptionError extends Error {}
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-// No '.' or '_': a label set is part of a pg-boss queue's name (docs/workers-plan.md §2).
-const LABEL = /^[a-z0-9][a-z0-9-]{0,31}$/;
+const NAME = WORKER_NAME;
+const LABEL = WORKER_LABEL;
 export const DEFAULT_LEASE_S = 30;
 
 export function parseWorkerOptions(o: RawWorkerOptions): WorkerOptions {

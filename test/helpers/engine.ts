@@ -3,6 +3,7 @@
 // JobService built directly with what they need (as src/compose.ts builds them), a manual clock,
 // and the scripted process launcher (./fakeLauncher.ts) standing in for the children's processes
 // (the real ClaudeLauncher still builds each command). No HTTP endpoint, no MCP server.
+import { HUB_ONLY } from '../../src/services/attemptQueue.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfigFrom, packageRoot, type Config } from '../../src/config.js';
@@ -112,7 +113,7 @@ export async function startEngine(o: {
   const runner = new Runner(ctx, {
     children, limits, models, memory: () => undefined, transcripts: o.transcripts ?? heard,
     activity: heard.sink,
-    lockGuard: guardLocks(ctx, messages), hookLedger: new HookLedger(), hubId: 'h-engine',
+    lockGuard: guardLocks(ctx, messages), hookLedger: new HookLedger(), hubId: 'h-engine', queue: HUB_ONLY,
   });
   const requests = new RequestService(ctx, { ask: async () => undefined });
   const permissions = new PermissionService(ctx, requests);
@@ -123,6 +124,7 @@ export async function startEngine(o: {
     takeover: o.takeover ?? NO_TAKEOVER,
     confinement: NOT_CONFINABLE,
     commands: NO_POSTER,
+    queue: HUB_ONLY,
   });
   await limits.ready(); // as the hub does before its first dispatch
   const job = async (id: string): Promise<JobRow> => {

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { openSql } from '../../src/store/sql/open.js';
-import { ATTEMPT_QUEUE, bossDb, openAttemptQueue } from '../../src/store/sql/queue.js';
+import { ATTEMPT_QUEUE, bossDb, cancelAttempt, ensureQueue, openAttemptQueue, sendAttempt } from '../../src/store/sql/queue.js';
+import { queueName } from '../../src/domain/placement.js';
 import { freshDatabase } from '../helpers/postgres.js';
 
 const log = pino({ level: 'silent' });
@@ -66,4 +67,28 @@ test('a job sent in a transaction is fetched only after the commit; a rolled-bac
   assert.deepEqual([...got].sort(), [...ids].sort(), 'every job once');
   const ours = await sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'pgboss'`.execute(s.db);
   assert.ok(ours.rows[0]!.n > 0, 'pg-boss keeps its tables in its own schema');
+});
+
+test('sendAttempt: one waiting queue job per job, only into a queue made first; a cancelled one is never fetched', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'overseer-queue-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const d = await freshDatabase();
+  t.after(() => d.drop());
+  const s = await openSql({ home, databaseUrl: d.url });
+  t.after(() => s.close());
+  const boss = await openAttemptQueue({ url: d.url, log });
+  t.after(() => boss.stop({ graceful: false, wait: true }));
+  const q = queueName('claude', 'gpu-box', ['gpu']);
+  await assert.rejects(s.db.transaction().execute((trx) => sendAttempt(trx, boss, q, { jobId: 'j-0', attempt: 1 }, 60)), /ensureQueue before the transaction/);
+  await ensureQueue(boss, q);
+  await ensureQueue(boss, q); // idempotent
+  const first = await s.db.transaction().execute((trx) => sendAttempt(trx, boss, q, { jobId: 'j-1', attempt: 1 }, 60));
+  const again = await s.db.transaction().execute((trx) => sendAttempt(trx, boss, q, { jobId: 'j-1', attempt: 1 }, 60));
+  assert.ok(first);
+  assert.equal(again, null, 'a second send for a job already waiting is a no-op');
+  const other = await s.db.transaction().execute((trx) => sendAttempt(trx, boss, q, { jobId: 'j-2', attempt: 1 }, 60));
+  assert.ok(other);
+  await s.db.transaction().execute((trx) => cancelAttempt(trx, boss, q, other!));
+  const got = await boss.fetch<{ jobId: string; attempt: number }>(q, { batchSize: 10 });
+  assert.deepEqual(got.map((j) => j.data), [{ jobId: 'j-1', attempt: 1 }]);
 });

@@ -80,3 +80,24 @@ test('a read-only worktree: its repository\'s git directory outside the tree is 
   const log = runIn(wt, true, 'git log --oneline');
   assert.equal(log.status, 0, log.out);
 });
+
+test('a read-only tree with HOME inside it (as in test hubs): the CLI\'s own files in HOME stay writable, its rules read-only, the rest of the tree read-only', () => {
+  const inner = join(project, 'home');
+  mkdirSync(join(inner, '.claude'), { recursive: true });
+  const plan = planFor(project, { HOME: inner }, { stateDir: state, projectDir: project, packageRoot: realpathSync(join(import.meta.dirname, '..', '..')) }, { readOnlyTree: true });
+  assert.deepEqual(plan.writable, [inner]);
+  const run = (script: string): { status: number | null; out: string } => {
+    const r = spawnSync(probe.ok ? probe.bwrap : 'bwrap', [...bwrapArgs(plan), '--', 'sh', '-c', script], { cwd: project, env: { PATH: process.env.PATH, HOME: inner }, encoding: 'utf8', timeout: 20_000 });
+    return { status: r.status, out: `${r.stdout}${r.stderr}` };
+  };
+  const session = run('mkdir -p "$HOME/.claude/projects/p" && echo turn > "$HOME/.claude/projects/p/s.jsonl" && echo cfg > "$HOME/.claude.json.tmp" && mv "$HOME/.claude.json.tmp" "$HOME/.claude.json"');
+  assert.equal(session.status, 0, session.out);
+  assert.equal(readFileSync(join(inner, '.claude', 'projects', 'p', 's.jsonl'), 'utf8'), 'turn\n');
+  const rules = run('echo "{\\"disableAllHooks\\":true}" > "$HOME/.claude/settings.json"');
+  assert.match(rules.out, /Read-only file system/, `the settings stay read-only: ${rules.out}`);
+  const tree = run('echo x > echoed.txt');
+  assert.match(tree.out, /Read-only file system/, tree.out);
+  assert.equal(existsSync(join(project, 'echoed.txt')), false);
+  // Without the role nothing is bound back (the tree is writable as it is).
+  assert.equal(planFor(project, { HOME: inner }, { stateDir: state, projectDir: project, packageRoot: realpathSync(join(import.meta.dirname, '..', '..')) }).writable, undefined);
+});

@@ -18,6 +18,7 @@ import { reopen } from '../helpers/state.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { eventually } from '../helpers/wait.js';
 import { deadHubReconciler } from '../../src/services/hubReconcile.js';
+import { NO_REQUEUE } from '../../src/services/workerLost.js';
 
 for (const dialect of ['sqlite', 'postgres'] as Dialect[]) {
   describe(`steering on ${dialect}`, () => {
@@ -109,7 +110,7 @@ describe('two hubs on one PostgreSQL database: each lead holds its own', () => {
     const db = two.hub.ctx.sql.db;
     await eventually('lead 1 waits for other.txt', async () => ((await db.selectFrom('lock_waits').select('holder').execute()).some((w) => w.holder === `lead@${one.hub.hubId}`) ? true : undefined), 10_000);
     const row = await db.selectFrom('hubs').selectAll().where('id', '=', one.hub.hubId).executeTakeFirstOrThrow();
-    const dead = deadHubReconciler(two.hub.ctx, two.hub.hubId, async () => undefined);
+    const dead = deadHubReconciler(two.hub.ctx, two.hub.hubId, async () => undefined, NO_REQUEUE.requeue);
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('hubs').set({ dead_at: Date.now() }).where('id', '=', row.id).execute();
       await dead.reconcile(trx, row);

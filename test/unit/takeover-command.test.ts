@@ -47,3 +47,23 @@ test('codex: `codex resume <session>` with the work tree, sandbox, model and MCP
   assert.equal(overseerEnv(cmd.env).CODEX_HOME, home);
   rmSync(home, { recursive: true, force: true });
 });
+
+test('a role holds in the interactive command: a planner keeps plan mode, a custom role its denied and allowed tools, the tools every child goes without are dropped; a reviewer\'s codex session is read-only', () => {
+  const claude = new ClaudeLauncher({ bin: '/bin/claude' });
+  const planner = interactiveClaude(claude.build({ ...spec, role: { plan: true, readOnly: true } }, '/bin/claude'));
+  assert.deepEqual(planner.slice(planner.indexOf('--permission-mode'), planner.indexOf('--permission-mode') + 2), ['--permission-mode', 'plan']);
+  assert.ok(!planner.includes('--disallowedTools'), 'nothing of the role to deny');
+  const custom = interactiveClaude(claude.build({ ...spec, role: { disallowedTools: ['WebFetch', 'Bash'], tools: ['Read', 'Grep', 'Bash'] } }, '/bin/claude'));
+  const d = custom.indexOf('--disallowedTools');
+  assert.deepEqual(custom.slice(d, d + 3), ['--disallowedTools', 'WebFetch', 'Bash'], 'the role\'s denied tools stay, the children\'s own are dropped');
+  assert.ok(!custom.includes('AskUserQuestion') && !custom.includes('ScheduleWakeup'));
+  assert.equal(custom[custom.indexOf('--tools') + 1], 'Read,Grep,Bash');
+  assert.equal(custom[custom.indexOf('--permission-mode') + 1], 'default');
+  const home = mkdtempSync(join(tmpdir(), 'ovs-takeover-'));
+  const codex = new CodexLauncher({ codexHome: home, nodeBin: '/bin/node', hookScript: '/h.mjs', hook: true, sandbox: 'workspace-write' });
+  const rc = codex.build({ ...spec, jsonSchema: undefined, role: { readOnly: true } }, '/bin/codex');
+  assert.equal(rc.readOnlyTree, true);
+  const a = interactiveCodex(rc, 'sess-1');
+  assert.equal(a[a.indexOf('-s') + 1], 'read-only');
+  rmSync(home, { recursive: true, force: true });
+});

@@ -33,9 +33,12 @@ export async function jobIdByTokenHash(q: Q, hash: string, hubId: string): Promi
   return (await q.selectFrom('jobs').select('id').where('token_hash', '=', hash).where('hub_id', '=', hubId).executeTakeFirst())?.id;
 }
 
-/** Queued jobs `hubId` may start: its own and unowned ones (docs/store-plan.md §3.4), in order. */
+/** Queued jobs `hubId` may start: its own and unowned ones (docs/store-plan.md §3.4), in order. A job
+ * placed in the worker queue (placement 'queue', docs/workers-plan.md §2) is never the hub's to start:
+ * a worker claims it. */
 export async function queuedFor(q: Q, hubId: string): Promise<JobRow[]> {
   return (await q.selectFrom('jobs').selectAll().where('status', '=', 'queued')
+    .where((eb) => eb.or([eb('placement', 'is', null), eb('placement', '<>', 'queue')]))
     .where((eb) => eb.or([eb('hub_id', '=', hubId), eb('hub_id', 'is', null)])).orderBy('seq').execute()) as JobRow[];
 }
 

@@ -115,6 +115,17 @@ export const PG_MIGRATIONS: Readonly<Record<string, Migration>> = {
         set_at   BIGINT NOT NULL
       );
   `),
+  // SQLite's version 34: placement on worker hosts (src/worker/placement.ts, docs/workers-plan.md).
+  '0034-placement': raw(`
+      ALTER TABLE jobs ADD COLUMN placement TEXT COLLATE "C";
+      ALTER TABLE jobs ADD COLUMN queue_name TEXT COLLATE "C";
+      ALTER TABLE jobs ADD COLUMN queue_id TEXT COLLATE "C";
+      ALTER TABLE jobs ADD COLUMN worker TEXT COLLATE "C";
+      ALTER TABLE jobs ADD COLUMN worker_epoch BIGINT;
+      ALTER TABLE jobs ADD COLUMN repo_remote TEXT COLLATE "C";
+      ALTER TABLE jobs ADD COLUMN place_host TEXT COLLATE "C";
+      ALTER TABLE jobs ADD COLUMN place_labels_json TEXT COLLATE "C";
+  `),
 };
 
 /** Apply every pending PostgreSQL migration; throws with what went wrong (the caller adds where). */

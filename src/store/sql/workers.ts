@@ -95,3 +95,20 @@ export async function listWorkers(q: Q, dialect: SqlDialect): Promise<HostView[]
     return { row, ageMs, state: row.state === 'live' && ageMs > Number(row.lease_ms) ? 'lost' : row.state };
   });
 }
+
+/** The worker whose hub row is `hubId` (a worker is a hub in worker mode: docs/workers-plan.md §3), if any. */
+export async function workerOfHub(q: Q, hubId: string): Promise<WorkerRow | undefined> {
+  return q.selectFrom('workers').selectAll().where('hub_id', '=', hubId).executeTakeFirst();
+}
+
+/**
+ * Mark (`name`, `epoch`) lost (docs/workers-plan.md §1, §5): only while it is live under that
+ * epoch — one conditional statement, so of several hubs that find it lost one marks it, and a
+ * worker that registered again meanwhile (a new epoch) is not touched. Its own beat then matches
+ * nothing (state is no longer live): it is fenced. The row as marked, or undefined.
+ */
+export async function markWorkerLost(q: Q, dialect: SqlDialect, name: string, epoch: number): Promise<WorkerRow | undefined> {
+  return q.updateTable('workers').set({ state: 'lost', lost_at: dbNow(dialect) })
+    .where('name', '=', name).where('epoch', '=', epoch).where('state', '=', 'live')
+    .returningAll().executeTakeFirst();
+}
