@@ -14,6 +14,7 @@ import { f1, f2, out, runAlone, tempDir } from './common.js';
 import { openDb } from '../src/store/db.js';
 import { insertJob } from '../src/store/sql/jobs.js';
 import { MergeService } from '../src/branches/mergeJobs.js';
+import { Bus } from '../src/services/bus.js';
 
 const execFileP = promisify(execFile);
 const BRANCHES = 10;
@@ -57,7 +58,7 @@ export async function benchMergeQueue(): Promise<MergeQueueBenchResult> {
         labels_json: '[]', depends_on_json: '[]', status: 'succeeded', session_id: `s-${i}`, token_hash: null, workflow_id: null, phase: null, cycle: null, json_schema: null,
       }, now);
     }
-    const svc = new MergeService({ sql: layer, now: () => Date.now(), worktree: { copy: [], setup: [], setupTimeoutS: 60, detect: false }, env: process.env });
+    const svc = new MergeService({ sql: layer, now: () => Date.now(), worktree: { copy: [], setup: [], setupTimeoutS: 60, detect: false }, env: process.env, bus: new Bus() });
 
     const ship: number[] = [];
     const base: number[] = [];

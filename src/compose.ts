@@ -271,7 +271,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   const takeover = attachments ? new TakeoverService(ctx, jobs, runner, attachments, confinement?.commands ?? UNCONFINED) : undefined;
 
   const now = (): number => ctx.clock.now();
-  const merges = new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv });
+  const merges = new MergeService({ sql: ctx.sql.db, now, worktree: config.worktree, env: ctx.childEnv, bus: ctx.bus });
   // A failed merge goes back to the job's own agent (issue 31): resumed through the engine, the person asked at the bound.
   const sendBack = new SendBackService({
     sql: ctx.sql.db, now, bus: ctx.bus, log, prompts: ctx.prompts, merges,

@@ -17,6 +17,7 @@ import { errText, firstLine, gitOut, outLines, realPathOrUndefined, withLock } f
 import { branchChanges, checkedOutBranch, localBranches, mergeBranch, MergeRefused, mergeLeavingConflicts, type MergeMode } from '../git/merge.js';
 import { orderQueue } from './queue.js';
 import { fetchWorkerBranch, fetchWorkerBranches } from './workerBranch.js';
+import type { Bus } from '../services/bus.js';
 import type { QueueEntry, QueueView } from '../contract/merge.js';
 
 export type { QueueEntry, QueueView, MergeRow };
@@ -30,6 +31,8 @@ export interface MergeDeps {
   /** Environment of the checks (the children's). */
   env: NodeJS.ProcessEnv;
   checkTimeoutMs?: number;
+  /** Told of every recorded merge (a `progress` event on the job), so an open floor drops the row from READY TO SHIP at once whatever path merged it. */
+  bus: Pick<Bus, 'emit'>;
 }
 
 export interface MergeOptions {
@@ -117,6 +120,8 @@ export class MergeService {
         { branch, target, commit: outcome.commit, previous: outcome.previous, mode, ...(o.strategy ? { strategy: o.strategy } : {}), checks });
       // Another hub recorded this job's merge first (its lock is not ours): that merge is the job's.
       if (!rec.recorded) throw alreadyMerged(job, rec.first);
+      // merge_branch, merge_queue, `overseer merge`, the lane's ship and a send-back's re-merge all pass here.
+      this.deps.bus.emit('progress', { jobId: job.id });
       const folder = await this.removeFolder(job, root);
       const checked = checks.length ? `; its checks passed on the merged result (${checks.map((c) => c.slice(8).trim()).join(', ')})` : '; it has no command checks';
       return { merged: true, ...base, target, commit: outcome.commit, previous: outcome.previous, mode, checks, worktree_removed: folder.removed, ...(folder.note ? { worktree_note: folder.note } : {}), branch_kept: true,

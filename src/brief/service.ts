@@ -41,6 +41,7 @@ export class BriefService {
     const parsed = SetBriefInput.safeParse(input);
     if (!parsed.success) throw new InvalidInputError(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; '));
     const row = await writeBrief(this.ctx.sql.db, parsed.data.text, by, this.ctx.clock.now());
+    this.ctx.bus.emit('brief', { version: row.version }); // the floor shows it (watch's top line, the dashboard)
     const sent = await this.tellRunning(this.ctx.prompts.render('brief-changed', { text: parsed.data.text, set_by: WHO[by] }));
     return { ...briefView(row), sent_to: sent };
   }
@@ -51,6 +52,7 @@ export class BriefService {
     const before = await readBrief(this.ctx.sql.db);
     if (!before?.text) return { ...briefView(before), sent_to: [] };
     const row = await writeBrief(this.ctx.sql.db, null, by, this.ctx.clock.now());
+    this.ctx.bus.emit('brief', { version: row.version });
     const sent = await this.tellRunning(this.ctx.prompts.render('brief-cleared', { set_by: WHO[by] }));
     return { ...briefView(row), sent_to: sent };
   }

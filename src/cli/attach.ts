@@ -14,7 +14,7 @@ const THENS = ['resume', 'finish', 'leave'] as const;
 type Then = (typeof THENS)[number];
 interface AttachOpts { then?: string; result?: string; outcome?: string; message?: string }
 
-interface Attached {
+export interface Attached {
   job_id: string; title: string; provider: string; session_id: string; was: string; work_dir: string; reattached_worktree: boolean;
   command: { bin: string; args: string[]; cwd: string; env: Record<string, string> };
 }
@@ -33,18 +33,39 @@ async function hub(): Promise<HubTools> {
 }
 
 export async function runAttach(job: string, o: AttachOpts): Promise<void> {
+  const then = checkOpts(o);
+  const a = await takeOver(job);
+  process.stdout.write(`${await handOver(a, { ...o, then })}\n`);
+}
+
+/** The options checked before anything is taken over (bad input changes nothing). */
+function checkOpts(o: AttachOpts): Then | undefined {
   const then = choiceOption('then', o.then, THENS);
   const outcome = choiceOption('outcome', o.outcome, ['success', 'failure'] as const);
   if (then === 'finish' && !o.result?.trim()) throw new UsageError('--then finish needs --result <text> (what was done).');
   if ((o.result || outcome) && then !== 'finish' && then !== undefined) throw new UsageError('--result and --outcome go with --then finish.');
-  // One connection to take over, another to give back: the person's session may outlast an idle MCP session.
+  return then;
+}
+
+/** attach_agent through the running hub: the job stopped for the person, its session's interactive command. A refusal throws, nothing taken over. */
+export async function takeOver(job: string): Promise<Attached> {
   const h = await hub();
-  let a: Attached;
   try {
-    a = await h.call('attach_agent', { job_id: job }, 120_000) as Attached;
+    return await h.call('attach_agent', { job_id: job }, 120_000) as Attached;
   } finally {
     await h.close();
   }
+}
+
+/**
+ * The person's part, on this terminal: the interactive CLI in the job's work tree (stdio
+ * inherited), then what becomes of the job (--then, else asked) through detach_agent. Resolves
+ * with the line saying what became of it. `overseer watch` runs this too (`t`), with its screen left.
+ */
+export async function handOver(a: Attached, o: AttachOpts & { then?: Then | undefined } = {}): Promise<string> {
+  const then = o.then;
+  const outcome = o.outcome === 'failure' ? 'failure' : o.outcome === 'success' ? 'success' : undefined;
+  // One connection to take over, another to give back: the person's session may outlast an idle MCP session.
   const err = process.stderr;
   err.write(`overseer: you are now agent ${a.job_id} ("${a.title}")${a.was === 'running' || a.was === 'needs_input' || a.was === 'frozen' ? ', stopped for you' : ` (it was ${a.was})`}: ${a.provider} session ${a.session_id} in ${a.work_dir}.${a.reattached_worktree ? ' Its worktree was re-attached.' : ''}\n`);
   err.write('overseer: exit the CLI when you are done; then choose what becomes of the job.\n');
@@ -69,7 +90,7 @@ export async function runAttach(job: string, o: AttachOpts): Promise<void> {
     const s = await h2.call('detach_agent', { job_id: a.job_id, ...chosen }, 120_000) as { status: string };
     const what = chosen.then === 'resume' ? 'handed back: it continues headless on the same session'
       : chosen.then === 'finish' ? `finished (${s.status})` : `left stopped (${s.status}); overseer resume ${a.job_id} continues it`;
-    process.stdout.write(`${a.job_id} ${what}.\n`);
+    return `${a.job_id} ${what}.`;
   } finally {
     await h2.close();
   }

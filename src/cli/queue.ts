@@ -43,7 +43,7 @@ async function showQueue(args: Record<string, unknown>): Promise<QueueView> {
   const [{ openState }, { MergeService }] = await Promise.all([import('./state.js'), import('../branches/mergeJobs.js')]);
   const s = await openState();
   try {
-    const svc = new MergeService({ sql: s.sql.db, now: () => Date.now(), worktree: s.config!.worktree, env: process.env });
+    const svc = new MergeService({ sql: s.sql.db, now: () => Date.now(), worktree: s.config!.worktree, env: process.env, bus: { emit: () => undefined } }); // only its queue is read: it merges nothing
     try {
       return await svc.queue(typeof args.into === 'string' ? { into: args.into } : {});
     } catch (err) {

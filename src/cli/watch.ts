@@ -33,5 +33,11 @@ export async function runWatch(o: { project?: string } = {}): Promise<void> {
     connect: async (h: string) => (await hubTools()).connectHub(h),
     refused: async (err: unknown) => err instanceof (await hubTools()).ToolRefused,
   };
-  await (await import('../tui/run.js')).runWatchApp({ home, databaseUrl, cap: maxAgents, project: o.project, hub });
+  // `t` takes over an agent with `overseer attach`'s own code: attach_agent while the screen is up, then the person's part on this terminal.
+  const takeOver = async (jobId: string): Promise<() => Promise<string>> => {
+    const attach = await import('./attach.js');
+    const a = await attach.takeOver(jobId);
+    return () => attach.handOver(a);
+  };
+  await (await import('../tui/run.js')).runWatchApp({ home, databaseUrl, cap: maxAgents, project: o.project, hub, takeOver });
 }

@@ -38,7 +38,7 @@ import { OverseerError } from '../errors.js';
 const PING = sseComment('ping');
 
 /** Bus events after which the floor may have changed. */
-export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit', 'run'];
+export const FLOOR_EVENTS: readonly (keyof BusEvents)[] = ['job', 'request', 'message', 'lock', 'progress', 'warning', 'workflow', 'note', 'overlap', 'limit', 'run', 'brief'];
 
 export interface FloorApiOptions {
   /** The hub's layer (both databases); the floor stops reading it at `close()`, before the hub closes it. */

@@ -95,6 +95,8 @@ export interface FloorInput {
   runs?: readonly FloorRun[];
   /** READY TO SHIP's rows (src/floor/ship.ts); absent: the lane is empty. */
   ship?: ShipRows;
+  /** The crew brief's row (src/brief/store.ts; the whole crew's, whatever the project); absent: none was ever set. */
+  brief?: { text: string | null; version: number; set_by: string; set_at: number };
 }
 
 /** The input narrowed to one project, or without the archived projects' jobs (unchanged when neither applies). */
@@ -290,6 +292,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
       uptime_ms: input.hub?.started_at != null ? Math.max(0, now - input.hub.started_at) : null, version: input.hub?.version ?? null,
     },
     totals: totals(input.counts ?? countsOf(jobs), input.cap, needsYou.length),
+    brief: input.brief?.text ? { text: input.brief.text, version: input.brief.version, set_by: input.brief.set_by === 'lead' ? 'lead' : 'person', set_at: input.brief.set_at } : null,
     needs_you: needsYou,
     ready_to_ship: shipItems(input.ship, now),
     running,

@@ -2,13 +2,15 @@
 // read-only one (src/store/sql/readOnly.ts: SQLite's file or a PostgreSQL pool) when no hub
 // runs. SELECTs only, in one snapshot
 // (src/store/sql/tx.ts): jobs, requests, warnings, locks, overlaps and workflows through the layer
-// (src/store/sql/floor.ts, the workflows' two statements here) and script runs (src/floor/runs.ts).
+// (src/store/sql/floor.ts, the workflows' two statements here), script runs (src/floor/runs.ts),
+// READY TO SHIP (src/floor/ship.ts) and the crew brief (src/brief/store.ts).
 // A fixed set of statements whatever the number of jobs.
 import type { WorkflowRow } from '../store/workflows.js';
 import { buildFloor, DEFAULT_DONE_LIMIT, DEFAULT_FAILED_WINDOW_MS, type FloorHubInfo, type FloorInput, type StatusCount } from './model.js';
 import type { Floor } from './types.js';
 import { readFloorRuns } from './runs.js';
 import { readShipRows } from './ship.js';
+import { readBrief } from '../brief/store.js';
 import type { LimitRow } from '../limits/store.js';
 import { floorRows } from '../store/sql/floor.js';
 import { snapshot, type Q } from '../store/sql/tx.js';
@@ -66,6 +68,7 @@ export async function readFloorInput(q: Q, o: FloorReadOptions): Promise<FloorIn
       limits: rows.limits as LimitRow[],
       runs: await readFloorRuns(r, since),
       ship: await readShipRows(r, { project: o.project }),
+      brief: await readBrief(r),
     };
   });
 }

@@ -227,12 +227,23 @@ export interface FloorTotals {
   cancelled?: number;
 }
 
+/** The crew brief (src/brief, docs/floor.md "The crew brief"): the standing text every new agent reads first. */
+export interface FloorBrief {
+  text: string;
+  /** +1 at every set or clear. */
+  version: number;
+  set_by: 'lead' | 'person';
+  set_at: number;
+}
+
 export interface Floor {
   at: number;
   /** Where the data came from: the running hub, or the database read-only (no hub). */
   source: 'hub' | 'database';
   hub: { url: string | null; pid: number | null; started_at: number | null; uptime_ms: number | null; version: string | null };
   totals: FloorTotals;
+  /** The crew brief in force; null when there is none (never set, or cleared). Absent from a floor of an older hub. */
+  brief?: FloorBrief | null;
   needs_you: NeedsYouItem[];
   /** Finished worktree jobs whose branch is not merged and not dismissed (src/floor/ship.ts), oldest first. */
   ready_to_ship?: ShipItem[];

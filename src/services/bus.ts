@@ -32,10 +32,12 @@ export interface BusEvents {
   debate: { debateId: string; status: string };
   /** A provider limiter changed (opened, half open, probing, closed; src/limits; committed before emit). */
   limit: { provider: string; account: string; phase: string };
+  /** The crew brief was set or cleared (src/brief; committed before emit): the floor shows it. */
+  brief: { version: number };
 }
 
 /** Every event's name (what another hub may send: the relay passes on only these). */
-export const BUS_EVENTS = ['job', 'request', 'message', 'note', 'lock', 'run', 'progress', 'warning', 'overlap', 'workflow', 'debate', 'limit'] as const;
+export const BUS_EVENTS = ['job', 'request', 'message', 'note', 'lock', 'run', 'progress', 'warning', 'overlap', 'workflow', 'debate', 'limit', 'brief'] as const;
 // Each name of BusEvents is listed: a new event without its name here fails to compile.
 type Unlisted = Exclude<keyof BusEvents, (typeof BUS_EVENTS)[number]>;
 true satisfies ([Unlisted] extends [never] ? true : { unlisted: Unlisted });

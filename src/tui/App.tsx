@@ -6,8 +6,8 @@
 // changed since.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Text, useApp, useInput, useStdout, type Key } from 'ink';
-import type { Floor, FloorJob } from '../floor/types.js';
-import { SECONDS_SHOWN_MS } from './format.js';
+import type { Floor, FloorBrief, FloorJob } from '../floor/types.js';
+import { SECONDS_SHOWN_MS, wrapText } from './format.js';
 import type { FeedHandlers } from './feed.js';
 import { closedLine, type Crew } from './crew.js';
 import type { LogSource } from './jobLog.js';
@@ -23,8 +23,21 @@ export interface AppProps {
   crew: Crew;
   openLog: (jobId: string) => Promise<LogSource>;
   openDiff: (jobId: string) => Promise<JobDiff>;
+  /**
+   * Take over an agent (`t`): attach_agent through the hub while the screen is up (a refusal
+   * rejects, and its message is the status line); resolves with the person's part, which
+   * `leave` runs once the screen is gone (src/tui/run.tsx).
+   */
+  takeOver: (jobId: string) => Promise<() => Promise<string>>;
+  /** Leave the screen to run `handOver` on this terminal; the watch comes back with `kept`. */
+  leave: (kept: Kept, handOver: () => Promise<string>) => void;
+  /** The view to come back to (after a takeover), with the line saying how it ended. */
+  kept?: Kept & { status: Status };
   clock?: () => number;
 }
+
+/** What the watch keeps while it is away: the view (floor, rows, selection, filter, expanded runs), the scroll and the source. */
+export interface Kept { view: View; top: number; source: string }
 
 type Mode =
   | { kind: 'list' }
@@ -32,9 +45,10 @@ type Mode =
   | { kind: 'prompt'; label: string; initial: string; submit: (text: string) => void }
   | { kind: 'confirm'; yes: () => void; no: string }
   | { kind: 'log'; job: JobRef }
-  | { kind: 'diff'; job: JobRef };
+  | { kind: 'diff'; job: JobRef }
+  | { kind: 'brief' };
 
-interface View {
+export interface View {
   floor: Floor | null;
   rows: ViewRow[];
   sel: Selection;
@@ -44,7 +58,7 @@ interface View {
   expanded: ReadonlySet<string>;
 }
 
-const HINT = '? keys · ↑↓ select · a/r approve/reject · s ship · x dismiss · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
+const HINT = '? keys · ↑↓ select · a/r approve/reject · s ship · x dismiss · t take over · i brief · m msg · p pause · c cancel · f log · d diff · enter expand a run · / filter · q quit';
 /** How long a result stays in the status bar. */
 const STATUS_MS = 10_000;
 
@@ -61,15 +75,18 @@ function useSize(): { width: number; height: number } {
   return size;
 }
 
-export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProps): React.JSX.Element {
+export function App({ feed, crew, openLog, openDiff, takeOver, leave, kept, clock = Date.now }: AppProps): React.JSX.Element {
   const { exit } = useApp();
   const { width, height } = useSize();
-  const [view, setView] = useState<View>({ floor: null, rows: [], sel: NO_SELECTION, filter: NO_FILTER, showLocks: false, expanded: new Set() });
-  const [source, setSource] = useState('connecting…');
+  const [view, setView] = useState<View>(kept?.view ?? { floor: null, rows: [], sel: NO_SELECTION, filter: NO_FILTER, showLocks: false, expanded: new Set() });
+  const [source, setSource] = useState(kept?.source ?? 'connecting…');
   const [mode, setMode] = useState<Mode>({ kind: 'list' });
-  const [status, setStatus] = useState<Status | null>(null);
+  const [status, setStatus] = useState<Status | null>(kept?.status ?? null);
   const [now, setNow] = useState(clock);
-  const top = useRef(0);
+  const top = useRef(kept?.top ?? 0);
+  // The view as last rendered, for what outlives a render (the takeover leaves with it).
+  const current = useRef(view);
+  current.current = view;
 
   // Floors in: the rows are rebuilt and the selection reconciled in one state update.
   useEffect(() => {
@@ -133,6 +150,9 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
       case 'page': return setView((v) => ({ ...v, sel: move(v.rows, v.sel, a.dir * Math.max(1, Math.floor(bodyHeight / 2))) }));
       case 'help': return setMode({ kind: 'help' });
       case 'toggle_locks': return relist({ showLocks: !view.showLocks });
+      case 'brief':
+        if (!view.floor?.brief) return setStatus({ text: 'no crew brief: the lead sets one (set_brief), or you with overseer brief set <text|@file>', tone: 'info' });
+        return setMode({ kind: 'brief' });
       case 'filter':
         return setMode({ kind: 'prompt', label: 'filter (words, label:x, status:y): ', initial: filterText(view.filter), submit: (t) => relist({ filter: parseFilter(t) }) });
       case 'clear_filter':
@@ -171,7 +191,12 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
       case 'send_back':
         setStatus({ text: `send "${a.job.title}" (${a.job.job_id}) back to its agent with its failed merge? y/n — ${a.branch} is merged again when it finishes`, tone: 'ask' });
         return setMode({ kind: 'confirm', no: `not sent back: ${a.job.job_id}`, yes: () => run(`sending back ${a.job.job_id}`, () => crew.sendBack(a.job)) });
-      case 'info': return setStatus({ text: a.message, tone: 'info' });
+      case 'attach':
+        setStatus({ text: `taking over "${a.job.title}" (${a.job.job_id})…`, tone: 'info' });
+        return void takeOver(a.job.job_id).then(
+          (handOver) => leave({ view: current.current, top: top.current, source }, handOver),
+          (err: unknown) => setStatus({ text: `not taken over: ${(err as Error).message}`, tone: 'error' }),
+        );
       case 'follow': return setMode({ kind: 'log', job: a.job });
       case 'diff': return setMode({ kind: 'diff', job: a.job });
       case 'refuse': return setStatus({ text: a.message, tone: 'error' });
@@ -179,7 +204,8 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
     }
   };
 
-  const bodyHeight = Math.max(3, height - 4);
+  // The header is two lines, three with a crew brief.
+  const bodyHeight = Math.max(3, height - 4 - (view.floor?.brief ? 1 : 0));
   // Keys typed faster than a frame arrive in one chunk ("ja"): they are queued and taken one
   // per render, so each key acts on the screen as the key before it left it.
   const keys = useRef<{ input: string; key: Key }[]>([]);
@@ -204,6 +230,7 @@ export function App({ feed, crew, openLog, openDiff, clock = Date.now }: AppProp
   if (mode.kind === 'help') return <HelpScreen height={height - 1} onBack={back} />;
   if (mode.kind === 'log') return <LogScreen job={mode.job} open={openLog} height={height} onBack={back} />;
   if (mode.kind === 'diff') return <DiffScreen job={mode.job} open={openDiff} height={height} onBack={back} />;
+  if (mode.kind === 'brief') return <BriefScreen brief={view.floor?.brief ?? null} width={width} height={height} onBack={back} />;
 
   const filtered = isEmptyFilter(view.filter) ? '' : `filter: ${filterText(view.filter)} (Esc clears) · `;
   const empty = !view.floor || view.rows.length ? null
@@ -310,6 +337,21 @@ function LogScreen({ job, open, height, onBack }: { job: JobRef; open: (id: stri
   });
   const state = ended ? 'ended' : top === Infinity ? 'following' : 'paused (G follows)';
   return <Pager title={`log of "${job.title}" (${job.job_id}) · ${state}`} lines={lines} top={shownTop} height={page} footer="q/Esc back · ↑↓ PgUp PgDn scroll · G follow" />;
+}
+
+/** The crew brief whole, as it is now (a change on the floor shows here too; cleared: it says so). */
+function BriefScreen({ brief, width, height, onBack }: { brief: FloorBrief | null; width: number; height: number; onBack: () => void }): React.JSX.Element {
+  const [top, setTop] = useState(0);
+  const page = Math.max(3, height - 3);
+  const lines = brief ? wrapText(brief.text, Math.max(10, width)) : ['(the crew brief was cleared)'];
+  const maxTop = Math.max(0, lines.length - page);
+  useInput((input, key) => {
+    if (input === 'q' || key.escape || input === 'i') return onBack();
+    const to = scroll(input, key, Math.min(top, maxTop), page);
+    if (to !== undefined) setTop(Math.min(to, maxTop));
+  });
+  const title = brief ? `crew brief v${brief.version} · set by ${brief.set_by === 'lead' ? 'the lead' : 'the person'} at ${new Date(brief.set_at).toLocaleString()}` : 'crew brief: none';
+  return <Pager title={title} lines={lines} top={Math.min(top, maxTop)} height={page} footer="q/Esc back · ↑↓ PgUp PgDn scroll · the lead sets it (set_brief), you with overseer brief set" />;
 }
 
 /** A job's diff against the commit it started from. */

@@ -4,7 +4,7 @@
 import type { ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import type { Floor } from '../floor/types.js';
-import { headerLines } from './format.js';
+import { briefLine, headerLines } from './format.js';
 import { KEY_HELP } from './keys.js';
 import { GUTTER, type Line, type Tone } from './screen.js';
 
@@ -32,6 +32,7 @@ export function Header({ floor, now, width, source }: { floor: Floor | null; now
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">{a}</Text>
       <Text wrap="truncate-end">{b}</Text>
+      {floor?.brief ? <Text wrap="truncate-end" color="magenta">{briefLine(floor.brief, width)}</Text> : null}
     </Box>
   );
 }

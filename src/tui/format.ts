@@ -1,7 +1,7 @@
 // Text of the watch screen: one line per fact, fitted to a width. Pure (the clock is a
 // parameter), so the unit tests check what an 80-column terminal shows. Widths are counted in
 // code points; ink's `wrap="truncate"` on every line is the last guard for wide characters.
-import type { Floor, FloorJob, FloorLock, FloorRun, FloorRunCall, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
+import type { Floor, FloorBrief, FloorJob, FloorLock, FloorRun, FloorRunCall, FloorWorkflow, NeedsYouItem } from '../floor/types.js';
 
 /** Columns a string takes (code points; control characters are flattened by `oneLine`). */
 export const cols = (s: string): number => [...s].length;
@@ -196,4 +196,24 @@ export function headerLines(f: Floor, now: number, w: number): [string, string] 
     `${money(t.cost_usd, t.cost_unknown)} spent`, `cap ${t.cap}`, t.needs_you ? `${t.needs_you} need you` : '',
   ].filter(Boolean).join(' · ');
   return [fit(`overseer watch · ${where}`, w), fit(totals, w)];
+}
+
+/** The crew brief as the header's third line: who set it, its version, its text on one line, cut to the width (i shows it all). */
+export function briefLine(b: FloorBrief, w: number): string {
+  return fit(`crew brief v${b.version} (${b.set_by === 'lead' ? 'the lead' : 'the person'}, i shows all): ${oneLine(b.text)}`, w);
+}
+
+/** `text` as lines of at most `w` columns: its own lines kept, long ones broken at spaces (a word longer than a line is cut). */
+export function wrapText(text: string, w: number): string[] {
+  const out: string[] = [];
+  for (const raw of text.replace(/\t/g, '  ').split('\n')) {
+    let line = '';
+    for (const word of raw.split(' ')) {
+      if (line && cols(line) + 1 + cols(word) > w) { out.push(line); line = ''; }
+      line = line ? `${line} ${word}` : word;
+      while (cols(line) > w) { out.push([...line].slice(0, w).join('')); line = [...line].slice(w).join(''); }
+    }
+    out.push(line);
+  }
+  return out;
 }

@@ -18,12 +18,14 @@ export type Action =
   | { kind: 'filter' }
   | { kind: 'clear_filter' }
   | { kind: 'toggle_locks' }
+  /** The crew brief, whole, full-screen (the header shows its first line). */
+  | { kind: 'brief' }
   | { kind: 'approve' | 'reject' | 'answer'; req: RequestRef }
   | { kind: 'message' | 'pause' | 'stop' | 'resume' | 'cancel' | 'follow' | 'diff'; job: JobRef }
   /** READY TO SHIP: merge the branch through the hub's merge queue (after y/n), or take it out of the lane keeping the branch. */
   | { kind: 'ship' | 'dismiss' | 'send_back'; job: JobRef; branch: string }
-  /** Say how to take over the agent (the interactive session needs a terminal of its own). */
-  | { kind: 'info'; message: string }
+  /** Take over the agent on this terminal (what `overseer attach` does): the watch leaves its screen and comes back after. */
+  | { kind: 'attach'; job: JobRef }
   /** A script run: show or hide its calls and log; cancel it; pause or unpause it; cancel one call. */
   | { kind: 'expand'; run: RunRef }
   | { kind: 'run_cancel'; run: RunRef }
@@ -34,7 +36,7 @@ export type Action =
   | { kind: 'none' };
 
 /** Keys that change something in the crew (refused right after the selection moved by itself). */
-export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel', 'run_cancel', 'run_pause', 'call_cancel', 'ship', 'dismiss', 'send_back']);
+export const ACTING = new Set<Action['kind']>(['approve', 'reject', 'answer', 'message', 'pause', 'stop', 'resume', 'cancel', 'run_cancel', 'run_pause', 'call_cancel', 'ship', 'dismiss', 'send_back', 'attach']);
 
 /** How long after the selection moved by itself acting keys are refused. */
 export const SETTLE_MS = 400;
@@ -57,10 +59,11 @@ export const KEY_HELP: readonly [string, string][] = [
   ['c', 'on a script run: cancel it; on one of its calls: cancel that call (asks y/n)'],
   ['s', 'in READY TO SHIP: ship the branch — merge it through the merge queue, its checks run (asks y/n)'],
   ['x', 'in READY TO SHIP: dismiss it — out of the lane, its branch kept (asks y/n)'],
-  ['t', 'in READY TO SHIP: how to take over (attach to) its agent'],
+  ['t', 'in READY TO SHIP: take over its agent here (overseer attach): its session in the interactive CLI; watch comes back when you exit it'],
   ['b', 'in READY TO SHIP, after a failed merge: send it back to its agent with the failure (asks y/n)'],
   ['↑ ↓', 'on a request: its plan (rationale, resources, risks, rollback) and options show under it'],
   ['l', 'show or hide locks (holders and waiters)'],
+  ['i', 'the crew brief, whole (the header shows its first line)'],
   ['/', 'filter: words, label:x, status:y (Esc clears)'],
   ['?', 'this help'],
   ['q', 'quit'],
@@ -83,6 +86,7 @@ export function keyAction(input: string, key: Keys, row: ViewRow | undefined): A
   if (input === '/') return { kind: 'filter' };
   if (key.escape) return { kind: 'clear_filter' };
   if (input === 'l') return { kind: 'toggle_locks' };
+  if (input === 'i') return { kind: 'brief' };
 
   if (row?.kind === 'run' || row?.kind === 'call') {
     const a = runKey(input, key, row);
@@ -136,7 +140,7 @@ function shipKey(input: 's' | 'x' | 't' | 'b', row: ViewRow | undefined): Action
   if (row?.kind !== 'ship') return { kind: 'refuse', message: `${input} ${verb} a finished branch: select one in READY TO SHIP` };
   const s = row.item;
   const job: JobRef = { job_id: s.job_id, title: s.title };
-  if (input === 't') return { kind: 'info', message: `take over "${s.title}" in a terminal of your own: overseer attach ${s.job_id}` };
+  if (input === 't') return { kind: 'attach', job };
   if (input === 'x') return { kind: 'dismiss', job, branch: s.branch };
   if (input === 'b') {
     if (!s.send_back?.sendable) return { kind: 'refuse', message: `not sent back: "${s.title}" (${s.job_id}) has no failed merge to send back${s.send_back ? ` (its send-back is ${s.send_back.status})` : ''}; ship it first (s): a merge whose checks fail or that conflicts can go back to its agent` };

@@ -20,6 +20,7 @@ import { DISMISSED, readShipRows } from '../../src/floor/ship.js';
 import { openDialect } from '../helpers/sqlDialect.js';
 import { rows } from '../helpers/state.js';
 import type { Floor, ShipItem } from '../../src/floor/types.js';
+import { openFloorStream } from '../helpers/floorStream.js';
 
 describe('READY TO SHIP', () => {
   let h: TestHub;
@@ -153,6 +154,21 @@ describe('READY TO SHIP', () => {
     assert.equal((await post(`/api/floor/ready/job-nowt/ship`)).status, 400, 'no branch of its own');
     assert.equal((await fetch(`${base}/api/floor/ready/${j.id}/ship`, { headers: { authorization: `Bearer ${lead}` } })).status, 405);
     assert.equal((await post(`/api/floor/ready/${j.id}/ship`, 'not-a-token')).status, 401);
+  });
+
+  test('a merge outside the lane (merge_branch) drops the row from an open floor stream at once', async () => {
+    const j = await finishedJob({ 'outside.txt': 'x\n' });
+    const s = await openFloorStream(base, lead);
+    try {
+      const inLane = (f: Floor) => (f.ready_to_ship ?? []).some((x) => x.job_id === j.id);
+      await s.next(inLane, 10_000);
+      const r = await h.call('merge_branch', { job_id: j.id });
+      assert.equal(r.merged, true, r.message);
+      // Nothing else moves on this hub: only the merge's own event can bring this frame.
+      await s.next((f) => !inLane(f), 5_000);
+    } finally {
+      s.close();
+    }
   });
 });
 

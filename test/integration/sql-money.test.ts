@@ -64,7 +64,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await gitOut(root, ['commit', '-q', '-m', 'the job\'s work']);
       await gitOut(root, ['checkout', '-q', 'main']);
       await insertJob(layer.s.db, newJob('j-twice', { status: 'succeeded', worktree: 1, branch: 'ob/j-twice', repo_root: root, cwd: root }), NOW);
-      const svc = () => new MergeService({ sql: layer.s.db, now: () => NOW, worktree: { copy: [], setup: [], setupTimeoutS: 60, detect: false }, env: process.env });
+      const svc = () => new MergeService({ sql: layer.s.db, now: () => NOW, worktree: { copy: [], setup: [], setupTimeoutS: 60, detect: false }, env: process.env, bus: { emit: () => undefined } });
       const results = await Promise.allSettled([svc().mergeJob('j-twice'), svc().mergeJob('j-twice')]);
       const ok = results.filter((r) => r.status === 'fulfilled');
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');

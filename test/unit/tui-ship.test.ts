@@ -40,10 +40,10 @@ describe('READY TO SHIP in watch', () => {
     assert.deepEqual(buildRows(f, { filter: parseFilter('status:checks_failed') }).filter((r) => r.kind === 'ship').map((r) => r.key), ['ship:j-b']);
   });
 
-  test('s ships (after y/n in the app), x dismisses, t says how to attach, d is the diff; a failed check is refused; s elsewhere is refused', () => {
+  test('s ships (after y/n in the app), x dismisses, t takes over its agent, d is the diff; a failed check is refused; s elsewhere is refused', () => {
     assert.deepEqual(keyAction('s', keys(), on('ship:j-a')), { kind: 'ship', job: { job_id: 'j-a', title: 'Ship j-a' }, branch: 'overseer/j-a' });
     assert.deepEqual(keyAction('x', keys(), on('ship:j-b')), { kind: 'dismiss', job: { job_id: 'j-b', title: 'Ship j-b' }, branch: 'overseer/j-b' });
-    assert.deepEqual(keyAction('t', keys(), on('ship:j-a')), { kind: 'info', message: 'take over "Ship j-a" in a terminal of your own: overseer attach j-a' });
+    assert.deepEqual(keyAction('t', keys(), on('ship:j-a')), { kind: 'attach', job: { job_id: 'j-a', title: 'Ship j-a' } });
     assert.deepEqual(keyAction('d', keys(), on('ship:j-a')), { kind: 'diff', job: { job_id: 'j-a', title: 'Ship j-a' } });
     const refused = keyAction('s', keys(), on('ship:j-b'));
     assert.equal(refused.kind, 'refuse');
