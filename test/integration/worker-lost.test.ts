@@ -41,7 +41,7 @@ const attempt = (jobId: string, n: number, o: Partial<AttemptRow> = {}): Attempt
 interface Ground { one: TestHub; two: TestHub; db: Kysely<Schema>; boss: PgBoss; prompts: string[]; dir: string; oldOfAgain: string; oldIds: Set<string> }
 
 /** Two hubs on a fresh database and a worker's rows as it leaves them when lost mid-job (the hubs row last: `heartbeatAgoMs` old). */
-async function ground(t: TestContext, config: { hubBeatMs: number; hubTimeoutMs: number }, heartbeatAgoMs: number): Promise<Ground> {
+async function ground(t: TestContext, config: { hubBeatMs: number; hubTimeoutMs: number }, heartbeatAgoMs: number, leaseMs = config.hubTimeoutMs): Promise<Ground> {
   const pg = await freshDatabase();
   t.after(() => pg.drop());
   const dir = await makeTempDir('ovs-worker-lost');
@@ -62,7 +62,7 @@ async function ground(t: TestContext, config: { hubBeatMs: number; hubTimeoutMs:
   await ensureQueue(boss, QUEUE);
 
   // The worker's rows. Its jobs' directories were on its machine (not here): no hub here may start them.
-  assert.equal((await registerWorker(db, 'postgres', { name: 'box-w1', host: 'box-w1.example', pid: 4242, capacity: 2, labels: [], clis: { claude: '2.0.0' }, version: 'test', leaseMs: config.hubTimeoutMs })).ok, true);
+  assert.equal((await registerWorker(db, 'postgres', { name: 'box-w1', host: 'box-w1.example', pid: 4242, capacity: 2, labels: [], clis: { claude: '2.0.0' }, version: 'test', leaseMs })).ok, true);
   const elsewhere = '/lost/machine/work';
   const onWorker = { placement: 'queue' as const, queue_name: QUEUE, worker: 'box-w1', worker_epoch: 1, hub_id: WORKER_HUB, status: 'running' as const, cwd: elsewhere, retry: 'none' as const };
   await insertJob(db, newJob('j-again', { ...onWorker, prompt: 'Fix the parser so that the last token is kept.' }), 1);
@@ -155,6 +155,19 @@ describe('a lost worker (PostgreSQL, two hubs)', { timeout: 180_000 }, () => {
     const registry = (h: TestHub) => (h.hub as unknown as { registry: HubRegistry }).registry;
     const found = await Promise.all([registry(g.one).detect(), registry(g.two).detect()]);
     assert.deepEqual(found.map((f) => f.map((r) => r.id)).flat(), [WORKER_HUB], `one detection won: ${JSON.stringify(found.map((f) => f.length))}`);
+    await assertLostOnce(g);
+  });
+
+  test('a worker is judged by its own lease, not the hubs\' timeout: a 3 s lease is found lost before the hubs\' fast path (10 s) or timeout (120 s) could', async (t) => {
+    // The hubs beat every 5 s: their fast path (a free liveness lock, as here: the test's row holds
+    // none) needs a heartbeat 2 beats = 10 s old, their timeout 120 s. The worker's 3 s lease is
+    // found at the first tick after it ran out: 3–8 s after the heartbeat.
+    const g = await ground(t, { hubBeatMs: 5_000, hubTimeoutMs: 120_000 }, 0, 3_000);
+    const t0 = Date.now();
+    await eventually('the worker\'s hub found dead by its lease', async () => (await g.db.selectFrom('jobs').select('status').where('id', '=', 'j-spent').executeTakeFirstOrThrow()).status === 'interrupted', 60_000);
+    const took = Date.now() - t0;
+    t.diagnostic(`a worker with a 3 s lease found lost ${took} ms after its last heartbeat (hubs: fast path 10 s, timeout 120 s)`);
+    assert.ok(took < 9_500, `found after ${took} ms: by the hubs' own rule, not the lease`);
     await assertLostOnce(g);
   });
 });

@@ -148,9 +148,12 @@ export class HubRegistry {
     const { db, dialect } = this.o;
     const now = dbNow(dialect);
     const soonest = this.liveness ? this.fastMs() : this.o.timeoutMs;
+    // A worker's hub is judged by the worker's own lease (workers.lease_ms, the "stated timeout" its
+    // row carries), not this hub's timeout: every hub applies the same one (docs/workers-plan.md §1).
+    const lease = sql<number>`(SELECT w.lease_ms FROM workers w WHERE w.hub_id = hubs.id AND w.state = 'live')`;
     const candidates = await db.selectFrom('hubs').select('id')
       .where('id', '!=', this.id).where('dead_at', 'is', null).where('stopped_at', 'is', null)
-      .where('heartbeat_at', '<', sql<number>`${now} - ${soonest}`).execute();
+      .where((eb) => eb.or([eb('heartbeat_at', '<', sql<number>`${now} - ${soonest}`), eb('heartbeat_at', '<', sql<number>`${now} - ${lease}`)])).execute();
     const dead: HubRow[] = [];
     for (const { id } of candidates) {
       const row = await db.transaction().execute(async (trx) => {
@@ -159,9 +162,10 @@ export class HubRegistry {
           .where((eb) => this.liveness
             ? eb.or([
               eb('heartbeat_at', '<', sql<number>`${now} - ${this.o.timeoutMs}`),
+              eb('heartbeat_at', '<', sql<number>`${now} - ${lease}`),
               eb.and([eb('heartbeat_at', '<', sql<number>`${now} - ${this.fastMs()}`), eb(sql<boolean>`pg_try_advisory_xact_lock(${HUB_LOCK_CLASS}, hashtext(id))`, '=', true)]),
             ])
-            : eb('heartbeat_at', '<', sql<number>`${now} - ${this.o.timeoutMs}`))
+            : eb.or([eb('heartbeat_at', '<', sql<number>`${now} - ${this.o.timeoutMs}`), eb('heartbeat_at', '<', sql<number>`${now} - ${lease}`)]))
           .returningAll().executeTakeFirst();
         if (marked) await this.o.reconcile(trx, marked);
         return marked;
