@@ -4,6 +4,7 @@
 // problems are warnings. Checks live in src/doctor/ and take injectable exec/fetch/env.
 import { doctorDeps, doctorOk, renderText, runChecks } from '../doctor/run.js';
 import { runWorkerChecks } from '../doctor/worker.js';
+import { findClis } from '../worker/clis.js';
 import type { Check, DoctorDeps } from '../doctor/types.js';
 
 export interface DoctorOptions {
@@ -26,7 +27,8 @@ export interface DoctorReport {
 
 /** Run every check against `io` (default: this process's environment, cwd and machine). */
 export async function doctorReport(io: Partial<DoctorDeps> = {}, o: { worker?: boolean } = {}): Promise<DoctorReport> {
-  const checks = await (o.worker ? runWorkerChecks : runChecks)(doctorDeps(io));
+  const deps = doctorDeps(io);
+  const checks = o.worker ? await runWorkerChecks(deps, findClis) : await runChecks(deps);
   return { ok: doctorOk(checks), checks };
 }
 

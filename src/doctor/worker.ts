@@ -2,13 +2,12 @@
 // the machine that runs it — the crew's PostgreSQL database reachable and at this overseer's schema
 // (a worker never creates or upgrades it: a hub does), its clones directory writable and each
 // clone's remote answering (`git ls-remote`, with a timeout), the agent CLIs it would register
-// (src/worker/clis.ts, the same lookup) with their versions, and confinement as for a hub. Each
+// (src/worker/clis.ts, the same lookup, passed in by the CLI: the worker is an entry above the doctor) with their versions, and confinement as for a hub. Each
 // a line, with what to do when it fails; no password is printed (every URL is masked, every
 // driver's message scrubbed).
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config.js';
-import { findClis } from '../worker/clis.js';
 import { probePostgres } from '../store/sql/probe.js';
 import { maskUrl, scrub } from '../store/sql/url.js';
 import { checkConfinement } from './confine.js';
@@ -80,8 +79,11 @@ export async function checkClones(home: string, deps: Pick<DoctorDeps, 'exec' | 
   return [head, ...each];
 }
 
+/** src/worker/clis.ts `findClis`: CLI name → its `--version` line, for each agent CLI found here. */
+export type FindClis = (s: { claudeBin?: string | undefined; codexBin?: string | undefined; packageRoot: string | undefined; path: string | undefined }) => Promise<Record<string, string>>;
+
 /** The agent CLIs this worker would register, with their versions: it claims only jobs whose CLI it has. */
-export async function checkWorkerClis(config: Config | undefined, deps: Pick<DoctorDeps, 'env' | 'packageRoot'>): Promise<Check> {
+export async function checkWorkerClis(config: Config | undefined, deps: Pick<DoctorDeps, 'env' | 'packageRoot'>, findClis: FindClis): Promise<Check> {
   const clis = await findClis({ claudeBin: config?.claudeBin, codexBin: config?.codexBin, packageRoot: deps.packageRoot, path: deps.env.PATH });
   const names = Object.keys(clis);
   if (!names.length) {
@@ -93,7 +95,7 @@ export async function checkWorkerClis(config: Config | undefined, deps: Pick<Doc
 }
 
 /** Every check of a worker host, in report order. */
-export async function runWorkerChecks(deps: DoctorDeps): Promise<Check[]> {
+export async function runWorkerChecks(deps: DoctorDeps, findClis: FindClis): Promise<Check[]> {
   const cfg = checkConfig(deps);
   const guard = async <T extends Check | Check[]>(name: string, f: () => Promise<T>): Promise<T | Check> => {
     try {
@@ -106,7 +108,7 @@ export async function runWorkerChecks(deps: DoctorDeps): Promise<Check[]> {
     guard('git', () => checkGit(deps)),
     guard('database', () => checkWorkerDatabase(cfg.config)),
     guard('clones', () => checkClones(cfg.home, deps)),
-    guard('agent CLIs', () => checkWorkerClis(cfg.config, deps)),
+    guard('agent CLIs', () => checkWorkerClis(cfg.config, deps, findClis)),
   ]);
   return [checkNode(deps), git, cfg.check, database, ...[clones].flat(), clis, checkConfinement(cfg.config, deps)];
 }
