@@ -29,7 +29,7 @@ export async function checkWorkerDatabase(config: Config | undefined): Promise<C
   try {
     p = await probePostgres(url);
   } catch (err) {
-    return { name, status: 'fail', detail: `${maskUrl(url)} cannot be reached: ${scrub((err as Error).message, url).replace(/\s*\n\s*/g, '; ')}`, fix: 'check the host, port and credentials in OVERSEER_DATABASE_URL and that this machine may reach the server (firewall, pg_hba.conf), then run overseer doctor --worker again' };
+    return { name, status: 'fail', detail: scrub((err as Error).message, url).replace(/\s*\n\s*/g, '; '), fix: 'check the host, port and credentials in OVERSEER_DATABASE_URL and that this machine may reach the server (firewall, pg_hba.conf), then run overseer doctor --worker again' };
   }
   const where = `${p.shown}: PostgreSQL ${p.serverVersion}, connected in ${Math.round(p.connectMs)} ms, ${p.tls.inUse ? `TLS ${p.tls.version ?? ''}`.trim() : 'no TLS'}`;
   if (p.schema.unknown.length) {
