@@ -11,7 +11,7 @@ import { buildCli } from '../helpers/cli.js';
 import { watch } from '../helpers/cliWatch.js';
 import { scriptedHubs } from '../helpers/scripted.js';
 import { finishStep } from '../helpers/holder.js';
-import type { TestHub } from '../helpers/hub.js';
+import { testDatabaseUrl, type TestHub } from '../helpers/hub.js';
 import { registerWorker } from '../../src/store/sql/workers.js';
 
 const { hubWith } = scriptedHubs();
@@ -40,7 +40,8 @@ describe('hosts and worker warnings on a hub', () => {
   test('status --watch on the hub\'s stream: a worker whose lease ran out needs the person; live again, the line goes', { timeout: 120_000 }, async () => {
     const q = h.hub.ctx.sql;
     assert.deepEqual(await registerWorker(q.db, q.dialect, { name: 'box-5', host: 'box-5.lan', pid: 1, capacity: 2, labels: [], clis: { claude: 'test' }, version: 'test', leaseMs: 30_000 }), { ok: true, epoch: 1 });
-    const v = watch(h.home, ['status', '--watch']);
+    const url = testDatabaseUrl(h.home);
+    const v = watch(h.home, ['status', '--watch'], url ? { OVERSEER_DATABASE_URL: url } : {});
     try {
       await v.until((t) => t.includes('overseer status --watch'), 'the first render');
       assert.doesNotMatch(v.out(), /worker box-5/);
