@@ -66,7 +66,8 @@ export async function statusJson(state: Pick<State, 'sql'>, f: StatusFilter): Pr
   const held = await limitHolds(q);
   const call = await scriptCallsByJob(q);
   const attempts = await attemptsOfJobs(q, rows.map((j) => j.id));
-  const hosts = await hubHosts(q, rows.map((j) => j.hub_id));
+  // A SQLite file from before the hubs table: every job ran on this machine.
+  const hosts = await hubHosts(q, rows.map((j) => j.hub_id)).catch(() => new Map<string, string>());
   return rows.map((j) => ({ ...summarize(j, attempts.get(j.id) ?? [], FIELD_CAP, hosts), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
 }
 

@@ -41,8 +41,21 @@ async function floorMilestones(r: Q, ids: readonly string[]): Promise<{ workflow
   return rows.map((m) => ({ workflow_id: m.workflow_id, done: Number(m.done), total: Number(m.total) }));
 }
 
-/** The worker hosts as of now (src/floor/workers.ts), and the hosts of the hubs the jobs name. */
+/** The worker hosts as of now (src/floor/workers.ts), and the hosts of the hubs the jobs name. A SQLite
+ * file from before the workers table (read by a newer CLI) has none; PostgreSQL's read-only CLI refuses an
+ * older schema before it gets here, and a failed statement there would abort the snapshot. */
 async function floorHosts(r: Q, jobs: readonly { hub_id?: string | null }[]): Promise<Pick<FloorInput, 'workers' | 'hubHosts' | 'localHost'>> {
+  if (!isPostgres(r)) {
+    try {
+      return await readHosts(r, jobs);
+    } catch {
+      return { localHost: hostname() };
+    }
+  }
+  return readHosts(r, jobs);
+}
+
+async function readHosts(r: Q, jobs: readonly { hub_id?: string | null }[]): Promise<Pick<FloorInput, 'workers' | 'hubHosts' | 'localHost'>> {
   const workers = (await listWorkers(r, isPostgres(r) ? 'postgres' : 'sqlite')).map((v): FloorWorkerRow => ({
     name: v.row.name, host: v.row.host, state: v.state, epoch: Number(v.row.epoch), lease_ms: Number(v.row.lease_ms), age_ms: v.ageMs, heartbeat_at: Number(v.row.heartbeat_at),
   }));
