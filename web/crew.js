@@ -20,15 +20,16 @@ export function Plan({ plan }) {
     <dt data-plan=${k}>${label}</dt><dd data-plan-text=${k}>${Array.isArray(plan[k]) ? html`<ul>${plan[k].map((x) => html`<li>${x}</li>`)}</ul>` : html`<span class="pre">${plan[k]}</span>`}</dd>`)}</dl>`;
 }
 
-function Card({ job, open, onOpen, depth = 0 }) {
+/** `showHost`: the floor shows each row's host (the crew has workers or more than one host). */
+function Card({ job, open, onOpen, depth = 0, showHost = false }) {
   return html`<li class=${`card ${tone(job.status)}${job.job_id === open ? ' selected' : ''}`} style=${`--depth:${depth}`} data-job=${job.job_id} data-status=${job.status}>
     <button class="card-main nav-item" onClick=${() => onOpen(job.job_id)} aria-label=${`${job.title}, ${job.status}`} aria-expanded=${job.job_id === open}>
       <span class="title"><span class=${`dot ${tone(job.status)}`}></span>${job.title}${job.role ? html` <span class="badge role" data-testid="role">${job.role}</span>` : ''}</span>
-      <span class="meta">${job.status} · ${job.provider}${job.model ? `/${job.model}` : ''}${job.model_tier ? ` (auto: ${job.model_tier})` : ''} · ${ago(job.elapsed_ms)} · ${job.turns}${job.max_turns ? `/${job.max_turns}` : ''} turns · ${usd(job.cost_usd, job.cost_unknown)} · ${tokens(job.input_tokens + job.output_tokens)} tok</span>
+      <span class="meta">${job.status}${showHost && job.host ? html` · <span data-testid="host">on ${job.host}</span>` : ''} · ${job.provider}${job.model ? `/${job.model}` : ''}${job.model_tier ? ` (auto: ${job.model_tier})` : ''} · ${ago(job.elapsed_ms)} · ${job.turns}${job.max_turns ? `/${job.max_turns}` : ''} turns · ${usd(job.cost_usd, job.cost_unknown)} · ${tokens(job.input_tokens + job.output_tokens)} tok</span>
       <progress max="1" value=${job.progress ?? 0} aria-label="progress" class=${job.progress === null ? 'none' : ''}></progress>
       <span class="last">${job.warnings?.length ? html`<b class="warn">${job.warnings.map((w) => w.kind).join(', ')}</b> ` : ''}${job.why_waiting ?? job.result_line ?? job.last_line ?? ''}</span>
     </button>
-    ${job.children?.length ? html`<ul>${job.children.map((c) => html`<${Card} key=${c.job_id} job=${c} open=${open} onOpen=${onOpen} depth=${depth + 1} />`)}</ul>` : ''}
+    ${job.children?.length ? html`<ul>${job.children.map((c) => html`<${Card} key=${c.job_id} job=${c} open=${open} onOpen=${onOpen} depth=${depth + 1} showHost=${showHost} />`)}</ul>` : ''}
   </li>`;
 }
 
@@ -79,7 +80,7 @@ export function Crew({ floor, open, onOpen, say }) {
   // The projects of the jobs on the floor (archived ones are not on it unless the stream asked for one).
   const projects = [...new Set([...floor.running, ...floor.queued, ...floor.done].map((j) => j.project).filter(Boolean))].sort();
   const keep = (j) => (!project || j.project === project) && (!f || `${j.title} ${j.job_id} ${j.status} ${j.labels.join(' ')} ${j.project ?? ''} ${j.last_line ?? ''}`.toLowerCase().includes(f));
-  const cards = (jobs) => html`<ul class="cards">${jobs.filter(keep).map((j) => html`<${Card} key=${j.job_id} job=${j} open=${open} onOpen=${onOpen} />`)}</ul>`;
+  const cards = (jobs) => html`<ul class="cards">${jobs.filter(keep).map((j) => html`<${Card} key=${j.job_id} job=${j} open=${open} onOpen=${onOpen} showHost=${!!floor.show_host} />`)}</ul>`;
   const empty = !floor.running.length && !floor.queued.length && !floor.done.length && !floor.needs_you.length && !(floor.runs ?? []).length && !(floor.ready_to_ship ?? []).length;
   return html`<div class="crew" data-nav-group>
     <div class="toolbar"><input type="search" placeholder="Filter agents" aria-label="Filter agents" value=${filter} onInput=${(e) => setFilter(e.target.value)} /><${NewAgent} onOpen=${onOpen} say=${say} />

@@ -111,6 +111,7 @@ function Details({ d }) {
   return html`<div class="details" data-testid="details"><dl>
     <dt>status</dt><dd>${d.status}${d.failure_class ? ` (${d.failure_class})` : ''}</dd>
     <dt>provider</dt><dd>${d.provider}${d.model ? ` · ${d.model}` : ''}</dd>
+    ${d.host ? html`<dt>host</dt><dd data-testid="host">${d.host}</dd>` : ''}
     ${d.model_choice ? html`<dt>model choice</dt><dd data-testid="model-choice">auto → ${d.model_choice.fallback ? 'fallback' : d.model_choice.tier}: ${d.model_choice.reason}</dd>` : ''}
     <dt>cost</dt><dd>${d.cost_usd === null ? 'unknown (unpriced model)' : `$${d.cost_usd}`} · ${tokens(d.input_tokens)} in · ${tokens(d.output_tokens)} out${d.total_cost_usd !== undefined && d.total_cost_usd !== d.cost_usd ? ` · with the hub's runs $${d.total_cost_usd}` : ''}</dd>
     <dt>created</dt><dd>${when(d.created_at)}${d.ended_at ? ` · ended ${when(d.ended_at)}` : ''}</dd>

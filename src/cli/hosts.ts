@@ -1,7 +1,7 @@
 // `overseer hosts [--json]`: the worker hosts of the crew (issue 30): name, capacity, running,
 // heartbeat age, labels, state (live, stopped, or lost: its lease ran out), read from the state
 // database (read-only: works with or without a running hub).
-import { listWorkers, type HostView } from '../store/sql/workers.js';
+import { activeWorkerJobs, listWorkers, runningOf, type HostView, type WorkerJobs } from '../store/sql/workers.js';
 import { CliError } from './errors.js';
 import { openState } from './state.js';
 
@@ -9,7 +9,7 @@ export interface HostJson {
   name: string;
   host: string;
   capacity: number;
-  /** Agents it runs now (0 until dispatch to workers lands). */
+  /** Agents it runs now: jobs holding a slot (running, needs_input, frozen) that its current lease epoch claimed. */
   running: number;
   heartbeat_age_s: number;
   labels: string[];
@@ -25,22 +25,24 @@ export async function runHosts(o: { json?: boolean }): Promise<void> {
   const s = await openState();
   try {
     let views: HostView[];
+    let jobs: WorkerJobs[];
     try {
       views = await listWorkers(s.sql.db, s.sql.dialect);
+      jobs = await activeWorkerJobs(s.sql.db);
     } catch (err) {
       throw new CliError(`The state at ${s.home} has no workers table yet (${(err as Error).message}): a hub of this version adds it when it starts.`);
     }
-    const hosts = views.map(toJson);
+    const hosts = views.map((v) => toJson(v, runningOf(v, jobs)));
     process.stdout.write(o.json ? `${JSON.stringify(hosts, null, 2)}\n` : hostsText(hosts));
   } finally {
     await s.close();
   }
 }
 
-function toJson(v: HostView): HostJson {
+function toJson(v: HostView, running: number): HostJson {
   const r = v.row;
   return {
-    name: r.name, host: r.host, capacity: Number(r.capacity), running: 0, heartbeat_age_s: Math.round(v.ageMs / 100) / 10,
+    name: r.name, host: r.host, capacity: Number(r.capacity), running, heartbeat_age_s: Math.round(v.ageMs / 100) / 10,
     labels: JSON.parse(r.labels_json) as string[], clis: JSON.parse(r.clis_json) as Record<string, string>, state: v.state,
     epoch: Number(r.epoch), lease_s: Number(r.lease_ms) / 1000, pid: Number(r.pid), version: r.version,
   };

@@ -36,7 +36,8 @@ kb.command('rm <entry_id>').description('delete an entry').option('--json').acti
 program.command('templates').description('project templates (.overseer/templates/*.md) with their run stats').option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => (await import('./templates.js')).runTemplates(o));
 program.command('doctor').description('check node, git, the state, the claude/codex CLIs, their endpoints and credentials, gh').option('--json', 'machine-readable output')
-  .action(async (o: { json?: boolean }) => (await import('./doctor.js')).runDoctor(o));
+  .option('--worker', 'check this machine as a worker host instead: the database (OVERSEER_DATABASE_URL) and its schema, the clones, the agent CLIs, confinement')
+  .action(async (o: { json?: boolean; worker?: boolean }) => (await import('./doctor.js')).runDoctor(o));
 program.command('status').description('table of jobs, with totals and what needs you; --watch: again on every change').option('--json', 'machine-readable output (with --watch: one JSON floor per line)')
   .option('--status <status>', 'only jobs in this status').option('--label <label>', 'only jobs with this label').option('--parent <job>', 'only children of this job (- or lead: the lead\'s own)')
   .option('--project <name>', 'only jobs of this project (jobs of archived projects are hidden unless their project is named)')

@@ -12,7 +12,8 @@ import { useOf } from '../store/sql/budgets.js';
 import { attemptsOfJobs, listJobs } from '../store/sql/jobs.js';
 import { archivedProjectNames, mergeTargetsByJob, scriptCallsByJob, setupReportsByJob } from '../store/sql/cli.js';
 import type { Q } from '../store/sql/tx.js';
-import { summarize } from '../services/summary.js';
+import { FIELD_CAP, summarize } from '../services/summary.js';
+import { hubHosts } from '../store/sql/workers.js';
 import type { State } from './state.js';
 import { readFloor } from '../floor/source.js';
 import { schedulesLine } from '../runs/scheduleText.js';
@@ -65,7 +66,9 @@ export async function statusJson(state: Pick<State, 'sql'>, f: StatusFilter): Pr
   const held = await limitHolds(q);
   const call = await scriptCallsByJob(q);
   const attempts = await attemptsOfJobs(q, rows.map((j) => j.id));
-  return rows.map((j) => ({ ...summarize(j, attempts.get(j.id) ?? []), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
+  // A SQLite file from before the hubs table: every job ran on this machine.
+  const hosts = await hubHosts(q, rows.map((j) => j.hub_id)).catch(() => new Map<string, string>());
+  return rows.map((j) => ({ ...summarize(j, attempts.get(j.id) ?? [], FIELD_CAP, hosts), ...held(j), ...(call.has(j.id) ? { script_run: call.get(j.id) } : {}) }));
 }
 
 /** A script run as one status line: status, pause, phase, calls, cost of budget, the error, and the command that shows it. */
@@ -126,7 +129,11 @@ export async function statusText(state: State, f: StatusFilter, floor?: Pick<Flo
     if (f.status || f.label || f.parent || f.project) return `No jobs match.\n${hiddenLine}`;
     // A script run may have no agent yet (its first call waits for the person, or it is paused).
     let runs: string[] = [];
-    try { runs = (floor?.runs ?? (await readFloor(q, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 })).runs ?? []).map(runStatusLine); } catch { /* an older database */ }
+    try {
+      const fl = floor ?? await readFloor(q, { now: Date.now(), hub: null, cap: 0, source: 'database', doneLimit: 0 });
+      // Lost or fenced workers need the person even with no job on the floor.
+      runs = [...(fl.runs ?? []).map(runStatusLine), ...needsYouLines(fl.needs_you.filter((n) => n.kind === 'worker_lost' || n.kind === 'worker_fenced'))];
+    } catch { /* an older database */ }
     const hubs = await hubLines(state.sql);
     return `No jobs yet.\n${hiddenLine}${hubs.length ? `${hubs.join('\n')}\n` : ''}${runs.length ? `\n${runs.join('\n')}\n` : ''}`;
   }
@@ -195,7 +202,7 @@ export async function budgetsLine(q: Q, config: Pick<Config, 'budgetUsd' | 'labe
 }
 
 /** NEEDS YOU lines for the status: open requests, health warnings, recent failures, blocked or
- * waiting workflows (lock violations have their own lines below, from the table's rows; a failed
+ * waiting workflows, lost or fenced workers (lock violations have their own lines below, from the table's rows; a failed
  * script run is on its run line). */
 export function needsYouLines(items: readonly NeedsYouItem[]): string[] {
   const out: string[] = [];
@@ -205,6 +212,7 @@ export function needsYouLines(items: readonly NeedsYouItem[]): string[] {
     else if (n.kind === 'warning') out.push(`! ${job} ${n.text} — ${n.command}`);
     else if (n.kind === 'failed') out.push(`! ${job} failed: ${n.text} — ${n.command}`);
     else if (n.kind === 'workflow_blocked' || n.kind === 'workflow_approval') out.push(`! workflow ${n.workflow_id} "${n.title}" ${n.text} — ${n.command}`);
+    else if (n.kind === 'worker_lost' || n.kind === 'worker_fenced') out.push(`! ${n.title} ${n.text} — ${n.command}`);
   }
   return out;
 }

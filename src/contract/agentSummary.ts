@@ -42,6 +42,8 @@ export interface AgentSummary {
   job_id: string;
   title: string;
   status: string;
+  /** The machine it runs or ran on: its worker's name, else its hub's host name (docs/workers-plan.md). */
+  host: string;
   provider: string;
   /** "auto" until the job's model is chosen (src/models), then the model it runs on. */
   model: string | null;

@@ -103,16 +103,17 @@ export const doctorOk = (checks: readonly Check[]): boolean => checks.every((c) 
 
 const MARK: Record<CheckStatus, string> = { ok: '✔', warn: '!', fail: '✘' };
 
-/** One line per check, then a summary line. */
-export function renderText(checks: readonly Check[]): string {
+/** One line per check, then a summary line (`worker`: the verdict of `overseer doctor --worker`). */
+export function renderText(checks: readonly Check[], o: { worker?: boolean } = {}): string {
   const width = Math.max(...checks.map((c) => c.name.length));
   const lines = checks.map((c) => `${MARK[c.status]} ${c.name.padEnd(width)}  ${c.detail}${c.fix ? ` — fix: ${c.fix}` : ''}`);
   const fails = checks.filter((c) => c.status === 'fail').map((c) => c.name);
   const warns = checks.filter((c) => c.status === 'warn').map((c) => c.name);
   const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
   const warnText = warns.length ? `${plural(warns.length, 'warning')} (${warns.join(', ')})` : '';
+  const what = o.worker ? 'this machine can serve as a worker (overseer worker)' : 'overseer can run Claude children';
   lines.push(fails.length
-    ? `Not ready: ${plural(fails.length, 'problem')} (${fails.join(', ')}) must be fixed before overseer can run Claude children${warnText ? `; ${warnText}` : ''}.`
-    : `Ready: overseer can run Claude children${warnText ? `; ${warnText}` : ''}.`);
+    ? `Not ready: ${plural(fails.length, 'problem')} (${fails.join(', ')}) must be fixed before ${what}${warnText ? `; ${warnText}` : ''}.`
+    : `Ready: ${what}${warnText ? `; ${warnText}` : ''}.`);
   return `${lines.join('\n')}\n`;
 }

@@ -34,6 +34,7 @@ import type { ShipLane } from './ship.js';
 import type { BriefService } from '../brief/service.js';
 import { BodyError, readBody } from '../http/body.js';
 import { OverseerError } from '../errors.js';
+import { watchWorkers, WORKER_WATCH_MS } from './workerWatch.js';
 
 const PING = sseComment('ping');
 
@@ -56,6 +57,8 @@ export interface FloorApiOptions {
   minGapMs?: number;
   /** Comment line sent on idle streams (default 15 s). */
   heartbeatMs?: number;
+  /** How often an open stream checks whether a worker's lease ran out (src/floor/workerWatch.ts; default 5 s). */
+  workersEveryMs?: number;
 }
 
 export interface FloorApi {
@@ -164,7 +167,7 @@ export function floorApi(o: FloorApiOptions): FloorApi {
   };
 
   const attach = (): void => {
-    detach = FLOOR_EVENTS.map((e) => o.bus.on(e, changed, { remote: true, resync: changed }));
+    detach = [...FLOOR_EVENTS.map((e) => o.bus.on(e, changed, { remote: true, resync: changed })), watchWorkers(o.sql, o.workersEveryMs ?? WORKER_WATCH_MS, changed, o.log)];
     heartbeat = setInterval(() => { for (const s of streams) if (!s.blocked) s.res.write(PING); }, o.heartbeatMs ?? 15_000);
     heartbeat.unref();
   };

@@ -24,6 +24,7 @@ import { floorLimit } from '../limits/view.js';
 import { isLead, leadHub } from '../domain/lead.js';
 import type { ShipRows } from './ship.js';
 import { shipItems } from './shipView.js';
+import { rowHost, showHost, workerNeeds, type FloorWorkerRow } from './workers.js';
 
 /** The hub's own facts (null when the floor is read from the database with no hub running). */
 /** The tier of an auto-chosen model ("fallback" when classification failed), for the floor's model column. */
@@ -97,6 +98,12 @@ export interface FloorInput {
   ship?: ShipRows;
   /** The crew brief's row (src/brief/store.ts; the whole crew's, whatever the project); absent: none was ever set. */
   brief?: { text: string | null; version: number; set_by: string; set_at: number };
+  /** The worker hosts (src/floor/workers.ts): each row's host, and lost or fenced workers in NEEDS YOU. */
+  workers?: readonly FloorWorkerRow[];
+  /** The host of each hub the jobs name (jobs.hub_id → hubs.host). */
+  hubHosts?: readonly { id: string; host: string }[];
+  /** This machine's host name: the host of a job no worker and no known hub ran. */
+  localHost?: string;
 }
 
 /** The input narrowed to one project, or without the archived projects' jobs (unchanged when neither applies). */
@@ -184,13 +191,15 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
   const openWarnings = input.warnings.filter((w) => w.cleared_at === null).sort((a, b) => (WARNING_ORDER[a.kind] ?? 9) - (WARNING_ORDER[b.kind] ?? 9) || a.raised_at - b.raised_at || a.id - b.id);
   for (const w of openWarnings) warningsOf.set(w.job_id, [...(warningsOf.get(w.job_id) ?? []), w]);
   const activeCount = jobs.filter((j) => ACTIVE.has(j.status)).length;
+  const hubHosts = new Map((input.hubHosts ?? []).map((h) => [h.id, h.host]));
+  const hostOf = (j: JobRow): string => rowHost(j, hubHosts, input.localHost ?? '');
 
   const floorJob = (j: JobRow): FloorJob => {
     const live = ACTIVE.has(j.status);
     const ended = ENDED.has(j.status);
     const activity = j.last_activity ? firstLine(j.last_activity) : null;
     return {
-      job_id: j.id, title: j.title, status: j.status, parent_id: j.parent_id, depth: j.depth, provider: j.provider, model: j.model, ...modelTier(j.model_choice_json),
+      job_id: j.id, title: j.title, status: j.status, parent_id: j.parent_id, depth: j.depth, provider: j.provider, host: hostOf(j), model: j.model, ...modelTier(j.model_choice_json),
       ...(j.role && j.role !== 'implementer' ? { role: j.role } : {}),
       labels: parseList(j.labels_json), created_at: j.created_at, started_at: j.started_at, ended_at: j.ended_at,
       elapsed_ms: j.started_at === null || PENDING.has(j.status) ? null : Math.max(0, (ended ? j.ended_at ?? now : now) - j.started_at),
@@ -283,7 +292,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     waiters: [...new Set(input.lockWaits.filter((w) => w.status === 'waiting' && parseList(w.paths_json).includes(l.path)).sort((a, b) => a.id - b.id).map((w) => w.holder))],
   }));
 
-  const needsYou = needs(input, jobs, byId, openWarnings, now, window);
+  const needsYou = [...needs(input, jobs, byId, openWarnings, now, window), ...workerNeeds(input.workers ?? [], jobs, now, window)];
   return {
     at: now,
     source: input.source,
@@ -302,6 +311,7 @@ export function buildFloor(whole: FloorInput, now: number): Floor {
     runs: [...(input.runs ?? [])],
     locks: floorLocks,
     limits,
+    show_host: showHost(input.workers ?? [], jobs.map(hostOf)),
   };
 }
 

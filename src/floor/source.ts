@@ -15,6 +15,10 @@ import type { LimitRow } from '../limits/store.js';
 import { floorRows } from '../store/sql/floor.js';
 import { snapshot, type Q } from '../store/sql/tx.js';
 import { sql } from 'kysely';
+import { hostname } from 'node:os';
+import { hubHosts, listWorkers } from '../store/sql/workers.js';
+import { isPostgres } from '../store/sql/tx.js';
+import type { FloorWorkerRow } from './workers.js';
 
 export interface FloorReadOptions {
   now: number;
@@ -37,6 +41,28 @@ async function floorMilestones(r: Q, ids: readonly string[]): Promise<{ workflow
   if (!ids.length) return [];
   const rows = (await sql<{ workflow_id: string; done: number | string; total: number | string }>`SELECT workflow_id, COUNT(done_at) AS done, COUNT(*) AS total FROM workflow_milestones WHERE workflow_id IN (${sql.join(ids)}) GROUP BY workflow_id`.execute(r)).rows;
   return rows.map((m) => ({ workflow_id: m.workflow_id, done: Number(m.done), total: Number(m.total) }));
+}
+
+/** The worker hosts as of now (src/floor/workers.ts), and the hosts of the hubs the jobs name. A SQLite
+ * file from before the workers table (read by a newer CLI) has none; PostgreSQL's read-only CLI refuses an
+ * older schema before it gets here, and a failed statement there would abort the snapshot. */
+async function floorHosts(r: Q, jobs: readonly { hub_id?: string | null }[]): Promise<Pick<FloorInput, 'workers' | 'hubHosts' | 'localHost'>> {
+  if (!isPostgres(r)) {
+    try {
+      return await readHosts(r, jobs);
+    } catch {
+      return { localHost: hostname() };
+    }
+  }
+  return readHosts(r, jobs);
+}
+
+async function readHosts(r: Q, jobs: readonly { hub_id?: string | null }[]): Promise<Pick<FloorInput, 'workers' | 'hubHosts' | 'localHost'>> {
+  const workers = (await listWorkers(r, isPostgres(r) ? 'postgres' : 'sqlite')).map((v): FloorWorkerRow => ({
+    name: v.row.name, host: v.row.host, state: v.state, epoch: Number(v.row.epoch), lease_ms: Number(v.row.lease_ms), age_ms: v.ageMs, heartbeat_at: Number(v.row.heartbeat_at),
+  }));
+  const hubs = await hubHosts(r, jobs.map((j) => j.hub_id));
+  return { workers, hubHosts: [...hubs].map(([id, host]) => ({ id, host })), localHost: hostname() };
 }
 
 /** The floor's rows as they are now, read in one snapshot so they agree with each other. */
@@ -69,6 +95,7 @@ export async function readFloorInput(q: Q, o: FloorReadOptions): Promise<FloorIn
       runs: await readFloorRuns(r, since),
       ship: await readShipRows(r, { project: o.project }),
       brief: await readBrief(r),
+      ...(await floorHosts(r, rows.jobs)),
     };
   });
 }

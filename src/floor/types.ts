@@ -8,7 +8,8 @@ export type { FloorLimit } from '../limits/view.js';
 export type SectionName = 'needs_you' | 'ready_to_ship' | 'running' | 'queued' | 'done';
 
 /** Why a row is in NEEDS YOU. */
-export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'failed' | 'workflow_blocked' | 'workflow_approval' | 'lock_violation' | 'overlap' | 'run_failed';
+export type NeedKind = 'approval' | 'question' | 'permission' | 'warning' | 'failed' | 'workflow_blocked' | 'workflow_approval' | 'lock_violation' | 'overlap' | 'run_failed'
+  | 'worker_lost' | 'worker_fenced';
 
 export interface FloorWarning {
   id: number;
@@ -24,6 +25,8 @@ export interface FloorJob {
   parent_id: string | null;
   depth: number;
   provider: string;
+  /** Where it runs or ran: its worker's name, else its hub's host (src/services/summary.ts hostOf); always set by the model. */
+  host?: string;
   model: string | null;
   /** For a job spawned with model "auto" once decided: its tier, or "fallback" (src/models). */
   model_tier?: string;
@@ -78,7 +81,7 @@ export interface FloorJob {
 
 export interface NeedsYouItem {
   kind: NeedKind;
-  /** Stable key for selection: `req:<id>`, `warn:<id>`, `job:<id>`, `wf:<id>`, `run:<id>`. */
+  /** Stable key for selection: `req:<id>`, `warn:<id>`, `job:<id>`, `wf:<id>`, `run:<id>`, `worker:<name>` (lost), `fenced:<name>`. */
   key: string;
   job_id: string | null;
   title: string;
@@ -258,4 +261,6 @@ export interface Floor {
   locks: FloorLock[];
   /** Provider limits in force (src/limits): who is held and until when; empty when none. */
   limits?: FloorLimit[];
+  /** The crew has worker hosts, or its jobs ran on more than one host: watch and the dashboard show each row's host. */
+  show_host?: boolean;
 }

@@ -13,7 +13,8 @@ import type { DepState } from '../domain/scheduler.js';
 import type { Runner } from './runner.js';
 import type { LiveChildren } from './children.js';
 import { messageView, senderOf, type MessageService, type MessageView } from './messages.js';
-import { hubUsage, summarize, type AgentSummary } from './summary.js';
+import { FIELD_CAP, hubUsage, summarize, type AgentSummary } from './summary.js';
+import { hubHosts } from '../store/sql/workers.js';
 import type { UsageRow } from '../money/usageStore.js';
 import { usageOfJob } from '../store/sql/usage.js';
 import { latestEvents } from '../store/sql/events.js';
@@ -240,7 +241,7 @@ export class JobService {
   async summary(id: string): Promise<AgentSummary> {
     const q = this.ctx.sql.db;
     const j = (await getJob(q, id)) ?? await this.job(id);
-    return this.withHealth({ ...summarize(j, await attemptsOf(q, id)), ...hubUsage(j, await usageOfJob(q, id) as UsageRow[]) }, j);
+    return this.withHealth({ ...summarize(j, await attemptsOf(q, id), FIELD_CAP, await hubHosts(q, [j.hub_id])), ...hubUsage(j, await usageOfJob(q, id) as UsageRow[]) }, j);
   }
 
   // ---- spawn ---------------------------------------------------------------------------
@@ -533,7 +534,8 @@ export class JobService {
     const attempts = await attemptsOfJobs(q, s.settled.map((j) => j.id));
     const done: AgentSummary[] = [];
     // A warning still open on an ended job judges its work (commands_failed): the done entry says it.
-    for (const j of s.settled) done.push(await this.withOpenWarnings(summarize(j, attempts.get(j.id) ?? [], fieldCap), j.id));
+    const hosts = await hubHosts(q, s.settled.map((j) => j.hub_id));
+    for (const j of s.settled) done.push(await this.withOpenWarnings(summarize(j, attempts.get(j.id) ?? [], fieldCap, hosts), j.id));
     return {
       done,
       pending: s.pending,
@@ -608,8 +610,9 @@ export class JobService {
     const attempts = await attemptsOfJobs(q, page.map((j) => j.id));
     const warnings = await openWarningsOfJobs(q, page.map((j) => j.id));
     const reservations = await this.budgets.views(q, page);
+    const hosts = await hubHosts(q, page.map((j) => j.hub_id));
     for (const j of page) {
-      const sum = await this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap), j, { warnings: warnings.get(j.id) ?? [], reservation: reservations.get(j.id) });
+      const sum = await this.withHealth(summarize(j, attempts.get(j.id) ?? [], fieldCap, hosts), j, { warnings: warnings.get(j.id) ?? [], reservation: reservations.get(j.id) });
       const len = JSON.stringify(sum, null, 1).length;
       if (agents.length > 0 && size + len > LIST_BUDGET) break;
       agents.push(sum);

@@ -1,5 +1,6 @@
 // Turns job rows into the `get_agent` summary of the tool contract, with long fields capped
 // so a tool result stays under 20,000 characters.
+import { hostname } from 'node:os';
 import type { AttemptRow, JobRow } from '../store/jobs.js';
 import { isoTime } from '../clock.js';
 import type { UsageRow } from '../money/usageStore.js';
@@ -33,11 +34,27 @@ const withChoice = (json: string | null | undefined): Pick<AgentSummary, 'model_
   return c ? { model_choice: c } : {};
 };
 
-export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CAP): AgentSummary {
+/** Hub id → its host (hubs.host), for the jobs a hub runs or ran (src/store/sql/workers.ts `hubHosts`). */
+export type HubHosts = ReadonlyMap<string, string>;
+
+const NO_HUBS: HubHosts = new Map();
+
+/**
+ * Where a job runs or ran (issue 30): the worker that claimed it (jobs.worker), else the host of
+ * the hub that runs or ran it (hubs.host by jobs.hub_id), else this machine (SQLite: one hub, and
+ * a job from before the hubs table).
+ */
+export function hostOf(j: Pick<JobRow, 'worker' | 'hub_id'>, hubHosts: HubHosts): string {
+  return j.worker || (j.hub_id ? hubHosts.get(j.hub_id) : undefined) || hostname();
+}
+
+/** `hubHosts`: the hosts of the hubs of these jobs; without it, a job a hub ran shows this machine as its host. */
+export function summarize(j: JobRow, attempts: AttemptRow[], fieldCap = FIELD_CAP, hubHosts: HubHosts = NO_HUBS): AgentSummary {
   return {
     job_id: j.id,
     title: j.title,
     status: j.status,
+    host: hostOf(j, hubHosts),
     provider: j.provider,
     model: j.model,
     ...withChoice(j.model_choice_json),

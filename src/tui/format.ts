@@ -112,38 +112,42 @@ function runningColumns(j: FloorJob, now: number, w: number): { cells: [number, 
   return { cells: [...cells, [18, model(j)]], modelShown: true };
 }
 
+/** `on <host>` for a row when the floor shows hosts (the crew has workers or more than one host), else nothing. */
+const onHost = (host: string | undefined): string => (host ? `on ${host}` : '');
+
 /** A RUNNING row: title, elapsed, turns, cost, tokens, progress (and provider/model when wide),
- * in aligned columns; the detail line below has the model (when narrow), warnings, lock waits
- * and the last status line or tool call. */
-export function runningLines(j: FloorJob, now: number, w: number): JobLines {
+ * in aligned columns; the detail line below has the host (when the floor shows hosts), the model
+ * (when narrow), warnings, lock waits and the last status line or tool call. */
+export function runningLines(j: FloorJob, now: number, w: number, host?: string): JobLines {
   const indent = '  '.repeat(j.depth > 0 ? j.depth - 1 : 0);
   const status = j.status === 'running' ? '' : `[${j.status}] `;
   const { cells, modelShown } = runningColumns(j, now, w);
   const right = cells.map(([cw, t]) => `  ${t.padStart(cw)}`).join('');
   const main = `${pad(`${indent}${status}${titleOf(j)}`, Math.max(1, w - cols(right)))}${right}`;
-  const detail = [modelShown ? '' : model(j), ...troubles(j), j.last_line ? `↳ ${oneLine(j.last_line)}` : ''].filter(Boolean).join('  ');
+  const detail = [onHost(host), modelShown ? '' : model(j), ...troubles(j), j.last_line ? `↳ ${oneLine(j.last_line)}` : ''].filter(Boolean).join('  ');
   return { main: fit(main, w), detail: detail ? fit(`${indent}  ${detail}`, w) : null };
 }
 
 /** A QUEUED / WAITING row: title, status, why. */
-export function queuedLines(j: FloorJob, w: number): JobLines {
+export function queuedLines(j: FloorJob, w: number, host?: string): JobLines {
   const why = j.why_waiting ? oneLine(j.why_waiting) : '';
-  const head = fitParts(titleOf(j), [j.status], [model(j)], Math.min(w, Math.max(24, Math.floor(w / 2))));
+  const head = fitParts(titleOf(j), [j.status], [model(j), onHost(host)], Math.min(w, Math.max(24, Math.floor(w / 2))));
   return { main: fit(why ? `${head}  ${why}` : head, w), detail: null };
 }
 
 /** A DONE row: title, status (failure class), duration, cost, result line; branch/diff/PR below. */
-export function doneLines(j: FloorJob, w: number): JobLines {
+export function doneLines(j: FloorJob, w: number, host?: string): JobLines {
   const status = j.failure_class && j.failure_class !== j.status ? `${j.status} (${j.failure_class})` : j.status;
   const head = fitParts(titleOf(j), [status, money(j.cost_usd, j.cost_unknown)], [duration(j.elapsed_ms), turns(j)], Math.min(w, Math.max(40, Math.floor((w * 3) / 5))));
   const result = j.result_line ? oneLine(j.result_line) : '';
-  const git = [j.branch ? `⎇ ${j.branch}` : '', j.diff_stat ? oneLine(j.diff_stat) : '', j.pr_url ?? ''].filter(Boolean).join('  ');
+  const git = [onHost(host), j.branch ? `⎇ ${j.branch}` : '', j.diff_stat ? oneLine(j.diff_stat) : '', j.pr_url ?? ''].filter(Boolean).join('  ');
   return { main: fit(result ? `${head}  ${result}` : head, w), detail: git ? fit(`  ${git}`, w) : null };
 }
 
 const NEED_LABEL: Record<NeedsYouItem['kind'], string> = {
   approval: 'APPROVE?', question: 'QUESTION', permission: 'PERMIT?', warning: 'WARNING', failed: 'FAILED',
   workflow_blocked: 'BLOCKED', workflow_approval: 'PLAN OK?', lock_violation: 'LOCKS', overlap: 'OVERLAP', run_failed: 'RUN FAIL',
+  worker_lost: 'WORKER', worker_fenced: 'FENCED',
 };
 
 /** A NEEDS YOU row: what kind, whose, what (one line). */

@@ -7,6 +7,8 @@ import { openStateReadOnly, stateWhere } from '../store/sql/readOnly.js';
 import { attemptsOf, getJob, lastAttempt } from '../store/sql/jobs.js';
 import { renderLine } from '../launch/claude/transcript.js';
 import { isSettled } from '../domain/job.js';
+import { hubHosts } from '../store/sql/workers.js';
+import { hostOf } from '../services/summary.js';
 import { attemptFooter, attemptHeader, LineCursor, verdictLine } from '../floor/logLines.js';
 
 export interface LogSource {
@@ -66,8 +68,10 @@ export async function followJobLog(at: StateAt, jobId: string): Promise<LogSourc
       } else if (first) {
         out.push(`(job ${jobId} has not started yet: ${(await getJob(q, jobId))!.status})`);
       }
-      first = false;
       const job = (await getJob(q, jobId))!;
+      // Where it runs, always (the list shows it on rows only when the crew has workers or several hosts).
+      if (first) out.unshift(`── ${jobId} ${isSettled(job.status) ? 'ran' : 'runs'} on ${hostOf(job, await hubHosts(q, [job.hub_id]))}${job.worker ? ' (a worker)' : ''}`);
+      first = false;
       if (isSettled(job.status)) {
         // The row can land a moment before the last transcript bytes: end after a quiet poll.
         if (out.length === 0 && ++settledPolls >= 2) {

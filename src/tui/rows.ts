@@ -16,7 +16,8 @@ export const BLOCK_ORDER: readonly Block[] = ['limits', 'needs_you', 'ship', 'ru
 export type ViewRow =
   | { kind: 'heading'; key: string; block: Block; count: number }
   | { kind: 'need'; key: string; block: 'needs_you'; need: NeedsYouItem }
-  | { kind: 'job'; key: string; block: 'running' | 'queued' | 'done'; job: FloorJob }
+  /** `host`: shown on the row when the floor shows hosts (Floor.show_host). */
+  | { kind: 'job'; key: string; block: 'running' | 'queued' | 'done'; job: FloorJob; host?: string }
   /** A finished worktree job whose branch waits to be shipped (READY TO SHIP). */
   | { kind: 'ship'; key: string; block: 'ship'; item: ShipItem }
   | { kind: 'workflow'; key: string; block: 'workflows'; workflow: FloorWorkflow }
@@ -125,6 +126,7 @@ export function buildRows(f: Floor, o: RowOptions = {}): ViewRow[] {
   const all = isEmptyFilter(filter);
   const jobs = jobIndex(f);
   const keepJob = (j: FloorJob): boolean => all || matches(filter, jobFacts(j));
+  const hostOn = (j: FloorJob): { host?: string } => (f.show_host && j.host ? { host: j.host } : {});
   const keepNeed = (n: NeedsYouItem): boolean => {
     if (all) return true;
     const j = n.job_id ? jobs.get(n.job_id) : undefined;
@@ -138,7 +140,7 @@ export function buildRows(f: Floor, o: RowOptions = {}): ViewRow[] {
     ship: (f.ready_to_ship ?? [])
       .filter((s) => all || matches(filter, { text: `${s.job_id} ${s.title} ${s.branch} ${s.checks} ${s.diff_stat ?? ''}`.toLowerCase(), labels: jobs.get(s.job_id)?.labels.map((l) => l.toLowerCase()) ?? [], statuses: [s.status, `checks_${s.checks}`] }))
       .map((item) => ({ kind: 'ship', key: `ship:${item.job_id}`, block: 'ship', item })),
-    running: flattenTree(f.running, keepJob).map((job) => ({ kind: 'job', key: `running:${job.job_id}`, block: 'running', job })),
+    running: flattenTree(f.running, keepJob).map((job) => ({ kind: 'job', key: `running:${job.job_id}`, block: 'running', job, ...hostOn(job) })),
     runs: (f.runs ?? [])
       .filter((r) => all || matches(filter, { text: `${r.run_id} ${r.title} ${r.phase ?? ''} ${r.calls.map((c) => `${c.label ?? ''} ${c.job_id ?? ''}`).join(' ')}`.toLowerCase(), labels: [`run:${r.run_id}`], statuses: [r.status] }))
       .flatMap((r) => runRows(r, o.expanded?.has(r.run_id) ?? false)),
@@ -149,8 +151,8 @@ export function buildRows(f: Floor, o: RowOptions = {}): ViewRow[] {
       ? f.locks.filter((l) => all || matches(filter, { text: `${l.path} ${l.holder} ${l.holder_title ?? ''} ${l.waiters.join(' ')}`.toLowerCase(), labels: [], statuses: [] }))
         .map((lock) => ({ kind: 'lock', key: `lock:${lock.path}`, block: 'locks', lock }))
       : [],
-    queued: f.queued.filter(keepJob).map((job) => ({ kind: 'job', key: `queued:${job.job_id}`, block: 'queued', job })),
-    done: f.done.filter(keepJob).map((job) => ({ kind: 'job', key: `done:${job.job_id}`, block: 'done', job })),
+    queued: f.queued.filter(keepJob).map((job) => ({ kind: 'job', key: `queued:${job.job_id}`, block: 'queued', job, ...hostOn(job) })),
+    done: f.done.filter(keepJob).map((job) => ({ kind: 'job', key: `done:${job.job_id}`, block: 'done', job, ...hostOn(job) })),
   };
   const rows: ViewRow[] = [];
   for (const b of BLOCK_ORDER) {

@@ -54,7 +54,7 @@ export function rowLines(r: ViewRow, now: number, width: number, selected = fals
       return [line(fit(`⏸ ${r.limit.line}${r.limit.reason ? ` · ${r.limit.reason}` : ''}`, width), 'warn')];
     case 'job': {
       const j = r.job;
-      const l = r.block === 'running' ? runningLines(j, now, width) : r.block === 'queued' ? queuedLines(j, width) : doneLines(j, width);
+      const l = r.block === 'running' ? runningLines(j, now, width, r.host) : r.block === 'queued' ? queuedLines(j, width, r.host) : doneLines(j, width, r.host);
       const tone = r.block === 'queued' ? 'dim' : jobTone(j.status);
       const detailTone: Tone = j.warnings.length || j.lock_waits.length ? 'warn' : 'dim';
       return l.detail ? [line(l.main, tone), line(l.detail, detailTone)] : [line(l.main, tone)];

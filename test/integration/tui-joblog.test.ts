@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { insertAttempt, insertJob, updateAttempt, updateJob } from '../../src/store/sql/jobs.js';
 import { followJobLog } from '../../src/tui/jobLog.js';
 import { newJob } from '../helpers/budgetDb.js';
@@ -30,7 +31,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) test(`${dialect}: header,
   const src = await followJobLog(at, 'j-log1');
   try {
     const first = await src.poll();
-    assert.match(first[0]!, /^── attempt 1 \(initial\) started/);
+    // The log view says where the job runs, always: this machine for a job no worker claimed.
+    assert.equal(first[0], `── j-log1 runs on ${hostname()}`);
+    assert.match(first[1]!, /^── attempt 1 \(initial\) started/);
     assert.ok(first.some((l) => l.includes('first words')), first.join('\n'));
     assert.deepEqual(await src.poll(), [], 'nothing new');
 

@@ -112,3 +112,31 @@ export async function markWorkerLost(q: Q, dialect: SqlDialect, name: string, ep
     .where('name', '=', name).where('epoch', '=', epoch).where('state', '=', 'live')
     .returningAll().executeTakeFirst();
 }
+
+/** The host of each hub of `ids` (hubs.host): where the jobs a hub ran ran, for a job no worker claimed. */
+export async function hubHosts(q: Q, ids: readonly (string | null | undefined)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => !!id))];
+  if (!wanted.length) return new Map();
+  const rows = await q.selectFrom('hubs').select(['id', 'host']).where('id', 'in', wanted).execute();
+  return new Map(rows.map((r) => [r.id, r.host]));
+}
+
+/** A worker's jobs that hold a slot (running, needs_input, frozen), per worker name and the lease epoch that claimed them. */
+export interface WorkerJobs {
+  worker: string;
+  epoch: number | null;
+  n: number;
+}
+
+/** Jobs holding a slot on some worker (jobs.worker), grouped by worker and claiming epoch. */
+export async function activeWorkerJobs(q: Q): Promise<WorkerJobs[]> {
+  const rows = await q.selectFrom('jobs').select(['worker', 'worker_epoch', sql<number | string>`COUNT(*)`.as('n')])
+    .where('worker', 'is not', null).where('status', 'in', ['running', 'needs_input', 'frozen'])
+    .groupBy(['worker', 'worker_epoch']).orderBy('worker').execute();
+  return rows.map((r) => ({ worker: r.worker!, epoch: r.worker_epoch === null ? null : Number(r.worker_epoch), n: Number(r.n) }));
+}
+
+/** The running count `overseer hosts` shows: a worker's jobs of its current epoch (an older epoch's are fenced). */
+export function runningOf(v: HostView, jobs: readonly WorkerJobs[]): number {
+  return jobs.filter((w) => w.worker === v.row.name && (w.epoch === null || w.epoch === Number(v.row.epoch))).reduce((a, w) => a + w.n, 0);
+}
