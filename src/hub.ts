@@ -64,6 +64,8 @@ export interface HubOptions extends ComposeOptions {
   /** Another hub found this one dead (docs/store-plan.md §3.6): its children are killed, nothing recorded; then this
    * (the hub process exits: src/hubproc/serve.ts). Without it the hub stops. */
   onFenced?: () => void;
+  /** false: the database must have Overseer's schema already, and it is not upgraded (a worker: docs/workers-plan.md §3). */
+  migrate?: boolean;
 }
 
 import { packageVersion } from './version.js';
@@ -138,7 +140,7 @@ export class Hub {
    * over it. Not started: call `start()`.
    */
   static async open(o: HubOptions): Promise<Hub> {
-    const sql = await openSql(o.config);
+    const sql = await openSql(o.config, { migrate: o.migrate ?? true });
     try {
       return new Hub(o, sql);
     } catch (err) {

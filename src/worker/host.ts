@@ -7,7 +7,7 @@
 // the registration: two processes never share one name.
 import type { Logger } from '../log.js';
 import type { SqlDb } from '../store/sql/open.js';
-import { beatWorker, registerWorker, stopWorker, type WorkerIdentity } from '../store/sql/workers.js';
+import { beatWorker, registerWorker, setWorkerHub, stopWorker, type WorkerIdentity } from '../store/sql/workers.js';
 
 /** Another live process holds the name (exit, do not retry). */
 export class WorkerNameTaken extends Error {}
@@ -15,6 +15,8 @@ export class WorkerNameTaken extends Error {}
 export interface WorkerHostOptions {
   sql: SqlDb;
   identity: WorkerIdentity;
+  /** Its hub's id (the worker is a hub in worker mode): written into its row at each registration. */
+  hubId: string;
   log: Logger;
   /** The name was taken by another live process while this one was fenced: it cannot go on. */
   onLostName(err: WorkerNameTaken): void;
@@ -78,7 +80,10 @@ export class WorkerHost {
 
 async function register(o: WorkerHostOptions): Promise<number> {
   const r = await registerWorker(o.sql.db, o.sql.dialect, o.identity);
-  if (r.ok) return r.epoch;
+  if (r.ok) {
+    await setWorkerHub(o.sql.db, o.identity.name, r.epoch, o.hubId);
+    return r.epoch;
+  }
   const h = r.holder;
   throw new WorkerNameTaken(`a worker named ${h.name} is live on host ${h.host} (pid ${h.pid}, heartbeat ${(r.ageMs / 1000).toFixed(1)} s ago, lease ${Number(h.lease_ms) / 1000} s): give this one another --name, or stop that one first`);
 }

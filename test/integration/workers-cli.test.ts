@@ -47,8 +47,11 @@ describe('overseer worker and overseer hosts (PostgreSQL)', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  let homes = 0;
+  /** Each worker on a state directory of its own (a worker is a hub in worker mode: one per state directory). */
   function startWorker(args: string[], extraEnv: NodeJS.ProcessEnv = {}): WorkerProc {
-    const child = spawn(process.execPath, [MAIN, 'worker', ...args], { cwd: home, env: cliEnv({ ...env(), ...extraEnv }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const own = join(home, 'workers', String(++homes));
+    const child = spawn(process.execPath, [MAIN, 'worker', ...args], { cwd: home, env: cliEnv({ ...env(), OVERSEER_HOME: own, ...extraEnv }), stdio: ['ignore', 'pipe', 'pipe'] });
     procs.push(child);
     let stdout = '';
     let stderr = '';

@@ -95,3 +95,11 @@ export async function listWorkers(q: Q, dialect: SqlDialect): Promise<HostView[]
     return { row, ageMs, state: row.state === 'live' && ageMs > Number(row.lease_ms) ? 'lost' : row.state };
   });
 }
+
+/** The worker's hub (its row in `hubs`: the owner of the jobs it claims), under its epoch only. False: not live under that epoch. */
+export async function setWorkerHub(q: Q, name: string, epoch: number, hubId: string): Promise<boolean> {
+  const r = await q.updateTable('workers').set({ hub_id: hubId })
+    .where('name', '=', name).where('epoch', '=', epoch).where('state', '=', 'live')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
