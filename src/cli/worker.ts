@@ -8,13 +8,15 @@ import { InvalidInputError } from '../errors.js';
 import { CliError, UsageError } from './errors.js';
 
 export async function runWorker(raw: { name?: string; capacity?: string; labels?: string; lease?: string }): Promise<void> {
-  const [{ parseWorkerOptions, WorkerOptionError }, { loadConfig, packageRoot }, { openSql }, { findClis }, { runWorkerProcess, WorkerStartRefused }, { createLogger, flushAndExit }, { packageVersion }, { join }] = await Promise.all([
+  const [{ parseWorkerOptions, parsePollMs, WorkerOptionError }, { loadConfig, packageRoot }, { openSql }, { findClis }, { runWorkerProcess, WorkerStartRefused }, { createLogger, flushAndExit }, { packageVersion }, { join }] = await Promise.all([
     import('../worker/options.js'), import('../config.js'), import('../store/sql/open.js'), import('../worker/clis.js'),
     import('../worker/run.js'), import('../log.js'), import('../version.js'), import('node:path'),
   ]);
   let o;
+  let pollMs;
   try {
     o = parseWorkerOptions(raw);
+    pollMs = parsePollMs(process.env.OVERSEER_WORKER_POLL_MS);
   } catch (err) {
     if (err instanceof WorkerOptionError) throw new UsageError(err.message);
     throw err;
@@ -35,7 +37,7 @@ export async function runWorker(raw: { name?: string; capacity?: string; labels?
   try {
     const clis = await findClis({ claudeBin: config.claudeBin, codexBin: config.codexBin, packageRoot: packageRoot(), path: process.env.PATH });
     await runWorkerProcess({
-      config: { ...config, databaseUrl }, sql, log, options: o, clis, version: packageVersion(), cwd: process.cwd(),
+      config: { ...config, databaseUrl }, sql, log, options: o, pollMs, clis, version: packageVersion(), cwd: process.cwd(),
       out: (s) => void process.stdout.write(s),
       exit: (code) => flushAndExit(code),
     });

@@ -19,15 +19,14 @@ import { WorkerHost, WorkerNameTaken } from './host.js';
 import { QueueWork } from './queueWork.js';
 import { SharedRepos } from './sharedRepos.js';
 
-/** The backstop poll of the queue (a job queued by a hub wakes the worker at once through NOTIFY). */
-export const WORKER_POLL_MS = 5000;
-
 export interface WorkerProcessOptions {
   config: Config & { databaseUrl: string };
   /** The worker's own connection for its `workers` row (opened without migrating). */
   sql: SqlDb;
   log: Logger;
   options: WorkerOptions;
+  /** The backstop poll of the queue, ms (a job queued by a hub wakes the worker at once through NOTIFY). */
+  pollMs: number;
   /** CLI name → version: what it can run. */
   clis: Record<string, string>;
   version: string;
@@ -57,7 +56,7 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
       config, projectDir: o.cwd, log, migrate: false, publish: (info) => claim.publish(info),
       work: ({ ctx }) => new QueueWork({
         ctx, boss: b, seat: { name: options.name, labels: options.labels, clis: o.clis }, capacity: options.capacity,
-        epoch: () => host?.epoch ?? 0, repos: new SharedRepos(options.name), pollMs: WORKER_POLL_MS,
+        epoch: () => host?.epoch ?? 0, repos: new SharedRepos(options.name), pollMs: o.pollMs,
       }),
       onFenced: () => {
         log.error('this worker\'s hub was found dead by another hub, which took over its jobs: its children were ended; exiting');
