@@ -2,9 +2,10 @@
 // start under its name and the next lease epoch, a heartbeat every sixth of the lease, and a
 // clean stop. A beat that matches nothing means the lease ended (cut off or paused longer than
 // the lease, or another process took the name after that): the worker is fenced — whatever it
-// ran under that epoch is no longer its to record (nothing yet: dispatch to workers is a later
-// step) — and it registers again under a new epoch. A holder that is live under the name refuses
-// the registration: two processes never share one name.
+// ran under that epoch is no longer its to record (stopping its children then is step 4 of
+// docs/workers-plan.md) — and it registers again under a new epoch. A holder that is live under
+// the name refuses the registration: two processes never share one name. Each registration writes
+// the worker's hub id (src/worker/run.ts: a worker is a hub in worker mode) into its row.
 import type { Logger } from '../log.js';
 import type { SqlDb } from '../store/sql/open.js';
 import { beatWorker, registerWorker, setWorkerHub, stopWorker, type WorkerIdentity } from '../store/sql/workers.js';
