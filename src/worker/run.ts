@@ -46,43 +46,23 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
     throw new WorkerStartRefused(`a hub or worker already runs on the state directory ${config.home} (pid ${i.pid}, ${i.url}); give each worker its own OVERSEER_HOME`);
   }
   const claim: HubClaim = lock.claim;
-  let boss: PgBoss | undefined;
-  let hub: Hub | undefined;
-  let host: WorkerHost | undefined;
-  try {
-    boss = await openAttemptQueue({ url: config.databaseUrl, log });
-    const b = boss;
-    hub = await Hub.open({
-      config, projectDir: o.cwd, log, migrate: false, publish: (info) => claim.publish(info),
-      work: ({ ctx }) => new QueueWork({
-        ctx, boss: b, seat: { name: options.name, labels: options.labels, clis: o.clis }, capacity: options.capacity,
-        epoch: () => host?.epoch ?? 0, repos: new SharedRepos(options.name), pollMs: o.pollMs,
-      }),
-      onFenced: () => {
-        log.error('this worker\'s hub was found dead by another hub, which took over its jobs: its children were ended; exiting');
-        void claim.release();
-        o.exit(1);
-      },
-    });
-    const h = hub;
-    host = await WorkerHost.start({
-      sql: o.sql, log, hubId: h.hubId,
-      identity: { name: options.name, host: hostname(), pid: process.pid, capacity: options.capacity, labels: options.labels, clis: o.clis, version: o.version, leaseMs: options.leaseMs },
-      onLostName: (err) => {
-        process.stderr.write(`overseer: ${err.message}\n`);
-        void h.stop().finally(() => claim.release().finally(() => o.exit(1)));
-      },
-    });
-    await hub.start();
-  } catch (err) {
-    await host?.stop().catch(() => undefined);
-    await hub?.stop().catch(() => undefined);
-    await boss?.stop({ graceful: false, wait: true }).catch(() => undefined);
-    await claim.release();
-    if (err instanceof WorkerNameTaken) throw new WorkerStartRefused(err.message);
-    throw err;
+  let running: Started;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      running = await startOnce(o, claim);
+      break;
+    } catch (err) {
+      // Workers starting together on a new database can deadlock in PostgreSQL (the victim's transaction is
+      // rolled back whole): the start is begun again, as PostgreSQL advises, a few times.
+      if (isDeadlock(err) && attempt < START_TRIES) {
+        log.warn({ err: (err as Error).message, attempt }, 'the worker\'s start was chosen as a deadlock\'s victim: starting again');
+        continue;
+      }
+      await claim.release();
+      if (err instanceof WorkerNameTaken) throw new WorkerStartRefused(err.message);
+      throw err;
+    }
   }
-  const running = { hub, host, boss };
   const cliText = Object.entries(o.clis).map(([k, v]) => `${k} ${v}`).join(', ') || 'none found (it can run no agent)';
   o.out(`worker ${options.name} registered: epoch ${running.host.epoch}, capacity ${options.capacity}, labels ${options.labels.join(',') || '-'}, lease ${options.leaseMs / 1000} s; CLIs: ${cliText}\n`
     + `worker ${options.name} listening on ${running.hub.http!.url} (for its own agents), hub ${running.hub.hubId}\n`);
@@ -112,4 +92,50 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
     }
   };
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, () => void stop(sig));
+}
+
+const START_TRIES = 3;
+
+const isDeadlock = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '40P01';
+
+interface Started { hub: Hub; host: WorkerHost; boss: PgBoss }
+
+/** The queue, the hub in worker mode and the worker's row; on a failure, what was started is stopped again. */
+async function startOnce(o: WorkerProcessOptions, claim: HubClaim): Promise<Started> {
+  const { config, log, options } = o;
+  let boss: PgBoss | undefined;
+  let hub: Hub | undefined;
+  let host: WorkerHost | undefined;
+  try {
+    boss = await openAttemptQueue({ url: config.databaseUrl, log });
+    const b = boss;
+    hub = await Hub.open({
+      config, projectDir: o.cwd, log, migrate: false, drives: false, publish: (info) => claim.publish(info),
+      work: ({ ctx }) => new QueueWork({
+        ctx, boss: b, seat: { name: options.name, labels: options.labels, clis: o.clis }, capacity: options.capacity,
+        epoch: () => host?.epoch ?? 0, repos: new SharedRepos(options.name), pollMs: o.pollMs,
+      }),
+      onFenced: () => {
+        log.error('this worker\'s hub was found dead by another hub, which took over its jobs: its children were ended; exiting');
+        void claim.release();
+        o.exit(1);
+      },
+    });
+    const h = hub;
+    host = await WorkerHost.start({
+      sql: o.sql, log, hubId: h.hubId,
+      identity: { name: options.name, host: hostname(), pid: process.pid, capacity: options.capacity, labels: options.labels, clis: o.clis, version: o.version, leaseMs: options.leaseMs },
+      onLostName: (err) => {
+        process.stderr.write(`overseer: ${err.message}\n`);
+        void h.stop().finally(() => claim.release().finally(() => o.exit(1)));
+      },
+    });
+    await hub.start();
+    return { hub, host, boss };
+  } catch (err) {
+    await host?.stop().catch(() => undefined);
+    await hub?.stop().catch(() => undefined);
+    await boss?.stop({ graceful: false, wait: true }).catch(() => undefined);
+    throw err;
+  }
 }
