@@ -6,6 +6,7 @@
 import type { JobRow } from '../store/jobs.js';
 import type { JobStatus } from '../domain/job.js';
 import type { HubContext } from './context.js';
+import type { Limits } from '../limits/service.js';
 
 /** What a claim function is given by the runner for the attempt it starts. */
 export interface ClaimInput {
@@ -30,6 +31,8 @@ export interface WorkRunner {
   claimAndStart(claim: (c: ClaimInput) => Promise<Claimed | undefined>): Promise<JobRow | undefined>;
   /** Ask for another round (one runs at a time). */
   dispatch(): Promise<void>;
+  /** One limiter per provider account (src/limits): no start while a provider's limit holds. */
+  readonly limits: Pick<Limits, 'start' | 'room' | 'admit'>;
   /** It stops (shutdown or fenced): start nothing more. */
   readonly stopping: boolean;
 }

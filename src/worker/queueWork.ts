@@ -14,7 +14,7 @@ import type { HubContext } from '../services/context.js';
 import type { WorkRunner, WorkSource } from '../services/workSource.js';
 import { activeOf, claimQueuedAttempt, getJob } from '../store/sql/jobs.js';
 import type { AttemptMessage } from '../store/sql/queue.js';
-import { serves, type WorkerSeat } from '../domain/placement.js';
+import { parseQueueName, serves, type WorkerSeat } from '../domain/placement.js';
 import { errorMessage } from '../errors.js';
 
 /** Where a job fetched by this worker works, on this machine (src/worker/repos.ts once it lands; sharedRepos.ts until then). */
@@ -60,20 +60,27 @@ export class QueueWork implements WorkSource {
     const { ctx, boss, capacity } = this.o;
     let free = capacity - await activeOf(ctx.sql.db, r.hubId);
     if (free <= 0) return;
+    // As a hub's first dispatch: a provider limit still in force from before wakes up on time.
+    r.limits.start();
     const queues = (await boss.getQueues()).map((q) => q.name).filter((n) => serves(this.o.seat, n)).sort();
     for (const queue of queues) {
+      const provider = parseQueueName(queue)!.cli;
       while (free > 0 && !r.stopping) {
-        const got = await boss.fetch<AttemptMessage>(queue, { batchSize: free });
+        // A provider at its limit: its queues wait (the limiter's wake-up starts a round); half open: one probe.
+        const room = r.limits.room(provider);
+        if (room === 'none') break;
+        const got = await boss.fetch<AttemptMessage>(queue, { batchSize: room === 'one' ? 1 : free });
         if (!got.length) break;
         for (const m of got) {
-          if (await this.take(r, queue, m)) free--;
+          if (await this.take(r, queue, provider, m)) free--;
         }
+        if (room === 'one') break;
       }
     }
   }
 
   /** Claim one fetched queue job; true when this worker runs it now. */
-  private async take(r: WorkRunner, queue: string, m: PgBoss.Job<AttemptMessage>): Promise<boolean> {
+  private async take(r: WorkRunner, queue: string, provider: string, m: PgBoss.Job<AttemptMessage>): Promise<boolean> {
     const { ctx, boss, seat } = this.o;
     const jobId = typeof m.data?.jobId === 'string' ? m.data.jobId : undefined;
     if (!jobId) {
@@ -87,6 +94,9 @@ export class QueueWork implements WorkSource {
       ctx.log.warn({ jobId, queue }, 'fetched while stopping: not started');
       return false;
     }
+    // Fetched: it is ours to decide now. A probe is said so in the log (the limiter's own record); 'wait' cannot
+    // follow the room just read, and a job fetched is never left unstarted and unreleased.
+    r.limits.admit(provider, jobId);
     let job: JobRow | undefined;
     try {
       job = await r.claimAndStart(async (c) => {
