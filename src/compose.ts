@@ -29,6 +29,7 @@ import { JobService, NOT_CONFINABLE, NO_TAKEOVER, spawnConfinement } from './ser
 import { NO_TRANSCRIPT_SINK, Runner } from './services/runner.js';
 import { LiveChildren } from './services/children.js';
 import { HUB_ONLY, WorkerQueue, type AttemptQueueService } from './services/attemptQueue.js';
+import { HUB_WORK, type WorkSourceFactory } from './services/workSource.js';
 import { MessageService } from './services/messages.js';
 import { LockService, OPEN_GATE } from './services/locks.js';
 import { NoteService } from './services/notes.js';
@@ -97,6 +98,9 @@ export interface ComposeOptions {
   progressEveryMs?: number;
   /** The global knowledge base file (default: $XDG_DATA_HOME/overseer/kb.db); tests pass a temp path. */
   kbGlobalDb?: string;
+  /** A hub in worker mode (`overseer worker`, docs/workers-plan.md §3) takes its work from the attempt
+   * queue instead of its own queued jobs: the worker's source. Default: the hub's (HUB_WORK). */
+  work?: WorkSourceFactory;
 }
 
 /** What the hub starts after reconcile and stops before the database closes; NOTHING for a capability switched off. */
@@ -236,6 +240,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   });
   const runner = new Runner(ctx, {
     hubId, children, limits, models, lockGuard, hookLedger, activity: health, queue,
+    work: o.work ? o.work({ ctx, hubId }) : HUB_WORK,
     memory: (prompt) => memorySection(kb, prompt),
     transcripts: search ? search.indexer : NO_TRANSCRIPT_SINK,
   });

@@ -65,6 +65,11 @@ export interface HubOptions extends ComposeOptions {
   /** Another hub found this one dead (docs/store-plan.md §3.6): its children are killed, nothing recorded; then this
    * (the hub process exits: src/hubproc/serve.ts). Without it the hub stops. */
   onFenced?: () => void;
+  /** false: the database must have Overseer's schema already, and it is not upgraded (a worker: docs/workers-plan.md §3). */
+  migrate?: boolean;
+  /** false: a hub in worker mode (src/worker/run.ts): it takes up no runs, scripts, workflows, debates or schedules
+   * (the lead's hubs drive them; a worker's hub would spawn jobs it never starts), and adopts none of a dead hub's. */
+  drives?: boolean;
 }
 
 import { packageVersion } from './version.js';
@@ -141,7 +146,7 @@ export class Hub {
    * over it. Not started: call `start()`.
    */
   static async open(o: HubOptions): Promise<Hub> {
-    const sql = await openSql(o.config);
+    const sql = await openSql(o.config, { migrate: o.migrate ?? true });
     try {
       return new Hub(o, sql);
     } catch (err) {
@@ -254,13 +259,15 @@ export class Hub {
       else writeFileAtomic(join(this.o.config.home, 'hub.json'), `${JSON.stringify(info, null, 2)}\n`);
     }
     this.ctx.log.info({ url: this.http.url, reconciled: this.reconciled }, 'hub started');
+    const drives = this.o.drives ?? true;
     // Occurrences that settled or came due while no hub ran: once each, then the timer.
-    await this.lifecycle.schedules.start();
+    if (drives) await this.lifecycle.schedules.start();
     await this.runner.resumeSettling();
     await this.runner.limits.ready(); // the limits in force before this hub, before anything starts
     await this.runner.dispatch();
     // Commands other hubs left for this hub's jobs (its predecessors' are its own now).
     await this.lifecycle.commands.start();
+    if (!drives) return this.startedWithoutDriving();
     await this.runs.start();
     // Script runs a previous hub left running: their scripts run again, the journal answers what was done.
     await this.scripts.resumeAll();
@@ -276,6 +283,12 @@ export class Hub {
     // Transcripts not (completely) indexed yet — all of them after an upgrade — in the background.
     this.lifecycle.search.start();
     this.lifecycle.sendBack.start(); // sent-back jobs that ended while no hub listened are merged again
+  }
+
+  /** The rest of a start for a hub in worker mode: what watches its own children only. */
+  private startedWithoutDriving(): void {
+    this.health.start();
+    this.lifecycle.search.start();
   }
 
   /**

@@ -79,7 +79,7 @@ program.command('debate <id>').description('one debate: every round\'s positions
 program.command('dashboard').description('a one-time login link for the dashboard the running hub serves on 127.0.0.1')
   .option('--open', 'open it in the browser').option('--revoke', 'end every dashboard session instead').option('--json', 'machine-readable output')
   .action(async (o: { open?: boolean; revoke?: boolean; json?: boolean }) => (await import('./dashboard.js')).runDashboard(o));
-program.command('worker').description('a worker host for the crew in OVERSEER_DATABASE_URL: registers (name, capacity, labels, its agent CLIs), heartbeats, stops cleanly on SIGTERM')
+program.command('worker').description('a worker host for the crew in OVERSEER_DATABASE_URL: registers (name, capacity, labels, its agent CLIs), heartbeats, runs the agents queued for it (own state directory: OVERSEER_HOME), stops cleanly on SIGTERM (its agents interrupted)')
   .option('--name <name>', 'its name in overseer hosts and for placement (default: this machine\'s host name)').option('--capacity <n>', 'children it runs at once (default: the number of cores)')
   .option('--labels <a,b>', 'placement labels a job may ask for').option('--lease <seconds>', 'how long a heartbeat holds its lease (default 30; it beats every sixth of it)')
   .action(async (o: { name?: string; capacity?: string; labels?: string; lease?: string }) => (await import('./worker.js')).runWorker(o));

@@ -1,27 +1,29 @@
 // `overseer worker [--name] [--capacity] [--labels] [--lease]`: a worker host for the crew in the
-// PostgreSQL database of OVERSEER_DATABASE_URL (issue 30; docs/workers-plan.md). This step
-// registers it (name, host, capacity, labels, the agent CLIs it has and their versions), beats,
-// and marks it stopped on SIGTERM/SIGINT; running agents on it is a later step. It never creates
-// or upgrades the schema: a hub does.
-import { hostname } from 'node:os';
-import { join } from 'node:path';
+// PostgreSQL database of OVERSEER_DATABASE_URL (issue 30; docs/workers-plan.md). It registers (name,
+// host, capacity, labels, the agent CLIs it has and their versions), beats, runs the agents the
+// hubs queue for it (a hub in worker mode on its own state directory: src/worker/run.ts) and on
+// SIGTERM/SIGINT ends them interrupted and marks itself stopped. It never creates or upgrades the
+// schema: a hub does.
 import { InvalidInputError } from '../errors.js';
 import { CliError, UsageError } from './errors.js';
 
 export async function runWorker(raw: { name?: string; capacity?: string; labels?: string; lease?: string }): Promise<void> {
-  const [{ parseWorkerOptions, WorkerOptionError }, { loadConfig, packageRoot }, { openSql }, { findClis }, { WorkerHost, WorkerNameTaken }, { createLogger, flushAndExit }, { packageVersion }] = await Promise.all([
+  const [{ parseWorkerOptions, parsePollMs, WorkerOptionError }, { loadConfig, packageRoot }, { openSql }, { findClis }, { runWorkerProcess, WorkerStartRefused }, { createLogger, flushAndExit }, { packageVersion }, { join }] = await Promise.all([
     import('../worker/options.js'), import('../config.js'), import('../store/sql/open.js'), import('../worker/clis.js'),
-    import('../worker/host.js'), import('../log.js'), import('../version.js'),
+    import('../worker/run.js'), import('../log.js'), import('../version.js'), import('node:path'),
   ]);
   let o;
+  let pollMs;
   try {
     o = parseWorkerOptions(raw);
+    pollMs = parsePollMs(process.env.OVERSEER_WORKER_POLL_MS);
   } catch (err) {
     if (err instanceof WorkerOptionError) throw new UsageError(err.message);
     throw err;
   }
   const config = loadConfig();
-  if (!config.databaseUrl) {
+  const databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
     throw new CliError(`a worker needs the crew's PostgreSQL database: set OVERSEER_DATABASE_URL (or databaseUrl) to the URL the hubs use. This state (${config.home}) is SQLite, which only its own hub's machine reads; on SQLite every agent runs on the hub's machine.`);
   }
   let sql;
@@ -32,39 +34,16 @@ export async function runWorker(raw: { name?: string; capacity?: string; labels?
     throw err;
   }
   const log = createLogger({ level: config.logLevel, logDir: join(config.home, 'logs'), file: `worker-${o.name}.log` });
-  let host;
   try {
     const clis = await findClis({ claudeBin: config.claudeBin, codexBin: config.codexBin, packageRoot: packageRoot(), path: process.env.PATH });
-    host = await WorkerHost.start({
-      sql, log,
-      identity: { name: o.name, host: hostname(), pid: process.pid, capacity: o.capacity, labels: o.labels, clis, version: packageVersion(), leaseMs: o.leaseMs },
-      onLostName: (err) => {
-        process.stderr.write(`overseer: ${err.message}\n`);
-        void sql!.close().finally(() => flushAndExit(1));
-      },
+    await runWorkerProcess({
+      config: { ...config, databaseUrl }, sql, log, options: o, pollMs, clis, version: packageVersion(), cwd: process.cwd(),
+      out: (s) => void process.stdout.write(s),
+      exit: (code) => flushAndExit(code),
     });
-    const cliText = Object.entries(clis).map(([k, v]) => `${k} ${v}`).join(', ') || 'none found (it can run no agent)';
-    process.stdout.write(`worker ${o.name} registered: epoch ${host.epoch}, capacity ${o.capacity}, labels ${o.labels.join(',') || '-'}, lease ${o.leaseMs / 1000} s; CLIs: ${cliText}\n`);
   } catch (err) {
     await sql.close();
-    if (err instanceof WorkerNameTaken) throw new CliError(err.message);
+    if (err instanceof WorkerStartRefused) throw new CliError(err.message);
     throw err;
   }
-  const running = host;
-  let stopping = false;
-  const stop = async (sig: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      const marked = await running.stop();
-      log.info({ worker: o.name, sig, marked }, 'worker stopped');
-      process.stdout.write(`worker ${o.name} stopped (${sig})${marked ? '' : ': its lease had already ended'}\n`);
-      await sql!.close();
-      flushAndExit(0);
-    } catch (err) {
-      process.stderr.write(`overseer: the worker's stop failed: ${(err as Error).message}\n`);
-      flushAndExit(1);
-    }
-  };
-  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, () => void stop(sig));
 }

@@ -21,6 +21,7 @@ import { AttemptHooks, type ActivitySink, type TranscriptSink } from './attemptH
 
 export type { ActivitySink, TranscriptSink };
 import type { LiveChildren } from './children.js';
+import type { ClaimInput, Claimed, WorkRunner, WorkSource } from './workSource.js';
 import { pickRunnable, dependencyState, type DepState } from '../domain/scheduler.js';
 import type { FailureClass, JobStatus } from '../domain/job.js';
 import { isRetryable } from '../domain/failure.js';
@@ -100,12 +101,14 @@ export interface RunnerDeps {
   /** The worker queue (src/services/attemptQueue.ts): a job of the queue queued again (a retry, a
    * dependent whose dependencies ended) gets its queue job in that transaction. */
   queue: AttemptQueueService;
+  /** Where its work comes from (src/services/workSource.ts): a hub's own queued jobs, or a worker's queues. */
+  work: WorkSource;
 }
 
 /** What the schedules need of the Runner (src/runs/schedules.ts): waiting jobs whose time came. */
 export type WaitingJobs = Pick<Runner, 'depState' | 'failWaiting' | 'dispatch'>;
 
-export class Runner {
+export class Runner implements WorkRunner {
   /** Why a running job is being cancelled: its error says so from the first write. */
   readonly cancelReasons = new Map<string, string>();
   /** Jobs between "marked running" and "supervisor started" (async worktree prep). */
@@ -134,6 +137,10 @@ export class Runner {
     this.children = d.children;
   }
 
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
   transcriptPath(jobId: string, n: number): string {
     return join(this.ctx.config.home, 'agents', jobId, `attempt-${n}.jsonl`);
   }
@@ -158,7 +165,7 @@ export class Runner {
       try {
         do {
           this.again = false;
-          await this.dispatchOnce();
+          await this.d.work.round(this);
         } while (this.again && !this.stopped);
       } catch (err) {
         this.ctx.log.error({ err }, 'dispatch failed');
@@ -170,7 +177,8 @@ export class Runner {
     return run;
   }
 
-  private async dispatchOnce(): Promise<void> {
+  /** The hub's round (HUB_WORK): its own and unowned queued jobs, best first, within the cap and the limiters. */
+  async dispatchOnce(): Promise<void> {
     const { config } = this.ctx;
     const q = this.ctx.sql.db;
     // The first dispatch is the hub's start: a limit still in force from before wakes up on time.
@@ -198,6 +206,7 @@ export class Runner {
     for (const s of running) s.stop('hub_shutdown');
     await Promise.all(running.map((s) => s.done));
     await this.settling;
+    await this.d.work.close();
   }
 
   private settling: Promise<unknown> = Promise.resolve();
@@ -219,32 +228,44 @@ export class Runner {
 
   /** Claim a queued job and start its attempt; nothing when another dispatcher claimed it first (or it is no longer queued). */
   private async startAttempt(queued: JobRow): Promise<void> {
+    await this.claimAndStart((c) => claimAttempt(this.ctx.sql.db, { ...c, jobId: queued.id, hubId: this.hubId, files: (n) => c.files(queued.id, n) }));
+  }
+
+  /**
+   * Claim through `claim` (the hub's claim of its own queued job, or a worker's of a job it fetched
+   * from the queue: src/services/workSource.ts) and start the attempt it won, by the one launch
+   * path. The job claimed, or undefined when the claim lost (another dispatcher won, or it is no
+   * longer queued).
+   */
+  async claimAndStart(claim: (c: ClaimInput) => Promise<Claimed | undefined>): Promise<JobRow | undefined> {
     const { clock, ids } = this.ctx;
     const now = clock.now();
     const token = ids.token();
     // A new attempt starts without the last one's result: finish() or this attempt's final text sets it.
-    const claimed = await claimAttempt(this.ctx.sql.db, {
-      jobId: queued.id, now, tokenHash: hashToken(token), hubId: this.hubId,
-      files: (n) => ({ transcript: this.transcriptPath(queued.id, n), stderr: this.stderrPath(queued.id, n) }),
+    const claimed = await claim({
+      now, tokenHash: hashToken(token),
+      files: (jobId, n) => ({ transcript: this.transcriptPath(jobId, n), stderr: this.stderrPath(jobId, n) }),
     });
-    if (!claimed) return;
+    if (!claimed) return undefined;
     const { job, n, kind } = claimed;
-    const needsPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir) || (await setupReport(this.ctx.sql.db, job.id))?.status === 'failed'))
+    const work = this.d.work;
+    const localPrep = (job.worktree === 1 && (!job.work_dir || !existsSync(job.work_dir) || (await setupReport(this.ctx.sql.db, job.id))?.status === 'failed'))
       || (job.base_commit === null && JSON.parse(job.checks_json).includes('diff_not_empty'));
+    const needsPrep = localPrep || work.mustPrepare(job);
     const choose = job.model === 'auto';
     if (!needsPrep && !choose) {
       // What the launch reads first, so that 'running' is told with its child started right after (as one step).
       const facts = await this.launchFacts(job, kind);
       this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
       this.launchWith(job, n, kind, token, facts);
-      return;
+      return job;
     }
     this.ctx.bus.emit('job', { jobId: job.id, status: 'running' });
     this.preparing.add(job.id);
     const abort = new AbortController();
     this.preparingAborts.set(job.id, abort);
     void (choose ? this.d.models.choose(job, n, abort.signal) : Promise.resolve())
-      .then(() => (needsPrep ? this.prepare(job) : undefined))
+      .then(() => (needsPrep ? work.prepare(job, () => (localPrep ? this.prepare(job) : Promise.resolve())) : undefined))
       .then(() => {
         // Cancelled while it was being prepared: end the attempt instead of starting the child.
         if (this.cancelReasons.has(job.id)) {
@@ -262,6 +283,7 @@ export class Runner {
         this.preparing.delete(job.id);
         this.preparingAborts.delete(job.id);
       });
+    return job;
   }
 
   /** Stop what can be stopped of a job's preparation (its model classification) after a cancel. */
@@ -531,6 +553,7 @@ export class Runner {
    */
   async ended(jobId: string, status: JobStatus): Promise<void> {
     await this.ctx.bus.emitSettled('job', { jobId, status }, (err) => this.ctx.log.error({ err, jobId, status }, 'a reaction to a job\'s end failed'));
+    this.d.work.ended(jobId, status);
     await this.settleDependents(jobId, status);
     void this.dispatch();
   }

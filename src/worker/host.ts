@@ -2,12 +2,13 @@
 // start under its name and the next lease epoch, a heartbeat every sixth of the lease, and a
 // clean stop. A beat that matches nothing means the lease ended (cut off or paused longer than
 // the lease, or another process took the name after that): the worker is fenced — whatever it
-// ran under that epoch is no longer its to record (nothing yet: dispatch to workers is a later
-// step) — and it registers again under a new epoch. A holder that is live under the name refuses
-// the registration: two processes never share one name.
+// ran under that epoch is no longer its to record (stopping its children then is step 4 of
+// docs/workers-plan.md) — and it registers again under a new epoch. A holder that is live under
+// the name refuses the registration: two processes never share one name. Each registration writes
+// the worker's hub id (src/worker/run.ts: a worker is a hub in worker mode) into its row.
 import type { Logger } from '../log.js';
 import type { SqlDb } from '../store/sql/open.js';
-import { beatWorker, registerWorker, stopWorker, type WorkerIdentity } from '../store/sql/workers.js';
+import { beatWorker, registerWorker, setWorkerHub, stopWorker, type WorkerIdentity } from '../store/sql/workers.js';
 
 /** Another live process holds the name (exit, do not retry). */
 export class WorkerNameTaken extends Error {}
@@ -15,6 +16,8 @@ export class WorkerNameTaken extends Error {}
 export interface WorkerHostOptions {
   sql: SqlDb;
   identity: WorkerIdentity;
+  /** Its hub's id (the worker is a hub in worker mode): written into its row at each registration. */
+  hubId: string;
   log: Logger;
   /** The name was taken by another live process while this one was fenced: it cannot go on. */
   onLostName(err: WorkerNameTaken): void;
@@ -78,7 +81,10 @@ export class WorkerHost {
 
 async function register(o: WorkerHostOptions): Promise<number> {
   const r = await registerWorker(o.sql.db, o.sql.dialect, o.identity);
-  if (r.ok) return r.epoch;
+  if (r.ok) {
+    await setWorkerHub(o.sql.db, o.identity.name, r.epoch, o.hubId);
+    return r.epoch;
+  }
   const h = r.holder;
   throw new WorkerNameTaken(`a worker named ${h.name} is live on host ${h.host} (pid ${h.pid}, heartbeat ${(r.ageMs / 1000).toFixed(1)} s ago, lease ${Number(h.lease_ms) / 1000} s): give this one another --name, or stop that one first`);
 }

@@ -55,3 +55,13 @@ function parseLabels(text: string): string[] {
   if (bad.length) throw new WorkerOptionError(`--labels: ${bad.map((b) => JSON.stringify(b)).join(', ')} ${bad.length === 1 ? 'is not a label' : 'are not labels'}: lower-case letters, digits or '-', up to 32 each, separated by commas (e.g. --labels gpu,big-disk)`);
   return [...new Set(labels)].sort();
 }
+
+/** The backstop poll of the attempt queue, ms (OVERSEER_WORKER_POLL_MS; a hub's NOTIFY wakes the worker at once otherwise). */
+export const DEFAULT_POLL_MS = 5000;
+
+export function parsePollMs(text: string | undefined): number {
+  if (text === undefined || text.trim() === '') return DEFAULT_POLL_MS;
+  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!(n >= 100 && n <= 3_600_000)) throw new WorkerOptionError(`OVERSEER_WORKER_POLL_MS ${JSON.stringify(text)} must be a whole number of milliseconds from 100 to 3600000 (how often the worker looks at the queue without being woken; default ${DEFAULT_POLL_MS})`);
+  return n;
+}

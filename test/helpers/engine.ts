@@ -15,6 +15,7 @@ import type { HubContext } from '../../src/services/context.js';
 import { LiveChildren } from '../../src/services/children.js';
 import { MessageService } from '../../src/services/messages.js';
 import { Runner, type ActivitySink, type TranscriptSink } from '../../src/services/runner.js';
+import { HUB_WORK } from '../../src/services/workSource.js';
 import { NO_POSTER } from '../../src/services/commands.js';
 import { JobService, NOT_CONFINABLE, NO_TAKEOVER, type SpawnSchedules, type TakenOver } from '../../src/services/jobs.js';
 import { RequestService } from '../../src/approvals/service.js';
@@ -113,7 +114,7 @@ export async function startEngine(o: {
   const runner = new Runner(ctx, {
     children, limits, models, memory: () => undefined, transcripts: o.transcripts ?? heard,
     activity: heard.sink,
-    lockGuard: guardLocks(ctx, messages), hookLedger: new HookLedger(), hubId: 'h-engine', queue: HUB_ONLY,
+    lockGuard: guardLocks(ctx, messages), hookLedger: new HookLedger(), hubId: 'h-engine', queue: HUB_ONLY, work: HUB_WORK,
   });
   const requests = new RequestService(ctx, { ask: async () => undefined });
   const permissions = new PermissionService(ctx, requests);

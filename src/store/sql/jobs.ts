@@ -109,18 +109,62 @@ export async function claimJob<T>(q: Q, c: Claim, within: (trx: Q, job: JobRow) 
  * same transaction its attempt row (n = last + 1; kind resume / initial / retry) and its
  * `started` event. Undefined when the claim lost.
  */
-export async function claimAttempt(q: Q, c: Claim & { files: (n: number) => { transcript: string; stderr: string } }): Promise<{ job: JobRow; n: number; kind: AttemptRow['kind'] } | undefined> {
-  const r = await claimJob(q, c, async (trx, job) => {
-    const n = ((await lastAttempt(trx, job.id))?.n ?? 0) + 1;
-    const kind: AttemptRow['kind'] = job.resume_message !== null ? 'resume' : n === 1 ? 'initial' : 'retry';
-    await insertAttempt(trx, {
-      job_id: job.id, n, kind, status: 'running', started_at: c.now, ended_at: null, session_id: null, pid: null,
-      exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null, ...c.files(n),
-    });
-    await addEvent(trx, job.id, c.now, 'started', { attempt: n, kind });
-    return { n, kind };
-  });
+export async function claimAttempt(q: Q, c: Claim & { files: AttemptFiles }): Promise<{ job: JobRow; n: number; kind: AttemptRow['kind'] } | undefined> {
+  const r = await claimJob(q, c, (trx, job) => beginAttempt(trx, job, c.now, c.files));
   return r && { job: r.job, ...r.then };
+}
+
+type AttemptFiles = (n: number) => { transcript: string; stderr: string };
+
+/** A claimed job's next attempt row (n = last + 1; kind resume / initial / retry) and its `started` event. */
+async function beginAttempt(trx: Q, job: JobRow, now: number, files: AttemptFiles): Promise<{ n: number; kind: AttemptRow['kind'] }> {
+  const n = ((await lastAttempt(trx, job.id))?.n ?? 0) + 1;
+  const kind: AttemptRow['kind'] = job.resume_message !== null ? 'resume' : n === 1 ? 'initial' : 'retry';
+  await insertAttempt(trx, {
+    job_id: job.id, n, kind, status: 'running', started_at: now, ended_at: null, session_id: null, pid: null,
+    exit_code: null, signal: null, turns: 0, cost_usd: 0, failure_class: null, error: null, diagnosis: null, ...files(n),
+  });
+  await addEvent(trx, job.id, now, 'started', { attempt: n, kind });
+  return { n, kind };
+}
+
+/** A worker's claim of an attempt it fetched from the queue (docs/workers-plan.md §3). */
+export interface QueueClaim {
+  jobId: string;
+  /** The pg-boss job it fetched: a job whose row names another queue job (a stale one) is not claimed. */
+  queueId: string;
+  now: number;
+  tokenHash: string | null;
+  /** The worker's hub id: the job's owner from now on (its token is accepted there only). */
+  hubId: string;
+  /** The worker's name and its lease epoch (jobs.worker, jobs.worker_epoch). */
+  worker: string;
+  epoch: number;
+  files: AttemptFiles;
+}
+
+/**
+ * A worker starts a job it fetched from the queue: `UPDATE jobs SET status = 'running', hub_id =
+ * <the worker's hub>, worker, worker_epoch … WHERE id = ? AND status = 'queued' AND placement =
+ * 'queue' AND (queue_id IS NULL OR queue_id = <the fetched queue job>)`, then its attempt row and
+ * `started` event in the same transaction. Whoever spawned it owns it while it waits; the claim
+ * moves it to the worker. Undefined when the claim lost (cancelled meanwhile, taken, requeued
+ * under another queue job, or not a queue job): the caller completes the queue job and moves on.
+ */
+export async function claimQueuedAttempt(q: Q, c: QueueClaim): Promise<{ job: JobRow; n: number; kind: AttemptRow['kind'] } | undefined> {
+  return transact(q, async (trx) => {
+    bumpTokenEpoch();
+    const job = await trx.updateTable('jobs')
+      .set((eb) => ({
+        status: 'running', started_at: eb.fn.coalesce('started_at', eb.val(c.now)), ended_at: null, token_hash: c.tokenHash, result: null, outcome: null,
+        updated_at: c.now, hub_id: c.hubId, worker: c.worker, worker_epoch: c.epoch,
+      }))
+      .where('id', '=', c.jobId).where('status', '=', 'queued').where('placement', '=', 'queue')
+      .where((eb) => eb.or([eb('queue_id', 'is', null), eb('queue_id', '=', c.queueId)]))
+      .returningAll().executeTakeFirst() as JobRow | undefined;
+    if (!job) return undefined;
+    return { job, ...await beginAttempt(trx, job, c.now, c.files) };
+  });
 }
 
 export async function jobsByStatus(q: Q, ...statuses: JobStatus[]): Promise<JobRow[]> {

@@ -140,3 +140,11 @@ export async function activeWorkerJobs(q: Q): Promise<WorkerJobs[]> {
 export function runningOf(v: HostView, jobs: readonly WorkerJobs[]): number {
   return jobs.filter((w) => w.worker === v.row.name && (w.epoch === null || w.epoch === Number(v.row.epoch))).reduce((a, w) => a + w.n, 0);
 }
+
+/** The worker's hub (its row in `hubs`: the owner of the jobs it claims), under its epoch only. False: not live under that epoch. */
+export async function setWorkerHub(q: Q, name: string, epoch: number, hubId: string): Promise<boolean> {
+  const r = await q.updateTable('workers').set({ hub_id: hubId })
+    .where('name', '=', name).where('epoch', '=', epoch).where('state', '=', 'live')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
