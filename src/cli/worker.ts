@@ -37,7 +37,8 @@ export async function runWorker(raw: { name?: string; capacity?: string; labels?
   try {
     const clis = await findClis({ claudeBin: config.claudeBin, codexBin: config.codexBin, packageRoot: packageRoot(), path: process.env.PATH });
     await runWorkerProcess({
-      config: { ...config, databaseUrl }, sql, log, options: o, pollMs, clis, version: packageVersion(), cwd: process.cwd(),
+      // Its hub row beats at least six times a lease: the hubs judge it by its lease (src/store/sql/hubs.ts).
+      config: { ...config, databaseUrl, hubBeatMs: Math.min(config.hubBeatMs, Math.max(50, Math.floor(o.leaseMs / 6))) }, sql, log, options: o, pollMs, clis, version: packageVersion(), cwd: process.cwd(),
       out: (s) => void process.stdout.write(s),
       exit: (code) => flushAndExit(code),
     });

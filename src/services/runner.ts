@@ -540,7 +540,8 @@ export class Runner implements WorkRunner {
       await batch(q, writes);
     }
     if (next !== 'queued' && next !== 'interrupted' && job.worktree === 1 && job.work_dir && job.repo_root) {
-      await this.worktrees.close(jobId);
+      await this.d.work.finish(job, () => this.worktrees.close(jobId))
+        .catch((err: unknown) => ctx.log.error({ err: errorMessage(err), jobId }, 'closing the job\'s work tree failed'));
     }
     await this.ended(jobId, next);
   }

@@ -48,6 +48,10 @@ export interface WorkSource {
   prepare(job: JobRow, local: () => Promise<void>): Promise<void>;
   /** Whether a claimed job must go through `prepare` even when the hub would need nothing. */
   mustPrepare(job: JobRow): boolean;
+  /** A worktree job's attempt ended (succeeded, failed or cancelled; written): close its work tree
+   * before its dependents are settled. `local` is the hub's close (the agent's work committed in the
+   * lead's repository); a worker commits in its own clone and pushes the branch to the shared remote. */
+  finish(job: JobRow, local: () => Promise<void>): Promise<void>;
   /** A job's attempt ended (written and settled) with this status. */
   ended(jobId: string, status: JobStatus): void;
   /** The runner stops (after its children ended): no more rounds; what was owed is done. */
@@ -62,6 +66,7 @@ export const HUB_WORK: WorkSource = {
   round: (r) => r.dispatchOnce(),
   prepare: (_job, local) => local(),
   mustPrepare: () => false,
+  finish: (_job, local) => local(),
   ended: () => undefined,
   close: async () => undefined,
 };

@@ -17,13 +17,12 @@ import type { AttemptMessage } from '../store/sql/queue.js';
 import { parseQueueName, serves, type WorkerSeat } from '../domain/placement.js';
 import { errorMessage } from '../errors.js';
 
-/** Where a job fetched by this worker works, on this machine (src/worker/repos.ts once it lands; sharedRepos.ts until then). */
+/** Where a job fetched by this worker works, on this machine: its own clone (src/worker/repos.ts). */
 export interface WorkerRepoPort {
-  /** Make the job's working directory ready before its child starts; `local` is the hub's own
-   * preparation (its worktree in the job's repository) when the job needs one. Rejects with a
-   * SetupFailed the person can act on. */
-  prepare(job: JobRow, local: () => Promise<void>): Promise<void>;
-  /** After the attempt's end is written (its worktree committed): make its work reachable by the hubs (push the branch). */
+  /** Make the job's worktree ready in this worker's clone of its remote before its child starts
+   * (the row gets work_dir, branch, base_commit). Rejects with a SetupFailed the person can act on. */
+  prepare(job: JobRow): Promise<unknown>;
+  /** At the attempt's end: the agent's work committed in the clone and the branch pushed to the remote. */
   publish(job: JobRow): Promise<void>;
 }
 
@@ -129,8 +128,13 @@ export class QueueWork implements WorkSource {
     this.timer.unref();
   }
 
-  prepare(job: JobRow, local: () => Promise<void>): Promise<void> {
-    return this.o.repos.prepare(job, local);
+  async prepare(job: JobRow): Promise<void> {
+    await this.o.repos.prepare(job);
+  }
+
+  /** A worker's job is committed in its clone and its branch pushed, before its dependents settle. */
+  finish(job: JobRow): Promise<void> {
+    return this.o.repos.publish(job);
   }
 
   /** Every job a worker starts came from the queue: its directory is checked (or made) on this machine. */
@@ -142,12 +146,8 @@ export class QueueWork implements WorkSource {
     const h = this.held.get(jobId);
     if (!h) return;
     this.held.delete(jobId);
-    const { ctx, boss, repos } = this.o;
-    const p = (async () => {
-      const job = await getJob(ctx.sql.db, jobId);
-      if (job && (status === 'succeeded' || status === 'failed')) await repos.publish(job);
-    })().catch((err: unknown) => ctx.log.error({ err: errorMessage(err), jobId }, 'publishing a job\'s work failed'))
-      .then(() => boss.complete(h.queue, h.id, { status }))
+    const { ctx, boss } = this.o;
+    const p = boss.complete(h.queue, h.id, { status })
       .catch((err: unknown) => ctx.log.warn({ err: errorMessage(err), jobId }, 'completing a queue job failed (its expiry is the backstop)'))
       .finally(() => this.owed.delete(p));
     this.owed.add(p);

@@ -17,7 +17,7 @@ import { STOP_MARGIN_MS, withDeadline } from '../hubproc/stopDeadline.js';
 import type { WorkerOptions } from './options.js';
 import { WorkerHost, WorkerNameTaken } from './host.js';
 import { QueueWork } from './queueWork.js';
-import { SharedRepos } from './sharedRepos.js';
+import { WorkerRepos } from './repos.js';
 
 export interface WorkerProcessOptions {
   config: Config & { databaseUrl: string };
@@ -113,7 +113,7 @@ async function startOnce(o: WorkerProcessOptions, claim: HubClaim): Promise<Star
       config, projectDir: o.cwd, log, migrate: false, drives: false, publish: (info) => claim.publish(info),
       work: ({ ctx }) => new QueueWork({
         ctx, boss: b, seat: { name: options.name, labels: options.labels, clis: o.clis }, capacity: options.capacity,
-        epoch: () => host?.epoch ?? 0, repos: new SharedRepos(options.name), pollMs: o.pollMs,
+        epoch: () => host?.epoch ?? 0, repos: new WorkerRepos(ctx, config.home), pollMs: o.pollMs,
       }),
       onFenced: () => {
         log.error('this worker\'s hub was found dead by another hub, which took over its jobs: its children were ended; exiting');

@@ -13,7 +13,7 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -24,6 +24,7 @@ import { insertJob } from '../../src/store/sql/jobs.js';
 import { ensureQueue, openAttemptQueue, sendAttempt } from '../../src/store/sql/queue.js';
 import { queueName } from '../../src/domain/placement.js';
 import { claudeBin, claudeEnv, makeTempDir } from '../helpers/claude.js';
+import { gitOut, initRepo, makeBareRemote } from '../helpers/git.js';
 import { MAIN, buildCli, cliEnv } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { newJob } from '../helpers/budgetDb.js';
@@ -35,7 +36,7 @@ after(async () => { for (const c of cleanups.reverse()) await c(); });
 /** A path built one character at a time at run time, where no reading of the command's text sees it (the state guard). */
 const js = (p: string): string => p.split('').map((c) => `'${c}'`).join('+');
 
-interface Ground { dir: string; project: string; url: string; db: SqlDb; boss: PgBoss; fakeUrl: string }
+interface Ground { dir: string; project: string; origin: string; url: string; db: SqlDb; boss: PgBoss; fakeUrl: string }
 
 async function ground(scripts: Record<string, Script>): Promise<Ground> {
   buildCli();
@@ -45,13 +46,16 @@ async function ground(scripts: Record<string, Script>): Promise<Ground> {
   cleanups.push(() => fake.close());
   const dir = await makeTempDir('ovs-worker');
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const project = join(dir, 'project');
-  mkdirSync(project);
+  // The lead's repository and its shared remote: the worker clones the remote, never the lead's tree.
+  const origin = await makeBareRemote(join(dir, 'origin.git'));
+  const project = await initRepo(join(dir, 'project'));
+  await gitOut(project, ['remote', 'add', 'origin', origin]);
+  await gitOut(project, ['push', '-q', 'origin', 'main']);
   const db = await openSql({ home: join(dir, 'reader'), databaseUrl: pg.url }); // migrates, as a hub's start does
   cleanups.push(() => db.close());
   const boss = await openAttemptQueue({ url: pg.url, log: pino({ level: 'silent' }) });
   cleanups.push(() => boss.stop({ graceful: false, wait: true }));
-  return { dir, project, url: pg.url, db, boss, fakeUrl: fake.url };
+  return { dir, project, origin, url: pg.url, db, boss, fakeUrl: fake.url };
 }
 
 /** A job queued for workers as a hub's spawn queues it: the row and its queue job in one transaction, with the NOTIFY. */
@@ -60,7 +64,7 @@ async function queueJob(g: Ground, id: string, o: { prompt: string; provider?: '
   await ensureQueue(g.boss, queue);
   let queueId = '';
   await g.db.db.transaction().execute(async (trx) => {
-    await insertJob(trx, newJob(id, { prompt: o.prompt, provider: o.provider ?? 'claude', cwd: g.project, placement: 'queue', queue_name: queue } as never), Date.now());
+    await insertJob(trx, newJob(id, { prompt: o.prompt, provider: o.provider ?? 'claude', cwd: g.project, placement: 'queue', queue_name: queue, worktree: 1, branch: `overseer/${id}`, repo_root: g.project, repo_remote: g.origin, work_dir: null } as never), Date.now());
     queueId = (await sendAttempt(trx, g.boss, queue, { jobId: id, attempt: 1 }, 600))!;
     await trx.updateTable('jobs').set({ queue_id: queueId }).where('id', '=', id).execute();
     await sql`SELECT pg_notify('overseer', ${JSON.stringify({ h: 'h-test', e: 'job', d: { jobId: id, status: 'queued' } })})`.execute(trx);
@@ -152,8 +156,9 @@ describe('overseer worker runs agents from the queue (PostgreSQL, real claude ch
     const p = await jobRow(g, 'j-probe');
     assert.equal(p.status_message, 'reporting from the worker', 'the child\'s MCP call reached the worker\'s endpoint (its token is good there only)');
     assert.ok(existsSync(join(home, 'lead.token')), 'the file the child tried is there, outside its jail');
-    const seen = readFileSync(join(g.project, 'probe.txt'), 'utf8');
-    assert.match(seen, /^DENIED/, `the child's Bash ran (the lock hook answered by the worker) and confined: the worker's state is not readable (${seen.trim()})`);
+    const seen = await gitOut(g.origin, ['show', 'overseer/j-probe:probe.txt']);
+    assert.match(seen, /^DENIED/, `the child's Bash ran (the lock hook answered by the worker) and confined: the worker's state is not readable (${seen.trim()}); its work committed on its branch and pushed to the remote`);
+    assert.ok(!existsSync(join(g.project, 'probe.txt')), 'nothing written in the lead\'s tree');
     const [pa] = await attempts(g, 'j-probe');
     assert.ok(pa!.transcript.startsWith(home), `the transcript is the worker's (${pa!.transcript})`);
     assert.ok(existsSync(pa!.transcript), 'and written there');
