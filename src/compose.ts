@@ -221,7 +221,7 @@ export function compose(o: ComposeOptions, sql: SqlDb, elicitor: Elicitor, mcpUr
   // The children and what only talks to them: built before the runner, which needs them.
   const children = new LiveChildren(ctx);
   const messages = new MessageService(ctx, children, hubId);
-  const lockGuard = guardLocks(ctx, messages, confinement?.lockMounts);
+  const lockGuard = guardLocks(ctx, messages, hubId, confinement?.lockMounts);
   const hookLedger = new HookLedger();
   const budgets = new Budgets(ctx, { actions: { stop: (id, error) => children.stopForBudget(id, error) }, autoModels: (p) => autoModels(config, p), runBudget: scriptRunBudget });
   const models = new ModelChooser(ctx, budgets);

@@ -21,7 +21,7 @@ import { addEvent, jobsByStatus, titlesOf } from '../store/sql/jobs.js';
 import { addMessage } from '../store/sql/messages.js';
 import { isLead, leadHub } from '../domain/lead.js';
 
-export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: LockMounts): LockGuard {
+export function guardLocks(ctx: HubContext, messages: MessageService, hubId: string, mounts?: LockMounts): LockGuard {
   // The locks and their holders' titles as the last lock change read them. RefusalNotices asks
   // synchronously (a tool result of the stream); a lock changed since is bound or unbound by the
   // mounts' pass after the same change, so what a refusal names is what was bound when it was written.
@@ -55,10 +55,16 @@ export function guardLocks(ctx: HubContext, messages: MessageService, mounts?: L
       try {
         const locks = await allLocks(ctx.sql.db);
         view = { locks, titles: await titlesOf(ctx.sql.db, locks.map((l) => l.holder).filter((h) => !isLead(h))) };
+        // Only what this hub's children could touch: a holder running on another hub or worker writes
+        // when this hub cannot see (its tool calls are not in flight here), on a tree of its own
+        // machine; that hub's guard watches it. Guarding it here took its own concurrent writes for a
+        // child's of this hub and undid them (test/e2e/workers-netns.test.ts).
         const running = await jobsByStatus(ctx.sql.db, 'running');
-        if (!mounts) scopes.keep(new Set(running.map((j) => j.id)));
-        const children = await Promise.all(running.map(async (j) => ({ jobId: j.id, scope: await scopes.of(j.id, treeOf(j)) })));
-        const held = locks.filter((l) => !isLead(l.holder)).map((l) => ({ path: l.path, holder: l.holder, repo: l.repo, rel: l.rel_path }));
+        const elsewhere = new Set(running.filter((j) => j.hub_id && j.hub_id !== hubId).map((j) => j.id));
+        const mine = running.filter((j) => !elsewhere.has(j.id));
+        if (!mounts) scopes.keep(new Set(mine.map((j) => j.id)));
+        const children = await Promise.all(mine.map(async (j) => ({ jobId: j.id, scope: await scopes.of(j.id, treeOf(j)) })));
+        const held = locks.filter((l) => !isLead(l.holder) && !elsewhere.has(l.holder)).map((l) => ({ path: l.path, holder: l.holder, repo: l.repo, rel: l.rel_path }));
         return protectedFiles(held, children);
       } catch (err) {
         ctx.log.warn({ err }, 'lock guard: the locks could not be read; held files are guarded as before until the next lock change');

@@ -106,3 +106,17 @@ export function serves(w: Pick<WorkerSeat, 'name' | 'labels' | 'clis'>, queue: s
   const n = parseQueueName(queue);
   return !!n && n.cli in w.clis && (n.host === null || n.host === w.name) && n.labels.every((l) => w.labels.includes(l));
 }
+
+/** The columns of a job that say whether a worker is still publishing its work. */
+export interface PublishFacts { worker?: string | null; worktree: number; work_dir: string | null; diff_stat: string | null; git_note: string | null; status: string }
+
+/**
+ * A worktree job a worker ran whose end is written but whose branch is not yet committed and
+ * pushed (its worker writes diff_stat or git_note when it has: src/worker/repos.ts publish). Until
+ * then its branch and diff are not final: a wait does not count it settled. The hub's own jobs are
+ * told by the runner (its close runs in this process).
+ */
+export function awaitingPublish(r: PublishFacts): boolean {
+  return !!r.worker && r.worktree === 1 && r.work_dir !== null && r.diff_stat === null && r.git_note === null
+    && (r.status === 'succeeded' || r.status === 'failed' || r.status === 'cancelled');
+}

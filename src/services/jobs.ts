@@ -38,6 +38,7 @@ import { finishCommand, getCommand, hubOf } from '../store/sql/commands.js';
 import type { JobCommandKind } from '../store/sql/schema.js';
 import { isSettled, isTerminal, slugify, titleFromPrompt, type JobStatus } from '../domain/job.js';
 import { ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.js';
+import { awaitingPublish } from '../domain/placement.js';
 import { branchExists, repoRootOf } from '../git/worktree.js';
 import { branchNameProblem } from '../git/refname.js';
 import { isInside } from '../domain/paths.js';
@@ -482,7 +483,7 @@ export class JobService {
     const snapshot = async (): Promise<{ settled: JobRow[]; pending: string[]; attention: WaitResultShape['attention']; wake: boolean; ack: () => Promise<void>; messageIds: number[] }> => {
       const rows = await jobsOf(q, ids);
       // A worktree job is settled once its worktree is committed and closed (its branch and diff are final).
-      const done = (r: JobRow): boolean => isSettled(r.status) && !this.runner.isClosing(r.id);
+      const done = (r: JobRow): boolean => isSettled(r.status) && !this.runner.isClosing(r.id) && !awaitingPublish(r);
       const settled = rows.filter(done);
       const pending = rows.filter((r) => !done(r)).map((r) => r.id);
       const requests = await this.requests.attention(pending, ids);

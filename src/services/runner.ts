@@ -6,6 +6,8 @@
 // Its writes go through the asynchronous layer (src/store/sql/jobs.ts): a queued job starts by the
 // claim (`UPDATE … WHERE status = 'queued'`), so a job starts once however many dispatchers race;
 // one dispatch runs at a time here, and a call during it makes it run once more.
+import { awaitingPublish } from '../domain/placement.js';
+import type { DepRow } from '../store/sql/jobs.js';
 import { launchRole, parseStoredRole, roleSection } from '../roles/index.js';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -598,9 +600,9 @@ export class Runner implements WorkRunner {
     return this.worktrees.isClosing(jobId);
   }
 
-  /** dependencyState, where a dependency whose worktree is still closing is not yet succeeded. */
-  depState(deps: readonly { id: string; status: string }[]): DepState {
-    return dependencyState(deps.map((d) => (this.worktrees.isClosing(d.id) ? { ...d, status: 'closing' } : d)));
+  /** dependencyState, where a dependency whose worktree is still closing (here, or published by its worker) is not yet succeeded. */
+  depState(deps: readonly DepRow[]): DepState {
+    return dependencyState(deps.map((d) => (this.worktrees.isClosing(d.id) || awaitingPublish(d) ? { ...d, status: 'closing' } : d)));
   }
 
   /**

@@ -12,7 +12,7 @@ import type { JobRow } from '../store/jobs.js';
 import type { JobStatus } from '../domain/job.js';
 import type { HubContext } from '../services/context.js';
 import type { WorkRunner, WorkSource } from '../services/workSource.js';
-import { activeOf, claimQueuedAttempt, getJob } from '../store/sql/jobs.js';
+import { activeOf, claimQueuedAttempt, getJob, updateJob } from '../store/sql/jobs.js';
 import type { AttemptMessage } from '../store/sql/queue.js';
 import { parseQueueName, serves, type WorkerSeat } from '../domain/placement.js';
 import { errorMessage } from '../errors.js';
@@ -132,9 +132,19 @@ export class QueueWork implements WorkSource {
     await this.o.repos.prepare(job);
   }
 
-  /** A worker's job is committed in its clone and its branch pushed, before its dependents settle. */
-  finish(job: JobRow): Promise<void> {
-    return this.o.repos.publish(job);
+  /** A worker's job is committed in its clone and its branch pushed, before its dependents settle.
+   * Whatever happens, the row ends up with diff_stat or git_note: waits on it end (awaitingPublish). */
+  async finish(job: JobRow): Promise<void> {
+    const { ctx } = this.o;
+    try {
+      await this.o.repos.publish(job);
+    } catch (err) {
+      const row = await getJob(ctx.sql.db, job.id);
+      if (row && row.diff_stat === null && row.git_note === null) {
+        await updateJob(ctx.sql.db, job.id, { git_note: `not published from worker ${this.o.seat.name}: ${errorMessage(err)}` }, ctx.clock.now());
+      }
+      throw err;
+    }
   }
 
   /** Every job a worker starts came from the queue: its directory is checked (or made) on this machine. */

@@ -114,7 +114,7 @@ export async function startEngine(o: {
   const runner = new Runner(ctx, {
     children, limits, models, memory: () => undefined, transcripts: o.transcripts ?? heard,
     activity: heard.sink,
-    lockGuard: guardLocks(ctx, messages), hookLedger: new HookLedger(), hubId: 'h-engine', queue: HUB_ONLY, work: HUB_WORK,
+    lockGuard: guardLocks(ctx, messages, 'h-engine'), hookLedger: new HookLedger(), hubId: 'h-engine', queue: HUB_ONLY, work: HUB_WORK,
   });
   const requests = new RequestService(ctx, { ask: async () => undefined });
   const permissions = new PermissionService(ctx, requests);

@@ -5,6 +5,7 @@
 // The decision here is the claim (`claimJob`): a queued job starts once, whoever dispatches it —
 // one conditional UPDATE, re-checked by PostgreSQL after a concurrent claimer commits and
 // serialised by SQLite's write lock (docs/store-plan.md §2).
+import type { PublishFacts } from '../../domain/placement.js';
 import { sql } from 'kysely';
 import { bumpTokenEpoch, type AttemptRow, type JobRow, type NewJob } from '../jobs.js';
 import type { JobStatus } from '../../domain/job.js';
@@ -271,14 +272,18 @@ export async function dependents(q: Q, depId: string): Promise<JobRow[]> {
 }
 
 /** The dependencies of a job, with their status, oldest first (PostgreSQL returns rows in no set order: the first failed one names a job's failure). */
-export async function depsOf(q: Q, jobId: string): Promise<{ id: string; status: JobStatus }[]> {
-  return (await q.selectFrom('job_deps').innerJoin('jobs', 'jobs.id', 'job_deps.dep_id').select(['jobs.id', 'jobs.status']).where('job_deps.job_id', '=', jobId).orderBy('jobs.seq').execute()) as { id: string; status: JobStatus }[];
+/** A dependency as dependencyState needs it: its status, and whether a worker still publishes its branch (awaitingPublish). */
+export type DepRow = { id: string; status: JobStatus } & PublishFacts;
+const DEP_COLUMNS = ['jobs.id', 'jobs.status', 'jobs.worker', 'jobs.worktree', 'jobs.work_dir', 'jobs.diff_stat', 'jobs.git_note'] as const;
+
+export async function depsOf(q: Q, jobId: string): Promise<DepRow[]> {
+  return (await q.selectFrom('job_deps').innerJoin('jobs', 'jobs.id', 'job_deps.dep_id').select(DEP_COLUMNS).where('job_deps.job_id', '=', jobId).orderBy('jobs.seq').execute()) as DepRow[];
 }
 
 /** These jobs' status (those that exist), oldest first. */
-export async function statusOf(q: Q, ids: readonly string[]): Promise<{ id: string; status: JobStatus }[]> {
+export async function statusOf(q: Q, ids: readonly string[]): Promise<DepRow[]> {
   if (!ids.length) return [];
-  return (await q.selectFrom('jobs').select(['id', 'status']).where('id', 'in', [...ids]).orderBy('seq').execute()) as { id: string; status: JobStatus }[];
+  return (await q.selectFrom('jobs').select(DEP_COLUMNS).where('jobs.id', 'in', [...ids]).orderBy('jobs.seq').execute()) as DepRow[];
 }
 
 // attempts
