@@ -40,6 +40,8 @@ import { hashToken as sha } from './services/runner.js';
 import { reconcile, type ReconcileReport } from './services/reconcile.js';
 import { deadHubReconciler } from './services/hubReconcile.js';
 import type { AttemptQueueService } from './services/attemptQueue.js';
+import { requeueStopped } from './services/workerLost.js';
+import { workerOfHub } from './store/sql/workers.js';
 import { HubRegistry } from './store/sql/hubs.js';
 import { hostname } from 'node:os';
 import { writeCodexHome } from './launch/codex/launcher.js';
@@ -366,6 +368,18 @@ export class Hub {
     return s;
   }
 
+  /** In worker mode, at a clean stop: the jobs just interrupted here are queued again for another worker (src/services/workerLost.ts). */
+  private async requeueStopped(): Promise<void> {
+    const db = this.ctx.sql.db;
+    const hub = await db.selectFrom('hubs').selectAll().where('id', '=', this.hubId).executeTakeFirst();
+    if (!hub) return;
+    const ids = await requeueStopped(db, { hub, worker: await workerOfHub(db, this.hubId) }, {
+      now: this.ctx.clock.now(), maxAttempts: this.ctx.config.maxAttempts, requeue: (trx, id, replacing) => this.queue.queued(trx, id, replacing),
+    });
+    for (const jobId of ids) this.ctx.bus.emit('job', { jobId, status: 'queued' });
+    if (ids.length) this.ctx.log.info({ jobs: ids }, 'this worker stopped: its interrupted jobs are queued again');
+  }
+
   /** Stop children (their jobs become interrupted), close the endpoint and the database. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
@@ -378,6 +392,8 @@ export class Hub {
       await this.scripts.close();
       this.overlaps.close();
       await this.runner.shutdown();
+      // A worker's interrupted jobs go back to the queue at once (another worker takes them; no lease wait).
+      if (!(this.o.drives ?? true)) await this.requeueStopped().catch((err: unknown) => this.ctx.log.error({ err }, 'could not queue this worker\'s interrupted jobs again: they stay interrupted'));
       // After the children were interrupted: nobody waits a timeout for this hub.
       await this.registry?.stop().catch((err: unknown) => this.ctx.log.warn({ err }, 'could not mark this hub stopped'));
       await this.workflows.drain();

@@ -10,7 +10,7 @@
 //   machine is not the agent's failure, and with the session file gone the requeue is the resume;
 // - the next attempt is a new session whose first prompt carries what the lost attempt said and
 //   did, from `transcript_rows` (workerLostSeed, read by the runner's launch).
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Schema } from '../store/sql/schema.js';
 import type { Q } from '../store/sql/tx.js';
 import type { HubRow } from '../store/sql/hubs.js';
@@ -46,6 +46,8 @@ export interface LostJobFacts {
   worker: WorkerRow | undefined;
   maxAttempts: number;
   requeue: Requeue;
+  /** Why, after "worker <name> (host <host>, hub <id>)": default "stopped heartbeating; last heartbeat …". */
+  why?: string;
 }
 
 /**
@@ -60,8 +62,10 @@ export async function loseJob(trx: Transaction<Schema>, jobId: string, f: LostJo
   const name = f.worker?.name ?? f.dead.host;
   const host = f.worker?.host ?? f.dead.host;
   const beat = f.worker ? Number(f.worker.heartbeat_at) : Number(f.dead.heartbeat_at);
-  const error = `${WORKER_LOST}: worker ${name} (host ${host}, hub ${f.dead.id}) stopped heartbeating; last heartbeat ${new Date(beat).toISOString()}; found lost by hub ${f.me}`;
+  const error = `${WORKER_LOST}: worker ${name} (host ${host}, hub ${f.dead.id}) ${f.why ?? `stopped heartbeating; last heartbeat ${new Date(beat).toISOString()}; found lost by hub ${f.me}`}`;
   if (last && last.ended_at === null) await attemptUpdate(trx, jobId, last.n, { status: 'interrupted', ended_at: f.now, failure_class: 'interrupted', error }).execute();
+  // Ended interrupted by its own worker's clean stop: the same reason, so the next attempt is seeded as after a loss.
+  else if (last && last.status === 'interrupted' && f.why) await attemptUpdate(trx, jobId, last.n, { error }).execute();
   // Counted as the runner counts a retry's attempts (a provider limit's wait is no attempt used up).
   const used = attempts.filter(countsAgainstRetries).length;
   const again = used < f.maxAttempts;
@@ -104,4 +108,21 @@ export async function workerLostSeed(q: Q, prompts: PromptLibrary, jobId: string
     attempt: prev.n, worker: d.worker ?? 'unknown', host: d.host ?? 'unknown',
     heartbeat: d.heartbeat_at ? new Date(d.heartbeat_at).toISOString() : 'unknown', transcript, omitted,
   });
+}
+
+/**
+ * A worker stopping cleanly (SIGTERM, a rolling deploy): the jobs its runner has just ended
+ * `interrupted` go back to the queue at once, as a lost worker's do after its lease — a new session
+ * seeded with the attempt's transcript, since the next worker has not this one's session file —
+ * or stay interrupted at maxAttempts. One transaction per job. Returns the ids requeued.
+ */
+export async function requeueStopped(db: Kysely<Schema>, me: { hub: HubRow; worker: WorkerRow | undefined }, o: { now: number; maxAttempts: number; requeue: Requeue }): Promise<string[]> {
+  const jobs = await db.selectFrom('jobs').select('id').where('hub_id', '=', me.hub.id).where('status', '=', 'interrupted')
+    .where('placement', '=', 'queue').orderBy('seq').execute();
+  const out: string[] = [];
+  for (const { id } of jobs) {
+    const to = await db.transaction().execute((trx) => loseJob(trx, id, { now: o.now, me: me.hub.id, dead: me.hub, worker: me.worker, maxAttempts: o.maxAttempts, requeue: o.requeue, why: 'was stopped cleanly (SIGTERM) while it ran the attempt' }));
+    if (to === 'queued') out.push(id);
+  }
+  return out;
 }

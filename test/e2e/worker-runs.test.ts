@@ -9,7 +9,8 @@
 // - a worker without codex never takes a job from att_codex (still waiting after it fetched);
 // - capacity 1 and three queued jobs: never two at once (their attempts do not overlap);
 // - a cancelled queued job whose queue job was left behind is not started (the queue job completed);
-// - SIGTERM: the worker's running child ends interrupted, its queue job completed, the worker stopped.
+// - SIGTERM: the worker's running child ends interrupted and its job is queued again at once (a new
+//   queue job for attempt 2, seeded as after a loss), the worker stopped.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -180,7 +181,7 @@ describe('overseer worker runs agents from the queue (PostgreSQL, real claude ch
     assert.equal((await workerRow(g, 'w1')).state, 'stopped');
   });
 
-  test('SIGTERM: the worker stops fetching, its running child ends interrupted, its queue job completed, the worker stopped', async () => {
+  test('SIGTERM: the worker stops fetching, its running child ends interrupted and its job is queued again at once for another worker, the worker stopped', async () => {
     const g = await ground({
       long: (ctx) => ctx.step === 0 ? { tools: [{ name: 'mcp__overseer__report_status', input: { message: 'working' } }] } : { delayMs: 120_000, text: 'never' },
     });
@@ -194,10 +195,15 @@ describe('overseer worker runs agents from the queue (PostgreSQL, real claude ch
     w.proc.kill('SIGTERM');
     assert.equal(await w.exited, 0, w.err());
     assert.match(w.out(), /worker w2 stopped \(SIGTERM\)\n$/);
+    // Its job goes back to the queue at once (another worker takes it; no lease wait), seeded as after a loss.
     const j = await jobRow(g, 'j-long');
-    assert.deepEqual([j.status, j.worker, j.pid], ['interrupted', 'w2', null]);
-    assert.equal((await attempts(g, 'j-long'))[0]!.status, 'interrupted');
-    assert.equal(await queueState(g, sent.queue, sent.queueId), 'completed');
+    assert.deepEqual([j.status, j.worker, j.pid, j.hub_id], ['queued', null, null, null]);
+    const [a1] = await attempts(g, 'j-long');
+    assert.equal(a1!.status, 'interrupted');
+    assert.match((await g.db.db.selectFrom('attempts').select('error').where('job_id', '=', 'j-long').executeTakeFirstOrThrow()).error ?? '', /^worker_lost: worker w2 .* was stopped cleanly \(SIGTERM\)/);
+    assert.ok(['completed', 'failed'].includes((await queueState(g, sent.queue, sent.queueId)) ?? ''), 'the stopped attempt\'s queue job is done with');
+    const next = await g.boss.fetch<{ jobId: string; attempt: number }>(sent.queue, { batchSize: 5 });
+    assert.deepEqual(next.map((n) => n.data), [{ jobId: 'j-long', attempt: 2 }], 'one queue job waits for the next attempt');
     assert.equal((await workerRow(g, 'w2')).state, 'stopped');
     assert.equal((await g.db.db.selectFrom('hubs').select('stopped_at').where('pid', '=', w.proc.pid!).executeTakeFirstOrThrow()).stopped_at !== null, true, 'its hub stopped cleanly');
   });
