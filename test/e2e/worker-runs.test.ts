@@ -29,6 +29,7 @@ import { gitOut, initRepo, makeBareRemote } from '../helpers/git.js';
 import { MAIN, buildCli, cliEnv } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { newJob } from '../helpers/budgetDb.js';
+import { watchProcess } from '../helpers/process.js';
 import { eventually } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -84,19 +85,13 @@ async function startWorker(g: Ground, name: string, args: string[], env: Record<
   const proc = spawn(process.execPath, [MAIN, 'worker', '--name', name, ...args], {
     cwd: g.dir, env: cliEnv({ ...e, OVERSEER_HOME: home, OVERSEER_DATABASE_URL: g.url, OVERSEER_WORKER_POLL_MS: '600000', OVERSEER_LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  let err = '';
-  proc.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  proc.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
-  const exited = new Promise<number | string | null>((r) => proc.once('exit', (c, s) => r(c ?? s)));
-  let gone = false;
-  void exited.then(() => { gone = true; });
-  cleanups.push(async () => { if (!gone) { proc.kill('SIGKILL'); await exited; } });
+  const w = watchProcess(proc);
+  cleanups.push(async () => { if (!w.gone()) { proc.kill('SIGKILL'); await w.exited; } });
   await eventually(`worker ${name} listening`, () => {
-    if (gone) throw new Error(`worker ${name} exited before it listened:\n${out}${err}`);
-    return /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(out);
+    if (w.gone()) throw new Error(`worker ${name} exited before it listened:\n${w.out()}${w.err()}`);
+    return /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(w.out());
   }, 60_000);
-  return { proc, home, out: () => out, err: () => err, exited };
+  return { proc, home, out: w.out, err: w.err, exited: w.exited };
 }
 
 const jobRow = (g: Ground, id: string) => g.db.db.selectFrom('jobs').select(['status', 'worker', 'worker_epoch', 'hub_id', 'pid', 'status_message', 'error']).where('id', '=', id).executeTakeFirstOrThrow();

@@ -26,6 +26,7 @@ import { gitOut, initRepo, makeBareRemote } from '../helpers/git.js';
 import { finishStep } from '../helpers/holder.js';
 import { gate } from '../helpers/gate.js';
 import { makeNetns, relay, throughRelay, type Netns } from '../helpers/netns.js';
+import { watchProcess } from '../helpers/process.js';
 import { crewGround, serveCrewHub } from '../helpers/serveHub.js';
 import { alive, eventually } from '../helpers/wait.js';
 import type { HostJson } from '../../src/cli/hosts.js';
@@ -99,12 +100,9 @@ test('three workers in network namespaces: six agents spread and push; a label p
       cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
       env: cliEnv({ ...env, OVERSEER_HOME: join(dir, `${name}-state`), OVERSEER_DATABASE_URL: throughRelay(url, ns, pg), OVERSEER_LOG_LEVEL: 'info' }),
     });
-    let out = '';
-    proc.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    proc.stderr!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    const exited = new Promise<number | string | null>((r) => proc.once('exit', (c, s) => r(c ?? s)));
+    const w = watchProcess(proc);
     cleanups.push(async () => { try { process.kill(-proc.pid!, 'SIGKILL'); } catch { /* gone */ } });
-    workers.push({ name, ns, proc, out: () => out, exited });
+    workers.push({ name, ns, proc, out: () => w.out() + w.err(), exited: w.exited });
   }
   for (const w of workers) await eventually(`${w.name} listening`, () => /listening on http:\/\/127\.0\.0\.1/.test(w.out()) || (w.proc.exitCode !== null && Promise.reject(new Error(`${w.name} exited: ${w.out()}`))), 90_000, 100);
 

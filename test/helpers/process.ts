@@ -123,3 +123,25 @@ export async function runProcess(bin: string, args: string[], opts: RunProcessOp
     if (!exited) killGroup(pid, 'SIGKILL');
   }
 }
+
+/** A spawned process whose stdout and stderr are collected, with its exit as a promise. */
+export interface Watched {
+  proc: ChildProcess;
+  out(): string;
+  err(): string;
+  /** The exit code, or the signal's name. */
+  exited: Promise<number | string | null>;
+  gone(): boolean;
+}
+
+/** Collect a piped child's output and exit (stdio ['ignore', 'pipe', 'pipe']). */
+export function watchProcess(proc: ChildProcess): Watched {
+  let out = '';
+  let err = '';
+  let gone = false;
+  proc.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+  const exited = new Promise<number | string | null>((r) => proc.once('exit', (c, s) => r(c ?? s)));
+  void exited.then(() => { gone = true; });
+  return { proc, out: () => out, err: () => err, exited, gone: () => gone };
+}

@@ -11,6 +11,7 @@ import { MAIN, cliEnv } from './cli.js';
 import { eventually } from './wait.js';
 import { ok } from './mcp.js';
 import { claudeBin, claudeEnv, makeTempDir } from './claude.js';
+import { watchProcess } from './process.js';
 import { freshDatabase } from './postgres.js';
 
 export interface ServedHub {
@@ -36,16 +37,11 @@ export async function serveHub(o: { dir: string; name: string; env: Record<strin
   const { mkdirSync } = await import('node:fs');
   mkdirSync(cwd, { recursive: true });
   const proc = spawn(process.execPath, [MAIN, 'serve', '-p', '0'], { cwd, env: cliEnv({ ...o.env, OVERSEER_HOME: home }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  proc.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  proc.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
-  const exited = new Promise<number | string | null>((r) => proc.once('exit', (c, s) => r(c ?? s)));
-  let gone = false;
-  void exited.then(() => { gone = true; });
+  const w = watchProcess(proc);
+  const { exited } = w;
   const url = await eventually(`hub ${o.name} listening`, () => {
-    if (gone) throw new Error(`hub ${o.name} exited before listening:\n${err}`);
-    return /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1];
+    if (w.gone()) throw new Error(`hub ${o.name} exited before listening:\n${w.err()}`);
+    return /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(w.out())?.[1];
   }, 60_000);
   const token = readFileSync(join(home, 'lead.token'), 'utf8').trim();
   const lead = new Client({ name: `lead-${o.name}`, version: '1' });
@@ -53,10 +49,10 @@ export async function serveHub(o: { dir: string; name: string; env: Record<strin
   return {
     proc, pid: proc.pid!, home, url, lead, exited,
     call: (tool, args) => ok(lead, tool, args),
-    stderr: () => err,
+    stderr: () => w.err(),
     async stop() {
       await lead.close().catch(() => undefined);
-      if (gone) return;
+      if (w.gone()) return;
       proc.kill('SIGTERM');
       const t = setTimeout(() => proc.kill('SIGKILL'), 15_000);
       await exited;

@@ -2,27 +2,33 @@
 // transaction is invisible to another process's fetch until that transaction commits, and gone with
 // a rollback; a fetched job is handed to one fetcher only (SKIP LOCKED), across two pg-boss
 // instances on one database. Real PostgreSQL, two separate pools (as a hub and a worker would be).
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { sql } from 'kysely';
-import { openSql } from '../../src/store/sql/open.js';
+import { openSql, type SqlDb } from '../../src/store/sql/open.js';
 import { ATTEMPT_QUEUE, bossDb, cancelAttempt, ensureQueue, openAttemptQueue, sendAttempt } from '../../src/store/sql/queue.js';
 import { queueName } from '../../src/domain/placement.js';
 import { freshDatabase } from '../helpers/postgres.js';
 
 const log = pino({ level: 'silent' });
 
-test('a job sent in a transaction is fetched only after the commit; a rolled-back one never; each job goes to one fetcher', async (t) => {
+/** A fresh database with Overseer's schema, opened through the layer; gone after the test. */
+async function ground(t: TestContext): Promise<{ d: { url: string }; s: SqlDb }> {
   const home = mkdtempSync(join(tmpdir(), 'overseer-queue-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   const d = await freshDatabase();
   t.after(() => d.drop());
   const s = await openSql({ home, databaseUrl: d.url });
   t.after(() => s.close());
+  return { d, s };
+}
+
+test('a job sent in a transaction is fetched only after the commit; a rolled-back one never; each job goes to one fetcher', async (t) => {
+  const { d, s } = await ground(t);
   const t0 = Date.now();
   const hubBoss = await openAttemptQueue({ url: d.url, log });
   t.after(() => hubBoss.stop({ graceful: false, wait: true }));
@@ -70,12 +76,7 @@ test('a job sent in a transaction is fetched only after the commit; a rolled-bac
 });
 
 test('sendAttempt: one waiting queue job per job, only into a queue made first; a cancelled one is never fetched', async (t) => {
-  const home = mkdtempSync(join(tmpdir(), 'overseer-queue-'));
-  t.after(() => rmSync(home, { recursive: true, force: true }));
-  const d = await freshDatabase();
-  t.after(() => d.drop());
-  const s = await openSql({ home, databaseUrl: d.url });
-  t.after(() => s.close());
+  const { d, s } = await ground(t);
   const boss = await openAttemptQueue({ url: d.url, log });
   t.after(() => boss.stop({ graceful: false, wait: true }));
   const q = queueName('claude', 'gpu-box', ['gpu']);
