@@ -11,11 +11,12 @@
 //    lost one interrupted (worker_lost); the killed worker is `lost` in `overseer hosts`.
 // 4. A worker's link cut mid-job: its lease ends, the job moves to another worker and succeeds; the
 //    link restored: the stale worker is fenced, its child is stopped, and nothing it did after the
-//    cut is recorded (the job's attempts are as the mover left them).
+//    cut is recorded (the job's attempts are as the mover left them). The child's agent token opens
+//    nothing on the lead's hub (tokens are good on the worker that runs the agent only).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { startFakeAnthropic, type FakeAnthropic, type Script } from '../../src/fakemodel/fakeAnthropic.js';
@@ -171,6 +172,11 @@ test('three workers in network namespaces: six agents spread and push; a label p
   await fake.waitForRequest((r) => r.script === 'cutme' && r.step === 0, 120_000);
   const cw = workers.find((w) => w.name === cutOn)!;
   const stalePid = Number((await db.db.selectFrom('jobs').select('pid').where('id', '=', c.job_id).executeTakeFirstOrThrow()).pid);
+  // Its agent token is good on its worker only: the lead's hub refuses it.
+  const token = readFileSync(`/proc/${stalePid}/environ`, 'utf8').split('\0').find((e) => e.startsWith('OVERSEER_TOKEN='))?.slice('OVERSEER_TOKEN='.length);
+  assert.ok(token, 'the child was given a token');
+  const elsewhere = await fetch(hub.url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+  assert.equal(elsewhere.status, 401, 'a worker\'s agent token opens nothing on the hub');
   cw.ns.cut();
   const done = await waitAll([c.job_id]);
   assert.equal(done.done[0].status, 'succeeded', JSON.stringify(done));
