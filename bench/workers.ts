@@ -15,7 +15,8 @@
 //     worktree is bench/worktree.ts's figure): the workers' repo port does nothing. Wall time from
 //     the 200 waiting (workers: the commit of the one transaction that inserts the rows and sends
 //     the 200 queue jobs, with the NOTIFY; hub: hub.start() with the 200 rows already there) to the
-//     last one succeeded.
+//     last one succeeded; the median of 3 alternating rounds (workers, hub, workers, …), each on
+//     fresh databases.
 //     And pg-boss's own overhead per job on an idle queue, measured alone: send (in a transaction,
 //     as a spawn sends), fetch of one, complete.
 // Run alone: node --import tsx bench/workers.ts (after npm run build)
@@ -44,6 +45,7 @@ const RUNS = Number(process.env.WORKERS_RUNS ?? 20);
 const WARMUP = 2;
 const JOBS = Number(process.env.WORKERS_JOBS ?? 200);
 const OVERHEAD_N = 100;
+const ROUNDS = Number(process.env.WORKERS_ROUNDS ?? 3);
 const log = pino({ level: 'silent' });
 /** Guard (not a goal): pg-boss's send + fetch + complete per job, median on an idle queue. Measured
  * 1.9 ms on the 2-core dev box (docs/performance.md "Worker hosts"); 10 ms is five times that: a
@@ -62,7 +64,7 @@ type Host = typeof import('../src/worker/host.js');
 
 export interface WorkersResult {
   spawn: { runs: number; hub: Stats; worker: Stats; workerCallReturn: Stats };
-  throughput: { jobs: number; workers: { wallMs: number; perS: number; perWorker: Record<string, number> }; hub: { wallMs: number; perS: number } };
+  throughput: { jobs: number; rounds: number; workers: { wallMs: number; perS: number; perWorker: Record<string, number> }; hub: { wallMs: number; perS: number }; workersWallMs: number[]; hubWallMs: number[] };
   overhead: { n: number; send: Stats; fetch: Stats; complete: Stats; total: Stats };
 }
 
@@ -189,7 +191,8 @@ async function allDone(db: SqlDb, n: number, t0: number): Promise<number> {
 const repoPort = { prepare: async (): Promise<void> => undefined, publish: async (): Promise<void> => undefined };
 
 /** (b) 200 queued jobs through three workers of capacity 4, and the queue's overhead per job. */
-async function throughputWorkers(dir: string, project: string): Promise<{ throughput: WorkersResult['throughput']['workers']; overhead: WorkersResult['overhead'] }> {
+async function throughputWorkers(dir: string, project: string, measureOverhead: boolean): Promise<{ throughput: WorkersResult['throughput']['workers']; overhead: WorkersResult['overhead'] | undefined }> {
+  mkdirSync(dir, { recursive: true });
   const [{ openSql }, { ensureQueue, openAttemptQueue, sendAttempt }, { insertJob }, { queueName }, { QueueWork }, { WorkerHost }] = await Promise.all([
     dist<Sql>('store/sql/open.js'), dist<Queue>('store/sql/queue.js'), dist<Jobs>('store/sql/jobs.js'), dist<Placement>('domain/placement.js'), dist<Work>('worker/queueWork.js'), dist<Host>('worker/host.js'),
   ]);
@@ -206,7 +209,7 @@ async function throughputWorkers(dir: string, project: string): Promise<{ throug
     const fetch: number[] = [];
     const complete: number[] = [];
     const total: number[] = [];
-    for (let i = -10; i < OVERHEAD_N; i++) {
+    for (let i = -10; measureOverhead && i < OVERHEAD_N; i++) {
       const t0 = performance.now();
       await reader.db.transaction().execute((trx) => sendAttempt(trx, boss, idle, { jobId: `o-${i}`, attempt: 1 }, 600));
       const t1 = performance.now();
@@ -217,7 +220,7 @@ async function throughputWorkers(dir: string, project: string): Promise<{ throug
       const t3 = performance.now();
       if (i >= 0) { send.push(t1 - t0); fetch.push(t2 - t1); complete.push(t3 - t2); total.push(t3 - t0); }
     }
-    const overhead = { n: OVERHEAD_N, send: stats(send), fetch: stats(fetch), complete: stats(complete), total: stats(total) };
+    const overhead = !measureOverhead ? undefined : { n: OVERHEAD_N, send: stats(send), fetch: stats(fetch), complete: stats(complete), total: stats(total) };
 
     // Three worker-mode hubs, idle, their wake-ups armed.
     for (const name of ['bench-b1', 'bench-b2', 'bench-b3']) {
@@ -295,13 +298,22 @@ export async function benchWorkers(): Promise<WorkersResult> {
   const dir = await tempDir('workers-b');
   try {
     const project = await initRepo(path.join(dir, 'project'));
-    const w = await throughputWorkers(dir, project);
-    const h = await throughputHub(dir, project);
-    const r: WorkersResult = { spawn: spawnR, throughput: { jobs: JOBS, workers: w.throughput, hub: h }, overhead: w.overhead };
-    out(`${JOBS} queued jobs, a child that exits at once (scripted launcher), PostgreSQL\n`);
-    out(`  three workers of capacity 4: ${(w.throughput.wallMs / 1000).toFixed(2)} s, ${w.throughput.perS.toFixed(1)} jobs/s (per worker ${JSON.stringify(w.throughput.perWorker)})\n`);
-    out(`  one hub of capacity 12:      ${(h.wallMs / 1000).toFixed(2)} s, ${h.perS.toFixed(1)} jobs/s\n`);
-    const o = w.overhead;
+    // Alternating rounds, each on fresh databases (the machine is shared: one round alone swings by ×3).
+    const ws: Awaited<ReturnType<typeof throughputWorkers>>[] = [];
+    const hs: WorkersResult['throughput']['hub'][] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      ws.push(await throughputWorkers(path.join(dir, `r${round}`), project, round === 0));
+      hs.push(await throughputHub(path.join(dir, `r${round}`), project));
+    }
+    const mid = <T extends { wallMs: number }>(xs: T[]): T => [...xs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(xs.length / 2)]!;
+    const w = mid(ws.map((x) => x.throughput));
+    const h = mid(hs);
+    const o = ws[0]!.overhead!;
+    const r: WorkersResult = { spawn: spawnR, throughput: { jobs: JOBS, rounds: ROUNDS, workers: w, hub: h, workersWallMs: ws.map((x) => x.throughput.wallMs), hubWallMs: hs.map((x) => x.wallMs) }, overhead: o };
+    const secs = (xs: number[]): string => xs.map((x) => (x / 1000).toFixed(2)).join(', ');
+    out(`${JOBS} queued jobs, a child that exits at once (scripted launcher), PostgreSQL; median of ${ROUNDS} alternating rounds\n`);
+    out(`  three workers of capacity 4: ${(w.wallMs / 1000).toFixed(2)} s, ${w.perS.toFixed(1)} jobs/s (per worker ${JSON.stringify(w.perWorker)}; rounds ${secs(r.throughput.workersWallMs)} s)\n`);
+    out(`  one hub of capacity 12:      ${(h.wallMs / 1000).toFixed(2)} s, ${h.perS.toFixed(1)} jobs/s (rounds ${secs(r.throughput.hubWallMs)} s)\n`);
     out(`pg-boss per job on an idle queue (${o.n}): send (in a transaction) ${f1(o.send.p50)} ms, fetch ${f1(o.fetch.p50)} ms, complete ${f1(o.complete.p50)} ms; total median ${f1(o.total.p50)} ms, p90 ${f1(o.total.p90)} ms\n`);
     return r;
   } finally {
