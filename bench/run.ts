@@ -50,6 +50,7 @@ import { benchFirstRequestTime, type FirstRequestTimeResult } from './first-requ
 import { benchScriptAgent, SCRIPT_AGENT_GOAL_MS, type ScriptAgentResult } from './script-agent.js';
 import { benchScriptReplay, SCRIPT_REPLAY_GOAL_MS, type ScriptReplayResult } from './script-replay.js';
 import { benchStoreCompare, GUARD_HANDOVER_MS, GUARD_RATIO, handoverBound, type StoreCompareResult } from './store-compare.js';
+import { benchWorkers, QUEUE_GUARD_MS, type WorkersResult } from './workers.js';
 
 type WorktreeResult = Awaited<ReturnType<typeof benchWorktree>>;
 
@@ -520,6 +521,22 @@ const entries: Entry<any>[] = [
         { benchmark: 'PostgreSQL vs SQLite: idle hub', figure: 'statements a second of its own, 16 live agents', value: f1(r.pgBackgroundPerS), baseline: '', ratio: '', goal: '', met: '' },
         { benchmark: 'PostgreSQL vs SQLite: hub start', figure: 'Hub.open + start, new state p50 / p90', value: pp(r.start.fresh.postgres), baseline: `${pp(r.start.fresh.sqlite)} SQLite`, ratio: f2(r.start.fresh.postgres.p50 / r.start.fresh.sqlite.p50), goal: '', met: '' },
         { benchmark: 'PostgreSQL vs SQLite: hub start', figure: 'Hub.open + start, again p50 / p90', value: pp(r.start.again.postgres), baseline: `${pp(r.start.again.sqlite)} SQLite`, ratio: f2(r.start.again.postgres.p50 / r.start.again.sqlite.p50), goal: '', met: '' },
+      ];
+    },
+  },
+  {
+    name: 'workers',
+    title: 'W1. worker hosts (issue 30; PostgreSQL): spawn_agent → child exec on a real `overseer worker` vs on the hub\'s machine (fake-agent.sh, worktree jobs, median of 20 each); 200 queued jobs (scripted child, exits at once) through three workers of capacity 4 vs one hub of capacity 12; pg-boss send + fetch + complete per job on an idle queue',
+    run: benchWorkers,
+    guard: (r: WorkersResult) => (r.overhead.total.p50 <= QUEUE_GUARD_MS ? [] : [`pg-boss send + fetch + complete median ${f1(r.overhead.total.p50)} ms > ${QUEUE_GUARD_MS} ms`]),
+    rows: (r: WorkersResult) => {
+      const t = r.throughput;
+      const o = r.overhead;
+      return [
+        { benchmark: 'spawn → child exec on a worker', figure: `median (n=${r.spawn.runs})`, value: ms(r.spawn.worker.p50), baseline: `${ms(r.spawn.hub.p50)} hub's machine`, ratio: f2(r.spawn.worker.p50 / r.spawn.hub.p50), goal: 'measure', met: '' },
+        { benchmark: 'spawn → child exec on a worker', figure: 'p90', value: ms(r.spawn.worker.p90), baseline: `${ms(r.spawn.hub.p90)} hub's machine`, ratio: f2(r.spawn.worker.p90 / r.spawn.hub.p90), goal: 'measure', met: '' },
+        { benchmark: `${t.jobs} queued jobs, child exits at once`, figure: 'three workers ×4: jobs/s (wall)', value: `${f1(t.workers.perS)} (${(t.workers.wallMs / 1000).toFixed(2)} s)`, baseline: `${f1(t.hub.perS)} (${(t.hub.wallMs / 1000).toFixed(2)} s) one hub ×12`, ratio: f2(t.workers.perS / t.hub.perS), goal: 'measure', met: '' },
+        { benchmark: 'pg-boss per job, idle queue', figure: 'send + fetch + complete median', value: ms(o.total.p50), baseline: `send ${f1(o.send.p50)} / fetch ${f1(o.fetch.p50)} / complete ${f1(o.complete.p50)}`, ratio: '', goal: `guard: ≤ ${QUEUE_GUARD_MS} ms`, met: met(o.total.p50 <= QUEUE_GUARD_MS) },
       ];
     },
   },
