@@ -164,9 +164,9 @@ describe('overseer worker runs agents from the queue (PostgreSQL, real claude ch
       .map((a) => [Number(a.started_at), Number(a.ended_at)] as const).sort((a, b) => a[0] - b[0]);
     for (let i = 1; i < spans.length; i++) assert.ok(spans[i]![0] >= spans[i - 1]![1], `attempt ${i} started at ${spans[i]![0]}, before the one before it ended (${spans[i - 1]![1]})`);
 
-    // Queue jobs of what it ran are completed; the codex job still waits, untouched.
+    // Queue jobs of what it ran are completed (just after each job's end is written: wait for the last); the codex job still waits, untouched.
     const sent = await g.db.db.selectFrom('jobs').select(['id', 'queue_name', 'queue_id']).where('id', 'in', ['j-probe', 'j-s1', 'j-s2']).execute();
-    for (const s of sent) assert.equal(await queueState(g, s.queue_name!, s.queue_id!), 'completed', `${s.id}'s queue job`);
+    for (const s of sent) await eventually(`${s.id}'s queue job completed`, async () => (await queueState(g, s.queue_name!, s.queue_id!)) === 'completed', 10_000);
     assert.equal(await queueState(g, codex.queue, codex.queueId), 'created', 'the codex queue job is still waiting');
     const cx = await jobRow(g, 'j-codex');
     assert.deepEqual([cx.status, cx.worker], ['queued', null]);
