@@ -232,7 +232,7 @@ async function throughputWorkers(dir: string, project: string, measureOverhead: 
         work: ({ ctx }) => new QueueWork({ ctx, boss: wboss, seat: { name, labels: [], clis: { claude: 'bench' } }, capacity: 4, epoch: () => host?.epoch ?? 0, repos: repoPort, pollMs: 600_000 }),
       });
       host = await WorkerHost.start({
-        sql: reader, log, hubId: hub.hubId, onLostName: () => undefined,
+        sql: reader, log, hubId: hub.hubId, onLostName: () => undefined, onFenced: () => undefined,
         identity: { name, host: hostname(), pid: process.pid, capacity: 4, labels: [], clis: { claude: 'bench' }, version: 'bench', leaseMs: 30_000 },
       });
       await hub.start();

@@ -319,12 +319,7 @@ export class Hub {
       identity: { host: hostname(), pid: process.pid, url: null, stateDir: config.home, version: this.version },
       beatMs: config.hubBeatMs, timeoutMs: config.hubTimeoutMs,
       reconcile: dead.reconcile, onReconciled: dead.onReconciled,
-      onFenced: () => {
-        // Another hub settled this one's jobs already: kill the children, record nothing for them.
-        this.runner.fence();
-        if (this.o.onFenced) this.o.onFenced();
-        else void this.stop();
-      },
+      onFenced: () => this.fence(),
     });
   }
 
@@ -366,6 +361,14 @@ export class Hub {
     if (s.caller.role === 'lead') this.elicitor.add(s);
     else this.children.startReleased(s.caller.jobId); // its start is past the CPU-heavy part: the start gate's slot is freed
     return s;
+  }
+
+  /** Another hub settled this one's jobs already (or, for a worker, its lease ended): kill the
+   * children, record nothing for them; then the process's own handler (it exits), else stop. */
+  fence(): void {
+    this.runner.fence();
+    if (this.o.onFenced) this.o.onFenced();
+    else void this.stop();
   }
 
   /** In worker mode, at a clean stop: the jobs just interrupted here are queued again for another worker (src/services/workerLost.ts). */

@@ -2,8 +2,8 @@
 // start under its name and the next lease epoch, a heartbeat every sixth of the lease, and a
 // clean stop. A beat that matches nothing means the lease ended (cut off or paused longer than
 // the lease, or another process took the name after that): the worker is fenced — whatever it
-// ran under that epoch is no longer its to record (stopping its children then is step 4 of
-// docs/workers-plan.md) — and it registers again under a new epoch. A holder that is live under
+// ran under that epoch is no longer its to record: it kills its children and exits (onFenced), and
+// its service manager starts it again under a new epoch. A holder that is live under
 // the name refuses the registration: two processes never share one name. Each registration writes
 // the worker's hub id (src/worker/run.ts: a worker is a hub in worker mode) into its row.
 import type { Logger } from '../log.js';
@@ -21,6 +21,10 @@ export interface WorkerHostOptions {
   log: Logger;
   /** The name was taken by another live process while this one was fenced: it cannot go on. */
   onLostName(err: WorkerNameTaken): void;
+  /** Its lease ended (cut off or paused past it): its jobs are, or will be, another's. The worker
+   * kills its children, records nothing for them and exits; its service manager starts it again
+   * under the next epoch. Told once; the beats stop. */
+  onFenced(): void;
 }
 
 export class WorkerHost {
@@ -57,9 +61,9 @@ export class WorkerHost {
     try {
       if (await beatWorker(sql.db, sql.dialect, identity.name, this.epochNow)) return;
       if (this.stopped) return;
-      log.warn({ worker: identity.name, epoch: this.epochNow }, 'this worker\'s lease ended (no heartbeat within the lease): fenced; registering again under a new epoch');
-      this.epochNow = await register(this.o);
-      log.warn({ worker: identity.name, epoch: this.epochNow }, 'registered again');
+      log.error({ worker: identity.name, epoch: this.epochNow }, 'this worker\'s lease ended (no heartbeat within the lease): fenced; its children are stopped and nothing is recorded for them');
+      this.stopped = true;
+      this.o.onFenced();
     } catch (err) {
       if (err instanceof WorkerNameTaken) {
         this.stopped = true;

@@ -33,7 +33,7 @@ export interface QueueWorkOptions {
   seat: Pick<WorkerSeat, 'name' | 'labels' | 'clis'>;
   /** Children it runs at once. */
   capacity: number;
-  /** Its lease epoch now (WorkerHost: a fenced worker registers again under the next). */
+  /** Its lease epoch (WorkerHost: a fenced worker exits; started again, it registers under the next). */
   epoch: () => number;
   repos: WorkerRepoPort;
   /** The backstop poll, ms (woken by NOTIFY otherwise). */

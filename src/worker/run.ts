@@ -129,6 +129,7 @@ async function startOnce(o: WorkerProcessOptions, claim: HubClaim): Promise<Star
         process.stderr.write(`overseer: ${err.message}\n`);
         void h.stop().finally(() => claim.release().finally(() => o.exit(1)));
       },
+      onFenced: () => h.fence(),
     });
     await hub.start();
     return { hub, host, boss };

@@ -71,3 +71,6 @@ export async function row<T>(hub: HubLike, query: RawBuilder<T>): Promise<T | un
 export function reopen(hub: HubLike): Promise<SqlDb> {
   return openSql(hub.ctx.config);
 }
+
+/** Dependency rows (depsOf, statusOf) as id and status only: what the tests of their order and status compare. */
+export const idStatus = (rows: readonly { id: string; status: string }[]): { id: string; status: string }[] => rows.map(({ id, status }) => ({ id, status }));

@@ -16,6 +16,7 @@ import { latestEvents } from '../../src/store/sql/events.js';
 import { addMessage, markDelivered, undelivered } from '../../src/store/sql/messages.js';
 import { newJob as job } from '../helpers/budgetDb.js';
 import { openDialect } from '../helpers/sqlDialect.js';
+import { idStatus } from '../helpers/state.js';
 
 function attempt(jobId: string, n: number, over: Partial<AttemptRow> = {}): AttemptRow {
   return {
@@ -101,11 +102,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await insertJob(q, job('A'), 1);
       await insertJob(q, job('C', { depends_on_json: '["A"]' }), 2);
       await updateJob(q, 'A', { status: 'failed' }, 3);
-      assert.deepEqual(await depsOf(q, 'C'), [{ id: 'A', status: 'failed' }]);
-      assert.deepEqual(await depsOf(q, 'A'), []);
+      assert.deepEqual(idStatus(await depsOf(q, 'C')), [{ id: 'A', status: 'failed' }]);
+      assert.deepEqual(idStatus(await depsOf(q, 'A')), []);
       await insertJob(q, job('B', { status: 'cancelled' }), 4);
       assert.deepEqual(await statusOf(q, []), []);
-      assert.deepEqual(byId(await statusOf(q, ['B', 'C', 'nope'])), [{ id: 'B', status: 'cancelled' }, { id: 'C', status: 'queued' }]);
+      assert.deepEqual(byId(idStatus(await statusOf(q, ['B', 'C', 'nope']))), [{ id: 'B', status: 'cancelled' }, { id: 'C', status: 'queued' }]);
       await assert.rejects(insertJob(q, job('D', { depends_on_json: '["ghost"]' }), 5), /FOREIGN KEY|foreign key/);
       assert.equal(await getJob(q, 'D'), undefined, 'the job row is rolled back with its edge');
     });

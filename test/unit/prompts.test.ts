@@ -37,6 +37,8 @@ const RUNNER_VARS: Record<string, Record<string, string | number>> = {
   'brief-changed': { text: 'Use pnpm.', set_by: 'the person running the crew' },
   'brief-cleared': { set_by: 'the lead' },
   'role-custom': { name: 'docs-writer', limits: 'You may write only docs/** (paths in your work tree); other writes are refused.\n\n', instructions: 'Write clear docs.' },
+  // Runner.firstMessage() of the attempt after one lost with its worker (src/services/workerLost.ts workerLostSeed)
+  'worker-lost': { attempt: 1, worker: 'gpu-box', host: 'gpu-box.example', heartbeat: '2026-11-29T12:00:00.000Z', omitted: 'all of it', transcript: '- said: Reading the parser.' },
   // Runner.endAttempt() of an attempt that ended on a provider limit (src/limits): its resume message
   'limit-resume': { provider: 'claude', what: 'a rate limit' },
   // Runner.firstMessage() of a job with dependencies (src/prompts/dependencies.ts)
