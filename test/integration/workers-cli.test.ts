@@ -128,10 +128,13 @@ describe('overseer worker and overseer hosts (PostgreSQL)', () => {
     assert.equal(end.code, 1, 'fenced: it exits for its service manager to start it again');
     assert.match(end.stdout + end.stderr, /fenced|found dead/);
     assert.equal((await byName('paused'))!.state, 'lost', 'it records nothing after its lease');
-    const again = startWorker(['--name', 'paused', '--capacity', '1', '--lease', '1']);
+    // Started again (a longer lease: a 1 s one can run out on a loaded machine and fence it again).
+    const again = startWorker(['--name', 'paused', '--capacity', '1', '--lease', '6']);
     assert.match(await again.registered, /^worker paused registered: epoch 2,/);
+    await eventually('the restarted worker live under epoch 2', async () => { const h = await byName('paused'); return h?.state === 'live' && h.epoch === 2; }, 15_000);
     again.child.kill('SIGTERM');
-    assert.equal((await again.exited).code, 0);
+    const stopped = await again.exited;
+    assert.deepEqual([stopped.code, stopped.signal], [0, null], stopped.stdout + stopped.stderr);
   });
 
   test('four workers started under one name at once: one registers, the others are refused naming it', async () => {
