@@ -1,14 +1,13 @@
 // Creating and removing per-job git worktrees on a new branch at the repo's HEAD, outside the
 // repository (placement.ts says where), with Overseer's folders kept out of `git status` via
 // info/exclude (.overseer/, and .overseer-worktrees/ of worktrees made by older versions).
-import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import { errText, firstLine, gitOut, outLines, realPathOrUndefined, TRANSIENT_GIT_ERROR, withLock } from './exec.js';
 import { branchExists, headCommit, repoRootOf } from './repo.js';
 import { slugify } from '../domain/job.js';
-import { LEGACY_WORKTREES_DIR, branchSlug, isOverseerWorktreeDir, repoWorktreesDir, worktreesBase } from './placement.js';
+import { LEGACY_WORKTREES_DIR, isOverseerWorktreeDir, worktreeFolder } from './placement.js';
 
 /** Lines added to <git-common-dir>/info/exclude so Overseer's folders never show as untracked. */
 const EXCLUDES = [`${LEGACY_WORKTREES_DIR}/`, '.overseer/'];
@@ -125,10 +124,7 @@ export async function createWorktree(opts: { repoRoot: string; jobId: string; br
   }
 
   await ensureExcluded(commonDir);
-  const repoDir = repoWorktreesDir(worktreesBase(opts.worktreesDir), top);
-  // Two branches can share a slug (a/b, a-b): the second one gets the job id as well.
-  const slug = branchSlug(branch);
-  const wtPath = path.join(repoDir, existsSync(path.join(repoDir, slug)) ? `${slug}-${jobId}` : slug);
+  const { repoDir, path: wtPath } = worktreeFolder(opts.worktreesDir, top, branch, jobId);
   await mkdir(repoDir, { recursive: true });
   try {
     await addWorktree(top, branch, wtPath, baseCommit);

@@ -9,6 +9,7 @@
 // Worktrees created before this layout (<repo>/.overseer-worktrees/<id>) keep working: their
 // path is stored in the job/workflow row and removal accepts both places.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -41,4 +42,13 @@ export function isOverseerWorktreeDir(repoRealPath: string, dir: string): boolea
   const parent = path.dirname(dir);
   if (parent === path.join(repoRealPath, LEGACY_WORKTREES_DIR)) return true;
   return path.basename(parent) === path.basename(repoWorktreesDir('/', repoRealPath));
+}
+
+/** Where a new worktree of `branch` goes for the repository at `top` (its real path): the repository's
+ * folder under the base and the branch's slug in it — the slug with the job id when another branch of
+ * the same slug (a/b, a-b) holds it already. */
+export function worktreeFolder(worktreesDir: string | undefined, top: string, branch: string, jobId: string): { repoDir: string; path: string } {
+  const repoDir = repoWorktreesDir(worktreesBase(worktreesDir), top);
+  const slug = branchSlug(branch);
+  return { repoDir, path: path.join(repoDir, existsSync(path.join(repoDir, slug)) ? `${slug}-${jobId}` : slug) };
 }

@@ -19,7 +19,7 @@ import { attachWorktree } from '../git/attach.js';
 import { finishWorktree } from '../git/finish.js';
 import { removeWorktree } from '../git/create.js';
 import { errText, git, gitOut, outLines, realPathOrUndefined, withLock } from '../git/exec.js';
-import { branchSlug, repoWorktreesDir, worktreesBase } from '../git/placement.js';
+import { worktreeFolder } from '../git/placement.js';
 import { cloneOnce, fetchBranches, fetchCommit, isAncestor, pushToOrigin, REMOTE_REFS, RemoteError, remoteDefault, tip } from '../git/remote.js';
 import type { WorktreeInfo } from '../git/create.js';
 
@@ -124,10 +124,8 @@ export class WorkerRepos {
     if (!start) return undefined;
     if (!job.base_commit) throw new SetupFailed(`job ${job.id}'s branch ${branch} exists but the job records no base commit to measure its diff from`);
     await this.serial(dir, () => fetchCommit(dir, job.base_commit!));
-    const base = worktreesBase(this.ctx.config.worktreesDir);
     const top = (await realPathOrUndefined(dir)) ?? dir;
-    const folder = path.join(repoWorktreesDir(base, top), branchSlug(branch));
-    const wtPath = existsSync(folder) ? `${folder}-${job.id}` : folder;
+    const wtPath = worktreeFolder(this.ctx.config.worktreesDir, top, branch, job.id).path;
     const wt = await attachWorktree({ repoRoot: dir, path: wtPath, branch, baseCommit: job.base_commit });
     await this.worktrees.record(job, wt, true);
     return wt;
